@@ -1,0 +1,342 @@
+"""Attacks to control, neutralize and destroy: announcing, spending, privilege, dice, result."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Literal
+
+from pbem.engine import checks
+from pbem.engine.abilities import abilities, attacks_allowed, immune, power, transferable
+from pbem.engine.breakdown import breakdown, succeeds
+from pbem.engine.cards import CardSet, Group
+from pbem.engine.commands import AbolishPrivilege, Attack, CallOff, Interfere, Roll, Settle, Spend
+from pbem.engine.dice import roll_2d6
+from pbem.engine.ops import move_money, pay, release, treasury, update_player
+from pbem.engine.state import Event, GameState, Payment, PendingAttack, Player, Slot
+from pbem.engine.structure import attach, open_arrows, remove, subtree
+from pbem.errors import IllegalCommandError
+
+BAVARIAN_PRIVILEGE_COST = 5
+Result = tuple[GameState, list[Event]]
+
+
+def participation_left(cards: CardSet, state: GameState, card: str) -> bool:
+    """The card has not yet taken part in as many attacks as it may this turn."""
+    return state.turn.attacked.count(card) < attacks_allowed(cards, card)
+
+
+def validate_attack(
+    cards: CardSet, state: GameState, p: Player, attacker: str, target: str, mode: str,
+    aids: tuple[str, ...], whispering: bool = False,
+) -> None:
+    """Raise IllegalCommandError unless ``attacker`` may attack ``target`` this way now."""
+    checks.owns(p, attacker)
+    target_card = cards.card(target) if target in cards.names() else None
+    if not isinstance(target_card, Group):
+        raise IllegalCommandError(f"{target} is not a group that can be attacked",
+                                  suggestion="Illuminati cannot be attacked")
+    if power(cards, attacker) <= 0:
+        raise IllegalCommandError(f"{attacker} has no power and cannot attack",
+                                  suggestion="use it to aid another group's attack")
+    if not participation_left(cards, state, attacker):
+        raise IllegalCommandError(f"{attacker} has already taken part in an attack this turn")
+    if target == attacker:
+        raise IllegalCommandError("no group may attack itself")
+    owner = state.owner(target)
+    if owner is None and target not in state.uncontrolled:
+        raise IllegalCommandError(f"{target} is not in play",
+                                  suggestion="attack an uncontrolled or controlled group")
+    if mode == "control":
+        if owner is not None and owner.name == p.name:
+            raise IllegalCommandError(f"you already control {target}")
+        if not open_arrows(cards, p, attacker):
+            raise IllegalCommandError(
+                f"{attacker} has no open outgoing arrow, so it cannot attack to control",
+                suggestion="attack with another group, or move a puppet away",
+            )
+    elif mode == "neutralize":
+        if owner is None or owner.name == p.name:
+            raise IllegalCommandError("only another player's group can be neutralized")
+    elif mode == "destroy":
+        if target_card.power <= 0 and not whispering:
+            raise IllegalCommandError(
+                f"{target} has no power and cannot be destroyed",
+                suggestion="only the Whispering Campaign destroys a group without power",
+            )
+        if whispering and target_card.power > 0:
+            raise IllegalCommandError("the Whispering Campaign attacks only a group of power 0")
+    else:
+        raise IllegalCommandError(f"unknown kind of attack: {mode}")
+    if owner is not None and owner.name != p.name:
+        shield = immune(cards, state, owner, attacker)
+        if shield is not None:
+            raise IllegalCommandError(f"{owner.name}'s groups are immune to {attacker} "
+                                      f"({shield})")
+    for aid in aids:
+        checks.owns(p, aid)
+        if aid == attacker or aids.count(aid) > 1:
+            raise IllegalCommandError(f"{aid} can take part only once in an attack")
+        if aid == target:
+            raise IllegalCommandError("no group may aid an attack on itself")
+        if transferable(cards, aid) <= 0:
+            raise IllegalCommandError(f"{aid} has no transferable power to lend")
+        if not participation_left(cards, state, aid):
+            raise IllegalCommandError(f"{aid} has already taken part in an attack this turn")
+
+
+def announce(cards: CardSet, state: GameState, cmd: Attack) -> Result:
+    """A regular action: the attack and all the transferable power aiding it, and privilege."""
+    p = checks.action_left(state, cmd.player)
+    validate_attack(cards, state, p, cmd.attacker, cmd.target, cmd.mode, cmd.aids)
+    if cmd.transfer_on_success < 0 or (cmd.transfer_on_success and cmd.mode != "control"):
+        raise IllegalCommandError("money can follow only a group captured by an attack to "
+                                  "control")
+    events: list[Event] = []
+    if cmd.privilege == "card":
+        if cmd.privilege_card not in p.hand:
+            raise IllegalCommandError(f"{p.name} does not hold {cmd.privilege_card or 'a card'}",
+                                      suggestion="name a special card you hold")
+        state = discard(state, p.name, cmd.privilege_card)
+        events.append(Event("privilege", {"player": p.name, "card": cmd.privilege_card}))
+    elif cmd.privilege == "bavarian":
+        if "bavarian_privilege" not in abilities(cards, p.illuminati).special:
+            raise IllegalCommandError("only the Bavarian Illuminati can buy privilege")
+        if state.turn.privileged_bavarian:
+            raise IllegalCommandError("the Bavarian privilege is used once a turn")
+        state = pay(state, p.name, p.illuminati, BAVARIAN_PRIVILEGE_COST)
+        state = replace(state, turn=replace(state.turn, privileged_bavarian=True))
+        events.append(Event("privilege", {"player": p.name, "card": "",
+                                          "amount": BAVARIAN_PRIVILEGE_COST}))
+    attack = PendingAttack(
+        player=p.name, attacker=cmd.attacker, target=cmd.target, mode=cmd.mode, aids=cmd.aids,
+        privilege=cmd.privilege, transfer_on_success=cmd.transfer_on_success,
+    )
+    return open_attack(cards, state, attack, events)
+
+
+def open_attack(cards: CardSet, state: GameState, attack: PendingAttack,
+                events: list[Event]) -> Result:
+    """The attack is under way: it takes an action and its groups' participation."""
+    turn = replace(
+        state.turn,
+        actions=state.turn.actions + 1,
+        did_anything=True,
+        attacked=(*state.turn.attacked, attack.attacker, *attack.aids),
+    )
+    state = replace(state, attack=attack, phase="attack", turn=turn)
+    need = breakdown(cards, state, attack).need
+    owner = state.owner(attack.target)
+    return state, [*events, Event("attack", {
+        "player": attack.player, "attacker": attack.attacker, "target": attack.target,
+        "mode": attack.mode, "aids": attack.aids, "privileged": attack.privileged,
+        "defender": owner.name if owner else "", "need": need, "whispering": attack.whispering,
+    })]
+
+
+def spend(cards: CardSet, state: GameState, cmd: Spend) -> Result:
+    """Attacker's money (attacking group or Illuminati, +1 each) or the defender's (defending
+    group +2 resistance each, Illuminati +1 each)."""
+    checks.phase(state, "attack")
+    attack = _attack(state)
+    if cmd.amount <= 0:
+        raise IllegalCommandError("an amount of money must be at least 1 MB")
+    p = checks.playing(state, cmd.player)
+    owner = state.owner(attack.target)
+    side: Literal["attack", "defense"]
+    if p.name == attack.player:
+        allowed = (attack.attacker, p.illuminati)
+        side = "attack"
+    elif owner is not None and owner.name == p.name:
+        allowed = (attack.target, p.illuminati)
+        side = "defense"
+    else:
+        raise IllegalCommandError(f"{p.name} is neither attacker nor defender",
+                                  suggestion="interfere or assist from your Illuminati instead")
+    if cmd.source not in allowed:
+        raise IllegalCommandError(f"money for this attack can come only from "
+                                  f"{' or '.join(allowed)}", text=cmd.source)
+    state = pay(state, p.name, cmd.source, cmd.amount)
+    payment = Payment(player=p.name, source=cmd.source, amount=cmd.amount, side=side)
+    return _with_payment(cards, state, attack, payment)
+
+
+def interfere(cards: CardSet, state: GameState, cmd: Interfere) -> Result:
+    """Another player's Illuminati money: +1 (assist) or -1 (interfere) a MB."""
+    checks.phase(state, "attack")
+    attack = _attack(state)
+    p = checks.playing(state, cmd.player)
+    owner = state.owner(attack.target)
+    if p.name == attack.player or (owner is not None and owner.name == p.name):
+        raise IllegalCommandError("the attacker and the defender spend, they do not interfere")
+    if attack.privileged and p.name not in attack.interference_cards:
+        raise IllegalCommandError(
+            "no one may interfere in a privileged attack",
+            suggestion="play Interference, or abolish the privilege first",
+        )
+    if cmd.amount <= 0:
+        raise IllegalCommandError("an amount of money must be at least 1 MB")
+    state = pay(state, p.name, p.illuminati, cmd.amount)
+    payment = Payment(player=p.name, source=p.illuminati, amount=cmd.amount, side=cmd.side)
+    return _with_payment(cards, state, attack, payment)
+
+
+def _with_payment(cards: CardSet, state: GameState, attack: PendingAttack,
+                  payment: Payment) -> Result:
+    attack = replace(attack, payments=(*attack.payments, payment))
+    state = replace(state, attack=attack)
+    return state, [Event("spend", {"player": payment.player, "source": payment.source,
+                                   "amount": payment.amount, "side": payment.side,
+                                   "need": breakdown(cards, state, attack).need})]
+
+
+def abolish(cards: CardSet, state: GameState, cmd: AbolishPrivilege) -> Result:
+    """Two special cards discarded together end another player's privilege for good."""
+    checks.phase(state, "attack")
+    attack = _attack(state)
+    p = checks.playing(state, cmd.player)
+    if not attack.privileged:
+        raise IllegalCommandError("this attack is not privileged")
+    if p.name == attack.player:
+        raise IllegalCommandError("you cannot abolish your own privilege")
+    a, b = cmd.cards
+    hand = list(p.hand)
+    for card in (a, b):
+        if card not in hand:
+            raise IllegalCommandError(f"{p.name} does not hold {card}")
+        hand.remove(card)
+    state = discard(discard(state, p.name, a), p.name, b)
+    return abolish_privilege(state, p.name, (a, b))
+
+
+def abolish_privilege(state: GameState, player: str, cards_used: tuple[str, ...]) -> Result:
+    attack = _attack(state)
+    state = replace(state, attack=replace(attack, privilege_abolished=True))
+    return state, [Event("privilege_abolished", {"player": player, "cards": cards_used})]
+
+
+def call_off(cards: CardSet, state: GameState, cmd: CallOff) -> Result:
+    """Until money is committed the attacker may change his mind: no action is spent."""
+    checks.phase(state, "attack")
+    attack = _attack(state)
+    if cmd.player != attack.player:
+        raise IllegalCommandError("only the attacker can call off an attack")
+    if attack.committed:
+        raise IllegalCommandError("money is committed: the attack must be played out")
+    attacked = list(state.turn.attacked)
+    for card in (attack.attacker, *attack.aids):
+        attacked.reverse()
+        attacked.remove(card)
+        attacked.reverse()
+    turn = replace(state.turn, actions=state.turn.actions - 1, attacked=tuple(attacked))
+    state = replace(state, attack=None, phase="actions", turn=turn)
+    return state, [Event("called_off", {"player": cmd.player, "target": attack.target})]
+
+
+def roll(cards: CardSet, state: GameState, cmd: Roll) -> Result:
+    checks.phase(state, "attack")
+    attack = _attack(state)
+    index = state.dice.draws
+    dice_rolled, dice = roll_2d6(state.dice)
+    state = replace(state, dice=dice, attack=replace(attack, roll=dice_rolled),
+                    phase="after_roll")
+    return state, [Event("roll", {"player": attack.player, "dice": dice_rolled,
+                                  "draw": index, "need": breakdown(cards, state, attack).need})]
+
+
+def settle(cards: CardSet, state: GameState, cmd: Settle) -> Result:
+    """The result: capture, neutralize or destroy on success; nothing on failure."""
+    checks.phase(state, "after_roll")
+    attack = _attack(state)
+    assert attack.roll is not None
+    terms = breakdown(cards, state, attack)
+    total = attack.roll_becomes if attack.roll_becomes is not None else sum(attack.roll)
+    success = succeeds(terms.need, total)
+    result = Event("attack_result", {
+        "player": attack.player, "attacker": attack.attacker, "target": attack.target,
+        "mode": attack.mode, "need": terms.need, "dice": attack.roll, "roll": total,
+        "success": success,
+        "terms": tuple((t.kind, t.source, t.amount) for t in terms.terms),
+    })
+    state = replace(state, attack=None, phase="actions")
+    if not success:
+        return state, [result]
+    if attack.mode == "control":
+        state, events = _capture(cards, state, attack)
+    elif attack.mode == "neutralize":
+        state, events = _neutralize(state, attack)
+    else:
+        state, events = _destroy(state, attack)
+    return state, [result, *events]
+
+
+def _capture(cards: CardSet, state: GameState, attack: PendingAttack) -> Result:
+    attacker = state.player(attack.player)
+    owner = state.owner(attack.target)
+    if owner is not None:
+        moving = subtree(owner, attack.target)
+        state = state.with_player(remove(owner, (s.card for s in moving)))
+        kept = [replace(s, treasury=s.treasury // 2) for s in moving]
+        state = replace(state, money_issued=state.money_issued - sum(
+            s.treasury - k.treasury for s, k in zip(moving, kept, strict=True)))
+        moving = kept
+    else:
+        moving = [Slot(card=attack.target, x=0, y=0, rotation=0, master=None)]
+        state = replace(state, uncontrolled=tuple(c for c in state.uncontrolled
+                                                  if c != attack.target))
+    arrows = open_arrows(cards, attacker, attack.attacker)
+    placed, lost = attach(cards, attacker, attack.attacker, arrows[0], moving)
+    state = state.with_player(placed)
+    if lost:
+        state = state.with_player(replace(placed, structure=(*placed.structure, *lost)))
+        state = release(state, attacker.name, lost)
+    events = [Event("captured", {"player": attacker.name, "group": attack.target,
+                                 "from": owner.name if owner else "",
+                                 "puppets": tuple(s.card for s in moving[1:]),
+                                 "lost": tuple(s.card for s in lost)})]
+    amount = min(attack.transfer_on_success, treasury(state, attacker.name, attack.attacker))
+    if amount > 0:
+        state = move_money(state, attacker.name, attack.attacker, attack.target, amount)
+        events.append(Event("transfer", {"player": attacker.name, "from": attack.attacker,
+                                         "to": attack.target, "amount": amount}))
+    return state, events
+
+
+def _neutralize(state: GameState, attack: PendingAttack) -> Result:
+    owner = state.owner(attack.target)
+    assert owner is not None
+    slots = subtree(owner, attack.target)
+    state = release(state, owner.name, slots)
+    return state, [Event("neutralized", {"player": attack.player, "from": owner.name,
+                                         "groups": tuple(s.card for s in slots)})]
+
+
+def _destroy(state: GameState, attack: PendingAttack) -> Result:
+    owner = state.owner(attack.target)
+    freed: tuple[str, ...] = ()
+    if owner is not None:
+        slots = subtree(owner, attack.target)
+        state = release(state, owner.name, slots)
+        freed = tuple(s.card for s in slots[1:])
+    state = replace(state, uncontrolled=tuple(c for c in state.uncontrolled
+                                              if c != attack.target),
+                    dead=(*state.dead, attack.target))
+    p = state.player(attack.player)
+    state = update_player(state, p.name, destroyed=p.destroyed + 1)
+    return state, [Event("destroyed", {"player": attack.player, "group": attack.target,
+                                       "from": owner.name if owner else "", "freed": freed})]
+
+
+def discard(state: GameState, player: str, card: str) -> GameState:
+    """The special card leaves the player's hand for the discards."""
+    p = state.player(player)
+    hand = list(p.hand)
+    hand.remove(card)
+    state = update_player(state, player, hand=tuple(hand))
+    return replace(state, discards=(*state.discards, card))
+
+
+def _attack(state: GameState) -> PendingAttack:
+    if state.attack is None:
+        raise IllegalCommandError("no attack is under way")
+    return state.attack
+

@@ -1,0 +1,117 @@
+"""The number an attack needs, as a list of terms with their sources.
+
+The same object decides the result and is shown to players, so a report can never disagree
+with the rules that were applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pbem.engine.abilities import (
+    alignment_modifier,
+    alignments,
+    attack_bonuses,
+    attacking_alignments,
+    power,
+    resistance_bonus,
+    transferable,
+)
+from pbem.engine.cards import CardSet, Group
+from pbem.engine.state import GameState, PendingAttack
+from pbem.engine.structure import depth
+
+PROXIMITY = {1: 10, 2: 5, 3: 2}
+NEUTRALIZE_BONUS = 6
+ALIGNMENT_STEP = 4
+MONEY_WEIGHT = {"attack": 1, "assist": 1, "interfere": -1}
+AUTOMATIC_FAILURE = 11  # "A roll of 11 or 12 results in automatic failure"
+
+
+@dataclass(frozen=True)
+class Term:
+    """One modifier: what it is, the card or player it comes from, and its signed value."""
+
+    kind: str
+    source: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    terms: tuple[Term, ...]
+
+    @property
+    def need(self) -> int:
+        """The roll needed: the attack succeeds on this or less (11 and 12 always fail)."""
+        return sum(t.amount for t in self.terms)
+
+    @property
+    def chance(self) -> float:
+        """The probability that 2d6 succeeds against this need."""
+        return success_chance(self.need)
+
+
+def success_chance(need: int) -> float:
+    best = min(need, AUTOMATIC_FAILURE - 1)
+    ways = sum(1 for a in range(1, 7) for b in range(1, 7) if a + b <= best)
+    return ways / 36
+
+
+def succeeds(need: int, roll: int) -> bool:
+    return roll < AUTOMATIC_FAILURE and roll <= need
+
+
+def breakdown(cards: CardSet, state: GameState, attack: PendingAttack) -> Breakdown:
+    """Every term of the attack as it stands now (money spent so far included)."""
+    player = state.player(attack.player)
+    owner = state.owner(attack.target)
+    target_card = cards.card(attack.target)
+    assert isinstance(target_card, Group)
+    terms: list[Term] = [Term("power", attack.attacker, power(cards, attack.attacker))]
+    terms += [Term("aid", a, transferable(cards, a)) for a in attack.aids]
+
+    if attack.mode == "destroy" and not attack.whispering:
+        terms.append(Term("defender_power", attack.target, -target_card.power))
+    else:
+        replaced, extra = resistance_bonus(cards, state, owner, attack.attacker, attack.target)
+        base = target_card.resistance if replaced is None else replaced
+        terms.append(Term("resistance", attack.target, -base))
+        terms += [Term("defense_ability", src, -amount) for src, amount in extra]
+
+    identical, opposite = alignment_modifier(
+        attacking_alignments(cards, state, attack.attacker, attack.target, attack.mode),
+        alignments(cards, state, attack.target),
+        attack.mode,
+    )
+    sign = -1 if attack.mode == "destroy" else 1
+    if identical:
+        terms.append(Term("identical_alignment", attack.target, sign * ALIGNMENT_STEP * identical))
+    if opposite:
+        terms.append(Term("opposite_alignment", attack.target, -sign * ALIGNMENT_STEP * opposite))
+
+    if attack.mode == "neutralize":
+        terms.append(Term("neutralize", attack.attacker, NEUTRALIZE_BONUS))
+
+    own_group = owner is not None and owner.name == attack.player
+    if owner is not None and not (own_group and attack.mode == "destroy"):
+        bonus = PROXIMITY.get(depth(owner, attack.target), 0)
+        if bonus:
+            terms.append(Term("proximity", owner.illuminati, -bonus))
+
+    terms += [
+        Term("ability", src, amount)
+        for src, amount in attack_bonuses(
+            cards, state, player, attack.attacker, attack.target, attack.mode
+        )
+    ]
+
+    for pay in attack.payments:
+        if pay.side == "defense":
+            weight = -2 if pay.source == attack.target else -1
+        else:
+            weight = MONEY_WEIGHT[pay.side]
+        kind = {"attack": "attacker_money", "defense": "defender_money"}.get(pay.side, pay.side)
+        terms.append(Term(kind, pay.source if pay.side != "assist" and pay.side != "interfere"
+                          else pay.player, weight * pay.amount))
+    return Breakdown(tuple(terms))

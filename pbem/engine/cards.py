@@ -1,0 +1,288 @@
+"""Card values: the Illuminati, groups and special cards, and their abilities as data.
+
+The card set itself is data (``games/illuminati/cards.toml``); ``pbem.engine.carddata``
+reads and validates it into these values. Abilities are small declarative records the
+attack and turn code interpret; only a few truly unique abilities name code (``special``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Alignment = Literal[
+    "Government",
+    "Communist",
+    "Liberal",
+    "Conservative",
+    "Peaceful",
+    "Violent",
+    "Straight",
+    "Weird",
+    "Criminal",
+    "Fanatic",
+    "Media",
+]
+ALIGNMENTS: tuple[Alignment, ...] = (
+    "Government",
+    "Communist",
+    "Liberal",
+    "Conservative",
+    "Peaceful",
+    "Violent",
+    "Straight",
+    "Weird",
+    "Criminal",
+    "Fanatic",
+    "Media",
+)
+
+Side = Literal["in", "out", "-"]
+AttackMode = Literal["control", "neutralize", "destroy"]
+ATTACK_MODES: tuple[AttackMode, ...] = ("control", "neutralize", "destroy")
+
+
+@dataclass(frozen=True)
+class TargetFilter:
+    """Which groups an ability applies to; an empty filter matches every group.
+
+    A group matches when its name is in ``names`` or it has one of ``alignments``
+    (either list may be empty; both empty matches all).
+    """
+
+    names: tuple[str, ...] = ()
+    alignments: tuple[Alignment, ...] = ()
+
+    def matches(self, name: str, alignments: tuple[str, ...]) -> bool:
+        """True when the group named ``name`` with ``alignments`` is covered."""
+        if not self.names and not self.alignments:
+            return True
+        return name in self.names or any(a in self.alignments for a in alignments)
+
+
+@dataclass(frozen=True)
+class AttackBonus:
+    """A bonus to the attacker's power.
+
+    ``scope`` "any": any attempt by the card's owner, whichever of their groups attacks
+    ("+2 on any attempt to destroy"). ``scope`` "direct": only when this very card is the
+    attacking group ("+3 when it directly attacks to control a Criminal group").
+    """
+
+    amount: int
+    modes: tuple[AttackMode, ...]
+    scope: Literal["any", "direct"]
+    target: TargetFilter = TargetFilter()
+
+
+@dataclass(frozen=True)
+class DefenseBonus:
+    """Extra resistance.
+
+    ``applies_to`` "self": this card only; "structure": every *other* group of the same
+    power structure (Survivalists). ``resistance_set`` replaces the printed resistance
+    instead of adding (Gun Lobby: 10 instead of 3); ``attacker`` limits it to attacks by
+    matching groups.
+    """
+
+    amount: int = 0
+    resistance_set: int | None = None
+    applies_to: Literal["self", "structure"] = "self"
+    attacker: TargetFilter = TargetFilter()
+
+
+@dataclass(frozen=True)
+class Immunity:
+    """The owner's groups cannot be attacked by groups matching ``attacker``."""
+
+    attacker: TargetFilter
+
+
+@dataclass(frozen=True)
+class CountsAs:
+    """The card counts as having ``alignment`` when it attacks with ``modes`` a ``target``."""
+
+    alignment: Alignment
+    modes: tuple[AttackMode, ...]
+    target: TargetFilter
+
+
+SpecialAbility = Literal[
+    "irs",  # taxes every other player 2 MB on the owner's income phase
+    "orbital_mind_control_lasers",  # change one alignment of one group for the turn
+    "federal_reserve",  # its transfers may go to any group of the structure
+    "recyclers",  # pay 5 MB to draw an extra card
+    "post_office",  # costs 1 MB a turn
+    "bavarian_privilege",  # one privileged attack a turn for 5 MB
+    "bermuda_reorganize",  # free reorganization at the end of the turn
+    "gnomes_money",  # free money moves between its groups at the end of the turn
+]
+
+
+@dataclass(frozen=True)
+class Abilities:
+    """Every ability one card has, as data."""
+
+    bonuses: tuple[AttackBonus, ...] = ()
+    defenses: tuple[DefenseBonus, ...] = ()
+    immunities: tuple[Immunity, ...] = ()
+    counts_as: tuple[CountsAs, ...] = ()
+    draws: int = 1  # cards drawn at the start of the owner's turn (The Network: 2)
+    attacks_per_turn: int = 1  # attacks (or aids) this card may take part in (UFOs: 2)
+    special: tuple[SpecialAbility, ...] = ()
+
+
+GoalKind = Literal[
+    "total_power",  # control groups whose total power >= amount (Illuminati included)
+    "every_alignment",  # control at least one group of each alignment
+    "alignment_count",  # control `amount` groups of `alignment`
+    "treasury",  # hold `amount` MB in the whole structure
+    "total_transferable",  # total transferable power >= amount
+    "destroyed",  # destroy `amount` groups
+    "secret_choice",  # the UFOs: one of the other goals, chosen in secret
+]
+
+
+@dataclass(frozen=True)
+class Goal:
+    """A special goal as data; ``amount`` may be overridden by a game option."""
+
+    kind: GoalKind
+    amount: int = 0
+    alignment: Alignment | None = None
+
+
+@dataclass(frozen=True)
+class Illuminati:
+    name: str
+    power: int
+    transferable: int
+    income: int
+    abilities: Abilities
+    goal: Goal
+    ability_text: str
+    goal_text: str
+    # All Illuminati have an outgoing arrow on each side and cannot be attacked.
+    sides: tuple[Side, Side, Side, Side] = ("out", "out", "out", "out")
+
+    @property
+    def kind(self) -> Literal["illuminati"]:
+        return "illuminati"
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    alignments: tuple[Alignment, ...]
+    power: int
+    transferable: int
+    resistance: int
+    income: int
+    sides: tuple[Side, Side, Side, Side]  # top, right, bottom, left as printed
+    abilities: Abilities = field(default_factory=Abilities)
+    ability_text: str = ""
+    media: bool = False  # has the Media alignment when the French "media_alignment" option is on
+
+    @property
+    def kind(self) -> Literal["group"]:
+        return "group"
+
+
+SpecialEffect = Literal[
+    "assassination",
+    "bribery",
+    "computer_espionage",
+    "deep_agent",
+    "interference",
+    "market_manipulation",
+    "media_campaign",
+    "murphys_law",
+    "secrets_man_was_not_meant_to_know",
+    "senate_investigating_committee",
+    "slush_fund",
+    "swiss_bank_account",
+    "whispering_campaign",
+    "white_collar_crime",
+]
+
+SpecialTiming = Literal[
+    "after_roll",  # right after the dice of any attack
+    "own_action",  # on the holder's turn, as a regular action
+    "any_time",
+    "after_privilege",  # once privilege is declared on an attack
+    "privileged_attack",  # during a privileged attack
+    "own_income",  # during the holder's income phase
+    "counter",  # when another special card is played
+    "turn_start",  # at the beginning of another player's turn
+]
+
+
+@dataclass(frozen=True)
+class Special:
+    name: str
+    effect: SpecialEffect
+    timing: SpecialTiming
+    text: str
+    copies: int = 1
+
+    @property
+    def kind(self) -> Literal["special"]:
+        return "special"
+
+
+Card = Illuminati | Group | Special
+
+
+@dataclass(frozen=True)
+class RuleOption:
+    """One rule variant with its documented default."""
+
+    name: str
+    default: int | bool | str
+    choices: tuple[int | bool | str, ...]
+    doc: str
+
+
+@dataclass(frozen=True)
+class CardSet:
+    """The whole game's cards, by name, and its rule options."""
+
+    illuminati: tuple[Illuminati, ...]
+    groups: tuple[Group, ...]
+    specials: tuple[Special, ...]
+    options: tuple[RuleOption, ...]
+    # victory: number of groups (Illuminati included) by number of players at the start
+    basic_goal: tuple[tuple[int, int], ...]
+
+    def card(self, name: str) -> Card:
+        """The card with this exact name; KeyError if there is none."""
+        return self._by_name()[name]
+
+    def group(self, name: str) -> Group:
+        card = self.card(name)
+        if not isinstance(card, Group):
+            raise KeyError(name)
+        return card
+
+    def illuminati_card(self, name: str) -> Illuminati:
+        card = self.card(name)
+        if not isinstance(card, Illuminati):
+            raise KeyError(name)
+        return card
+
+    def special(self, name: str) -> Special:
+        card = self.card(name)
+        if not isinstance(card, Special):
+            raise KeyError(name)
+        return card
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._by_name())
+
+    def _by_name(self) -> dict[str, Card]:
+        cached: dict[str, Card] | None = self.__dict__.get("_index")
+        if cached is None:
+            cards: list[Card] = [*self.illuminati, *self.groups, *self.specials]
+            cached = {c.name: c for c in cards}
+            object.__setattr__(self, "_index", cached)
+        return cached

@@ -1,0 +1,111 @@
+"""JSON form of engine values: frozen dataclasses of tuples, ints, strings and literals.
+
+``to_json`` and ``from_json`` round-trip exactly: ``from_json(T, to_json(v)) == v``. Unions of
+dataclasses are tagged with the class name under ``"type"`` so commands and events decode
+without knowing their class beforehand.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from functools import cache
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
+
+T = TypeVar("T")
+
+JSON = dict[str, Any] | list[Any] | str | int | float | bool | None
+
+
+def to_json(value: Any) -> Any:
+    """The JSON-ready form of an engine value."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {"type": type(value).__name__}
+        for f in _fields(type(value)):
+            out[f.name] = to_json(getattr(value, f.name))
+        return out
+    if isinstance(value, tuple | list):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise TypeError(f"cannot encode {type(value).__name__} as JSON")
+
+
+def from_json(cls: Any, data: Any) -> Any:
+    """The value of type ``cls`` that ``to_json`` turned into ``data``."""
+    origin = get_origin(cls)
+    if cls is Any:
+        return _thaw(data)
+    if origin is Literal:
+        if data not in get_args(cls):
+            raise ValueError(f"{data!r} is not one of {get_args(cls)}")
+        return data
+    if origin in (Union, types.UnionType):
+        return _from_union(get_args(cls), data)
+    if origin is tuple:
+        args = get_args(cls)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(from_json(args[0], v) for v in data)
+        return tuple(from_json(a, v) for a, v in zip(args, data, strict=True))
+    if origin is dict or cls is dict:
+        args = get_args(cls) or (str, Any)
+        return {k: from_json(args[1], v) for k, v in data.items()}
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+        if data.get("type", cls.__name__) != cls.__name__:
+            raise ValueError(f"expected {cls.__name__}, got {data.get('type')}")
+        hints = _hints(cls)
+        kwargs = {
+            f.name: from_json(hints[f.name], data[f.name]) for f in _fields(cls) if f.name in data
+        }
+        return cls(**kwargs)
+    if cls in (int, str, bool, float):
+        if cls is int and isinstance(data, bool):
+            raise ValueError(f"expected int, got {data!r}")
+        if not isinstance(data, cls):
+            raise ValueError(f"expected {cls.__name__}, got {data!r}")
+        return data
+    if cls is type(None):
+        if data is not None:
+            raise ValueError(f"expected null, got {data!r}")
+        return None
+    raise TypeError(f"cannot decode {cls!r}")
+
+
+def _from_union(options: tuple[Any, ...], data: Any) -> Any:
+    if data is None and type(None) in options:
+        return None
+    if isinstance(data, dict) and "type" in data:
+        for option in options:
+            if isinstance(option, type) and option.__name__ == data["type"]:
+                return from_json(option, data)
+    errors = []
+    for option in options:
+        if option is type(None):
+            continue
+        try:
+            return from_json(option, data)
+        except (ValueError, TypeError, KeyError) as exc:
+            errors.append(str(exc))
+    raise ValueError(f"{data!r} matches none of {options}: {errors}")
+
+
+def _thaw(data: Any) -> Any:
+    """Lists become tuples so decoded values stay hashable and frozen."""
+    if isinstance(data, list):
+        return tuple(_thaw(v) for v in data)
+    if isinstance(data, dict):
+        return {k: _thaw(v) for k, v in data.items()}
+    return data
+
+
+@cache
+def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
+    return tuple(f for f in dataclasses.fields(cls) if f.init)
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)

@@ -1,0 +1,254 @@
+"""Command values: everything a player (or the game itself) can do.
+
+Each is a small frozen dataclass; ``pbem.orders`` gives each a canonical text form that parses
+back to it. ``player`` is the player's name; ``SYSTEM`` marks the steps the service takes
+itself (beginning a turn, rolling, settling).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pbem.engine.cards import Alignment, AttackMode
+
+SYSTEM = "*"
+
+
+@dataclass(frozen=True)
+class BeginTurn:
+    """Income and card draw for the active player (after start-of-turn reactions)."""
+
+    player: str = SYSTEM
+
+
+@dataclass(frozen=True)
+class Attack:
+    player: str
+    attacker: str  # the attacking group (or the Illuminati card)
+    target: str
+    mode: AttackMode
+    aids: tuple[str, ...] = ()  # groups lending transferable power, announced up front
+    privilege: Literal["none", "card", "bavarian"] = "none"
+    privilege_card: str = ""  # the special card discarded for privilege
+    transfer_on_success: int = 0  # MB moved from the attacker into a captured group
+
+
+@dataclass(frozen=True)
+class Spend:
+    """Money into the pending attack: the attacker's or the defender's."""
+
+    player: str
+    source: str  # the card whose treasury pays
+    amount: int
+
+
+@dataclass(frozen=True)
+class Interfere:
+    """Another player's money from their Illuminati treasury, for or against the attacker."""
+
+    player: str
+    amount: int
+    side: Literal["assist", "interfere"]
+
+
+@dataclass(frozen=True)
+class AbolishPrivilege:
+    """Discard two special cards to end someone else's privilege on the pending attack."""
+
+    player: str
+    cards: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class CallOff:
+    player: str
+
+
+@dataclass(frozen=True)
+class Roll:
+    player: str = SYSTEM
+
+
+@dataclass(frozen=True)
+class Settle:
+    """Apply the rolled attack's result once the after-roll cards have been played."""
+
+    player: str = SYSTEM
+
+
+@dataclass(frozen=True)
+class PlaySpecial:
+    """Play a special card. Which fields matter depends on the card."""
+
+    player: str
+    card: str
+    group: str = ""  # Bribery, Whispering Campaign (target), Media Campaign (revived)
+    attacker: str = ""  # Whispering Campaign: the attacking group
+    other: str = ""  # Computer Espionage: the player or group looked at
+    moves: tuple[tuple[str, str, int], ...] = ()  # White Collar Crime: (from, to, MB)
+    bonus_to: str = ""  # White Collar Crime: where the 5 MB go
+
+
+@dataclass(frozen=True)
+class Counter:
+    """Secrets Man Was Not Meant To Know against the special card just played."""
+
+    player: str
+    card: str = "Secrets Man Was Not Meant To Know"
+
+
+@dataclass(frozen=True)
+class ResolveSpecial:
+    """No one countered the special card just played: it takes effect."""
+
+    player: str = SYSTEM
+
+
+@dataclass(frozen=True)
+class TransferMoney:
+    player: str
+    source: str
+    dest: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class MoveGroup:
+    player: str
+    group: str
+    master: str
+    arrow: int  # absolute direction of the master's outgoing arrow (0 up, 1 right, ...)
+
+
+@dataclass(frozen=True)
+class DropGroup:
+    player: str
+    group: str
+
+
+@dataclass(frozen=True)
+class OfferGroup:
+    """Give a group away on your turn; the receiver must accept."""
+
+    player: str
+    group: str
+    to: str
+
+
+@dataclass(frozen=True)
+class AcceptGroup:
+    player: str
+    master: str = ""  # where to hang it; empty: the first open arrow from the Illuminati out
+    arrow: int = -1
+
+
+@dataclass(frozen=True)
+class DeclineGroup:
+    player: str
+
+
+@dataclass(frozen=True)
+class GiveMoney:
+    player: str
+    to: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class GiveCard:
+    player: str
+    to: str
+    card: str
+
+
+@dataclass(frozen=True)
+class Pass:
+    """No actions at all this turn; collect 5 MB."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class UseLasers:
+    """Orbital Mind Control Lasers: add, remove or reverse one alignment of one group."""
+
+    player: str
+    group: str
+    change: Literal["add", "remove", "reverse"]
+    alignment: Alignment
+
+
+@dataclass(frozen=True)
+class UseRecyclers:
+    """The Recyclers pay 5 MB from their own treasury to draw a card."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class EndPowers:
+    """Begin the end-of-turn powers (Gnomes' money, Bermuda's reorganizing): no more actions."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class EndTurn:
+    player: str
+
+
+@dataclass(frozen=True)
+class LeaveGame:
+    player: str
+
+
+@dataclass(frozen=True)
+class GmSetMoney:
+    """Game master's edit: set the money on a card, with the reason."""
+
+    player: str
+    card: str
+    amount: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class GmMoveCard:
+    """Game master's edit: put a card somewhere else (uncontrolled, dead, deck, a hand)."""
+
+    player: str
+    card: str
+    place: str  # "uncontrolled", "dead", "deck", "discards", or "hand:<player>"
+    reason: str
+
+
+Command = (
+    BeginTurn
+    | Attack
+    | Spend
+    | Interfere
+    | AbolishPrivilege
+    | CallOff
+    | Roll
+    | Settle
+    | PlaySpecial
+    | Counter
+    | ResolveSpecial
+    | TransferMoney
+    | MoveGroup
+    | DropGroup
+    | OfferGroup
+    | AcceptGroup
+    | DeclineGroup
+    | GiveMoney
+    | GiveCard
+    | Pass
+    | UseLasers
+    | UseRecyclers
+    | EndPowers
+    | EndTurn
+    | LeaveGame
+    | GmSetMoney
+    | GmMoveCard
+)

@@ -1,0 +1,71 @@
+"""Game master's edits: logged like any command, so a replay reproduces them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pbem.engine.cards import CardSet, Group, Special
+from pbem.engine.commands import GmMoveCard, GmSetMoney
+from pbem.engine.ops import release_group, set_treasury, update_player
+from pbem.engine.state import Event, GameState
+from pbem.errors import IllegalCommandError
+
+Result = tuple[GameState, list[Event]]
+PLACES = ("uncontrolled", "dead", "deck", "discards")
+
+
+def set_money(cards: CardSet, state: GameState, cmd: GmSetMoney) -> Result:
+    owner = state.owner(cmd.card)
+    if owner is None:
+        raise IllegalCommandError(f"{cmd.card} is in no power structure")
+    state = set_treasury(state, owner.name, cmd.card, cmd.amount)
+    return state, [Event("gm_money", {"card": cmd.card, "amount": cmd.amount,
+                                      "reason": cmd.reason})]
+
+
+def move_card(cards: CardSet, state: GameState, cmd: GmMoveCard) -> Result:
+    """Take a group or special card from wherever it is and put it in ``place``."""
+    card = cards.card(cmd.card)
+    if not isinstance(card, Group | Special):
+        raise IllegalCommandError("an Illuminati card cannot be moved")
+    state = _take(state, cmd.card)
+    if cmd.place.startswith("hand:"):
+        if not isinstance(card, Special):
+            raise IllegalCommandError("only special cards go to a hand")
+        name = cmd.place.removeprefix("hand:")
+        p = state.player(name)
+        state = update_player(state, name, hand=(*p.hand, cmd.card))
+    elif cmd.place in PLACES:
+        if isinstance(card, Special) and cmd.place in ("uncontrolled", "dead"):
+            raise IllegalCommandError("special cards go to a hand, the deck or the discards")
+        state = _with_place(state, cmd.place, (*getattr(state, cmd.place), cmd.card))
+    else:
+        raise IllegalCommandError(f"unknown place {cmd.place}",
+                                  suggestion="uncontrolled, dead, deck, discards or hand:NAME")
+    return state, [Event("gm_move", {"card": cmd.card, "place": cmd.place,
+                                     "reason": cmd.reason})]
+
+
+def _with_place(state: GameState, place: str, cards: tuple[str, ...]) -> GameState:
+    changes: dict[str, Any] = {place: cards}
+    return replace(state, **changes)
+
+
+def _take(state: GameState, card: str) -> GameState:
+    owner = state.owner(card)
+    if owner is not None:
+        if owner.illuminati == card:
+            raise IllegalCommandError("an Illuminati card cannot be moved")
+        state, _ = release_group(state, owner.name, card)
+    for place in ("uncontrolled", "dead", "deck", "discards"):
+        items = list(getattr(state, place))
+        if card in items:
+            items.remove(card)
+            return _with_place(state, place, tuple(items))
+    for p in state.players:
+        if card in p.hand:
+            hand = list(p.hand)
+            hand.remove(card)
+            return update_player(state, p.name, hand=tuple(hand))
+    raise IllegalCommandError(f"{card} is nowhere in play")

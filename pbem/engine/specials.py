@@ -1,0 +1,258 @@
+"""Special cards: when each may be played, the Secrets counter, and what each does.
+
+A played card waits in ``state.special`` until it is countered by Secrets Man Was Not Meant
+To Know or resolved; the service resolves at once when no one else could counter, so no hand
+is revealed by the wait.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from pbem.engine import checks
+from pbem.engine.attack import abolish_privilege, discard, open_attack, validate_attack
+from pbem.engine.cards import CardSet, Special
+from pbem.engine.commands import Counter, PlaySpecial, ResolveSpecial
+from pbem.engine.ops import earn, move_money
+from pbem.engine.state import Event, GameState, PendingAttack, PendingSpecial
+from pbem.engine.structure import attach
+from pbem.engine.turn import _first_open_arrow
+from pbem.errors import IllegalCommandError
+
+SECRETS = "Secrets Man Was Not Meant To Know"
+ASSASSINATION_ROLL = 2
+MURPHY_ROLL = 12
+MONEY_CARDS = {"slush_fund": 15, "swiss_bank_account": 25}
+WHITE_COLLAR_BONUS = 5
+Result = tuple[GameState, list[Event]]
+Effect = Callable[[CardSet, GameState, PlaySpecial], Result]
+
+
+def play(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+    """The card is shown and waits for a possible counter."""
+    if state.phase == "over":
+        raise IllegalCommandError("the game is over")
+    if state.special is not None:
+        raise IllegalCommandError(f"{state.special.card} must be answered first")
+    p = checks.playing(state, cmd.player)
+    if cmd.card not in p.hand:
+        raise IllegalCommandError(f"{p.name} does not hold {cmd.card}")
+    card = cards.special(cmd.card)
+    _check_timing(cards, state, card, cmd)
+    state = replace(state, special=PendingSpecial(play=cmd))
+    if state.active_player.name == p.name and state.phase in ("actions", "attack", "after_roll"):
+        state = replace(state, turn=replace(state.turn, did_anything=True))
+    return state, [Event("special_played", {"player": p.name, "card": cmd.card,
+                                            "group": cmd.group, "other": cmd.other})]
+
+
+def counter(cards: CardSet, state: GameState, cmd: Counter) -> Result:
+    """Secrets Man Was Not Meant To Know: the card just played does nothing; both are gone."""
+    pending = state.special
+    if pending is None:
+        raise IllegalCommandError("no special card is waiting to be answered")
+    p = checks.playing(state, cmd.player)
+    if cards.special(cmd.card).effect != "secrets_man_was_not_meant_to_know":
+        raise IllegalCommandError(f"{cmd.card} cannot cancel another card")
+    if cmd.card not in p.hand:
+        raise IllegalCommandError(f"{p.name} does not hold {cmd.card}")
+    if p.name == pending.player:
+        raise IllegalCommandError("you cannot cancel your own card")
+    state = discard(state, p.name, cmd.card)
+    state = discard(state, pending.player, pending.card)
+    state = replace(state, special=None)
+    return state, [Event("special_cancelled", {"player": p.name, "card": pending.card,
+                                               "owner": pending.player})]
+
+
+def resolve(cards: CardSet, state: GameState, cmd: ResolveSpecial) -> Result:
+    """No one countered: the card takes effect and is discarded."""
+    pending = state.special
+    if pending is None:
+        raise IllegalCommandError("no special card is waiting to be answered")
+    play_cmd = pending.play
+    state = discard(replace(state, special=None), play_cmd.player, play_cmd.card)
+    effect = cards.special(play_cmd.card).effect
+    return EFFECTS[effect](cards, state, play_cmd)
+
+
+def _check_timing(cards: CardSet, state: GameState, card: Special, cmd: PlaySpecial) -> None:
+    """Raise unless the card may be played now by this player."""
+    attack = state.attack
+    me = cmd.player
+    active = state.active_player.name
+    timing = card.timing
+    if timing == "any_time":
+        _validate_any_time(cards, state, card, cmd)
+    elif timing == "after_roll":
+        checks.phase(state, "after_roll")
+    elif timing == "own_action":
+        p = checks.action_left(state, me)
+        if card.effect == "bribery":
+            if cmd.group not in state.uncontrolled:
+                raise IllegalCommandError(f"{cmd.group or 'that'} is not an uncontrolled group")
+            if not _first_open_arrow(cards, p)[0]:
+                raise IllegalCommandError("you have no open outgoing arrow for a new group")
+        else:
+            validate_attack(cards, state, p, cmd.attacker, cmd.group, "destroy", (),
+                            whispering=True)
+    elif timing in ("after_privilege", "privileged_attack"):
+        checks.phase(state, "attack")
+        if attack is None or not attack.privileged:
+            raise IllegalCommandError(f"{card.name} is played only on a privileged attack")
+        if me == attack.player:
+            raise IllegalCommandError(f"{card.name} is played against another's privilege")
+    elif timing == "own_income":
+        checks.phase(state, "turn_start")
+        if me != active:
+            raise IllegalCommandError(f"{card.name} is played at the start of your own turn")
+    elif timing == "turn_start":
+        checks.phase(state, "turn_start")
+        if me == active:
+            raise IllegalCommandError(f"{card.name} is played on another player's turn")
+    else:
+        raise IllegalCommandError(f"{card.name} is played only to cancel another card",
+                                  suggestion="answer a special card with COUNTER")
+
+
+def _validate_any_time(cards: CardSet, state: GameState, card: Special, cmd: PlaySpecial) -> None:
+    p = state.player(cmd.player)
+    if card.effect == "media_campaign" and cmd.group not in state.dead:
+        raise IllegalCommandError(f"{cmd.group or 'that group'} is not in the dead pile")
+    if card.effect == "computer_espionage":
+        names = {x.name for x in state.players}
+        if cmd.other not in names and state.owner(cmd.other) is None:
+            raise IllegalCommandError("Computer Espionage looks at a player or a controlled "
+                                      "group", text=cmd.other)
+    if card.effect == "white_collar_crime":
+        for source, dest, amount in cmd.moves:
+            checks.owns(p, source)
+            checks.owns(p, dest)
+            if amount <= 0:
+                raise IllegalCommandError("an amount of money must be at least 1 MB")
+        if cmd.bonus_to:
+            checks.owns(p, cmd.bonus_to)
+
+
+# --- effects ---------------------------------------------------------------------------------
+
+
+def _roll_becomes(value: int) -> Effect:
+    def effect(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+        if state.phase != "after_roll" or state.attack is None:
+            return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
+        state = replace(state, attack=replace(state.attack, roll_becomes=value))
+        return state, [Event("roll_becomes", {"player": cmd.player, "card": cmd.card,
+                                              "roll": value})]
+    return effect
+
+
+def _bribery(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+    p = state.player(cmd.player)
+    master, arrow = _first_open_arrow(cards, p)
+    if cmd.group not in state.uncontrolled or not master:
+        return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
+    from pbem.engine.state import Slot
+
+    state = replace(state, uncontrolled=tuple(c for c in state.uncontrolled if c != cmd.group))
+    placed, _ = attach(cards, p, master, arrow, [Slot(cmd.group, 0, 0, 0, None)])
+    turn = replace(state.turn, actions=state.turn.actions + 1)
+    state = replace(state.with_player(placed), turn=turn)
+    return state, [Event("bribery", {"player": cmd.player, "group": cmd.group})]
+
+
+def _whispering(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+    attack = PendingAttack(player=cmd.player, attacker=cmd.attacker, target=cmd.group,
+                           mode="destroy", whispering=True)
+    return open_attack(cards, state, attack, [])
+
+
+def _espionage(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+    names = {x.name for x in state.players}
+    if cmd.other in names:
+        seen = state.player(cmd.other)
+        data: dict[str, object] = {"player": cmd.player, "looked_at": cmd.other,
+                                   "hand": seen.hand}
+    else:
+        owner = state.owner(cmd.other)
+        slot = owner.slot(cmd.other) if owner else None
+        data = {"player": cmd.player, "looked_at": cmd.other,
+                "treasury": slot.treasury if slot else 0}
+    return state, [Event("espionage", data, visible_to=(cmd.player,))]
+
+
+def _deep_agent(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+    if state.attack is None or not state.attack.privileged:
+        return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
+    return abolish_privilege(state, cmd.player, (cmd.card,))
+
+
+def _interference(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+    if state.attack is None:
+        return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
+    attack = replace(state.attack,
+                     interference_cards=(*state.attack.interference_cards, cmd.player))
+    return replace(state, attack=attack), [Event("interference_card", {"player": cmd.player})]
+
+
+def _market(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+    state = replace(state, turn=replace(state.turn, market_manipulation=True))
+    return state, [Event("market_manipulation", {"player": cmd.player})]
+
+
+def _media(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+    if cmd.group not in state.dead:
+        return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
+    dead = list(state.dead)
+    dead.remove(cmd.group)
+    state = replace(state, dead=tuple(dead), uncontrolled=(*state.uncontrolled, cmd.group))
+    return state, [Event("revived", {"player": cmd.player, "group": cmd.group})]
+
+
+def _senate(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+    state = replace(state, turn=replace(state.turn, lost=True))
+    return state, [Event("senate", {"player": cmd.player,
+                                    "victim": state.active_player.name})]
+
+
+def _money(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+    amount = MONEY_CARDS[cards.special(cmd.card).effect]
+    p = state.player(cmd.player)
+    state = earn(state, p.name, p.illuminati, amount)
+    return state, [Event("money_card", {"player": p.name, "card": cmd.card, "amount": amount})]
+
+
+def _white_collar(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+    p = state.player(cmd.player)
+    events = []
+    for source, dest, amount in cmd.moves:
+        if p.slot(source) is None or p.slot(dest) is None:
+            continue
+        amount = min(amount, state.player(p.name).slot(source).treasury)  # type: ignore[union-attr]
+        if amount > 0 and source != dest:
+            state = move_money(state, p.name, source, dest, amount)
+            events.append(Event("transfer", {"player": p.name, "from": source, "to": dest,
+                                             "amount": amount}))
+    bonus_to = cmd.bonus_to if p.slot(cmd.bonus_to) is not None else p.illuminati
+    state = earn(state, p.name, bonus_to, WHITE_COLLAR_BONUS)
+    events.append(Event("money_card", {"player": p.name, "card": cmd.card, "to": bonus_to,
+                                       "amount": WHITE_COLLAR_BONUS}))
+    return state, events
+
+
+EFFECTS: dict[str, Effect] = {
+    "assassination": _roll_becomes(ASSASSINATION_ROLL),
+    "murphys_law": _roll_becomes(MURPHY_ROLL),
+    "bribery": _bribery,
+    "whispering_campaign": _whispering,
+    "computer_espionage": _espionage,
+    "deep_agent": _deep_agent,
+    "interference": _interference,
+    "market_manipulation": _market,
+    "media_campaign": _media,
+    "senate_investigating_committee": _senate,
+    "slush_fund": _money,
+    "swiss_bank_account": _money,
+    "white_collar_crime": _white_collar,
+}

@@ -1,0 +1,219 @@
+"""The game state: one frozen value that holds everything, the dice included.
+
+``apply(state, command) -> (state, events)`` is deterministic because the chance stream's
+position lives here. Values are frozen dataclasses of tuples that round-trip through JSON
+(``pbem.engine.codec``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from pbem.engine.cards import Alignment, AttackMode
+from pbem.engine.commands import PlaySpecial
+from pbem.engine.dice import Dice
+
+Phase = Literal[
+    "turn_start",  # before income: Senate Investigating Committee may be played
+    "actions",  # the active player acts
+    "attack",  # an attack is announced: spending, interference, privilege
+    "after_roll",  # dice rolled: Assassination / Murphy's Law may be played
+    "over",
+]
+PlayerStatus = Literal["playing", "eliminated", "left"]
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A card in a power structure: its grid cell, rotation, master and treasury.
+
+    ``rotation`` counts quarter turns clockwise: printed side ``i`` (0 top, 1 right, 2 bottom,
+    3 left) faces absolute direction ``(i + rotation) % 4`` (0 up, 1 right, 2 down, 3 left).
+    """
+
+    card: str
+    x: int
+    y: int
+    rotation: int
+    master: str | None
+    treasury: int = 0
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    illuminati: str
+    structure: tuple[Slot, ...]  # the Illuminati first, then masters before their puppets
+    hand: tuple[str, ...] = ()
+    secret_goal: str | None = None  # the UFOs: name of the Illuminati whose goal they chose
+    destroyed: int = 0  # groups this player destroyed (The Servants of Cthulhu's goal)
+    turns: int = 0  # turns this player has begun
+    status: PlayerStatus = "playing"
+
+    @property
+    def playing(self) -> bool:
+        return self.status == "playing"
+
+    def slot(self, card: str) -> Slot | None:
+        """The slot holding ``card`` in this structure, if any."""
+        for s in self.structure:
+            if s.card == card:
+                return s
+        return None
+
+    @property
+    def treasury(self) -> int:
+        """Money on the Illuminati card."""
+        return self.structure[0].treasury
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """The groups controlled, not counting the Illuminati."""
+        return tuple(s.card for s in self.structure[1:])
+
+
+@dataclass(frozen=True)
+class Options:
+    """Rule variants of one game; the English rulebook is the default."""
+
+    victory_groups: int = 12
+    network_goal: int = 20
+    uncontrolled_refill: int = 0
+    media_alignment: bool = False
+    max_turns: int = 0  # 0: no cap; otherwise the game ends undecided after this many turns
+
+
+@dataclass(frozen=True)
+class Payment:
+    """Money put into an attack: who paid, from which card, and on which side."""
+
+    player: str
+    source: str  # card whose treasury paid
+    amount: int
+    side: Literal["attack", "defense", "assist", "interfere"]
+
+
+@dataclass(frozen=True)
+class PendingAttack:
+    player: str
+    attacker: str
+    target: str
+    mode: AttackMode
+    aids: tuple[str, ...] = ()
+    privilege: Literal["none", "card", "bavarian"] = "none"
+    privilege_abolished: bool = False
+    payments: tuple[Payment, ...] = ()
+    transfer_on_success: int = 0  # MB the attacking group moves into a captured group
+    whispering: bool = False  # Whispering Campaign: destroy a group of power 0
+    roll: tuple[int, int] | None = None
+    roll_becomes: int | None = None  # Assassination (2) or Murphy's Law (12): last one governs
+    interference_cards: tuple[str, ...] = ()  # players who played Interference on it
+
+    @property
+    def privileged(self) -> bool:
+        return self.privilege != "none" and not self.privilege_abolished
+
+    @property
+    def committed(self) -> bool:
+        """Money was spent or the dice rolled: the attack can no longer be called off."""
+        return bool(self.payments) or self.roll is not None
+
+
+@dataclass(frozen=True)
+class PendingSpecial:
+    """A special card just played, waiting for a possible Secrets Man Was Not Meant To Know."""
+
+    play: PlaySpecial
+
+    @property
+    def player(self) -> str:
+        return self.play.player
+
+    @property
+    def card(self) -> str:
+        return self.play.card
+
+
+@dataclass(frozen=True)
+class GroupOffer:
+    """A group offered to another player, waiting for their acceptance."""
+
+    giver: str
+    receiver: str
+    group: str
+
+
+@dataclass(frozen=True)
+class TurnState:
+    actions: int = 0  # regular actions used (two allowed)
+    free_transfers: int = 0  # free money transfers used (two allowed)
+    did_anything: bool = False  # any action or free action: passing is then impossible
+    attacked: tuple[str, ...] = ()  # cards that took part in an attack (once each; UFOs twice)
+    privileged_bavarian: bool = False  # the Bavarian 5 MB privilege was used this turn
+    lasers_used: bool = False
+    recyclers_used: bool = False
+    market_manipulation: bool = False
+    alignment_changes: tuple[tuple[str, tuple[Alignment, ...]], ...] = ()  # Lasers, this turn
+    end_powers: bool = False  # end-of-turn powers used: no more actions
+    lost: bool = False  # Senate Investigating Committee: the turn is lost
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened. ``visible_to`` None means everyone may see it."""
+
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+    visible_to: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class GameState:
+    game: str
+    options: Options
+    players: tuple[Player, ...]  # in turn order
+    deck: tuple[str, ...]  # draw pile, top first
+    dice: Dice
+    seq: int = 0
+    active: int = 0
+    phase: Phase = "turn_start"
+    turn: TurnState = TurnState()
+    turn_number: int = 0  # turns begun in the whole game
+    uncontrolled: tuple[str, ...] = ()
+    dead: tuple[str, ...] = ()
+    discards: tuple[str, ...] = ()
+    money_issued: int = 0  # paid out by the bank minus paid back: equals all treasuries
+    attack: PendingAttack | None = None
+    special: PendingSpecial | None = None
+    offer: GroupOffer | None = None
+    winners: tuple[str, ...] = ()
+    outcome: str = ""  # why the game ended: "victory", "turn cap", "no players"
+
+    @property
+    def active_player(self) -> Player:
+        return self.players[self.active]
+
+    def player(self, name: str) -> Player:
+        """The player named ``name``; KeyError if there is none."""
+        for p in self.players:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def owner(self, card: str) -> Player | None:
+        """The player whose structure holds ``card``, if any."""
+        for p in self.players:
+            if p.slot(card) is not None:
+                return p
+        return None
+
+    def with_player(self, player: Player) -> GameState:
+        """This state with ``player`` (matched by name) replaced."""
+        return replace(
+            self, players=tuple(player if p.name == player.name else p for p in self.players)
+        )
+
+    @property
+    def money_in_play(self) -> int:
+        return sum(s.treasury for p in self.players for s in p.structure)

@@ -1,0 +1,74 @@
+"""Goals: the basic goal, each Illuminati's special goal, and progress toward them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pbem.engine.abilities import alignments, power, transferable
+from pbem.engine.cards import ALIGNMENTS, CardSet, Goal
+from pbem.engine.state import GameState, Player
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a player is toward one goal."""
+
+    goal: str  # "basic" or the Illuminati whose special goal it is
+    kind: str
+    have: int
+    need: int
+
+    @property
+    def met(self) -> bool:
+        return self.have >= self.need
+
+
+def special_goal(cards: CardSet, player: Player) -> tuple[str, Goal]:
+    """The Illuminati whose goal the player pursues (the UFOs' secret choice) and the goal."""
+    own = cards.illuminati_card(player.illuminati)
+    if own.goal.kind == "secret_choice" and player.secret_goal:
+        return player.secret_goal, cards.illuminati_card(player.secret_goal).goal
+    return own.name, own.goal
+
+
+def goal_progress(cards: CardSet, state: GameState, player: Player, goal: Goal) -> tuple[int, int]:
+    """(have, need) for one special goal."""
+    controlled = [s.card for s in player.structure]
+    if goal.kind == "total_power":
+        return sum(power(cards, c) for c in controlled), goal.amount
+    if goal.kind == "total_transferable":
+        return sum(transferable(cards, c) for c in controlled), state.options.network_goal
+    if goal.kind == "treasury":
+        return sum(s.treasury for s in player.structure), goal.amount
+    if goal.kind == "destroyed":
+        return player.destroyed, goal.amount
+    if goal.kind == "alignment_count":
+        count = sum(1 for c in controlled if goal.alignment in alignments(cards, state, c))
+        return count, goal.amount
+    if goal.kind == "every_alignment":
+        wanted = [a for a in ALIGNMENTS if a != "Media" or state.options.media_alignment]
+        present = {a for c in controlled for a in alignments(cards, state, c)}
+        return sum(1 for a in wanted if a in present), len(wanted)
+    return 0, 1  # secret_choice without a choice: never met
+
+
+def progress(cards: CardSet, state: GameState, player: Player) -> tuple[Progress, Progress]:
+    """Progress toward the basic goal and the special goal."""
+    basic = Progress("basic", "groups", len(player.structure), state.options.victory_groups)
+    name, goal = special_goal(cards, player)
+    have, need = goal_progress(cards, state, player, goal)
+    return basic, Progress(name, goal.kind, have, need)
+
+
+def winners(cards: CardSet, state: GameState) -> tuple[str, ...]:
+    """Every player in the game who meets a goal now (a shared victory when several)."""
+    return tuple(
+        p.name
+        for p in state.players
+        if p.playing and any(g.met for g in progress(cards, state, p))
+    )
+
+
+def victory_allowed(state: GameState) -> bool:
+    """No one may win before the end of the first player's second turn."""
+    return state.turn_number > len(state.players)

@@ -1,0 +1,166 @@
+"""``view(state, player)``: the only way state reaches a player.
+
+Hidden here: other players' special cards (their number stays public), the UFOs' secret goal,
+other players' treasuries (Computer Espionage exists to peek at them), the dice seed, the
+deck's order, and events meant for someone else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pbem.engine.abilities import alignments, power, transferable
+from pbem.engine.breakdown import breakdown
+from pbem.engine.cards import CardSet
+from pbem.engine.state import Event, GameState, Player
+from pbem.engine.structure import DIRECTION_NAMES, depth, open_arrows
+from pbem.engine.victory import Progress, progress
+
+
+@dataclass(frozen=True)
+class CardView:
+    card: str
+    master: str  # "" for the Illuminati
+    depth: int
+    x: int
+    y: int
+    rotation: int
+    treasury: int | None  # None: hidden from this viewer
+    power: int
+    transferable: int
+    alignments: tuple[str, ...]
+    open_arrows: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GoalView:
+    goal: str
+    kind: str
+    have: int
+    need: int
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    name: str
+    illuminati: str
+    status: str
+    structure: tuple[CardView, ...]
+    hand: tuple[str, ...] | None  # None: hidden from this viewer
+    hand_size: int
+    treasury_total: int | None
+    groups: int
+    goals: tuple[GoalView, ...]  # only the goals this viewer may know
+    secret_goal: str | None
+
+
+@dataclass(frozen=True)
+class AttackView:
+    player: str
+    attacker: str
+    target: str
+    mode: str
+    aids: tuple[str, ...]
+    privileged: bool
+    need: int
+    terms: tuple[tuple[str, str, int], ...]
+    roll: tuple[int, int] | None
+
+
+@dataclass(frozen=True)
+class View:
+    game: str
+    viewer: str  # a player's name, or "" for the game master / the public
+    seq: int
+    phase: str
+    turn_number: int
+    active: str
+    actions_used: int
+    free_transfers_used: int
+    players: tuple[PlayerView, ...]
+    uncontrolled: tuple[str, ...]
+    dead: tuple[str, ...]
+    discards: tuple[str, ...]
+    deck_size: int
+    attack: AttackView | None
+    special: tuple[str, str] | None  # (player, card) waiting for a counter
+    offer: tuple[str, str, str] | None  # (giver, receiver, group)
+    winners: tuple[str, ...]
+    outcome: str
+    victory_groups: int
+    dice_commitment: str
+    seed: str | None  # revealed only when the game is over
+
+
+def view(cards: CardSet, state: GameState, viewer: str | None) -> View:
+    """What ``viewer`` may see; ``None`` is the game master, who sees everything."""
+    over = state.phase == "over"
+    attack = None
+    if state.attack is not None:
+        b = breakdown(cards, state, state.attack)
+        attack = AttackView(
+            player=state.attack.player, attacker=state.attack.attacker,
+            target=state.attack.target, mode=state.attack.mode, aids=state.attack.aids,
+            privileged=state.attack.privileged, need=b.need,
+            terms=tuple((t.kind, t.source, t.amount) for t in b.terms), roll=state.attack.roll,
+        )
+    return View(
+        game=state.game,
+        viewer=viewer or "",
+        seq=state.seq,
+        phase=state.phase,
+        turn_number=state.turn_number,
+        active=state.active_player.name,
+        actions_used=state.turn.actions,
+        free_transfers_used=state.turn.free_transfers,
+        players=tuple(_player_view(cards, state, p, viewer) for p in state.players),
+        uncontrolled=state.uncontrolled,
+        dead=state.dead,
+        discards=state.discards,
+        deck_size=len(state.deck),
+        attack=attack,
+        special=(state.special.player, state.special.card) if state.special else None,
+        offer=(state.offer.giver, state.offer.receiver, state.offer.group)
+        if state.offer else None,
+        winners=state.winners,
+        outcome=state.outcome,
+        victory_groups=state.options.victory_groups,
+        dice_commitment=state.dice.commitment,
+        seed=state.dice.seed if over or viewer is None else None,
+    )
+
+
+def _player_view(cards: CardSet, state: GameState, p: Player, viewer: str | None) -> PlayerView:
+    sees_all = viewer is None or viewer == p.name or state.phase == "over"
+    basic, special = progress(cards, state, p)
+    own = cards.illuminati_card(p.illuminati)
+    goals: list[Progress] = [basic]
+    if sees_all or own.goal.kind != "secret_choice":
+        goals.append(special)
+    return PlayerView(
+        name=p.name,
+        illuminati=p.illuminati,
+        status=p.status,
+        structure=tuple(
+            CardView(
+                card=s.card, master=s.master or "", depth=depth(p, s.card), x=s.x, y=s.y,
+                rotation=s.rotation, treasury=s.treasury if sees_all else None,
+                power=power(cards, s.card), transferable=transferable(cards, s.card),
+                alignments=alignments(cards, state, s.card),
+                open_arrows=tuple(DIRECTION_NAMES[d] for d in open_arrows(cards, p, s.card)),
+            )
+            for s in p.structure
+        ),
+        hand=p.hand if sees_all else None,
+        hand_size=len(p.hand),
+        treasury_total=sum(s.treasury for s in p.structure) if sees_all else None,
+        groups=len(p.structure),
+        goals=tuple(GoalView(g.goal, g.kind, g.have, g.need) for g in goals),
+        secret_goal=p.secret_goal if sees_all else None,
+    )
+
+
+def visible_events(events: Iterable[Event], viewer: str | None) -> list[Event]:
+    """The events ``viewer`` may see (the game master, ``None``, sees all)."""
+    return [e for e in events if viewer is None or e.visible_to is None or viewer in e.visible_to]

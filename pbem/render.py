@@ -1,0 +1,43 @@
+"""Jinja2 environments for every player-visible text.
+
+Templates live in ``pbem/templates/<lang>/`` (``en``, ``fr``); a site folder given by the game
+master overrides any of them by the same relative name. Text templates end in ``.txt.j2``,
+HTML ones in ``.html.j2`` and are autoescaped. Undefined names are errors, never blanks.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+LANGUAGES = ("en", "fr")
+
+
+@cache
+def environment(site_dir: str | None = None) -> jinja2.Environment:
+    """The shared environment; ``site_dir`` templates win over the shipped ones."""
+    loaders: list[jinja2.BaseLoader] = []
+    if site_dir:
+        loaders.append(jinja2.FileSystemLoader(site_dir))
+    loaders.append(jinja2.PackageLoader("pbem", "templates"))
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        undefined=jinja2.StrictUndefined,
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",),
+                                            default_for_string=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return env
+
+
+def render(name: str, lang: str = "en", site_dir: Path | None = None, **context: Any) -> str:
+    """Render ``<lang>/<name>`` (e.g. ``render("ack.txt.j2", "fr", ...)``)."""
+    if lang not in LANGUAGES:
+        lang = "en"
+    env = environment(str(site_dir) if site_dir else None)
+    return env.get_template(f"{lang}/{name}").render(**context)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs everything the tests need on a fresh machine, then runs the checks and the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v dovecot >/dev/null 2>&1 || need_apt+=(dovecot-imapd dovecot-lmtpd)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
+    else
+        echo "tests need: ${need_apt[*]} (run as root, or install them with apt-get)" >&2
+        exit 1
+    fi
+fi
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test]'
+
+.venv/bin/ruff check pbem tests bench
+.venv/bin/mypy
+exec .venv/bin/pytest -n 2 "$@"
