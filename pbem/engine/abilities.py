@@ -10,7 +10,6 @@ from pbem.engine.cards import (
     AttackMode,
     CardSet,
     Group,
-    Illuminati,
 )
 from pbem.engine.state import GameState, Player
 
@@ -46,18 +45,15 @@ def alignments(cards: CardSet, state: GameState, card: str) -> tuple[Alignment, 
 
 
 def power(cards: CardSet, card: str) -> int:
-    printed = cards.card(card)
-    return printed.power if isinstance(printed, Group | Illuminati) else 0
+    return cards.facts(card)[0]
 
 
 def transferable(cards: CardSet, card: str) -> int:
-    printed = cards.card(card)
-    return printed.transferable if isinstance(printed, Group | Illuminati) else 0
+    return cards.facts(card)[1]
 
 
 def abilities(cards: CardSet, card: str) -> Abilities:
-    printed = cards.card(card)
-    return printed.abilities if isinstance(printed, Group | Illuminati) else Abilities()
+    return cards.facts(card)[2]
 
 
 def held(cards: CardSet, player: Player) -> Iterator[tuple[str, Abilities]]:

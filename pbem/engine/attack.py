@@ -9,10 +9,27 @@ from pbem.engine import checks
 from pbem.engine.abilities import abilities, attacks_allowed, immune, power, transferable
 from pbem.engine.breakdown import breakdown, succeeds
 from pbem.engine.cards import CardSet, Group
-from pbem.engine.commands import AbolishPrivilege, Attack, CallOff, Interfere, Roll, Settle, Spend
+from pbem.engine.commands import (
+    AbolishPrivilege,
+    Attack,
+    CallOff,
+    Interfere,
+    PlaySpecial,
+    Roll,
+    Settle,
+    Spend,
+)
 from pbem.engine.dice import roll_2d6
 from pbem.engine.ops import move_money, pay, release, treasury, update_player
-from pbem.engine.state import Event, GameState, Payment, PendingAttack, Player, Slot
+from pbem.engine.state import (
+    Event,
+    GameState,
+    Payment,
+    PendingAttack,
+    PendingSpecial,
+    Player,
+    Slot,
+)
 from pbem.engine.structure import attach, open_arrows, remove, subtree
 from pbem.errors import IllegalCommandError
 
@@ -31,7 +48,7 @@ def validate_attack(
 ) -> None:
     """Raise IllegalCommandError unless ``attacker`` may attack ``target`` this way now."""
     checks.owns(p, attacker)
-    target_card = cards.card(target) if target in cards.names() else None
+    target_card = cards.card(target) if target in cards else None
     if not isinstance(target_card, Group):
         raise IllegalCommandError(f"{target} is not a group that can be attacked",
                                   suggestion="Illuminati cannot be attacked")
@@ -91,6 +108,15 @@ def announce(cards: CardSet, state: GameState, cmd: Attack) -> Result:
     if cmd.transfer_on_success < 0 or (cmd.transfer_on_success and cmd.mode != "control"):
         raise IllegalCommandError("money can follow only a group captured by an attack to "
                                   "control")
+    if cmd.arrow != -1:
+        if cmd.mode != "control":
+            raise IllegalCommandError("only an attack to control places the target on an arrow")
+        arrows = open_arrows(cards, p, cmd.attacker)
+        if cmd.arrow not in arrows:
+            raise IllegalCommandError(
+                f"{cmd.attacker} has no open outgoing arrow in direction {cmd.arrow}",
+                suggestion="open arrows: " + ", ".join(str(a) for a in arrows),
+            )
     events: list[Event] = []
     if cmd.privilege == "card":
         if cmd.privilege_card not in p.hand:
@@ -109,7 +135,7 @@ def announce(cards: CardSet, state: GameState, cmd: Attack) -> Result:
                                           "amount": BAVARIAN_PRIVILEGE_COST}))
     attack = PendingAttack(
         player=p.name, attacker=cmd.attacker, target=cmd.target, mode=cmd.mode, aids=cmd.aids,
-        privilege=cmd.privilege, transfer_on_success=cmd.transfer_on_success,
+        privilege=cmd.privilege, transfer_on_success=cmd.transfer_on_success, arrow=cmd.arrow,
     )
     return open_attack(cards, state, attack, events)
 
@@ -190,7 +216,8 @@ def _with_payment(cards: CardSet, state: GameState, attack: PendingAttack,
 
 
 def abolish(cards: CardSet, state: GameState, cmd: AbolishPrivilege) -> Result:
-    """Two special cards discarded together end another player's privilege for good."""
+    """Two special cards shown together to end another player's privilege; like any special
+    card they wait for a possible Secrets Man Was Not Meant To Know before taking effect."""
     checks.phase(state, "attack")
     attack = _attack(state)
     p = checks.playing(state, cmd.player)
@@ -198,14 +225,48 @@ def abolish(cards: CardSet, state: GameState, cmd: AbolishPrivilege) -> Result:
         raise IllegalCommandError("this attack is not privileged")
     if p.name == attack.player:
         raise IllegalCommandError("you cannot abolish your own privilege")
-    a, b = cmd.cards
+    replacing = p.name in attack.abolish_credit
+    if len(cmd.cards) != (1 if replacing else 2):
+        raise IllegalCommandError(
+            "one card replaces the card Secrets cancelled" if replacing
+            else "abolishing privilege takes two special cards",
+            suggestion="name the cards to discard",
+        )
     hand = list(p.hand)
-    for card in (a, b):
+    for card in cmd.cards:
         if card not in hand:
             raise IllegalCommandError(f"{p.name} does not hold {card}")
         hand.remove(card)
-    state = discard(discard(state, p.name, a), p.name, b)
-    return abolish_privilege(state, p.name, (a, b))
+    first, partner = cmd.cards[0], (cmd.cards[1] if len(cmd.cards) > 1 else "")
+    pending = PendingSpecial(play=PlaySpecial(p.name, first), partner=partner, abolish=True)
+    return replace(state, special=pending), [
+        Event("abolish_played", {"player": p.name, "cards": cmd.cards})
+    ]
+
+
+def abolish_resolved(state: GameState, pending: PendingSpecial) -> Result:
+    """The abolishing cards were not countered: they are discarded and the privilege ends."""
+    player = pending.player
+    state = discard(state, player, pending.card)
+    if pending.partner:
+        state = discard(state, player, pending.partner)
+    attack = _attack(state)
+    credit = tuple(x for x in attack.abolish_credit if x != player)
+    state = replace(state, attack=replace(attack, abolish_credit=credit))
+    return abolish_privilege(state, player, tuple(c for c in (pending.card, pending.partner) if c))
+
+
+def abolish_countered(state: GameState, pending: PendingSpecial) -> GameState:
+    """Secrets cancelled one abolishing card: "the other one is lost unless the player can
+    replace it" -- it is discarded now and one more card (AbolishPrivilege with one card)
+    completes the pair."""
+    player = pending.player
+    if pending.partner:
+        state = discard(state, player, pending.partner)
+    attack = _attack(state)
+    if player not in attack.abolish_credit:
+        attack = replace(attack, abolish_credit=(*attack.abolish_credit, player))
+    return replace(state, attack=attack)
 
 
 def abolish_privilege(state: GameState, player: str, cards_used: tuple[str, ...]) -> Result:
@@ -284,7 +345,16 @@ def _capture(cards: CardSet, state: GameState, attack: PendingAttack) -> Result:
         state = replace(state, uncontrolled=tuple(c for c in state.uncontrolled
                                                   if c != attack.target))
     arrows = open_arrows(cards, attacker, attack.attacker)
-    placed, lost = attach(cards, attacker, attack.attacker, arrows[0], moving)
+    if not arrows:
+        # Only a game master's edit can close the arrow during the attack: the group (and
+        # its puppets) cannot be placed, so it becomes uncontrolled, money to the bank.
+        state = state.with_player(replace(attacker, structure=(*attacker.structure, *moving)))
+        state = release(state, attacker.name, moving)
+        return state, [Event("captured", {"player": attacker.name, "group": attack.target,
+                                          "from": owner.name if owner else "", "puppets": (),
+                                          "lost": tuple(s.card for s in moving)})]
+    arrow = attack.arrow if attack.arrow in arrows else arrows[0]
+    placed, lost = attach(cards, attacker, attack.attacker, arrow, moving)
     state = state.with_player(placed)
     if lost:
         state = state.with_player(replace(placed, structure=(*placed.structure, *lost)))

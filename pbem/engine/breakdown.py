@@ -52,10 +52,12 @@ class Breakdown:
         return success_chance(self.need)
 
 
+_WAYS = tuple(sum(1 for a in range(1, 7) for b in range(1, 7) if a + b <= n) for n in range(11))
+
+
 def success_chance(need: int) -> float:
-    best = min(need, AUTOMATIC_FAILURE - 1)
-    ways = sum(1 for a in range(1, 7) for b in range(1, 7) if a + b <= best)
-    return ways / 36
+    """The chance that 2d6 rolls ``need`` or less and not 11 or 12."""
+    return _WAYS[max(0, min(need, AUTOMATIC_FAILURE - 1))] / 36
 
 
 def succeeds(need: int, roll: int) -> bool:
@@ -79,12 +81,15 @@ def breakdown(cards: CardSet, state: GameState, attack: PendingAttack) -> Breakd
         terms.append(Term("resistance", attack.target, -base))
         terms += [Term("defense_ability", src, -amount) for src, amount in extra]
 
-    identical, opposite = alignment_modifier(
-        attacking_alignments(cards, state, attack.attacker, attack.target, attack.mode),
-        alignments(cards, state, attack.target),
-        attack.mode,
-    )
+    attacking = attacking_alignments(cards, state, attack.attacker, attack.target, attack.mode)
+    defending = alignments(cards, state, attack.target)
+    identical, opposite = alignment_modifier(attacking, defending, attack.mode)
     sign = -1 if attack.mode == "destroy" else 1
+    if attack.mode == "destroy" and "Media" in attacking and "Media" in defending:
+        # rules-fr (the Media alignment exists only there): Media "rapportent 4 points lors
+        # d'une attaque pour contrôler ou pour détruire un autre média" -- +4 on destroy too.
+        identical -= 1
+        terms.append(Term("media_alignment", attack.target, ALIGNMENT_STEP))
     if identical:
         terms.append(Term("identical_alignment", attack.target, sign * ALIGNMENT_STEP * identical))
     if opposite:

@@ -12,8 +12,7 @@ import functools
 import importlib.resources
 import tomllib
 from collections.abc import Mapping
-from pathlib import Path
-from typing import NoReturn, TypeVar, get_args
+from typing import TYPE_CHECKING, NoReturn, TypeVar, get_args
 
 from pbem.engine.cards import (
     ALIGNMENTS,
@@ -38,6 +37,9 @@ from pbem.engine.cards import (
     TargetFilter,
 )
 from pbem.errors import CardDataError
+
+if TYPE_CHECKING:  # only the caller's Path object is used; the module imports no file API
+    from pathlib import Path
 
 __all__ = ["CardDataError", "default_card_file", "load_cardset", "media_groups"]
 

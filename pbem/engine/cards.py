@@ -254,9 +254,27 @@ class CardSet:
     # victory: number of groups (Illuminati included) by number of players at the start
     basic_goal: tuple[tuple[int, int], ...]
 
+    def __post_init__(self) -> None:
+        # Lookups by name are the engine's hottest path: index once, at construction.
+        cards: list[Card] = [*self.illuminati, *self.groups, *self.specials]
+        object.__setattr__(self, "_index", {c.name: c for c in cards})
+        none = Abilities()
+        facts = {
+            c.name: (c.power, c.transferable, c.abilities)
+            if isinstance(c, Group | Illuminati) else (0, 0, none)
+            for c in cards
+        }
+        object.__setattr__(self, "_facts", facts)
+
+    def facts(self, name: str) -> tuple[int, int, Abilities]:
+        """(power, transferable power, abilities) of a card; zeros for special cards."""
+        facts: dict[str, tuple[int, int, Abilities]] = self.__dict__["_facts"]
+        return facts[name]
+
     def card(self, name: str) -> Card:
         """The card with this exact name; KeyError if there is none."""
-        return self._by_name()[name]
+        index: dict[str, Card] = self.__dict__["_index"]
+        return index[name]
 
     def group(self, name: str) -> Group:
         card = self.card(name)
@@ -277,12 +295,8 @@ class CardSet:
         return card
 
     def names(self) -> tuple[str, ...]:
-        return tuple(self._by_name())
+        index: dict[str, Card] = self.__dict__["_index"]
+        return tuple(index)
 
-    def _by_name(self) -> dict[str, Card]:
-        cached: dict[str, Card] | None = self.__dict__.get("_index")
-        if cached is None:
-            cards: list[Card] = [*self.illuminati, *self.groups, *self.specials]
-            cached = {c.name: c for c in cards}
-            object.__setattr__(self, "_index", cached)
-        return cached
+    def __contains__(self, name: object) -> bool:
+        return name in self.__dict__["_index"]

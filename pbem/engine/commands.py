@@ -32,6 +32,9 @@ class Attack:
     privilege: Literal["none", "card", "bavarian"] = "none"
     privilege_card: str = ""  # the special card discarded for privilege
     transfer_on_success: int = 0  # MB moved from the attacker into a captured group
+    # Attack to control: the absolute direction (0 up, 1 right, 2 down, 3 left) of the
+    # attacker's open outgoing arrow the captured group will hang from; -1: the first open one.
+    arrow: int = -1
 
 
 @dataclass(frozen=True)
@@ -54,10 +57,14 @@ class Interfere:
 
 @dataclass(frozen=True)
 class AbolishPrivilege:
-    """Discard two special cards to end someone else's privilege on the pending attack."""
+    """Discard two special cards to end someone else's privilege on the pending attack.
+
+    One card only when it replaces a card of an earlier pair that Secrets Man Was Not Meant
+    To Know cancelled ("the other one is lost unless the player can replace it").
+    """
 
     player: str
-    cards: tuple[str, str]
+    cards: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -74,8 +74,9 @@ def candidates(cards: CardSet, state: GameState, name: str) -> Iterator[Command]
             yield DeclineGroup(name)
         return
     if name == SYSTEM:
-        yield from {"turn_start": [BeginTurn()], "attack": [Roll()],
-                    "after_roll": [Settle()]}.get(state.phase, [])
+        system: dict[str, list[Command]] = {
+            "turn_start": [BeginTurn()], "attack": [Roll()], "after_roll": [Settle()]}
+        yield from system.get(state.phase, [])
         return
     p = state.player(name)
     if not p.playing:

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from pbem.engine.state import GameState, Player, Slot
 from pbem.engine.structure import remove, subtree
+from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
 
@@ -19,9 +20,9 @@ def set_treasury(state: GameState, player: str, card: str, amount: int) -> GameS
     if amount < 0:
         raise IllegalCommandError(f"{card} has only {slot.treasury} MB")
     delta = amount - slot.treasury
-    structure = tuple(replace(s, treasury=amount) if s.card == card else s for s in p.structure)
-    state = state.with_player(replace(p, structure=structure))
-    return replace(state, money_issued=state.money_issued + delta)
+    structure = tuple(evolve(s, treasury=amount) if s.card == card else s for s in p.structure)
+    state = state.with_player(evolve(p, structure=structure))
+    return evolve(state, money_issued=state.money_issued + delta)
 
 
 def treasury(state: GameState, player: str, card: str) -> int:

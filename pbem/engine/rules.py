@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
 from pbem.engine import attack, gm, specials, turn
@@ -41,6 +40,7 @@ from pbem.engine.commands import (
 )
 from pbem.engine.setup import Setup, new_game
 from pbem.engine.state import Event, GameState
+from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
 Handler = Callable[[CardSet, GameState, Any], tuple[GameState, list[Event]]]
@@ -90,7 +90,7 @@ def apply(
     if new_state.phase != "over":
         new_state, more = turn.check_eliminations(cards, new_state)
         events = events + more
-    return replace(new_state, seq=state.seq + 1), events
+    return evolve(new_state, seq=state.seq + 1), events
 
 
 def replay(

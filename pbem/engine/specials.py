@@ -11,7 +11,14 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from pbem.engine import checks
-from pbem.engine.attack import abolish_privilege, discard, open_attack, validate_attack
+from pbem.engine.attack import (
+    abolish_countered,
+    abolish_privilege,
+    abolish_resolved,
+    discard,
+    open_attack,
+    validate_attack,
+)
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import Counter, PlaySpecial, ResolveSpecial
 from pbem.engine.ops import earn, move_money
@@ -39,6 +46,10 @@ def play(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     if cmd.card not in p.hand:
         raise IllegalCommandError(f"{p.name} does not hold {cmd.card}")
     card = cards.special(cmd.card)
+    if card.effect == "secrets_man_was_not_meant_to_know":
+        # Whatever its timing says in the data, it has no effect of its own: it answers.
+        raise IllegalCommandError(f"{card.name} is played only to cancel another card",
+                                  suggestion="answer a special card with COUNTER")
     _check_timing(cards, state, card, cmd)
     state = replace(state, special=PendingSpecial(play=cmd))
     if state.active_player.name == p.name and state.phase in ("actions", "attack", "after_roll"):
@@ -53,17 +64,20 @@ def counter(cards: CardSet, state: GameState, cmd: Counter) -> Result:
     if pending is None:
         raise IllegalCommandError("no special card is waiting to be answered")
     p = checks.playing(state, cmd.player)
-    if cards.special(cmd.card).effect != "secrets_man_was_not_meant_to_know":
-        raise IllegalCommandError(f"{cmd.card} cannot cancel another card")
     if cmd.card not in p.hand:
         raise IllegalCommandError(f"{p.name} does not hold {cmd.card}")
+    if cards.special(cmd.card).effect != "secrets_man_was_not_meant_to_know":
+        raise IllegalCommandError(f"{cmd.card} cannot cancel another card")
     if p.name == pending.player:
         raise IllegalCommandError("you cannot cancel your own card")
     state = discard(state, p.name, cmd.card)
     state = discard(state, pending.player, pending.card)
     state = replace(state, special=None)
+    if pending.abolish:
+        state = abolish_countered(state, pending)
     return state, [Event("special_cancelled", {"player": p.name, "card": pending.card,
-                                               "owner": pending.player})]
+                                               "owner": pending.player,
+                                               "lost": pending.partner})]
 
 
 def resolve(cards: CardSet, state: GameState, cmd: ResolveSpecial) -> Result:
@@ -71,6 +85,8 @@ def resolve(cards: CardSet, state: GameState, cmd: ResolveSpecial) -> Result:
     pending = state.special
     if pending is None:
         raise IllegalCommandError("no special card is waiting to be answered")
+    if pending.abolish:
+        return abolish_resolved(replace(state, special=None), pending)
     play_cmd = pending.play
     state = discard(replace(state, special=None), play_cmd.player, play_cmd.card)
     effect = cards.special(play_cmd.card).effect

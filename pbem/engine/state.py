@@ -7,12 +7,13 @@ position lives here. Values are frozen dataclasses of tuples that round-trip thr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pbem.engine.cards import Alignment, AttackMode
 from pbem.engine.commands import PlaySpecial
 from pbem.engine.dice import Dice
+from pbem.engine.values import evolve
 
 Phase = Literal[
     "turn_start",  # before income: Senate Investigating Committee may be played
@@ -109,6 +110,10 @@ class PendingAttack:
     roll: tuple[int, int] | None = None
     roll_becomes: int | None = None  # Assassination (2) or Murphy's Law (12): last one governs
     interference_cards: tuple[str, ...] = ()  # players who played Interference on it
+    arrow: int = -1  # attack to control: the attacker's arrow for the captured group
+    # Players one of whose two abolishing cards was cancelled by Secrets: the other card is
+    # already spent, one more card completes the pair.
+    abolish_credit: tuple[str, ...] = ()
 
     @property
     def privileged(self) -> bool:
@@ -116,15 +121,26 @@ class PendingAttack:
 
     @property
     def committed(self) -> bool:
-        """Money was spent or the dice rolled: the attack can no longer be called off."""
-        return bool(self.payments) or self.roll is not None
+        """Money was spent or the dice rolled: the attack can no longer be called off.
+
+        The Bavarian privilege is paid into the bank when the attack is announced, and "Once
+        he actually takes money from his treasury and puts it in the bank, the attack is
+        committed" (rulebook): such an attack cannot be called off either.
+        """
+        return bool(self.payments) or self.roll is not None or self.privilege == "bavarian"
 
 
 @dataclass(frozen=True)
 class PendingSpecial:
-    """A special card just played, waiting for a possible Secrets Man Was Not Meant To Know."""
+    """A special card just played, waiting for a possible Secrets Man Was Not Meant To Know.
+
+    ``partner`` is set when the cards are a pair discarded to abolish privilege: ``play.card``
+    and ``partner`` (empty when ``play.card`` replaces a card Secrets cancelled).
+    """
 
     play: PlaySpecial
+    partner: str = ""
+    abolish: bool = False
 
     @property
     def player(self) -> str:
@@ -210,9 +226,8 @@ class GameState:
 
     def with_player(self, player: Player) -> GameState:
         """This state with ``player`` (matched by name) replaced."""
-        return replace(
-            self, players=tuple(player if p.name == player.name else p for p in self.players)
-        )
+        players = tuple(player if p.name == player.name else p for p in self.players)
+        return evolve(self, players=players)
 
     @property
     def money_in_play(self) -> int:

@@ -75,15 +75,14 @@ def _income(cards: CardSet, state: GameState, name: str) -> Result:
         special = abilities(cards, slot.card).special
         if "irs" in special or "post_office" in special:
             continue
-        if doubled and slot.master is not None:
+        # Market Manipulation: "all the holder's groups collect double income". The Illuminati
+        # card doubles too: the rulebook's income rule ("each Group you control collects the
+        # amount listed on its card") counts it among the Groups (docs/rules-coverage.md).
+        if doubled:
             income *= 2
         if income > 0:
             state = earn(state, name, slot.card, income)
             events.append(Event("income", {"player": name, "card": slot.card, "amount": income}))
-    post_office = has_special(cards, state.player(name), "post_office")
-    if post_office is not None:
-        state, paid_by = _post_office_cost(state, name, post_office)
-        events.append(Event("post_office", {"player": name, "paid_by": paid_by}))
     irs = has_special(cards, state.player(name), "irs")
     if irs is not None:
         for other in state.players:
@@ -91,6 +90,12 @@ def _income(cards: CardSet, state: GameState, name: str) -> Result:
                 continue
             state, amount = _tax(state, other.name, name, irs)
             events.append(Event("irs_tax", {"player": other.name, "to": name, "amount": amount}))
+    # The Post Office's cost comes last, once its master has collected (the I.R.S.'s tax is
+    # its income), so a master with income pays it before the Illuminati must.
+    post_office = has_special(cards, state.player(name), "post_office")
+    if post_office is not None:
+        state, paid_by = _post_office_cost(state, name, post_office)
+        events.append(Event("post_office", {"player": name, "paid_by": paid_by}))
     return state, events
 
 
@@ -279,6 +284,12 @@ def drop_group(cards: CardSet, state: GameState, cmd: DropGroup) -> Result:
     checks.owns(p, cmd.group)
     if cmd.group == p.illuminati:
         raise IllegalCommandError("the Illuminati card cannot be dropped")
+    offer = state.offer
+    if offer is not None and offer.giver == p.name and offer.group in {
+        s.card for s in subtree(p, cmd.group)
+    }:
+        raise IllegalCommandError(f"{offer.group} is offered to {offer.receiver}",
+                                  suggestion="wait for the answer to the offer")
     state, released = release_group(state, p.name, cmd.group)
     state = replace(state, turn=replace(state.turn, did_anything=True))
     return state, [Event("drop", {"player": p.name, "groups": tuple(released)})]
@@ -315,6 +326,9 @@ def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
             raise IllegalCommandError(f"{receiver.name} has no open outgoing arrow",
                                       suggestion="decline the group")
     checks.owns(receiver, master)
+    if giver.slot(offer.group) is None:
+        raise IllegalCommandError(f"{giver.name} no longer controls {offer.group}",
+                                  suggestion="decline the offer")
     if arrow not in open_arrows(cards, receiver, master):
         raise IllegalCommandError(f"{master} has no open outgoing arrow on its "
                                   f"{_arrow_name(arrow)}",
@@ -362,9 +376,11 @@ def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
               if "orbital_mind_control_lasers" in abilities(cards, c).special]
     if not lasers or state.turn.lasers_used or state.turn.end_powers:
         raise IllegalCommandError(f"{p.name} cannot use the Orbital Mind Control Lasers now")
-    target = cards.card(cmd.group)
+    target = cards.card(cmd.group) if cmd.group in cards.names() else None
     if not isinstance(target, Group) or cmd.group == lasers[0]:
         raise IllegalCommandError(f"the Lasers can change only another group, not {cmd.group}")
+    if cmd.group not in state.uncontrolled and state.owner(cmd.group) is None:
+        raise IllegalCommandError(f"{cmd.group} is not in play")
     current = list(alignments(cards, state, cmd.group))
     if cmd.change == "add":
         if cmd.alignment in current:

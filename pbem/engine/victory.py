@@ -70,5 +70,13 @@ def winners(cards: CardSet, state: GameState) -> tuple[str, ...]:
 
 
 def victory_allowed(state: GameState) -> bool:
-    """No one may win before the end of the first player's second turn."""
+    """No one may win before the end of the first player's second turn.
+
+    Counted on the first player's own turns, so players leaving in the first round do not
+    move the moment; if the first player has left before a second turn, it is the moment
+    that turn would have ended (every seat has had a turn and another has begun).
+    """
+    first = state.players[0]
+    if first.playing:
+        return first.turns >= 2
     return state.turn_number > len(state.players)

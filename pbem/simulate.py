@@ -1,0 +1,248 @@
+"""Whole games between bots, with every invariant checked after every command.
+
+Used by ``pbem simulate``, the benchmarks and the tests: money is conserved against the bank,
+every card is in exactly one place, no two cards overlap, the state survives JSON, and the
+command log replays to the final state.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter as Tally
+from dataclasses import dataclass, field
+
+from pbem import bots
+from pbem.engine.bidding import Stance, settle_bids
+from pbem.engine.cards import CardSet
+from pbem.engine.codec import from_json, to_json
+from pbem.engine.commands import (
+    Attack,
+    BeginTurn,
+    Command,
+    Counter,
+    DeclineGroup,
+    EndTurn,
+    ResolveSpecial,
+    Roll,
+    Settle,
+)
+from pbem.engine.rules import apply, replay
+from pbem.engine.setup import Seat, Setup, new_game, with_options
+from pbem.engine.state import GameState
+from pbem.engine.structure import well_formed
+from pbem.engine.victory import progress
+from pbem.errors import IllegalCommandError
+
+DEFAULT_TURN_CAP = 300  # a documented cap: a game still undecided after this many turns ends
+
+
+@dataclass
+class GameResult:
+    index: int
+    outcome: str
+    winners: tuple[str, ...]
+    goals: tuple[str, ...]  # for each winner, "basic" or the Illuminati whose goal was met
+    turns: int
+    commands: int
+    violations: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Summary:
+    games: int
+    finished: int
+    outcomes: dict[str, int]
+    winners_by_goal: dict[str, int]
+    violations: list[str]
+    commands: int
+    seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds else 0.0
+
+
+def invariant_violations(cards: CardSet, state: GameState,
+                         checked: dict[int, object] | None = None) -> list[str]:
+    """Every broken invariant of a state (empty when sound).
+
+    ``checked`` remembers structures (by identity: states share unchanged ones) whose geometry
+    was already found sound, so a long game checks each structure once.
+    """
+    problems: list[str] = []
+    if state.money_in_play != state.money_issued:
+        problems.append(f"money: {state.money_in_play} MB in play, bank issued "
+                        f"{state.money_issued}")
+    if any(s.treasury < 0 for p in state.players for s in p.structure):
+        problems.append("a treasury is negative")
+    places = [*state.uncontrolled, *state.dead, *state.deck, *state.discards]
+    for p in state.players:
+        places += [s.card for s in p.structure[1:]] + list(p.hand)
+        if checked is None or id(p.structure) not in checked:
+            geometry = well_formed(cards, p)
+            problems += geometry
+            if checked is not None and not geometry:
+                checked[id(p.structure)] = p.structure  # kept alive: its id stays unique
+    expected = Tally([g.name for g in cards.groups])
+    for s in cards.specials:
+        expected[s.name] += s.copies
+    found = Tally(places)
+    if found != expected:
+        problems.append(f"cards: missing {sorted((expected - found).elements())}, "
+                        f"extra {sorted((found - expected).elements())}")
+    return problems
+
+
+class BotTable:
+    """Plays one game: every seat a bot, the service's part (rolls, windows) done here."""
+
+    def __init__(self, cards: CardSet, state: GameState, rng: random.Random,
+                 check_every: int = 1) -> None:
+        self.cards = cards
+        self.state = state
+        self.rng = rng
+        self.log: list[Command] = []
+        self.violations: list[str] = []
+        self.check_every = check_every
+        self.sound: dict[int, object] = {}
+
+    def do(self, command: Command) -> bool:
+        """Apply a command; False (and nothing changes) if the rules refuse it."""
+        try:
+            self.state, _ = apply(self.state, command, self.cards)
+        except IllegalCommandError:
+            return False
+        self.log.append(command)
+        if len(self.log) % self.check_every == 0:
+            self.check()
+        return True
+
+    def check(self, full: bool = False) -> None:
+        """The invariants; the JSON round trip (slow) only every 100 commands and at the end."""
+        problems = invariant_violations(self.cards, self.state, self.sound)
+        if (full or len(self.log) % 100 == 0) and from_json(
+            GameState, to_json(self.state)
+        ) != self.state:
+            problems.append("state does not survive JSON")
+        self.violations += [f"after command {len(self.log)}: {p}" for p in problems]
+
+    def answer_special(self) -> None:
+        while self.state.special is not None:
+            counters = [p.name for p in self.state.players
+                        if p.playing and bots.counter_card(self.cards, self.state, p.name)]
+            if not (counters and self.do(Counter(counters[0]))):
+                self.do(ResolveSpecial())
+
+    def step(self) -> None:
+        """Advance the game by one decision."""
+        s = self.state
+        if s.special is not None:
+            self.answer_special()
+        elif s.offer is not None:
+            self.do(DeclineGroup(s.offer.receiver))
+        elif s.phase == "turn_start":
+            for p in s.players:
+                if p.playing:
+                    card = bots.turn_start_card(self.cards, self.state, p.name, self.rng)
+                    if card is not None and self.do(card):
+                        self.answer_special()
+            self.do(BeginTurn())
+        elif s.phase == "actions":
+            self.act()
+        elif s.phase == "attack":
+            self.fight()
+        elif s.phase == "after_roll":
+            self.after_roll()
+
+    def act(self) -> None:
+        me = self.state.active_player.name
+        special = bots.special_action(self.cards, self.state, me)
+        if special is not None and self.do(special):
+            self.answer_special()
+            return
+        command = bots.choose_action(self.cards, self.state, me, self.rng)
+        if self.do(command):
+            if not isinstance(command, Attack):
+                self.answer_special()
+            return
+        if not self.do(EndTurn(me)):
+            self.violations.append(f"{me} could not end the turn in phase {self.state.phase}")
+            raise RuntimeError(self.violations[-1])
+
+    def fight(self) -> None:
+        attack = self.state.attack
+        assert attack is not None
+        stances: list[Stance] = [bots.attacker_stance(self.cards, self.state, self.rng)]
+        for p in self.state.players:
+            if p.playing and p.name != attack.player:
+                stance = bots.response_stance(self.cards, self.state, p.name, self.rng)
+                if stance is not None:
+                    stances.append(stance)
+        self.state, commands = settle_bids(self.cards, self.state, stances)
+        self.log += commands
+        self.check()
+        self.do(Roll())
+
+    def after_roll(self) -> None:
+        attack = self.state.attack
+        assert attack is not None
+        owner = self.state.owner(attack.target)
+        for name in (attack.player, owner.name if owner else ""):
+            if not name:
+                continue
+            card = bots.after_roll_card(self.cards, self.state, name, self.rng)
+            if card is not None and self.do(card):
+                self.answer_special()
+        self.do(Settle())
+
+
+def seed_for(base: int, index: int) -> str:
+    """The hex seed of game ``index`` of a run seeded with ``base``."""
+    return f"{base:032x}{index:032x}"
+
+
+def play_game(cards: CardSet, index: int, players: int, base_seed: int,
+              turn_cap: int = DEFAULT_TURN_CAP, check_every: int = 1) -> GameResult:
+    """One whole bot game, checked, replayed and compared at the end."""
+    seats = tuple(Seat(f"player{i + 1}") for i in range(players))
+    setup = with_options(cards, Setup(f"sim{index}", seats, seed_for(base_seed, index)),
+                         max_turns=turn_cap)
+    state, _ = new_game(cards, setup)
+    table = BotTable(cards, state, random.Random(base_seed * 1_000_003 + index), check_every)
+    steps = 0
+    while table.state.phase != "over":
+        steps += 1
+        if steps > turn_cap * 200:
+            table.violations.append("the game made no progress")
+            break
+        table.step()
+    final = table.state
+    table.check(full=True)
+    if replay(setup, table.log, cards) != final:
+        table.violations.append("replaying the log does not give the final state")
+    goals = []
+    for name in final.winners:
+        met = [g.goal for g in progress(cards, final, final.player(name)) if g.met]
+        goals.append(met[0] if met else "?")
+    return GameResult(index, final.outcome, final.winners, tuple(goals), final.turn_number,
+                      len(table.log), table.violations)
+
+
+def simulate(cards: CardSet, games: int, players: int, seed: int,
+             turn_cap: int = DEFAULT_TURN_CAP, check_every: int = 1) -> Summary:
+    """Play ``games`` games and sum them up."""
+    start = time.perf_counter()
+    outcomes: Tally[str] = Tally()
+    by_goal: Tally[str] = Tally()
+    violations: list[str] = []
+    commands = 0
+    for index in range(games):
+        result = play_game(cards, index, players, seed, turn_cap, check_every)
+        outcomes[result.outcome] += 1
+        by_goal.update(result.goals)
+        violations += [f"game {index}: {v}" for v in result.violations]
+        commands += result.commands
+    return Summary(games, sum(outcomes.values()), dict(outcomes), dict(by_goal), violations,
+                   commands, time.perf_counter() - start)
+

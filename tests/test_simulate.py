@@ -1,0 +1,68 @@
+"""Seeded bot games: every invariant after every command, and the log replays to the end.
+
+Invariants (STYLE.md habit 8): money is conserved against the bank, every card is in exactly
+one place, no two cards overlap, the state survives JSON, replay equals the final state.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+from click.testing import CliRunner
+
+from pbem.cli import main
+from pbem.engine.carddata import load_cardset
+from pbem.engine.commands import BeginTurn
+from pbem.engine.rules import apply
+from pbem.engine.setup import Seat, Setup, new_game, with_options
+from pbem.simulate import invariant_violations, play_game, simulate
+
+CARDS = load_cardset()
+CHUNKS = 20
+GAMES = 2000
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_two_thousand_four_player_games_hold_every_invariant(chunk: int) -> None:
+    """2,000 four-player bot games (in chunks so both cores share them): each ends in a
+    victory or the documented turn cap, with no invariant broken and replay equal to the
+    final state."""
+    per_chunk = GAMES // CHUNKS
+    for index in range(chunk * per_chunk, (chunk + 1) * per_chunk):
+        result = play_game(CARDS, index, 4, base_seed=2026)
+        assert result.outcome in ("victory", "turn cap"), result
+        assert result.violations == [], result.violations
+
+
+@pytest.mark.parametrize("players", [2, 3, 5, 6, 7, 8])
+def test_games_of_every_size_hold_every_invariant(players: int) -> None:
+    """Games of 2 to 8 players keep the invariants too."""
+    summary = simulate(CARDS, 5, players, seed=players)
+    assert summary.violations == []
+    assert summary.finished == 5
+
+
+def test_the_invariant_check_catches_money_from_nowhere() -> None:
+    """A state whose treasuries do not match the bank's ledger is reported."""
+    setup = with_options(CARDS, Setup("t", (Seat("a"), Seat("b"), Seat("c")), "00" * 16))
+    state, _ = new_game(CARDS, setup)
+    state, _ = apply(state, BeginTurn(), CARDS)
+    assert invariant_violations(CARDS, state) == []
+    broken = replace(state, money_issued=state.money_issued + 1)
+    assert any("money" in v for v in invariant_violations(CARDS, broken))
+    lost = replace(state, uncontrolled=state.uncontrolled[1:])
+    assert any("cards" in v for v in invariant_violations(CARDS, lost))
+
+
+def test_pbem_simulate_prints_the_summary_as_json() -> None:
+    """`pbem simulate --json` reports games, winners by goal, violations and speed."""
+    result = CliRunner().invoke(main, ["simulate", "--games", "3", "--players", "4",
+                                       "--seed", "7", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["games"] == 3 and summary["finished"] == 3
+    assert summary["invariant_violations"] == 0
+    assert sum(summary["winners_by_goal"].values()) >= 1
+    assert summary["games_per_second"] > 0

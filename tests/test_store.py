@@ -1,0 +1,429 @@
+"""The game store against real files and real second processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbem.errors import StoreError
+from pbem.store import InboxItem, OutboxItem, Store, mail_id_for
+
+SEGMENT = 4  # small, so a handful of commits closes segments
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """Give a store holding its lock, with one game "g1"."""
+    s = Store(tmp_path / "store", segment_size=SEGMENT)
+    with s.lock():
+        s.create_game("g1", {"players": ["ann", "bob"], "seed": "x"})
+        yield s
+
+
+def mail(n: int, game: str = "g1", when: str = "2024-05-01T10:00:00") -> OutboxItem:
+    """Give outbox item number n of a game."""
+    return OutboxItem(f"{game}-o{n}", game, f"p{n}@example.org", f"<o{n}@pbem>",
+                      f"Subject: {n}\r\n\r\nbody {n}\r\n".encode(), when)
+
+
+def receive(store: Store, n: int) -> str:
+    """Give the mail id of newly received mail number n."""
+    mail_id = store.receive(f"mail {n}".encode(), message_id=f"<m{n}@example.org>",
+                            received_at="2024-05-01T09:00:00")
+    assert mail_id is not None
+    return mail_id
+
+
+def step(store: Store, n: int, game: str = "g1", **kwargs: Any) -> None:
+    """Commit step n: one entry {"n": n} and a snapshot naming it."""
+    store.commit(game, log_entries=[{"n": n}], snapshot={"last": n}, **kwargs)
+
+
+# ---- layout and lock ---------------------------------------------------------------------
+
+
+def test_a_new_store_makes_its_folders_and_reopens(tmp_path: Path) -> None:
+    root = tmp_path / "deep" / "store"
+    Store(root)
+    assert {p.name for p in root.iterdir()} >= {"inbox", "mail", "outbox", "sent", "games"}
+    with Store(root).lock():
+        assert Store(root).games() == []
+
+
+WRITES = [
+    ("receive", lambda s: s.receive(b"x", message_id="<a@b>", received_at="t")),
+    ("inbox_done", lambda s: s.inbox_done("0" * 32)),
+    ("create_game", lambda s: s.create_game("g2", {})),
+    ("commit", lambda s: s.commit("g1", log_entries=[{}], snapshot={})),
+    ("mark_sent", lambda s: s.mark_sent("x", sent_at="t")),
+    ("mark_failed", lambda s: s.mark_failed("x", error="e", retry_at="t", attempts=1)),
+    ("truncate_log", lambda s: s.truncate_log("g1", 0, {})),
+    ("recover", lambda s: s.recover()),
+]
+
+
+@pytest.mark.parametrize(("name", "write"), WRITES, ids=[w[0] for w in WRITES])
+def test_every_write_outside_the_lock_is_refused(tmp_path: Path, name: str, write: Any) -> None:
+    s = Store(tmp_path)
+    with s.lock():
+        s.create_game("g1", {})
+    with pytest.raises(StoreError, match="without holding the store lock"):
+        write(s)
+    assert s.log_length("g1") == 0 and s.inbox() == [] and s.games() == ["g1"]
+
+
+def test_the_lock_is_reentrant_and_released_after_the_outer_block(tmp_path: Path) -> None:
+    s = Store(tmp_path)
+    with s.lock(), s.lock():
+        s.create_game("g1", {})
+    with pytest.raises(StoreError):
+        s.create_game("g2", {})
+    with Store(tmp_path).lock(timeout=0):  # another holder gets it at once
+        pass
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from pbem.store import Store
+with Store(Path(sys.argv[1])).lock():
+    print("locked", flush=True)
+    hold = float(sys.argv[2])
+    if hold < 0:
+        sys.stdin.readline()
+    else:
+        time.sleep(hold)
+"""
+
+
+def hold_lock(root: Path, seconds: float) -> subprocess.Popen[str]:
+    """Give a second process that holds the store lock (until stdin closes if seconds < 0)."""
+    child = subprocess.Popen([sys.executable, "-c", HOLDER, str(root), str(seconds)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    assert child.stdout.readline() == "locked\n"
+    return child
+
+
+def test_a_second_process_holding_the_lock_makes_a_timeout_fail(tmp_path: Path) -> None:
+    s = Store(tmp_path)
+    child = hold_lock(tmp_path, -1)
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreError, match=f"in use by process {child.pid}"), s.lock(0.3):
+            pass
+        assert time.monotonic() - started >= 0.3
+        with pytest.raises(StoreError, match="without holding"):
+            s.create_game("g1", {})
+    finally:
+        child.communicate("\n", timeout=10)
+    with s.lock(timeout=0):
+        s.create_game("g1", {})
+    assert s.games() == ["g1"]
+
+
+@pytest.mark.parametrize("timeout", [None, 10.0])
+def test_lock_waits_for_the_other_process_to_let_go(tmp_path: Path, timeout: float | None) -> None:
+    s = Store(tmp_path)
+    child = hold_lock(tmp_path, 0.4)
+    started = time.monotonic()
+    with s.lock(timeout):
+        waited = time.monotonic() - started
+        s.create_game("g1", {})
+    child.wait(timeout=10)
+    assert waited >= 0.2  # the child held it 0.4 s after saying "locked"
+
+
+# ---- inbox -------------------------------------------------------------------------------
+
+
+def test_receive_keeps_the_raw_mail_and_queues_it_in_arrival_order(store: Store) -> None:
+    first = store.receive(b"one", message_id="<a@x>", received_at="2024-05-01T12:00:00")
+    second = store.receive(b"two", message_id="<b@x>",
+                           received_at=datetime(2024, 5, 1, 11, tzinfo=UTC))
+    assert first is not None and second is not None
+    assert store.inbox() == [InboxItem(first, "<a@x>", "2024-05-01T12:00:00"),
+                             InboxItem(second, "<b@x>", "2024-05-01T11:00:00+00:00")]
+    assert store.raw_mail(first) == b"one" and store.raw_mail(second) == b"two"
+
+
+def test_a_message_id_is_seen_once_even_after_done_and_reopen(store: Store) -> None:
+    mail_id = receive(store, 1)
+    assert mail_id == mail_id_for("m1@example.org ")
+    assert store.receive(b"again", message_id=" m1@example.org", received_at="t") is None
+    store.inbox_done(mail_id)
+    store.inbox_done(mail_id)  # idempotent
+    assert store.inbox() == []
+    assert Store(store.root).inbox() == []
+    assert store.receive(b"again", message_id="<m1@example.org>", received_at="t") is None
+    assert store.raw_mail(mail_id) == b"mail 1"
+
+
+def test_arrival_order_survives_done_items_and_a_new_lock_hold(tmp_path: Path) -> None:
+    s = Store(tmp_path)
+    with s.lock():
+        ids = [receive(s, n) for n in range(3)]
+        s.inbox_done(ids[0])
+    with s.lock():
+        ids.append(receive(s, 3))
+    assert [i.mail_id for i in s.inbox()] == ids[1:]
+
+
+def test_unknown_or_malformed_mail_ids_are_refused(store: Store) -> None:
+    with pytest.raises(StoreError, match="No received mail"):
+        store.raw_mail("0" * 32)
+    with pytest.raises(StoreError, match="No received mail"):
+        store.inbox_done("0" * 32)
+    with pytest.raises(StoreError, match="not a mail id"):
+        store.raw_mail("../../etc/passwd")
+    with pytest.raises(StoreError, match="without a Message-ID"):
+        store.receive(b"x", message_id=" <> ", received_at="t")
+
+
+# ---- games -------------------------------------------------------------------------------
+
+
+def test_create_game_lists_it_and_starts_empty(store: Store) -> None:
+    store.create_game("g2", {"seed": 2})
+    assert store.games() == ["g1", "g2"]
+    assert store.setup("g2") == {"seed": 2}
+    assert (store.meta("g2"), store.snapshot("g2"), store.log_length("g2")) == ({}, None, 0)
+    assert list(store.log("g2")) == []
+    with pytest.raises(StoreError, match="already exists"):
+        store.create_game("g2", {})
+
+
+def test_bad_and_unknown_game_ids_are_refused_with_a_suggestion(store: Store) -> None:
+    with pytest.raises(StoreError, match="game id is"):
+        store.create_game("../x", {})
+    with pytest.raises(StoreError) as error:
+        store.snapshot("g")
+    assert error.value.suggestion == "Did you mean g1?"
+
+
+def test_a_setup_that_is_not_json_is_refused(store: Store) -> None:
+    with pytest.raises(StoreError, match="JSON"):
+        store.create_game("g2", {"when": datetime(2024, 1, 1)})
+    assert store.games() == ["g1"]
+    store.create_game("g2", {"ok": True})  # the half-made folder does not block a retry
+    assert store.setup("g2") == {"ok": True}
+
+
+# ---- commit and log ----------------------------------------------------------------------
+
+
+def test_commit_appends_and_log_streams_across_closed_segments(store: Store) -> None:
+    for n in range(11):
+        step(store, n)
+    assert store.log_length("g1") == 11
+    assert [e["n"] for e in store.log("g1")] == list(range(11))
+    for since in (0, 3, 4, 5, 8, 10, 11, 20):
+        assert [e["n"] for e in store.log("g1", since)] == list(range(since, 11))
+    assert sorted(p.name for p in (store.root / "games/g1/segments").iterdir()) == [
+        "0000000000.json", "0000000004.json"]
+    assert store.snapshot("g1") == {"last": 10}
+    with pytest.raises(StoreError, match="negative"):
+        store.log("g1", -1)
+
+
+def test_a_step_of_many_entries_can_close_several_segments(store: Store) -> None:
+    store.commit("g1", log_entries=[{"n": n} for n in range(10)], snapshot={"last": 9})
+    store.commit("g1", log_entries=[], snapshot={"last": 9, "checked": True})
+    assert [e["n"] for e in store.log("g1", 2)] == list(range(2, 10))
+    assert store.snapshot("g1") == {"last": 9, "checked": True}
+
+
+def test_snapshot_and_meta_none_keep_the_current_ones(store: Store) -> None:
+    store.commit("g1", log_entries=[{"n": 0}], snapshot={"s": 1}, meta={"phase": "orders"})
+    store.commit("g1", log_entries=[{"n": 1}], snapshot=None)
+    assert (store.snapshot("g1"), store.meta("g1")) == ({"s": 1}, {"phase": "orders"})
+    store.commit("g1", log_entries=[], snapshot=None, meta={"phase": "window"})
+    assert store.meta("g1") == {"phase": "window"}
+
+
+def test_expect_length_refuses_a_step_computed_for_another_state(store: Store) -> None:
+    step(store, 0, expect_length=0)
+    with pytest.raises(StoreError, match="has 1 log entries; this step was computed for 0"):
+        step(store, 1, expect_length=0)
+    assert store.log_length("g1") == 1
+
+
+def test_applied_mails_stay_correct_after_their_segment_closes(store: Store) -> None:
+    ids = [receive(store, n) for n in range(12)]
+    for n, mail_id in enumerate(ids[:10]):
+        step(store, n, mail_ids=[mail_id])
+    store.commit("g1", log_entries=[], snapshot=None, mail_ids=[ids[10]])  # a refused order
+    assert store.applied_mails("g1", ids) == set(ids[:11])
+    store.create_game("g2", {})
+    assert store.applied_mails("g2", ids) == set()
+    with pytest.raises(StoreError, match="already applied"):
+        step(store, 99, mail_ids=[ids[11], ids[2]])
+    assert store.log_length("g1") == 10
+    assert Store(store.root).applied_mails("g1", [ids[0], ids[9]]) == {ids[0], ids[9]}
+
+
+def test_a_failed_commit_changes_nothing_a_reader_trusts(store: Store) -> None:
+    mail_id = receive(store, 1)
+    with pytest.raises(StoreError, match="JSON"):
+        store.commit("g1", log_entries=[{"n": 0}], snapshot={"bad": {1, 2}},
+                     mail_ids=[mail_id], outbox=[mail(0)])
+    assert store.log_length("g1") == 0 and store.snapshot("g1") is None
+    assert store.applied_mails("g1", [mail_id]) == set()  # its marker is only a hint
+    assert store.outbox() == []  # its bytes were written but nothing points to them
+    step(store, 0, mail_ids=[mail_id], outbox=[mail(0)])  # the redo
+    assert store.applied_mails("g1", [mail_id]) == {mail_id}
+    assert [o.outbox_id for o in store.outbox()] == ["g1-o0"]
+
+
+def test_commit_rewrites_neither_the_index_nor_other_games(store: Store) -> None:
+    store.create_game("g2", {})
+    others = [store.root / "index.json", store.root / "games/g2/hot.json"]
+    before = [os.stat(p).st_ino for p in others]
+    for n in range(6):
+        step(store, n)
+    assert [os.stat(p).st_ino for p in others] == before
+
+
+def test_the_hot_file_does_not_grow_with_the_log(tmp_path: Path) -> None:
+    s = Store(tmp_path, segment_size=64)
+    hot = tmp_path / "games/g/hot.json"
+    sizes = {}
+    with s.lock():
+        s.create_game("g", {})
+        for n in range(0, 528, 8):  # steps of 8 entries, each with a mail in and a mail out
+            s.commit("g", log_entries=[{"n": n + i} for i in range(8)], snapshot={"last": n},
+                     mail_ids=[receive(s, n)], outbox=[mail(n, "g")])
+            s.mark_sent(f"g-o{n}", sent_at="t")
+            sizes[n + 8] = hot.stat().st_size
+    # The same place in the open segment (520 = 8 * 64 + 8): only the digits of indexes differ.
+    assert sizes[520] <= sizes[8] * 1.1
+    assert max(sizes.values()) <= max(sizes[n] for n in range(8, 65, 8)) * 1.1
+    assert [e["n"] for e in s.log("g", 510)] == list(range(510, 528))
+
+
+# ---- rollback ----------------------------------------------------------------------------
+
+
+def test_truncate_inside_the_open_segment(store: Store) -> None:
+    ids = [receive(store, n) for n in range(6)]
+    for n in range(6):
+        step(store, n, mail_ids=[ids[n]])
+    store.truncate_log("g1", 5, {"last": 4})
+    assert [e["n"] for e in store.log("g1")] == [0, 1, 2, 3, 4]
+    assert store.snapshot("g1") == {"last": 4}
+    assert store.applied_mails("g1", ids) == set(ids[:5])
+
+
+def test_truncate_into_a_closed_segment_and_grow_again(store: Store) -> None:
+    ids = [receive(store, n) for n in range(10)]
+    for n in range(10):
+        step(store, n, mail_ids=[ids[n]])
+    store.truncate_log("g1", 2, {"last": 1})
+    assert [e["n"] for e in store.log("g1")] == [0, 1]
+    assert store.applied_mails("g1", ids) == set(ids[:2])
+    for n in range(2, 9):  # new history over the stale segment files
+        step(store, 100 + n)
+    assert [e["n"] for e in store.log("g1")] == [0, 1, *range(102, 109)]
+    assert store.applied_mails("g1", ids) == set(ids[:2])  # old markers point at new segments
+    step(store, 200, mail_ids=[ids[5]])  # a rolled-back mail can be applied again
+    assert store.applied_mails("g1", ids) == {*ids[:2], ids[5]}
+    store.truncate_log("g1", 0, {})
+    assert list(store.log("g1")) == [] and store.applied_mails("g1", ids) == set()
+    with pytest.raises(StoreError, match="cannot cut"):
+        store.truncate_log("g1", 1, {})
+
+
+# ---- outbox ------------------------------------------------------------------------------
+
+
+def test_outbox_is_oldest_first_across_games_with_the_bytes(store: Store) -> None:
+    store.create_game("g2", {})
+    step(store, 0, outbox=[mail(1, when="2024-05-01T10:02:00")])
+    step(store, 0, game="g2", outbox=[mail(1, "g2", "2024-05-01T10:01:00"),
+                                      mail(2, "g2", "2024-05-01T10:03:00")])
+    items = store.outbox()
+    assert [i.outbox_id for i in items] == ["g2-o1", "g1-o1", "g2-o2"]
+    assert items[1] == mail(1, when="2024-05-01T10:02:00")
+
+
+def test_mark_failed_then_mark_sent_twice(store: Store) -> None:
+    step(store, 0, outbox=[mail(1), mail(2)])
+    store.mark_failed("g1-o1", error="451 try later", retry_at="2024-05-01T10:05:00",
+                      attempts=1)
+    failed = store.outbox()[0]
+    assert (failed.attempts, failed.retry_at, failed.last_error) == (
+        1, "2024-05-01T10:05:00", "451 try later")
+    store.mark_sent("g1-o1", sent_at="2024-05-01T10:05:01")
+    store.mark_sent("g1-o1", sent_at="2024-05-01T10:09:00")  # idempotent: keeps the first
+    assert store.sent_at("g1-o1") == "2024-05-01T10:05:01"
+    assert [i.outbox_id for i in store.outbox()] == ["g1-o2"]
+    with pytest.raises(StoreError, match="already sent"):
+        store.mark_failed("g1-o1", error="x", retry_at="t", attempts=2)
+    with pytest.raises(StoreError, match="No queued mail"):
+        store.mark_sent("nope", sent_at="t")
+    with pytest.raises(StoreError, match="No queued mail"):
+        store.mark_failed("nope", error="x", retry_at="t", attempts=1)
+    store.mark_sent("g1-o2", sent_at="t")
+    assert store.outbox() == [] and list((store.root / "outbox").iterdir()) == []
+
+
+def test_the_same_outbox_id_is_queued_once(store: Store) -> None:
+    step(store, 0, outbox=[mail(1)])
+    step(store, 1, outbox=[mail(1), mail(2)])  # a redo of the same mail is not a second mail
+    assert [i.outbox_id for i in store.outbox()] == ["g1-o1", "g1-o2"]
+    store.mark_sent("g1-o1", sent_at="t")
+    step(store, 2, outbox=[mail(1)])
+    assert [i.outbox_id for i in store.outbox()] == ["g1-o2"]
+    with pytest.raises(StoreError, match="of game g2"):
+        step(store, 3, outbox=[mail(1, "g2")])
+
+
+# ---- restart -----------------------------------------------------------------------------
+
+
+def test_recover_finishes_inbox_done_after_a_committed_step(store: Store) -> None:
+    ids = [receive(store, n) for n in range(7)]
+    for n in range(6):
+        step(store, n, mail_ids=[ids[n]])  # the "crash" comes before inbox_done
+    store.inbox_done(ids[0])
+    store.recover()
+    assert [i.mail_id for i in store.inbox()] == [ids[6]]
+
+
+def test_recover_drops_litter_of_a_killed_writer(store: Store) -> None:
+    with pytest.raises(StoreError):
+        store.commit("g1", log_entries=[], snapshot={"bad": float("nan")}, outbox=[mail(5)])
+    litter = store.root / "games/g1/.hot.json.abc.tmp"
+    litter.write_bytes(b'{"half')
+    store.recover()
+    assert not litter.exists()
+    assert list((store.root / "outbox").iterdir()) == []
+    assert store.snapshot("g1") is None
+
+
+def test_a_damaged_file_is_reported_not_guessed(store: Store) -> None:
+    (store.root / "games/g1/hot.json").write_text('{"game": {"1": ')
+    with pytest.raises(StoreError, match=r"games/g1/hot.json is damaged"):
+        store.snapshot("g1")
+
+
+def test_every_file_the_store_writes_is_json_or_a_mail(store: Store) -> None:
+    mail_id = receive(store, 0)
+    for n in range(6):
+        step(store, n, mail_ids=[mail_id] if n == 0 else [], outbox=[mail(n)])
+    store.mark_sent("g1-o0", sent_at="t")
+    store.inbox_done(mail_id)
+    for path in store.root.rglob("*"):
+        if path.suffix == ".json":
+            json.loads(path.read_bytes())
+        else:
+            assert path.is_dir() or path.suffix == ".eml" or path.name == "lock", path
