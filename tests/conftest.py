@@ -1,0 +1,56 @@
+"""Shared pytest fixtures. Each block is owned by the module that needs it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from servers import Account, Dovecot, SmtpCatcher, dovecot_binary
+
+# --- mail servers (tests/servers.py): Dovecot IMAP/LMTP and an SMTP catcher -------------
+
+# Announced instead of Dovecot's own list, to test the paths for servers without IDLE,
+# MOVE or UIDPLUS.
+BARE_CAPABILITIES = "IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE UNSELECT NAMESPACE"
+
+
+def _dovecot_or_skip(**kwargs: object) -> Iterator[Dovecot]:
+    if dovecot_binary() is None:
+        pytest.skip("dovecot is not installed (apt-get install dovecot-imapd dovecot-lmtpd)")
+    server = Dovecot(**kwargs)  # type: ignore[arg-type]
+    try:
+        server.start()
+        yield server
+    finally:
+        server.remove()
+
+
+@pytest.fixture(scope="session")
+def dovecot() -> Iterator[Dovecot]:
+    """A private Dovecot for the whole session (one per xdist worker)."""
+    yield from _dovecot_or_skip()
+
+
+@pytest.fixture(scope="session")
+def bare_dovecot() -> Iterator[Dovecot]:
+    """A Dovecot announcing neither IDLE nor MOVE nor UIDPLUS, and no TLS."""
+    yield from _dovecot_or_skip(capabilities=BARE_CAPABILITIES, tls=False)
+
+
+@pytest.fixture
+def account(dovecot: Dovecot) -> Account:
+    """A fresh user with an empty mailbox on the session's Dovecot."""
+    return dovecot.add_user()
+
+
+@pytest.fixture
+def smtp_catcher() -> Iterator[SmtpCatcher]:
+    """An SMTP server on loopback that keeps what it receives (``.mails``)."""
+    catcher = SmtpCatcher().start()
+    try:
+        yield catcher
+    finally:
+        catcher.stop()
+
+
+# --- end of mail servers block ---------------------------------------------------------

@@ -1,0 +1,448 @@
+"""Real mail servers for tests: a private Dovecot (IMAP + LMTP) and an aiosmtpd catcher.
+
+Both bind 127.0.0.1 on free ports and are stopped by their own process id or thread.
+See notes/mail-servers.md for why the Dovecot settings are what they are.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import smtplib
+import socket
+import ssl
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
+from imapclient import IMAPClient
+from imapclient.exceptions import IMAPClientError
+
+DOVECOT_CANDIDATES = ("dovecot", "/usr/sbin/dovecot")
+
+
+def dovecot_binary() -> str | None:
+    """Give the path of the dovecot program, or None when it is not installed."""
+    for candidate in DOVECOT_CANDIDATES:
+        found = shutil.which(candidate)
+        if found:
+            return found
+    return None
+
+
+def free_port() -> int:
+    """Give a TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def make_certificate(folder: Path) -> tuple[Path, Path] | None:
+    """Give (cert, key) of a self-signed certificate for 127.0.0.1; None without openssl."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        return None
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+            "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            "-keyout", str(key), "-out", str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    key.chmod(0o644)  # Dovecot reads it as root, but keep it readable for the test client too
+    return cert, key
+
+
+@dataclass(frozen=True)
+class Account:
+    """One mailbox on the test Dovecot."""
+
+    username: str
+    password: str
+
+
+_CONFIG = """\
+instance_name = pbem-test-{tag}
+base_dir = {dir}/run
+state_dir = {dir}/state
+log_path = {dir}/dovecot.log
+listen = 127.0.0.1
+protocols = imap lmtp
+{ssl}
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+mail_location = maildir:~/Maildir
+mail_fsync = never
+default_internal_user = dovecot
+default_login_user = dovenull
+# Tests log in with wrong passwords on purpose: no delay after a failure.
+auth_failure_delay = 0
+{extra}
+passdb {{
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u {dir}/users/%u
+}}
+userdb {{
+  driver = static
+  args = uid=nobody gid=nogroup home={dir}/mail/%u allow_all_users=yes
+}}
+service imap-login {{
+  chroot =
+  inet_listener imap {{
+    address = 127.0.0.1
+    port = {imap_port}
+  }}
+  inet_listener imaps {{
+    address = 127.0.0.1
+    port = {imaps_port}
+    ssl = yes
+  }}
+}}
+service lmtp {{
+  inet_listener lmtp {{
+    address = 127.0.0.1
+    port = {lmtp_port}
+  }}
+}}
+service anvil {{
+  chroot =
+  # Closing this socket switches off the per-IP login penalty: otherwise every failed
+  # login from 127.0.0.1 would slow down every later login from it, for all tests.
+  unix_listener anvil-auth-penalty {{
+    mode = 0
+  }}
+}}
+"""
+
+
+class Dovecot:
+    """A private Dovecot in a fresh folder under /tmp, run in the foreground as a subprocess.
+
+    ``capabilities`` replaces the IMAP CAPABILITY list announced after login (to test a
+    server without IDLE or MOVE). With openssl available, ``imaps_port`` serves TLS and the
+    plain port offers STARTTLS, with the certificate at ``cert``.
+    """
+
+    def __init__(self, *, capabilities: str | None = None, tls: bool = True) -> None:
+        binary = dovecot_binary()
+        if binary is None:
+            raise RuntimeError("dovecot is not installed")
+        self.binary = binary
+        self.capabilities = capabilities
+        # Not pytest's tmp_path: Dovecot's unprivileged processes cannot enter it.
+        self.dir = Path(tempfile.mkdtemp(prefix="pbem-dovecot-", dir="/tmp"))
+        self.dir.chmod(0o755)
+        certificate = make_certificate(self.dir) if tls else None
+        self.cert: Path | None = certificate[0] if certificate else None
+        self._key: Path | None = certificate[1] if certificate else None
+        mail = self.dir / "mail"
+        mail.mkdir()
+        shutil.chown(mail, "nobody", "nogroup")
+        # One passwd-file per user: Dovecot rereads a shared one at most once a second, so
+        # a user added just now could not log in yet; a file of its own is read on first use.
+        self.users_dir = self.dir / "users"
+        self.users_dir.mkdir()
+        self.imap_port = self.imaps_port = self.lmtp_port = 0
+        self._process: subprocess.Popen[bytes] | None = None
+        self._probe = self.add_user("probe")
+
+    @property
+    def tls(self) -> bool:
+        """Tell whether the server offers TLS (imaps port and STARTTLS)."""
+        return self.cert is not None
+
+    def add_user(self, name: str | None = None, password: str | None = None) -> Account:
+        """Give a new account with an empty mailbox, usable at once."""
+        account = Account(name or f"u{uuid.uuid4().hex[:12]}", password or uuid.uuid4().hex)
+        entry = self.users_dir / account.username
+        entry.write_text(f"{account.username}:{{PLAIN}}{account.password}::::::\n")
+        entry.chmod(0o644)
+        return account
+
+    def _write_config(self) -> Path:
+        if self.cert is not None:
+            ssl_part = f"ssl = yes\nssl_cert = <{self.cert}\nssl_key = <{self._key}"
+        else:
+            ssl_part = "ssl = no"
+        extra = f"imap_capability = {self.capabilities}" if self.capabilities else ""
+        config = self.dir / "dovecot.conf"
+        config.write_text(
+            _CONFIG.format(
+                tag=self.dir.name,
+                dir=self.dir,
+                ssl=ssl_part,
+                extra=extra,
+                imap_port=self.imap_port,
+                imaps_port=self.imaps_port if self.tls else 0,
+                lmtp_port=self.lmtp_port,
+            )
+        )
+        return config
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Start Dovecot; returns once it greets and a real login succeeds."""
+        if self._process is not None:
+            return
+        if self.imap_port:
+            self._start(timeout)  # a restart keeps its ports
+            return
+        for attempt in range(3):
+            # Free a moment ago; another process may take one before Dovecot binds it.
+            self.imap_port, self.imaps_port, self.lmtp_port = free_port(), free_port(), free_port()
+            try:
+                self._start(timeout)
+                return
+            except RuntimeError:
+                if attempt == 2 or "in use" not in self.log():
+                    raise
+
+    def _start(self, timeout: float) -> None:
+        config = self._write_config()
+        process = subprocess.Popen(
+            [self.binary, "-F", "-c", str(config)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            # A session of its own: its login and mail processes share its process group.
+            start_new_session=True,
+        )
+        self._process = process
+        deadline = time.monotonic() + timeout
+        last_error: Exception | None = None
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                stderr = process.stderr.read().decode() if process.stderr else ""
+                self.stop()
+                raise RuntimeError(f"dovecot exited at start: {stderr}\n{self.log()}")
+            try:
+                with self.client(self._probe):
+                    return
+            except (OSError, IMAPClientError) as error:
+                last_error = error
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"dovecot did not accept a login in {timeout} s: {last_error}")
+
+    def stop(self) -> None:
+        """Stop our Dovecot and every process it started; returns once all have exited.
+
+        Dovecot's master leaves running IMAP sessions behind when it stops; signalling its
+        process group (ours alone, made at start) ends those too, so a stop is a real outage.
+        """
+        process, self._process = self._process, None
+        if process is None:
+            return
+        group = process.pid
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stderr is not None:
+            process.stderr.close()
+        # Bounded: a member left as a zombie (if nothing reaps orphans here) stays in the
+        # group, but holds no port.
+        for sig in [signal.SIGTERM] * 100 + [signal.SIGKILL] * 50:
+            try:
+                os.killpg(group, sig)
+            except ProcessLookupError:
+                break  # the group is empty: its ports are free
+            time.sleep(0.02)
+
+    def restart(self) -> None:
+        """Stop and start again on the same ports, keeping every mailbox."""
+        self.stop()
+        self.start()
+
+    def remove(self) -> None:
+        """Stop and delete the server's folder."""
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def log(self) -> str:
+        """Give Dovecot's log so far."""
+        path = self.dir / "dovecot.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def client(self, account: Account) -> IMAPClient:
+        """Give a logged-in IMAP client on the plain port (use it in a ``with``)."""
+        client = IMAPClient("127.0.0.1", port=self.imap_port, ssl=False, timeout=10)
+        try:
+            client.login(account.username, account.password)
+        except BaseException:
+            client.shutdown()
+            raise
+        return client
+
+    def append(self, account: Account, raw: bytes, folder: str = "INBOX") -> None:
+        """Put a mail into a folder with IMAP APPEND."""
+        with self.client(account) as client:
+            if not client.folder_exists(folder):
+                client.create_folder(folder)
+            client.append(folder, raw)
+
+    def deliver(self, account: Account, raw: bytes, envelope_from: str = "sender@test") -> None:
+        """Deliver a mail to the account's INBOX over LMTP, as a mail server would."""
+        with smtplib.LMTP("127.0.0.1", self.lmtp_port, local_hostname="localhost") as lmtp:
+            lmtp.sendmail(envelope_from, [account.username], raw)
+
+    def messages(self, account: Account, folder: str) -> list[tuple[bytes, tuple[bytes, ...]]]:
+        """Give (raw, flags) of every mail in a folder, oldest first; [] if there is no folder."""
+        with self.client(account) as client:
+            if not client.folder_exists(folder):
+                return []
+            client.select_folder(folder, readonly=True)
+            uids = sorted(client.search("ALL"))
+            data = client.fetch(uids, [b"BODY.PEEK[]", b"FLAGS"]) if uids else {}
+            return [(data[uid][b"BODY[]"], tuple(data[uid][b"FLAGS"])) for uid in uids]
+
+
+@dataclass(frozen=True)
+class CaughtMail:
+    """One mail the catcher accepted."""
+
+    envelope_from: str
+    rcpt_tos: tuple[str, ...]
+    raw: bytes
+
+
+class SmtpCatcher:
+    """An aiosmtpd server collecting what it receives; can refuse mail for a while.
+
+    ``refuse(code, times)`` answers the next ``times`` transactions at MAIL FROM with the
+    given code (421 also closes the connection, as real servers do). ``reject`` lists
+    recipients refused at RCPT with 550. ``logins`` switches on AUTH with those
+    username/password pairs; ``certificate`` (cert, key) offers STARTTLS; ``idle_timeout``
+    closes a session left idle that many seconds.
+    """
+
+    def __init__(
+        self,
+        *,
+        logins: dict[str, str] | None = None,
+        certificate: tuple[Path, Path] | None = None,
+        idle_timeout: float | None = None,
+    ) -> None:
+        self.mails: list[CaughtMail] = []
+        self.reject: set[str] = set()
+        self._refusals: list[str] = []
+        self._lock = threading.Lock()
+        self._logins = logins
+        self.sessions = 0
+        kwargs: dict[str, Any] = {"decode_data": False, "enable_SMTPUTF8": True}
+        if logins is not None:
+            kwargs.update(authenticator=self._authenticate, auth_require_tls=False)
+        if idle_timeout is not None:
+            kwargs.update(timeout=idle_timeout)
+        if certificate is not None:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(str(certificate[0]), str(certificate[1]))
+            kwargs.update(tls_context=context)
+        self.port = free_port()
+        self._controller = Controller(
+            self, hostname="127.0.0.1", port=self.port, server_hostname="catcher", **kwargs
+        )
+
+    def _authenticate(
+        self, server: SMTP, session: Session, envelope: Envelope, mechanism: str, data: Any
+    ) -> AuthResult:
+        ok = (
+            isinstance(data, LoginPassword)
+            and self._logins is not None
+            and self._logins.get(data.login.decode()) == data.password.decode()
+        )
+        return AuthResult(success=ok, handled=False)
+
+    def refuse(self, code: int = 451, times: int = 1) -> None:
+        """Refuse the next ``times`` mails at MAIL FROM with ``code``."""
+        with self._lock:
+            self._refusals.extend([f"{code} {'4.3.2' if code < 500 else '5.7.1'} not now"] * times)
+
+    async def handle_EHLO(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        hostname: str,
+        responses: list[str],
+    ) -> list[str]:
+        session.host_name = hostname
+        with self._lock:
+            self.sessions += 1
+        return responses
+
+    async def handle_MAIL(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
+    ) -> str:
+        with self._lock:
+            refusal = self._refusals.pop(0) if self._refusals else None
+        if refusal is not None:
+            if refusal.startswith("421"):
+                await server.push(refusal)
+                server.transport.close()  # type: ignore[union-attr]
+                return "421 closing"  # not seen: the connection is already closed
+            return refusal
+        envelope.mail_from = address
+        envelope.mail_options.extend(options)
+        return "250 OK"
+
+    async def handle_RCPT(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
+    ) -> str:
+        if address in self.reject:
+            return "550 5.1.1 no such user"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        with self._lock:
+            self.mails.append(
+                CaughtMail(envelope.mail_from or "", tuple(envelope.rcpt_tos), bytes(raw))
+            )
+        return "250 OK caught"
+
+    def wait_for(self, count: int, timeout: float = 5.0) -> list[CaughtMail]:
+        """Give the mails once at least ``count`` arrived (fails the test after ``timeout``)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if len(self.mails) >= count:
+                    return list(self.mails)
+            time.sleep(0.01)
+        raise AssertionError(f"catcher got {len(self.mails)} mails, expected {count}")
+
+    def start(self) -> SmtpCatcher:
+        """Start serving on its own thread; gives itself."""
+        self._controller.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and end its thread."""
+        self._controller.stop()
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 5.0, step: float = 0.02) -> bool:
+    """Give True once ``condition()`` holds, False after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(step)
+    return condition()

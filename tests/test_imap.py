@@ -1,0 +1,447 @@
+"""IMAP intake against a real Dovecot on loopback."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from servers import Account, Dovecot, wait_until
+
+from pbem.errors import ConfigError, StoreError
+from pbem.mail.imap import (
+    ImapConfig,
+    ImapError,
+    ImapIntake,
+    ImapLoginError,
+    JsonFileCursor,
+    UnprocessableMail,
+)
+
+
+def mail(tag: str) -> bytes:
+    return (
+        f"From: alice@example.org\r\nTo: game@pbem.test\r\nSubject: {tag}\r\n"
+        f"Message-ID: <{tag}@example.org>\r\n\r\norders for {tag}\r\n"
+    ).encode()
+
+
+def tag_of(raw: bytes) -> str:
+    found = re.search(rb"Message-ID: <([^@]+)@", raw)
+    assert found, raw
+    return found.group(1).decode()
+
+
+def config_for(server: Dovecot, account: Account, **changes: object) -> ImapConfig:
+    base = ImapConfig(
+        "127.0.0.1",
+        server.imap_port,
+        account.username,
+        account.password,
+        "plain",
+        poll_seconds=1,
+        timeout=10,
+    )
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+class Inbox:
+    """A deliver callable: records tags, can fail on chosen ones."""
+
+    def __init__(self) -> None:
+        self.tags: list[str] = []
+        self.fail: dict[str, Exception] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, raw: bytes) -> None:
+        tag = tag_of(raw)
+        if tag in self.fail:
+            raise self.fail[tag]
+        with self.lock:
+            self.tags.append(tag)
+
+
+def intake_for(
+    server: Dovecot,
+    account: Account,
+    tmp_path: Path,
+    inbox: Callable[[bytes], None],
+    **changes: object,
+) -> ImapIntake:
+    return ImapIntake(
+        config_for(server, account, **changes),
+        inbox,
+        JsonFileCursor(tmp_path / "cursor.json"),
+        rng=random.Random(7),
+        retry_base=0.2,
+        retry_cap=1.0,
+    )
+
+
+def tags_in(server: Dovecot, account: Account, folder: str) -> list[str]:
+    return [tag_of(raw) for raw, _ in server.messages(account, folder)]
+
+
+def test_new_mail_is_delivered_then_moved_to_the_processed_folder(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    for tag in ("a", "b", "c"):
+        dovecot.deliver(account, mail(tag))
+    inbox = Inbox()
+    intake = intake_for(dovecot, account, tmp_path, inbox)
+    try:
+        assert intake.fetch_new() == 3
+        assert intake.fetch_new() == 0
+    finally:
+        intake.close()
+    assert inbox.tags == ["a", "b", "c"]
+    assert tags_in(dovecot, account, "INBOX") == []
+    done = dovecot.messages(account, "pbem-done")
+    assert [tag_of(raw) for raw, _ in done] == ["a", "b", "c"]
+    # Fetched with BODY.PEEK[]: a person looking at the folder still sees them unread.
+    assert all(b"\\Seen" not in flags for _, flags in done)
+
+
+def test_mail_stays_in_place_when_deliver_raises(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    for tag in ("a", "b", "c"):
+        dovecot.deliver(account, mail(tag))
+    inbox = Inbox()
+    inbox.fail["b"] = OSError("store is locked")
+    intake = intake_for(dovecot, account, tmp_path, inbox)
+    try:
+        with pytest.raises(OSError, match="store is locked"):
+            intake.fetch_new()
+        assert inbox.tags == ["a"]
+        assert tags_in(dovecot, account, "INBOX") == ["b", "c"]
+        assert tags_in(dovecot, account, "pbem-done") == ["a"]
+        del inbox.fail["b"]
+        assert intake.fetch_new() == 2
+    finally:
+        intake.close()
+    assert inbox.tags == ["a", "b", "c"]
+    assert tags_in(dovecot, account, "INBOX") == []
+
+
+def test_unprocessable_mail_goes_to_the_failed_folder(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    for tag in ("a", "junk", "c"):
+        dovecot.deliver(account, mail(tag))
+    inbox = Inbox()
+    inbox.fail["junk"] = UnprocessableMail("no text part")
+    intake = intake_for(dovecot, account, tmp_path, inbox)
+    try:
+        assert intake.fetch_new() == 3
+    finally:
+        intake.close()
+    assert inbox.tags == ["a", "c"]
+    assert tags_in(dovecot, account, "pbem-failed") == ["junk"]
+    assert tags_in(dovecot, account, "pbem-done") == ["a", "c"]
+    assert tags_in(dovecot, account, "INBOX") == []
+
+
+def test_flag_mode_marks_mail_and_the_cursor_survives_a_restart(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    dovecot.deliver(account, mail("a"))
+    dovecot.deliver(account, mail("b"))
+    inbox = Inbox()
+    first = intake_for(dovecot, account, tmp_path, inbox, processed_folder=None)
+    try:
+        assert first.fetch_new() == 2
+    finally:
+        first.close()
+    saved = json.loads((tmp_path / "cursor.json").read_text())
+    assert saved["last_uid"] == 2 and saved["uidvalidity"] > 0
+    kept = dovecot.messages(account, "INBOX")
+    assert [tag_of(raw) for raw, _ in kept] == ["a", "b"]
+    assert all({b"\\Seen", b"\\Flagged"} <= set(flags) for _, flags in kept)
+
+    dovecot.deliver(account, mail("c"))
+    second = intake_for(dovecot, account, tmp_path, inbox, processed_folder=None)
+    try:
+        assert second.fetch_new() == 1
+    finally:
+        second.close()
+    assert inbox.tags == ["a", "b", "c"]
+
+
+def test_a_rebuilt_folder_is_reread_from_the_start(
+    dovecot: Dovecot, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    for tag in ("a", "b", "c"):
+        dovecot.append(account, mail(tag), folder="orders")
+    inbox = Inbox()
+    intake = intake_for(dovecot, account, tmp_path, inbox, folder="orders")
+    try:
+        assert intake.fetch_new() == 3
+        old_validity, old_last = JsonFileCursor(tmp_path / "cursor.json").load()
+        assert old_last == 3
+        with dovecot.client(account) as client:
+            client.delete_folder("orders")
+            client.create_folder("orders")
+        dovecot.append(account, mail("d"), folder="orders")  # UID 1 in the new folder
+        with caplog.at_level(logging.WARNING, logger="pbem.mail.imap"):
+            assert intake.fetch_new() == 1
+    finally:
+        intake.close()
+    assert inbox.tags == ["a", "b", "c", "d"]
+    new_validity, new_last = JsonFileCursor(tmp_path / "cursor.json").load()
+    assert new_validity != old_validity and new_last == 1
+    assert "rebuilt" in caplog.text
+
+
+def test_a_rebuilt_folder_in_flag_mode_skips_mail_already_handled(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    inbox = Inbox()
+    intake = intake_for(dovecot, account, tmp_path, inbox, folder="orders", processed_folder=None)
+    dovecot.append(account, mail("old"), folder="orders")
+    try:
+        assert intake.fetch_new() == 1
+        with dovecot.client(account) as client:
+            client.rename_folder("orders", "orders-old")
+            client.create_folder("orders")
+            client.select_folder("orders-old")
+            client.copy(client.search("ALL"), "orders")  # keeps \Seen \Flagged
+        dovecot.append(account, mail("new"), folder="orders")
+        assert intake.fetch_new() == 1
+    finally:
+        intake.close()
+    assert inbox.tags == ["old", "new"]
+
+
+def test_idle_wakes_up_when_mail_arrives(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    intake = intake_for(dovecot, account, tmp_path, Inbox())
+    try:
+        assert intake.fetch_new() == 0
+        started = time.monotonic()
+        intake.wait(0.5)
+        assert 0.4 < time.monotonic() - started < 3, "wait should end at its timeout"
+
+        timer = threading.Timer(0.3, dovecot.deliver, (account, mail("a")))
+        timer.start()
+        started = time.monotonic()
+        intake.wait(20)
+        woke = time.monotonic() - started
+        timer.join()
+        assert 0.3 <= woke < 5, f"IDLE did not report the new mail ({woke:.1f} s)"
+        assert intake.fetch_new() == 1
+    finally:
+        intake.close()
+
+
+def test_wait_returns_at_once_when_mail_is_already_waiting(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    intake = intake_for(dovecot, account, tmp_path, Inbox())
+    try:
+        intake.fetch_new()
+        dovecot.deliver(account, mail("a"))
+        started = time.monotonic()
+        intake.wait(20)
+        assert time.monotonic() - started < 2
+    finally:
+        intake.close()
+
+
+def test_wait_ends_when_stop_is_set(dovecot: Dovecot, account: Account, tmp_path: Path) -> None:
+    intake = intake_for(dovecot, account, tmp_path, Inbox())
+    stop = threading.Event()
+    try:
+        intake.fetch_new()
+        threading.Timer(0.3, stop.set).start()
+        started = time.monotonic()
+        intake.wait(30, stop)
+        assert time.monotonic() - started < 3
+    finally:
+        intake.close()
+
+
+def idle_commands(caplog: pytest.LogCaptureFixture) -> int:
+    """Count the IDLE commands imaplib logged as sent."""
+    return sum(1 for record in caplog.records if re.search(r"> b'\w+ IDLE", record.getMessage()))
+
+
+def test_idle_is_renewed_before_idle_seconds(
+    dovecot: Dovecot, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    renewing = intake_for(dovecot, account, tmp_path, Inbox(), idle_seconds=0.3)
+    steady = intake_for(dovecot, account, tmp_path, Inbox())
+    try:
+        renewing.fetch_new()
+        steady.fetch_new()
+        with caplog.at_level(logging.DEBUG, logger="imapclient"):
+            started = time.monotonic()
+            renewing.wait(1.2)
+            assert time.monotonic() - started >= 1.1
+            assert idle_commands(caplog) >= 3
+            caplog.clear()
+            steady.wait(0.6)
+            assert idle_commands(caplog) == 1
+        dovecot.deliver(account, mail("late"))
+        assert renewing.fetch_new() == 1  # the connection is still in a usable state
+    finally:
+        renewing.close()
+        steady.close()
+
+
+def test_run_survives_a_server_restart_losing_and_doubling_nothing(
+    dovecot: Dovecot, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    inbox = Inbox()
+    intake = intake_for(dovecot, account, tmp_path, inbox)
+    stop = threading.Event()
+    runner = threading.Thread(target=intake.run, args=(stop,))
+    with caplog.at_level(logging.INFO, logger="pbem.mail.imap"):
+        runner.start()
+        try:
+            for tag in ("a", "b", "c"):
+                dovecot.deliver(account, mail(tag))
+            assert wait_until(lambda: len(inbox.tags) == 3, timeout=10)
+            dovecot.stop()
+            time.sleep(0.5)  # let run() notice and back off
+            dovecot.start()
+            for tag in ("d", "e", "f"):
+                dovecot.deliver(account, mail(tag))
+            assert wait_until(lambda: len(inbox.tags) == 6, timeout=15), inbox.tags
+        finally:
+            stop.set()
+            runner.join(10)
+    assert not runner.is_alive()
+    assert inbox.tags == ["a", "b", "c", "d", "e", "f"]
+    assert tags_in(dovecot, account, "pbem-done") == inbox.tags
+    assert tags_in(dovecot, account, "INBOX") == []
+    assert "trying again in" in caplog.text
+
+
+def test_run_retries_a_mail_the_store_could_not_take(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    inbox = Inbox()
+    inbox.fail["a"] = OSError("store is locked")
+    intake = intake_for(dovecot, account, tmp_path, inbox)
+    dovecot.deliver(account, mail("a"))
+    stop = threading.Event()
+    runner = threading.Thread(target=intake.run, args=(stop,))
+    runner.start()
+    try:
+        time.sleep(0.5)
+        assert inbox.tags == []
+        del inbox.fail["a"]
+        assert wait_until(lambda: inbox.tags == ["a"], timeout=10)
+    finally:
+        stop.set()
+        runner.join(10)
+    assert tags_in(dovecot, account, "pbem-done") == ["a"]
+
+
+def test_login_failure_names_host_and_user(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    intake = intake_for(dovecot, account, tmp_path, Inbox(), password="wrong")
+    with pytest.raises(
+        ImapLoginError, match=re.escape(f"login refused by 127.0.0.1 for {account.username}")
+    ):
+        intake.fetch_new()
+    problems = intake.check()
+    assert len(problems) == 1
+    assert f"login refused by 127.0.0.1 for {account.username}" in problems[0]
+
+
+def test_check_is_empty_for_a_good_setup(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    assert intake_for(dovecot, account, tmp_path, Inbox()).check() == []
+
+
+def test_check_names_a_missing_folder_and_an_unreachable_server(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    problems = intake_for(dovecot, account, tmp_path, Inbox(), folder="Orders").check()
+    assert problems == [f"folder 'Orders' does not exist on 127.0.0.1:{dovecot.imap_port}"]
+    closed = intake_for(dovecot, account, tmp_path, Inbox(), port=1).check()
+    assert len(closed) == 1 and "cannot connect to the IMAP server 127.0.0.1:1" in closed[0]
+    with pytest.raises(ImapError, match="cannot connect"):
+        intake_for(dovecot, account, tmp_path, Inbox(), port=1).fetch_new()
+
+
+def test_check_warns_of_a_clear_text_password_off_loopback(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    config = config_for(dovecot, account, host="192.0.2.1", timeout=0.2)
+    problems = ImapIntake(config, Inbox(), JsonFileCursor(tmp_path / "c.json")).check()
+    assert "unencrypted" in problems[0]
+
+
+@pytest.mark.parametrize("security", ["tls", "starttls"])
+def test_tls_and_starttls_with_a_trusted_certificate(
+    dovecot: Dovecot, account: Account, tmp_path: Path, security: str
+) -> None:
+    if not dovecot.tls:
+        pytest.skip("openssl is not installed, so the test Dovecot has no certificate")
+    port = dovecot.imaps_port if security == "tls" else dovecot.imap_port
+    trusted = dict(security=security, port=port, ca_file=str(dovecot.cert))
+    assert intake_for(dovecot, account, tmp_path, Inbox(), **trusted).check() == []
+    dovecot.deliver(account, mail("secret"))
+    inbox = Inbox()
+    intake = intake_for(dovecot, account, tmp_path, inbox, **trusted)
+    try:
+        assert intake.fetch_new() == 1
+    finally:
+        intake.close()
+    untrusted = intake_for(dovecot, account, tmp_path, Inbox(), security=security, port=port)
+    problems = untrusted.check()
+    assert len(problems) == 1 and "certificate" in problems[0].lower()
+
+
+def test_server_without_idle_move_or_uidplus(bare_dovecot: Dovecot, tmp_path: Path) -> None:
+    account = bare_dovecot.add_user()
+    for tag in ("a", "b"):
+        bare_dovecot.deliver(account, mail(tag))
+    inbox = Inbox()
+    intake = intake_for(bare_dovecot, account, tmp_path, inbox)
+    try:
+        assert intake.fetch_new() == 2
+        started = time.monotonic()
+        intake.wait(0.5)  # no IDLE: a plain sleep
+        assert time.monotonic() - started >= 0.5
+    finally:
+        intake.close()
+    assert inbox.tags == ["a", "b"]
+    assert tags_in(bare_dovecot, account, "INBOX") == []
+    assert tags_in(bare_dovecot, account, "pbem-done") == ["a", "b"]
+    problems = intake_for(bare_dovecot, account, tmp_path, inbox).check()
+    assert len(problems) == 1 and "does not offer IDLE" in problems[0]
+
+
+def test_json_cursor_round_trips_and_reports_damage(tmp_path: Path) -> None:
+    cursor = JsonFileCursor(tmp_path / "state" / "cursor.json")
+    assert cursor.load() == (None, 0)
+    cursor.save(1234, 56)
+    assert cursor.load() == (1234, 56)
+    cursor.save(1234, 57)
+    assert JsonFileCursor(tmp_path / "state" / "cursor.json").load() == (1234, 57)
+    assert sorted(p.name for p in (tmp_path / "state").iterdir()) == ["cursor.json"]
+    (tmp_path / "state" / "cursor.json").write_text("{not json")
+    with pytest.raises(StoreError, match="damaged"):
+        cursor.load()
+
+
+def test_config_refuses_nonsense() -> None:
+    with pytest.raises(ConfigError, match="security"):
+        ImapConfig("h", 1, "u", "p", "ssl")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="must differ"):
+        ImapConfig("h", 1, "u", "p", "tls", folder="x", processed_folder="x")
+    assert "hunter2" not in repr(ImapConfig("h", 1, "u", "hunter2", "tls"))
