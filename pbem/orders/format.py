@@ -1,0 +1,220 @@
+"""Order values back to text: the canonical line ``parse_orders`` reads back to the same value.
+
+Names are written in full, in quotes when they hold a keyword ("Orbital Mind Control Lasers"
+holds CONTROL) so they always read back; numbers bare; optional parts only when they say
+something. ``format_orders`` writes a whole mail, password blanked, for "your pending orders
+as you would send them again".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pbem.engine.commands import (
+    AbolishPrivilege,
+    AcceptGroup,
+    Attack,
+    CallOff,
+    Counter,
+    DeclineGroup,
+    DropGroup,
+    EndPowers,
+    EndTurn,
+    GiveCard,
+    GiveMoney,
+    LeaveGame,
+    MoveGroup,
+    OfferGroup,
+    Pass,
+    PlaySpecial,
+    TransferMoney,
+    UseLasers,
+    UseRecyclers,
+)
+from pbem.orders.active import SIDES
+from pbem.orders.lexer import quote_name as q
+from pbem.orders.model import (
+    AttackOrder,
+    ConditionalPlay,
+    DefendOrder,
+    Header,
+    Help,
+    History,
+    InterfereOrder,
+    Located,
+    NoResponse,
+    Odds,
+    Order,
+    Press,
+    SetHtml,
+    SetLanguage,
+    SetTimezone,
+    StandingAttackReaction,
+    StandingClear,
+    StandingDefend,
+    StandingList,
+    StandingNeverInterfere,
+    StandingTurnReaction,
+    Status,
+)
+
+__all__ = ["BLANKED_PASSWORD", "format_order", "format_orders"]
+
+BLANKED_PASSWORD = "******"
+
+_BARE: dict[type, str] = {
+    UseRecyclers: "RECYCLE",
+    EndPowers: "END POWERS",
+    Pass: "PASS",
+    EndTurn: "END TURN",
+    CallOff: "CALL OFF",
+    LeaveGame: "LEAVE GAME",
+    DeclineGroup: "DECLINE",
+    Counter: "COUNTER",
+    NoResponse: "NO RESPONSE",
+    StandingNeverInterfere: "STANDING NEVER INTERFERE",
+    StandingList: "STANDING LIST",
+    Status: "STATUS",
+}
+
+
+def format_order(order: Order) -> str:
+    """Gives the canonical text of an order (several lines for press)."""
+    bare = _BARE.get(type(order))
+    if bare is not None:
+        return bare
+    match order:
+        case AttackOrder():
+            return _attack(order)
+        case TransferMoney():
+            return f"TRANSFER {order.amount} FROM {q(order.source)} TO {q(order.dest)}"
+        case MoveGroup():
+            return f"MOVE {q(order.group)} TO {q(order.master)} {_side(order.arrow)}"
+        case DropGroup():
+            return f"DROP {q(order.group)}"
+        case OfferGroup():
+            return f"GIVE {q(order.group)} TO {q(order.to)}"
+        case GiveMoney():
+            return f"GIVE {order.amount} MB TO {q(order.to)}"
+        case GiveCard():
+            return f"GIVE CARD {q(order.card)} TO {q(order.to)}"
+        case PlaySpecial():
+            return _play(order)
+        case UseLasers():
+            return f"LASERS {order.change.upper()} {order.alignment} ON {q(order.group)}"
+        case AcceptGroup():
+            if not order.master:
+                return "ACCEPT"
+            return f"ACCEPT AT {q(order.master)} {_side(order.arrow)}"
+        case DefendOrder():
+            source = f" FROM {q(order.source)}" if order.source else ""
+            return f"DEFEND {order.amount}{source}{_upto(order.upto)}"
+        case InterfereOrder():
+            side = order.interfere.side.upper()
+            return f"{side} {order.interfere.amount}{_upto(order.upto)}"
+        case AbolishPrivilege():
+            return f"ABOLISH PRIVILEGE WITH {_names(order.cards)}"
+        case ConditionalPlay():
+            return f"IF {order.when.upper()} PLAY {q(order.play.card)}"
+        case _:
+            return _standing_and_the_rest(order)
+
+
+def _standing_and_the_rest(order: Order) -> str:
+    match order:
+        case StandingDefend():
+            return f"STANDING DEFEND {_or(order.group, 'ANY')} UPTO {order.upto}"
+        case StandingAttackReaction():
+            when = "" if order.when == "always" else f" AND {order.when.upper()}"
+            return (f"STANDING IF {_or(order.attacker, 'ANYONE')} ATTACKS "
+                    f"{_or(order.target, 'ANY')}{when} PLAY {q(order.card)}")
+        case StandingTurnReaction():
+            return f"STANDING IF {_or(order.player, 'ANYONE')} STARTS TURN PLAY {q(order.card)}"
+        case StandingClear():
+            return f"STANDING CLEAR {'ALL' if order.number is None else order.number}"
+        case Press():
+            to = _names(order.recipients) if order.recipients else "ALL"
+            return f"PRESS TO {to}\n{order.text}\nEND PRESS"
+        case Odds():
+            spend = f" SPEND {order.spend}" if order.spend else ""
+            return f"ODDS {_head(order.attack)}{spend}"
+        case History():
+            return "HISTORY" if order.turns is None else f"HISTORY {order.turns}"
+        case Help():
+            return f"HELP {order.topic}" if order.topic else "HELP"
+        case SetTimezone():
+            return f"SET TIMEZONE {order.zone}"
+        case SetLanguage():
+            return f"SET LANGUAGE {order.language.upper()}"
+        case SetHtml():
+            return f"SET HTML {'ON' if order.enabled else 'OFF'}"
+    raise TypeError(f"not an order: {order!r}")
+
+
+def format_orders(header: Header, orders: Iterable[Order | Located]) -> str:
+    """Gives a whole order mail for ``orders``, the password blanked, ending in END."""
+    turn = f" TURN {header.turn}" if header.turn is not None else ""
+    game = q(header.game) if len(header.game.split()) != 1 else header.game
+    lines = [f"GAME {game} PLAYER {q(header.player)} PASSWORD {BLANKED_PASSWORD}{turn}"]
+    for order in orders:
+        lines.append(format_order(order.order if isinstance(order, Located) else order))
+    lines.append("END")
+    return "\n".join(lines) + "\n"
+
+
+def _attack(order: AttackOrder) -> str:
+    attack = order.attack
+    text = f"ATTACK {_head(attack)}"
+    if attack.privilege == "bavarian":
+        text += " PRIVILEGE BAVARIAN"
+    elif attack.privilege == "card":
+        text += f" PRIVILEGE {q(attack.privilege_card)}"
+    if order.spend or order.spend_from:
+        text += f" SPEND {order.spend}"
+        if order.spend_from:
+            text += f" FROM {q(order.spend_from)}"
+    text += _upto(order.upto)
+    if order.then_move:
+        text += f" THEN MOVE {order.then_move}"
+    if attack.arrow >= 0:
+        text += f" AT {_side(attack.arrow)}"
+    return text
+
+
+def _head(attack: Attack) -> str:
+    aids = f" WITH {_names(attack.aids)}" if attack.aids else ""
+    return f"{q(attack.attacker)} {attack.mode.upper()} {q(attack.target)}{aids}"
+
+
+def _play(order: PlaySpecial) -> str:
+    text = f"PLAY {q(order.card)}"
+    if order.group:
+        text += f" ON {q(order.group)}"
+    if order.other:
+        text += f" ON {q(order.other)}"
+    if order.attacker:
+        text += f" WITH {q(order.attacker)}"
+    if order.moves:
+        steps = ", ".join(f"{n} FROM {q(a)} TO {q(b)}" for a, b, n in order.moves)
+        text += f" MOVE {steps}"
+    if order.bonus_to:
+        text += f" BONUS TO {q(order.bonus_to)}"
+    if order.master:
+        text += f" AT {q(order.master)} {_side(order.arrow)}"
+    return text
+
+
+def _names(names: Iterable[str]) -> str:
+    return ", ".join(q(n) for n in names)
+
+
+def _or(name: str, anything: str) -> str:
+    return q(name) if name else anything
+
+
+def _upto(amount: int) -> str:
+    return f" UPTO {amount}" if amount else ""
+
+
+def _side(arrow: int) -> str:
+    return SIDES[arrow].upper()

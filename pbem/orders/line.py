@@ -1,0 +1,195 @@
+"""One order line to one order value: the table of orders, and the reading of a line.
+
+Syntax is checked here without the game state (as python-chess checks a move's text without
+the board): names must be cards or players of the right kind, numbers whole and not
+negative, and each order complete. Whether the order is legal now is the engine's business.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterator, Sequence
+
+from pbem.engine.cards import CardSet
+from pbem.engine.commands import (
+    CallOff,
+    DeclineGroup,
+    DropGroup,
+    EndPowers,
+    EndTurn,
+    LeaveGame,
+    Pass,
+    UseRecyclers,
+)
+from pbem.errors import OrderSyntaxError
+from pbem.orders import active, responses
+from pbem.orders.grammar import Reader, TooTangled, syntax_error
+from pbem.orders.lexer import Token, tokenize
+from pbem.orders.model import (
+    NoResponse,
+    Order,
+    StandingList,
+    StandingNeverInterfere,
+    Status,
+)
+from pbem.orders.vocabulary import Vocabulary
+
+__all__ = ["ORDER_FORMS", "parse_order", "read_order"]
+
+OrderReader = Callable[[Reader, int], Iterator[tuple[Order, int]]]
+
+
+def _bare(build: Callable[[str], Order]) -> OrderReader:
+    """Gives the reader of an order that takes nothing after its keywords."""
+
+    def read(r: Reader, pos: int) -> Iterator[tuple[Order, int]]:
+        yield build(r.player), pos
+
+    return read
+
+
+def _drop(r: Reader, pos: int) -> Iterator[tuple[Order, int]]:
+    for group, end in r.name(pos, "group", "the group to drop", ()):
+        yield DropGroup(r.player, group), end
+
+
+# Every order: its keywords, how to read the rest, and its form for "write it as: ...".
+_ORDERS: dict[str, tuple[OrderReader, str]] = {
+    "attack": (active.attack, "ATTACK <group> CONTROL|NEUTRALIZE|DESTROY <target> "
+               "[WITH <group>, ...] [PRIVILEGE <special card>|BAVARIAN] "
+               "[SPEND <n> [FROM <card>]] [UPTO <n>] [THEN MOVE <n>] [AT <side>]"),
+    "transfer": (active.transfer, "TRANSFER <n> FROM <card> TO <card>"),
+    "move": (active.move, "MOVE <group> TO <card> TOP|RIGHT|BOTTOM|LEFT"),
+    "drop": (_drop, "DROP <group>"),
+    "give": (active.give, "GIVE <n> MB TO <player>, GIVE CARD <special card> TO <player> "
+             "or GIVE <group> TO <player>"),
+    "play": (active.play, "PLAY <special card> [ON <group>] [WITH <group>] "
+             "[AT <card> <side>] [MOVE <n> FROM <card> TO <card>, ...] [BONUS TO <card>]"),
+    "lasers": (active.lasers, "LASERS ADD|REMOVE|REVERSE <alignment> ON <group>"),
+    "recycle": (_bare(UseRecyclers), "RECYCLE"),
+    "end powers": (_bare(EndPowers), "END POWERS"),
+    "pass": (_bare(Pass), "PASS"),
+    "end turn": (_bare(EndTurn), "END TURN"),
+    "call off": (_bare(CallOff), "CALL OFF"),
+    "leave game": (_bare(LeaveGame), "LEAVE GAME"),
+    "accept": (active.accept, "ACCEPT [AT <card> TOP|RIGHT|BOTTOM|LEFT]"),
+    "decline": (_bare(DeclineGroup), "DECLINE"),
+    "defend": (responses.defend, "DEFEND <n> [FROM <card>] [UPTO <n>]"),
+    "interfere": (responses.interference("interfere"), "INTERFERE <n> [UPTO <n>]"),
+    "assist": (responses.interference("assist"), "ASSIST <n> [UPTO <n>]"),
+    "abolish privilege": (responses.abolish,
+                          "ABOLISH PRIVILEGE WITH <special card>, <special card>"),
+    "if": (responses.conditional, "IF SUCCEEDS|FAILS PLAY <special card>"),
+    "counter": (responses.counter, "COUNTER"),
+    "no response": (_bare(lambda _: NoResponse()), "NO RESPONSE"),
+    "standing defend": (responses.standing_defend, "STANDING DEFEND <group>|ANY UPTO <n>"),
+    "standing never interfere": (_bare(lambda _: StandingNeverInterfere()),
+                                 "STANDING NEVER INTERFERE"),
+    "standing if": (responses.standing_if,
+                    "STANDING IF <player>|ANYONE|ME ATTACKS <group>|ANY [AND SUCCEEDS|FAILS] "
+                    "PLAY <special card>, or STANDING IF <player>|ANYONE|ME STARTS TURN "
+                    "PLAY <special card>"),
+    "standing list": (_bare(lambda _: StandingList()), "STANDING LIST"),
+    "standing clear": (responses.standing_clear, "STANDING CLEAR [<n>|ALL]"),
+    "press to": (responses.press, "PRESS TO <player>[, <player>...]|ALL, then the message, "
+                 "then END PRESS"),
+    "status": (_bare(lambda _: Status()), "STATUS"),
+    "odds": (active.odds, "ODDS <group> CONTROL|NEUTRALIZE|DESTROY <target> "
+             "[WITH <group>, ...] [SPEND <n>]"),
+    "history": (responses.history, "HISTORY [<turns>]"),
+    "help": (responses.help_topic, "HELP [<topic>]"),
+    "set timezone": (responses.set_timezone, "SET TIMEZONE <zone, like Europe/Paris>"),
+    "set language": (responses.set_language, "SET LANGUAGE EN|FR"),
+    "set html": (responses.set_html, "SET HTML ON|OFF"),
+}
+
+ORDER_FORMS: dict[str, str] = {keywords: form for keywords, (_, form) in _ORDERS.items()}
+"""The written form of every order, by its keywords (``"end turn"``)."""
+_TAKES_NOTHING = frozenset(k for k, form in ORDER_FORMS.items() if form == k.upper())
+
+
+def read_order(
+    tokens: tuple[Token, ...],
+    vocabulary: Vocabulary,
+    player: str,
+    *,
+    line: int | None = None,
+    text: str = "",
+) -> Order:
+    """Gives the order the tokens of one line say; raises OrderSyntaxError if none."""
+    r = Reader(tokens, vocabulary, player)
+    keywords = _keywords(r, line, text)
+    reader, form = _ORDERS[keywords]
+    start = len(keywords.split())
+    try:
+        for order, end in reader(r, start):
+            if end == len(tokens):
+                return order
+            if keywords in _TAKES_NOTHING:
+                r.fail(end, f"{keywords.upper()} takes nothing after it")
+            else:
+                r.fail(end, f"unexpected {r.shown(end)} after the order", weak=True)
+    except TooTangled:
+        raise OrderSyntaxError(
+            "this line can be read in too many ways to try them all",
+            line=line,
+            text=text,
+            suggestion='put each name in quotes, like "Boy Sprouts".',
+        ) from None
+    raise syntax_error(r.failure, vocabulary, line, text, form)
+
+
+def _keywords(r: Reader, line: int | None, text: str) -> str:
+    """Gives the keywords of the order the line begins with (the longest that fits)."""
+    found = [k for k in _ORDERS if _begins_with(r, k)]
+    if found:
+        return max(found, key=len)
+    first = r.word(0)
+    started = [k for k in _ORDERS if k.split()[0] == first]
+    if started:
+        rest = or_words(k.split(maxsplit=1)[1] for k in started)
+        given = r.shown(1)
+        close = difflib.get_close_matches(
+            r.word(1), [k.split(maxsplit=1)[1] for k in started], n=1, cutoff=0.6
+        )
+        raise OrderSyntaxError(
+            f"expected {rest} after {first.upper()}, not {given}",
+            line=line,
+            text=text,
+            suggestion=(f"did you mean {first.upper()} {close[0].upper()}?" if close
+                        else f"write it as: {' or '.join(ORDER_FORMS[k] for k in started)}"),
+        )
+    shown = r.tokens[0].text if r.tokens else ""
+    close = difflib.get_close_matches(first, list({k.split()[0] for k in _ORDERS}), n=2,
+                                      cutoff=0.6)
+    raise OrderSyntaxError(
+        f"unknown order {shown!r}",
+        line=line,
+        text=text,
+        suggestion=(f"did you mean {' or '.join(c.upper() for c in close)}?" if close
+                    else "an order begins with a word like ATTACK, TRANSFER, GIVE, PLAY, "
+                    "DEFEND or PASS (send HELP for the list)."),
+    )
+
+
+def _begins_with(r: Reader, keywords: str) -> bool:
+    return all(r.word(i) == word for i, word in enumerate(keywords.split()))
+
+
+def or_words(words: Iterator[str] | Sequence[str]) -> str:
+    items = [w.upper() for w in words]
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
+def parse_order(
+    text: str, cards: CardSet, player: str = "", players: Sequence[str] = ()
+) -> Order:
+    """Gives the order one line says, written by ``player``; raises OrderSyntaxError if none.
+
+    A PRESS TO line gives a Press with an empty text: the message lines are the mail's.
+    """
+    tokens = tokenize(text)
+    if not tokens:
+        raise OrderSyntaxError("the line holds no order", text=text,
+                               suggestion="write an order, like PASS.")
+    return read_order(tokens, Vocabulary(cards, players), player, text=text)

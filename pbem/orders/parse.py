@@ -1,0 +1,231 @@
+"""An order mail's text to its header and orders, every bad line reported, none fatal.
+
+The orders are the lines from the start line (first word GAME) to a line END. Everything
+outside them is ignored, so a reply that quotes the last report works; so are blank lines,
+``#`` comments and lines starting with ``>`` (quoted). Without END the orders run to the end
+of the text (or to a ``-- `` signature line) and a warning says so. A PRESS TO line takes
+the lines after it, as they are, up to END PRESS.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+
+from pbem.engine.cards import CardSet
+from pbem.errors import OrderSyntaxError
+from pbem.orders.grammar import Reader, syntax_error
+from pbem.orders.lexer import split_comment, tokenize
+from pbem.orders.line import read_order
+from pbem.orders.model import Header, Located, OrderWarning, ParsedOrders, Press
+from pbem.orders.vocabulary import Vocabulary
+
+__all__ = ["HEADER_FORM", "blank_password", "parse_orders"]
+
+HEADER_FORM = "GAME <game> PLAYER <name> PASSWORD <password> [TURN <number>]"
+_PASSWORD = re.compile(r"""(\bpassword\s+)("[^"]*"|“[^”]*”|\S+)""", re.IGNORECASE)
+_SIGNATURE = "--"  # the usual "-- " line before a signature, trailing blank stripped
+_MAX_LINE = 1000  # characters; a longer line is no order a person wrote
+
+
+def blank_password(line: str) -> str:
+    """Gives the line with the word after PASSWORD replaced by ``******``."""
+    span = _secret_span(line)
+    return line if span is None else f"{line[:span[0]]}******{line[span[1]:]}"
+
+
+def _secret_span(line: str) -> tuple[int, int] | None:
+    """Gives where the password is on a start line, or None."""
+    pos = 0
+    while (found := _PASSWORD.search(line, pos)) is not None:
+        # "PLAYER Password PASSWORD x": the first PASSWORD is a name, the secret is x.
+        if _PASSWORD.match(line, found.start(2)) is not None:
+            pos = found.start(2)
+            continue
+        return found.span(2)
+    return None
+
+
+def parse_orders(text: str, cards: CardSet, players: Sequence[str] = ()) -> ParsedOrders:
+    """Gives the header and every order of an order mail's text, with the errors found.
+
+    A bad line becomes an OrderSyntaxError in ``errors`` and reading goes on with the next
+    line. Names are matched to ``cards``, and to ``players`` when given (else player names
+    are kept as written). Raises OrderSyntaxError only when there is no readable start line.
+    """
+    lines = text.splitlines()
+    vocabulary = Vocabulary(cards, players)
+    start, header = _find_header(lines, vocabulary)
+    reading = _Reading(header.player, vocabulary)
+    ended_by = ""
+    in_press: tuple[int, str, Press] | None = None
+    press_lines: list[str] = []
+    for number, raw in enumerate(lines[start + 1:], start=start + 2):
+        line = raw.strip()
+        if line.startswith(">"):
+            continue
+        words = split_comment(line).casefold().split()
+        if words == ["end"]:
+            ended_by = "end"
+            break
+        if in_press is None and line == _SIGNATURE:
+            ended_by = "signature"
+            break
+        if in_press is not None:
+            if words == ["end", "press"]:
+                reading.finish_press(in_press, press_lines)
+                in_press, press_lines = None, []
+            else:
+                press_lines.append(raw.rstrip())
+            continue
+        if not words:
+            continue
+        if words == ["end", "press"] or words[0] == "game":
+            reading.misplaced(number, line, first_line=start + 1)
+            continue
+        in_press = reading.line(number, line)
+    if in_press is not None:
+        reading.errors.append(OrderSyntaxError(
+            "this press message has no END PRESS line, so it was not sent",
+            line=in_press[0],
+            text=in_press[1],
+            suggestion="end the message with a line END PRESS, then go on with your orders.",
+        ))
+    if ended_by != "end":
+        reading.warnings.append(OrderWarning(
+            "there is no END line: the orders were read up to the signature line"
+            if ended_by == "signature"
+            else "there is no END line: the orders were read to the end of the mail",
+        ))
+    return ParsedOrders(header, tuple(reading.orders), tuple(reading.errors),
+                        tuple(reading.warnings))
+
+
+class _Reading:
+    """The orders and errors of one mail so far."""
+
+    def __init__(self, player: str, vocabulary: Vocabulary) -> None:
+        self.player = player
+        self.vocabulary = vocabulary
+        self.orders: list[Located] = []
+        self.errors: list[OrderSyntaxError] = []
+        self.warnings: list[OrderWarning] = []
+
+    def line(self, number: int, line: str) -> tuple[int, str, Press] | None:
+        """Reads one order line; gives the press it opens (line, text, order), if any."""
+        if len(line) > _MAX_LINE:
+            self.errors.append(OrderSyntaxError(
+                f"this line is too long ({len(line)} characters) to be an order",
+                line=number, text=line[:80] + "...", suggestion="write one order a line.",
+            ))
+            return None
+        try:
+            tokens = tokenize(line)
+            if not tokens:
+                return None
+            order = read_order(tokens, self.vocabulary, self.player, line=number, text=line)
+        except OrderSyntaxError as error:
+            error.line, error.text = number, line
+            self.errors.append(error)
+            return None
+        if isinstance(order, Press):
+            return number, line, order
+        self.orders.append(Located(number, line, order))
+        return None
+
+    def misplaced(self, number: int, line: str, *, first_line: int) -> None:
+        """Reports an END PRESS outside a press, or a second start line."""
+        if line.split()[0].casefold() == "game":
+            self.errors.append(OrderSyntaxError(
+                f"a second start line: these orders began on line {first_line}",
+                line=number, text=blank_password(line),
+                suggestion="send one set of orders a mail, from its start line to END.",
+            ))
+            return
+        self.errors.append(OrderSyntaxError(
+            "END PRESS ends a press message, but no PRESS TO came before it",
+            line=number, text=line,
+            suggestion="begin the message with PRESS TO <player> or PRESS TO ALL.",
+        ))
+
+    def finish_press(self, opened: tuple[int, str, Press], body: list[str]) -> None:
+        number, line, press = opened
+        message = "\n".join(body).strip("\n")
+        if not message.strip():
+            self.errors.append(OrderSyntaxError(
+                "this press message is empty", line=number, text=line,
+                suggestion="write the message on the lines between PRESS TO and END PRESS.",
+            ))
+            return
+        self.orders.append(Located(number, line, replace(press, text=message)))
+
+
+def _find_header(lines: list[str], vocabulary: Vocabulary) -> tuple[int, Header]:
+    """Gives the index of the start line and its header; raises OrderSyntaxError if none."""
+    first_error: OrderSyntaxError | None = None
+    for index, raw in enumerate(lines):
+        line = raw.strip()
+        words = line.split(maxsplit=1)
+        if not words or words[0].casefold() != "game":
+            continue
+        try:
+            return index, _read_header(line, index + 1, vocabulary)
+        except OrderSyntaxError as error:
+            first_error = first_error or error
+    if first_error is not None:
+        raise first_error
+    raise OrderSyntaxError(
+        "no start line found: orders begin with a line whose first word is GAME",
+        suggestion=f"begin your orders with a line {HEADER_FORM}, and end them with END.",
+    )
+
+
+def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
+    span = _secret_span(line)
+    secret = line[span[0]:span[1]] if span else None
+
+    def hidden(message: str | None) -> str | None:
+        # The reply quotes the error back: the password must not travel in it.
+        if not message or not secret:
+            return message
+        return re.sub(rf"(?<!\w){re.escape(secret)}(?!\w)", "******", message)
+
+    try:
+        tokens = tokenize(line)
+        r = Reader(tokens, vocabulary, "")
+        for header, end in _header(r):
+            if end == len(tokens):
+                return header
+            r.fail(end, f"unexpected {r.shown(end)} at the end of the start line", weak=True)
+        error = syntax_error(r.failure, vocabulary, number, line, HEADER_FORM)
+    except OrderSyntaxError as unreadable:
+        error = unreadable
+    raise type(error)(
+        hidden(error.message) or "",
+        line=number,
+        text=blank_password(line),
+        suggestion=hidden(error.suggestion),
+    )
+
+
+def _header(r: Reader) -> Iterator[tuple[Header, int]]:
+    """Yields ``GAME <game> PLAYER <name> PASSWORD <password> [TURN <n>]``."""
+    if len(r.tokens) < 2 or r.word(1) == "player":
+        r.fail(1, "the game's name is missing after GAME")
+        return
+    game = r.tokens[1].text
+    for _, at in r.keyword(2, "player", where="after the game's name"):
+        for player, pw_at in r.name(at, "player", "your player name", ("password",),
+                                    at_end=False):
+            for _, secret_at in r.keyword(pw_at, "password", where="after your name"):
+                if r.at_end(secret_at):
+                    r.fail(secret_at, "the password is missing after PASSWORD")
+                    continue
+                password = r.tokens[secret_at].text
+                end = secret_at + 1
+                if r.word(end) != "turn":
+                    yield Header(game, player, password), end
+                    continue
+                for turn, last in r.number(end + 1, "the turn number", money=False):
+                    yield Header(game, player, password, turn), last

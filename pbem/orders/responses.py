@@ -1,0 +1,261 @@
+"""Reading answers to attacks, standing orders, press, queries and settings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Literal, cast
+
+from pbem.engine.commands import AbolishPrivilege, Counter, Interfere, PlaySpecial
+from pbem.errors import PbemError
+from pbem.orders.grammar import Clause, Fields, Reader, or_list
+from pbem.orders.model import (
+    ConditionalPlay,
+    DefendOrder,
+    Help,
+    History,
+    InterfereOrder,
+    Order,
+    Press,
+    SetHtml,
+    SetLanguage,
+    SetTimezone,
+    StandingAttackReaction,
+    StandingClear,
+    StandingDefend,
+    StandingTurnReaction,
+)
+from pbem.orders.vocabulary import canonical_zone
+
+__all__ = [
+    "abolish",
+    "conditional",
+    "counter",
+    "defend",
+    "help_topic",
+    "history",
+    "interference",
+    "press",
+    "set_html",
+    "set_language",
+    "set_timezone",
+    "standing_clear",
+    "standing_defend",
+    "standing_if",
+]
+
+Reading = Iterator[tuple[Order, int]]
+
+# When a special card may wait for something, by its timing in the card data.
+_AFTER_ROLL = ("after_roll",)
+_ON_ATTACK = ("after_privilege", "privileged_attack", "after_roll")
+_ON_TURN_START = ("turn_start", "own_income")
+_LANGUAGES = {"en": "en", "english": "en", "fr": "fr", "french": "fr", "francais": "fr",
+              "français": "fr"}
+
+
+# --- answers to an attack -------------------------------------------------------------------
+
+
+def _from(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+    for source, end in r.name(pos, "card", "the card that pays", ("upto",)):
+        yield {"source": source}, end
+
+
+def _upto(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+    for amount, end in r.number(pos, "the most MB to add"):
+        yield {"upto": amount}, end
+
+
+_DEFEND_TABLE: dict[str, Clause] = {"from": _from, "upto": _upto}
+_UPTO_TABLE: dict[str, Clause] = {"upto": _upto}
+
+
+def defend(r: Reader, pos: int) -> Reading:
+    """``DEFEND <n> [FROM <card>] [UPTO <n>]``."""
+    for amount, at in r.number(pos, "the MB to defend with"):
+        for fields, end in r.clauses(at, _DEFEND_TABLE, "in DEFEND"):
+            source = cast(str, fields.get("source", ""))
+            yield DefendOrder(amount, source, cast(int, fields.get("upto", 0))), end
+
+
+def interference(side: Literal["assist", "interfere"]) -> Callable[[Reader, int], Reading]:
+    """Gives the reader of ``INTERFERE <n> [UPTO <n>]`` or ``ASSIST <n> [UPTO <n>]``."""
+
+    def read(r: Reader, pos: int) -> Reading:
+        for amount, at in r.number(pos, f"the MB to {side} with"):
+            for fields, end in r.clauses(at, _UPTO_TABLE, f"in {side.upper()}"):
+                upto = cast(int, fields.get("upto", 0))
+                yield InterfereOrder(Interfere(r.player, amount, side), upto), end
+
+    return read
+
+
+def abolish(r: Reader, pos: int) -> Reading:
+    """``ABOLISH PRIVILEGE WITH <special>[, <special>]``."""
+    for _, at in r.keyword(pos, "with", where="after ABOLISH PRIVILEGE"):
+        for cards, end in r.names(at, "special", "the special cards to discard", (), most=2):
+            if len(cards) == 2 and cards[0] == cards[1] and (
+                r.vocabulary.special_copies(cards[0]) < 2
+            ):
+                r.fail(end, f"there is only one {cards[0]}: name two different cards")
+                continue
+            yield AbolishPrivilege(r.player, cards), end
+
+
+def conditional(r: Reader, pos: int) -> Reading:
+    """``IF SUCCEEDS|FAILS PLAY <special>``: a card that waits for the roll."""
+    for when, at in r.keyword(pos, "succeeds", "fails", where="after IF"):
+        for _, card_at in r.keyword(at, "play", where=f"after IF {when.upper()}"):
+            for card, end in _card_for(r, card_at, _AFTER_ROLL, "wait for the roll"):
+                play = PlaySpecial(r.player, card)
+                yield ConditionalPlay(cast(Literal["succeeds", "fails"], when), play), end
+
+
+def counter(r: Reader, pos: int) -> Reading:
+    """``COUNTER``: Secrets Man Was Not Meant To Know against the card just played."""
+    secrets = [s.name for s in r.vocabulary.cards.specials
+               if s.effect == "secrets_man_was_not_meant_to_know"]
+    yield (Counter(r.player, secrets[0]) if secrets else Counter(r.player)), pos
+
+
+def _card_for(
+    r: Reader, pos: int, timings: tuple[str, ...], purpose: str
+) -> Iterator[tuple[str, int]]:
+    """Yields a special card that is played at one of ``timings``."""
+    for card, end in r.name(pos, "special", "the special card", ()):
+        if r.vocabulary.special_timing(card) in timings:
+            yield card, end
+            continue
+        fitting = [n for t in timings for n in r.vocabulary.specials_with_timing(t)]
+        r.fail(end, f"{card} cannot {purpose}",
+               f"only {or_list(fitting)} can." if fitting else None)
+
+
+# --- standing orders ------------------------------------------------------------------------
+
+
+def standing_defend(r: Reader, pos: int) -> Reading:
+    """``STANDING DEFEND [<group>|ANY] UPTO <n>``."""
+    starts: list[tuple[str, int]] = []
+    if r.word(pos) == "any":
+        starts.append(("", pos + 1))
+    elif r.matches(pos, "upto") is not None:
+        starts.append(("", pos))
+    else:
+        starts.extend(r.name(pos, "group", "the group to defend", ("upto",), at_end=False))
+    for group, at in starts:
+        for _, upto_at in r.keyword(at, "upto", where="after the group to defend"):
+            for amount, end in r.number(upto_at, "the most MB to defend with", minimum=1):
+                yield StandingDefend(amount, group), end
+
+
+def standing_if(r: Reader, pos: int) -> Reading:
+    """``STANDING IF <player>|ANYONE ATTACKS <group>|ANY [AND SUCCEEDS|FAILS] PLAY <special>``
+    and ``STANDING IF <player>|ANYONE STARTS TURN PLAY <special>``."""
+    whos: list[tuple[str, int]] = []
+    if r.word(pos) == "anyone":
+        whos.append(("", pos + 1))
+    elif r.word(pos) == "me":
+        whos.append((r.player, pos + 1))
+    else:
+        whos.extend(r.name(pos, "player", "the player", ("attacks", "starts"), at_end=False))
+    for who, at in whos:
+        for event, after in r.keyword(at, "attacks", "starts", where="after the player"):
+            if event == "starts":
+                yield from _on_turn(r, who, after)
+            else:
+                yield from _on_attack(r, who, after)
+
+
+def _on_turn(r: Reader, who: str, pos: int) -> Reading:
+    at = r.matches(pos, "turn") or pos
+    for _, card_at in r.keyword(at, "play", where="after STARTS TURN"):
+        for card, end in _card_for(r, card_at, _ON_TURN_START, "be played as a turn starts"):
+            yield StandingTurnReaction(card, who), end
+
+
+def _on_attack(r: Reader, who: str, pos: int) -> Reading:
+    targets: list[tuple[str, int]] = []
+    if r.word(pos) == "any":
+        targets.append(("", pos + 1))
+    else:
+        targets.extend(r.name(pos, "group", "the attacked group", ("and", "play"),
+                              at_end=False))
+    for target, at in targets:
+        whens: list[tuple[str, int]] = [("always", at)]
+        if r.word(at) == "and":
+            whens = list(r.keyword(at + 1, "succeeds", "fails", where="after AND"))
+        for when, play_at in whens:
+            timings = _ON_ATTACK if when == "always" else _AFTER_ROLL
+            purpose = "answer an attack" if when == "always" else "wait for the roll"
+            for _, card_at in r.keyword(play_at, "play", where="before the card"):
+                for card, end in _card_for(r, card_at, timings, purpose):
+                    roll = cast(Literal["always", "succeeds", "fails"], when)
+                    yield StandingAttackReaction(card, who, target, roll), end
+
+
+def standing_clear(r: Reader, pos: int) -> Reading:
+    """``STANDING CLEAR [<n>|ALL]``."""
+    if r.at_end(pos):
+        yield StandingClear(), pos
+    elif r.word(pos) == "all":
+        yield StandingClear(), pos + 1
+    else:
+        for number, end in r.number(pos, "the number of the standing order", minimum=1,
+                                    money=False):
+            yield StandingClear(number), end
+
+
+# --- press, queries, settings ---------------------------------------------------------------
+
+
+def press(r: Reader, pos: int) -> Reading:
+    """``PRESS TO <player>[, <player>...]|ALL``; the message follows on the next lines."""
+    if r.word(pos) == "all":
+        yield Press((), ""), pos + 1
+        return
+    for players, end in r.names(pos, "player", "the players to write to", ()):
+        yield Press(tuple(dict.fromkeys(players)), ""), end
+
+
+def history(r: Reader, pos: int) -> Reading:
+    """``HISTORY [<turns>]``."""
+    if r.at_end(pos):
+        yield History(), pos
+        return
+    for turns, end in r.number(pos, "the number of turns", minimum=1, money=False):
+        yield History(turns), end
+
+
+def help_topic(r: Reader, pos: int) -> Reading:
+    """``HELP [<topic>]``: the topic is the rest of the line, in lower case."""
+    topic = " ".join(t.text for t in r.tokens[pos:]).casefold()
+    yield Help(topic), len(r.tokens)
+
+
+def set_timezone(r: Reader, pos: int) -> Reading:
+    """``SET TIMEZONE <IANA zone>``."""
+    if r.at_end(pos) or pos + 1 < len(r.tokens):
+        r.fail(pos, "expected one time zone name, like Europe/Paris")
+        return
+    try:
+        zone = canonical_zone(r.tokens[pos].text)
+    except PbemError as error:
+        r.fail(pos, f"{error.message}: {r.tokens[pos].text!r}", error.suggestion)
+        return
+    yield SetTimezone(zone), pos + 1
+
+
+def set_language(r: Reader, pos: int) -> Reading:
+    """``SET LANGUAGE EN|FR``."""
+    language = _LANGUAGES.get(r.word(pos))
+    if language is None:
+        r.fail(pos, f"expected EN or FR after SET LANGUAGE, not {r.shown(pos)}")
+        return
+    yield SetLanguage(cast(Literal["en", "fr"], language)), pos + 1
+
+
+def set_html(r: Reader, pos: int) -> Reading:
+    """``SET HTML ON|OFF``."""
+    for choice, end in r.keyword(pos, "on", "off", where="after SET HTML"):
+        yield SetHtml(choice == "on"), end
