@@ -1,0 +1,178 @@
+"""Compose outgoing mail as bytes ready for SMTP: deterministic, UTF-8, marked as ours.
+
+Pure: the date and the Message-ID are given, and even the MIME boundaries are derived from
+the content, so the same mail always gives the same bytes. A resend after a crash is then
+byte-identical and recognizable by its Message-ID, and golden tests can compare output.
+"""
+
+from __future__ import annotations
+
+import email.errors
+import email.policy
+import email.utils
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from email.headerregistry import Address
+from email.message import EmailMessage
+
+from pbem.mail.automatic import OWN_HEADER, OWN_MARK_HEADER
+
+# CRLF line ends: smtplib sends bytes as they are, and servers refuse bare LF
+# (a defence against SMTP smuggling). utf8=False keeps headers 7-bit (RFC 2047 words),
+# so no relay needs SMTPUTF8.
+_POLICY = email.policy.SMTP
+_MAX_LINE = 78  # RFC 5322's recommended limit; longer text lines go quoted-printable
+_ID_PART = r"[!-;=?-~]+"  # printable ASCII without < and >
+_MSG_ID = re.compile(rf"<?({_ID_PART}@{_ID_PART})>?")
+_REF_ID = re.compile(rf"<?({_ID_PART})>?")
+_DOMAIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
+_HEADER_NAME = re.compile(r"[!-9;-~]+")  # RFC 5322 field name: printable ASCII but ':'
+# Headers compose writes itself; an extra header may not replace them.
+_OWNED_HEADERS = frozenset(
+    name.lower()
+    for name in (
+        "From", "To", "Cc", "Bcc", "Subject", "Date", "Message-ID", "In-Reply-To",
+        "References", "MIME-Version", "Content-Type", "Content-Transfer-Encoding",
+        "Content-Disposition", "Auto-Submitted", "X-Auto-Response-Suppress",
+        OWN_HEADER, OWN_MARK_HEADER,
+    )
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutgoingMail:
+    """One mail to send. ``message_id`` is chosen by the caller (see ``message_id_for``)."""
+
+    to: str
+    to_name: str = ""
+    from_addr: str
+    from_name: str = ""
+    subject: str
+    text: str
+    html: str | None = None
+    attachments: tuple[tuple[str, str, bytes], ...] = ()  # (filename, mimetype, content)
+    message_id: str  # with or without <>
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()  # the thread before in_reply_to, oldest first
+    date: datetime  # timezone-aware; there is no clock here
+    game: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()  # extra (name, value) pairs
+
+    def __post_init__(self) -> None:
+        _address("", self.to, "to")
+        _address("", self.from_addr, "from_addr")
+        if self.date.tzinfo is None or self.date.utcoffset() is None:
+            raise ValueError(f"OutgoingMail.date must be timezone-aware, got {self.date!r}")
+        if not _MSG_ID.fullmatch(self.message_id):
+            raise ValueError(f"OutgoingMail.message_id is not a Message-ID: {self.message_id!r}")
+        for ref in (*self.references, *([self.in_reply_to] if self.in_reply_to else [])):
+            if not _REF_ID.fullmatch(ref):
+                raise ValueError(f"OutgoingMail: {ref!r} is not a Message-ID")
+        for filename, mimetype, _ in self.attachments:
+            if mimetype.count("/") != 1 or not filename:
+                raise ValueError(f"OutgoingMail: attachment {filename!r} has mimetype "
+                                 f"{mimetype!r}; give a name and a type like 'text/plain'")
+        for name, _ in self.headers:
+            if not _HEADER_NAME.fullmatch(name) or name.lower() in _OWNED_HEADERS:
+                raise ValueError(f"OutgoingMail: extra header {name!r} is not allowed; "
+                                 f"compose writes {name!r} itself or it is not a header name")
+
+
+def compose(mail: OutgoingMail) -> bytes:
+    """Give the mail as RFC 5322 bytes with CRLF line ends, ready for SMTP."""
+    msg = EmailMessage(policy=_POLICY)
+    msg["From"] = _address(mail.from_name, mail.from_addr, "from_addr")
+    msg["To"] = _address(mail.to_name, mail.to, "to")
+    msg["Subject"] = _one_line(mail.subject)
+    msg["Date"] = email.utils.format_datetime(mail.date)
+    msg["Message-ID"] = _angled(mail.message_id)
+    if mail.in_reply_to:
+        msg["In-Reply-To"] = _angled(mail.in_reply_to)
+    thread = (*mail.references, *([mail.in_reply_to] if mail.in_reply_to else []))
+    if thread:
+        msg["References"] = " ".join(_angled(ref) for ref in dict.fromkeys(thread))
+    # RFC 3834: a reply to a mail is auto-replied, anything else (reports, reminders)
+    # auto-generated. Either one stops well-behaved responders from answering us.
+    msg["Auto-Submitted"] = "auto-replied" if mail.in_reply_to else "auto-generated"
+    # Exchange's own switch (MS-OXCMAIL 2.1.3.2.20): no out-of-office or auto-replies to
+    # this mail, while the delivery failure reports we want to see still come.
+    msg["X-Auto-Response-Suppress"] = "OOF, AutoReply"
+    if mail.game:
+        msg[OWN_HEADER] = _one_line(mail.game)
+    else:
+        msg[OWN_MARK_HEADER] = "1"
+    # No Precedence header: it is non-standard (RFC 3834 prefers Auto-Submitted), and
+    # "bulk" or "list" lets providers file a player's personal report as bulk mail.
+    for name, value in mail.headers:
+        msg[name] = _one_line(value)
+
+    msg.set_content(mail.text, subtype="plain", charset="utf-8", cte=_transfer_encoding(mail.text))
+    if mail.html is not None:
+        msg.add_alternative(
+            mail.html, subtype="html", charset="utf-8", cte=_transfer_encoding(mail.html))
+    for filename, mimetype, content in mail.attachments:
+        maintype, subtype = mimetype.split("/")
+        msg.add_attachment(content, maintype=maintype, subtype=subtype, filename=filename)
+    # add_alternative and add_attachment copy MIME-Version into every part; RFC 2045
+    # wants it only at the top.
+    for part in msg.walk():
+        if part is not msg:
+            del part["MIME-Version"]
+    _set_boundaries(msg, mail)
+    return msg.as_bytes()
+
+
+def message_id_for(*parts: str, domain: str) -> str:
+    """Give a deterministic ``<hash@domain>`` Message-ID for the given parts."""
+    if not parts:
+        raise ValueError("message_id_for needs at least one part, e.g. game, step, recipient")
+    if not _DOMAIN.fullmatch(domain):
+        raise ValueError(f"message_id_for: {domain!r} is not a domain name")
+    # JSON keeps ("a b", "c") and ("a", "b c") apart, which a plain join would not.
+    digest = hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()[:32]
+    return f"<{digest}@{domain}>"
+
+
+def _address(name: str, addr_spec: str, field: str) -> Address:
+    try:
+        address = Address(display_name=_one_line(name), addr_spec=addr_spec)
+    # The stdlib address parser raises HeaderParseError, or IndexError on an empty string.
+    except (ValueError, IndexError, email.errors.HeaderParseError) as exc:
+        raise ValueError(f"OutgoingMail.{field} is not a mail address: {addr_spec!r}") from exc
+    if not (address.username and address.domain):
+        raise ValueError(f"OutgoingMail.{field} is not a mail address: {addr_spec!r}")
+    return address
+
+
+def _one_line(value: str) -> str:
+    # Values can come from player mail (a subject, a name); a line break would end the
+    # header, so it becomes a space rather than an error at sending time.
+    return " ".join(value.split())
+
+
+def _angled(message_id: str) -> str:
+    return f"<{message_id.strip().strip('<>')}>"
+
+
+def _transfer_encoding(text: str) -> str:
+    """Give 7bit for short ASCII lines, else quoted-printable, which keeps text readable."""
+    if text.isascii() and all(len(line) <= _MAX_LINE for line in text.splitlines()):
+        return "7bit"
+    return "quoted-printable"
+
+
+def _set_boundaries(msg: EmailMessage, mail: OutgoingMail) -> None:
+    # Derived from the whole content, so no part can contain its own boundary, and the
+    # output does not depend on the random boundaries the generator would pick.
+    content = hashlib.sha256()
+    for piece in (mail.message_id, mail.text, mail.html or ""):
+        content.update(piece.encode("utf-8", "surrogatepass") + b"\0")
+    for filename, mimetype, data in mail.attachments:
+        content.update(f"{filename}\0{mimetype}\0".encode("utf-8", "surrogatepass") + data)
+    digest = content.hexdigest()[:24]
+    for index, part in enumerate(msg.walk()):
+        if part.is_multipart():
+            part.set_boundary(f"=_pbem_{digest}_{index}")
