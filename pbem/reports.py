@@ -1,0 +1,297 @@
+"""Every mail the service sends, rendered from plain values: subject, text, HTML, attachments.
+
+One function per mail. Each takes plain values (the card set, the game state, events, the
+time now and deadlines as aware datetimes, the reader's IANA time zone and language) and
+does no I/O beyond reading templates. Only ``view(cards, state, player)`` and values derived
+from it reach the templates, so a mail can never show what its reader may not see.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from markupsafe import Markup
+
+from pbem.engine.breakdown import success_chance
+from pbem.engine.cards import CardSet
+from pbem.engine.codec import to_json
+from pbem.engine.odds import AttackOdds, best_attacks
+from pbem.engine.state import Event, GameState
+from pbem.engine.view import View, view
+from pbem.render import LANGUAGES, environment, render
+from pbem.reports_context import (
+    answers,
+    deadline_facts,
+    goal_lines,
+    group_facts,
+    illuminati_facts,
+    me,
+    others,
+    report_events,
+    special_facts,
+)
+from pbem.reports_orders import attack_lines, order_form, response_lines, welcome_example
+from pbem.svg import structure_svg
+from pbem.tree import tree_rows
+
+Attachment = tuple[str, str, bytes]  # (filename, mimetype, content)
+Problem = Literal["unknown_game", "unreadable", "auth_failed"]
+ODDS_ROWS = 12
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One mail's content: a one-line subject, the text part, the HTML part, attachments."""
+
+    subject: str
+    text: str
+    html: str
+    attachments: tuple[Attachment, ...] = ()
+
+
+@dataclass(frozen=True)
+class OrderResult:
+    """One order line as the acknowledgement reports it.
+
+    ``text`` is the line as written, password blanked. ``note`` is the paraphrase of an
+    accepted order, or the reason a line was refused; ``suggestion`` what to write instead.
+    """
+
+    line: int
+    text: str
+    accepted: bool
+    note: str
+    suggestion: str = ""
+
+
+def welcome(
+    cards: CardSet, state: GameState, player: str, *, password: str, now: datetime,
+    deadline: datetime | None = None, settings: Sequence[tuple[str, str]] = (),
+    tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
+) -> Rendered:
+    """The first mail: password, how to write orders, options, dice commitment, goals.
+
+    ``settings`` are the service's own options (deadlines and the like) as (name, value)
+    lines, shown after the rule options.
+    """
+    v = view(cards, state, player)
+    ctx = _game_context(cards, v, state, now, deadline, tz)
+    return _mail("welcome", lang, site_dir, **ctx, password=password, options=state.options,
+                 settings=tuple(settings), example=welcome_example(v, ctx["me"]))
+
+
+def acknowledgement(
+    game: str, player: str, results: Sequence[OrderResult], *, pending: str = "",
+    turn: int = 0, lang: str = "en", site_dir: Path | None = None,
+) -> Rendered:
+    """The answer to a mail of orders: each line accepted or refused, then what waits."""
+    return _mail("acknowledgement", lang, site_dir, game=game, player=player,
+                 results=tuple(results), pending=pending.strip("\n"), turn=turn,
+                 accepted=sum(1 for r in results if r.accepted),
+                 refused=sum(1 for r in results if not r.accepted))
+
+
+def response_request(
+    cards: CardSet, state: GameState, player: str, *, now: datetime,
+    deadline: datetime | None, tz: str = "UTC", lang: str = "en",
+    site_dir: Path | None = None,
+) -> Rendered:
+    """The open attack, its breakdown, and what this player may answer, ready to copy."""
+    v = view(cards, state, player)
+    if v.attack is None:
+        raise ValueError("a response request needs an attack under way")
+    ctx = _game_context(cards, v, state, now, deadline, tz)
+    them = answers(cards, v, v.attack)
+    return _mail("response_request", lang, site_dir, **ctx, attack=v.attack, answers=them,
+                 lines=response_lines(v.attack, them, ctx["me"]),
+                 chance=round(success_chance(v.attack.need) * 100))
+
+
+def attack_result(
+    cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
+    now: datetime, lang: str = "en", site_dir: Path | None = None,
+) -> Rendered:
+    """The result of an attack: breakdown, dice, what happened after (given its events)."""
+    v = view(cards, state, player)
+    shown = report_events(events, player)
+    results = [e for e in shown if e.kind == "attack_result"]
+    if not results:
+        raise ValueError("an attack result mail needs an attack_result event")
+    ctx = _game_context(cards, v, state, now, None, "UTC")
+    return _mail("attack_result", lang, site_dir, **ctx, result=results[-1], events=shown)
+
+
+def start_of_turn(
+    cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
+    now: datetime, deadline: datetime | None, tz: str = "UTC", lang: str = "en",
+    site_dir: Path | None = None,
+) -> Rendered:
+    """A turn begins: income and draw, whose move it is, the deadline, and for the active
+    player the odds and an order form."""
+    v = view(cards, state, player)
+    ctx = _game_context(cards, v, state, now, deadline, tz)
+    return _mail("start_of_turn", lang, site_dir, **ctx, events=report_events(events, player))
+
+
+def reminder(
+    cards: CardSet, state: GameState, player: str, *, about: Literal["orders", "response"],
+    now: datetime, deadline: datetime, tz: str = "UTC", lang: str = "en",
+    site_dir: Path | None = None,
+) -> Rendered:
+    """The deadline is near and we have not heard from this player."""
+    v = view(cards, state, player)
+    ctx = _game_context(cards, v, state, now, deadline, tz)
+    return _mail("reminder", lang, site_dir, **ctx, about=about)
+
+
+def turn_report(
+    cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
+    now: datetime, deadline: datetime | None, tz: str = "UTC", lang: str = "en",
+    site_dir: Path | None = None,
+) -> Rendered:
+    """The full report: what happened, every structure, goals, whose move, odds, order form.
+
+    The player's view goes with it as a JSON attachment.
+    """
+    v = view(cards, state, player)
+    ctx = _game_context(cards, v, state, now, deadline, tz)
+    words = _words(lang, site_dir)
+    svgs = {p.name: Markup(structure_svg(p, cards, {**words, "title": p.name}))
+            for p in v.players if p.structure}
+    rendered = _mail("turn_report", lang, site_dir, **ctx, events=report_events(events, player),
+                     svgs=svgs)
+    body = json.dumps(to_json(v), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    name = f"view-{_safe(v.game)}-{v.seq}.json"
+    return Rendered(rendered.subject, rendered.text, rendered.html,
+                    ((name, "application/json", body.encode()),))
+
+
+def game_over(
+    cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
+    now: datetime, lang: str = "en", site_dir: Path | None = None,
+) -> Rendered:
+    """The end: winners or why it stopped, final structures, the revealed seed and how to
+    check every roll against the commitment."""
+    v = view(cards, state, player)
+    if v.seed is None:
+        raise ValueError("the game is not over: its seed is still secret")
+    ctx = _game_context(cards, v, state, now, None, "UTC")
+    return _mail("game_over", lang, site_dir, **ctx, events=report_events(events, player))
+
+
+def gm_announcement(
+    game: str, player: str, text: str, *, lang: str = "en", site_dir: Path | None = None,
+) -> Rendered:
+    """A message from the game master to one player."""
+    return _mail("gm_announcement", lang, site_dir, game=game, player=player,
+                 message=text.strip("\n"))
+
+
+def press_relay(
+    game: str, player: str, sender: str, text: str, *, to_all: bool = True,
+    lang: str = "en", site_dir: Path | None = None,
+) -> Rendered:
+    """Press from another player, by name only: no address of anyone is shown."""
+    return _mail("press", lang, site_dir, game=game, player=player, sender=sender,
+                 message=text.strip("\n"), to_all=to_all)
+
+
+def history_reply(
+    game: str, player: str, turns: Sequence[tuple[int, Sequence[Event]]], *,
+    lang: str = "en", site_dir: Path | None = None,
+) -> Rendered:
+    """A player's own view of the timeline: for each turn, the events they may see."""
+    shown = tuple((turn, tuple(report_events(events, player))) for turn, events in turns)
+    return _mail("history", lang, site_dir, game=game, player=player, turns=shown)
+
+
+def error_reply(
+    problem: Problem, *, game: str = "", games: Sequence[str] = (), message: str = "",
+    suggestion: str = "", lang: str = "en", site_dir: Path | None = None,
+) -> Rendered:
+    """A short reply when a mail cannot be used: unknown game, unreadable mail, wrong
+    password. ``games`` are names to suggest; ``message`` and ``suggestion`` the details."""
+    return _mail("error", lang, site_dir, problem=problem, game=game, games=tuple(games),
+                 message=message, suggestion=suggestion)
+
+
+# --- shared ---------------------------------------------------------------------------------
+
+
+def _mail(name: str, lang: str, site_dir: Path | None, **ctx: Any) -> Rendered:
+    lang = lang if lang in LANGUAGES else "en"
+    subject = render(f"{name}.subject.txt.j2", lang, site_dir, **ctx)
+    return Rendered(
+        # Plain whitespace only: French no-break spaces stay where the template put them.
+        subject=re.sub(r"[ \t\r\n]+", " ", subject).strip(),
+        text=_tidy(render(f"{name}.txt.j2", lang, site_dir, **ctx)),
+        html=render(f"{name}.html.j2", lang, site_dir, **ctx),
+    )
+
+
+def _game_context(
+    cards: CardSet, v: View, state: GameState, now: datetime, deadline: datetime | None,
+    tz: str,
+) -> dict[str, Any]:
+    """What every mail about a game position may show, all of it from the view."""
+    mine = me(v)
+    odds = _odds(cards, state, v)
+    return {
+        "v": v,
+        "game": v.game,
+        "player": v.viewer,
+        "me": mine,
+        "others": others(v),
+        "illuminati": illuminati_facts(cards, mine.illuminati),
+        "goals": {p.name: goal_lines(cards, p) for p in v.players},
+        "hand": special_facts(cards, mine.hand or ()),
+        "trees": {p.name: tree_rows(p.structure) for p in v.players},
+        "uncontrolled": group_facts(cards, v.uncontrolled),
+        "resistance": {g.name: g.resistance for g in group_facts(
+            cards, (c.card for p in v.players for c in p.structure))},
+        "dead": group_facts(cards, v.dead),
+        "deadline": deadline_facts(deadline, now, tz),
+        "now": now.astimezone(UTC).strftime("%Y-%m-%d %H:%M"),
+        "tz": tz,
+        "active": v.active == v.viewer and v.phase not in ("over",),
+        "odds": odds,
+        "odds_lines": attack_lines(v.viewer, odds),
+        "form": order_form(v, mine, odds),
+    }
+
+
+def _odds(cards: CardSet, state: GameState, v: View) -> tuple[AttackOdds, ...]:
+    """The odds table, for the active player only, while the turn's actions are open."""
+    if v.viewer != v.active or v.phase not in ("turn_start", "actions"):
+        return ()
+    return best_attacks(cards, state, v.viewer, limit=ODDS_ROWS)
+
+
+def _words(lang: str, site_dir: Path | None) -> dict[str, str]:
+    """The labels of the structure picture, from the language's word templates."""
+    lang = lang if lang in LANGUAGES else "en"
+    module = environment(str(site_dir) if site_dir else None).get_template(
+        f"{lang}/_words.txt.j2").module
+    labels: Mapping[str, str] = getattr(module, "svg_words")  # noqa: B009
+    alignments: Mapping[str, str] = getattr(module, "alignments")  # noqa: B009
+    return {**alignments, **labels}
+
+
+def _tidy(text: str) -> str:
+    """The text part with no trailing blanks and never two blank lines in a row.
+
+    Templates stay readable when they need not count newlines; the signature separator
+    "-- " keeps its space, as mail readers expect.
+    """
+    lines = [line if line == "-- " else line.rstrip() for line in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n") + "\n"
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or "game"

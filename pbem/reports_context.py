@@ -1,0 +1,256 @@
+"""The values templates are given: plain facts about cards, deadlines, goals and answers.
+
+Everything here is derived from a player's ``View`` (or from printed card data, which is
+public) so nothing secret can reach a template by this road. Words stay in the templates:
+these values carry names, numbers and keys the templates translate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pbem.engine.cards import CardSet, Group, Illuminati, Special
+from pbem.engine.state import Event
+from pbem.engine.view import AttackView, PlayerView, View, visible_events
+from pbem.errors import PbemError
+
+# Events that repeat, for the one who may see more, what a detailed event already says.
+_MONEY_TERMS = {"attacker_money", "defender_money", "assist", "interfere"}
+_PUBLIC_TWIN = {"drew_special_count": "drew_special", "gift_card_count": "gift_card"}
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A deadline in UTC and in the reader's zone, and the time left (never negative)."""
+
+    utc: str
+    local: str
+    tz: str
+    days: int
+    hours: int
+    minutes: int
+    passed: bool
+
+
+@dataclass(frozen=True)
+class GroupFacts:
+    """A group as printed: what the uncontrolled area and the dead pile show."""
+
+    name: str
+    power: int
+    transferable: int
+    resistance: int
+    income: int
+    alignments: tuple[str, ...]
+    ability: str
+
+
+@dataclass(frozen=True)
+class SpecialFacts:
+    name: str
+    effect: str  # the key the templates translate
+    text: str  # the card data's English paraphrase
+
+
+@dataclass(frozen=True)
+class IlluminatiFacts:
+    name: str
+    power: int
+    transferable: int
+    income: int
+    ability: str
+
+
+@dataclass(frozen=True)
+class GoalLine:
+    """Progress toward a goal: ``goal`` is "basic" or the Illuminati whose goal it is."""
+
+    goal: str
+    kind: str
+    have: int
+    need: int
+    alignment: str  # for the goals that count groups of one alignment
+
+    @property
+    def met(self) -> bool:
+        return self.have >= self.need
+
+
+@dataclass(frozen=True)
+class Answers:
+    """What one player may do about the open attack."""
+
+    role: str  # "attacker", "defender" or "other"
+    defender: str  # the owner of the target, "" if uncontrolled
+    sources: tuple[tuple[str, int, int], ...]  # (card, MB on it, points per MB)
+    may_interfere: bool  # interfere or assist from the Illuminati treasury
+    privileged: bool  # only an Interference card lets another player spend
+    may_abolish: bool
+    pair: tuple[str, str]  # two cards of the hand that would abolish the privilege
+    may_call_off: bool
+    reactions: tuple[SpecialFacts, ...]  # special cards of the hand that answer this attack
+
+
+def zone(tz: str) -> ZoneInfo:
+    """The IANA time zone ``tz``; a PbemError naming it when it is unknown."""
+    try:
+        return ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise PbemError(f"unknown time zone {tz!r}",
+                        suggestion="use an IANA name such as Europe/Paris or UTC") from None
+
+
+def deadline_facts(deadline: datetime | None, now: datetime, tz: str) -> Deadline | None:
+    """The deadline as the templates show it, or None when there is none."""
+    if deadline is None:
+        return None
+    for value in (deadline, now):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"{value!r} must be timezone-aware")
+    left = max(0, int((deadline - now).total_seconds()) // 60)
+    local = deadline.astimezone(zone(tz))
+    return Deadline(
+        utc=deadline.astimezone(UTC).strftime("%Y-%m-%d %H:%M"),
+        local=local.strftime("%Y-%m-%d %H:%M"),
+        tz=tz,
+        days=left // (24 * 60),
+        hours=left // 60 % 24,
+        minutes=left % 60,
+        passed=deadline <= now,
+    )
+
+
+def report_events(events: Iterable[Event], viewer: str) -> list[Event]:
+    """The events ``viewer`` may see, each said once.
+
+    Dropped: public twins of what the viewer sees in detail (a special card drawn), and a
+    roll whose attack result follows, since the result shows the same dice.
+    """
+    seen = visible_events(events, viewer)
+    out = []
+    draw: object = None
+    for i, e in enumerate(seen):
+        twin = _PUBLIC_TWIN.get(e.kind)
+        if twin and any(o.kind == twin and o.data.get("player") == e.data.get("player")
+                        for o in seen[max(0, i - 1):i]):
+            continue
+        if e.kind == "roll" and _result_follows(seen[i + 1:]):
+            draw = e.data.get("draw")
+            continue
+        if e.kind == "attack_result" and draw is not None and "draw" not in e.data:
+            # The dropped roll's draw number lets a reader check the dice after the game.
+            e = replace(e, data={**e.data, "draw": draw})
+            draw = None
+        out.append(e)
+    return out
+
+
+def _result_follows(rest: Sequence[Event]) -> bool:
+    for e in rest:
+        if e.kind == "attack_result":
+            return True
+        if e.kind in ("attack", "roll"):
+            return False
+    return False
+
+
+def group_facts(cards: CardSet, names: Iterable[str]) -> tuple[GroupFacts, ...]:
+    """Printed facts of the named groups (any other card is skipped)."""
+    out = []
+    for name in names:
+        card = cards.card(name) if name in cards.names() else None
+        if isinstance(card, Group):
+            out.append(GroupFacts(card.name, card.power, card.transferable, card.resistance,
+                                  card.income, card.alignments, card.ability_text))
+    return tuple(out)
+
+
+def special_facts(cards: CardSet, names: Iterable[str]) -> tuple[SpecialFacts, ...]:
+    out = []
+    for name in names:
+        card = cards.card(name) if name in cards.names() else None
+        if isinstance(card, Special):
+            out.append(SpecialFacts(card.name, card.effect, card.text))
+    return tuple(out)
+
+
+def illuminati_facts(cards: CardSet, name: str) -> IlluminatiFacts:
+    card = cards.illuminati_card(name)
+    return IlluminatiFacts(card.name, card.power, card.transferable, card.income,
+                           card.ability_text)
+
+
+def goal_lines(cards: CardSet, player: PlayerView) -> tuple[GoalLine, ...]:
+    """The goals the view shows for ``player``, with the alignment they count if any."""
+    out = []
+    for g in player.goals:
+        alignment = ""
+        if g.goal in cards.names():
+            card = cards.card(g.goal)
+            if isinstance(card, Illuminati) and card.goal.alignment:
+                alignment = card.goal.alignment
+        out.append(GoalLine(g.goal, g.kind, g.have, g.need, alignment))
+    return tuple(out)
+
+
+def me(v: View) -> PlayerView:
+    """The viewer's own player view."""
+    for p in v.players:
+        if p.name == v.viewer:
+            return p
+    raise PbemError(f"{v.viewer!r} is not a player of {v.game}")
+
+
+def owner_of(v: View, card: str) -> str:
+    """The player whose structure holds ``card``, or ""."""
+    for p in v.players:
+        if any(c.card == card for c in p.structure):
+            return p.name
+    return ""
+
+
+def answers(cards: CardSet, v: View, attack: AttackView) -> Answers:
+    """What the viewer may do about ``attack``, from their own view only."""
+    mine = me(v)
+    defender = owner_of(v, attack.target)
+    hand = mine.hand or ()
+    role = ("attacker" if attack.player == mine.name
+            else "defender" if defender == mine.name else "other")
+    treasury = {c.card: c.treasury or 0 for c in mine.structure}
+    sources: tuple[tuple[str, int, int], ...] = ()
+    if role == "attacker":
+        sources = tuple((c, treasury.get(c, 0), 1)
+                        for c in dict.fromkeys((attack.attacker, mine.illuminati)))
+    elif role == "defender":
+        sources = ((attack.target, treasury.get(attack.target, 0), 2),
+                   (mine.illuminati, treasury.get(mine.illuminati, 0), 1))
+    # A card is offered only to a player it can help: Assassination makes an attack succeed,
+    # Murphy's Law makes it fail; Deep Agent and Interference answer another's privilege.
+    wanted = {"attacker": {"assassination"}, "defender": {"murphys_law"},
+              "other": {"assassination", "murphys_law"}}[role]
+    if attack.privileged and role != "attacker":
+        wanted = wanted | {"deep_agent", "interference"}
+    effects = {s.name: s.effect for s in special_facts(cards, hand)}
+    has_interference = "interference" in effects.values()
+    abolish_pair = tuple(hand[:2]) if len(hand) >= 2 else ("", "")
+    return Answers(
+        role=role,
+        defender=defender,
+        sources=sources,
+        may_interfere=role == "other" and (not attack.privileged or has_interference),
+        privileged=attack.privileged,
+        may_abolish=attack.privileged and role != "attacker" and len(hand) >= 2,
+        pair=(abolish_pair[0], abolish_pair[1]),
+        may_call_off=role == "attacker" and attack.roll is None
+        and not any(kind in _MONEY_TERMS for kind, _, _ in attack.terms),
+        reactions=tuple(s for s in special_facts(cards, dict.fromkeys(hand))
+                        if s.effect in wanted),
+    )
+
+
+def others(v: View) -> Sequence[PlayerView]:
+    """Every player but the viewer, in turn order."""
+    return [p for p in v.players if p.name != v.viewer]

@@ -1,0 +1,136 @@
+"""The ready-to-copy order lines the mails show, written by the order language itself.
+
+Every line comes from ``pbem.orders.format_order`` on an order value, so what a mail
+suggests is exactly what the parser reads back, quoting of names included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pbem.engine.commands import (
+    AbolishPrivilege,
+    Attack,
+    CallOff,
+    EndTurn,
+    GiveMoney,
+    Interfere,
+    Pass,
+    PlaySpecial,
+    TransferMoney,
+)
+from pbem.engine.odds import AttackOdds
+from pbem.engine.view import AttackView, PlayerView, View
+from pbem.orders import (
+    BLANKED_PASSWORD,
+    AttackOrder,
+    ConditionalPlay,
+    DefendOrder,
+    Header,
+    InterfereOrder,
+    NoResponse,
+    format_order,
+    format_orders,
+)
+from pbem.reports_context import Answers
+
+PASSWORD_BLANK = "______"  # stands out as something to fill in, unlike the quoted "******"
+UPTO_EXAMPLE = 5
+
+
+@dataclass(frozen=True)
+class OrderForm:
+    """The start line (password to fill in), example lines, and the end line."""
+
+    start: str
+    examples: tuple[str, ...]
+    end: str = "END"
+
+
+@dataclass(frozen=True)
+class ResponseLines:
+    """Order lines answering one attack, for one player (empty where not allowed)."""
+
+    spend: tuple[tuple[str, int, str], ...]  # (card, MB on it, line)
+    upto: str
+    assist: str
+    interfere: str
+    abolish: str
+    call_off: str
+    reactions: tuple[tuple[str, str], ...]  # (card, line)
+    no_response: str
+
+
+def start_line(game: str, player: str, seq: int) -> str:
+    """The first line of an order mail, the password left blank to fill in."""
+    first = format_orders(Header(game, player, "", seq), ()).splitlines()[0]
+    return first.replace(f"PASSWORD {BLANKED_PASSWORD}", f"PASSWORD {PASSWORD_BLANK}")
+
+
+def attack_line(player: str, odds: AttackOdds, spend: int = 0) -> str:
+    attack = Attack(player, odds.attacker, odds.target, odds.mode, aids=odds.aids)
+    return format_order(AttackOrder(attack, spend=spend))
+
+
+def attack_lines(player: str, odds: Sequence[AttackOdds]) -> tuple[str, ...]:
+    """The order line of each row of the odds table."""
+    return tuple(attack_line(player, o) for o in odds)
+
+
+def order_form(v: View, me: PlayerView, odds: Sequence[AttackOdds]) -> OrderForm:
+    """The form closing a report: examples that fit the reader's position now."""
+    examples: list[str] = []
+    if v.viewer == v.active and v.phase in ("turn_start", "actions"):
+        if odds:
+            examples.append(attack_line(me.name, odds[0]))
+        if len(me.structure) > 1:
+            examples.append(format_order(TransferMoney(me.name, me.illuminati,
+                                                       me.structure[1].card, 1)))
+        examples.append(format_order(Pass(me.name)))
+    else:
+        other = next((p.name for p in v.players if p.name != me.name and p.status == "playing"),
+                     "")
+        if other:
+            examples.append(format_order(GiveMoney(me.name, other, 1)))
+    return OrderForm(start_line(v.game, me.name, v.seq), tuple(examples))
+
+
+def welcome_example(v: View, me: PlayerView) -> tuple[str, ...]:
+    """A short example of orders for the welcome mail, on a real uncontrolled group."""
+    target = v.uncontrolled[0] if v.uncontrolled else me.illuminati
+    attack = Attack(me.name, me.illuminati, target, "control")
+    return (format_order(AttackOrder(attack, spend=2, upto=3)), format_order(EndTurn(me.name)))
+
+
+def response_lines(attack: AttackView, answers: Answers, me: PlayerView) -> ResponseLines:
+    """Every answer this player may give to ``attack``, as lines to copy."""
+    spend: tuple[tuple[str, int, str], ...] = ()
+    upto = ""
+    if answers.role == "defender":
+        spend = tuple((card, have, format_order(DefendOrder(1, card)))
+                      for card, have, _ in answers.sources if have > 0)
+        upto = format_order(DefendOrder(1, "", UPTO_EXAMPLE))
+    reactions = []
+    for s in answers.reactions:
+        play = PlaySpecial(me.name, s.name)
+        if s.effect == "murphys_law":
+            line = format_order(ConditionalPlay("succeeds", play))
+        elif s.effect == "assassination":
+            line = format_order(ConditionalPlay("fails", play))
+        else:
+            line = format_order(play)
+        reactions.append((s.name, line))
+    pair = answers.pair
+    return ResponseLines(
+        spend=spend,
+        upto=upto,
+        assist=format_order(InterfereOrder(Interfere(me.name, 1, "assist")))
+        if answers.may_interfere else "",
+        interfere=format_order(InterfereOrder(Interfere(me.name, 1, "interfere")))
+        if answers.may_interfere else "",
+        abolish=format_order(AbolishPrivilege(me.name, pair)) if answers.may_abolish else "",
+        call_off=format_order(CallOff(me.name)) if answers.may_call_off else "",
+        reactions=tuple(reactions),
+        no_response=format_order(NoResponse()),
+    )

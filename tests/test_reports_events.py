@@ -1,0 +1,168 @@
+"""Every kind of event the engine emits has a sentence, in English and in French.
+
+The kinds, and the keys of each event's data, are read from the engine's source with
+``ast``, so a new kind of event fails here until the templates say it. Each event is filled
+with sample values chosen by key name; a new key fails here until it gets a sample.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+
+from pbem import reports
+from pbem.engine.state import Event
+from pbem.reports_context import report_events
+
+ENGINE = Path(reports.__file__).parent / "engine"
+LANGS = ("en", "fr")
+
+# A plausible value for each key any event's data holds.
+SAMPLES: dict[str, Any] = {
+    "player": "Alice", "to": "Bob", "owner": "Bob", "victim": "Bob", "defender": "Bob",
+    "looked_at": "Bob", "paid_by": "The Network",
+    "attacker": "The Mafia", "target": "Hackers", "group": "Hackers", "card": "Bribery",
+    "from": "Bob", "source": "The Mafia", "master": "The Network", "illuminati": "The Network",
+    "goal": "The Gnomes of Zurich", "other": "", "mode": "control", "side": "attack",
+    "aids": ("Hackers", "Phone Phreaks"), "puppets": ("Punk Rockers",), "lost": ("KKK",),
+    "freed": ("KKK",), "groups": ("Hackers", "KKK"), "hand": ("Bribery", "Deep Agent"),
+    "cards": ("Bribery", "Deep Agent"), "winners": ("Alice", "Bob"),
+    "order": ("Alice", "Bob"), "rolls": (("Alice", 9), ("Bob", 4)),
+    "privileged": True, "whispering": False, "success": True,
+    "need": 7, "amount": 3, "treasury": 12, "turn": 4, "turns": 40, "draw": 17, "roll": 12,
+    "arrow": 1, "dice": (3, 4),
+    "terms": (("power", "The Mafia", 7), ("resistance", "Hackers", -4),
+              ("attacker_money", "The Mafia", 3)),
+    "reason": "a lost mail", "place": "hand:Bob", "change": "add", "alignment": "Weird",
+    "now": ("Weird", "Criminal"),
+}
+# Events whose data dict is built in a variable rather than written in the call.
+BUILT: dict[str, list[dict[str, Any]]] = {
+    "espionage": [{"player": "Alice", "looked_at": "Bob", "hand": ("Bribery",)},
+                  {"player": "Alice", "looked_at": "Hackers", "treasury": 5}],
+}
+
+
+def _kinds(node: ast.expr) -> Iterator[str]:
+    """The string constants an Event's kind argument can take (``a if x else b`` too)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, ast.IfExp):
+        yield from _kinds(node.body)
+        yield from _kinds(node.orelse)
+    else:
+        raise AssertionError(f"an Event kind that is not a string: {ast.dump(node)}")
+
+
+def engine_events() -> dict[str, list[tuple[str, ...] | None]]:
+    """For each kind of Event built in pbem/engine, the key sets of its data dicts (None
+    when the dict is built elsewhere)."""
+    found: dict[str, list[tuple[str, ...] | None]] = {}
+    for path in sorted(ENGINE.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "Event" and node.args):
+                continue
+            data = node.args[1] if len(node.args) > 1 else None
+            keys: tuple[str, ...] | None = ()
+            if isinstance(data, ast.Dict):
+                keys = tuple(k.value for k in data.keys
+                             if isinstance(k, ast.Constant) and isinstance(k.value, str))
+            elif data is not None:
+                keys = None
+            for kind in _kinds(node.args[0]):
+                found.setdefault(kind, []).append(keys)
+    return found
+
+
+def sample_events() -> list[Event]:
+    """One sample event per data shape of every kind the engine emits."""
+    out = []
+    for kind, shapes in sorted(engine_events().items()):
+        for keys in shapes:
+            if keys is None:
+                assert kind in BUILT, f"give sample data for {kind!r} in BUILT"
+                out += [Event(kind, data) for data in BUILT[kind]]
+                continue
+            missing = [k for k in keys if k not in SAMPLES]
+            assert not missing, f"give a sample value for {missing} (event {kind!r})"
+            out.append(Event(kind, {k: SAMPLES[k] for k in keys}))
+    return out
+
+
+def test_the_engine_is_read_for_the_kinds_the_brief_lists() -> None:
+    """The walk finds the engine's events, the conditional one ("left") included."""
+    kinds = set(engine_events())
+    assert {"attack", "attack_result", "captured", "victory", "turn_order", "espionage",
+            "eliminated", "left", "money_card", "drew_special_count"} <= kinds
+    assert len(kinds) >= 50
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("event", sample_events(), ids=lambda e: e.kind)
+def test_every_event_kind_has_a_sentence(event: Event, lang: str) -> None:
+    """Each event reads as one sentence naming its player, in the text and the HTML part."""
+    mail = reports.history_reply("illu1", "Carol", [(4, (event,))], lang=lang)
+    item = _item(mail.text)
+    assert len(item) > 12 and item.endswith((".", "!")), item
+    sentence = item[2:].split()[0]
+    assert sentence in mail.html or sentence.replace("'", "&#39;") in mail.html
+    who = event.data.get("player")
+    if who:
+        assert who in mail.text
+    assert "{" not in mail.text and "None" not in mail.text
+
+
+def _item(text: str) -> str:
+    """The first "- " item of a text part, its wrapped lines joined."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("- "))
+    item = [lines[start]]
+    for line in lines[start + 1:]:
+        if not line.startswith("  ") or line.startswith("    +") or line.startswith("    -"):
+            break
+        item.append(line.strip())
+    return " ".join(item).rstrip()
+
+
+def test_the_two_languages_say_different_things() -> None:
+    """No sentence is left untranslated: each French sentence differs from the English one."""
+    same = [event.kind for event in sample_events()
+            if len({_item(reports.history_reply("illu1", "Carol", [(4, (event,))],
+                                                lang=lang).text) for lang in LANGS}) == 1]
+    assert not same
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_event_the_templates_do_not_know_is_an_error(lang: str) -> None:
+    with pytest.raises(jinja2.UndefinedError, match="unknown_event_kind"):
+        reports.history_reply("illu1", "Carol", [(1, (Event("brand_new_kind", {}),))],
+                              lang=lang)
+
+
+def test_a_secret_event_is_shown_only_to_whom_it_concerns() -> None:
+    """drew_special names the card to its drawer only; others read the public count."""
+    drew = [Event("drew_special", {"player": "Alice", "card": "Bribery"},
+                  visible_to=("Alice",)),
+            Event("drew_special_count", {"player": "Alice"})]
+    assert [e.kind for e in report_events(drew, "Alice")] == ["drew_special"]
+    assert [e.kind for e in report_events(drew, "Bob")] == ["drew_special_count"]
+    bob = reports.history_reply("illu1", "Bob", [(1, drew)])
+    assert "Bribery" not in bob.text + bob.html and "drew a special card." in bob.text
+
+
+def test_a_roll_is_said_once_with_its_draw_number() -> None:
+    """The roll event is folded into the attack result that follows it."""
+    events = [Event("roll", {"player": "Alice", "dice": (2, 3), "draw": 41, "need": 7}),
+              Event("attack_result", {**{k: SAMPLES[k] for k in (
+                  "player", "attacker", "target", "mode", "need", "terms", "success")},
+                  "dice": (2, 3), "roll": 5})]
+    shown = report_events(events, "Alice")
+    assert [e.kind for e in shown] == ["attack_result"] and shown[0].data["draw"] == 41
+    alone = report_events(events[:1], "Alice")
+    assert [e.kind for e in alone] == ["roll"]
