@@ -84,14 +84,27 @@ def invariant_violations(cards: CardSet, state: GameState,
             problems += geometry
             if checked is not None and not geometry:
                 checked[id(p.structure)] = p.structure  # kept alive: its id stays unique
-    expected = Tally([g.name for g in cards.groups])
-    for s in cards.specials:
-        expected[s.name] += s.copies
-    found = Tally(places)
-    if found != expected:
-        problems.append(f"cards: missing {sorted((expected - found).elements())}, "
-                        f"extra {sorted((found - expected).elements())}")
+    places.sort()
+    expected = _every_card(cards)
+    if places != expected:
+        found, wanted = Tally(places), Tally(expected)
+        problems.append(f"cards: missing {sorted((wanted - found).elements())}, "
+                        f"extra {sorted((found - wanted).elements())}")
     return problems
+
+
+_EVERY_CARD: dict[int, tuple[CardSet, list[str]]] = {}
+
+
+def _every_card(cards: CardSet) -> list[str]:
+    """Every group and special card (with its copies), sorted; kept by the card set's identity
+    (hashing a whole card set on every call would cost more than the check)."""
+    known = _EVERY_CARD.get(id(cards))
+    if known is None or known[0] is not cards:
+        names = [g.name for g in cards.groups]
+        names += [s.name for s in cards.specials for _ in range(s.copies)]
+        known = _EVERY_CARD[id(cards)] = (cards, sorted(names))
+    return known[1]
 
 
 class BotTable:

@@ -24,7 +24,9 @@ from pbem.engine.cards import (
 )
 from pbem.errors import CardDataError
 
-REFERENCE = Path(os.environ.get("PBEM_REFERENCE", "/work/shared/reference"))
+# shared/ lies beside the checkout (here and in CI): <checkout>/../shared/reference.
+REFERENCE = Path(os.environ.get(
+    "PBEM_REFERENCE", Path(__file__).resolve().parents[2] / "shared" / "reference"))
 needs_reference = pytest.mark.skipif(
     not REFERENCE.is_dir(), reason=f"reference data not found at {REFERENCE} (set PBEM_REFERENCE)"
 )

@@ -100,7 +100,12 @@ def attack_bonuses(
 def attacking_alignments(
     cards: CardSet, state: GameState, attacker: str, target: str, mode: AttackMode
 ) -> tuple[Alignment, ...]:
-    """The attacker's alignments for this attack, "counts as" abilities included."""
+    """The attacker's alignments for this attack, "counts as" abilities included.
+
+    A "counts as" alignment is added to the printed ones, not put in their place: the Chinese
+    Campaign Donors (Communist) attacking a Government group count as Government too, so the
+    identical and the opposite pair cancel out (docs/rules-coverage.md, choices).
+    """
     own = alignments(cards, state, attacker)
     target_alignments = alignments(cards, state, target)
     extra = [

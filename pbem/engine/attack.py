@@ -288,6 +288,7 @@ def call_off(cards: CardSet, state: GameState, cmd: CallOff) -> Result:
         attacked.reverse()
         attacked.remove(card)
         attacked.reverse()
+    # A special card discarded for privilege stays discarded: only money commits an attack.
     turn = replace(state.turn, actions=state.turn.actions - 1, attacked=tuple(attacked))
     state = replace(state, attack=None, phase="actions", turn=turn)
     return state, [Event("called_off", {"player": cmd.player, "target": attack.target})]
@@ -363,6 +364,8 @@ def _capture(cards: CardSet, state: GameState, attack: PendingAttack) -> Result:
                                  "from": owner.name if owner else "",
                                  "puppets": tuple(s.card for s in moving[1:]),
                                  "lost": tuple(s.card for s in lost)})]
+    # "any or all of its treasury": fixed when announcing, so cut to what the attacking group
+    # still holds after its spending.
     amount = min(attack.transfer_on_success, treasury(state, attacker.name, attack.attacker))
     if amount > 0:
         state = move_money(state, attacker.name, attack.attacker, attack.target, amount)

@@ -103,10 +103,12 @@ def settle_bids(
         moved = False
         for group, wants_up in ((raising, True), (lowering, False)):
             for i in group:
+                if left[i] <= 0:
+                    continue
                 assert state.attack is not None
                 need = breakdown(cards, state, state.attack).need
                 gap = ATTACKER_GOAL - need if wants_up else need - DEFENDER_GOAL
-                if gap <= 0 or left[i] <= 0:
+                if gap <= 0:
                     continue
                 stance = stances[i]
                 # Defending group money counts double: half as many MB close the gap.

@@ -95,6 +95,8 @@ class PlaySpecial:
     other: str = ""  # Computer Espionage: the player or group looked at
     moves: tuple[tuple[str, str, int], ...] = ()  # White Collar Crime: (from, to, MB)
     bonus_to: str = ""  # White Collar Crime: where the 5 MB go
+    master: str = ""  # Bribery: the card the bribed group hangs from ("": first open arrow)
+    arrow: int = -1  # Bribery: the direction of that card's open arrow (-1: its first)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from pbem.engine.cards import CardSet, Group, Special
 from pbem.engine.commands import GmMoveCard, GmSetMoney
 from pbem.engine.ops import release_group, set_treasury, update_player
 from pbem.engine.state import Event, GameState
+from pbem.engine.turn import pending_copies
 from pbem.errors import IllegalCommandError
 
 Result = tuple[GameState, list[Event]]
@@ -26,9 +27,17 @@ def set_money(cards: CardSet, state: GameState, cmd: GmSetMoney) -> Result:
 
 def move_card(cards: CardSet, state: GameState, cmd: GmMoveCard) -> Result:
     """Take a group or special card from wherever it is and put it in ``place``."""
+    if cmd.card not in cards.names():
+        raise IllegalCommandError(f"there is no card named {cmd.card}", text=cmd.card)
     card = cards.card(cmd.card)
     if not isinstance(card, Group | Special):
         raise IllegalCommandError("an Illuminati card cannot be moved")
+    owner = next((p for p in state.players if cmd.card in p.hand), None)
+    if owner is not None and owner.hand.count(cmd.card) <= pending_copies(
+        state, owner.name, cmd.card
+    ):
+        raise IllegalCommandError(f"{cmd.card} was just played and waits for an answer",
+                                  suggestion="resolve or counter it first")
     state = _take(state, cmd.card)
     if cmd.place.startswith("hand:"):
         if not isinstance(card, Special):

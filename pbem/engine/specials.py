@@ -22,8 +22,8 @@ from pbem.engine.attack import (
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import Counter, PlaySpecial, ResolveSpecial
 from pbem.engine.ops import earn, move_money
-from pbem.engine.state import Event, GameState, PendingAttack, PendingSpecial
-from pbem.engine.structure import attach
+from pbem.engine.state import Event, GameState, PendingAttack, PendingSpecial, Player, Slot
+from pbem.engine.structure import attach, open_arrows
 from pbem.engine.turn import _first_open_arrow
 from pbem.errors import IllegalCommandError
 
@@ -108,8 +108,7 @@ def _check_timing(cards: CardSet, state: GameState, card: Special, cmd: PlaySpec
         if card.effect == "bribery":
             if cmd.group not in state.uncontrolled:
                 raise IllegalCommandError(f"{cmd.group or 'that'} is not an uncontrolled group")
-            if not _first_open_arrow(cards, p)[0]:
-                raise IllegalCommandError("you have no open outgoing arrow for a new group")
+            _bribery_arrow(cards, p, cmd)
         else:
             validate_attack(cards, state, p, cmd.attacker, cmd.group, "destroy", (),
                             whispering=True)
@@ -164,13 +163,30 @@ def _roll_becomes(value: int) -> Effect:
     return effect
 
 
+def _bribery_arrow(cards: CardSet, p: Player, cmd: PlaySpecial) -> tuple[str, int]:
+    """Where the bribed group hangs: the named card and arrow, or the first open arrow."""
+    if not cmd.master:
+        master, arrow = _first_open_arrow(cards, p)
+        if not master:
+            raise IllegalCommandError("you have no open outgoing arrow for a new group")
+        return master, arrow
+    checks.owns(p, cmd.master)
+    arrows = open_arrows(cards, p, cmd.master)
+    arrow = arrows[0] if cmd.arrow == -1 and arrows else cmd.arrow
+    if arrow not in arrows:
+        raise IllegalCommandError(f"{cmd.master} has no open outgoing arrow there",
+                                  suggestion="open arrows: " + ", ".join(map(str, arrows)))
+    return cmd.master, arrow
+
+
 def _bribery(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     p = state.player(cmd.player)
-    master, arrow = _first_open_arrow(cards, p)
+    try:
+        master, arrow = _bribery_arrow(cards, p, cmd)
+    except IllegalCommandError:
+        master, arrow = "", -1
     if cmd.group not in state.uncontrolled or not master:
         return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
-    from pbem.engine.state import Slot
-
     state = replace(state, uncontrolled=tuple(c for c in state.uncontrolled if c != cmd.group))
     placed, _ = attach(cards, p, master, arrow, [Slot(cmd.group, 0, 0, 0, None)])
     turn = replace(state.turn, actions=state.turn.actions + 1)

@@ -53,6 +53,8 @@ def begin_turn(cards: CardSet, state: GameState, cmd: BeginTurn) -> Result:
     state = replace(state, turn_number=state.turn_number + 1)
     events = [Event("turn_begins", {"player": player.name, "turn": state.turn_number})]
     if state.turn.lost:
+        # The Senate Investigating Committee: no income, no draw, no actions; the lost turn
+        # still counts as one of the player's turns (elimination, the first victory).
         events.append(Event("turn_lost", {"player": player.name}))
         state, more = end_of_turn(cards, state)
         return state, events + more
@@ -127,6 +129,7 @@ def _tax(state: GameState, payer: str, owner: str, irs: str) -> tuple[GameState,
 def draw_card(cards: CardSet, state: GameState, name: str) -> Result:
     """The top card: a special to the hand, a group to the uncontrolled area."""
     if not state.deck:
+        # The rules never say: with the deck spent, nothing is drawn and the turn goes on.
         return state, [Event("deck_empty", {"player": name})]
     top, rest = state.deck[0], state.deck[1:]
     state = replace(state, deck=rest)
@@ -203,6 +206,9 @@ def give_card(cards: CardSet, state: GameState, cmd: GiveCard) -> Result:
     _no_privileged_attack(state)
     if cmd.card not in giver.hand:
         raise IllegalCommandError(f"{giver.name} does not hold {cmd.card}")
+    if giver.hand.count(cmd.card) <= pending_copies(state, giver.name, cmd.card):
+        raise IllegalCommandError(f"{cmd.card} was just played and waits for an answer",
+                                  suggestion="give it away after it is resolved, if ever")
     hand = list(giver.hand)
     hand.remove(cmd.card)
     state = update_player(state, giver.name, hand=tuple(hand))
@@ -213,6 +219,15 @@ def give_card(cards: CardSet, state: GameState, cmd: GiveCard) -> Result:
               visible_to=(giver.name, receiver.name)),
         Event("gift_card_count", {"player": giver.name, "to": receiver.name}),
     ]
+
+
+def pending_copies(state: GameState, player: str, card: str) -> int:
+    """How many copies of ``card`` in ``player``'s hand were just played and still wait for
+    an answer (they stay in the hand until then)."""
+    pending = state.special
+    if pending is None or pending.player != player:
+        return 0
+    return (pending.card, pending.partner).count(card)
 
 
 def _no_privileged_attack(state: GameState) -> None:
@@ -335,6 +350,9 @@ def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
                                   suggestion=_open_arrow_hint(cards, receiver, master))
     moving = subtree(giver, offer.group)
     state = state.with_player(remove(giver, (s.card for s in moving)))
+    # "the player must eliminate them by choosing one or more overlapping card, new or old":
+    # the receiver's old cards stay and the new ones that cannot fit go (he may drop an old
+    # card before accepting to make room) -- one answer instead of a round trip by mail.
     placed, lost = attach(cards, state.player(receiver.name), master, arrow, moving)
     state = state.with_player(placed)
     if lost:
@@ -498,6 +516,8 @@ def leave_game(cards: CardSet, state: GameState, cmd: LeaveGame) -> Result:
 def remove_player(cards: CardSet, state: GameState, p: Player, status: PlayerStatus) -> Result:
     """The player leaves play (eliminated or left): their groups and money go."""
     was_active = state.active_player.name == p.name
+    # Groups and money go; special cards still held stay in the hand, out of play with the
+    # player (the rules say nothing of them).
     state = release(state, p.name, p.structure[1:])
     illuminati_money = state.player(p.name).treasury
     state = pay(state, p.name, p.illuminati, illuminati_money)

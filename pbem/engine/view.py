@@ -136,7 +136,8 @@ def _player_view(cards: CardSet, state: GameState, p: Player, viewer: str | None
     basic, special = progress(cards, state, p)
     own = cards.illuminati_card(p.illuminati)
     goals: list[Progress] = [basic]
-    if sees_all or own.goal.kind != "secret_choice":
+    # The UFOs' goal is secret; a treasury goal's progress would tell others' hidden money.
+    if sees_all or own.goal.kind not in ("secret_choice", "treasury"):
         goals.append(special)
     return PlayerView(
         name=p.name,

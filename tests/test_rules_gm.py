@@ -1,0 +1,85 @@
+"""Rule cases: the game master's edits, logged and replayed like any command."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from factory import (
+    BAVARIA,
+    CARDS,
+    GNOMES,
+    deal,
+    game,
+    money_balances,
+    of_kind,
+    place,
+    run,
+    treasury,
+)
+
+from pbem.engine.commands import EndTurn, GmMoveCard, GmSetMoney, Pass, PlaySpecial
+from pbem.engine.rules import replay
+from pbem.engine.setup import Seat, Setup
+from pbem.engine.state import GameState
+from pbem.errors import IllegalCommandError
+
+
+def position() -> GameState:
+    state = place(game(ann=BAVARIA, bob=GNOMES), "ann", "The Mafia", treasury=3)
+    return place(state, "ann", "Yuppies", master="The Mafia", treasury=2)
+
+
+def test_the_game_master_sets_the_money_on_a_card() -> None:
+    """DESIGN.md: "service | game flow: phases, response windows, deadlines, auth, GM
+    overrides" """
+    state, events = run(position(), GmSetMoney("gm", "The Mafia", 10, "lost mail"))
+    assert treasury(state, "The Mafia") == 10 and money_balances(state)
+    assert of_kind(events, "gm_money")[0].data["reason"] == "lost mail"
+    with pytest.raises(IllegalCommandError, match="in no power structure"):
+        run(state, GmSetMoney("gm", "KGB", 1, "typo"))
+
+
+def test_the_game_master_moves_a_group_and_its_puppets_go_free() -> None:
+    """DESIGN.md: "service | game flow: phases, response windows, deadlines, auth, GM
+    overrides" (a group taken out of a structure frees its puppets, as a drop does)"""
+    state, _ = run(position(), GmMoveCard("gm", "The Mafia", "dead", "ruling"))
+    assert state.dead == ("The Mafia",) and state.uncontrolled == ("Yuppies",)
+    assert state.player("ann").groups == () and money_balances(state)
+
+
+def test_the_game_master_moves_special_cards_between_hands_and_piles() -> None:
+    """DESIGN.md: "service | game flow: phases, response windows, deadlines, auth, GM
+    overrides" """
+    state = deal(position(), "ann", "Deep Agent")
+    state, _ = run(state, GmMoveCard("gm", "Deep Agent", "hand:bob", "misdeal"))
+    assert state.player("bob").hand == ("Deep Agent",) and state.player("ann").hand == ()
+    with pytest.raises(IllegalCommandError, match="go to a hand"):
+        run(state, GmMoveCard("gm", "Deep Agent", "uncontrolled", "typo"))
+    with pytest.raises(IllegalCommandError, match="Illuminati card cannot be moved"):
+        run(state, GmMoveCard("gm", BAVARIA, "dead", "typo"))
+    with pytest.raises(IllegalCommandError, match="no card named"):
+        run(state, GmMoveCard("gm", "Deep Agnet", "deck", "typo"))
+    played, _ = run(deal(state, "bob", "Slush Fund"), PlaySpecial("bob", "Slush Fund"))
+    with pytest.raises(IllegalCommandError, match="waits for an answer"):
+        run(played, GmMoveCard("gm", "Slush Fund", "discards", "too early"))
+
+
+def test_the_game_master_may_still_edit_a_finished_game() -> None:
+    """DESIGN.md: "A game is its setup (players, options, seed) plus its log of commands." """
+    state, _ = run(position(), EndTurn("ann"))
+    over = replace(state, phase="over")
+    with pytest.raises(IllegalCommandError, match="game is over"):
+        run(over, Pass("bob"))
+    over, _ = run(over, GmSetMoney("gm", "The Mafia", 0, "correction"))
+    assert treasury(over, "The Mafia") == 0
+
+
+def test_a_replay_of_the_log_repeats_the_game_masters_edits() -> None:
+    """DESIGN.md: "A game is its setup (players, options, seed) plus its log of commands.
+    Replaying the log rebuilds the state" """
+    setup = Setup(game="g", seats=(Seat("ann", BAVARIA), Seat("bob", GNOMES)), seed="ab" * 16)
+    log = [GmSetMoney("gm", BAVARIA, 40, "prize")]
+    state = replay(setup, log, CARDS)
+    assert treasury(state, BAVARIA) == 40
+    assert replay(setup, log, CARDS) == state
