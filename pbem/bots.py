@@ -32,6 +32,7 @@ GOOD_NEED = 7  # a roll of 7 or less succeeds 58% of the time
 MONEY_CARDS = ("Swiss Bank Account", "Slush Fund")
 SHORTLIST = 6  # attacks weighed in full each decision
 CANDIDATES = 4  # strongest attackers considered for each target
+TARGETS = 14  # easiest targets considered each decision
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,9 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player) -> list[PlannedAt
     for other in state.players:
         if other.name != me.name and other.playing:
             targets += [(s.card, other) for s in other.structure[1:]]
+    # The uncontrolled area grows all game: weigh only the easiest targets in full.
+    targets.sort(key=lambda t: _hardness(cards, *t))
+    del targets[TARGETS:]
     lead = {p.name: leader_score(cards, state, p) for p in state.players if p.playing}
     own = {a: (power(cards, a) + money[a], alignments(cards, state, a)) for a in attackers}
     # Alignments move an attack by 4 a pair; a weak group rarely beats a much stronger one.
@@ -109,6 +113,13 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player) -> list[PlannedAt
             min(budget, spend + budget // 3), chance * value))
     plans.sort(key=lambda p: -p.value)
     return plans
+
+
+def _hardness(cards: CardSet, target: str, owner: Player | None) -> int:
+    """Resistance and closeness to its Illuminati: what an attack to control must beat."""
+    group = cards.card(target)
+    assert isinstance(group, Group)
+    return group.resistance + (PROXIMITY.get(depth(owner, target), 0) if owner else 0)
 
 
 def _quick_strength(own: tuple[int, tuple[str, ...]], target_alignments: tuple[str, ...],

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Literal
 
 from pbem.engine import checks
@@ -31,6 +30,7 @@ from pbem.engine.state import (
     Slot,
 )
 from pbem.engine.structure import attach, open_arrows, remove, subtree
+from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
 BAVARIAN_PRIVILEGE_COST = 5
@@ -130,7 +130,7 @@ def announce(cards: CardSet, state: GameState, cmd: Attack) -> Result:
         if state.turn.privileged_bavarian:
             raise IllegalCommandError("the Bavarian privilege is used once a turn")
         state = pay(state, p.name, p.illuminati, BAVARIAN_PRIVILEGE_COST)
-        state = replace(state, turn=replace(state.turn, privileged_bavarian=True))
+        state = evolve(state, turn=evolve(state.turn, privileged_bavarian=True))
         events.append(Event("privilege", {"player": p.name, "card": "",
                                           "amount": BAVARIAN_PRIVILEGE_COST}))
     attack = PendingAttack(
@@ -143,13 +143,13 @@ def announce(cards: CardSet, state: GameState, cmd: Attack) -> Result:
 def open_attack(cards: CardSet, state: GameState, attack: PendingAttack,
                 events: list[Event]) -> Result:
     """The attack is under way: it takes an action and its groups' participation."""
-    turn = replace(
+    turn = evolve(
         state.turn,
         actions=state.turn.actions + 1,
         did_anything=True,
         attacked=(*state.turn.attacked, attack.attacker, *attack.aids),
     )
-    state = replace(state, attack=attack, phase="attack", turn=turn)
+    state = evolve(state, attack=attack, phase="attack", turn=turn)
     need = breakdown(cards, state, attack).need
     owner = state.owner(attack.target)
     return state, [*events, Event("attack", {
@@ -208,8 +208,8 @@ def interfere(cards: CardSet, state: GameState, cmd: Interfere) -> Result:
 
 def _with_payment(cards: CardSet, state: GameState, attack: PendingAttack,
                   payment: Payment) -> Result:
-    attack = replace(attack, payments=(*attack.payments, payment))
-    state = replace(state, attack=attack)
+    attack = evolve(attack, payments=(*attack.payments, payment))
+    state = evolve(state, attack=attack)
     return state, [Event("spend", {"player": payment.player, "source": payment.source,
                                    "amount": payment.amount, "side": payment.side,
                                    "need": breakdown(cards, state, attack).need})]
@@ -239,7 +239,7 @@ def abolish(cards: CardSet, state: GameState, cmd: AbolishPrivilege) -> Result:
         hand.remove(card)
     first, partner = cmd.cards[0], (cmd.cards[1] if len(cmd.cards) > 1 else "")
     pending = PendingSpecial(play=PlaySpecial(p.name, first), partner=partner, abolish=True)
-    return replace(state, special=pending), [
+    return evolve(state, special=pending), [
         Event("abolish_played", {"player": p.name, "cards": cmd.cards})
     ]
 
@@ -252,7 +252,7 @@ def abolish_resolved(state: GameState, pending: PendingSpecial) -> Result:
         state = discard(state, player, pending.partner)
     attack = _attack(state)
     credit = tuple(x for x in attack.abolish_credit if x != player)
-    state = replace(state, attack=replace(attack, abolish_credit=credit))
+    state = evolve(state, attack=evolve(attack, abolish_credit=credit))
     return abolish_privilege(state, player, tuple(c for c in (pending.card, pending.partner) if c))
 
 
@@ -265,13 +265,13 @@ def abolish_countered(state: GameState, pending: PendingSpecial) -> GameState:
         state = discard(state, player, pending.partner)
     attack = _attack(state)
     if player not in attack.abolish_credit:
-        attack = replace(attack, abolish_credit=(*attack.abolish_credit, player))
-    return replace(state, attack=attack)
+        attack = evolve(attack, abolish_credit=(*attack.abolish_credit, player))
+    return evolve(state, attack=attack)
 
 
 def abolish_privilege(state: GameState, player: str, cards_used: tuple[str, ...]) -> Result:
     attack = _attack(state)
-    state = replace(state, attack=replace(attack, privilege_abolished=True))
+    state = evolve(state, attack=evolve(attack, privilege_abolished=True))
     return state, [Event("privilege_abolished", {"player": player, "cards": cards_used})]
 
 
@@ -289,8 +289,8 @@ def call_off(cards: CardSet, state: GameState, cmd: CallOff) -> Result:
         attacked.remove(card)
         attacked.reverse()
     # A special card discarded for privilege stays discarded: only money commits an attack.
-    turn = replace(state.turn, actions=state.turn.actions - 1, attacked=tuple(attacked))
-    state = replace(state, attack=None, phase="actions", turn=turn)
+    turn = evolve(state.turn, actions=state.turn.actions - 1, attacked=tuple(attacked))
+    state = evolve(state, attack=None, phase="actions", turn=turn)
     return state, [Event("called_off", {"player": cmd.player, "target": attack.target})]
 
 
@@ -299,7 +299,7 @@ def roll(cards: CardSet, state: GameState, cmd: Roll) -> Result:
     attack = _attack(state)
     index = state.dice.draws
     dice_rolled, dice = roll_2d6(state.dice)
-    state = replace(state, dice=dice, attack=replace(attack, roll=dice_rolled),
+    state = evolve(state, dice=dice, attack=evolve(attack, roll=dice_rolled),
                     phase="after_roll")
     return state, [Event("roll", {"player": attack.player, "dice": dice_rolled,
                                   "draw": index, "need": breakdown(cards, state, attack).need})]
@@ -319,7 +319,7 @@ def settle(cards: CardSet, state: GameState, cmd: Settle) -> Result:
         "success": success,
         "terms": tuple((t.kind, t.source, t.amount) for t in terms.terms),
     })
-    state = replace(state, attack=None, phase="actions")
+    state = evolve(state, attack=None, phase="actions")
     if not success:
         return state, [result]
     if attack.mode == "control":
@@ -337,19 +337,19 @@ def _capture(cards: CardSet, state: GameState, attack: PendingAttack) -> Result:
     if owner is not None:
         moving = subtree(owner, attack.target)
         state = state.with_player(remove(owner, (s.card for s in moving)))
-        kept = [replace(s, treasury=s.treasury // 2) for s in moving]
-        state = replace(state, money_issued=state.money_issued - sum(
+        kept = [evolve(s, treasury=s.treasury // 2) for s in moving]
+        state = evolve(state, money_issued=state.money_issued - sum(
             s.treasury - k.treasury for s, k in zip(moving, kept, strict=True)))
         moving = kept
     else:
         moving = [Slot(card=attack.target, x=0, y=0, rotation=0, master=None)]
-        state = replace(state, uncontrolled=tuple(c for c in state.uncontrolled
+        state = evolve(state, uncontrolled=tuple(c for c in state.uncontrolled
                                                   if c != attack.target))
     arrows = open_arrows(cards, attacker, attack.attacker)
     if not arrows:
         # Only a game master's edit can close the arrow during the attack: the group (and
         # its puppets) cannot be placed, so it becomes uncontrolled, money to the bank.
-        state = state.with_player(replace(attacker, structure=(*attacker.structure, *moving)))
+        state = state.with_player(evolve(attacker, structure=(*attacker.structure, *moving)))
         state = release(state, attacker.name, moving)
         return state, [Event("captured", {"player": attacker.name, "group": attack.target,
                                           "from": owner.name if owner else "", "puppets": (),
@@ -358,7 +358,7 @@ def _capture(cards: CardSet, state: GameState, attack: PendingAttack) -> Result:
     placed, lost = attach(cards, attacker, attack.attacker, arrow, moving)
     state = state.with_player(placed)
     if lost:
-        state = state.with_player(replace(placed, structure=(*placed.structure, *lost)))
+        state = state.with_player(evolve(placed, structure=(*placed.structure, *lost)))
         state = release(state, attacker.name, lost)
     events = [Event("captured", {"player": attacker.name, "group": attack.target,
                                  "from": owner.name if owner else "",
@@ -390,7 +390,7 @@ def _destroy(state: GameState, attack: PendingAttack) -> Result:
         slots = subtree(owner, attack.target)
         state = release(state, owner.name, slots)
         freed = tuple(s.card for s in slots[1:])
-    state = replace(state, uncontrolled=tuple(c for c in state.uncontrolled
+    state = evolve(state, uncontrolled=tuple(c for c in state.uncontrolled
                                               if c != attack.target),
                     dead=(*state.dead, attack.target))
     p = state.player(attack.player)
@@ -405,7 +405,7 @@ def discard(state: GameState, player: str, card: str) -> GameState:
     hand = list(p.hand)
     hand.remove(card)
     state = update_player(state, player, hand=tuple(hand))
-    return replace(state, discards=(*state.discards, card))
+    return evolve(state, discards=(*state.discards, card))
 
 
 def _attack(state: GameState) -> PendingAttack:

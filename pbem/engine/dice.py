@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeVar
+
+from pbem.engine.values import evolve
 
 T = TypeVar("T")
 
@@ -52,7 +54,7 @@ def below(dice: Dice, n: int) -> tuple[int, Dice]:
         value = raw_draw(dice.seed, index)
         index += 1
         if value < limit:
-            return value % n, replace(dice, draws=index)
+            return value % n, evolve(dice, draws=index)
 
 
 def roll_2d6(dice: Dice) -> tuple[tuple[int, int], Dice]:

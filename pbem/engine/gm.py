@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from pbem.engine.cards import CardSet, Group, Special
@@ -10,6 +9,7 @@ from pbem.engine.commands import GmMoveCard, GmSetMoney
 from pbem.engine.ops import release_group, set_treasury, update_player
 from pbem.engine.state import Event, GameState
 from pbem.engine.turn import pending_copies
+from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
 Result = tuple[GameState, list[Event]]
@@ -58,7 +58,7 @@ def move_card(cards: CardSet, state: GameState, cmd: GmMoveCard) -> Result:
 
 def _with_place(state: GameState, place: str, cards: tuple[str, ...]) -> GameState:
     changes: dict[str, Any] = {place: cards}
-    return replace(state, **changes)
+    return evolve(state, **changes)
 
 
 def _take(state: GameState, card: str) -> GameState:

@@ -7,13 +7,14 @@ defender or other players may spend later is unknown here and left out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pbem.engine.abilities import transferable
 from pbem.engine.attack import participation_left, validate_attack
 from pbem.engine.breakdown import AUTOMATIC_FAILURE, breakdown, success_chance
 from pbem.engine.cards import ATTACK_MODES, AttackMode, CardSet
 from pbem.engine.state import GameState, PendingAttack, Player
+from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
 # 2d6 cannot do better than 10: 11 and 12 always fail, so more help is wasted past it.
@@ -104,7 +105,7 @@ def _best_for(
             if need >= BEST_NEED:
                 break
             aids.append(aid)
-            need = breakdown(cards, state, replace(attack, aids=tuple(aids))).need
+            need = breakdown(cards, state, evolve(attack, aids=tuple(aids))).need
         if best is not None and (need, -len(aids)) <= (best.need, -len(best.aids)):
             continue
         available = slot.treasury + (p.treasury if attacker != p.illuminati else 0)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 from pbem.engine.state import GameState, Player, Slot
 from pbem.engine.structure import remove, subtree
@@ -59,7 +58,7 @@ def release(state: GameState, player: str, slots: Iterable[Slot]) -> GameState:
     p = state.player(player)
     money = sum(s.treasury for s in gone if p.slot(s.card) is not None)
     state = state.with_player(remove(p, (s.card for s in gone)))
-    return replace(
+    return evolve(
         state,
         uncontrolled=(*state.uncontrolled, *(s.card for s in gone)),
         money_issued=state.money_issued - money,
@@ -73,7 +72,7 @@ def release_group(state: GameState, player: str, group: str) -> tuple[GameState,
 
 
 def update_player(state: GameState, name: str, **changes: object) -> GameState:
-    return state.with_player(replace(state.player(name), **changes))  # type: ignore[arg-type]
+    return state.with_player(evolve(state.player(name), **changes))
 
 
 def player_of(state: GameState, name: str) -> Player:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from pbem.engine.cards import CardSet
 from pbem.engine.dice import Dice, below, roll_2d6, shuffled
 from pbem.engine.state import Event, GameState, Options, Player, Slot
+from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
 MIN_PLAYERS = 2
@@ -134,7 +135,7 @@ def _turn_order(
 
 def with_options(cards: CardSet, setup: Setup, **changes: int | bool) -> Setup:
     """The setup with options changed and the victory count resolved for its player count."""
-    options = replace(setup.options, **changes)  # type: ignore[arg-type]
+    options = evolve(setup.options, **changes)
     if "victory_groups" not in changes:
-        options = replace(options, victory_groups=victory_groups(cards, len(setup.seats)))
-    return replace(setup, options=options)
+        options = evolve(options, victory_groups=victory_groups(cards, len(setup.seats)))
+    return evolve(setup, options=options)

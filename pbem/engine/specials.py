@@ -8,7 +8,6 @@ is revealed by the wait.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 from pbem.engine import checks
 from pbem.engine.attack import (
@@ -25,6 +24,7 @@ from pbem.engine.ops import earn, move_money
 from pbem.engine.state import Event, GameState, PendingAttack, PendingSpecial, Player, Slot
 from pbem.engine.structure import attach, open_arrows
 from pbem.engine.turn import _first_open_arrow
+from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
 SECRETS = "Secrets Man Was Not Meant To Know"
@@ -51,9 +51,9 @@ def play(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
         raise IllegalCommandError(f"{card.name} is played only to cancel another card",
                                   suggestion="answer a special card with COUNTER")
     _check_timing(cards, state, card, cmd)
-    state = replace(state, special=PendingSpecial(play=cmd))
+    state = evolve(state, special=PendingSpecial(play=cmd))
     if state.active_player.name == p.name and state.phase in ("actions", "attack", "after_roll"):
-        state = replace(state, turn=replace(state.turn, did_anything=True))
+        state = evolve(state, turn=evolve(state.turn, did_anything=True))
     return state, [Event("special_played", {"player": p.name, "card": cmd.card,
                                             "group": cmd.group, "other": cmd.other})]
 
@@ -72,7 +72,7 @@ def counter(cards: CardSet, state: GameState, cmd: Counter) -> Result:
         raise IllegalCommandError("you cannot cancel your own card")
     state = discard(state, p.name, cmd.card)
     state = discard(state, pending.player, pending.card)
-    state = replace(state, special=None)
+    state = evolve(state, special=None)
     if pending.abolish:
         state = abolish_countered(state, pending)
     return state, [Event("special_cancelled", {"player": p.name, "card": pending.card,
@@ -86,9 +86,9 @@ def resolve(cards: CardSet, state: GameState, cmd: ResolveSpecial) -> Result:
     if pending is None:
         raise IllegalCommandError("no special card is waiting to be answered")
     if pending.abolish:
-        return abolish_resolved(replace(state, special=None), pending)
+        return abolish_resolved(evolve(state, special=None), pending)
     play_cmd = pending.play
-    state = discard(replace(state, special=None), play_cmd.player, play_cmd.card)
+    state = discard(evolve(state, special=None), play_cmd.player, play_cmd.card)
     effect = cards.special(play_cmd.card).effect
     return EFFECTS[effect](cards, state, play_cmd)
 
@@ -157,7 +157,7 @@ def _roll_becomes(value: int) -> Effect:
     def effect(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
         if state.phase != "after_roll" or state.attack is None:
             return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
-        state = replace(state, attack=replace(state.attack, roll_becomes=value))
+        state = evolve(state, attack=evolve(state.attack, roll_becomes=value))
         return state, [Event("roll_becomes", {"player": cmd.player, "card": cmd.card,
                                               "roll": value})]
     return effect
@@ -187,10 +187,10 @@ def _bribery(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
         master, arrow = "", -1
     if cmd.group not in state.uncontrolled or not master:
         return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
-    state = replace(state, uncontrolled=tuple(c for c in state.uncontrolled if c != cmd.group))
+    state = evolve(state, uncontrolled=tuple(c for c in state.uncontrolled if c != cmd.group))
     placed, _ = attach(cards, p, master, arrow, [Slot(cmd.group, 0, 0, 0, None)])
-    turn = replace(state.turn, actions=state.turn.actions + 1)
-    state = replace(state.with_player(placed), turn=turn)
+    turn = evolve(state.turn, actions=state.turn.actions + 1)
+    state = evolve(state.with_player(placed), turn=turn)
     return state, [Event("bribery", {"player": cmd.player, "group": cmd.group})]
 
 
@@ -223,13 +223,13 @@ def _deep_agent(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
 def _interference(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     if state.attack is None:
         return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
-    attack = replace(state.attack,
+    attack = evolve(state.attack,
                      interference_cards=(*state.attack.interference_cards, cmd.player))
-    return replace(state, attack=attack), [Event("interference_card", {"player": cmd.player})]
+    return evolve(state, attack=attack), [Event("interference_card", {"player": cmd.player})]
 
 
 def _market(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
-    state = replace(state, turn=replace(state.turn, market_manipulation=True))
+    state = evolve(state, turn=evolve(state.turn, market_manipulation=True))
     return state, [Event("market_manipulation", {"player": cmd.player})]
 
 
@@ -238,12 +238,12 @@ def _media(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
         return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
     dead = list(state.dead)
     dead.remove(cmd.group)
-    state = replace(state, dead=tuple(dead), uncontrolled=(*state.uncontrolled, cmd.group))
+    state = evolve(state, dead=tuple(dead), uncontrolled=(*state.uncontrolled, cmd.group))
     return state, [Event("revived", {"player": cmd.player, "group": cmd.group})]
 
 
 def _senate(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
-    state = replace(state, turn=replace(state.turn, lost=True))
+    state = evolve(state, turn=evolve(state.turn, lost=True))
     return state, [Event("senate", {"player": cmd.player,
                                     "victim": state.active_player.name})]
 

@@ -9,10 +9,10 @@ when the cell it points at is empty: a card there, puppet or not, uses or blocks
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 
 from pbem.engine.cards import CardSet, Side
 from pbem.engine.state import Player, Slot
+from pbem.engine.values import evolve
 
 # Absolute directions: 0 up, 1 right, 2 down, 3 left.
 STEP: tuple[tuple[int, int], ...] = ((0, -1), (1, 0), (0, 1), (-1, 0))
@@ -98,7 +98,7 @@ def depth(player: Player, card: str) -> int:
 def remove(player: Player, cards_out: Iterable[str]) -> Player:
     """The player without the named slots."""
     gone = set(cards_out)
-    return replace(player, structure=tuple(s for s in player.structure if s.card not in gone))
+    return evolve(player, structure=tuple(s for s in player.structure if s.card not in gone))
 
 
 def attach(
@@ -152,7 +152,7 @@ def attach(
                 lost.extend(_descendants(child, children))
 
     place(root, new_root)
-    return replace(player, structure=tuple(placed)), lost
+    return evolve(player, structure=tuple(placed)), lost
 
 
 def _descendants(root: Slot, children: dict[str, list[Slot]]) -> list[Slot]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from pbem.engine import checks
 from pbem.engine.abilities import OPPOSITES, abilities, alignments, has_special
 from pbem.engine.cards import CardSet, Group, Special
@@ -33,6 +31,7 @@ from pbem.engine.structure import (
     remove,
     subtree,
 )
+from pbem.engine.values import evolve
 from pbem.engine.victory import progress, victory_allowed, winners
 from pbem.errors import IllegalCommandError
 
@@ -50,7 +49,7 @@ def begin_turn(cards: CardSet, state: GameState, cmd: BeginTurn) -> Result:
     checks.phase(state, "turn_start")
     player = state.active_player
     state = update_player(state, player.name, turns=player.turns + 1)
-    state = replace(state, turn_number=state.turn_number + 1)
+    state = evolve(state, turn_number=state.turn_number + 1)
     events = [Event("turn_begins", {"player": player.name, "turn": state.turn_number})]
     if state.turn.lost:
         # The Senate Investigating Committee: no income, no draw, no actions; the lost turn
@@ -64,7 +63,7 @@ def begin_turn(cards: CardSet, state: GameState, cmd: BeginTurn) -> Result:
     for _ in range(draws):
         state, more = draw_card(cards, state, player.name)
         events += more
-    return replace(state, phase="actions"), events
+    return evolve(state, phase="actions"), events
 
 
 def _income(cards: CardSet, state: GameState, name: str) -> Result:
@@ -132,15 +131,15 @@ def draw_card(cards: CardSet, state: GameState, name: str) -> Result:
         # The rules never say: with the deck spent, nothing is drawn and the turn goes on.
         return state, [Event("deck_empty", {"player": name})]
     top, rest = state.deck[0], state.deck[1:]
-    state = replace(state, deck=rest)
+    state = evolve(state, deck=rest)
     if isinstance(cards.card(top), Special):
         p = state.player(name)
-        state = state.with_player(replace(p, hand=(*p.hand, top)))
+        state = state.with_player(evolve(p, hand=(*p.hand, top)))
         return state, [
             Event("drew_special", {"player": name, "card": top}, visible_to=(name,)),
             Event("drew_special_count", {"player": name}),
         ]
-    state = replace(state, uncontrolled=(*state.uncontrolled, top))
+    state = evolve(state, uncontrolled=(*state.uncontrolled, top))
     return state, [Event("drew_group", {"player": name, "card": top})]
 
 
@@ -169,12 +168,12 @@ def transfer_money(cards: CardSet, state: GameState, cmd: TransferMoney) -> Resu
     elif turn.end_powers:
         raise IllegalCommandError("no transfers are left after the end-of-turn powers")
     elif turn.free_transfers < checks.FREE_TRANSFERS:
-        turn = replace(turn, free_transfers=turn.free_transfers + 1)
+        turn = evolve(turn, free_transfers=turn.free_transfers + 1)
     else:
         checks.action_left(state, cmd.player)
-        turn = replace(turn, actions=turn.actions + 1)
+        turn = evolve(turn, actions=turn.actions + 1)
     state = move_money(state, p.name, cmd.source, cmd.dest, cmd.amount)
-    state = replace(state, turn=replace(turn, did_anything=True))
+    state = evolve(state, turn=evolve(turn, did_anything=True))
     return state, [Event("transfer", {"player": p.name, "from": cmd.source, "to": cmd.dest,
                                       "amount": cmd.amount})]
 
@@ -238,7 +237,7 @@ def _no_privileged_attack(state: GameState) -> None:
 
 def _mark_free_action(state: GameState, player: str) -> GameState:
     if state.phase in ("actions", "attack", "after_roll") and state.active_player.name == player:
-        return replace(state, turn=replace(state.turn, did_anything=True))
+        return evolve(state, turn=evolve(state.turn, did_anything=True))
     return state
 
 
@@ -273,10 +272,10 @@ def move_group(cards: CardSet, state: GameState, cmd: MoveGroup) -> Result:
     placed, lost = attach(cards, rest, cmd.master, cmd.arrow, moving)
     state = state.with_player(placed)
     if lost:
-        state = state.with_player(replace(placed, structure=(*placed.structure, *lost)))
+        state = state.with_player(evolve(placed, structure=(*placed.structure, *lost)))
         state = release(state, p.name, lost)
-    turn = state.turn if bermuda else replace(state.turn, actions=state.turn.actions + 1)
-    state = replace(state, turn=replace(turn, did_anything=True))
+    turn = state.turn if bermuda else evolve(state.turn, actions=state.turn.actions + 1)
+    state = evolve(state, turn=evolve(turn, did_anything=True))
     return state, [Event("move", {"player": p.name, "group": cmd.group, "master": cmd.master,
                                   "arrow": cmd.arrow, "lost": tuple(s.card for s in lost)})]
 
@@ -306,7 +305,7 @@ def drop_group(cards: CardSet, state: GameState, cmd: DropGroup) -> Result:
         raise IllegalCommandError(f"{offer.group} is offered to {offer.receiver}",
                                   suggestion="wait for the answer to the offer")
     state, released = release_group(state, p.name, cmd.group)
-    state = replace(state, turn=replace(state.turn, did_anything=True))
+    state = evolve(state, turn=evolve(state.turn, did_anything=True))
     return state, [Event("drop", {"player": p.name, "groups": tuple(released)})]
 
 
@@ -322,7 +321,7 @@ def offer_group(cards: CardSet, state: GameState, cmd: OfferGroup) -> Result:
     checks.owns(giver, cmd.group)
     if cmd.group == giver.illuminati or giver.name == receiver.name:
         raise IllegalCommandError(f"{cmd.group} cannot be given to {receiver.name}")
-    state = replace(state, offer=GroupOffer(giver=giver.name, receiver=receiver.name,
+    state = evolve(state, offer=GroupOffer(giver=giver.name, receiver=receiver.name,
                                             group=cmd.group))
     return state, [Event("offer", {"player": giver.name, "to": receiver.name,
                                    "group": cmd.group})]
@@ -356,10 +355,10 @@ def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
     placed, lost = attach(cards, state.player(receiver.name), master, arrow, moving)
     state = state.with_player(placed)
     if lost:
-        state = state.with_player(replace(placed, structure=(*placed.structure, *lost)))
+        state = state.with_player(evolve(placed, structure=(*placed.structure, *lost)))
         state = release(state, receiver.name, lost)
-    turn = replace(state.turn, actions=state.turn.actions + 1, did_anything=True)
-    state = replace(state, offer=None, turn=turn)
+    turn = evolve(state.turn, actions=state.turn.actions + 1, did_anything=True)
+    state = evolve(state, offer=None, turn=turn)
     return state, [Event("gift_group", {"player": giver.name, "to": receiver.name,
                                         "group": offer.group,
                                         "lost": tuple(s.card for s in lost)})]
@@ -369,7 +368,7 @@ def decline_group(cards: CardSet, state: GameState, cmd: DeclineGroup) -> Result
     offer = state.offer
     if offer is None or cmd.player not in (offer.receiver, offer.giver):
         raise IllegalCommandError(f"no group is being offered to {cmd.player}")
-    return replace(state, offer=None), [
+    return evolve(state, offer=None), [
         Event("offer_declined", {"player": offer.receiver, "group": offer.group})
     ]
 
@@ -413,9 +412,9 @@ def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
             raise IllegalCommandError(f"{cmd.group} has no {cmd.alignment} alignment to reverse")
         current[current.index(cmd.alignment)] = OPPOSITES[cmd.alignment]  # type: ignore[call-overload]
     changes = tuple(c for c in state.turn.alignment_changes if c[0] != cmd.group)
-    turn = replace(state.turn, lasers_used=True, did_anything=True,
+    turn = evolve(state.turn, lasers_used=True, did_anything=True,
                    alignment_changes=(*changes, (cmd.group, tuple(current))))
-    return replace(state, turn=turn), [
+    return evolve(state, turn=turn), [
         Event("lasers", {"player": p.name, "group": cmd.group, "change": cmd.change,
                          "alignment": cmd.alignment, "now": tuple(current)})
     ]
@@ -429,7 +428,7 @@ def use_recyclers(cards: CardSet, state: GameState, cmd: UseRecyclers) -> Result
     if recyclers is None or state.turn.recyclers_used or state.turn.end_powers:
         raise IllegalCommandError(f"{p.name} cannot use the Recyclers now")
     state = pay(state, p.name, recyclers, RECYCLERS_COST)
-    state = replace(state, turn=replace(state.turn, recyclers_used=True, did_anything=True))
+    state = evolve(state, turn=evolve(state.turn, recyclers_used=True, did_anything=True))
     state, events = draw_card(cards, state, p.name)
     return state, [Event("recyclers", {"player": p.name}), *events]
 
@@ -442,7 +441,7 @@ def end_powers(cards: CardSet, state: GameState, cmd: EndPowers) -> Result:
         raise IllegalCommandError(f"{p.illuminati} have no end-of-turn power")
     if state.offer is not None:
         raise IllegalCommandError("the offered group must be answered first")
-    state = replace(state, turn=replace(state.turn, end_powers=True, did_anything=True))
+    state = evolve(state, turn=evolve(state.turn, end_powers=True, did_anything=True))
     return state, [Event("end_powers", {"player": p.name})]
 
 
@@ -466,8 +465,8 @@ def end_turn(cards: CardSet, state: GameState, cmd: EndTurn) -> Result:
     checks.phase(state, "actions")
     p = checks.active(state, cmd.player)
     if state.offer is not None:
-        state = replace(state, offer=None)
-    return end_of_turn(cards, replace(state, phase="actions"), [Event("end_turn",
+        state = evolve(state, offer=None)
+    return end_of_turn(cards, evolve(state, phase="actions"), [Event("end_turn",
                                                                       {"player": p.name})])
 
 
@@ -478,18 +477,18 @@ def end_of_turn(cards: CardSet, state: GameState, events: list[Event] | None = N
     while refill and len(state.uncontrolled) < refill and state.deck:
         top, rest = state.deck[0], state.deck[1:]
         if isinstance(cards.card(top), Special):
-            state = replace(state, deck=rest, discards=(*state.discards, top))
+            state = evolve(state, deck=rest, discards=(*state.discards, top))
         else:
-            state = replace(state, deck=rest, uncontrolled=(*state.uncontrolled, top))
+            state = evolve(state, deck=rest, uncontrolled=(*state.uncontrolled, top))
         events.append(Event("refill", {"card": top}))
     if victory_allowed(state):
         won = winners(cards, state)
         if won:
-            state = replace(state, phase="over", winners=won, outcome="victory",
+            state = evolve(state, phase="over", winners=won, outcome="victory",
                             turn=TurnState())
             return state, [*events, Event("victory", {"winners": won})]
     if state.options.max_turns and state.turn_number >= state.options.max_turns:
-        state = replace(state, phase="over", outcome="turn cap", turn=TurnState())
+        state = evolve(state, phase="over", outcome="turn cap", turn=TurnState())
         return state, [*events, Event("turn_cap", {"turns": state.turn_number})]
     return next_player(state, events)
 
@@ -499,9 +498,9 @@ def next_player(state: GameState, events: list[Event]) -> Result:
     for step in range(1, n + 1):
         i = (state.active + step) % n
         if state.players[i].playing:
-            state = replace(state, active=i, phase="turn_start", turn=TurnState(), offer=None)
+            state = evolve(state, active=i, phase="turn_start", turn=TurnState(), offer=None)
             return state, [*events, Event("next_player", {"player": state.players[i].name})]
-    state = replace(state, phase="over", outcome="no players", turn=TurnState())
+    state = evolve(state, phase="over", outcome="no players", turn=TurnState())
     return state, [*events, Event("no_players", {})]
 
 
@@ -525,9 +524,9 @@ def remove_player(cards: CardSet, state: GameState, p: Player, status: PlayerSta
     events = [Event("eliminated" if status == "eliminated" else "left",
                     {"player": p.name, "groups": p.groups})]
     if was_active and state.phase != "over":
-        return end_of_turn(cards, replace(state, attack=None, offer=None), events)
+        return end_of_turn(cards, evolve(state, attack=None, offer=None), events)
     if sum(1 for x in state.players if x.playing) == 0:
-        return replace(state, phase="over", outcome="no players"), events
+        return evolve(state, phase="over", outcome="no players"), events
     return state, events
 
 
