@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
 from pbem.cli_cards import cards
+from pbem.cli_daemon import doctor, run
+from pbem.cli_gm import add_gm_commands
+from pbem.errors import PbemError
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,6 +21,9 @@ def main() -> None:
 
 
 main.add_command(cards)
+main.add_command(run)
+main.add_command(doctor)
+add_gm_commands(main)
 
 
 @main.command()
@@ -61,3 +68,29 @@ def simulate(games: int, players: int, seed: int, turn_cap: int, as_json: bool) 
         click.echo(f"games per second:     {summary.games_per_second:.2f}")
     if summary.violations:
         sys.exit(1)
+
+
+@main.command()
+@click.option("--dir", "folder", default="demo", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Where the store, the players' Maildirs and the archive go.")
+@click.option("--port", default=2525, show_default=True, type=click.IntRange(0, 65535),
+              help="The embedded SMTP listener's port on 127.0.0.1 (0: any free port).")
+@click.option("--keep-running", is_flag=True,
+              help="Leave the first seat to you and keep the daemon running.")
+@click.option("--seed", default=None, metavar="HEX", help="The dice seed (default: random).")
+def demo(folder: Path, port: int, keep_running: bool, seed: str | None) -> None:
+    """Play a whole game by mail on the embedded default: four bots, real SMTP, local
+    Maildirs, then the archive."""
+    from pbem.demo import run_demo
+
+    try:
+        result = run_demo(folder, port=port, keep_running=keep_running, seed=seed,
+                          echo=click.echo)
+    except (PbemError, RuntimeError, OSError) as error:
+        raise click.ClickException(str(error)) from error
+    won = ", ".join(result.winners) or "nobody"
+    click.echo(f"The game ended after {result.turns} turns ({result.outcome}); "
+               f"winner: {won}.")
+    click.echo(f"Players' mail ({result.mails_sent} mails): {result.maildirs}/<address>/")
+    click.echo(f"The archive: {result.archive}")

@@ -317,6 +317,8 @@ class MaildirSender:
         stamped = f"Return-Path: <{envelope_from}>\nDelivered-To: {to}\n".encode()
         body = stamped + _LINE_END.sub(b"\n", raw)
         try:
+            # Maildir(create=True) makes only the last folder; the root may not exist yet.
+            self.root.mkdir(parents=True, exist_ok=True)
             box = mailbox.Maildir(self.root / name, create=True)
             key = box.add(body)  # writes to tmp/, fsyncs it, links it into new/
             fsync_dir(self.root / name / "new")

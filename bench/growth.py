@@ -1,0 +1,295 @@
+"""Bench: the daemon's cost per order mail at turn 5 and at turn 500 of a game, with 1 and
+with 1,000 games in the store, and its memory with 1,000 live games.
+
+Run: ``.venv/bin/python bench/growth.py [--games 1000] [--samples 30] [--dir /tmp]``
+(prints one JSON object; targets: each ratio <= 1.2, memory <= 150 MB).
+
+An order is what the daemon does for one mail: store it (``deliver_smtp``), process it
+(parse, authenticate, apply, commit, compose the answer) and write the answer into a
+Maildir. Each ratio compares medians of orders timed alternately on the two sides, so that
+the machine's speed drifting during the run hits both alike.
+
+The games are real engine games: the bots of ``pbem simulate`` play the first turns (so
+every player holds groups and nobody is eliminated), then every player passes, turn after
+turn, up to the turn wanted (the basic goal is set out of reach, and the seats' Illuminati
+have goals that passing never meets). Bots never reach turn 500 by playing, they win long
+before. The log and the snapshot are written into the store the way the service writes
+them, and ``Service.replay_check`` confirms they agree. The 1,000 games are copies of one
+game under other names. The memory is that of a real ``pbem run`` process (its peak
+resident set, VmHWM) after a tick over all games and orders to a sample of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import smtplib
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from pbem.config import load_config
+from pbem.daemon import Daemon
+from pbem.engine.carddata import load_cardset
+from pbem.engine.cards import CardSet
+from pbem.engine.codec import from_json, to_json
+from pbem.engine.commands import BeginTurn, Command, Pass
+from pbem.engine.rules import apply
+from pbem.engine.setup import Setup
+from pbem.engine.state import GameState
+from pbem.service.auth import hash_password
+from pbem.service.service import Service
+from pbem.simulate import BotTable
+from pbem.store import Store
+
+TARGET_RATIO = 1.2
+TARGET_RSS_MB = 150
+PLAYERS = (("Alice", "alice@example.org", "The Bavarian Illuminati"),
+           ("Bob", "bob@example.org", "The Servants of Cthulhu"),
+           ("Carol", "carol@example.org", "The Discordian Society"))
+SEED = "b1" * 32
+BOT_TURNS = 9  # bots play this many turns first: enough for everyone to hold groups
+ORDERS = ("STANDING LIST", "SET HTML OFF", "STANDING DEFEND ANY UPTO 3", "SET HTML ON",
+          "PRESS TO {other}\r\nA word in private.\r\nEND PRESS", "STATUS")
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _password(game: str, player: str) -> str:
+    return f"{player.lower()}-{game}"
+
+
+def _config(root: Path, port: int = 0) -> Path:
+    path = root / "pbem.toml"
+    path.write_text(f'[store]\npath = "store"\n[mail]\nmails_per_hour = 1000000\n'
+                    f'[listener]\nport = {port}\n[maildir]\npath = "maildirs"\n')
+    return path
+
+
+def _play(cards: CardSet, state: GameState, turns: int) -> list[Command]:
+    """Give the commands that bring a new game to the orders phase of turn ``turns``."""
+    table = BotTable(cards, state, random.Random(7), check_every=10**9)
+
+    def at(turn: int) -> bool:
+        return table.state.turn_number >= turn and table.state.phase == "actions"
+
+    def over() -> bool:
+        return table.state.phase == "over"
+
+    while not at(min(turns, BOT_TURNS)):
+        table.step()
+        if over():
+            raise RuntimeError("the bots ended the game early; choose another seed")
+    while not at(turns):
+        now = table.state
+        if now.phase == "turn_start" and now.special is None:
+            table.do(BeginTurn())
+        elif now.phase == "actions" and now.special is None and now.offer is None:
+            table.do(Pass(now.active_player.name))
+        else:
+            table.step()
+        if over():
+            raise RuntimeError(f"the game ended at turn {table.state.turn_number}")
+    return table.log
+
+
+def _entries(cards: CardSet, state: GameState, commands: list[Command],
+             at: str) -> tuple[list[dict[str, Any]], GameState]:
+    """Give the log entries of ``commands`` as the service writes them, and the end state."""
+    entries = []
+    for command in commands:
+        state, events = apply(state, command, cards)
+        entries.append({"at": at, "command": to_json(command),
+                        "events": [to_json(e) for e in events], "seq": state.seq})
+    return entries, state
+
+
+class _Game:
+    """A started game at a given turn, as the store would hold it after that many turns."""
+
+    def __init__(self, service: Service, game_id: str, turns: int, now: datetime) -> None:
+        cards, store = service.cards, service.store
+        service.create_game(game_id, PLAYERS, options={"victory_groups": 99}, seed=SEED)
+        self.setup = from_json(Setup, store.setup(game_id)["setup"])
+        start, record = service.state(game_id), service.service_record(game_id)
+        self.entries, self.state = _entries(cards, start, _play(cards, start, turns),
+                                            now.isoformat())
+        seats = tuple(replace(s, password_hash=hash_password(_password(game_id, s.name),
+                                                             cost=10))
+                      for s in record.seats)
+        self.record = replace(record, seats=seats, started=True, turn_seq=self.state.seq,
+                              reported=len(self.entries), steps=1,
+                              deadline=(now + timedelta(hours=72)).isoformat())
+        self._write(store, game_id, first=False)
+        if not service.replay_check(game_id):
+            raise RuntimeError(f"game {game_id}: the log does not replay to the snapshot")
+
+    def copy(self, store: Store, game_id: str) -> None:
+        """Write the same game under another name."""
+        self._write(store, game_id, first=True)
+
+    def _write(self, store: Store, game_id: str, first: bool) -> None:
+        state = replace(self.state, game=game_id)
+        seats = tuple(replace(s, password_hash=hash_password(_password(game_id, s.name),
+                                                             cost=10))
+                      for s in self.record.seats)
+        record = replace(self.record, seats=seats)
+        with store.lock():
+            if first:
+                store.create_game(game_id, {"setup": to_json(replace(self.setup, game=game_id)),
+                                            "service": to_json(record)})
+            store.commit(game_id, log_entries=self.entries,
+                         snapshot={"state": to_json(state), "service": to_json(record)},
+                         expect_length=0)
+
+
+def _order(game: str, n: int) -> tuple[str, bytes]:
+    names = [p[0] for p in PLAYERS]
+    player = names[n % 3]
+    body = ORDERS[n % len(ORDERS)].format(other=names[(n + 1) % 3])
+    address = f"{player.lower()}@example.org"
+    raw = (f"From: {address}\r\nTo: pbem@localhost\r\nSubject: orders\r\n"
+           f"Message-ID: <{game}-{n}-{time.monotonic_ns()}@bench>\r\n\r\n"
+           f"GAME {game} PLAYER {player} PASSWORD {_password(game, player)}\r\n{body}\r\nEND\r\n")
+    return address, raw.encode()
+
+
+def _timed(daemon: Daemon, game: str, counter: list[int]) -> Callable[[], float]:
+    def one() -> float:
+        counter[0] += 1
+        sender, raw = _order(game, counter[0])
+        began = time.perf_counter()
+        daemon.deliver_smtp(raw, sender, ["pbem@localhost"])
+        if daemon.process() != 1 or daemon.flush().sent < 1:
+            raise RuntimeError(f"the order to {game} was not answered")
+        return time.perf_counter() - began
+    return one
+
+
+def _alternate(left: Callable[[], float], right: Callable[[], float],
+               samples: int) -> tuple[list[float], list[float]]:
+    for _ in range(len(ORDERS)):  # warm: every kind of order once on each side
+        left(), right()
+    lefts, rights = [], []
+    for _ in range(samples):
+        lefts.append(left())
+        rights.append(right())
+    return lefts, rights
+
+
+def _daemon_memory(root: Path, games: list[str], orders: int) -> dict[str, float]:
+    """Give the resident memory of a real `pbem run` over the store, in MB."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = _config(root, port)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    process = subprocess.Popen([sys.executable, "-m", "pbem.cli_daemon", "run", "--config",
+                                str(config)], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            try:
+                smtp = smtplib.SMTP("127.0.0.1", port, local_hostname="bench", timeout=300)
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("the daemon did not start") from None
+                time.sleep(0.2)
+        with smtp:
+            step = max(1, len(games) // orders)
+            for n, game in enumerate(games[::step][:orders]):
+                sender, raw = _order(game, n)
+                smtp.sendmail(sender, ["pbem@localhost"], raw)
+        store = Store(root / "store")
+        while store.inbox() or store.outbox():
+            if time.monotonic() > deadline:
+                raise RuntimeError("the daemon did not process the orders")
+            time.sleep(0.2)
+        status = Path(f"/proc/{process.pid}/status").read_text()
+    finally:
+        process.terminate()
+        process.wait(60)
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return {name: round(int(fields[key].split()[0]) / 1024, 1)
+            for name, key in (("rss_mb", "VmRSS"), ("peak_rss_mb", "VmHWM"))}
+
+
+def run(games: int = 1000, samples: int = 30, short: int = 5, long: int = 500,
+        folder: str | None = None, memory_orders: int = 100) -> dict[str, Any]:
+    """Give the bench figures as a dict (see the module docstring)."""
+    now = datetime.now(UTC)
+    cards = load_cardset()
+    with tempfile.TemporaryDirectory(prefix="pbem-growth-", dir=folder) as temp:
+        base = Path(temp)
+        stores = {name: base / name for name in ("turns", "one", "many")}
+        for root in stores.values():
+            root.mkdir()
+            _config(root)
+        built = time.perf_counter()
+        daemons = {name: Daemon(load_config(root / "pbem.toml", env={}), cards=cards)
+                   for name, root in stores.items()}
+        young = _Game(daemons["turns"].service, "young", short, now)
+        _Game(daemons["turns"].service, "old", long, now)
+        template = _Game(daemons["one"].service, "g0000", short, now)
+        many = [f"g{i:04d}" for i in range(games)]
+        many_store = daemons["many"].store
+        for game_id in many:
+            template.copy(many_store, game_id)
+        build_seconds = time.perf_counter() - built
+        log_lengths = {"young": len(young.entries),
+                       "old": daemons["turns"].store.log_length("old")}
+        counter = [0]
+        at_short, at_long = _alternate(_timed(daemons["turns"], "young", counter),
+                                       _timed(daemons["turns"], "old", counter), samples)
+        in_one, in_many = _alternate(_timed(daemons["one"], "g0000", counter),
+                                     _timed(daemons["many"], "g0000", counter), samples)
+        for daemon in daemons.values():
+            daemon.close()
+        tick_began = time.perf_counter()
+        daemons["many"].tick()
+        tick_seconds = time.perf_counter() - tick_began
+        memory = _daemon_memory(stores["many"], many, memory_orders)
+    ms = {name: statistics.median(times) * 1000 for name, times in (
+        ("short", at_short), ("long", at_long), ("one", in_one), ("many", in_many))}
+    turn_ratio, games_ratio = ms["long"] / ms["short"], ms["many"] / ms["one"]
+    return {
+        "bench": "daemon_growth",
+        "turn_ratio": round(turn_ratio, 3),
+        "games_ratio": round(games_ratio, 3),
+        "target_ratio": TARGET_RATIO,
+        "order_ms_median": {f"turn_{short}": round(ms["short"], 1),
+                            f"turn_{long}": round(ms["long"], 1),
+                            "games_1": round(ms["one"], 1),
+                            f"games_{games}": round(ms["many"], 1)},
+        "log_entries": {f"turn_{short}": log_lengths["young"],
+                        f"turn_{long}": log_lengths["old"]},
+        "daemon_memory": memory | {"games": games, "orders": memory_orders},
+        "target_rss_mb": TARGET_RSS_MB,
+        "tick_over_all_games_s": round(tick_seconds, 2),
+        "ok": (turn_ratio <= TARGET_RATIO and games_ratio <= TARGET_RATIO
+               and memory["peak_rss_mb"] <= TARGET_RSS_MB),
+        "samples": samples,
+        "build_seconds": round(build_seconds, 1),
+        "store_folder": folder or tempfile.gettempdir(),
+    }
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--samples", type=int, default=30)
+    parser.add_argument("--dir", default=None, help="where the stores go (default: the temp "
+                        "folder; /dev/shm leaves the disk's fsync out)")
+    arguments = parser.parse_args()
+    print(json.dumps(run(arguments.games, arguments.samples, folder=arguments.dir)))

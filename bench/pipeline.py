@@ -1,0 +1,204 @@
+"""Bench: order mails end to end through real servers, against the raw transport alone.
+
+End to end: ``n`` order mails wait in a private Dovecot's INBOX; the daemon (IMAP intake,
+the game service, SMTP out) takes them in, plays them and sends every answer to an aiosmtpd
+catcher. Timed from the daemon's start to the last answer caught.
+
+Raw transport, in the same run: the same ``n`` mails fetched and filed by ``ImapIntake``
+with a ``deliver`` that does nothing, and the same answers (the very bytes the daemon sent)
+sent by ``SmtpSender`` to the catcher: everything but the store and the service.
+
+Also printed: where the daemon's time went, per mail: storing incoming mail, processing
+(parse, authenticate, apply, render, compose, commit), handing answers to the SMTP server,
+marking them sent, and the deadline ticks; the rest is the IMAP intake and waiting.
+
+    .venv/bin/python bench/pipeline.py [n] [--dir FOLDER]     # prints JSON; target ratio >= 0.7
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from servers import Dovecot, SmtpCatcher  # type: ignore[import-not-found]
+
+from pbem.config import load_config
+from pbem.daemon import Daemon
+from pbem.mail.imap import ImapConfig, ImapIntake, JsonFileCursor
+from pbem.mail.sender import SmtpSender
+from pbem.service.service import Service
+from pbem.store import Store
+
+TARGET = 0.7
+GAME = "bench"
+PLAYERS = (("Alice", "alice@example.org", ""), ("Bob", "bob@example.org", ""),
+           ("Carol", "carol@example.org", ""))
+ORDERS = ("STANDING LIST", "SET HTML OFF", "STANDING DEFEND ANY UPTO 3", "SET HTML ON",
+          "PRESS TO {other}\r\nA word in private.\r\nEND PRESS", "STATUS")
+T = TypeVar("T")
+
+
+class _Timed:
+    """Wraps the daemon's parts to keep the seconds each spent, excluding waits between."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.spent: defaultdict[str, float] = defaultdict(float)
+        self.processed = 0
+        # The daemon's own parts, not the ones it offers other threads.
+        service, store, sender = daemon._service, daemon.outbox.store, daemon.sender
+        service.accept = self._wrap("store_incoming", service.accept)  # type: ignore[method-assign]
+        service.process = self._count(self._wrap("process", service.process))  # type: ignore[method-assign]
+        service.tick = self._wrap("tick", service.tick)  # type: ignore[method-assign]
+        sender.send = self._wrap("send_smtp", sender.send)  # type: ignore[method-assign]
+        store.mark_sent = self._wrap("mark_sent", store.mark_sent)  # type: ignore[method-assign]
+
+    def _wrap(self, part: str, work: Callable[..., T]) -> Callable[..., T]:
+        def timed(*args: Any, **kwargs: Any) -> T:
+            began = time.perf_counter()
+            try:
+                return work(*args, **kwargs)
+            finally:
+                self.spent[part] += time.perf_counter() - began
+        return timed
+
+    def _count(self, work: Callable[..., int]) -> Callable[..., int]:
+        def counted(*args: Any, **kwargs: Any) -> int:
+            done = work(*args, **kwargs)
+            self.processed += done
+            return done
+        return counted
+
+
+def _orders(n: int, passwords: dict[str, str]) -> list[tuple[str, bytes]]:
+    names = [p[0] for p in PLAYERS]
+    mails = []
+    for i in range(n):
+        player = names[i % 3]
+        body = ORDERS[i % len(ORDERS)].format(other=names[(i + 1) % 3])
+        address = f"{player.lower()}@example.org"
+        mails.append((address, (
+            f"From: {player} <{address}>\r\nTo: game@pbem.test\r\nSubject: orders {i}\r\n"
+            f"Message-ID: <bench-{i}@example.org>\r\n\r\n"
+            f"GAME {GAME} PLAYER {player} PASSWORD {passwords[player]}\r\n{body}\r\nEND\r\n"
+        ).encode()))
+    return mails
+
+
+def _left(dovecot: Dovecot, account: Any) -> bool:
+    """Tell whether mail still waits in the account's INBOX."""
+    with dovecot.client(account) as client:
+        client.select_folder("INBOX", readonly=True)
+        return bool(client.search("ALL"))
+
+
+def _rate(mails: int, seconds: float) -> dict[str, float]:
+    return {"mails": mails, "seconds": round(seconds, 3), "per_second": round(mails / seconds, 2)}
+
+
+def run(n: int = 200, folder: str | None = None) -> dict[str, Any]:
+    """Give both rates, their ratio and the daemon's breakdown for ``n`` order mails."""
+    dovecot = Dovecot(tls=False)
+    catcher = SmtpCatcher().start()
+    try:
+        dovecot.start()
+        game_box, raw_box = dovecot.add_user(), dovecot.add_user()
+        with tempfile.TemporaryDirectory(prefix="pbem-pipeline-", dir=folder) as temp:
+            root = Path(temp)
+            (root / "pbem.toml").write_text(f"""
+[store]
+path = "store"
+[mail]
+address = "game@pbem.test"
+mails_per_hour = 1000000
+[imap]
+host = "127.0.0.1"
+port = {dovecot.imap_port}
+security = "plain"
+username = "{game_box.username}"
+password = "{game_box.password}"
+[smtp]
+host = "127.0.0.1"
+port = {catcher.port}
+security = "plain"
+""")
+            config = load_config(root / "pbem.toml", env={})
+            service = Service(Store(config.store), config.service_config())
+            service.create_game(GAME, PLAYERS, seed="5eed" * 16)
+            passwords = service.start_game(GAME, datetime.now(UTC))
+            # The welcome mails go out first: not part of the bench.
+            Daemon(config, cards=service.cards).run_once()
+            welcomes = len(catcher.mails)
+            for sender, raw in _orders(n, passwords):
+                dovecot.deliver(game_box, raw, sender)
+                dovecot.deliver(raw_box, raw, sender)
+            daemon = Daemon(config, cards=service.cards)
+            timed = _Timed(daemon)
+            ready = threading.Event()
+            thread = threading.Thread(target=daemon.serve, kwargs={"ready": ready.set})
+            began = time.perf_counter()
+            thread.start()
+            ready.wait(60)
+            store = Store(config.store)
+            while timed.processed < n or store.outbox():
+                time.sleep(0.005)
+            daemon_seconds = time.perf_counter() - began
+            daemon.request_stop()
+            thread.join(60)
+            answers = catcher.mails[welcomes:]
+            if _left(dovecot, game_box) or store.inbox():
+                raise RuntimeError("the daemon left mail unprocessed")
+
+            intake = ImapIntake(
+                ImapConfig("127.0.0.1", dovecot.imap_port, raw_box.username, raw_box.password,
+                           "plain"), lambda raw: None, JsonFileCursor(root / "raw-cursor.json"),
+                rng=random.Random(0))
+            began = time.perf_counter()
+            try:
+                fetched = intake.fetch_new()
+            finally:
+                intake.close()
+            with SmtpSender("127.0.0.1", catcher.port, "plain") as smtp:
+                for answer in answers:
+                    smtp.send(answer.rcpt_tos[0], answer.raw, envelope_from="game@pbem.test")
+            raw_seconds = time.perf_counter() - began
+            if fetched != n:
+                raise RuntimeError(f"the raw intake fetched {fetched} mails, not {n}")
+    finally:
+        catcher.stop()
+        dovecot.remove()
+    daemon_rate, raw_rate = _rate(n, daemon_seconds), _rate(n, raw_seconds)
+    ratio = daemon_rate["per_second"] / raw_rate["per_second"]
+    return {
+        "bench": "pipeline",
+        "mails": n,
+        "answers": len(answers),
+        "daemon": daemon_rate,
+        "raw_transport": raw_rate,
+        "ratio": round(ratio, 4),
+        "target": TARGET,
+        "ok": ratio >= TARGET,
+        "daemon_ms_per_mail": {part: round(seconds / n * 1000, 2)
+                               for part, seconds in sorted(timed.spent.items())},
+        "store_folder": folder or tempfile.gettempdir(),
+    }
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("n", nargs="?", type=int, default=200)
+    parser.add_argument("--dir", default=None, help="where the store goes (default: the temp "
+                        "folder; /dev/shm leaves the disk's fsync out)")
+    arguments = parser.parse_args()
+    print(json.dumps(run(arguments.n, arguments.dir), indent=2))

@@ -1,0 +1,1 @@
+"""The archive: a static web site of every game (``pbem archive build DIR``)."""

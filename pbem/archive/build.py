@@ -1,0 +1,202 @@
+"""The archive: a static HTML site of every game, built from the store with Jinja2.
+
+Layout under the output folder::
+
+    index.html                      every game: players, status, winners
+    games/<game>/index.html         one game: players, charts, final structures, its turns
+    games/<game>/turn-<n>.html      one turn: its events, attack breakdowns, structures
+
+A finished game shows everything (its seed is revealed, every secret with it). A running
+game shows only what every player may see: the public view of ``pbem.engine.view`` (a viewer
+who is no player) and the events meant for everyone. No address is ever shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from pbem.archive.chart import line_chart
+from pbem.engine.cards import CardSet
+from pbem.engine.rules import apply
+from pbem.engine.setup import new_game
+from pbem.engine.state import Event, GameState
+from pbem.engine.view import View, view
+from pbem.history import GameFile, Section, timeline
+from pbem.render import environment
+from pbem.reports_context import goal_lines, group_facts
+from pbem.service.service import POSTMASTER
+from pbem.store import Store
+from pbem.svg import structure_svg
+
+PUBLIC = ""  # the viewer of a running game's pages: no player, so only what all may see
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """One line of the index."""
+
+    game: str
+    status: str  # "over", "running", "not started"
+    players: tuple[tuple[str, str, str], ...]  # (name, Illuminati, status)
+    turns: int
+    winners: tuple[str, ...]
+    outcome: str
+    link: str
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a turn page: a sentence (plain text, escaped by the page) and, for an
+    attack's result, its breakdown."""
+
+    kind: str  # the event's kind, or "gm"
+    text: str
+    terms: tuple[tuple[str, str, int], ...] = ()
+    need: int = 0
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn page: the timeline section and the view of the game when it ended."""
+
+    index: int
+    section: Section
+    view: View
+    groups: Mapping[str, int]  # groups controlled per player at the end of the turn
+    money: Mapping[str, int]  # money per player (only shown for a finished game)
+    lines: tuple[Line, ...]
+
+    @property
+    def results(self) -> list[Event]:
+        """The attack results of the turn."""
+        return [e for item in self.section.items for e in item.events
+                if e.kind == "attack_result"]
+
+    @property
+    def link(self) -> str:
+        return f"turn-{self.index}.html"
+
+    @property
+    def title(self) -> str:
+        if not self.section.turn:
+            return "Setting up"
+        player = f": {self.section.player}" if self.section.player else ""
+        return f"Turn {self.section.turn}{player}"
+
+
+def game_ids(store: Store) -> list[str]:
+    """The games of the store worth a page (not the store's postmaster record)."""
+    return [g for g in store.games() if g != POSTMASTER]
+
+
+def build_game(cards: CardSet, game: GameFile, out: Path) -> GameSummary:
+    """Write one game's pages under ``out/games/<game>/``; gives its line of the index."""
+    finished = game.state.phase == "over"
+    viewer = None if finished else PUBLIC
+    folder = out / "games" / game.game
+    folder.mkdir(parents=True, exist_ok=True)
+    status = "over" if finished else "running" if game.service.started else "not started"
+    turns = _turns(cards, game, viewer) if game.service.started else []
+    words = _svg_words()
+    names = [p.name for p in game.state.players]
+    labels = [str(t.section.turn) for t in turns]
+    charts = [Markup(line_chart("Groups controlled", {n: [t.groups[n] for t in turns]
+                                                      for n in names}, labels, "turn"))]
+    if finished:
+        charts.append(Markup(line_chart("Money (MB)", {n: [t.money[n] for t in turns]
+                                                       for n in names}, labels, "turn")))
+    final = view(cards, game.state, viewer)
+    context = {"game": game.game, "finished": finished, "status": status}
+    for n, turn in enumerate(turns):
+        _write(folder / turn.link, "archive/turn.html.j2", **context, turn=turn,
+               previous=turns[n - 1] if n else None,
+               next=turns[n + 1] if n + 1 < len(turns) else None,
+               svgs=_svgs(cards, turn.view, words), goals=_goals(cards, turn.view),
+               uncontrolled=group_facts(cards, turn.view.uncontrolled))
+    _write(folder / "index.html", "archive/game.html.j2", **context, v=final, turns=turns,
+           charts=charts, svgs=_svgs(cards, final, words), goals=_goals(cards, final),
+           options=game.setup.options)
+    players = tuple((p.name, p.illuminati, p.status) for p in game.state.players)
+    return GameSummary(game.game, status, players, game.state.turn_number,
+                       game.state.winners, game.state.outcome,
+                       f"games/{game.game}/index.html")
+
+
+def build_index(games: Sequence[GameSummary], out: Path) -> None:
+    """Write the index of all games."""
+    out.mkdir(parents=True, exist_ok=True)
+    _write(out / "index.html", "archive/index.html.j2", games=games)
+
+
+def _turns(cards: CardSet, game: GameFile, viewer: str | None) -> list[Turn]:
+    """Each turn with the game as it stood when the turn ended (rebuilt from the log)."""
+    sections = timeline(cards, game, viewer)
+    ends: dict[int, list[int]] = {}
+    for i, section in enumerate(sections):
+        ends.setdefault(section.end, []).append(i)
+    state, _ = new_game(cards, game.setup)
+    at: dict[int, GameState] = {}
+    for n, command in enumerate(game.commands):
+        if n in ends:
+            at[n] = state
+        state, _ = apply(state, command, cards)
+    at[len(game.log)] = state
+    turns = []
+    for i, section in enumerate(sections):
+        s = at[section.end]
+        turns.append(Turn(
+            i, section, view(cards, s, viewer),
+            {p.name: len(p.structure) - 1 for p in s.players},
+            {p.name: sum(slot.treasury for slot in p.structure) for p in s.players},
+            _lines(section)))
+    return turns
+
+
+def _lines(section: Section) -> tuple[Line, ...]:
+    """The sentences of a turn, made here as plain text so the HTML page escapes them.
+
+    (A text macro called from an autoescaping template would hand back its output marked
+    safe, unescaped: a GM's announcement could then inject markup.)
+    """
+    env = environment()
+    event_sentence = getattr(env.get_template("en/_events.txt.j2").module, "event")  # noqa: B009
+    gm_sentence = getattr(env.get_template("archive/_gm.txt.j2").module, "sentence")  # noqa: B009
+    lines = []
+    for item in section.items:
+        if item.gm_event is not None:
+            lines.append(Line("gm", str(gm_sentence(item.gm_event, False))))
+        for e in item.events:
+            text = str(event_sentence(e))
+            if e.kind == "attack_result":
+                terms = tuple((str(k), str(src), int(n)) for k, src, n in e.data["terms"])
+                lines.append(Line(e.kind, text, terms, int(e.data["need"])))
+            else:
+                lines.append(Line(e.kind, text))
+    return tuple(lines)
+
+
+def _svgs(cards: CardSet, v: View, words: Mapping[str, str]) -> dict[str, Markup]:
+    return {p.name: Markup(structure_svg(p, cards, {**words, "title": p.name}))
+            for p in v.players if p.structure}
+
+
+def _goals(cards: CardSet, v: View) -> dict[str, Any]:
+    return {p.name: goal_lines(cards, p) for p in v.players}
+
+
+def _svg_words() -> dict[str, str]:
+    """The labels of the structure pictures, from the English word templates."""
+    module = environment().get_template("en/_words.txt.j2").module
+    labels: Mapping[str, str] = getattr(module, "svg_words")  # noqa: B009
+    alignments: Mapping[str, str] = getattr(module, "alignments")  # noqa: B009
+    return {**alignments, **labels}
+
+
+def _write(path: Path, template: str, **context: Any) -> None:
+    # Plain writes: the site is rebuilt from the store at will, so a torn page costs nothing.
+    path.write_text(environment().get_template(template).render(**context), encoding="utf-8")

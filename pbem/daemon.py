@@ -1,0 +1,322 @@
+"""The mail daemon: mail in through the intakes, turns played by the service, mail out.
+
+Threads and who may touch what:
+
+- the intakes (the SMTP listener's worker thread, the IMAP thread) only *store* mail, with
+  ``Service.accept``: a mail is durable before the SMTP 250 or the IMAP move;
+- the main thread processes the inbox, ticks the deadlines and sends the outbox.
+
+The store object counts its lock holds per object, not per thread, so the daemon's threads
+share theirs through one mutex; each holds it for one unit of work, so the GM's command line
+(another process, taking the store's file lock) interleaves between them. Anyone else in
+the process uses store objects of their own (see ``Daemon.store``).
+
+A crash anywhere loses nothing and repeats nothing: the inbox is processed again from the
+store, a mail whose step committed is not applied again (the store knows), and a mail sent
+but not yet marked sent is sent again under the same Message-ID, which a Maildir and any
+mail client recognise.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pbem.atomicfile import make_dir
+from pbem.config import DaemonConfig
+from pbem.daemon_outbox import Flush, Outbox, make_sender
+from pbem.engine.cards import CardSet
+from pbem.errors import StoreError
+from pbem.mail.imap import ImapIntake, JsonFileCursor, UnprocessableMail
+from pbem.mail.listener import SmtpListener
+from pbem.mail.sender import MaildirSender, Sender, SmtpSender
+from pbem.service.service import Service
+from pbem.store import Store
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+
+# After a failure of the main loop itself (not of one mail), wait this long, doubling.
+_LOOP_RETRY_BASE, _LOOP_RETRY_CAP = 1.0, 300.0
+# The longest the main loop sleeps with nothing due: a bound, not a schedule.
+_MAX_WAIT = 60.0
+
+
+def utc_now() -> datetime:
+    """Give the current time, timezone-aware in UTC."""
+    return datetime.now(UTC)
+
+
+def with_return_path(raw: bytes, envelope_from: str) -> bytes:
+    """Give the mail with its envelope sender on top as ``Return-Path``.
+
+    That is what a delivering server writes, and the only Return-Path the loop guard trusts
+    (the topmost): a bounce arrives with the null sender and so reads ``Return-Path: <>``.
+    """
+    bare = "".join(c for c in envelope_from if c.isprintable() and c not in "<>")
+    newline = b"\r\n" if b"\r\n" in raw[:2048] else b"\n"
+    return b"Return-Path: <" + bare.encode("utf-8", "replace") + b">" + newline + raw
+
+
+@dataclass(frozen=True)
+class Pass:
+    """What one pass of the main loop did."""
+
+    processed: int
+    ticked: bool
+    flush: Flush
+    problems: tuple[str, ...] = field(default=())
+
+
+class Daemon:
+    """One daemon over one store: build it, then ``serve()`` until stopped, or ``run_once()``.
+
+    ``clock`` gives the time every step is stamped with (tests pin it); ``sender`` replaces
+    the configured way out (tests and benches count what leaves).
+
+    ``store`` and ``service`` are for the caller's own thread (to create a game, or read
+    one, while the daemon serves): they are objects of their own on the same folder, so the
+    store's file lock keeps them and the daemon's threads apart. The daemon's threads never
+    use them.
+    """
+
+    def __init__(self, config: DaemonConfig, *, clock: Clock = utc_now,
+                 cards: CardSet | None = None, sender: Sender | None = None) -> None:
+        self.config = config
+        self._clock = clock
+        self._instance = _InstanceLock(config.store / "daemon" / "running.lock")
+        self._store = Store(config.store)
+        self._service = Service(self._store, config.service_config(), cards)
+        self.store = Store(config.store)
+        self.service = Service(self.store, config.service_config(), self._service.cards)
+        self._mutex = threading.Lock()
+        self.sender: Sender = sender if sender is not None else make_sender(config)
+        self.outbox = Outbox(self._store, self.sender, self._mutex, clock,
+                             envelope_from=config.envelope_from,
+                             give_up_after=config.give_up_after)
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._listener: SmtpListener | None = None
+        self._imap: ImapIntake | None = None
+        self._imap_thread: threading.Thread | None = None
+        self._next_tick = 0.0  # monotonic time of the next deadline tick
+
+    # ---- intake -------------------------------------------------------------------------
+
+    def deliver_smtp(self, raw: bytes, envelope_from: str, rcpt_tos: list[str]) -> None:
+        """Store a mail the SMTP listener took; returns once it is durable."""
+        self._accept(with_return_path(raw, envelope_from), f"SMTP from <{envelope_from}>")
+
+    def deliver_imap(self, raw: bytes) -> None:
+        """Store a mail fetched over IMAP; returns once it is durable."""
+        if len(raw) > self.config.max_mail_bytes:
+            # The listener refuses these with 552; here the mail goes to the failed folder.
+            raise UnprocessableMail(f"the mail is {len(raw)} bytes, more than the "
+                                    f"{self.config.max_mail_bytes} allowed")
+        self._accept(raw, "IMAP")
+
+    def _accept(self, raw: bytes, via: str) -> None:
+        with self._mutex:
+            mail_id = self._service.accept(raw, self._clock())
+        if mail_id is None:
+            log.info("mail via %s was received before; ignored", via)
+        else:
+            log.info("stored mail %s via %s", mail_id, via)
+            self._wake.set()
+
+    def _start_intakes(self) -> None:
+        config = self.config
+        if config.listener is not None:
+            listener = SmtpListener(self.deliver_smtp, host=config.listener.host,
+                                    port=config.listener.port,
+                                    max_bytes=config.max_mail_bytes,
+                                    accept_recipient=config.listener.accepts)
+            listener.start()
+            self._listener = listener
+        if config.imap is not None:
+            intake = self._imap_intake()
+            thread = threading.Thread(target=intake.run, args=(self._stop,), name="imap-intake",
+                                      daemon=True)
+            thread.start()
+            self._imap, self._imap_thread = intake, thread
+
+    def _imap_intake(self) -> ImapIntake:
+        assert self.config.imap is not None
+        return ImapIntake(self.config.imap, self.deliver_imap,
+                          _GuardedCursor(self.config.imap_cursor, self._mutex))
+
+    @property
+    def listener_port(self) -> int | None:
+        """Give the port the SMTP listener is bound to, None when it is not running."""
+        return self._listener.port if self._listener is not None else None
+
+    # ---- the steps ----------------------------------------------------------------------
+
+    def process(self) -> int:
+        """Give the number of stored mails processed now (every one waiting)."""
+        with self._mutex:
+            count = self._service.process(self._clock())
+        if count:
+            log.info("processed %d mail(s)", count)
+        return count
+
+    def tick(self) -> None:
+        """Run the deadlines of every game."""
+        with self._mutex:
+            self._service.tick(self._clock())
+        self._next_tick = time.monotonic() + self.config.tick_seconds
+
+    def flush(self) -> Flush:
+        """Give what sending the due outbox mail did (see ``pbem.daemon_outbox``)."""
+        return self.outbox.send_due()
+
+    def step(self) -> Pass:
+        """Give what one pass did: process the inbox, tick when due, send what is due."""
+        processed = self.process()
+        ticked = time.monotonic() >= self._next_tick
+        if ticked:
+            self.tick()
+        return Pass(processed, ticked, self.flush())
+
+    # ---- running ------------------------------------------------------------------------
+
+    def run_once(self) -> Pass:
+        """Give what one pass did over the mail waiting now (IMAP fetched once); no listener."""
+        problems: list[str] = []
+        with self._instance.held():
+            if self.config.imap is not None:
+                intake = self._imap_intake()
+                try:
+                    fetched = intake.fetch_new()
+                    log.info("fetched %d mail(s) over IMAP", fetched)
+                except Exception as error:  # the inbox is still worth processing
+                    log.error("IMAP intake failed: %s", error)
+                    problems.append(f"IMAP intake failed: {error}")
+                finally:
+                    intake.close()
+            try:
+                done = self.step()
+            finally:
+                self.outbox.close()
+        if done.flush.failed:
+            problems.append(f"{done.flush.failed} mail(s) could not be sent yet")
+        return Pass(done.processed, done.ticked, done.flush, tuple(problems))
+
+    def serve(self, ready: Callable[[], None] | None = None) -> None:
+        """Run until ``request_stop``: intakes on, then pass after pass; closes everything."""
+        with self._instance.held():
+            try:
+                self._start_intakes()
+                log.info("daemon running: store %s, %s; mail out %s", self.config.store,
+                         self._intakes(), self._way_out())
+                if ready is not None:
+                    ready()
+                failures = 0
+                while not self._stop.is_set():
+                    self._wake.clear()
+                    try:
+                        done = self.step()
+                        failures = 0
+                        wait = self._wait_seconds(done.flush.retry_at)
+                    except Exception:  # the daemon must outlive any one failure
+                        failures += 1
+                        wait = min(_LOOP_RETRY_CAP, _LOOP_RETRY_BASE * 2 ** (failures - 1))
+                        log.exception("a pass failed; trying again in %.0f s", wait)
+                    self._wake.wait(wait)
+            finally:
+                self.close()
+        log.info("daemon stopped")
+
+    def _wait_seconds(self, retry_at: datetime | None) -> float:
+        wait = min(_MAX_WAIT, max(0.0, self._next_tick - time.monotonic()))
+        if retry_at is not None:
+            wait = min(wait, max(0.05, (retry_at - self._clock()).total_seconds()))
+        return wait
+
+    def wake(self) -> None:
+        """Make the main loop pass again now (new mail, or a test moved the clock)."""
+        self._wake.set()
+
+    def request_stop(self) -> None:
+        """Ask the loop to stop after the step in progress; safe from a signal handler."""
+        self._stop.set()
+        self._wake.set()
+
+    def close(self) -> None:
+        """Stop the intakes (waiting for a mail being stored) and close connections."""
+        self._stop.set()
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.stop()
+        thread, self._imap_thread = self._imap_thread, None
+        if thread is not None:
+            thread.join(timeout=60)
+        self._imap = None
+        self.outbox.close()
+
+    def _intakes(self) -> str:
+        parts = []
+        if self._listener is not None and self.config.listener is not None:
+            parts.append(f"SMTP listener on {self.config.listener.host}:{self._listener.port}")
+        if self.config.imap is not None:
+            parts.append(f"IMAP {self.config.imap.username}@{self.config.imap.where} "
+                         f"folder {self.config.imap.folder}")
+        return ", ".join(parts)
+
+    def _way_out(self) -> str:
+        if isinstance(self.sender, SmtpSender):
+            return f"through SMTP {self.sender.where}"
+        if isinstance(self.sender, MaildirSender):
+            return f"into Maildirs under {self.sender.root}"
+        return f"through {type(self.sender).__name__}"
+
+
+class _GuardedCursor(JsonFileCursor):
+    """The IMAP position, saved under the daemon's mutex.
+
+    It lives in the store's folder, and ``Store.recover`` (run by the service's processing)
+    removes any temporary file it finds there: a save must not overlap it.
+    """
+
+    def __init__(self, path: Path, mutex: threading.Lock) -> None:
+        super().__init__(path)
+        self._mutex = mutex
+
+    def save(self, uidvalidity: int, last_uid: int) -> None:
+        with self._mutex:
+            super().save(uidvalidity, last_uid)
+
+
+class _InstanceLock:
+    """One daemon per store: a file lock held while it runs, released by the kernel on death."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        make_dir(self.path.parent)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+                raise StoreError(f"Another pbem daemon (process {holder}) is running on the "
+                                 f"store {self.path.parent.parent}.",
+                                 suggestion="Stop it first, or give this one a store of its "
+                                 "own.") from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            yield
+        finally:
+            os.close(fd)

@@ -1,0 +1,384 @@
+"""Bot players that play by mail: they read their reports and write order mails.
+
+A mail-bot knows only what its player's mail tells it: the JSON view attached to its turn
+report or to a request for an answer. From that view it rebuilds a *belief*: a ``GameState``
+where what the player cannot see (other hands and treasuries, the deck, the dice) is filled
+with neutral values and only its own secrets are real. It decides with ``pbem.bots``, the
+same logic as ``pbem simulate``, and writes the order mail a person would: the start line
+with game, player, password and TURN, order lines, END.
+
+``decide`` gives the mail for one seat; ``MailBot`` wraps it for a transport that hands mail
+over as bytes; ``play_game`` plays a whole game of mail-bots through a ``Service`` with a
+fixed clock. The service itself uses ``decide`` for seats a bot stands in for.
+"""
+
+from __future__ import annotations
+
+import email
+import email.message
+import email.policy
+import email.utils
+import hashlib
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from pbem import bots
+from pbem.engine.cards import CardSet
+from pbem.engine.codec import from_json
+from pbem.engine.commands import (
+    Attack,
+    Command,
+    DeclineGroup,
+    EndTurn,
+    Interfere,
+    Pass,
+    PlaySpecial,
+    ResolveSpecial,
+    TransferMoney,
+)
+from pbem.engine.dice import Dice
+from pbem.engine.rules import apply
+from pbem.engine.state import GameState, Options, PendingAttack, Player, Slot, TurnState
+from pbem.engine.view import View
+from pbem.errors import IllegalCommandError
+from pbem.orders.format import format_order
+from pbem.orders.lexer import quote_name
+from pbem.orders.model import (
+    AttackOrder,
+    ConditionalPlay,
+    DefendOrder,
+    InterfereOrder,
+    NoResponse,
+    Order,
+    StandingClear,
+    StandingTurnReaction,
+)
+
+if TYPE_CHECKING:
+    from pbem.service.service import Service
+
+MAX_LINES = 6  # orders a bot writes in one turn's mail, far more than two actions need
+NEUTRAL_SEED = "00" * 32  # the belief's dice: the real seed is secret, and bots never roll
+SENATE_LEAD = 0.75  # play the Senate on a player this close to winning (as pbem.bots)
+
+
+@dataclass(frozen=True)
+class BotSeat:
+    """What a bot needs to write its player's mail."""
+
+    game: str
+    player: str
+    password: str
+    address: str  # the seat's registered address: the bot's mail comes from it
+    service_address: str  # where order mail goes
+
+
+# --- reading mail ---------------------------------------------------------------------------
+
+
+def read_view(raw: bytes) -> View | None:
+    """The player's view attached to one of our mails (turn report, request), if any."""
+    # compat32 (the default) reads several times faster than policy.default, and a bot
+    # needs no more than the parts' names and bytes.
+    message = email.message_from_bytes(raw)
+    for part in message.walk():
+        name = part.get_filename() or ""
+        if part.get_content_type() == "application/json" and name.startswith("view-"):
+            payload = part.get_payload(decode=True)
+            if isinstance(payload, bytes):
+                value: View = from_json(View, json.loads(payload))
+                return value
+    return None
+
+
+def belief(cards: CardSet, v: View) -> GameState:
+    """A game state consistent with what the viewer sees; hidden values are neutral."""
+    players = []
+    for p in v.players:
+        structure = tuple(Slot(c.card, c.x, c.y, c.rotation, c.master or None,
+                               c.treasury or 0) for c in p.structure)
+        destroyed = next((g.have for g in p.goals if g.kind == "destroyed"), 0)
+        players.append(Player(p.name, p.illuminati, structure, p.hand or (),
+                              secret_goal=p.secret_goal, destroyed=destroyed,
+                              status=p.status))  # type: ignore[arg-type]
+    attack = None
+    if v.attack is not None:
+        a = v.attack
+        attack = PendingAttack(a.player, a.attacker, a.target, a.mode,  # type: ignore[arg-type]
+                               a.aids, privilege="card" if a.privileged else "none", roll=a.roll)
+    names = [p.name for p in v.players]
+    return GameState(
+        game=v.game,
+        options=Options(victory_groups=v.victory_groups),
+        players=tuple(players),
+        deck=(),
+        dice=Dice(NEUTRAL_SEED),
+        seq=v.seq,
+        active=names.index(v.active),
+        phase=v.phase,  # type: ignore[arg-type]
+        turn=TurnState(actions=v.actions_used, free_transfers=v.free_transfers_used,
+                       did_anything=bool(v.actions_used or v.free_transfers_used)),
+        turn_number=v.turn_number,
+        uncontrolled=v.uncontrolled,
+        dead=v.dead,
+        discards=v.discards,
+        money_issued=sum(s.treasury for p in players for s in p.structure),
+        attack=attack,
+    )
+
+
+# --- deciding -------------------------------------------------------------------------------
+
+
+def decide(cards: CardSet, seat: BotSeat, received: Sequence[bytes]) -> bytes | None:
+    """The order mail the bot sends after ``received`` (oldest first), or None.
+
+    It answers the latest mail that asks it to act: a report showing its turn, a request
+    for an answer to an attack, a group offered to it.
+    """
+    for raw in reversed(received):
+        v = read_view(raw)
+        if v is None or v.viewer != seat.player:
+            continue
+        orders = orders_for(cards, v)
+        if orders:
+            return order_mail(seat, v.seq, orders, raw)
+    return None
+
+
+def orders_for(cards: CardSet, v: View) -> list[Order]:
+    """What the bot orders, seeing ``v`` (empty when nothing is asked of it)."""
+    me = v.viewer
+    state = belief(cards, v)
+    rng = random.Random(f"{v.game}:{me}:{v.seq}")
+    if v.attack is not None and v.phase == "attack":
+        return [] if v.attack.player == me else _answer(cards, state, me, rng)
+    if v.offer is not None and v.offer[1] == me:
+        return [DeclineGroup(me)]
+    if v.active == me and v.phase == "actions":
+        return _turn(cards, state, me, rng)
+    return []
+
+
+def _answer(cards: CardSet, state: GameState, me: str, rng: random.Random) -> list[Order]:
+    """Money against (or for) the attack, as ``pbem.bots`` would, and Murphy's Law."""
+    attack = state.attack
+    assert attack is not None
+    orders: list[Order] = []
+    stance = bots.response_stance(cards, state, me, rng)
+    if stance is not None and stance.side == "defense":
+        orders.append(DefendOrder(stance.fixed, upto=stance.upto - stance.fixed))
+    elif stance is not None and stance.side == "assist":
+        orders.append(InterfereOrder(Interfere(me, stance.fixed, "assist"),
+                                     upto=stance.upto - stance.fixed))
+    elif stance is not None and stance.side == "interfere":
+        orders.append(InterfereOrder(Interfere(me, stance.fixed, "interfere"),
+                                     upto=stance.upto - stance.fixed))
+    owner = state.owner(attack.target)
+    if owner is not None and owner.name == me and "Murphy's Law" in state.player(me).hand:
+        orders.append(ConditionalPlay("succeeds", PlaySpecial(me, "Murphy's Law")))
+    return orders or [NoResponse()]
+
+
+def _turn(cards: CardSet, state: GameState, me: str, rng: random.Random) -> list[Order]:
+    """A whole turn in one mail: cards, up to two actions, then END TURN (or PASS)."""
+    orders: list[Order] = _standing(cards, state, me)
+    attacked = False
+    for _ in range(MAX_LINES):
+        command: Command | None = bots.special_action(cards, state, me)
+        if command is None:
+            command = bots.choose_action(cards, state, me, rng)
+        if isinstance(command, Pass):  # only offered before anything was done
+            return [*orders, command]
+        if isinstance(command, EndTurn):
+            break
+        if isinstance(command, Attack):
+            orders.append(_attack_order(cards, state, me, command))
+            hand = state.player(me).hand
+            if not attacked and "Assassination" in hand:
+                # Read with the attack just written: played only if its roll fails.
+                orders.append(ConditionalPlay("fails", PlaySpecial(me, "Assassination")))
+            attacked = True
+            state = _attacked(state, command)
+        else:
+            orders.append(command)  # type: ignore[arg-type]
+            state = _after(cards, state, command)
+    return [*orders, EndTurn(me)]
+
+
+def _standing(cards: CardSet, state: GameState, me: str) -> list[Order]:
+    """Start-of-turn cards as standing orders, renewed each turn from the hand held."""
+    hand = state.player(me).hand
+    orders: list[Order] = []
+    if "Market Manipulation" in hand and len(state.player(me).structure) >= 4:
+        orders.append(StandingTurnReaction("Market Manipulation", me))
+    if "Senate Investigating Committee" in hand:
+        for p in state.players:
+            if p.name != me and p.playing and bots.leader_score(cards, state, p) > SENATE_LEAD:
+                orders.append(StandingTurnReaction("Senate Investigating Committee", p.name))
+    return [StandingClear(), *orders] if orders else []
+
+
+def _attack_order(cards: CardSet, state: GameState, me: str, attack: Attack) -> AttackOrder:
+    """The attack with the money ``pbem.bots`` planned for it: some now, more in answer."""
+    for plan in bots.plan_attacks(cards, state, state.player(me)):
+        if plan.attack == attack:
+            return AttackOrder(attack, spend=plan.spend, upto=max(0, plan.upto - plan.spend))
+    return AttackOrder(attack)
+
+
+def _attacked(state: GameState, attack: Attack) -> GameState:
+    """The belief after announcing an attack whose outcome is not known yet: the action and
+    the attacking cards are used, the target is no longer on offer."""
+    turn = replace(state.turn, actions=state.turn.actions + 1, did_anything=True,
+                   attacked=(*state.turn.attacked, attack.attacker, *attack.aids))
+    return replace(state, turn=turn,
+                   uncontrolled=tuple(g for g in state.uncontrolled if g != attack.target))
+
+
+def _after(cards: CardSet, state: GameState, command: Command) -> GameState:
+    """The belief after a command whose effect needs no dice (a transfer, a card)."""
+    try:
+        state, _ = apply(state, command, cards)
+        if state.special is not None:
+            state, _ = apply(state, ResolveSpecial(), cards)
+    except IllegalCommandError:
+        pass
+    if isinstance(command, PlaySpecial | TransferMoney):
+        state = replace(state, turn=replace(state.turn, did_anything=True))
+    return state
+
+
+# --- writing mail ---------------------------------------------------------------------------
+
+
+def order_mail(seat: BotSeat, seq: int, orders: Sequence[Order], answering: bytes) -> bytes:
+    """The order mail as a person would send it, in reply to ``answering``."""
+    prompt = email.message_from_bytes(answering, policy=email.policy.default)
+    subject = " ".join(str(prompt.get("Subject", seat.game)).split())
+    lines = [f"GAME {seat.game} PLAYER {quote_name(seat.player)} PASSWORD {seat.password} "
+             f"TURN {seq}", *(format_order(o) for o in orders), "END"]
+    body = "\n".join(lines) + "\n"
+    mail = email.message.EmailMessage(policy=email.policy.SMTP)
+    mail["From"] = email.utils.formataddr((seat.player, seat.address))
+    mail["To"] = seat.service_address
+    mail["Subject"] = f"Re: {subject}"
+    replied = str(prompt.get("Message-ID", "")).strip()
+    digest = hashlib.sha256(f"{replied}\0{body}".encode()).hexdigest()[:24]
+    domain = seat.address.rpartition("@")[2] or "bots.invalid"
+    mail["Message-ID"] = f"<bot-{digest}@{domain}>"
+    if replied:
+        mail["In-Reply-To"] = replied
+    if prompt.get("Date"):
+        mail["Date"] = str(prompt["Date"])
+    mail.set_content(body, charset="utf-8")
+    return mail.as_bytes()
+
+
+class MailBot:
+    """One seat's bot behind a transport: mail in as bytes, its order mails out."""
+
+    def __init__(self, cards: CardSet, seat: BotSeat, deliver: Callable[[bytes], None]) -> None:
+        self.cards = cards
+        self.seat = seat
+        self.deliver = deliver
+
+    def receive(self, mails: Sequence[bytes]) -> bool:
+        """Read mails addressed to the seat; send the order mail they call for. True when
+        one was sent."""
+        raw = decide(self.cards, self.seat, mails)
+        if raw is None:
+            return False
+        self.deliver(raw)
+        return True
+
+
+# --- a whole game ---------------------------------------------------------------------------
+
+
+@dataclass
+class PlayedGame:
+    """How a game between mail-bots went."""
+
+    game: str
+    outcome: str
+    winners: tuple[str, ...]
+    turns: int
+    mails_in: int
+    mails_out: int
+    finished_at: datetime
+    outbox: list[bytes] = field(default_factory=list)  # every mail the service sent
+
+
+def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *,
+              start: datetime, seed: str, options: dict[str, Any] | None = None,
+              step: timedelta = timedelta(minutes=10), max_steps: int = 20_000,
+              keep_mail: bool = False,
+              watch: Callable[[Sequence[tuple[str, bytes]]], None] | None = None,
+              ) -> PlayedGame:
+    """Create and play a game of mail-bots through ``service`` to its end, the clock moved
+    by ``step`` per mail (and on to the next deadline when nobody writes).
+
+    ``players`` are (name, address). Every mail goes through ``service.receive``, one at a
+    time; ``watch`` (if given) sees the mails of each step as (recipient, bytes).
+    """
+    service.create_game(game, [(n, a, "") for n, a in players], options=options, seed=seed)
+    now = start
+    passwords = service.start_game(game, now)
+    inbox: list[bytes] = []
+    seats = {a.lower(): MailBot(service.cards, BotSeat(game, n, passwords[n], a.lower(),
+                                                       service.config.sender.address),
+                                inbox.append)
+             for n, a in players}
+    played = PlayedGame(game, "", (), 0, 0, 0, now)
+
+    def deliver_all(sent: list[tuple[str, bytes]]) -> None:
+        played.mails_out += len(sent)
+        if keep_mail:
+            played.outbox.extend(raw for _, raw in sent)
+        if watch is not None and sent:
+            watch(sent)
+        for address, bot in seats.items():
+            bot.receive([raw for to, raw in sent if to == address])
+
+    deliver_all(_drain(service, now))
+    for _ in range(max_steps):
+        if service.state(game).phase == "over":
+            break
+        now += step
+        if not inbox:
+            now = max(now, _next_deadline(service, game, now))
+            service.tick(now)
+            deliver_all(_drain(service, now))
+            continue
+        raw = inbox.pop(0)
+        played.mails_in += 1
+        service.receive(raw, now)
+        deliver_all(_drain(service, now))
+    state = service.state(game)
+    played.outcome, played.winners, played.turns = state.outcome, state.winners, \
+        state.turn_number
+    played.finished_at = now
+    return played
+
+
+def _drain(service: Service, now: datetime) -> list[tuple[str, bytes]]:
+    """Every mail waiting in the outbox, marked sent: (recipient, bytes)."""
+    with service.store.lock():
+        items = service.store.outbox()
+        for item in items:
+            service.store.mark_sent(item.outbox_id, sent_at=now)
+    return [(item.to, item.raw) for item in items]
+
+
+def _next_deadline(service: Service, game: str, now: datetime) -> datetime:
+    """The next moment the game's clock does something: a window's or the orders deadline."""
+    record = service.service_record(game)
+    moments = [record.window.deadline if record.window else "", record.deadline,
+               record.offer_deadline]
+    due = [datetime.fromisoformat(m) for m in moments if m]
+    return min(due) if due else now

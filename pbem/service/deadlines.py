@@ -1,0 +1,93 @@
+"""Deadlines at a moment of the clock: windows closed, turns passed, reminders, misses.
+
+What silence means (docs/service.md): at the response deadline the window closes and the
+silent spend nothing (no miss); at the orders deadline a player who did nothing passes and
+collects 5 MB (a miss), one who acted has the turn ended; an offer unanswered by the
+response deadline is declined. Reminders go only to those still silent, once per reminder
+time, and a late check sends one, not several.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from pbem.engine.commands import DeclineGroup, EndTurn, Pass
+from pbem.service.model import Window, parse_iso
+from pbem.service.table import Notice, Table
+
+
+def tick(table: Table) -> None:
+    """Everything due at ``table.now``."""
+    service, state = table.service, table.state
+    if service.paused or not service.started or state.phase == "over":
+        return
+    window = service.window
+    if window is not None:
+        if table.now >= parse_iso(window.deadline):
+            table.close_window()  # silence is no spending: nothing is counted
+        else:
+            _remind_window(table, window)
+        return
+    offer = state.offer
+    if offer is not None and service.offer_deadline and (
+            table.now >= parse_iso(service.offer_deadline)):
+        table.do(DeclineGroup(offer.receiver))  # silence declines the offer
+        table.service = replace(table.service, offer_deadline="")
+    if table.service.deadline and table.state.phase == "actions":
+        deadline = parse_iso(table.service.deadline)
+        if table.now >= deadline:
+            missed_orders(table)
+        elif not table.state.turn.did_anything and not table.service.queue:
+            _remind_orders(table, deadline)
+
+
+def missed_orders(table: Table) -> None:
+    """The orders deadline passed: a player who did nothing passes (and collects 5 MB)
+    and the miss is counted; one who already acted simply ends the turn."""
+    active = table.state.active_player.name
+    table.service = replace(table.service, queue=())
+    if table.state.offer is not None:
+        table.do(DeclineGroup(table.state.offer.receiver))
+    if table.state.turn.did_anything:
+        table.do(EndTurn(active))
+    else:
+        _miss(table, active)
+        table.do(Pass(active))
+
+
+def _miss(table: Table, player: str) -> None:
+    limit = table.service.timing.miss_limit
+    seats = []
+    for s in table.service.seats:
+        if s.name == player:
+            s = replace(s, misses=s.misses + 1)
+            # Told when the limit is reached, and again each time it is reached anew.
+            if limit and s.misses % limit == 0:
+                table.notify(Notice("gm_alert", "", {"player": player, "misses": s.misses}))
+        seats.append(s)
+    table.service = replace(table.service, seats=tuple(seats))
+
+
+def _remind_orders(table: Table, deadline: datetime) -> None:
+    """One reminder for the latest reminder time passed; earlier ones are not sent late."""
+    service = table.service
+    due = [h for h in service.timing.reminders
+           if h not in service.reminded and table.now >= deadline - timedelta(hours=h)]
+    if due:
+        table.service = replace(service, reminded=(*service.reminded, *due))
+        table.notify(Notice("reminder", table.state.active_player.name, {"about": "orders"}))
+
+
+def _remind_window(table: Table, window: Window) -> None:
+    """One reminder to each player asked who has not answered, at the first reminder time."""
+    deadline = parse_iso(window.deadline)
+    first = max(table.service.timing.reminders, default=0.0)
+    if not first or table.now < deadline - timedelta(hours=first):
+        return
+    late = [p for p in window.asked if not window.answered(p) and p not in window.reminded]
+    for player in late:
+        table.notify(Notice("reminder", player, {"about": "response"}))
+    if late:
+        table.service = replace(table.service,
+                                window=replace(window, reminded=(*window.reminded, *late)))

@@ -1,0 +1,276 @@
+"""What each order of a mail does, given who sent it and where the game stands."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pbem.engine.attack import validate_attack
+from pbem.engine.bidding import Stance
+from pbem.engine.breakdown import breakdown, success_chance
+from pbem.engine.commands import (
+    AbolishPrivilege,
+    AcceptGroup,
+    CallOff,
+    Counter,
+    DeclineGroup,
+    GiveCard,
+    GiveMoney,
+    LeaveGame,
+    OfferGroup,
+    PlaySpecial,
+)
+from pbem.engine.state import PendingAttack
+from pbem.errors import IllegalCommandError
+from pbem.orders.model import (
+    AttackOrder,
+    ConditionalPlay,
+    DefendOrder,
+    Help,
+    History,
+    InterfereOrder,
+    Located,
+    NoResponse,
+    Odds,
+    Order,
+    Press,
+    SetHtml,
+    SetLanguage,
+    SetTimezone,
+    StandingAttackReaction,
+    StandingClear,
+    StandingDefend,
+    StandingList,
+    StandingNeverInterfere,
+    StandingTurnReaction,
+    Status,
+)
+from pbem.service.answers import SECRETS
+from pbem.service.model import Answer, Queued
+from pbem.service.table import Notice, Table
+
+ANY_TIME = ("any_time",)
+WINDOW_TIMINGS = ("after_privilege", "privileged_attack")
+
+
+Note = tuple[str, dict[str, object]]  # a note's template key and its values
+NO_NOTE: Note = ("", {})
+
+
+# Orders about the game position: refused when written against a state already gone.
+# Press, queries, settings and standing orders do not depend on the position.
+FREE_ORDERS = (Press, Status, History, Help, Odds, SetTimezone, SetLanguage, SetHtml,
+               StandingDefend, StandingNeverInterfere, StandingAttackReaction,
+               StandingTurnReaction, StandingList, StandingClear)
+ANSWERS = (DefendOrder, InterfereOrder, NoResponse, ConditionalPlay, AbolishPrivilege, Counter)
+
+
+def is_move(order: Order) -> bool:
+    """True for an order that acts on the game position (an action or an answer)."""
+    return not isinstance(order, FREE_ORDERS)
+
+
+def is_answer(table: Table, order: Order) -> bool:
+    """True for an order that answers the open attack window."""
+    if isinstance(order, ANSWERS):
+        return True
+    return isinstance(order, PlaySpecial) and table.service.window is not None and (
+        _timing(table, order) in WINDOW_TIMINGS)
+
+
+def carry_out(table: Table, player: str, located: Located) -> Note:
+    """Do (or queue, or record) one order of ``player``; gives a note for the acknowledgement
+    (key "" when the paraphrase says it all). Raises a PbemError when the order is refused."""
+    order = located.order
+    if isinstance(order, SetTimezone | SetLanguage | SetHtml):
+        _setting(table, player, order)
+    elif isinstance(order, Press):
+        _press(table, player, order)
+    elif isinstance(order, Status | History | Help):
+        table.notify(Notice(type(order).__name__.lower(), player,
+                            {"turns": getattr(order, "turns", None),
+                             "topic": getattr(order, "topic", "")}))
+    elif isinstance(order, Odds):
+        return _odds(table, player, order)
+    elif isinstance(order, StandingDefend | StandingNeverInterfere | StandingAttackReaction
+                    | StandingTurnReaction):
+        table.service = replace(table.service,
+                                standing=(*table.service.standing, (player, order)))
+    elif isinstance(order, StandingList):
+        table.notify(Notice("standing", player))
+    elif isinstance(order, StandingClear):
+        _clear_standing(table, player, order.number)
+    elif isinstance(order, GiveMoney | GiveCard | AcceptGroup | DeclineGroup | LeaveGame):
+        table.do(order)
+    elif isinstance(order, CallOff) and table.service.window is not None:
+        table.call_off(player, order)
+    elif is_answer(table, order):
+        table.answer(_answer(table, player, order))
+    elif isinstance(order, PlaySpecial) and _timing(table, order) in ANY_TIME and not (
+        table.state.active_player.name == player
+        and (table.service.queue or table.service.window)
+    ):
+        table.play_special(order)
+    elif isinstance(order, PlaySpecial) and _timing(table, order) == "after_roll":
+        raise IllegalCommandError(
+            f"{order.card} is played right after the dice",
+            suggestion=f"write IF SUCCEEDS PLAY {order.card} (or IF FAILS) as an answer",
+        )
+    elif isinstance(order, PlaySpecial) and _timing(table, order) in ("turn_start",
+                                                                      "own_income"):
+        raise IllegalCommandError(
+            f"{order.card} is played at the start of a turn",
+            suggestion=f"give a standing order: STANDING IF <player> STARTS TURN PLAY "
+            f"{order.card}",
+        )
+    else:
+        return _active(table, player, located)
+    return NO_NOTE
+
+
+def _press(table: Table, player: str, order: Press) -> None:
+    """Relay press by name: the mail shows who wrote it, never an address."""
+    names = {p.name.casefold(): p.name for p in table.state.players if p.status != "left"}
+    if order.recipients:
+        recipients = []
+        for name in order.recipients:
+            if name.casefold() not in names:
+                raise IllegalCommandError(f"there is no player named {name} in the game")
+            recipients.append(names[name.casefold()])
+    else:
+        recipients = [n for n in names.values() if n != player]
+    for name in dict.fromkeys(recipients):
+        table.notify(Notice("press", name, {"sender": player, "text": order.text,
+                                            "to_all": not order.recipients}))
+
+
+def _timing(table: Table, order: PlaySpecial) -> str:
+    return table.cards.special(order.card).timing
+
+
+def _active(table: Table, player: str, located: Located) -> Note:
+    """An order only the active player gives: done now, or queued behind an attack."""
+    if table.state.phase == "over":
+        raise IllegalCommandError("the game is over")
+    active = table.state.active_player.name
+    if active != player:
+        raise IllegalCommandError(f"it is {active}'s turn, not yours",
+                                  suggestion="send these orders when your turn begins")
+    if not table.may_act_now(player):
+        table.queue(Queued(located.line, located.text, located.order))
+        return ("queued", {})
+    run_active(table, player, located.order)
+    return NO_NOTE
+
+
+def run_active(table: Table, player: str, order: Order) -> None:
+    """Carry out one order of the active player now."""
+    if isinstance(order, AttackOrder):
+        p = table.state.player(player)
+        sources = ((order.spend_from,) if order.spend_from
+                   else tuple(dict.fromkeys((order.attack.attacker, p.illuminati))))
+        stance = Stance(player, "attack", order.spend, order.spend + order.upto, sources)
+        table.announce(order.attack, stance)
+    elif isinstance(order, PlaySpecial):
+        table.play_special(order)
+        if table.state.attack is not None and table.service.window is None:
+            table.open_window()  # Whispering Campaign: an attack others may answer
+    elif isinstance(order, OfferGroup):
+        since = table.log_length
+        table.do(order)
+        table.offered(since)
+    else:
+        table.do(order)  # type: ignore[arg-type]
+
+
+def advance(table: Table) -> None:
+    """Carry the game forward as far as it goes without anyone's answer: windows everyone
+    answered are settled, turns begin, orders waiting behind an attack go on."""
+    while True:
+        service = table.service
+        if table.state.phase == "over" or service.paused or not service.started:
+            break
+        if service.window is not None:
+            if service.window.complete and service.timing.close_early:
+                table.close_window()
+                continue
+            break
+        if table.state.phase == "turn_start":
+            table.start_turn()
+            continue
+        if table.state.phase == "actions" and service.queue and table.state.offer is None:
+            item = service.queue[0]
+            table.service = replace(service, queue=service.queue[1:])
+            active = table.state.active_player.name
+            table.attempt(active, run_active, table, active, item.order)
+            continue
+        break
+    if table.state.phase == "over" and table.service.reported < table.log_length:
+        table.report()
+
+
+def _answer(table: Table, player: str, order: Order) -> Answer:
+    attack = table.state.attack
+    if attack is None or table.service.window is None:
+        raise IllegalCommandError("no attack is waiting for answers",
+                                  suggestion="the attack was already settled")
+    p = table.state.player(player)
+    if isinstance(order, DefendOrder):
+        owner = table.state.owner(attack.target)
+        if owner is None or owner.name != player:
+            raise IllegalCommandError(f"{attack.target} is not yours to defend",
+                                      suggestion="INTERFERE or ASSIST instead")
+        sources = (order.source,) if order.source else (attack.target, p.illuminati)
+        return Answer(player, stance=Stance(player, "defense", order.amount,
+                                            order.amount + order.upto, sources))
+    if isinstance(order, InterfereOrder):
+        side = order.interfere.side
+        amount = order.interfere.amount
+        return Answer(player, stance=Stance(player, side, amount, amount + order.upto))
+    if isinstance(order, ConditionalPlay):
+        if order.play.card not in p.hand:
+            raise IllegalCommandError(f"you do not hold {order.play.card}")
+        return Answer(player, reactions=(order,))
+    if isinstance(order, AbolishPrivilege):
+        return Answer(player, abolish=order.cards)
+    if isinstance(order, PlaySpecial):
+        if order.card not in p.hand:
+            raise IllegalCommandError(f"you do not hold {order.card}")
+        return Answer(player, plays=(order.card,))
+    if isinstance(order, Counter):
+        if SECRETS not in p.hand:
+            raise IllegalCommandError(f"you do not hold {SECRETS}")
+        return Answer(player, counter=True)
+    return Answer(player)
+
+
+def _setting(table: Table, player: str, order: SetTimezone | SetLanguage | SetHtml) -> None:
+    seat = table.service.seat(player)
+    if isinstance(order, SetTimezone):
+        seat = replace(seat, tz=order.zone)
+    elif isinstance(order, SetLanguage):
+        seat = replace(seat, lang=order.language)
+    else:
+        seat = replace(seat, html=order.enabled)
+    seats = tuple(seat if s.name == player else s for s in table.service.seats)
+    table.service = replace(table.service, seats=seats)
+
+
+def _clear_standing(table: Table, player: str, number: int | None) -> None:
+    mine = [i for i, (p, _) in enumerate(table.service.standing) if p == player]
+    if number is not None and not 1 <= number <= len(mine):
+        raise IllegalCommandError(f"you have no standing order number {number}",
+                                  suggestion="STANDING LIST shows them numbered")
+    drop = set(mine) if number is None else {mine[number - 1]}
+    kept = tuple(o for i, o in enumerate(table.service.standing) if i not in drop)
+    table.service = replace(table.service, standing=kept)
+
+
+def _odds(table: Table, player: str, order: Odds) -> Note:
+    """The number the stated attack would need now, for the acknowledgement."""
+    a = order.attack
+    p = table.state.player(player)
+    validate_attack(table.cards, table.state, p, a.attacker, a.target, a.mode, a.aids)
+    pending = PendingAttack(player=player, attacker=a.attacker, target=a.target, mode=a.mode,
+                            aids=a.aids)
+    need = breakdown(table.cards, table.state, pending).need + order.spend
+    return ("odds", {"need": need, "chance": round(success_chance(need) * 100)})

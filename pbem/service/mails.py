@@ -1,0 +1,140 @@
+"""Notices become mails: rendered for the reader's language and time zone, composed as bytes."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pbem import reports
+from pbem.engine.cards import CardSet
+from pbem.engine.codec import to_json
+from pbem.engine.state import Event, GameState
+from pbem.engine.view import view
+from pbem.mail.compose import OutgoingMail, compose, message_id_for
+from pbem.render import LANGUAGES, render
+from pbem.reports import Rendered
+from pbem.service.model import GameService, Seat, Timing, parse_iso
+from pbem.service.table import Notice
+from pbem.store import OutboxItem
+
+
+@dataclass(frozen=True)
+class Sender:
+    """Who our mail comes from."""
+
+    address: str = "pbem@localhost"
+    name: str = "Illuminati PBEM"
+    domain: str = "localhost"
+    gm_address: str = ""
+    site_dir: Path | None = None
+
+
+def welcome_settings(timing: Timing) -> tuple[tuple[str, str], ...]:
+    """The service's options as the welcome mail lists them."""
+    return (("orders deadline", f"{timing.orders_hours:g} h"),
+            ("response deadline", f"{timing.response_hours:g} h"))
+
+
+def view_attachment(cards: CardSet, state: GameState, player: str) -> reports.Attachment:
+    """The reader's view as JSON, as the turn report attaches it: what a program (a bot, a
+    player's own tool) reads instead of the text."""
+    v = view(cards, state, player)
+    body = json.dumps(to_json(v), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", v.game) or "game"
+    return (f"view-{name}-{v.seq}.json", "application/json", body.encode())
+
+
+def simple(name: str, lang: str, site_dir: Path | None, **context: Any) -> Rendered:
+    """A short service mail from ``<lang>/<name>.{subject.txt,txt,html}.j2``."""
+    lang = lang if lang in LANGUAGES else "en"
+    subject = render(f"{name}.subject.txt.j2", lang, site_dir, **context)
+    return Rendered(" ".join(subject.split()), render(f"{name}.txt.j2", lang, site_dir, **context),
+                    render(f"{name}.html.j2", lang, site_dir, **context))
+
+
+def render_notice(
+    cards: CardSet, state: GameState, service: GameService, notice: Notice, *, now: datetime,
+    news: Sequence[Event], history: Sequence[tuple[int, Sequence[Event]]], sender: Sender,
+) -> tuple[str, str, Rendered]:
+    """(address, name, content) of the mail a notice asks for."""
+    site = sender.site_dir
+    if notice.to == "":
+        seat = Seat(name="Game master", address=sender.gm_address)
+    else:
+        seat = service.seat(notice.to)
+    lang, tz, player = seat.lang, seat.tz, notice.to
+    game = state.game
+    deadline = parse_iso(service.deadline) if service.deadline else None
+    data = notice.data
+    kind = notice.kind
+    if kind == "ack":
+        rendered = reports.acknowledgement(game, player, data["results"], pending=data["pending"],
+                                           turn=state.seq, lang=lang, site_dir=site)
+    elif kind == "welcome":
+        rendered = reports.welcome(cards, state, player, password=data["password"], now=now,
+                                   deadline=deadline, settings=data["settings"], tz=tz,
+                                   lang=lang, site_dir=site)
+    elif kind == "response_request":
+        window = service.window
+        rendered = reports.response_request(
+            cards, state, player, now=now,
+            deadline=parse_iso(window.deadline) if window else None, tz=tz, lang=lang,
+            site_dir=site)
+        rendered = Rendered(rendered.subject, rendered.text, rendered.html,
+                            (*rendered.attachments, view_attachment(cards, state, player)))
+    elif kind == "attack_result":
+        rendered = reports.attack_result(cards, state, player, data["events"], now=now,
+                                         lang=lang, site_dir=site)
+    elif kind in ("turn_report", "status"):
+        rendered = reports.turn_report(cards, state, player, news if kind == "turn_report"
+                                       else (), now=now, deadline=deadline, tz=tz, lang=lang,
+                                       site_dir=site)
+    elif kind == "game_over":
+        rendered = reports.game_over(cards, state, player, news, now=now, lang=lang,
+                                     site_dir=site)
+    elif kind == "reminder":
+        window = service.window
+        due = parse_iso(window.deadline) if data["about"] == "response" and window else deadline
+        assert due is not None
+        rendered = reports.reminder(cards, state, player, about=data["about"], now=now,
+                                    deadline=due, tz=tz, lang=lang, site_dir=site)
+    elif kind == "press":
+        rendered = reports.press_relay(game, player, data["sender"], data["text"],
+                                       to_all=data["to_all"], lang=lang, site_dir=site)
+    elif kind == "history":
+        turns = history[-data["turns"]:] if data.get("turns") else history
+        rendered = reports.history_reply(game, player, turns, lang=lang, site_dir=site)
+    elif kind == "gm":
+        rendered = reports.gm_announcement(game, player, data["text"], lang=lang, site_dir=site)
+    elif kind == "standing":
+        from pbem.orders.format import format_order
+
+        mine = [format_order(o) for p, o in service.standing if p == player]
+        rendered = simple("standing", lang, site, game=game, player=player, orders=mine)
+    else:  # help, order_failed, gm_alert
+        rendered = simple(kind, lang, site, game=game, player=player, data=data)
+    if not seat.html:
+        rendered = Rendered(rendered.subject, rendered.text, "", rendered.attachments)
+    return seat.address, seat.name, rendered
+
+
+def outbox_item(
+    outbox_id: str, game: str, to: str, to_name: str, rendered: Rendered, *, now: datetime,
+    sender: Sender, in_reply_to: str | None = None,
+) -> OutboxItem:
+    """The composed mail, ready for the outbox, with a Message-ID derived from its id."""
+    message_id = message_id_for(game, outbox_id, domain=sender.domain)
+    mail = OutgoingMail(
+        to=to, to_name=to_name, from_addr=sender.address, from_name=sender.name,
+        subject=rendered.subject, text=rendered.text, html=rendered.html or None,
+        attachments=rendered.attachments, message_id=message_id, in_reply_to=in_reply_to,
+        date=now, game=game or None,
+    )
+    return OutboxItem(outbox_id=outbox_id, game_id=game, to=to, message_id=message_id,
+                      raw=compose(mail), created_at=now.isoformat())
+

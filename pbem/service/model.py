@@ -1,0 +1,146 @@
+"""The service's own record of a game, beside the engine state: seats, deadlines, the open
+response window, queued orders, standing orders. Frozen values that round-trip through JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pbem.engine.bidding import Stance
+from pbem.engine.setup import Setup
+from pbem.orders.model import (
+    ConditionalPlay,
+    Order,
+    StandingAttackReaction,
+    StandingDefend,
+    StandingNeverInterfere,
+    StandingTurnReaction,
+)
+
+StandingOrder = (
+    StandingDefend | StandingNeverInterfere | StandingAttackReaction | StandingTurnReaction
+)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A player's seat: who sits there and how they want their mail."""
+
+    name: str
+    address: str
+    password_hash: str = ""  # "scrypt$salt$hash"; empty until the game starts
+    tz: str = "UTC"
+    lang: str = "en"
+    html: bool = True
+    misses: int = 0  # consecutive missed orders deadlines
+    bot: bool = False  # a bot plays this seat (the GM's stand-in for a dropped player)
+    # The bot's password, kept in clear only while a bot plays the seat: its mail goes
+    # through the same authentication as a person's (see docs/service.md).
+    bot_password: str = ""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Per-game deadlines in hours, reminders in hours before a deadline."""
+
+    orders_hours: float = 72.0
+    response_hours: float = 24.0
+    reminders: tuple[float, ...] = (12.0,)
+    miss_limit: int = 2  # after this many consecutive misses the GM is told
+    require_registered_address: bool = True
+    close_early: bool = True  # a window closes once everyone asked has answered
+
+    def __post_init__(self) -> None:
+        # Hours are often written as whole numbers; the record keeps floats, so it reads
+        # back from JSON as the same value.
+        object.__setattr__(self, "orders_hours", float(self.orders_hours))
+        object.__setattr__(self, "response_hours", float(self.response_hours))
+        object.__setattr__(self, "reminders", tuple(float(h) for h in self.reminders))
+
+
+@dataclass(frozen=True)
+class Queued:
+    """An order of the active player waiting for an attack to be settled."""
+
+    line: int
+    text: str
+    order: Order
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one player answered in a response window."""
+
+    player: str
+    stance: Stance | None = None
+    plays: tuple[str, ...] = ()  # cards played at once (Deep Agent, Interference)
+    abolish: tuple[str, ...] = ()  # two cards discarded to abolish privilege
+    reactions: tuple[ConditionalPlay, ...] = ()
+    counter: bool = False  # cancel with Secrets any special card played against me
+
+
+@dataclass(frozen=True)
+class Window:
+    """An attack waiting for the answers of the players who may answer it."""
+
+    opened: str  # ISO time
+    deadline: str
+    asked: tuple[str, ...]
+    answers: tuple[Answer, ...] = ()
+    seq: int = 0  # the state sequence number once the attack was announced
+    attacker: Answer | None = None  # the attacker's own money and reactions
+    reminded: tuple[str, ...] = ()
+
+    def answered(self, player: str) -> bool:
+        """True when ``player`` answered (or a standing order answered for them)."""
+        return any(a.player == player for a in self.answers)
+
+    @property
+    def complete(self) -> bool:
+        """True when everyone asked has answered."""
+        return all(self.answered(p) for p in self.asked)
+
+
+@dataclass(frozen=True)
+class GameService:
+    """Everything about a game that is not the engine state."""
+
+    seats: tuple[Seat, ...]
+    timing: Timing = field(default_factory=Timing)
+    started: bool = False
+    paused: bool = False
+    deadline: str = ""  # the active player's orders deadline (ISO), "" when none
+    reminded: tuple[float, ...] = ()  # reminders already sent for this deadline
+    offer_deadline: str = ""  # when a group offered and not yet answered counts as declined
+    window: Window | None = None
+    queue: tuple[Queued, ...] = ()
+    standing: tuple[tuple[str, StandingOrder], ...] = ()  # (player, order) in order given
+    reported: int = 0  # log length at the last turn report: events after it are news
+    turn_seq: int = 0  # state sequence number when this turn began: older orders are stale
+    steps: int = 0  # steps committed; names this step's outgoing mails stably
+
+    def seat(self, name: str) -> Seat:
+        for s in self.seats:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def standing_of(self, player: str) -> tuple[StandingOrder, ...]:
+        return tuple(o for p, o in self.standing if p == player)
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """What the store keeps as a game's setup: the engine's setup and the seats' addresses."""
+
+    setup: Setup
+    service: GameService
+
+
+def iso(moment: datetime) -> str:
+    return moment.isoformat()
+
+
+def parse_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text)

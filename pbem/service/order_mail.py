@@ -1,0 +1,93 @@
+"""One authenticated order mail carried out for its seat: each line's result for the answer.
+
+Lines are carried out in the order written. Orders that act on the position (actions and
+answers) are refused when the mail's TURN shows it was written against a position already
+gone; press, queries, settings and standing orders never are (see docs/service.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pbem.errors import PbemError
+from pbem.orders.model import ParsedOrders
+from pbem.orders.paraphrase import paraphrase
+from pbem.orders.parse import blank_password
+from pbem.reports import OrderResult
+from pbem.service.dispatch import advance, carry_out, is_answer, is_move
+from pbem.service.mails import simple
+from pbem.service.model import Seat
+from pbem.service.table import Notice, Table
+
+
+def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
+                   site_dir: Path | None) -> list[OrderResult]:
+    """Every line of the mail carried out (or refused), in line order, for the answer.
+
+    The game is carried on between lines, except while the writer is answering the open
+    window: all their answer lines count, and only then may it close.
+    """
+    results: list[OrderResult] = []
+    turn = parsed.header.turn
+    stale_seen = False
+    for index, located in enumerate(parsed.orders):
+        text = blank_password(located.text)
+        order = located.order
+        if turn is not None and is_move(order) and turn < _current(table, order):
+            stale_seen = True
+            results.append(OrderResult(
+                located.line, text, False,
+                words(seat, site_dir, "stale", written=turn, now=table.state.seq),
+                words(seat, site_dir, "stale_hint", now=table.state.seq)))
+            continue
+        try:
+            note, context = carry_out(table, seat.name, located)
+        except PbemError as error:
+            results.append(OrderResult(located.line, text, False, error.message,
+                                       error.suggestion or ""))
+            continue
+        following = parsed.orders[index + 1:index + 2]
+        if not _still_answering(table, seat.name, [o.order for o in following]):
+            advance(table)
+        said = paraphrase(order, seat.lang, site_dir)
+        if note:
+            said = f"{said} {words(seat, site_dir, note, **context)}"
+        results.append(OrderResult(located.line, text, True, said))
+    advance(table)
+    for bad in parsed.errors:
+        results.append(OrderResult(bad.line or 0, blank_password(bad.text or ""), False,
+                                   bad.message, bad.suggestion or ""))
+    if parsed.orders:
+        table.reset_misses(seat.name)  # whoever writes has not dropped out
+    if stale_seen:
+        # "If the game has moved on since, your orders are refused ... and you get the new
+        # report" (docs/orders.md).
+        table.notify(Notice("status", seat.name))
+    return sorted(results, key=lambda r: r.line)
+
+
+def _still_answering(table: Table, player: str, following: list[Any]) -> bool:
+    """True while the writer's lines still answer the open window: they are asked in it, or
+    they made the attack and the next line adds a card to play after its roll."""
+    window = table.service.window
+    if window is None:
+        return False
+    if player in window.asked:
+        return True
+    attacker = window.attacker is not None and window.attacker.player == player
+    return attacker and bool(following) and is_answer(table, following[0])
+
+
+def _current(table: Table, order: Any) -> int:
+    """The oldest TURN an order may carry: the open window's for an answer, else the turn's."""
+    window = table.service.window
+    if window is not None and is_answer(table, order):
+        return max(window.seq, table.service.turn_seq)
+    return table.service.turn_seq
+
+
+def words(seat: Seat, site_dir: Path | None, key: str, **context: Any) -> str:
+    """A short note of the acknowledgement, in the seat's language."""
+    rendered = simple("note", seat.lang, site_dir, key=key, **context)
+    return rendered.text.strip()

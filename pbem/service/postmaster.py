@@ -1,0 +1,94 @@
+"""Mail that belongs to no game, or that no game accepts: short replies, at most one an hour.
+
+Strangers, unreadable mail, unknown games and failed authentication all end here. Nothing in
+any game changes; the reply (if any) is queued in the store's postmaster record, beside the
+times of the last replies, in one commit with the mail marked done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from pbem import reports
+from pbem.service.mails import Sender, outbox_item, simple
+from pbem.service.model import iso, parse_iso
+from pbem.store import OutboxItem, Store
+
+POSTMASTER = "pbem-postmaster"  # the store's record of mail that belongs to no game
+REPLY_INTERVAL = timedelta(hours=1)  # at most one reply an hour to a stranger or a failure
+FAILED_KEPT = 100  # mails whose processing broke, remembered for the GM
+
+
+class Postmaster:
+    """Answers mail no game takes, never more than once an hour per address."""
+
+    def __init__(self, store: Store, sender: Sender, mails_per_hour: int) -> None:
+        self.store = store
+        self.sender = sender
+        self.mails_per_hour = mails_per_hour
+        self._seen: dict[str, list[datetime]] = {}
+
+    def ensure(self) -> None:
+        """The postmaster record exists (held lock required)."""
+        if POSTMASTER not in self.store.games():
+            self.store.create_game(POSTMASTER, {"postmaster": True})
+
+    def reply(self, mail_id: str, to: str, problem: reports.Problem, now: datetime, *,
+              game: str = "", games: Sequence[str] = (), message: str = "",
+              suggestion: str = "", reply_to: str | None = None) -> None:
+        """Answer a stranger or a failure, at most once an hour per sender; change nothing."""
+        meta = self._meta(now)
+        last = meta["replied"].get(to)
+        items: list[OutboxItem] = []
+        if to and (last is None or now - parse_iso(last) >= REPLY_INTERVAL):
+            meta["replied"][to] = iso(now)
+            rendered = reports.error_reply(problem, game=game, games=games, message=message,
+                                           suggestion=suggestion, site_dir=self.sender.site_dir)
+            # Composed as mail of no game (X-Pbem: 1), but queued in the postmaster's record.
+            item = outbox_item(f"{POSTMASTER}-{mail_id}", "", to, "", rendered, now=now,
+                               sender=self.sender, in_reply_to=reply_to)
+            items.append(replace(item, game_id=POSTMASTER))
+        self.store.commit(POSTMASTER, log_entries=[], snapshot=None, meta=meta,
+                          mail_ids=[mail_id], outbox=items)
+
+    def note(self, mail_id: str, now: datetime) -> None:
+        """Mark a mail done without answering it (automatic mail, floods)."""
+        self.store.commit(POSTMASTER, log_entries=[], snapshot=None, meta=self._meta(now),
+                          mail_ids=[mail_id])
+
+    def failed(self, mail_id: str, now: datetime, error: str) -> None:
+        """Set aside a mail whose processing broke (a bug, not the player's mistake): it is
+        marked done so later mail goes on, kept in the store, and the GM is told."""
+        meta = self._meta(now)
+        meta["failed"] = [*meta["failed"], {"mail_id": mail_id, "at": iso(now),
+                                             "error": error}][-FAILED_KEPT:]
+        items: list[OutboxItem] = []
+        if self.sender.gm_address:
+            rendered = simple("mail_failed", "en", self.sender.site_dir, game="", mail_id=mail_id,
+                              error=error)
+            item = outbox_item(f"{POSTMASTER}-failed-{mail_id}", "", self.sender.gm_address,
+                               "", rendered, now=now, sender=self.sender)
+            items.append(replace(item, game_id=POSTMASTER))
+        self.store.commit(POSTMASTER, log_entries=[], snapshot=None, meta=meta,
+                          mail_ids=[mail_id], outbox=items)
+
+    def _meta(self, now: datetime) -> dict[str, Any]:
+        meta = self.store.meta(POSTMASTER)
+        horizon = now - REPLY_INTERVAL
+        replied = {a: t for a, t in meta.get("replied", {}).items() if parse_iso(t) > horizon}
+        return {"replied": replied, "failed": list(meta.get("failed", []))}
+
+    def flooding(self, sender: str, now: datetime) -> bool:
+        """Count this mail; True when the sender passed the hourly limit.
+
+        Kept in memory: a limit against floods needs no durability, and a restart forgetting
+        the counts lets at most one more hour's worth through.
+        """
+        horizon = now - REPLY_INTERVAL
+        times = [t for t in self._seen.get(sender, []) if t > horizon]
+        times.append(now)
+        self._seen[sender] = times
+        return len(times) > self.mails_per_hour

@@ -1,0 +1,377 @@
+"""The game service: mail in, turns played, mail out, every step committed once.
+
+``receive(raw, now)`` and ``tick(now)`` are the whole interface the mail transports and the
+daemon need; time is always passed in. Many games share one mailbox: each mail is routed by
+the game its start line names. The turn flow players see is described in docs/service.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hmac
+import logging
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from pbem.engine.carddata import load_cardset
+from pbem.engine.cards import CardSet
+from pbem.engine.codec import from_json, to_json
+from pbem.engine.commands import Command
+from pbem.engine.rules import replay
+from pbem.engine.setup import Seat as EngineSeat
+from pbem.engine.setup import Setup, new_game, with_options
+from pbem.engine.state import Event, GameState
+from pbem.errors import IllegalCommandError, MailFormatError, OrderSyntaxError, StoreError
+from pbem.mail.inbound import InboundMail, header_summary, parse_mail
+from pbem.orders.format import format_orders
+from pbem.orders.model import Header
+from pbem.orders.parse import parse_orders
+from pbem.service import bot_mail
+from pbem.service.auth import COST, check_password, hash_password, new_password
+from pbem.service.dispatch import advance
+from pbem.service.mails import Sender, outbox_item, render_notice, welcome_settings
+from pbem.service.model import GameService, Seat, Timing
+from pbem.service.order_mail import carry_out_mail
+from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
+from pbem.service.table import Notice, Table
+from pbem.store import OutboxItem, Store
+
+log = logging.getLogger(__name__)
+
+__all__ = ["POSTMASTER", "REPLY_INTERVAL", "Service", "ServiceConfig"]
+
+MAX_ROUNDS = 10_000  # inbox rounds in one process(): bots answering bots end long before
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    sender: Sender = field(default_factory=Sender)
+    max_mail_bytes: int = 256 * 1024
+    mails_per_hour: int = 60  # per sender; more are dropped unanswered
+    password_cost: int = COST  # log2 of scrypt's N for new password hashes
+    # (game, player) -> a new password; None: random words. Tests pin it for golden mails.
+    passwords: Callable[[str, str], str] | None = None
+
+
+class Service:
+    """All games of one store."""
+
+    def __init__(self, store: Store, config: ServiceConfig | None = None,
+                 cards: CardSet | None = None) -> None:
+        self.store = store
+        self.config = config or ServiceConfig()
+        self.cards = cards or load_cardset()
+        self.postmaster = Postmaster(store, self.config.sender, self.config.mails_per_hour)
+        self._verify_key = secrets.token_bytes(32)
+        self._verified: dict[str, bytes] = {}  # password hash -> HMAC of the password
+        self._recovered = False  # the store was recovered and no pass broke off since
+        self._bot_mail: set[str] = set()  # Message-IDs of mail the bot seats wrote
+        with store.lock():
+            self.postmaster.ensure()
+
+    # --- games ----------------------------------------------------------------------------
+
+    def games(self) -> list[str]:
+        return [g for g in self.store.games() if g != POSTMASTER]
+
+    def create_game(self, game_id: str, players: Sequence[tuple[str, str, str]], *,
+                    options: dict[str, Any] | None = None, timing: Timing | None = None,
+                    seed: str | None = None) -> None:
+        """A new game: players as (name, address, Illuminati or ""); nothing is mailed yet."""
+        if game_id == POSTMASTER:
+            raise StoreError("That game id is reserved.", text=game_id)
+        seats = tuple(EngineSeat(name, illuminati) for name, _, illuminati in players)
+        setup = with_options(self.cards, Setup(game_id, seats, seed or secrets.token_hex(32)),
+                             **(options or {}))
+        state, _ = new_game(self.cards, setup)  # validates names, Illuminati and options
+        service = GameService(
+            seats=tuple(Seat(name, address.lower()) for name, address, _ in players),
+            timing=timing or Timing())
+        with self.store.lock():
+            self.store.create_game(game_id, {"setup": to_json(setup),
+                                             "service": to_json(service)})
+            self.store.commit(game_id, log_entries=[], snapshot=self._snapshot(state, service),
+                              expect_length=0)
+
+    def start_game(self, game_id: str, now: datetime) -> dict[str, str]:
+        """Passwords made and mailed with the welcome; the first turn begins. Gives the
+        passwords (for the GM's eyes only: the store keeps their hashes)."""
+        with self.store.lock():
+            table = self._table(game_id, now)
+            if table.service.started:
+                raise StoreError("The game has already started.", text=game_id)
+            passwords = {s.name: self._new_password(game_id, s.name)
+                         for s in table.service.seats}
+            seats = tuple(replace(s, password_hash=self._hash(passwords[s.name]))
+                          for s in table.service.seats)
+            table.service = replace(table.service, seats=seats, started=True)
+            self._advance(table)
+            # The welcome comes first, but shows the first turn begun and its deadline.
+            welcomes = []
+            for seat in seats:
+                table.notify(Notice("welcome", seat.name, {
+                    "password": passwords[seat.name],
+                    "settings": welcome_settings(table.service.timing)}))
+                welcomes.append(table.notices.pop())
+            table.notices[:0] = welcomes
+            self._finish(table, now)
+        return passwords
+
+    def set_bot(self, game_id: str, player: str, on: bool, now: datetime) -> None:
+        """A bot plays the seat from now on (``on``), or its player again (a new password is
+        mailed to the seat's address). The bot acts at once if the game waits for it."""
+        with self.store.lock():
+            table = self._table(game_id, now)
+            table.service.seat(player)  # KeyError names an unknown seat
+            if on and not table.state.player(player).playing:
+                raise IllegalCommandError(f"{player} is no longer playing")
+            seats = tuple(replace(s, bot=on, misses=0) if s.name == player else s
+                          for s in table.service.seats)
+            table.service = replace(table.service, seats=seats)
+            self._finish(table, now)
+            self.process(now)
+
+    def state(self, game_id: str) -> GameState:
+        state, _ = self._load(game_id)
+        return state
+
+    def service_record(self, game_id: str) -> GameService:
+        _, service = self._load(game_id)
+        return service
+
+    def _new_password(self, game_id: str, player: str) -> str:
+        maker = self.config.passwords
+        return maker(game_id, player) if maker is not None else new_password()
+
+    def _hash(self, password: str) -> str:
+        return hash_password(password, cost=self.config.password_cost)
+
+    # --- mail -----------------------------------------------------------------------------
+
+    def accept(self, raw: bytes, now: datetime) -> str | None:
+        """Keep a mail durably before the mail server is told it arrived; None if seen."""
+        _, message_id = header_summary(raw)
+        with self.store.lock():
+            return self.store.receive(raw, message_id=message_id, received_at=now)
+
+    def receive(self, raw: bytes, now: datetime) -> None:
+        """Take one mail in and process everything waiting."""
+        self.accept(raw, now)
+        self.process(now)
+
+    def process(self, now: datetime) -> int:
+        """Process every mail waiting in the inbox (the bot seats' answers included); gives
+        how many."""
+        done = 0
+        with self.store.lock():
+            # recover() walks the whole store (~0.2 s with 1,000 games): it is for a start,
+            # so it runs on the first pass and after a pass that broke off, not every time.
+            if not self._recovered:
+                self.store.recover()
+            self._recovered = False
+            for _ in range(MAX_ROUNDS):
+                items = self.store.inbox()
+                if not items:
+                    break
+                for item in items:
+                    try:
+                        self._handle(item.mail_id, now)
+                    except Exception as error:  # a bug must not block every later mail
+                        log.exception("mail %s could not be processed", item.mail_id)
+                        self.postmaster.failed(item.mail_id, now,
+                                               f"{type(error).__name__}: {error}")
+                    self.store.inbox_done(item.mail_id)
+                done += len(items)
+            self._recovered = True
+        return done
+
+    def tick(self, now: datetime) -> None:
+        """Deadlines and reminders in every game; bot seats taken or given back."""
+        with self.store.lock():
+            for game_id in self.games():
+                state, service = self._load(game_id)
+                if state.phase == "over" or not service.started:
+                    continue
+                table = Table(self.cards, state, service, now, self.store.log_length(game_id))
+                table.tick()
+                self._advance(table)
+                if table.entries or table.notices or table.service != service or any(
+                        s.bot != bool(s.bot_password) for s in service.seats):
+                    self._finish(table, now)
+            if self.store.inbox():
+                self.process(now)
+
+    # --- one mail -------------------------------------------------------------------------
+
+    def _handle(self, mail_id: str, now: datetime) -> None:
+        raw = self.store.raw_mail(mail_id)
+        try:
+            mail = parse_mail(raw, max_bytes=self.config.max_mail_bytes)
+        except MailFormatError as error:
+            sender, _ = header_summary(raw)
+            self.postmaster.reply(mail_id, sender, "unreadable", now, message=error.message,
+                                  suggestion=error.suggestion or "")
+            return
+        ours = mail.message_id in self._bot_mail  # a bot seat's: never a flood
+        self._bot_mail.discard(mail.message_id)
+        if mail.automatic or not mail.sender or (
+                not ours and self.postmaster.flooding(mail.sender, now)):
+            self.postmaster.note(mail_id, now)
+            return
+        try:
+            first = parse_orders(mail.text, self.cards)
+        except OrderSyntaxError as error:
+            self.postmaster.reply(mail_id, mail.sender, "unreadable", now,
+                                  message=error.message, suggestion=error.suggestion or "",
+                                  reply_to=mail.message_id)
+            return
+        games = {g.casefold(): g for g in self.games()}
+        game_id = games.get(first.header.game.casefold(), "")
+        if not game_id:
+            close = difflib.get_close_matches(first.header.game, self.games(), n=3)
+            self.postmaster.reply(mail_id, mail.sender, "unknown_game", now,
+                                  game=first.header.game, games=close,
+                                  reply_to=mail.message_id)
+            return
+        table = self._table(game_id, now)
+        if self.store.applied_mails(game_id, [mail_id]):
+            return
+        names = tuple(s.name for s in table.service.seats)
+        parsed = parse_orders(mail.text, self.cards, names)
+        seat = next((s for s in table.service.seats
+                     if s.name.casefold() == parsed.header.player.casefold()), None)
+        if seat is None or not self._authentic(table.service, seat, parsed.header, mail):
+            self.postmaster.reply(mail_id, mail.sender, "auth_failed", now, game=game_id,
+                                  reply_to=mail.message_id)
+            return
+        results = carry_out_mail(table, seat, parsed, site_dir=self.config.sender.site_dir)
+        mine = table.service.queue and table.state.active_player.name == seat.name
+        pending = format_orders(replace(parsed.header, password="******"),
+                                [q.order for q in table.service.queue]) if mine else ""
+        table.notify(Notice("ack", seat.name, {
+            "results": results, "pending": pending, "reply_to": mail.message_id}))
+        table.notices.insert(0, table.notices.pop())
+        self._finish(table, now, mail_id=mail_id)
+
+    def _authentic(self, service: GameService, seat: Seat, header: Header,
+                   mail: InboundMail) -> bool:
+        if not service.started or not self._password_ok(header.password, seat.password_hash):
+            return False
+        return not service.timing.require_registered_address or mail.sender == seat.address
+
+    def _password_ok(self, password: str, stored: str) -> bool:
+        """True when ``password`` matches the stored hash; scrypt runs once per player.
+
+        scrypt is slow on purpose (~0.2 s here) and would otherwise cost that on every mail.
+        A match is remembered as an HMAC under a key of this process, never the password.
+        """
+        tag = hmac.new(self._verify_key, password.encode(), "sha256").digest()
+        known = self._verified.get(stored)
+        if known is not None and hmac.compare_digest(known, tag):
+            return True
+        if not check_password(password, stored):
+            return False
+        self._verified[stored] = tag
+        return True
+
+    # --- the flow between mails -----------------------------------------------------------
+
+    def _advance(self, table: Table) -> None:
+        """Carry the game forward as far as it goes without anyone's answer."""
+        advance(table)
+
+    # --- store ----------------------------------------------------------------------------
+
+    def _load(self, game_id: str) -> tuple[GameState, GameService]:
+        snapshot = self.store.snapshot(game_id)
+        if snapshot is None:
+            raise StoreError("The game has no snapshot.", text=game_id)
+        return (from_json(GameState, snapshot["state"]),
+                from_json(GameService, snapshot["service"]))
+
+    def _table(self, game_id: str, now: datetime) -> Table:
+        state, service = self._load(game_id)
+        return Table(self.cards, state, service, now, self.store.log_length(game_id))
+
+    @staticmethod
+    def _snapshot(state: GameState, service: GameService) -> dict[str, Any]:
+        return {"state": to_json(state), "service": to_json(service)}
+
+    def _finish(self, table: Table, now: datetime, mail_id: str | None = None) -> None:
+        """Commit the step, then queue the bot seats' answers to its mails in the inbox."""
+        bot_mail.upkeep(table, lambda player: self._new_password(table.state.game, player),
+                        self.config.password_cost)
+        sent = self._commit(table, now, mail_id)
+        for raw in bot_mail.replies(self.cards, table.state.game, table.service.seats, sent,
+                                    self.config.sender):
+            _, message_id = header_summary(raw)
+            self._bot_mail.add(message_id)
+            self.store.receive(raw, message_id=message_id, received_at=now)
+
+    def _commit(self, table: Table, now: datetime,
+                mail_id: str | None = None) -> list[tuple[str, OutboxItem]]:
+        """One store write: log entries, snapshot, the mail marked done, the outgoing mails;
+        gives the mails with the seat each goes to ("" for the GM)."""
+        game_id = table.state.game
+        table.service = replace(table.service, steps=table.service.steps + 1)
+        sent = self._addressed_mails(table, now)
+        self.store.commit(game_id, log_entries=table.entries,
+                          snapshot=self._snapshot(table.state, table.service),
+                          mail_ids=[mail_id] if mail_id else [],
+                          outbox=[item for _, item in sent], expect_length=table.base)
+        return sent
+
+    def _mails(self, table: Table, now: datetime) -> list[OutboxItem]:
+        """The step's notices rendered and composed, ready for the outbox."""
+        return [item for _, item in self._addressed_mails(table, now)]
+
+    def _addressed_mails(self, table: Table, now: datetime) -> list[tuple[str, OutboxItem]]:
+        game_id = table.state.game
+        sender = self.config.sender
+        news_cache: dict[int, list[Event]] = {}
+        items = []
+        for n, notice in enumerate(table.notices):
+            if notice.to == "" and not sender.gm_address:
+                continue
+            since = notice.data.get("since", table.service.reported)
+            if since not in news_cache:
+                news_cache[since] = self._events_since(table, since)
+            history = self._history(table) if notice.kind == "history" else []
+            to, name, rendered = render_notice(
+                self.cards, notice.state or table.state, notice.service or table.service,
+                notice, now=now,
+                news=news_cache[since], history=history, sender=sender)
+            outbox_id = f"{game_id}-{table.service.steps}-{n}"
+            items.append((notice.to, outbox_item(outbox_id, game_id, to, name, rendered,
+                                                 now=now, sender=sender,
+                                                 in_reply_to=notice.data.get("reply_to"))))
+        return items
+
+    def _events_since(self, table: Table, since: int) -> list[Event]:
+        events: list[Event] = []
+        if since < table.base:
+            for entry in self.store.log(table.state.game, since):
+                events += [from_json(Event, e) for e in entry["events"]]
+        start = max(0, since - table.base)
+        for entry in table.entries[start:]:
+            events += [from_json(Event, e) for e in entry["events"]]
+        return events
+
+    def _history(self, table: Table) -> list[tuple[int, list[Event]]]:
+        turns: list[tuple[int, list[Event]]] = [(0, [])]
+        for event in self._events_since(table, 0):
+            if event.kind == "turn_begins":
+                turns.append((int(event.data["turn"]), []))
+            turns[-1][1].append(event)
+        return [t for t in turns if t[1]]
+
+    # --- the log --------------------------------------------------------------------------
+
+    def replay_check(self, game_id: str) -> bool:
+        """True when the setup and the log rebuild the snapshot's state exactly."""
+        setup = from_json(Setup, self.store.setup(game_id)["setup"])
+        commands = [from_json(Command, e["command"]) for e in self.store.log(game_id)]
+        return replay(setup, commands, self.cards) == self.state(game_id)

@@ -1,0 +1,371 @@
+"""One game's turn flow over email: commands applied, response windows, turns, deadlines.
+
+A ``Table`` wraps the engine state and the service's record of one game for the length of one
+step (a mail processed, a tick, a GM command). It applies engine commands, remembers each as a
+log entry, and collects the notices (mails to send) the step implies. The caller commits the
+entries, the new snapshot and the rendered notices in one store write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from pbem.engine.bidding import Stance, settle_bids
+from pbem.engine.breakdown import breakdown, succeeds
+from pbem.engine.cards import CardSet
+from pbem.engine.codec import to_json
+from pbem.engine.commands import (
+    AbolishPrivilege,
+    Attack,
+    BeginTurn,
+    Command,
+    Counter,
+    PlaySpecial,
+    ResolveSpecial,
+    Roll,
+    Settle,
+)
+from pbem.engine.rules import apply
+from pbem.engine.state import Event, GameState, PendingSpecial
+from pbem.errors import IllegalCommandError
+from pbem.orders.model import (
+    ConditionalPlay,
+    StandingAttackReaction,
+    StandingDefend,
+    StandingNeverInterfere,
+    StandingTurnReaction,
+)
+from pbem.service.answers import SECRETS, SENATE, counter_rule, merge
+from pbem.service.model import Answer, GameService, Queued, Window, iso
+
+AFTER_ROLL_CARDS = ("Assassination", "Murphy's Law")
+PRIVILEGE_CARDS = ("Deep Agent", "Interference")
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A mail the step implies: its kind, the player it goes to ("" = the GM), details, and
+    the game as it stood when the mail was called for (set by ``Table.notify``)."""
+
+    kind: str
+    to: str
+    data: dict[str, Any] = field(default_factory=dict)
+    state: GameState | None = None
+    service: GameService | None = None
+
+
+class Table:
+    """One game during one step."""
+
+    def __init__(self, cards: CardSet, state: GameState, service: GameService, now: datetime,
+                 log_length: int) -> None:
+        self.cards = cards
+        self.state = state
+        self.service = service
+        self.now = now
+        self.base = log_length
+        self.entries: list[dict[str, Any]] = []
+        self.events: list[Event] = []
+        self.notices: list[Notice] = []
+
+    # --- commands -------------------------------------------------------------------------
+
+    def do(self, command: Command) -> list[Event]:
+        """Apply one engine command and log it; IllegalCommandError leaves nothing changed."""
+        self.state, events = apply(self.state, command, self.cards)
+        self.entries.append({
+            "at": iso(self.now),
+            "command": to_json(command),
+            "events": [to_json(e) for e in events],
+            "seq": self.state.seq,
+        })
+        self.events += events
+        return events
+
+    def play_special(self, play: PlaySpecial | AbolishPrivilege,
+                     counter: Callable[[str, PendingSpecial], bool] | None = None) -> None:
+        """Play a special card (or an abolishing pair), then let Secrets cancel it or let it
+        take effect. ``counter(player, card played)`` says whether a player holding Secrets wants
+        it cancelled; by default nobody does."""
+        self.do(play)
+        pending = self.state.special
+        if pending is None:
+            return
+        for p in self.state.players:
+            if (p.playing and p.name != pending.player and SECRETS in p.hand
+                    and counter is not None and counter(p.name, pending)):
+                self.do(Counter(p.name))
+                return
+        self.do(ResolveSpecial())
+
+    def notify(self, notice: Notice) -> None:
+        """Call for a mail showing the game as it stands now."""
+        self.notices.append(replace(notice, state=self.state, service=self.service))
+
+    @property
+    def log_length(self) -> int:
+        return self.base + len(self.entries)
+
+    # --- the active player's orders -------------------------------------------------------
+
+    def may_act_now(self, player: str) -> bool:
+        """True when the active player's next order can be carried out at once (nothing
+        waits for others' answers)."""
+        return (self.state.phase == "actions" and self.state.active_player.name == player
+                and self.service.window is None and not self.service.queue
+                and self.state.offer is None)
+
+    def queue(self, item: Queued) -> None:
+        self.service = replace(self.service, queue=(*self.service.queue, item))
+
+    def announce(self, attack: Attack, stance: Stance) -> None:
+        """The attack is announced with the attacker's money at once; a window opens."""
+        self.do(attack)
+        self.open_window(stance)
+
+    def open_window(self, stance: Stance | None = None) -> None:
+        """Ask those who may answer the attack under way; their standing orders answer now.
+
+        The fixed part of the attacker's stance is paid first, so everyone asked sees it in
+        the breakdown; the rest (UPTO) is kept for the proxy bidding when the window closes.
+        """
+        assert self.state.attack is not None
+        seq = self.state.seq
+        player = self.state.attack.player
+        if stance is not None and stance.fixed > 0:
+            self.bid([replace(stance, upto=stance.fixed)])
+            stance = replace(stance, fixed=0, upto=max(0, stance.upto - stance.fixed))
+        _, reactions = self._standing_plays(player)
+        asked = self.responders()
+        answers = tuple(a for a in (self.standing_answer(p) for p in asked) if a is not None)
+        window = Window(
+            opened=iso(self.now),
+            deadline=iso(self.now + timedelta(hours=self.service.timing.response_hours)),
+            asked=asked,
+            answers=answers,
+            attacker=Answer(player, stance=stance, reactions=reactions),
+            seq=seq,
+        )
+        self.service = replace(self.service, window=window)
+        for name in asked:
+            if not window.answered(name):
+                self.notify(Notice("response_request", name))
+
+    def bid(self, stances: list[Stance]) -> None:
+        """Play out the stances' money (proxy bidding), each payment logged with its events."""
+        _, commands = settle_bids(self.cards, self.state, stances)
+        for command in commands:
+            self.do(command)
+
+    def responders(self) -> tuple[str, ...]:
+        """Who may answer the attack under way: the defender, and whoever could meddle."""
+        attack = self.state.attack
+        assert attack is not None
+        owner = self.state.owner(attack.target)
+        asked = []
+        for p in self.state.players:
+            if not p.playing or p.name == attack.player:
+                continue
+            cards = set(p.hand)
+            reacts = bool(cards & {*AFTER_ROLL_CARDS, SECRETS})
+            if owner is not None and owner.name == p.name:
+                group = p.slot(attack.target)
+                money = (group.treasury if group else 0) + p.treasury
+                abolish = attack.privileged and len(p.hand) >= 2
+                if money > 0 or reacts or abolish or cards & set(PRIVILEGE_CARDS):
+                    asked.append(p.name)
+            elif attack.privileged:
+                if reacts or cards & set(PRIVILEGE_CARDS) or len(p.hand) >= 2:
+                    asked.append(p.name)
+            elif p.treasury > 0 or reacts:
+                asked.append(p.name)
+        return tuple(asked)
+
+    def standing_answer(self, player: str) -> Answer | None:
+        """The answer the player's standing orders give to the attack under way, if any."""
+        attack = self.state.attack
+        assert attack is not None
+        owner = self.state.owner(attack.target)
+        defending = owner is not None and owner.name == player
+        stance: Stance | None = None
+        covered = False
+        for order in self.service.standing_of(player):
+            if isinstance(order, StandingDefend) and defending:
+                if order.group in ("", attack.target):
+                    p = self.state.player(player)
+                    stance = Stance(player, "defense", 0, order.upto,
+                                    (attack.target, p.illuminati))
+                    covered = True
+            elif isinstance(order, StandingNeverInterfere) and not defending:
+                covered = True
+        if not covered:
+            return None
+        plays, reactions = self._standing_plays(player)
+        return Answer(player, stance=stance, plays=plays, reactions=reactions)
+
+    def _standing_plays(self, player: str) -> tuple[tuple[str, ...], tuple[ConditionalPlay, ...]]:
+        """Cards the player's standing orders play on the attack under way."""
+        attack = self.state.attack
+        assert attack is not None
+        plays: list[str] = []
+        reactions: list[ConditionalPlay] = []
+        for order in self.service.standing_of(player):
+            if not isinstance(order, StandingAttackReaction):
+                continue
+            if order.attacker not in ("", attack.player) or order.target not in ("",
+                                                                                attack.target):
+                continue
+            if order.when == "always":
+                plays.append(order.card)
+            else:
+                reactions.append(ConditionalPlay(order.when, PlaySpecial(player, order.card)))
+        return tuple(plays), tuple(reactions)
+
+    def answer(self, answer: Answer) -> None:
+        """Record a player's answer to the open window (a later answer adds to an earlier).
+
+        The attacker is never asked, but may add cards to play after the roll.
+        """
+        window = self.service.window
+        if window is None:
+            raise IllegalCommandError("no attack is waiting for answers",
+                                      suggestion="the attack was already settled")
+        if window.attacker is not None and answer.player == window.attacker.player:
+            if answer.stance is not None or answer.plays or answer.abolish:
+                raise IllegalCommandError("the attacker's money was given with the attack",
+                                          suggestion="only IF SUCCEEDS/IF FAILS PLAY <card> "
+                                          "can be added now")
+            merged = merge(window.attacker, answer)
+            self.service = replace(self.service, window=replace(window, attacker=merged))
+            return
+        if answer.player not in window.asked:
+            raise IllegalCommandError(f"{answer.player} is not asked to answer this attack")
+        old = next((a for a in window.answers if a.player == answer.player), None)
+        merged = answer if old is None else merge(old, answer)
+        answers = (*tuple(a for a in window.answers if a.player != answer.player), merged)
+        self.service = replace(self.service, window=replace(window, answers=answers))
+
+    def call_off(self, player: str, command: Command) -> None:
+        """The attacker takes the attack back before money went in: the window closes."""
+        self.do(command)
+        self.service = replace(self.service, window=None)
+
+    def close_window(self) -> None:
+        """Settle the attack: cards played at once, money, the dice, reactions, the result."""
+        window = self.service.window
+        assert window is not None and self.state.attack is not None
+        attack = self.state.attack
+        answers = list(window.answers)
+        counter = counter_rule(self.cards, self.state, window)
+        for answer in answers:
+            for card in answer.plays:
+                self.attempt(answer.player, self.play_special,
+                             PlaySpecial(answer.player, card), counter)
+            if answer.abolish:
+                self.attempt(answer.player, self.play_special,
+                             AbolishPrivilege(answer.player, answer.abolish), counter)
+        stances = [s for s in [window.attacker.stance if window.attacker else None,
+                               *(a.stance for a in answers)] if s is not None]
+        self.bid([s for s in stances if self._stance_allowed(s)])
+        self.do(Roll())
+        reactions = [*(window.attacker.reactions if window.attacker else ()),
+                     *(r for a in answers for r in a.reactions)]
+        for reaction in reactions:
+            current = self.state.attack
+            assert current is not None and current.roll is not None
+            total = current.roll_becomes if current.roll_becomes is not None else sum(
+                current.roll)
+            success = succeeds(breakdown(self.cards, self.state, current).need, total)
+            if (reaction.when == "succeeds") == success and (
+                reaction.play.card in self.state.player(reaction.play.player).hand
+            ):
+                self.attempt(reaction.play.player, self.play_special, reaction.play, counter)
+        start = len(self.events)
+        self.do(Settle())
+        self.service = replace(self.service, window=None)
+        result = self.events[start:]
+        for p in self.state.players:
+            if p.status != "left":
+                self.notify(Notice("attack_result", p.name,
+                                   {"events": result, "attacker": attack.player}))
+
+    def _stance_allowed(self, stance: Stance) -> bool:
+        attack = self.state.attack
+        assert attack is not None
+        if stance.side in ("assist", "interfere"):
+            return not attack.privileged or stance.player in attack.interference_cards
+        return True
+
+    def attempt(self, player: str, action: Callable[..., object], *args: Any) -> bool:
+        """Carry out an order given earlier; if the rules refuse it now, tell the player."""
+        try:
+            action(*args)
+        except IllegalCommandError as exc:
+            self.notify(Notice("order_failed", player, {"reason": exc.message}))
+            return False
+        return True
+
+    # --- offers ---------------------------------------------------------------------------
+
+    def offered(self, since: int) -> None:
+        """A group was offered: the receiver is told (their report shows the offer)."""
+        offer = self.state.offer
+        if offer is not None:
+            self.service = replace(self.service, offer_deadline=iso(
+                self.now + timedelta(hours=self.service.timing.response_hours)))
+            self.notify(Notice("turn_report", offer.receiver, {"since": since}))
+
+    # --- turns ----------------------------------------------------------------------------
+
+    def start_turn(self) -> None:
+        """Start-of-turn cards from standing orders, then income and the draw; repeated
+        while turns are lost to the Senate."""
+        while self.state.phase == "turn_start":
+            active = self.state.active_player.name
+            for player, order in self.service.standing:
+                if not isinstance(order, StandingTurnReaction):
+                    continue
+                own_turn = self.cards.special(order.card).timing == "own_income"
+                if order.player not in ("", active) or (player == active) != own_turn:
+                    continue
+                if order.card in self.state.player(player).hand:
+                    self.attempt(player, self.play_special, PlaySpecial(player, order.card),
+                                 self._senate_counter)
+            self.do(BeginTurn())
+        self.service = replace(
+            self.service,
+            turn_seq=self.state.seq,
+            deadline=iso(self.now + timedelta(hours=self.service.timing.orders_hours))
+            if self.state.phase == "actions" else "",
+            reminded=(),
+            queue=(),
+            offer_deadline="",
+        )
+        self.report()
+
+    def _senate_counter(self, player: str, pending: PendingSpecial) -> bool:
+        """At the start of a turn only the player who would lose it answers, and always
+        does: there is no window to ask in, and no one keeps Secrets to lose a turn."""
+        return pending.card == SENATE and player == self.state.active_player.name
+
+    def report(self) -> None:
+        """Every player's report of what happened since the last one."""
+        kind = "game_over" if self.state.phase == "over" else "turn_report"
+        for p in self.state.players:
+            if p.status != "left":
+                self.notify(Notice(kind, p.name, {"since": self.service.reported}))
+        self.service = replace(self.service, reported=self.log_length)
+
+    def reset_misses(self, player: str) -> None:
+        seats = tuple(replace(s, misses=0) if s.name == player else s
+                      for s in self.service.seats)
+        self.service = replace(self.service, seats=seats)
+
+    def tick(self) -> None:
+        """Deadlines and reminders at ``now`` (see ``pbem.service.deadlines``)."""
+        from pbem.service.deadlines import tick  # it builds on this module
+
+        tick(self)

@@ -1,0 +1,192 @@
+"""The archive site: its pages, their pictures and links, and what a running game hides.
+
+Built from real stores: a finished bot game (``test_history.simulated_store``) and a game
+run through the game master's functions.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from datetime import UTC, datetime, timedelta
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from test_history import CARDS, SEED, simulated_store
+
+from pbem import gm, history
+from pbem.archive.build import build_game, build_index, game_ids
+from pbem.archive.chart import line_chart
+from pbem.service.service import Service
+from pbem.store import Store
+
+T0 = datetime(2024, 6, 1, 9, 0, tzinfo=UTC)
+SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+
+
+class Page(HTMLParser):
+    """The links, ids and text of one page; raises on tags closed out of order."""
+
+    VOID: ClassVar[set[str]] = {"meta", "br", "img", "input", "link", "hr"}
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.text: list[str] = []
+        self.open: list[str] = []
+        self.feed(path.read_text(encoding="utf-8"))
+        self.close()
+        assert self.open == [], f"{path.name}: unclosed {self.open}"
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            self.links += [v for k, v in attrs if k == "href" and v]
+        if tag not in self.VOID and not tag.startswith(("svg:",)):
+            self.open.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        pass  # <rect/> and friends inside the SVG pictures
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.open and self.open[-1] == tag, f"</{tag}> closes {self.open[-1:]}"
+        self.open.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    @property
+    def words(self) -> str:
+        return " ".join(" ".join(self.text).replace("\xa0", " ").split())
+
+
+@pytest.fixture(scope="module")
+def finished_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, history.GameFile]:
+    root = tmp_path_factory.mktemp("finished")
+    service = simulated_store(root / "store")
+    game = history.read_game(service.store, "sim")
+    site = root / "site"
+    build_index([build_game(CARDS, game, site)], site)
+    return site, game
+
+
+def running_game(root: Path) -> Service:
+    """A game two turns in, one player holding a special card, an announcement made."""
+    service = Service(Store(root), cards=CARDS)
+    gm.create_game(service, "live", [("ann", "ann@example.org", "Bavarian Illuminati"),
+                                     ("bob", "bob@example.org", "")], seed=SEED, now=T0)
+    gm.start_game(service, "live", T0)
+    state = service.state("live")
+    special = next(c for c in state.deck if c in ("Bribery", "Deep Agent", "Murphy's Law"))
+    gm.edit_move(service, "live", special, "hand:ann", "a test card", T0)
+    gm.announce(service, "live", "<script>alert(1)</script> Be nice.", T0)
+    gm.process(service, T0 + timedelta(days=4))
+    return service
+
+
+def test_every_page_is_well_formed_and_every_link_leads_somewhere(
+        finished_site: tuple[Path, history.GameFile]) -> None:
+    site, _ = finished_site
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 5
+    for page in pages:
+        for link in Page(page).links:
+            assert (page.parent / link).resolve().is_file(), f"{page.name} -> {link}"
+        for svg in SVG.findall(page.read_text(encoding="utf-8")):
+            ET.fromstring(svg)  # every picture is well-formed XML
+
+
+def test_the_index_lists_the_game(finished_site: tuple[Path, history.GameFile]) -> None:
+    site, game = finished_site
+    index = Page(site / "index.html")
+    assert index.links == ["games/sim/index.html"]
+    assert "over" in index.words
+    assert all(f"{p.name} ({p.illuminati})" in index.words for p in game.state.players)
+
+
+def test_the_game_page_has_its_turns_charts_and_final_structures(
+        finished_site: tuple[Path, history.GameFile]) -> None:
+    site, game = finished_site
+    html = (site / "games" / "sim" / "index.html").read_text(encoding="utf-8")
+    page = Page(site / "games" / "sim" / "index.html")
+    turns = game.state.turn_number
+    assert [link for link in page.links if link.startswith("turn-")] == [
+        f"turn-{n}.html" for n in range(turns + 1)]
+    charts = [ET.fromstring(s) for s in SVG.findall(html) if 'class="chart"' in s]
+    assert len(charts) == 2  # groups and money: the game is over, money may be shown
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    for chart in charts:
+        lines = chart.findall("s:polyline", ns)
+        assert [line.get("data-player") for line in lines] == [
+            p.name for p in game.state.players]
+        assert all(len(str(line.get("points")).split()) == turns + 1 for line in lines)
+    structures = [s for s in SVG.findall(html) if 'class="power-structure"' in s]
+    assert len(structures) == len(game.state.players)
+    assert game.state.dice.seed in page.words  # revealed at the end
+    assert "the turn limit was reached" in page.words
+
+
+def test_a_turn_page_shows_its_events_breakdowns_and_structures(
+        finished_site: tuple[Path, history.GameFile]) -> None:
+    site, game = finished_site
+    sections = history.timeline(CARDS, game)
+    n, section = next((i, s) for i, s in enumerate(sections)
+                      if any(e.kind == "attack_result" for item in s.items for e in item.events))
+    html = (site / "games" / "sim" / f"turn-{n}.html").read_text(encoding="utf-8")
+    page = Page(site / "games" / "sim" / f"turn-{n}.html")
+    results = [e for item in section.items for e in item.events if e.kind == "attack_result"]
+    assert html.count('<table class="breakdown">') == len(results)
+    for e in results:
+        assert f"needed {e.data['need']} or less" in page.words
+    assert f"Turn {section.turn} begins: {section.player} to play." in page.words
+    assert len([s for s in SVG.findall(html) if "power-structure" in s]) == sum(
+        1 for p in game.state.players)
+    assert {"index.html", f"turn-{n - 1}.html", f"turn-{n + 1}.html"} <= set(page.links)
+
+
+def test_a_running_game_shows_only_what_every_player_may_see(tmp_path: Path) -> None:
+    service = running_game(tmp_path / "store")
+    game = history.read_game(service.store, "live")
+    state = game.state
+    assert state.phase != "over" and state.player("ann").hand
+    site = tmp_path / "site"
+    build_index([build_game(CARDS, game, site)], site)
+    pages = sorted((site / "games" / "live").glob("*.html"))
+    text = "\n".join(p.read_text(encoding="utf-8") for p in pages)
+    words = " ".join(Page(p).words for p in pages)
+    assert SEED not in text and "@example.org" not in text
+    drawn = [e["data"]["card"] for entry in game.log for e in entry["events"]
+             if e["kind"] == "drew_special"]
+    for card in drawn:  # special cards drawn stay secret (a GM's move is announced to all)
+        assert f"drew a special card: {card}" not in words
+    assert 'class="treasury">? MB<' in text.replace("\xa0", " ")
+    assert "Money (MB)" not in text  # no money chart while the game runs
+    assert "Groups controlled" in text
+    assert "only what every player may see" in words
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; Be nice." in text  # escaped, and shown
+    assert "<script>" not in text
+
+
+def test_a_game_not_started_has_a_page_without_turns(tmp_path: Path) -> None:
+    service = Service(Store(tmp_path / "store"), cards=CARDS)
+    gm.create_game(service, "soon", [("ann", "a@example.org", ""), ("bob", "b@example.org", "")],
+                   seed=SEED, now=T0)
+    assert game_ids(service.store) == ["soon"]
+    summary = build_game(CARDS, history.read_game(service.store, "soon"), tmp_path / "site")
+    assert summary.status == "not started" and summary.turns == 0
+    page = Page(tmp_path / "site" / "games" / "soon" / "index.html")
+    assert "has not started yet" in page.words and not [
+        link for link in page.links if link.startswith("turn-")]
+
+
+def test_the_chart_draws_one_line_per_player_with_a_legend() -> None:
+    svg = line_chart("Groups <held>", {"ann": [0, 1, 3], "b&b": [0, 2, 2]}, ["0", "1", "2"])
+    root = ET.fromstring(svg)
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    lines = root.findall("s:polyline", ns)
+    assert [line.get("data-player") for line in lines] == ["ann", "b&b"]
+    ys = [float(p.split(",")[1]) for p in str(lines[0].get("points")).split()]
+    assert ys[0] > ys[1] > ys[2]  # more groups, higher up
+    assert root.findtext("s:title", namespaces=ns) == "Groups <held>"
+    assert "b&amp;b" in svg

@@ -1,0 +1,487 @@
+"""The mail daemon end to end: real listener, real Dovecot, real SMTP catcher, real Maildirs.
+
+The helpers at the top (a game, order mails, a movable clock, a daemon on a thread) are
+shared with test_daemon_*.py, test_crash.py and test_outage.py.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import os
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from servers import Account, Dovecot, SmtpCatcher, wait_until
+
+from pbem.cli_daemon import run
+from pbem.config import DaemonConfig, load_config
+from pbem.daemon import Daemon
+from pbem.daemon_outbox import GIVEN_UP
+from pbem.errors import StoreError
+from pbem.service.service import Service
+from pbem.store import Store
+
+REPO = Path(__file__).resolve().parents[1]
+GAME = "g1"
+PLAYERS = (("Alice", "alice@example.org", ""), ("Bob", "bob@example.org", ""),
+           ("Carol", "carol@example.org", ""))
+SEED = "5eed" * 8
+T0 = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
+CHEAP_PASSWORDS = 10
+
+
+# ---- helpers shared by the daemon tests ------------------------------------------------
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, now: datetime = T0) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+def configure(folder: Path, toml: str = "") -> DaemonConfig:
+    """Give the configuration read from a file holding ``toml`` (store: folder/store)."""
+    path = folder / "pbem.toml"
+    text = toml if "[store]" in toml else f'[store]\npath = "store"\n{toml}'
+    path.write_text(text)
+    return load_config(path, env={})
+
+
+def new_game(config: DaemonConfig, game: str = GAME,
+             players: tuple[tuple[str, str, str], ...] = PLAYERS,
+             now: datetime = T0) -> dict[str, str]:
+    """Create and start a game in the configured store; give the players' passwords.
+
+    The password hashes are made cheap (scrypt N = 2^10): their cost is not under test.
+    """
+    service = Service(Store(config.store),
+                      replace(config.service_config(), password_cost=CHEAP_PASSWORDS))
+    service.create_game(game, players, seed=SEED)
+    return service.start_game(game, now)
+
+
+def order_mail(n: int, player: str, password: str, body: str, *, game: str = GAME,
+               address: str | None = None, to: str = "pbem@localhost",
+               headers: str = "") -> bytes:
+    """Give an order mail with Message-ID <order-n@example.org>."""
+    sender = address or f"{player.lower()}@example.org"
+    return (f"From: {player} <{sender}>\r\nTo: {to}\r\nSubject: orders {n}\r\n"
+            f"Message-ID: <order-{n}@example.org>\r\n{headers}\r\n"
+            f"GAME {game} PLAYER {player} PASSWORD {password}\r\n{body}\r\nEND\r\n").encode()
+
+
+def parse(raw: bytes) -> email.message.EmailMessage:
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(message, email.message.EmailMessage)
+    return message
+
+
+def maildir(root: Path) -> dict[str, list[email.message.EmailMessage]]:
+    """Give the mails delivered under a Maildir root, by address folder."""
+    found: dict[str, list[email.message.EmailMessage]] = {}
+    if not root.is_dir():
+        return found
+    for folder in sorted(root.iterdir()):
+        if folder.name.startswith("."):
+            continue
+        found[folder.name] = [parse(path.read_bytes())
+                              for path in sorted((folder / "new").iterdir())]
+    return found
+
+
+def delivered(root: Path) -> int:
+    return sum(len(mails) for mails in maildir(root).values())
+
+
+@contextmanager
+def serving(daemon: Daemon) -> Iterator[Daemon]:
+    """Run ``daemon.serve()`` on a thread; stop it (and check it stopped) afterwards."""
+    ready = threading.Event()
+    failure: list[BaseException] = []
+
+    def serve() -> None:
+        try:
+            daemon.serve(ready=ready.set)
+        except BaseException as error:
+            failure.append(error)
+            ready.set()
+
+    thread = threading.Thread(target=serve, name="daemon")
+    thread.start()
+    assert ready.wait(20), "the daemon did not start"
+    if failure:
+        thread.join()
+        raise failure[0]
+    try:
+        yield daemon
+    finally:
+        daemon.request_stop()
+        thread.join(30)
+        assert not thread.is_alive(), "the daemon did not stop"
+    if failure:
+        raise failure[0]
+
+
+def send(port: int, raw: bytes, *, sender: str = "alice@example.org",
+         to: str = "pbem@localhost") -> None:
+    with smtplib.SMTP("127.0.0.1", port, local_hostname="test", timeout=30) as smtp:
+        smtp.sendmail(sender, [to], raw)
+
+
+def outbox_settled(daemon: Daemon) -> bool:
+    """True when nothing is waiting: inbox empty, outbox empty (or given up).
+
+    Read through a store object of the test's own: the daemon's counts its lock holds per
+    process, not per thread.
+    """
+    store = Store(daemon.config.store)
+    with store.lock():
+        return not store.inbox() and all(
+            (item.last_error or "").startswith(GIVEN_UP) for item in store.outbox())
+
+
+# ---- the embedded default, as a real `pbem run` process --------------------------------
+
+def _port_answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+            return sock.recv(3) == b"220"
+    except OSError:
+        return False
+
+
+def test_embedded_default_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No configuration at all: store in ./var/pbem, listener on 127.0.0.1:2525, replies
+    in ./var/pbem/maildirs/<address>/; SIGTERM stops it cleanly."""
+    if _port_answers(2525):
+        pytest.fail("something already listens on 127.0.0.1:2525, the embedded default port")
+    monkeypatch.chdir(tmp_path)
+    config = load_config(None, env={})
+    assert config.store == tmp_path / "var" / "pbem"
+    passwords = new_game(config, now=datetime.now(UTC))  # the daemon runs on real time
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    log = (tmp_path / "daemon.log").open("wb")
+    process = subprocess.Popen([sys.executable, "-m", "pbem.cli_daemon", "run"], cwd=tmp_path,
+                               env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        assert wait_until(lambda: _port_answers(2525), timeout=30), "the daemon did not listen"
+        with smtplib.SMTP("127.0.0.1", 2525, local_hostname="test", timeout=30) as smtp:
+            smtp.sendmail("alice@example.org", ["pbem@localhost"],
+                          order_mail(1, "Alice", passwords["Alice"], "STANDING NEVER INTERFERE"))
+            smtp.sendmail("bob@example.org", ["pbem@localhost"], order_mail(
+                2, "Bob", passwords["Bob"], "PRESS TO Carol\r\nMeet at noon.\r\nEND PRESS"))
+            with pytest.raises(smtplib.SMTPRecipientsRefused):
+                smtp.sendmail("eve@example.org", ["someone@elsewhere.org"], b"Subject: x\r\n\r\n")
+        boxes = tmp_path / "var" / "pbem" / "maildirs"
+        # 3 welcomes + 3 first-turn reports + 2 acknowledgements + 1 press relayed to Carol
+        assert wait_until(lambda: delivered(boxes) == 9, timeout=30), maildir(boxes)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        log.close()
+    mails = maildir(boxes)
+    assert sorted(mails) == ["alice@example.org", "bob@example.org", "carol@example.org"]
+    replies = {m["In-Reply-To"]: m for box in mails.values() for m in box if m["In-Reply-To"]}
+    assert set(replies) == {"<order-1@example.org>", "<order-2@example.org>"}
+    assert replies["<order-1@example.org>"]["To"].addresses[0].addr_spec == "alice@example.org"
+    press = [m for m in mails["carol@example.org"] if "Meet at noon." in m.as_string()]
+    assert len(press) == 1
+    assert all(m["X-Pbem-Game"] == GAME for box in mails.values() for m in box)
+    text = (tmp_path / "daemon.log").read_text()
+    assert "SIGTERM received" in text and "daemon stopped" in text
+    store = Store(config.store)
+    assert store.inbox() == [] and store.outbox() == []
+
+
+def test_run_once_processes_what_waits_and_exits(tmp_path: Path) -> None:
+    config = configure(tmp_path)
+    now = datetime.now(UTC)  # `pbem run` runs on real time
+    passwords = new_game(config, now=now)
+    service = Service(Store(config.store), config.service_config())
+    service.accept(order_mail(1, "Carol", passwords["Carol"], "SET HTML OFF"), now)
+    result = CliRunner().invoke(run, ["--config", str(tmp_path / "pbem.toml"), "--once"])
+    assert result.exit_code == 0, result.output
+    assert "processed 1 mail(s), sent 7" in result.output
+    assert delivered(config.maildir) == 7
+    assert not service.service_record(GAME).seat("Carol").html
+    again = CliRunner().invoke(run, ["--config", str(tmp_path / "pbem.toml"), "--once"])
+    assert "processed 0 mail(s), sent 0" in again.output
+    assert delivered(config.maildir) == 7
+
+
+def test_a_second_daemon_on_the_same_store_is_refused(tmp_path: Path) -> None:
+    config = configure(tmp_path, "[listener]\nport = 0\n")
+    with serving(Daemon(config, clock=Clock())), pytest.raises(
+            StoreError, match=r"Another pbem daemon \(process \d+\) is running"):
+        Daemon(config, clock=Clock()).run_once()
+
+
+# ---- IMAP intake, SMTP out -------------------------------------------------------------
+
+def imap_config(folder: Path, dovecot: Dovecot, account: Account, catcher: SmtpCatcher,
+                extra: str = "", mail: str = "") -> DaemonConfig:
+    return configure(folder, f"""
+[mail]
+address = "game@pbem.test"
+{mail}
+[imap]
+host = "127.0.0.1"
+port = {dovecot.imap_port}
+security = "plain"
+username = "{account.username}"
+password = "{account.password}"
+poll_seconds = 2
+[smtp]
+host = "127.0.0.1"
+port = {catcher.port}
+security = "plain"
+{extra}""")
+
+
+def test_imap_mode_processes_moves_and_answers_over_smtp(
+        tmp_path: Path, dovecot: Dovecot, account: Account, smtp_catcher: SmtpCatcher) -> None:
+    config = imap_config(tmp_path, dovecot, account, smtp_catcher)
+    assert config.listener is None
+    passwords = new_game(config)
+    clock = Clock()
+    with serving(Daemon(config, clock=clock)) as daemon:
+        smtp_catcher.wait_for(6, timeout=20)  # the welcomes and first reports
+        dovecot.deliver(account, order_mail(1, "Alice", passwords["Alice"], "STATUS",
+                                            to="game@pbem.test"), "alice@example.org")
+        dovecot.deliver(account, order_mail(2, "Bob", passwords["Bob"], "SET TIMEZONE "
+                                            "Europe/Paris", to="game@pbem.test"),
+                        "bob@example.org")
+        # A bounce: the null envelope sender becomes Return-Path: <> in Dovecot.
+        dovecot.deliver(account, order_mail(3, "Carol", passwords["Carol"], "STATUS",
+                                            to="game@pbem.test"), "")
+        assert wait_until(lambda: len(dovecot.messages(account, "pbem-done")) == 3, 20)
+        assert wait_until(lambda: outbox_settled(daemon), 20)
+        mails = smtp_catcher.wait_for(9, timeout=20)
+        time.sleep(0.3)  # a wrong answer to the bounce would be sent by now
+    assert dovecot.messages(account, "INBOX") == []
+    answers = {parse(m.raw)["In-Reply-To"]: m for m in mails[6:]}
+    # Alice's STATUS brings her acknowledgement and a fresh report; Bob's SET his
+    # acknowledgement; the bounce quoting Carol's orders nothing at all.
+    assert set(answers) == {"<order-1@example.org>", "<order-2@example.org>", None}
+    assert answers["<order-1@example.org>"].rcpt_tos == ("alice@example.org",)
+    assert answers[None].rcpt_tos == ("alice@example.org",)
+    assert all(m.envelope_from == "game@pbem.test" for m in mails)
+    assert len(smtp_catcher.mails) == 9
+    service = Service(Store(config.store), config.service_config())
+    assert service.service_record(GAME).seat("Bob").tz == "Europe/Paris"
+
+
+def test_imap_mail_over_the_size_limit_is_filed_as_failed_not_lost(
+        tmp_path: Path, dovecot: Dovecot, account: Account, smtp_catcher: SmtpCatcher) -> None:
+    config = imap_config(tmp_path, dovecot, account, smtp_catcher,
+                         mail="max_kib = 2")
+    passwords = new_game(config)
+    big = order_mail(1, "Alice", passwords["Alice"], "STATUS\r\n# " + "x" * 3000,
+                     to="game@pbem.test")
+    small = order_mail(2, "Bob", passwords["Bob"], "SET HTML OFF", to="game@pbem.test")
+    dovecot.deliver(account, big, "alice@example.org")
+    dovecot.deliver(account, small, "bob@example.org")
+    done = Daemon(config, clock=Clock()).run_once()
+    assert (done.processed, done.problems) == (1, ())
+    failed = dovecot.messages(account, "pbem-failed")
+    assert [parse(raw)["Message-ID"] for raw, _ in failed] == ["<order-1@example.org>"]
+    assert [parse(raw)["Message-ID"] for raw, _ in dovecot.messages(account, "pbem-done")] \
+        == ["<order-2@example.org>"]
+    assert [parse(m.raw)["In-Reply-To"] for m in smtp_catcher.mails[6:]] == [
+        "<order-2@example.org>"]
+
+
+# ---- loop and abuse guards -------------------------------------------------------------
+
+def test_no_answer_to_bounces_auto_replies_our_own_mail_or_mail_daemons(tmp_path: Path) -> None:
+    config = configure(tmp_path, "[listener]\nport = 0\n")
+    passwords = new_game(config)
+    clock = Clock()
+    with serving(Daemon(config, clock=clock)) as daemon:
+        port = daemon.listener_port
+        assert port
+        assert wait_until(lambda: delivered(config.maildir) == 6)
+        password = passwords["Alice"]
+        # A bounce quoting valid orders: its null envelope sender is what marks it, even
+        # with a (forged, lower) Return-Path claiming otherwise.
+        send(port, order_mail(1, "Alice", password, "STATUS",
+                              headers="Return-Path: <alice@example.org>\r\n"), sender="")
+        send(port, order_mail(2, "Alice", password, "STATUS",
+                              headers="Auto-Submitted: auto-replied\r\n"))
+        send(port, order_mail(3, "Alice", password, "STATUS", headers=f"X-Pbem-Game: {GAME}\r\n"))
+        send(port, order_mail(4, "Alice", password, "STATUS",
+                              address="MAILER-DAEMON@example.org"),
+             sender="mailer-daemon@example.org")
+        # A stranger is answered once an hour at most.
+        stranger = b"From: eve@example.org\r\nMessage-ID: <eve-%d@x>\r\n\r\nhello\r\n"
+        send(port, stranger % 1, sender="eve@example.org")
+        send(port, stranger % 2, sender="eve@example.org")
+        # And a real order still works, proving the mails above were processed, not stuck.
+        send(port, order_mail(5, "Alice", password, "SET HTML OFF"))
+        assert wait_until(lambda: delivered(config.maildir) == 8, timeout=20)
+        assert wait_until(lambda: outbox_settled(daemon))
+        time.sleep(0.3)  # a wrong extra answer would be written by now
+    mails = maildir(config.maildir)
+    assert len(mails["eve@example.org"]) == 1
+    assert "mailer-daemon@example.org" not in mails
+    answers = [m["In-Reply-To"] for m in mails["alice@example.org"] if m["In-Reply-To"]]
+    assert answers == ["<order-5@example.org>"]
+    assert delivered(config.maildir) == 8
+    store = Store(config.store)
+    assert store.inbox() == []
+
+
+def test_per_sender_rate_limit(tmp_path: Path) -> None:
+    """More than mails_per_hour mails from one sender in an hour are dropped unanswered; the
+    count forgets mails older than an hour."""
+    config = configure(tmp_path, "[listener]\nport = 0\n[mail]\nmails_per_hour = 3\n")
+    passwords = new_game(config)
+    clock = Clock()
+    daemon = Daemon(config, clock=clock)
+    daemon.run_once()
+    for n in range(1, 6):
+        daemon.deliver_smtp(order_mail(n, "Alice", passwords["Alice"], "STANDING LIST"),
+                            "alice@example.org", ["pbem@localhost"])
+    daemon.deliver_smtp(order_mail(6, "Bob", passwords["Bob"], "STANDING LIST"),
+                        "bob@example.org", ["pbem@localhost"])
+    daemon.run_once()
+
+    def answered(address: str) -> list[str]:
+        return [m["In-Reply-To"] for m in maildir(config.maildir).get(address, [])
+                if m["In-Reply-To"]]
+
+    assert answered("alice@example.org") == [f"<order-{n}@example.org>" for n in (1, 2, 3)]
+    assert answered("bob@example.org") == ["<order-6@example.org>"]
+    clock.advance(3601)
+    daemon.deliver_smtp(order_mail(7, "Alice", passwords["Alice"], "STANDING LIST"),
+                        "alice@example.org", ["pbem@localhost"])
+    daemon.run_once()
+    assert answered("alice@example.org")[-1] == "<order-7@example.org>"
+    assert Store(config.store).inbox() == []
+
+
+# ---- the outbox ------------------------------------------------------------------------
+
+def test_a_refused_recipient_is_given_up_and_never_retried(
+        tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
+    config = configure(tmp_path, f"""
+[listener]
+port = 0
+[smtp]
+host = "127.0.0.1"
+port = {smtp_catcher.port}
+security = "plain"
+""")
+    smtp_catcher.reject = {"bob@example.org"}
+    new_game(config)
+    clock = Clock()
+    daemon = Daemon(config, clock=clock)
+    first = daemon.run_once()
+    assert (first.flush.sent, first.flush.given_up) == (4, 2)
+    clock.advance(86400)
+    second = daemon.run_once()
+    assert (second.flush.sent, second.flush.given_up, second.flush.failed) == (0, 0, 0)
+    with daemon.store.lock():
+        left = daemon.store.outbox()
+    assert {item.to for item in left} == {"bob@example.org"}
+    assert all(item.attempts == 1 and item.last_error and item.last_error.startswith(GIVEN_UP)
+               and "550" in item.last_error for item in left)
+    assert {m.rcpt_tos for m in smtp_catcher.mails} == {("alice@example.org",),
+                                                       ("carol@example.org",)}
+
+
+def test_a_refusing_server_is_retried_with_backoff_then_given_up(
+        tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
+    config = configure(tmp_path, f"""
+[listener]
+port = 0
+[daemon]
+give_up_after = 2
+[smtp]
+host = "127.0.0.1"
+port = {smtp_catcher.port}
+security = "plain"
+""")
+    new_game(config)
+    smtp_catcher.refuse(451, times=4)
+    clock = Clock()
+    daemon = Daemon(config, clock=clock)
+    # Two refusals in a row: the server refuses, not one mail; the rest waits.
+    first = daemon.run_once().flush
+    assert (first.sent, first.failed, first.retry_at) == (0, 2, T0 + timedelta(seconds=30))
+    clock.advance(29)
+    paused = daemon.run_once().flush
+    assert (paused.sent, paused.failed) == (0, 0)
+    clock.advance(1)
+    second = daemon.run_once().flush  # the 2nd refusal of each is the last allowed
+    assert (second.sent, second.given_up) == (0, 2)
+    third = daemon.run_once().flush
+    assert (third.sent, third.given_up) == (4, 0)
+    assert len(smtp_catcher.mails) == 4
+    with daemon.store.lock():
+        left = daemon.store.outbox()
+    assert [item.attempts for item in left] == [2, 2]
+    assert all((item.last_error or "").startswith(f"{GIVEN_UP}2 attempts; last: sending to ")
+               and "451" in (item.last_error or "") for item in left)
+
+
+class _MailboxFull(SmtpCatcher):
+    """A real SMTP server that answers 452 (try later) for one recipient."""
+
+    full = "bob@example.org"
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str,
+                          options: list[str]) -> str:
+        if address == self.full:
+            return "452 4.2.2 mailbox full"
+        return await super().handle_RCPT(server, session, envelope, address, options)
+
+
+def test_one_recipient_refused_for_now_holds_up_nobody_else(tmp_path: Path) -> None:
+    catcher = _MailboxFull().start()
+    try:
+        config = configure(tmp_path, f"""
+[listener]
+port = 0
+[smtp]
+host = "127.0.0.1"
+port = {catcher.port}
+security = "plain"
+""")
+        new_game(config)
+        clock = Clock()
+        daemon = Daemon(config, clock=clock)
+        first = daemon.run_once().flush
+        assert (first.sent, first.failed) == (4, 2)
+        assert {m.rcpt_tos for m in catcher.mails} == {("alice@example.org",),
+                                                      ("carol@example.org",)}
+        catcher.full = ""
+        clock.advance(30)
+        assert daemon.run_once().flush.sent == 2
+    finally:
+        catcher.stop()
+    assert {m.rcpt_tos for m in catcher.mails} == {("alice@example.org",), ("bob@example.org",),
+                                                  ("carol@example.org",)}

@@ -1,0 +1,316 @@
+"""No mail shows a player what only another player may know.
+
+Scanned in every part of every mail (text, HTML, the JSON view): the special cards in other
+players' hands (by name), the UFOs' secret goal, other players' passwords. A card name may
+appear only where the reader may know it: their own hand, the discards, a card played in
+the open. Two sweeps:
+
+- **Mail-bot games** through the real service: every mail as sent (composed bytes), step by
+  step, passwords included.
+- **1,000 seeded bot games** (``pbem.simulate``'s table, short, every hand dealt special
+  cards, often a UFO): at each moment the service mails (a turn begins, an attack is
+  announced, it is settled) every player's mail is rendered by the service's own renderer
+  and scanned. Composing the bytes adds no content and costs more than rendering, so this
+  sweep stops at the rendered parts.
+
+``test_a_leaky_view_is_caught`` proves the scan can fail.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import html
+import json
+import random
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbem.engine import view as view_module
+from pbem.engine.carddata import load_cardset
+from pbem.engine.rules import apply
+from pbem.engine.setup import Seat as EngineSeat
+from pbem.engine.setup import Setup, new_game, with_options
+from pbem.engine.state import Event, GameState
+from pbem.errors import IllegalCommandError
+from pbem.mailbots import play_game
+from pbem.reports import Rendered
+from pbem.service.mails import Sender, render_notice
+from pbem.service.model import GameService, Seat
+from pbem.service.service import Service, ServiceConfig
+from pbem.service.table import Notice
+from pbem.simulate import BotTable
+from pbem.store import Store
+
+CARDS = load_cardset()
+SPECIALS = sorted({s.name for s in CARDS.specials})
+UFOS = "The UFOs"
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+SWEEP_GAMES = 1000
+CHUNKS = 20  # spread over pytest-xdist workers
+SENDER = Sender(address="pbem@pbem.example", domain="pbem.example")
+
+
+# --- what a reader may not know -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """What a reader may not see at one moment."""
+
+    cards: frozenset[str]  # special cards held by others, never known to the reader
+    goals: tuple[tuple[str, str], ...]  # (UFO player, chosen goal) of others
+    passwords: frozenset[str]  # other players' passwords
+
+
+def hidden_from(reader: str, states: Sequence[GameState],
+                passwords: dict[str, str] | None = None) -> Hidden:
+    """What ``reader`` may not know across ``states`` (a step's start and end)."""
+    if any(s.phase == "over" for s in states):
+        # The end reveals hands and goals; passwords stay secret.
+        return Hidden(frozenset(), (), _others(reader, passwords))
+    known = set(states[-1].discards) | set(states[-1].dead)
+    held: set[str] | None = None
+    for state in states:
+        known |= set(state.player(reader).hand)
+        mine = {c for p in state.players if p.name != reader for c in p.hand}
+        held = mine if held is None else held & mine  # held all along: never shown
+    goals = tuple((p.name, p.secret_goal) for p in states[-1].players
+                  if p.name != reader and p.secret_goal)
+    return Hidden(frozenset((held or set()) - known), goals, _others(reader, passwords))
+
+
+def _others(reader: str, passwords: dict[str, str] | None) -> frozenset[str]:
+    return frozenset(pw for name, pw in (passwords or {}).items() if name != reader)
+
+
+def leaks(reader: str, state: GameState, hidden: Hidden, texts: Sequence[str],
+          views: Sequence[dict[str, Any]]) -> list[str]:
+    """Every secret of others found in a mail's parts (text, unescaped HTML, JSON)."""
+    found = []
+    for text in texts:
+        for card in hidden.cards:
+            if _name(card).search(text):
+                found.append(f"{reader} sees {card} held by another player")
+        for secret in hidden.passwords:
+            if secret in text:
+                found.append(f"{reader} sees another player's password")
+        for player, goal in hidden.goals:
+            shown = text.count(f"Goal of {goal}:")
+            # Legitimate: the goal of a player whose own Illuminati it is.
+            allowed = sum(1 for p in state.players if p.illuminati == goal)
+            if shown > allowed:
+                found.append(f"{reader} sees the secret goal of {player}")
+    for v in views:
+        for p in v["players"]:
+            if p["name"] == reader or v["phase"] == "over":
+                continue
+            if p["hand"] is not None or p["secret_goal"] is not None:
+                found.append(f"{reader}'s JSON view shows {p['name']}'s hand or goal")
+            if p["treasury_total"] is not None:
+                found.append(f"{reader}'s JSON view shows {p['name']}'s treasury")
+            own = p["illuminati"]
+            if any(g["goal"] not in ("basic", own) for g in p["goals"]):
+                found.append(f"{reader}'s JSON view shows {p['name']}'s chosen goal")
+    return found
+
+
+def _name(card: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w']){re.escape(card)}(?![\w'])")
+
+
+def mail_parts(raw: bytes) -> tuple[list[str], list[dict[str, Any]]]:
+    """Every part of a composed mail as text (HTML unescaped), and the JSON views."""
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    texts: list[str] = [str(message.get("Subject", ""))]
+    views: list[dict[str, Any]] = []
+    for part in message.walk():
+        if part.is_multipart():
+            continue
+        data = part.get_payload(decode=True)
+        body = data.decode("utf-8") if isinstance(data, bytes) else ""
+        kind = part.get_content_type()
+        if kind == "text/html":
+            body = html.unescape(body)
+        elif kind == "application/json":
+            views.append(json.loads(body))
+            body = json.dumps(json.loads(body), ensure_ascii=False)
+        texts.append(body)
+    return texts, views
+
+
+def rendered_parts(rendered: Rendered) -> tuple[list[str], list[dict[str, Any]]]:
+    texts = [rendered.subject, rendered.text, html.unescape(rendered.html)]
+    views = []
+    for _, kind, data in rendered.attachments:
+        texts.append(data.decode("utf-8"))
+        if kind == "application/json":
+            views.append(json.loads(data))
+    return texts, views
+
+
+# --- sweep 1: mail-bot games through the service ----------------------------------------------
+
+
+def mail_bot_leaks(root: Path, games: int, players: int, turns: int) -> tuple[int, list[str]]:
+    """Play mail-bot games and scan every mail of every step; gives (mails, leaks)."""
+    service = Service(Store(root), ServiceConfig(
+        sender=SENDER, password_cost=4, passwords=lambda g, p: f"pw-{g}-{p}-x"))
+    found: list[str] = []
+    scanned = 0
+    for index in range(games):
+        game = f"s{index}"
+        names = [(f"p{i}", f"p{i}@example.org") for i in range(1, players + 1)]
+        before: list[GameState] = []
+
+        def watch(sent: Sequence[tuple[str, bytes]], game: str = game,
+                  before: list[GameState] = before,
+                  names: list[tuple[str, str]] = names) -> None:
+            nonlocal scanned
+            state = service.state(game)
+            states = [*before[-1:], state]
+            passwords = {n: f"pw-{game}-{n}-x" for n, _ in names}
+            for to, raw in sent:
+                reader = to.split("@")[0]
+                texts, views = mail_parts(raw)
+                hidden = hidden_from(reader, states, passwords)
+                found.extend(f"{game}: {x}" for x in leaks(reader, state, hidden, texts, views))
+                scanned += 1
+            before[:] = [state]
+
+        play_game(service, game, names, start=NOW, seed=f"{index + 1:064x}",
+                  options={"max_turns": turns}, watch=watch)
+        assert service.replay_check(game)
+    return scanned, found
+
+
+def test_no_secret_in_any_mail_of_mail_bot_games(tmp_path: Path) -> None:
+    scanned, found = mail_bot_leaks(tmp_path, games=4, players=3, turns=5)
+    assert scanned > 100
+    assert found == []
+
+
+# --- sweep 2: a thousand seeded bot games, every mail rendered -------------------------------
+
+
+class WatchedTable(BotTable):
+    """A bot table that keeps the events, so the mails of each moment can be rendered."""
+
+    def __init__(self, cards: Any, state: GameState, rng: random.Random) -> None:
+        # The invariants are test_simulate's business: checked never here.
+        super().__init__(cards, state, rng, check_every=10**9)
+        self.events: list[Event] = []
+
+    def do(self, command: Any) -> bool:
+        try:
+            self.state, events = apply(self.state, command, self.cards)
+        except IllegalCommandError:
+            return False
+        self.log.append(command)
+        self.events += events
+        return True
+
+
+def dealt(state: GameState, rng: random.Random) -> GameState:
+    """Every player starts with two or three special cards from the deck: secrets to keep."""
+    deck = list(state.deck)
+    players = []
+    for p in state.players:
+        specials = [c for c in deck if c in SPECIALS]
+        hand = rng.sample(specials, rng.randint(2, 3))
+        for card in hand:
+            deck.remove(card)
+        players.append(replace(p, hand=tuple(hand)))
+    return replace(state, deck=tuple(deck), players=tuple(players))
+
+
+def sweep_game(index: int, leaky: bool = False) -> tuple[int, list[str]]:
+    """One short seeded bot game; every mail of each moment rendered and scanned."""
+    rng = random.Random(index)
+    count = rng.choice((2, 3, 4))
+    names = [f"p{i}" for i in range(1, count + 1)]
+    ufo = rng.randrange(count)
+    seats = tuple(EngineSeat(n, UFOS if i == ufo and rng.random() < 0.8 else "")
+                  for i, n in enumerate(names))
+    setup = with_options(CARDS, Setup(f"w{index}", seats, f"{index:064x}"),
+                         max_turns=2 if count == 2 else 1)
+    state, _ = new_game(CARDS, setup)
+    table = WatchedTable(CARDS, dealt(state, rng), random.Random(index))
+    record = GameService(seats=tuple(Seat(n, f"{n}@example.org") for n in names),
+                         started=True)
+    scanned, found = 0, []
+
+    def scan(kind: str, readers: Sequence[str], data: dict[str, Any]) -> None:
+        nonlocal scanned
+        for reader in readers:
+            notice = Notice(kind, reader, data)
+            _, _, rendered = render_notice(CARDS, table.state, record, notice, now=NOW,
+                                           news=data.get("news", ()), history=(),
+                                           sender=SENDER)
+            texts, views = rendered_parts(rendered)
+            hidden = hidden_from(reader, [table.state])
+            found.extend(f"game {index}, {kind}: {x}"
+                         for x in leaks(reader, table.state, hidden, texts, views))
+            scanned += 1
+
+    reported = 0
+    for _ in range(2000):
+        if table.state.phase == "over":
+            break
+        phase = table.state.phase
+        start = len(table.events)
+        attack = table.state.attack
+        if phase == "attack":
+            others = [p.name for p in table.state.players
+                      if p.playing and attack is not None and p.name != attack.player]
+            scan("response_request", others, {})
+        table.step()
+        if phase == "turn_start" and table.state.phase == "actions":
+            scan("turn_report", names, {"news": table.events[reported:]})
+            reported = len(table.events)
+        if phase == "after_roll":
+            result = table.events[start:]
+            if any(e.kind == "attack_result" for e in result):
+                scan("attack_result", names, {"events": result, "attacker": ""})
+    return scanned, found
+
+
+def chunks() -> Iterator[range]:
+    size = SWEEP_GAMES // CHUNKS
+    for start in range(0, SWEEP_GAMES, size):
+        yield range(start, start + size)
+
+
+@pytest.mark.parametrize("games", list(chunks()), ids=lambda r: f"games{r.start}-{r.stop - 1}")
+def test_no_secret_in_the_mails_of_a_thousand_bot_games(games: range) -> None:
+    scanned, found = 0, []
+    for index in games:
+        n, leaked = sweep_game(index)
+        scanned += n
+        found += leaked
+    assert scanned >= 10 * len(games)
+    assert found == []
+
+
+# --- the scan can fail ------------------------------------------------------------------------
+
+
+def test_a_leaky_view_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A view that shows everyone everything (hands, goals) is caught by both sweeps."""
+    honest = view_module._player_view
+
+    def leaky(cards: Any, state: GameState, p: Any, viewer: str | None) -> Any:
+        return honest(cards, state, p, None)
+
+    monkeypatch.setattr(view_module, "_player_view", leaky)
+    found = [x for i in range(5) for x in sweep_game(i)[1]]
+    assert any("held by another player" in x for x in found)
+    assert any("JSON view shows" in x for x in found)
+    _, found = mail_bot_leaks(tmp_path, games=1, players=3, turns=2)
+    assert any("UFO" in x or "goal" in x or "hand" in x for x in found)

@@ -1,0 +1,251 @@
+"""Rules of the turn flow by mail, one case each, on positions built with tests/factory.py.
+
+Each test builds a position, hands a ``Table`` the lines of one mail at a time (as the
+service does after authentication) and checks what the flow did. docs/service.md states
+each rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+from factory import (
+    BAVARIA,
+    CARDS,
+    GNOMES,
+    NETWORK,
+    deal,
+    free,
+    game,
+    money,
+    of_kind,
+    place,
+    rig,
+)
+
+from pbem.engine.commands import Command
+from pbem.engine.state import GameState
+from pbem.orders.parse import parse_orders
+from pbem.reports import OrderResult
+from pbem.service.auth import check_password, hash_password
+from pbem.service.dispatch import advance
+from pbem.service.model import GameService, Seat, Timing, iso
+from pbem.service.order_mail import carry_out_mail
+from pbem.service.table import Table
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+def position() -> GameState:
+    """ann (Bavarians, to act) and bob (Gnomes) with money, cat (Network); two free groups;
+    bob holds Boy Sprouts under his Gnomes."""
+    state = game(ann=BAVARIA, bob=GNOMES, cat=NETWORK)
+    state = free(state, "Hackers", "Flat Earthers")
+    state = place(state, "bob", "Boy Sprouts", treasury=2)
+    for name, card in (("ann", BAVARIA), ("bob", GNOMES), ("cat", NETWORK)):
+        state = money(state, name, card, 10)
+    return state
+
+
+def table(state: GameState, **timing: object) -> Table:
+    """The position at the start of ann's turn, as the service holds it."""
+    seats = tuple(Seat(p.name, f"{p.name}@example.org") for p in state.players)
+    rules = Timing(**timing)  # type: ignore[arg-type]
+    service = GameService(seats=seats, timing=rules, started=True, turn_seq=state.seq,
+                          deadline=iso(NOW + timedelta(hours=rules.orders_hours)))
+    return Table(CARDS, state, service, NOW, 0)
+
+
+def mail(t: Table, player: str, *lines: str, turn: int | None = None) -> list[OrderResult]:
+    """One order mail's lines carried out for ``player``."""
+    start = f"GAME test PLAYER {player} PASSWORD x" + (f" TURN {turn}" if turn else "")
+    names = tuple(p.name for p in t.state.players)
+    parsed = parse_orders("\n".join([start, *lines, "END"]), CARDS, names)
+    assert not parsed.errors, parsed.errors
+    return carry_out_mail(t, t.service.seat(player), parsed, site_dir=None)
+
+
+def commands(t: Table) -> list[Command]:
+    from pbem.engine.codec import from_json
+
+    return [from_json(Command, e["command"]) for e in t.entries]
+
+
+def test_the_attacker_may_add_an_after_roll_card_on_the_next_line() -> None:
+    """"IF FAILS PLAY Assassination" right after the ATTACK line waits for the roll."""
+    state = rig(deal(position(), "ann", "Assassination"), 12)
+    t = table(state)
+    results = mail(t, "ann", "ATTACK Bavarian CONTROL Hackers", "IF FAILS PLAY Assassination")
+    assert all(r.accepted for r in results), results
+    assert t.service.window is not None and t.service.window.attacker is not None
+    assert t.service.window.attacker.reactions
+    mail(t, "bob", "NO RESPONSE")
+    mail(t, "cat", "NO RESPONSE")
+    assert t.service.window is None
+    assert "Hackers" in t.state.player("ann").groups  # the 12 became a 2
+    assert "Assassination" in t.state.discards
+
+
+def test_counter_cancels_only_a_card_against_the_answering_side() -> None:
+    """Secrets is spent only on COUNTER, and only against a card hurting the counterer."""
+    state = rig(deal(deal(position(), "ann", "Assassination"), "bob",
+                     "Secrets Man Was Not Meant To Know"), 12)
+    t = table(state)
+    mail(t, "ann", "ATTACK Bavarian NEUTRALIZE Boy Sprouts", "IF FAILS PLAY Assassination")
+    mail(t, "cat", "NO RESPONSE")
+    mail(t, "bob", "DEFEND 1", "COUNTER")
+    assert t.service.window is None
+    cancelled = of_kind(t.events, "special_cancelled")
+    assert len(cancelled) == 1 and cancelled[0].data["card"] == "Assassination"
+    assert "Boy Sprouts" in t.state.player("bob").groups
+
+
+def test_secrets_is_not_spent_without_counter() -> None:
+    state = rig(deal(deal(position(), "ann", "Assassination"), "bob",
+                     "Secrets Man Was Not Meant To Know"), 12)
+    t = table(state)
+    mail(t, "ann", "ATTACK Bavarian NEUTRALIZE Boy Sprouts", "IF FAILS PLAY Assassination")
+    mail(t, "cat", "NO RESPONSE")
+    mail(t, "bob", "DEFEND 1")
+    assert not of_kind(t.events, "special_cancelled")
+    assert "Secrets Man Was Not Meant To Know" in t.state.player("bob").hand
+
+
+def test_the_senate_is_cancelled_for_its_victim_holding_secrets() -> None:
+    state = deal(deal(position(), "bob", "Senate Investigating Committee"), "ann",
+                 "Secrets Man Was Not Meant To Know")
+    state = replace(state, phase="turn_start")
+    t = table(state)
+    t.service = replace(t.service, standing=(("bob", _standing("bob", "IF ann STARTS TURN "
+                                                                       "PLAY Senate")),))
+    advance(t)
+    assert of_kind(t.events, "special_cancelled")
+    assert t.state.phase == "actions" and t.state.active_player.name == "ann"
+
+
+def _standing(player: str, text: str) -> object:
+    parsed = parse_orders(f"GAME test PLAYER {player} PASSWORD x\nSTANDING {text}\nEND", CARDS,
+                          ("ann", "bob", "cat"))
+    return parsed.orders[0].order
+
+
+def test_an_answer_for_an_earlier_attack_is_stale() -> None:
+    """Two attacks in one turn: an answer written for the first is refused in the second's
+    window, and the writer gets the current report."""
+    t = table(rig(place(position(), "ann", "C.I.A."), 2))
+    mail(t, "ann", "ATTACK Bavarian CONTROL Hackers", "ATTACK CIA CONTROL Flat Earthers")
+    first = t.service.window
+    assert first is not None
+    mail(t, "bob", "NO RESPONSE", turn=first.seq)
+    mail(t, "cat", "NO RESPONSE", turn=first.seq)
+    second = t.service.window
+    assert second is not None and second.seq > first.seq
+    t.notices.clear()
+    results = mail(t, "bob", "ASSIST 1", turn=first.seq)
+    assert not results[0].accepted and "written for state" in results[0].note
+    assert [n.kind for n in t.notices] == ["status"]
+    assert mail(t, "bob", "ASSIST 1", turn=second.seq)[0].accepted
+
+
+def test_answer_lines_of_one_mail_all_count_before_the_window_closes() -> None:
+    state = rig(deal(position(), "bob", "Murphy's Law"), 2)
+    t = table(state)
+    mail(t, "ann", "ATTACK Bavarian NEUTRALIZE Boy Sprouts SPEND 2")
+    mail(t, "cat", "NO RESPONSE")
+    results = mail(t, "bob", "DEFEND 1", "IF SUCCEEDS PLAY Murphy's Law")
+    assert all(r.accepted for r in results)
+    assert "Murphy's Law" in t.state.discards  # the success became a failure
+    assert "Boy Sprouts" in t.state.player("bob").groups
+
+
+def test_a_group_offer_waits_for_the_receiver() -> None:
+    """GIVE <group> TO <player>: the receiver is told, the giver's next orders wait; silence
+    until the response deadline declines."""
+    state = place(position(), "ann", "Hackers")
+    t = table(state, response_hours=24)
+    results = mail(t, "ann", "GIVE Hackers TO cat", "TRANSFER 1 FROM Bavarian TO Hackers")
+    assert all(r.accepted for r in results)
+    assert "(It waits" in results[1].note
+    assert [(n.kind, n.to) for n in t.notices] == [("turn_report", "cat")]
+    assert t.state.offer is not None and t.service.queue
+    t.now = NOW + timedelta(hours=25)
+    t.tick()
+    advance(t)
+    assert t.state.offer is None and "Hackers" in t.state.player("ann").groups
+    assert not t.service.queue  # the transfer went on
+
+
+def test_call_off_closes_the_window() -> None:
+    t = table(position())
+    mail(t, "ann", "ATTACK Bavarian CONTROL Hackers")
+    assert t.service.window is not None
+    assert mail(t, "ann", "CALL OFF")[0].accepted
+    assert t.service.window is None and t.state.attack is None
+
+
+def test_abolishing_privilege_resolves_the_pair() -> None:
+    state = deal(deal(position(), "ann", "Bribery"), "cat", "Slush Fund", "Swiss Bank Account")
+    t = table(rig(state, 12))
+    mail(t, "ann", "ATTACK Bavarian CONTROL Hackers PRIVILEGE Bribery")
+    window = t.service.window
+    assert window is not None and "cat" in window.asked
+    mail(t, "bob", "NO RESPONSE")
+    mail(t, "cat", "ABOLISH PRIVILEGE WITH Slush Fund, Swiss Bank Account", "INTERFERE 2")
+    assert t.service.window is None and t.state.special is None
+    spent = [c for c in commands(t) if type(c).__name__ == "Interfere"]
+    assert spent and spent[0].player == "cat"  # allowed once the privilege was gone
+
+
+def test_whispering_campaign_opens_a_window() -> None:
+    state = deal(position(), "ann", "Whispering Campaign")
+    t = table(state)
+    results = mail(t, "ann", "PLAY Whispering Campaign ON Boy Sprouts WITH Bavarian")
+    assert results[0].accepted, results
+    assert t.state.attack is not None and t.service.window is not None
+    assert "bob" in t.service.window.asked
+
+
+def test_reminders_go_once_and_only_to_a_silent_player() -> None:
+    t = table(position(), orders_hours=48, reminders=(12, 2))
+    t.now = NOW + timedelta(hours=47)  # both reminder times passed: one mail
+    t.tick()
+    assert [(n.kind, n.to) for n in t.notices] == [("reminder", "ann")]
+    assert t.service.reminded == (12.0, 2.0)
+    t.notices.clear()
+    t.tick()
+    assert t.notices == []
+
+
+def test_no_reminder_and_no_miss_for_a_player_who_acted() -> None:
+    t = table(rig(position(), 2), orders_hours=48, reminders=(12,))
+    mail(t, "ann", "ATTACK Bavarian CONTROL Hackers")
+    mail(t, "bob", "NO RESPONSE")
+    mail(t, "cat", "NO RESPONSE")
+    t.notices.clear()
+    t.now = NOW + timedelta(hours=40)
+    t.tick()
+    assert t.notices == []
+    t.now = NOW + timedelta(hours=48)
+    t.tick()
+    assert t.service.seat("ann").misses == 0
+    assert [type(c).__name__ for c in commands(t)][-1] == "EndTurn"
+
+
+def test_timing_hours_read_back_as_written() -> None:
+    from pbem.engine.codec import from_json, to_json
+
+    timing = Timing(orders_hours=48, response_hours=24, reminders=(12, 2))
+    assert from_json(Timing, to_json(timing)) == timing
+
+
+def test_password_hashes_carry_their_cost_and_old_ones_still_check() -> None:
+    strong = hash_password("raven-lodge-fnord-42")
+    assert strong.startswith("scrypt$14$")
+    assert check_password("raven-lodge-fnord-42", strong)
+    cheap = hash_password("raven-lodge-fnord-42", cost=4)
+    assert check_password("raven-lodge-fnord-42", cheap)
+    assert not check_password("raven-lodge-fnord-43", cheap)
+    old = "scrypt$" + strong.split("$", 2)[2]  # the first form: salt and hash only
+    assert check_password("raven-lodge-fnord-42", old)
+    assert not check_password("x", "scrypt$99$zz$00") and not check_password("x", "md5$a$b")

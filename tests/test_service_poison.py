@@ -1,0 +1,49 @@
+"""A mail whose processing breaks (a bug, not a player's mistake) must not block the inbox."""
+
+from __future__ import annotations
+
+import email
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from pbem.service import service as service_module
+from pbem.service.mails import Sender
+from pbem.service.postmaster import POSTMASTER
+from pbem.service.service import Service, ServiceConfig
+from pbem.store import Store
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+def raw(mid: str, body: str) -> bytes:
+    return (f"From: Ann <ann@example.org>\r\nTo: pbem@localhost\r\nSubject: x\r\n"
+            f"Message-ID: <{mid}@example.org>\r\n\r\n{body}\r\n").encode()
+
+
+def test_a_broken_mail_is_set_aside_and_later_mail_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The failing mail is marked done with its error recorded and the GM told; the next
+    mail in the inbox is still answered."""
+    config = ServiceConfig(sender=Sender(gm_address="gm@example.org"))
+    service = Service(Store(tmp_path), config)
+    real = service_module.parse_mail
+
+    def breaks_on_poison(data: bytes, **kw: int):  # type: ignore[no-untyped-def]
+        if b"poison" in data:
+            raise RuntimeError("simulated bug")
+        return real(data, **kw)
+
+    monkeypatch.setattr(service_module, "parse_mail", breaks_on_poison)
+    service.accept(raw("p1", "poison"), NOW)
+    service.accept(raw("ok1", "GAME nosuchgame PLAYER ann PASSWORD x\nPASS\nEND"), NOW)
+    assert service.process(NOW) == 2
+    with service.store.lock():
+        assert service.store.inbox() == []
+        failed = service.store.meta(POSTMASTER)["failed"]
+        sent = [email.message_from_bytes(item.raw) for item in service.store.outbox()]
+    assert [f["error"] for f in failed] == ["RuntimeError: simulated bug"]
+    recipients = sorted(str(m["To"]) for m in sent)
+    assert recipients == ["ann@example.org", "gm@example.org"]
