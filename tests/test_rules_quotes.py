@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
-REFERENCE = Path("/work/shared/reference")
+# shared/ lies beside the checkout (here and in CI): <checkout>/../shared/reference.
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 SOURCES = {
     "rulebook-en": REFERENCE / "rules" / "rulebook-en.txt",
     "summary-en": REFERENCE / "rules" / "summary-en.txt",
