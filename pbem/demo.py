@@ -60,8 +60,10 @@ class _Mailbox:
 
 
 def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
-             seed: str | None = None, echo: Callable[[str], None] = print) -> DemoResult:
-    """Play the demo game in ``folder`` and give how it went."""
+             seed: str | None = None, victory_groups: int | None = None,
+             echo: Callable[[str], None] = print) -> DemoResult:
+    """Play the demo game in ``folder`` and give how it went (``victory_groups`` makes a
+    shorter game, for the tests)."""
     folder = folder.resolve()
     base = load_config(None)
     assert base.listener is not None
@@ -80,8 +82,11 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
     addresses = {n: f"{n.lower()}@{PLAYER_DOMAIN}" for n in names}
     if GAME in service.games():
         raise RuntimeError(f"{folder} already holds a demo game: give another folder")
+    options: dict[str, int] = {"max_turns": TURN_CAP}
+    if victory_groups is not None:
+        options["victory_groups"] = victory_groups
     service.create_game(GAME, [(n, addresses[n], "") for n in names], seed=seed,
-                        options={"max_turns": TURN_CAP})
+                        options=options)
     passwords = service.start_game(GAME, utc_now())
     daemon.wake()
     echo(f"Game {GAME!r} started: {', '.join(names)}. The daemon listens on "

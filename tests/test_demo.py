@@ -1,0 +1,28 @@
+"""`pbem demo`: a whole game on the embedded default, bots playing over real SMTP."""
+
+from __future__ import annotations
+
+import email
+import mailbox
+from pathlib import Path
+
+from pbem.demo import run_demo
+
+
+def test_the_demo_plays_a_game_to_its_end_by_real_mail(tmp_path: Path) -> None:
+    """Four bots mail their orders to the daemon's SMTP listener and read their Maildirs; the
+    game ends in a victory (a short one: 5 groups to win) and the archive is built."""
+    lines: list[str] = []
+    result = run_demo(tmp_path / "demo", port=0, seed="5e" * 32, victory_groups=5,
+                      echo=lines.append)
+    assert result.outcome == "victory" and result.winners
+    assert result.archive.is_file()
+    assert (result.archive.parent / "games" / "demo" / "index.html").is_file()
+    folders = sorted(p.name for p in result.maildirs.iterdir() if not p.name.startswith("."))
+    assert folders == ["adam@players.example", "eve@players.example",
+                       "mallory@players.example", "trent@players.example"]
+    box = mailbox.Maildir(result.maildirs / "adam@players.example", create=False)
+    subjects = [str(email.message_from_bytes(box.get_bytes(k))["Subject"]) for k in box]
+    assert any("Welcome" in s for s in subjects)
+    assert any("over" in s.lower() or "won" in s.lower() for s in subjects), subjects[-3:]
+    assert lines[0].startswith("Game 'demo' started")
