@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -74,7 +74,7 @@ class Pass:
     processed: int
     ticked: bool
     flush: Flush
-    problems: tuple[str, ...] = field(default=())
+    problems: tuple[str, ...] = ()
 
 
 class Daemon:
@@ -152,7 +152,7 @@ class Daemon:
     def _imap_intake(self) -> ImapIntake:
         assert self.config.imap is not None
         return ImapIntake(self.config.imap, self.deliver_imap,
-                          _GuardedCursor(self.config.imap_cursor, self._mutex))
+                          _GuardedCursor(self.config.imap_cursor, self._mutex, self._store))
 
     @property
     def listener_port(self) -> int | None:
@@ -281,18 +281,20 @@ class Daemon:
 
 
 class _GuardedCursor(JsonFileCursor):
-    """The IMAP position, saved under the daemon's mutex.
+    """The IMAP position, saved holding the daemon's mutex and the store's lock.
 
-    It lives in the store's folder, and ``Store.recover`` (run by the service's processing)
-    removes any temporary file it finds there: a save must not overlap it.
+    It lives in the store's folder, and ``Store.recover`` (run when a service, here or in
+    the GM's command line, processes mail) removes any temporary file it finds there: a
+    save must not overlap it.
     """
 
-    def __init__(self, path: Path, mutex: threading.Lock) -> None:
+    def __init__(self, path: Path, mutex: threading.Lock, store: Store) -> None:
         super().__init__(path)
         self._mutex = mutex
+        self._store = store
 
     def save(self, uidvalidity: int, last_uid: int) -> None:
-        with self._mutex:
+        with self._mutex, self._store.lock():
             super().save(uidvalidity, last_uid)
 
 
