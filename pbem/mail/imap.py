@@ -137,7 +137,8 @@ def _announces_mail(response: Sequence[Any]) -> bool:
     return len(response) >= 2 and response[1] in (b"EXISTS", b"RECENT")
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
+    """True for a host on this machine, where a plain connection exposes no password."""
     if host == "localhost":
         return True
     try:
@@ -443,7 +444,7 @@ class ImapIntake:
         """Give the problems found with the IMAP settings, in plain words; empty when fine."""
         config = self.config
         problems: list[str] = []
-        if config.security == "plain" and not _is_loopback(config.host):
+        if config.security == "plain" and not is_loopback(config.host):
             problems.append(
                 f"the IMAP password for {config.username} would cross the network "
                 "unencrypted: use security = tls or starttls"

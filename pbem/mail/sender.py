@@ -12,7 +12,6 @@ from __future__ import annotations
 import email.parser
 import email.policy
 import hashlib
-import ipaddress
 import logging
 import mailbox
 import re
@@ -27,6 +26,7 @@ from typing import Literal, Protocol
 from pbem.atomicfile import fsync_dir
 from pbem.errors import ConfigError, PbemError
 from pbem.mail.backoff import backoff_delay
+from pbem.mail.imap import is_loopback
 
 log = logging.getLogger(__name__)
 
@@ -220,7 +220,7 @@ class SmtpSender:
     def check(self) -> list[str]:
         """Give the problems found with the SMTP settings, in plain words; empty when fine."""
         problems: list[str] = []
-        if self.username is not None and self.security == "plain" and not _is_loopback(self.host):
+        if self.username is not None and self.security == "plain" and not is_loopback(self.host):
             problems.append(
                 f"the SMTP password for {self.username} would cross the network unencrypted: "
                 "use security = tls or starttls"
@@ -266,15 +266,6 @@ def _quietly_close(smtp: smtplib.SMTP) -> None:
         smtp.quit()
     except (smtplib.SMTPException, OSError):
         smtp.close()
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 _HEADERS = email.parser.BytesHeaderParser(policy=email.policy.default)
