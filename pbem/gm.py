@@ -343,16 +343,14 @@ def announce(service: Service, game_id: str, text: str, now: datetime) -> int:
 
 def _commit(service: Service, table: Table, now: datetime, *events: GmEvent,
             meta: dict[str, Any] | None = None) -> None:
-    """Commit the step as the service does (bot seats answering its mails), then record
-    the GM events in the game's meta."""
+    """Commit the step as the service does (bot seats answering its mails), the GM events
+    recorded in the game's meta in the same write."""
     game_id = table.state.game
-    service._finish(table, now)
+    record = None
     if events or meta is not None:
-        # A second write: the service's commit takes no meta. A crash between the two loses
-        # the record of the event, never the override itself or its announcement.
         base = meta if meta is not None else service.store.meta(game_id)
-        service.store.commit(game_id, log_entries=[], snapshot=None,
-                             meta=meta_with(base, *events))
+        record = meta_with(base, *events)
+    service._finish(table, now, meta=record)
 
 
 def _running(table: Table) -> None:

@@ -300,27 +300,30 @@ class Service:
     def _snapshot(state: GameState, service: GameService) -> dict[str, Any]:
         return {"state": to_json(state), "service": to_json(service)}
 
-    def _finish(self, table: Table, now: datetime, mail_id: str | None = None) -> None:
-        """Commit the step, then queue the bot seats' answers to its mails in the inbox."""
+    def _finish(self, table: Table, now: datetime, mail_id: str | None = None,
+                meta: dict[str, Any] | None = None) -> None:
+        """Commit the step (with ``meta``, the GM's record, when given), then queue the bot
+        seats' answers to its mails in the inbox."""
         bot_mail.upkeep(table, lambda player: self._new_password(table.state.game, player),
                         self.config.password_cost)
-        sent = self._commit(table, now, mail_id)
+        sent = self._commit(table, now, mail_id, meta)
         for raw in bot_mail.replies(self.cards, table.state.game, table.service.seats, sent,
                                     self.config.sender):
             _, message_id = header_summary(raw)
             self._bot_mail.add(message_id)
             self.store.receive(raw, message_id=message_id, received_at=now)
 
-    def _commit(self, table: Table, now: datetime,
-                mail_id: str | None = None) -> list[tuple[str, OutboxItem]]:
-        """One store write: log entries, snapshot, the mail marked done, the outgoing mails;
-        gives the mails with the seat each goes to ("" for the GM)."""
+    def _commit(self, table: Table, now: datetime, mail_id: str | None = None,
+                meta: dict[str, Any] | None = None) -> list[tuple[str, OutboxItem]]:
+        """One store write: log entries, snapshot, the mail marked done, the outgoing mails
+        (and the meta record, when given); gives the mails with the seat each goes to ("" for
+        the GM)."""
         game_id = table.state.game
         table.service = replace(table.service, steps=table.service.steps + 1)
         sent = self._addressed_mails(table, now)
         self.store.commit(game_id, log_entries=table.entries,
                           snapshot=self._snapshot(table.state, table.service),
-                          mail_ids=[mail_id] if mail_id else [],
+                          mail_ids=[mail_id] if mail_id else [], meta=meta,
                           outbox=[item for _, item in sent], expect_length=table.base)
         return sent
 
