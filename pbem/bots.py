@@ -103,16 +103,23 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player) -> list[PlannedAt
                                 mode=mode, aids=aids)
         need = breakdown(cards, state, pending).need
         budget = money[attacker] + me.treasury
-        spend = max(0, min(GOOD_NEED + 1 - need, budget // 2))
+        spend, upto = money_plan(need, budget)
         chance = success_chance(need + spend)
         if chance < 0.3:
             continue
         value = _target_value(cards, target, mode, owner, lead)
         plans.append(PlannedAttack(
             Attack(me.name, attacker, target, mode, aids), need, spend,
-            min(budget, spend + budget // 3), chance * value))
+            upto, chance * value))
     plans.sort(key=lambda p: -p.value)
     return plans
+
+
+def money_plan(need: int, budget: int) -> tuple[int, int]:
+    """What an attacking bot puts in at once (enough for a roll of 8, at most half its
+    money) and the most it will put in answering the defender."""
+    spend = max(0, min(GOOD_NEED + 1 - need, budget // 2))
+    return spend, min(budget, spend + budget // 3)
 
 
 def _hardness(cards: CardSet, target: str, owner: Player | None) -> int:
@@ -180,8 +187,7 @@ def attacker_stance(cards: CardSet, state: GameState, rng: random.Random) -> Sta
     need = breakdown(cards, state, attack).need
     group = p.slot(attack.attacker)
     budget = (group.treasury if group else 0) + p.treasury
-    spend = max(0, min(GOOD_NEED + 1 - need, budget // 2))
-    upto = min(budget, spend + budget // 3)
+    spend, upto = money_plan(need, budget)
     return Stance(p.name, "attack", spend, upto, (attack.attacker, p.illuminati))
 
 
