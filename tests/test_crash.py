@@ -143,11 +143,14 @@ def _burst(passwords: dict[str, str], rng: random.Random, count: int) -> list[tu
 
 
 def _send_all(port: int, mails: list[tuple[str, str]], done: threading.Event,
-              errors: list[BaseException]) -> None:
-    """Send every mail in order, each again until the daemon answers 250."""
+              errors: list[BaseException], allowed: threading.Semaphore) -> None:
+    """Send every mail in order, each again until the daemon answers 250; each mail waits
+    for a permit from ``allowed``, so the burst lasts as long as the killing, however fast
+    the machine."""
     smtp: smtplib.SMTP | None = None
     try:
         for sender, text in mails:
+            allowed.acquire()
             while True:
                 try:
                     if smtp is None:
@@ -236,8 +239,8 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(
     uninterrupted = fork_server.Process(target=_uninterrupted, args=(str(reference),))
     uninterrupted.start()
 
-    done, errors = threading.Event(), list[BaseException]()
-    sender = threading.Thread(target=_send_all, args=(port, mails, done, errors))
+    done, errors, allowed = threading.Event(), list[BaseException](), threading.Semaphore(0)
+    sender = threading.Thread(target=_send_all, args=(port, mails, done, errors, allowed))
     sender.start()
     rng = random.Random(SEED)
     busy_kills = 0
@@ -245,6 +248,7 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(
     for _ in range(KILLS):
         child = fork_server.Process(target=_serve, args=(str(killed),))
         child.start()
+        allowed.release(MAILS // KILLS)
         time.sleep(rng.uniform(0.05, 0.7))
         assert child.pid is not None and child.is_alive(), "the daemon died by itself"
         os.kill(child.pid, signal.SIGKILL)
@@ -252,6 +256,7 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(
         assert child.exitcode == -signal.SIGKILL
         busy_kills += not _settled(killed) or not done.is_set()
     killing = time.monotonic() - began
+    allowed.release(MAILS)  # the rest of the burst, for the daemon left alone
 
     mails_before = Store(killed / "store").snapshot(GAME)
     progress = mails_before["service"]["steps"] if mails_before else 0
