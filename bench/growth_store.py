@@ -56,7 +56,7 @@ class _Game:
         for mail_id in mail_ids:
             self.store.inbox_done(mail_id)
         for item in outbox:
-            self.store.mark_sent(item.outbox_id, sent_at="2024-05-01T10:00:02")
+            self.store.mark_sent(item, sent_at="2024-05-01T10:00:02")
         return took
 
     def grow(self, entries: int) -> None:

@@ -7,10 +7,11 @@ cut too. The game store uses these for its TinyDB files, raw mails and log segme
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,18 +29,37 @@ def fsync_dir(folder: Path) -> None:
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so a crash leaves either the old or the new file."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
+    write_many_atomic([(path, data)])
+
+
+def write_many_atomic(files: Iterable[tuple[Path, bytes]]) -> None:
+    """Replace each path with its data, each file either old or new after a crash.
+
+    All are written before any is fsynced (the file system then flushes them together,
+    about twice as fast as one by one here), and each folder is fsynced once at the end.
+    """
+    temps: list[tuple[Path, Path]] = []
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
+        with contextlib.ExitStack() as open_files:
+            handles = []
+            for path, data in files:
+                fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                            suffix=TEMP_SUFFIX)
+                temps.append((Path(name), path))
+                handles.append(open_files.enter_context(os.fdopen(fd, "wb")))
+                handles[-1].write(data)
+                handles[-1].flush()
+            for handle in handles:
+                os.fsync(handle.fileno())
+        for temp, target in temps:
+            os.replace(temp, target)
     except BaseException:
-        # The temp file is ours alone; leaving it would only be litter.
-        Path(temp).unlink(missing_ok=True)
+        # The temp files are ours alone; leaving them would only be litter.
+        for temp, _ in temps:
+            temp.unlink(missing_ok=True)
         raise
-    fsync_dir(path.parent)
+    for folder in {target.parent for _, target in temps}:
+        fsync_dir(folder)
 
 
 def dump_json(value: Any) -> bytes:

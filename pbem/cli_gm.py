@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import click
 
-from pbem import gm, history
+from pbem import gm, gm_text, history
 from pbem.archive.build import build_game, build_index, game_ids
 from pbem.config import load_config
 from pbem.engine.carddata import load_cardset
@@ -259,7 +259,7 @@ def show(game_id: str, as_json: bool, **kw: Any) -> None:
     if as_json:
         click.echo(json.dumps(history.export(record)["snapshot"], indent=1, ensure_ascii=False))
         return
-    click.echo(gm.show_text(cards, record, where.now), nl=False)
+    click.echo(gm_text.show_text(cards, record, where.now), nl=False)
 
 
 @click.command("games")
@@ -275,7 +275,7 @@ def games(**kw: Any) -> None:
     rows = [("GAME", "STATUS", "TURN", "STEP", "PLAYERS", "DEADLINE")]
     for r in records:
         state = r.state
-        status = gm.status(r.state, r.service)
+        status = gm_text.status(r.state, r.service)
         if state.phase == "over":
             status = f"over: {', '.join(state.winners) or state.outcome}"
         elif r.service.started:
@@ -312,7 +312,7 @@ def preview(game_id: str, **kw: Any) -> None:
     where = _kw(kw)
     with session(where) as service:
         seen = gm.preview(service, game_id, where.now)
-    click.echo(gm.preview_text(seen), nl=False)
+    click.echo(gm_text.preview_text(seen), nl=False)
 
 
 @click.command("rollback")
@@ -506,7 +506,7 @@ def history_command(game_id: str, player: str | None, **kw: Any) -> None:
               help="Write to this file instead of standard output.")
 @common
 def export(game_id: str, output: Path | None, **kw: Any) -> None:
-    """Write GAME as JSON: setup, seats (no password hashes), log, snapshot, GM events.
+    """Write GAME as JSON: setup, seats (no password hashes), log (GM entries too), snapshot.
 
     While the game runs the export holds its secret seed: keep it to yourself.
     """

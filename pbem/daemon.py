@@ -125,8 +125,7 @@ class Daemon:
         self._accept(raw, "IMAP")
 
     def _accept(self, raw: bytes, via: str) -> None:
-        with self._mutex:
-            mail_id = self._service.accept(raw, self._clock())
+        mail_id = self._service.accept(raw, self._clock(), guard=self._mutex)
         if mail_id is None:
             log.info("mail via %s was received before; ignored", via)
         else:

@@ -141,7 +141,7 @@ class Outbox:
             self._mark_failed(item, str(error), retry_at, attempts)
             return _Outcome(refused_for_now=True, retry_at=retry_at)
         with self._mutex, self.store.lock():
-            self.store.mark_sent(item.outbox_id, sent_at=now)
+            self.store.mark_sent(item, sent_at=now)
         log.info("sent mail %s to %s", item.message_id, item.to)
         return _Outcome(sent=True)
 

@@ -1,40 +1,33 @@
 """The game master's operations, as plain functions over a ``Service`` (used by the CLI).
 
 Each takes the store's lock (re-entrant: the CLI may hold it already), loads the game, does
-its change through a ``Table`` (``pbem.service.gm_ops``), commits the step as the service
-does (log entries, snapshot, announcement mails; bot seats answering), then records the GM
-event in the game's meta. Time is passed in.
+its change through a ``Table`` (``pbem.service.gm_ops``) and commits the step as the service
+does, in one write: log entries (an engine command, or a GM entry for what only changes the
+service's record), snapshot, announcement mails; bot seats answer after. Time is passed in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json
 from pbem.engine.commands import Command
 from pbem.engine.rules import apply
 from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS, Setup, new_game
 from pbem.engine.state import Event, GameState
-from pbem.engine.view import view
 from pbem.errors import IllegalCommandError, StoreError
-from pbem.history import GameFile
 from pbem.names import CARD_ALIASES, NameMatcher, card_matcher
-from pbem.orders.format import format_order
-from pbem.render import environment
-from pbem.reports_context import Deadline, deadline_facts, goal_lines, group_facts
 from pbem.service import gm_ops
-from pbem.service.gm_ops import GmEvent, gm_events, meta_with
+from pbem.service.entries import command_of, gm_event_of
 from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Timing, iso, parse_iso
 from pbem.service.service import Service
 from pbem.service.table import Notice, Table
 from pbem.store import Store
-from pbem.tree import tree_rows
 
 PLACES = ("uncontrolled", "dead", "deck", "discards")
 
@@ -72,24 +65,21 @@ def create_game(service: Service, game_id: str, players: Sequence[tuple[str, str
                              aliases=CARD_ALIASES, what="Illuminati")
     players = [(name, address, illuminati.match(chosen) if chosen else "")
                for name, address, chosen in players]
+    def note(table: Table) -> None:
+        table.record("create", {"players": [p[0] for p in players],
+                                "commitment": table.state.dice.commitment})
+
     with service.store.lock():
-        service.create_game(game_id, players, options=options, timing=timing, seed=seed)
-        promise = service.state(game_id).dice.commitment
-        event = GmEvent("create", iso(now), 0, {"players": [p[0] for p in players]})
-        meta = meta_with({**service.store.meta(game_id), "commitment": promise}, event)
-        service.store.commit(game_id, log_entries=[], snapshot=None, meta=meta)
-    return promise
+        service.create_game(game_id, players, options=options, timing=timing, seed=seed,
+                            now=now, note=note)
+        return service.state(game_id).dice.commitment
 
 
 def start_game(service: Service, game_id: str, now: datetime) -> dict[str, str]:
     """Welcome mails out and the first turn begun; gives the passwords (GM's eyes only)."""
     with service.store.lock():
-        event = GmEvent("start", iso(now), service.store.log_length(game_id),
-                        {"commitment": service.state(game_id).dice.commitment})
-        passwords = service.start_game(game_id, now)
-        service.store.commit(game_id, log_entries=[], snapshot=None,
-                             meta=meta_with(service.store.meta(game_id), event))
-    return passwords
+        return service.start_game(game_id, now, note=lambda table: table.record(
+            "start", {"commitment": table.state.dice.commitment}))
 
 
 # --- running -----------------------------------------------------------------------------------
@@ -138,8 +128,8 @@ def preview(service: Service, game_id: str, now: datetime) -> Preview:
     if table.state.phase != "over" and table.service.started:
         table.tick()
         service._advance(table)
-    steps = tuple((int(e["seq"]), from_json(Command, e["command"]), tuple(
-        from_json(Event, x) for x in e["events"])) for e in table.entries)
+    steps = tuple((int(e["seq"]), command, tuple(from_json(Event, x) for x in e["events"]))
+                  for e in table.entries if (command := command_of(e)) is not None)
     return Preview(game_id, now, before, table.service, table.state, steps,
                    tuple((n.kind, n.to) for n in table.notices), inbox)
 
@@ -153,9 +143,9 @@ def edit_money(service: Service, game_id: str, card: str, amount: int, reason: s
     with service.store.lock():
         table = service._table(game_id, now)
         events = gm_ops.set_money(table, card_matcher(service.cards).match(card), amount, reason)
-        gm_ops.tell_players(table, gm_ops.announcement(events))
+        gm_ops.tell_players(table, events)
         service._advance(table)
-        _commit(service, table, now)
+        service._finish(table, now)
     return events
 
 
@@ -166,9 +156,9 @@ def edit_move(service: Service, game_id: str, card: str, place: str, reason: str
         table = service._table(game_id, now)
         name = card_matcher(service.cards).match(card)
         events = gm_ops.move_card(table, name, _place(table.state, place), reason)
-        gm_ops.tell_players(table, gm_ops.announcement(events))
+        gm_ops.tell_players(table, events)
         service._advance(table)
-        _commit(service, table, now)
+        service._finish(table, now)
     return events
 
 
@@ -181,16 +171,16 @@ def remove_seat(service: Service, game_id: str, seat: str, now: datetime,
         _running(table)
         name = _seat(table.service, seat)
         events = gm_ops.remove_seat(table, name)
-        event = GmEvent("remove", iso(now), table.log_length, {"seat": name, "reason": reason})
-        gm_ops.tell_players(table, gm_ops.announcement(events, event), also=(name,))
+        event = table.record("remove", {"seat": name, "reason": reason})
+        gm_ops.tell_players(table, events, event, also=(name,))
         service._advance(table)
-        _commit(service, table, now, event)
+        service._finish(table, now)
     return events
 
 
 def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str = "") -> int:
-    """Cut the log back to step ``to`` and rebuild the snapshot by replay; announced.
-    Gives the number of log entries cut."""
+    """Cut the log back to step ``to``, rebuild the snapshot by replay and log the rollback
+    as a GM entry, in one write; announced. Gives the number of log entries cut."""
     store = service.store
     with store.lock():
         log = list(store.log(game_id))
@@ -208,20 +198,17 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
         old = service.service_record(game_id)
         table = Table(service.cards, state, gm_ops.rolled_back(old, state, length, now), now,
                       length)
-        event = GmEvent("rollback", iso(now), length, {"to": to, "from": current,
-                                                       "reason": reason})
-        gm_ops.tell_players(table, gm_ops.announcement(gm_event=event))
+        # The overrides cut off stay on record (the GM did them), by kind and time.
+        undone = [{"kind": e.kind, "at": e.at} for e in map(gm_event_of, log[length:]) if e]
+        event = table.record("rollback", {"to": to, "from": current, "reason": reason,
+                                          "undone": undone})
+        gm_ops.tell_players(table, gm=event)
         service._advance(table)
         if not any(n.kind in ("turn_report", "game_over") for n in table.notices):
             for p in table.state.players:
                 if p.status != "left":
                     table.notify(Notice("status", p.name))
-        # Events of steps cut off stay in the record (the GM did them) but move to the cut.
-        kept = [replace(e, position=min(e.position, length))
-                for e in gm_events(store.meta(game_id))]
-        meta = meta_with({**store.meta(game_id), "gm_events": []}, *kept)
-        store.truncate_log(game_id, length, Service._snapshot(state, table.service))
-        _commit(service, table, now, event, meta=meta)
+        service._finish(table, now, cut_to=length)
     return len(log) - length
 
 
@@ -236,8 +223,9 @@ def _replay_to(service: Service, setup: Setup, log: list[dict[str, Any]],
             at_length = state
         if gm_ops.at_rest(state):
             rest.append(n)
-        if n < len(log):
-            state, _ = apply(state, from_json(Command, log[n]["command"]), service.cards)
+        command = command_of(log[n]) if n < len(log) else None
+        if command is not None:
+            state, _ = apply(state, command, service.cards)
     around = [max(r for r in rest if r <= length),
               *[r for r in rest if r > length][:1]]
     return at_length, [int(log[r - 1]["seq"]) if r else 0 for r in around]
@@ -248,23 +236,27 @@ def _replay_to(service: Service, setup: Setup, log: list[dict[str, Any]],
 
 def replace_seat(service: Service, game_id: str, seat: str, address: str, now: datetime,
                  name: str = "", reason: str = "") -> str:
-    """Someone new plays ``seat`` from ``address``; gives their new password ("" before the
-    start: the welcome mail brings it then). The seat keeps its name in the game."""
+    """Someone new plays ``seat`` from ``address``, under ``name`` if given (the seat is
+    renamed in the game: ``GmRenamePlayer``); gives their new password ("" before the start:
+    the welcome mail brings it then)."""
     with service.store.lock():
         table = service._table(game_id, now)
         _running(table)
         who = _seat(table.service, seat)
         old = table.service.seat(who).address
-        password = service._new_password(game_id, who) if table.service.started else ""
-        gm_ops.replace_seat(table, who, address, service._hash(password) if password else "")
-        event = GmEvent("replace", iso(now), table.log_length,
-                        {"seat": who, "name": name, "address": address.lower(),
-                         "old_address": old, "reason": reason})
+        events = gm_ops.rename_seat(table, who, name, reason) if name.strip() else []
+        now_called = str(events[-1].data["new"]) if events else who
+        password = service._new_password(game_id, now_called) if table.service.started else ""
+        gm_ops.replace_seat(table, now_called, address,
+                            service._hash(password) if password else "")
+        event = table.record("replace", {"seat": who, "name": now_called,
+                                         "address": address.lower(), "old_address": old,
+                                         "reason": reason})
         if password:
-            table.notify(Notice("welcome", who, {
+            table.notify(Notice("welcome", now_called, {
                 "password": password, "settings": welcome_settings(table.service.timing)}))
-        gm_ops.tell_players(table, gm_ops.announcement(gm_event=event))
-        _commit(service, table, now, event)
+        gm_ops.tell_players(table, events, event)
+        service._finish(table, now)
     return password
 
 
@@ -275,12 +267,11 @@ def set_bot(service: Service, game_id: str, seat: str, on: bool, now: datetime) 
         table = service._table(game_id, now)
         _running(table)
         who = _seat(table.service, seat)
-        # The event sits where the GM acted, before whatever the bot does at once.
-        event = GmEvent("bot", iso(now), table.log_length, {"seat": who, "on": on})
-        service.set_bot(game_id, who, on, now)
-        table = service._table(game_id, now)
-        gm_ops.tell_players(table, gm_ops.announcement(gm_event=event))
-        _commit(service, table, now, event)
+
+        def note(table: Table) -> None:  # in the seat's own step, before the bot acts
+            gm_ops.tell_players(table, gm=table.record("bot", {"seat": who, "on": on}))
+
+        service.set_bot(game_id, who, on, now, note=note)
 
 
 def pause(service: Service, game_id: str, now: datetime, reason: str = "") -> None:
@@ -289,9 +280,8 @@ def pause(service: Service, game_id: str, now: datetime, reason: str = "") -> No
         table = service._table(game_id, now)
         _running(table)
         gm_ops.pause(table)
-        event = GmEvent("pause", iso(now), table.log_length, {"reason": reason})
-        gm_ops.tell_players(table, gm_ops.announcement(gm_event=event))
-        _commit(service, table, now, event)
+        gm_ops.tell_players(table, gm=table.record("pause", {"reason": reason}))
+        service._finish(table, now)
 
 
 def resume(service: Service, game_id: str, now: datetime) -> float:
@@ -299,14 +289,27 @@ def resume(service: Service, game_id: str, now: datetime) -> float:
     with service.store.lock():
         table = service._table(game_id, now)
         _running(table)
-        pauses = [e for e in gm_events(service.store.meta(game_id)) if e.kind == "pause"]
-        stopped = gm_ops.resume(table, parse_iso(pauses[-1].at) if pauses else None)
+        paused_at = _paused_at(service.store.log(game_id))
+        stopped = gm_ops.resume(table, parse_iso(paused_at) if paused_at else None)
         hours = round(stopped.total_seconds() / 3600, 2)
-        event = GmEvent("resume", iso(now), table.log_length, {"paused_hours": hours})
-        gm_ops.tell_players(table, gm_ops.announcement(gm_event=event))
+        gm_ops.tell_players(table, gm=table.record("resume", {"paused_hours": hours}))
         service._advance(table)
-        _commit(service, table, now, event)
+        service._finish(table, now)
     return hours
+
+
+def _paused_at(log: Iterable[dict[str, Any]]) -> str:
+    """When the game was last paused (a rollback may have cut the pause off): ISO, or ""."""
+    paused_at = ""
+    for event in map(gm_event_of, log):
+        if event is None:
+            continue
+        if event.kind == "pause":
+            paused_at = event.at
+        elif event.kind == "rollback":
+            paused_at = next((str(u["at"]) for u in reversed(event.data["undone"])
+                              if u["kind"] == "pause"), paused_at)
+    return paused_at
 
 
 def extend(service: Service, game_id: str, hours: float, now: datetime,
@@ -318,11 +321,11 @@ def extend(service: Service, game_id: str, hours: float, now: datetime,
         window = table.service.window is not None
         deadline = parse_iso(gm_ops.extend(table, hours))
         utc = deadline.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
-        event = GmEvent("extend", iso(now), table.log_length,
-                        {"hours": hours, "deadline": iso(deadline), "deadline_utc": utc,
-                         "window": window, "reason": reason})
-        gm_ops.tell_players(table, gm_ops.announcement(gm_event=event))
-        _commit(service, table, now, event)
+        event = table.record("extend", {"hours": hours, "deadline": iso(deadline),
+                                        "deadline_utc": utc, "window": window,
+                                        "reason": reason})
+        gm_ops.tell_players(table, gm=event)
+        service._finish(table, now)
     return deadline
 
 
@@ -332,25 +335,13 @@ def announce(service: Service, game_id: str, text: str, now: datetime) -> int:
         raise IllegalCommandError("the announcement is empty", suggestion="write some text")
     with service.store.lock():
         table = service._table(game_id, now)
-        gm_ops.tell_players(table, text)
-        event = GmEvent("announce", iso(now), table.log_length, {"text": text})
-        _commit(service, table, now, event)
-    return len(table.notices)
+        gm_ops.tell_players(table, gm=table.record("announce", {"text": text}))
+        told = len(table.notices)
+        service._finish(table, now)
+    return told
 
 
 # --- shared ------------------------------------------------------------------------------------
-
-
-def _commit(service: Service, table: Table, now: datetime, *events: GmEvent,
-            meta: dict[str, Any] | None = None) -> None:
-    """Commit the step as the service does (bot seats answering its mails), the GM events
-    recorded in the game's meta in the same write."""
-    game_id = table.state.game
-    record = None
-    if events or meta is not None:
-        base = meta if meta is not None else service.store.meta(game_id)
-        record = meta_with(base, *events)
-    service._finish(table, now, meta=record)
 
 
 def _running(table: Table) -> None:
@@ -373,74 +364,3 @@ def _place(state: GameState, place: str) -> str:
         return "hand:" + NameMatcher(names, what="player").match(place.strip()[5:])
     raise IllegalCommandError(f"unknown place {place!r}",
                               suggestion="uncontrolled, dead, deck, discards or hand:PLAYER")
-
-
-# --- the game master's pictures of a game ------------------------------------------------------
-
-
-def status(state: GameState, service: GameService) -> str:
-    """One word or two: over, not started, paused or running."""
-    if state.phase == "over":
-        return "over"
-    if not service.started:
-        return "not started"
-    return "paused" if service.paused else "running"
-
-
-def show_text(cards: CardSet, game: GameFile, now: datetime) -> str:
-    """Everything about a game as the game master sees it (secrets included), as text."""
-    v = view(cards, game.state, None)
-    service, window = game.service, game.service.window
-    template = environment().get_template("archive/show.txt.j2")
-    return template.render(
-        v=v, service=service, status=status(game.state, service),
-        deadline=_deadline(service.deadline, now), window=window,
-        waiting=[p for p in window.asked if not window.answered(p)] if window else [],
-        answered=[a.player for a in window.answers] if window else [],
-        window_deadline=_deadline(window.deadline, now) if window else None,
-        queue=[format_order(q.order) for q in service.queue],
-        standing={s.name: [format_order(o) for o in service.standing_of(s.name)]
-                  for s in service.seats},
-        trees={p.name: tree_rows(p.structure) for p in v.players},
-        goals={p.name: goal_lines(cards, p) for p in v.players},
-        resistance={g.name: g.resistance for g in group_facts(
-            cards, (c.card for p in v.players for c in p.structure))},
-        draws=game.state.dice.draws, deck_top=game.state.deck[:5],
-    ).rstrip() + "\n"
-
-
-def preview_text(seen: Preview) -> str:
-    """A preview as text: the steps, the mails and the deadline that would change."""
-    before, after, state = seen.before, seen.after, seen.state
-    closing = ""
-    if before.window is not None and (after.window is None
-                                      or after.window.opened != before.window.opened):
-        closing = before.window.deadline[:16].replace("T", " ")
-    mails: dict[str, list[str]] = {}
-    for kind, to in seen.mails:
-        mails.setdefault(kind, []).append(to or "the game master")
-    steps = [(seq, type(c).__name__ + ("" if c.player in ("*", "") else f" by {c.player}"),
-              events) for seq, c, events in seen.steps]
-    if state.phase == "over":
-        waiting = "The game is over."
-    elif not after.started or after.paused:
-        waiting = "The game has not started." if not after.started else "The game is paused."
-    elif after.window is not None:
-        late = [p for p in after.window.asked if not after.window.answered(p)]
-        waiting = (f"The response window waits for {', '.join(late) or 'nobody'} until "
-                   f"{after.window.deadline[:16].replace('T', ' ')} UTC.")
-    else:
-        waiting = (f"{state.active_player.name}'s orders are due by "
-                   f"{after.deadline[:16].replace('T', ' ') or 'no deadline'} UTC.")
-    template = environment().get_template("archive/preview.txt.j2")
-    return template.render(
-        game=seen.game, when=seen.now.astimezone(UTC).strftime("%Y-%m-%d %H:%M"),
-        closing=closing, steps=steps, mails=list(mails.items()),
-        deadline_moves=after.deadline != before.deadline,
-        after_deadline=after.deadline[:16].replace("T", " "), waiting=waiting,
-        inbox=seen.inbox,
-    ).rstrip() + "\n"
-
-
-def _deadline(moment: str, now: datetime) -> Deadline | None:
-    return deadline_facts(parse_iso(moment), now, "UTC") if moment else None

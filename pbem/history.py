@@ -2,7 +2,8 @@
 verification of every roll against the revealed seed.
 
 The log is the truth: a game is its setup plus its commands, and everything here is derived
-from them (and from the GM events kept beside them). Nothing here writes to the store.
+from them; the GM entries among them (``pbem.service.entries``) hold the game master's other
+overrides in their place in the timeline. Nothing here writes to the store.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pbem.engine.view import visible_events
 from pbem.errors import IllegalCommandError, StoreError
 from pbem.render import environment
 from pbem.reports_context import report_events
-from pbem.service.gm_ops import GmEvent, gm_events
+from pbem.service.entries import GmEvent, command_of, commands, gm_event_of, under_current_names
 from pbem.service.model import GameService
 from pbem.store import Store
 
@@ -39,16 +40,23 @@ class GameFile:
     seats: GameService  # the service record the game was created with
     state: GameState  # the snapshot's
     service: GameService  # the snapshot's
-    log: tuple[dict[str, Any], ...]
-    meta: dict[str, Any]
+    log: tuple[dict[str, Any], ...]  # command entries and GM entries
 
     @property
     def commands(self) -> Iterator[Command]:
-        return (from_json(Command, entry["command"]) for entry in self.log)
+        """The engine commands of the log: what replay applies."""
+        return commands(self.log)
 
     @property
     def gm_events(self) -> list[GmEvent]:
-        return gm_events(self.meta)
+        """The game master's overrides logged as GM entries, oldest first."""
+        return [e for e in map(gm_event_of, self.log) if e is not None]
+
+    @property
+    def commitments(self) -> list[str]:
+        """The dice commitments recorded when the game was created and started."""
+        return [str(e.data["commitment"]) for e in self.gm_events
+                if e.kind in ("create", "start") and e.data.get("commitment")]
 
 
 def read_game(store: Store, game_id: str) -> GameFile:
@@ -66,7 +74,6 @@ def read_game(store: Store, game_id: str) -> GameFile:
             state=from_json(GameState, snapshot["state"]),
             service=from_json(GameService, snapshot["service"]),
             log=tuple(store.log(game_id)),
-            meta=store.meta(game_id),
         )
 
 
@@ -75,7 +82,8 @@ def read_game(store: Store, game_id: str) -> GameFile:
 
 @dataclass(frozen=True)
 class Item:
-    """One line group of the timeline: a logged step (seq, time, its events) or a GM event."""
+    """One line group of the timeline: a logged step (seq, time, its events) or a GM entry
+    (the step it follows, time, the override)."""
 
     kind: Literal["step", "gm"]
     seq: int
@@ -102,16 +110,17 @@ def timeline(cards: CardSet, game: GameFile, viewer: str | None = None) -> list[
     before the income belong to it) to the step that ends it.
     """
     _, setup_events = new_game(cards, game.setup)
-    gm_queue = sorted(game.gm_events, key=lambda e: e.position)  # stable: keeps their order
+    logged = [[from_json(Event, e) for e in entry["events"]] for entry in game.log]
+    logged = _as_now_named(logged)
     sections: list[Section] = []
     items: list[Item] = [Item("step", 0, "", tuple(_shown(setup_events, viewer)))]
     turn, player = 0, ""
     ended, begun = False, True  # the setting up counts as begun: the first turn closes it
-    for index, entry in enumerate(game.log):
-        while gm_queue and gm_queue[0].position <= index:
-            event = gm_queue.pop(0)
-            items.append(Item("gm", index, event.at, gm_event=event))
-        events = [from_json(Event, e) for e in entry["events"]]
+    for index, (entry, events) in enumerate(zip(game.log, logged, strict=True)):
+        gm_event = gm_event_of(entry)
+        if gm_event is not None:
+            items.append(Item("gm", int(entry["seq"]), gm_event.at, gm_event=gm_event))
+            continue
         begins = next((e for e in events if e.kind == "turn_begins"), None)
         if ended or (begins is not None and begun):
             sections.append(_section(turn, player, items, index))
@@ -120,9 +129,18 @@ def timeline(cards: CardSet, game: GameFile, viewer: str | None = None) -> list[
             turn, player, begun = int(begins.data["turn"]), str(begins.data["player"]), True
         ended = any(e.kind in _ENDS_TURN for e in events)
         items.append(Item("step", int(entry["seq"]), entry["at"], tuple(_shown(events, viewer))))
-    items += [Item("gm", len(game.log), e.at, gm_event=e) for e in gm_queue]
     sections.append(_section(turn, player, items, len(game.log)))
     return [s for s in sections if s.items or s.turn == 0]
+
+
+def _as_now_named(logged: list[list[Event]]) -> list[list[Event]]:
+    """Each entry's events, with who may see them named as the players are called now."""
+    flat = under_current_names([e for events in logged for e in events])
+    out, at = [], 0
+    for events in logged:
+        out.append(flat[at:at + len(events)])
+        at += len(events)
+    return out
 
 
 def _section(turn: int, player: str, items: list[Item], end: int) -> Section:
@@ -156,14 +174,13 @@ def export(game: GameFile) -> dict[str, Any]:
     """The whole game as JSON-ready data, without the players' password hashes."""
     return {
         "format": "pbem-game",
-        "version": 1,
+        "version": 2,  # 2: the GM's overrides are entries of the log
         "game": game.game,
         "setup": to_json(game.setup),
         "seats": [_seat(s) for s in to_json(game.service)["seats"]],
         "log": list(game.log),
         "snapshot": {"state": to_json(game.state), "service": _unhashed(game.service)},
-        "gm_events": [to_json(e) for e in game.gm_events],
-        "commitment": game.meta.get("commitment", ""),
+        "commitment": next(iter(game.commitments), ""),
     }
 
 
@@ -179,9 +196,12 @@ def _unhashed(service: GameService) -> dict[str, Any]:
 def replayed(cards: CardSet, game: GameFile, length: int | None = None) -> GameState:
     """The state the setup and the first ``length`` logged commands lead to (all: None)."""
     state, _ = new_game(cards, game.setup)
-    for n, command in enumerate(game.commands):
+    for n, entry in enumerate(game.log):
         if length is not None and n >= length:
             break
+        command = command_of(entry)
+        if command is None:
+            continue
         try:
             state, _ = apply(state, command, cards)
         except IllegalCommandError as error:
@@ -251,9 +271,7 @@ def verify(cards: CardSet, game: GameFile) -> Verification:
     """
     seed = game.state.dice.seed
     problems: list[str] = []
-    promised = [str(game.meta["commitment"])] if game.meta.get("commitment") else []
-    promised += [str(e.data["commitment"]) for e in game.gm_events
-                 if e.kind == "start" and e.data.get("commitment")]
+    promised = game.commitments
     if not promised:
         problems.append("No commitment was recorded when the game was created or started, so "
                         "the seed cannot be checked against it.")
@@ -268,6 +286,11 @@ def verify(cards: CardSet, game: GameFile) -> Verification:
     rolls = 0
     for n, entry in enumerate(game.log):
         seq = entry.get("seq", n + 1)
+        command = command_of(entry)
+        if command is None:  # a GM entry: the state stays where it was
+            if seq != state.seq:
+                problems.append(f"Step {seq}: a GM entry, but a replay is at step {state.seq}.")
+            continue
         logged = [from_json(Event, e) for e in entry["events"]]
         for event in logged:
             if event.kind != "roll":
@@ -283,7 +306,7 @@ def verify(cards: CardSet, game: GameFile) -> Verification:
                                 f"{draw}, but the seed gives {_dice(true_dice)}.")
             next_draw = after.draws
         try:
-            state, events = apply(state, from_json(Command, entry["command"]), cards)
+            state, events = apply(state, command, cards)
         except IllegalCommandError as error:
             problems.append(f"Step {seq}: the command is refused on replay ({error.message}).")
             break

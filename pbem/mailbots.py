@@ -371,7 +371,7 @@ def _drain(service: Service, now: datetime) -> list[tuple[str, bytes]]:
     with service.store.lock():
         items = service.store.outbox()
         for item in items:
-            service.store.mark_sent(item.outbox_id, sent_at=now)
+            service.store.mark_sent(item, sent_at=now)
     return [(item.to, item.raw) for item in items]
 
 

@@ -31,6 +31,7 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # a template changed on disk counts from the next start
     )
     return env
 

@@ -186,11 +186,14 @@ def game_over(
 
 
 def gm_announcement(
-    game: str, player: str, text: str, *, lang: str = "en", site_dir: Path | None = None,
+    game: str, player: str, message: str = "", *, events: Sequence[Event] = (),
+    lang: str = "en", site_dir: Path | None = None,
 ) -> Rendered:
-    """A message from the game master to one player."""
+    """A message or an override of the game master, told to one player in their language:
+    ``events`` are what the override did (the GM entry's own event among them), ``message``
+    an announcement's words."""
     return _mail("gm_announcement", lang, site_dir, game=game, player=player,
-                 message=text.strip("\n"))
+                 events=tuple(report_events(events, player)), message=message.strip("\n"))
 
 
 def press_relay(

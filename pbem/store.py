@@ -32,7 +32,7 @@ import re
 import shutil
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -46,12 +46,13 @@ from tinydb.table import Document, Table
 
 from pbem.atomicfile import (
     dump_json,
+    fsync_dir,
     make_dir,
-    move_atomic,
     read_json,
     temp_files,
     write_atomic,
     write_json_atomic,
+    write_many_atomic,
 )
 from pbem.errors import StoreError
 
@@ -280,15 +281,29 @@ class Store:
     def _mail_path(self, mail_id: str, suffix: str) -> Path:
         return self.root / "mail" / mail_id[:2] / f"{mail_id}{suffix}"
 
-    def receive(self, raw: bytes, *, message_id: str, received_at: str | datetime) -> str | None:
-        """Give the new mail's id after keeping it durably, or None if already received."""
-        self._require_lock("receive a mail")
+    def seen(self, message_id: str) -> bool:
+        """Tell whether a mail with this Message-ID was received (waiting or done)."""
         mail_id = mail_id_for(message_id)
-        pending = self._pending_path(mail_id)
-        if pending.exists() or self._mail_path(mail_id, ".json").exists():
-            return None
+        return self._pending_path(mail_id).exists() or self._mail_path(mail_id, ".json").exists()
+
+    def keep_raw(self, raw: bytes, *, message_id: str) -> None:
+        """Write a mail's bytes durably where ``receive`` looks for them; needs no lock (the
+        file is the mail's alone), so the locked part of receiving is one small write."""
+        mail_id = mail_id_for(message_id)
         make_dir(self._mail_path(mail_id, "").parent)
         write_atomic(self._mail_path(mail_id, ".eml"), raw)
+
+    def receive(self, raw: bytes, *, message_id: str, received_at: str | datetime,
+                kept: bool = False) -> str | None:
+        """Give the new mail's id after keeping it durably, or None if already received.
+        ``kept``: ``keep_raw`` already wrote these bytes."""
+        self._require_lock("receive a mail")
+        if self.seen(message_id):
+            return None
+        mail_id = mail_id_for(message_id)
+        pending = self._pending_path(mail_id)
+        if not kept:
+            self.keep_raw(raw, message_id=message_id)
         if self._inbox_seq is None:  # counted once per lock hold: nobody else adds meanwhile
             self._inbox_seq = 1 + max((i["seq"] for i in self._pending_records()), default=-1)
         record = {"mail_id": mail_id, "message_id": message_id,
@@ -319,15 +334,22 @@ class Store:
         except FileNotFoundError:
             raise StoreError("No received mail has this id.", text=mail_id) from None
 
-    def inbox_done(self, mail_id: str) -> None:
-        """Take a mail off the inbox for good (it stays seen); doing it twice is harmless."""
+    def inbox_done(self, *mail_ids: str) -> None:
+        """Take mails off the inbox for good (they stay seen); doing it twice is harmless."""
         self._require_lock("mark a mail done")
-        _check_mail_id(mail_id)
-        pending, done = self._pending_path(mail_id), self._mail_path(mail_id, ".json")
-        if pending.exists():
-            move_atomic(pending, done)
-        elif not done.exists():
-            raise StoreError("No received mail has this id.", text=mail_id)
+        moved = False
+        for mail_id in mail_ids:
+            _check_mail_id(mail_id)
+            pending, done = self._pending_path(mail_id), self._mail_path(mail_id, ".json")
+            if pending.exists():
+                os.replace(pending, done)
+                moved = True
+            elif not done.exists():
+                raise StoreError("No received mail has this id.", text=mail_id)
+        if moved:  # one folder fsync for all of them, as move_atomic does for one
+            for folder in {self._mail_path(m, "").parent for m in mail_ids}:
+                fsync_dir(folder)
+            fsync_dir(self.root / "inbox")
 
     # ---- games ------------------------------------------------------------------------
 
@@ -450,16 +472,22 @@ class Store:
 
     def commit(self, game_id: str, *, log_entries: Sequence[dict[str, Any]],
                snapshot: dict[str, Any] | None, meta: dict[str, Any] | None = None,
-               mail_ids: Sequence[str] = (), outbox: Sequence[OutboxItem] = (),
-               expect_length: int | None = None) -> None:
+               mail_ids: Sequence[str] | Mapping[str, int] = (),
+               outbox: Sequence[OutboxItem] = (),
+               expect_length: int | None = None, cut_to: int | None = None) -> None:
         """Append one step atomically: log entries, snapshot, meta, applied mails, outbox.
 
         ``snapshot`` or ``meta`` None keeps the current one. ``expect_length`` (if given) is
         the log length the step was computed against; StoreError if the log has moved.
         Outbox items already queued or sent under the same ``outbox_id`` are not queued again.
+        ``cut_to`` (a rollback) first cuts the log to that many entries, in the same write.
+        ``mail_ids`` may map each mail to the log length its step began at (several steps in
+        one commit); a plain sequence puts them all at the log's length before this commit.
         """
         self._require_lock("commit a step")
         hot = self._hot(game_id)
+        if cut_to is not None:
+            self._cut(game_id, hot, cut_to)
         state = hot.state()
         base, size = state["base"], state["segment_size"]
         entries = hot.entries()
@@ -468,13 +496,14 @@ class Store:
             raise StoreError(
                 f"Game {game_id} has {length} log entries; this step was computed for "
                 f"{expect_length}.", suggestion="Reload the game and redo the step.")
-        mail_ids = list(dict.fromkeys(mail_ids))
-        if done := self._applied(game_id, hot, mail_ids):
+        at = dict(mail_ids) if isinstance(mail_ids, Mapping) else dict.fromkeys(mail_ids, length)
+        if done := self._applied(game_id, hot, at):
             raise StoreError(f"Game {game_id} has already applied these mails.",
                              text=", ".join(sorted(done)))
         # Everything the hot file will point to is written first.
         pending = {doc["outbox_id"] for doc in hot.outbox}
         queued = []
+        files = []
         for item in outbox:
             if item.game_id != game_id:
                 raise StoreError(f"An outbox item of game {item.game_id} was committed to game "
@@ -482,13 +511,17 @@ class Store:
             key = _key(item.outbox_id)
             if item.outbox_id in pending or self._sent_path(key, ".json").exists():
                 continue
-            write_atomic(self._queued_path(game_id, key), item.raw)
+            files.append((self._queued_path(game_id, key), item.raw))
             pending.add(item.outbox_id)
             queued.append(item)
-        for mail_id in mail_ids:
-            marker = {"mail_id": mail_id, "index": length}
-            write_json_atomic(self._game_dir(game_id) / "applied" / f"{mail_id}.json", marker)
-        applied = hot.applied_ids() | dict.fromkeys(mail_ids, length)
+        for mail_id, index in at.items():
+            if not length <= index <= length + len(log_entries):
+                raise StoreError(f"Mail {mail_id} is put at log entry {index}, outside this "
+                                 "commit.", text=mail_id)
+            files.append((self._game_dir(game_id) / "applied" / f"{mail_id}.json",
+                          dump_json({"mail_id": mail_id, "index": index})))
+        write_many_atomic(files)
+        applied = hot.applied_ids() | at
         entries.extend(log_entries)
         while len(entries) >= size:
             end = base + size
@@ -525,6 +558,13 @@ class Store:
         """
         self._require_lock("roll back a game")
         hot = self._hot(game_id)
+        self._cut(game_id, hot, length)
+        hot.game.update({"snapshot": snapshot}, doc_ids=[1])
+        self._drop_sent(hot)
+        hot.save()
+
+    def _cut(self, game_id: str, hot: _HotFile, length: int) -> None:
+        """Cut the hot file's log to ``length`` entries, in memory (the caller saves)."""
         state = hot.state()
         base, size = state["base"], state["segment_size"]
         entries = hot.entries()
@@ -541,9 +581,6 @@ class Store:
             entries, applied = segment["entries"], segment["applied"]
         hot.set_open(base, entries[:length - base],
                      {m: i for m, i in applied.items() if i < length})
-        hot.game.update({"snapshot": snapshot}, doc_ids=[1])
-        self._drop_sent(hot)
-        hot.save()
 
     # ---- outbox -----------------------------------------------------------------------
 
@@ -604,20 +641,31 @@ class Store:
             return None
         return value
 
-    def mark_sent(self, outbox_id: str, *, sent_at: str | datetime) -> None:
-        """Record that the SMTP server accepted a queued mail; doing it twice is harmless."""
+    def mark_sent(self, mail: OutboxItem | str, *, sent_at: str | datetime) -> None:
+        """Record that the SMTP server accepted a queued mail, given as ``outbox()`` gave it
+        (or by its id); doing it twice is harmless."""
         self._require_lock("mark a mail sent")
+        outbox_id = mail if isinstance(mail, str) else mail.outbox_id
         key = _key(outbox_id)
         record = self._sent_path(key, ".json")
         if record.exists():
             return
-        queued = self._queued_doc(outbox_id)
-        if queued is None:
-            raise StoreError("No queued mail has this id.", text=outbox_id)
-        game_id, _hot, doc = queued
+        if isinstance(mail, str):
+            queued = self._queued_doc(outbox_id)
+            if queued is None:
+                raise StoreError("No queued mail has this id.", text=outbox_id)
+            game_id, _hot, doc = queued
+            fields = dict(doc)
+        else:
+            game_id, fields = mail.game_id, {
+                "outbox_id": outbox_id, "to": mail.to, "message_id": mail.message_id,
+                "created_at": _when(mail.created_at), "attempts": mail.attempts,
+                "retry_at": mail.retry_at, "last_error": mail.last_error}
+            if not self._queued_path(game_id, key).exists():
+                raise StoreError("No queued mail has this id.", text=outbox_id)
         make_dir(record.parent)
         # The record alone makes the mail sent: one small write, whatever the game's size.
-        write_json_atomic(record, dict(doc) | {"game_id": game_id, "sent_at": _when(sent_at)})
+        write_json_atomic(record, fields | {"game_id": game_id, "sent_at": _when(sent_at)})
         # Tidying, redone by recover() if lost: so no fsync.
         os.replace(self._queued_path(game_id, key), self._sent_path(key, ".eml"))
 
@@ -637,8 +685,9 @@ class Store:
 
     def _drop_sent(self, hot: _HotFile) -> None:
         """Drop the mails already sent from a hot file about to be saved."""
-        sent = [doc.doc_id for doc in hot.outbox
-                if self._sent_path(_key(doc["outbox_id"]), ".json").exists()]
+        sent_dir = f"{self.root}/sent/"
+        sent = [doc.doc_id for doc in hot.outbox  # os.path: this runs for every queued mail
+                if os.path.exists(f"{sent_dir}{(key := _key(doc['outbox_id']))[:2]}/{key}.json")]
         if sent:
             hot.outbox.remove(doc_ids=sent)
 

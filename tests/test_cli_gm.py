@@ -268,13 +268,14 @@ def test_rollback_cuts_the_log_rebuilds_the_snapshot_and_tells_everyone(store: P
     run(store, "process", now=PAST_DEADLINE)  # steps 2 (pass) and 3 (the next turn)
     run(store, "edit", "money", "g", "Bavarian", "30", "--reason", "typo",
         now=PAST_DEADLINE)  # step 4
-    at_three = Store(store).log_length("g")
-    assert at_three == 4
+    assert Store(store).log_length("g") == 6  # create, start, steps 1 to 4
     result = run(store, "rollback", "g", "--to", "3", "--yes", "--reason", "wrong sum",
                  now=PAST_DEADLINE)
     assert "back at step 3: 1 log entry undone" in result.output
     state, service = snapshot(store)
-    assert state.seq == 3 and Store(store).log_length("g") == 3
+    log = list(Store(store).log("g"))
+    assert state.seq == 3 and len(log) == 6  # step 4 cut, the rollback logged instead
+    assert log[-1]["gm"]["kind"] == "rollback" and log[-1]["seq"] == 3
     assert state.player("ann").treasury != 30
     assert service.deadline.startswith("2024-05-08T12:00")  # a fresh orders deadline
     assert_replays(store)
@@ -291,7 +292,7 @@ def test_rollback_cuts_the_log_rebuilds_the_snapshot_and_tells_everyone(store: P
 
 def test_rollback_asks_first_and_refuses_impossible_steps(store: Path) -> None:
     aborted = run(store, "rollback", "g", "--to", "0", stdin="n\n", code=1)
-    assert "Aborted" in aborted.output and Store(store).log_length("g") == 1
+    assert "Aborted" in aborted.output and Store(store).log_length("g") == 3
     too_far = run(store, "rollback", "g", "--to", "1", "--yes", code=1)
     assert "it can go back to a step from 0 to 0" in too_far.output
 
@@ -325,18 +326,22 @@ def test_remove_takes_the_player_out_and_the_next_turn_begins(store: Path) -> No
 # --- overrides of the service's record -----------------------------------------------------
 
 
-def test_replace_gives_the_seat_a_new_address_and_password(store: Path) -> None:
+def test_replace_gives_the_seat_a_new_address_password_and_name(store: Path) -> None:
     result = run(store, "replace", "g", "cy", "--address", "Dee@Example.org", "--name", "Dee",
                  "--show-password")
     password = result.output.split("password: ")[1].strip()
-    _, service = snapshot(store)
-    assert service.seat("cy").address == "dee@example.org"
+    state, service = snapshot(store)
+    assert service.seat("Dee").address == "dee@example.org"
+    assert "cy" not in [s.name for s in service.seats]
+    assert state.player("Dee").illuminati == "The Network"
     welcome = next(m for m in mails(store)
                    if to(m) == "dee@example.org" and "Welcome" in m["Subject"])
     assert password in text_of(welcome)
-    told = {to(m): text_of(m) for m in gm_mails(store)}
-    assert "Dee now plays the seat of cy." in told["ann@example.org"]
+    told = {to(m): plain(text_of(m)) for m in gm_mails(store)}
+    assert "cy is called Dee from now on." in told["ann@example.org"]
+    assert "A new player now plays cy's seat, under the name Dee." in told["ann@example.org"]
     assert "dee@example.org" not in told["ann@example.org"]  # no address to the others
+    assert_replays(store)
     assert "before cy@example.org" in run(store, "history", "g").output.replace("\n      ", " ")
     assert "before" not in run(store, "history", "g", "--player", "ann").output
     bad = run(store, "replace", "g", "cy", "--address", "nowhere", code=2)
@@ -381,8 +386,9 @@ def test_extend_moves_the_orders_deadline(store: Path) -> None:
     assert "now 2024-05-05 12:00 UTC" in result.output
     _, service = snapshot(store)
     assert service.deadline.startswith("2024-05-05T12:00")
+    extended = Store(store).log_length("g")
     run(store, "process", now="2024-05-04T13:00:00+00:00")
-    assert Store(store).log_length("g") == 1  # the old deadline passed: nothing happened
+    assert Store(store).log_length("g") == extended  # the old deadline passed: nothing happened
     assert any("extended the orders deadline by 24 hours" in text_of(m)
                for m in gm_mails(store))
     assert run(store, "extend", "g", "--hours", "0", code=2).exit_code == 2
@@ -420,7 +426,7 @@ def test_history_for_the_game_master_and_for_one_player(tmp_path: Path) -> None:
 def test_export_writes_the_whole_game_as_json(store: Path, tmp_path: Path) -> None:
     out = tmp_path / "g.json"
     result = run(store, "export", "g", "-o", str(out))
-    assert "1 log entries" in result.output
+    assert "3 log entries" in result.output  # create, start and the first turn begun
     data = json.loads(out.read_text())
     assert data["game"] == "g" and data["setup"]["seed"] == SEED
     assert "password_hash" not in out.read_text()

@@ -53,7 +53,7 @@ def simulated_store(root: Path, game_id: str = "sim", players: int = 3, turn_cap
                         "seq": state.seq})
     with service.store.lock():
         record = replace(service.service_record(game_id), started=True)
-        service.store.commit(game_id, log_entries=entries, expect_length=0,
+        service.store.commit(game_id, log_entries=entries, expect_length=1,  # after "create"
                              snapshot={"state": to_json(state), "service": to_json(record)})
     return service
 
@@ -83,11 +83,13 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> history.GameFile:
 
 
 def test_the_simulated_game_is_finished_with_attacks(finished: history.GameFile) -> None:
-    """The fixture the other tests lean on: over, rolls in the log, a commitment kept."""
+    """The fixture the other tests lean on: over, rolls in the log, a commitment kept (in the
+    GM entry that created the game, the log's first)."""
     assert finished.state.phase == "over"
     kinds = {e["kind"] for entry in finished.log for e in entry["events"]}
     assert {"roll", "attack_result", "turn_begins"} <= kinds
-    assert finished.meta["commitment"] == finished.state.dice.commitment
+    assert finished.log[0]["gm"]["kind"] == "create" and "command" not in finished.log[0]
+    assert finished.commitments == [finished.state.dice.commitment]
 
 
 def test_the_timeline_goes_turn_by_turn_and_numbers_every_step(
@@ -129,10 +131,11 @@ def test_the_export_is_the_whole_game_without_password_hashes(tmp_path: Path) ->
     data = history.export(history.read_game(service.store, "g"))
     text = json.dumps(data)
     assert "password_hash" not in text and "scrypt$" not in text
-    assert data["setup"]["seed"] == "ab" * 32 and len(data["log"]) == 1
+    assert data["setup"]["seed"] == "ab" * 32 and len(data["log"]) == 3
     assert [s["address"] for s in data["seats"]] == ["ann@example.org", "b@example.org"]
     assert data["snapshot"]["state"]["seq"] == 1
-    assert [e["kind"] for e in data["gm_events"]] == ["create", "start"]
+    assert [e["gm"]["kind"] for e in data["log"] if "gm" in e] == ["create", "start"]
+    assert data["commitment"] == history.read_game(service.store, "g").state.dice.commitment
 
 
 def test_replay_names_the_first_difference_with_the_snapshot(tmp_path: Path) -> None:
@@ -163,7 +166,7 @@ def test_verify_accepts_an_honest_game(finished: history.GameFile) -> None:
     assert result.ok, result.problems
     rolls = sum(1 for entry in finished.log for e in entry["events"] if e["kind"] == "roll")
     assert result.rolls == rolls > 0 and result.steps == len(finished.log)
-    assert result.setup_draws > 0 and result.commitment == finished.meta["commitment"]
+    assert result.setup_draws > 0 and result.commitment == finished.commitments[0]
 
 
 def test_verify_catches_a_tampered_roll(tmp_path: Path) -> None:
@@ -190,9 +193,11 @@ def test_verify_catches_a_roll_moved_in_the_stream(tmp_path: Path) -> None:
 
 def test_verify_catches_a_seed_that_is_not_the_one_promised(
         finished: history.GameFile) -> None:
-    lied = replace(finished, meta={**finished.meta, "commitment": "0" * 64})
-    result = history.verify(CARDS, lied)
+    create = finished.log[0]
+    lie = {**create, "gm": {"kind": "create",
+                            "data": {**create["gm"]["data"], "commitment": "0" * 64}}}
+    result = history.verify(CARDS, replace(finished, log=(lie, *finished.log[1:])))
     assert any("commitment sent at the start was " + "0" * 64 in p for p in result.problems)
-    unrecorded = replace(finished, meta={})
+    unrecorded = replace(finished, log=finished.log[1:])
     assert any("No commitment was recorded" in p
                for p in history.verify(CARDS, unrecorded).problems)

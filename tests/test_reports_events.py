@@ -8,6 +8,7 @@ with sample values chosen by key name; a new key fails here until it gets a samp
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 from pbem import reports
 from pbem.engine.state import Event
 from pbem.reports_context import report_events
+from pbem.service.entries import GmEvent
 
 ENGINE = Path(reports.__file__).parent / "engine"
 LANGS = ("en", "fr")
@@ -39,7 +41,7 @@ SAMPLES: dict[str, Any] = {
     "terms": (("power", "The Mafia", 7), ("resistance", "Hackers", -4),
               ("attacker_money", "The Mafia", 3)),
     "reason": "a lost mail", "place": "hand:Bob", "change": "add", "alignment": "Weird",
-    "now": ("Weird", "Criminal"),
+    "now": ("Weird", "Criminal"), "old": "Carl", "new": "Dee",
 }
 # Events whose data dict is built in a variable rather than written in the call.
 BUILT: dict[str, list[dict[str, Any]]] = {
@@ -166,3 +168,42 @@ def test_a_roll_is_said_once_with_its_draw_number() -> None:
     assert [e.kind for e in shown] == ["attack_result"] and shown[0].data["draw"] == 41
     alone = report_events(events[:1], "Alice")
     assert [e.kind for e in alone] == ["roll"]
+
+
+# A sample of each kind of GM entry's data (pbem.service.entries), as pbem.gm records it.
+GM_SAMPLES: dict[str, dict[str, Any]] = {
+    "create": {"players": ["Alice", "Bob"], "commitment": "ab" * 32},
+    "start": {"commitment": "ab" * 32},
+    "pause": {"reason": "holidays"},
+    "resume": {"paused_hours": 48.5},
+    "extend": {"hours": 24, "deadline": "2026-12-01T12:00:00+00:00",
+               "deadline_utc": "2026-12-01 12:00", "window": False, "reason": ""},
+    "replace": {"seat": "Carl", "name": "Dee", "address": "dee@example.org",
+                "old_address": "carl@example.org", "reason": ""},
+    "remove": {"seat": "Carl", "reason": "vanished"},
+    "bot": {"seat": "Carl", "on": True},
+    "announce": {"text": "The server moves on Sunday."},
+    "rollback": {"to": 12, "from": 15, "reason": "a lost mail", "undone": []},
+}
+
+
+def test_every_kind_of_gm_entry_has_a_sample() -> None:
+    """The kinds pbem.gm records (``table.record("<kind>", ...)``) are the kinds sampled."""
+    source = (ENGINE.parent / "gm.py").read_text()
+    assert set(re.findall(r'record\(\s*"(\w+)"', source)) == set(GM_SAMPLES)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("kind", sorted(GM_SAMPLES))
+def test_every_gm_entry_has_a_sentence_without_addresses(kind: str, lang: str) -> None:
+    """A GM entry's event reads as a sentence in the reader's language; players never see
+    an address in it."""
+    event = GmEvent(kind, "2026-11-29T12:00:00+00:00", GM_SAMPLES[kind]).event
+    mail = reports.history_reply("illu1", "Carol", [(4, (event,))], lang=lang)
+    item = _item(mail.text)
+    assert len(item) > 12 and item.endswith((".", "!")), item
+    assert "@" not in mail.text and "@" not in mail.html
+    assert "{" not in mail.text and "None" not in mail.text
+    other = "fr" if lang == "en" else "en"
+    assert item != _item(reports.history_reply("illu1", "Carol", [(4, (event,))],
+                                               lang=other).text)

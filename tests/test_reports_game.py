@@ -30,6 +30,7 @@ from pbem.engine.rules import apply
 from pbem.engine.setup import Seat, Setup, new_game, with_options
 from pbem.engine.state import Event, GameState, PendingAttack
 from pbem.reports import OrderResult, Rendered
+from pbem.service.entries import GmEvent
 
 CARDS = load_cardset()
 SEED = "a5" * 32
@@ -214,6 +215,12 @@ def mails(lang: str) -> Iterator[tuple[str, Rendered]]:
     yield "gm_announcement-Bob", reports.gm_announcement(
         GAME, "Bob", "The server moves on Sunday.\nDeadlines are extended by one day.",
         lang=lang)
+    yield "gm_announcement-override-Bob", reports.gm_announcement(GAME, "Bob", events=[
+        Event("gm_rename", {"old": "Chloé", "new": "Dee", "reason": ""}),
+        GmEvent("replace", "2026-11-29T12:00:00+00:00", {
+            "seat": "Chloé", "name": "Dee", "address": "dee@example.org",
+            "old_address": "chloe@example.org", "reason": "Chloé moved away"}).event,
+    ], lang=lang)
     yield "press-Bob", reports.press_relay(
         GAME, "Bob", "Chloé", "Bob, your Mafia looks lonely.\n\n-- the UFOs", lang=lang)
     for problem in ("unknown_game", "unreadable", "auth_failed"):

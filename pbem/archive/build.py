@@ -29,6 +29,7 @@ from pbem.engine.view import View, view
 from pbem.history import GameFile, Section, timeline
 from pbem.render import environment
 from pbem.reports_context import goal_lines, group_facts
+from pbem.service.entries import command_of
 from pbem.service.service import POSTMASTER
 from pbem.store import Store
 from pbem.svg import structure_svg
@@ -141,10 +142,12 @@ def _turns(cards: CardSet, game: GameFile, viewer: str | None) -> list[Turn]:
         ends.setdefault(section.end, []).append(i)
     state, _ = new_game(cards, game.setup)
     at: dict[int, GameState] = {}
-    for n, command in enumerate(game.commands):
+    for n, entry in enumerate(game.log):
         if n in ends:
             at[n] = state
-        state, _ = apply(state, command, cards)
+        command = command_of(entry)
+        if command is not None:  # a GM entry leaves the state as it was
+            state, _ = apply(state, command, cards)
     at[len(game.log)] = state
     turns = []
     for i, section in enumerate(sections):
@@ -165,11 +168,11 @@ def _lines(section: Section) -> tuple[Line, ...]:
     """
     env = environment()
     event_sentence = getattr(env.get_template("en/_events.txt.j2").module, "event")  # noqa: B009
-    gm_sentence = getattr(env.get_template("archive/_gm.txt.j2").module, "sentence")  # noqa: B009
+    gm_sentence = getattr(env.get_template("en/_gm.txt.j2").module, "sentence")  # noqa: B009
     lines = []
     for item in section.items:
         if item.gm_event is not None:
-            lines.append(Line("gm", str(gm_sentence(item.gm_event, False))))
+            lines.append(Line("gm", str(gm_sentence(item.gm_event.kind, item.gm_event.public))))
         for e in item.events:
             text = str(event_sentence(e))
             if e.kind == "attack_result":

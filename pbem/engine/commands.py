@@ -232,6 +232,16 @@ class GmMoveCard:
     reason: str
 
 
+@dataclass(frozen=True)
+class GmRenamePlayer:
+    """Game master's edit: the player ``seat`` is called ``name`` from now on."""
+
+    player: str
+    seat: str
+    name: str
+    reason: str = ""
+
+
 Command = (
     BeginTurn
     | Attack
@@ -260,4 +270,5 @@ Command = (
     | LeaveGame
     | GmSetMoney
     | GmMoveCard
+    | GmRenamePlayer
 )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.engine.cards import CardSet, Group, Special
-from pbem.engine.commands import GmMoveCard, GmSetMoney
-from pbem.engine.ops import release_group, set_treasury, update_player
-from pbem.engine.state import Event, GameState
+from pbem.engine.commands import GmMoveCard, GmRenamePlayer, GmSetMoney, PlaySpecial
+from pbem.engine.ops import player_of, release_group, set_treasury, update_player
+from pbem.engine.state import Event, GameState, GroupOffer
 from pbem.engine.turn import pending_copies
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
@@ -54,6 +54,40 @@ def move_card(cards: CardSet, state: GameState, cmd: GmMoveCard) -> Result:
                                   suggestion="uncontrolled, dead, deck, discards or hand:NAME")
     return state, [Event("gm_move", {"card": cmd.card, "place": cmd.place,
                                      "reason": cmd.reason})]
+
+
+def rename_player(cards: CardSet, state: GameState, cmd: GmRenamePlayer) -> Result:
+    """The player ``seat`` is called ``name`` everywhere the state names them."""
+    player_of(state, cmd.seat)
+    name = cmd.name.strip()
+    if not name or name != cmd.name:
+        raise IllegalCommandError("a player's name cannot be empty or begin or end with a space",
+                                  text=cmd.name)
+    if name == cmd.seat:
+        raise IllegalCommandError(f"{name} is already called {name}", text=name)
+    if any(p.name.casefold() == name.casefold() for p in state.players if p.name != cmd.seat):
+        raise IllegalCommandError(f"the name {name} is already used in this game", text=name)
+
+    def new(who: str) -> str:
+        return name if who == cmd.seat else who
+
+    attack = state.attack
+    if attack is not None:
+        attack = evolve(
+            attack, player=new(attack.player),
+            payments=tuple(evolve(p, player=new(p.player)) for p in attack.payments),
+            interference_cards=tuple(map(new, attack.interference_cards)),
+            abolish_credit=tuple(map(new, attack.abolish_credit)))
+    special = state.special
+    if special is not None:
+        special = evolve(special, play=PlaySpecial(new(special.play.player), special.play.card))
+    offer = state.offer
+    if offer is not None:
+        offer = GroupOffer(new(offer.giver), new(offer.receiver), offer.group)
+    players = tuple(evolve(p, name=new(p.name)) for p in state.players)
+    state = evolve(state, players=players, attack=attack, special=special, offer=offer,
+                   winners=tuple(map(new, state.winners)))
+    return state, [Event("gm_rename", {"old": cmd.seat, "new": name, "reason": cmd.reason})]
 
 
 def _with_place(state: GameState, place: str, cards: tuple[str, ...]) -> GameState:

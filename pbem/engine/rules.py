@@ -23,6 +23,7 @@ from pbem.engine.commands import (
     GiveCard,
     GiveMoney,
     GmMoveCard,
+    GmRenamePlayer,
     GmSetMoney,
     Interfere,
     LeaveGame,
@@ -73,6 +74,7 @@ HANDLERS: dict[type, Handler] = {
     ResolveSpecial: specials.resolve,
     GmSetMoney: gm.set_money,
     GmMoveCard: gm.move_card,
+    GmRenamePlayer: gm.rename_player,
 }
 
 

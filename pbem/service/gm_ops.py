@@ -1,66 +1,42 @@
 """The game master's overrides of one game during one step, carried out through a ``Table``.
 
 What changes the game itself is an engine command (``GmSetMoney``, ``GmMoveCard``,
-``LeaveGame``), so the log replays it. What changes only the service's record (a pause, a
-deadline, a seat's address or bot flag) is a ``GmEvent`` kept in the game's meta record, so
-the history can show it. Every override is announced to the players by mail.
+``GmRenamePlayer``, ``LeaveGame``), so the log replays it. What changes only the service's
+record (a pause, a deadline, a seat's address or bot flag) is a GM entry in the log
+(``Table.record``, see ``pbem.service.entries``), which replay skips. Every override is
+announced to the players by mail, in each one's language.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbem.engine.codec import from_json, to_json
-from pbem.engine.commands import GmMoveCard, GmSetMoney, LeaveGame
+from pbem.engine.commands import GmMoveCard, GmRenamePlayer, GmSetMoney, LeaveGame
 from pbem.engine.state import Event, GameState
 from pbem.errors import IllegalCommandError
-from pbem.render import environment
+from pbem.orders.lexer import RESERVED
+from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
+from pbem.service.entries import GmEvent
 from pbem.service.model import GameService, Seat, iso, parse_iso
 from pbem.service.table import Notice, Table
 
 GM = "gm"  # the ``player`` of the game master's engine commands
+_NAME = re.compile(r"[^\W\d_][\w.'-]*( [\w.'-]+)*")
+_WHOLE_NAMES = ("all", "any", "anyone", "card", "me", GM)
 
 
-@dataclass(frozen=True)
-class GmEvent:
-    """Something the game master did that the engine log does not show.
-
-    ``position`` is the log length at the time: the event sits after that many entries.
-    ``data`` may hold an address; only the game master's views show it.
-    """
-
-    kind: str
-    at: str
-    position: int
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-def gm_events(meta: dict[str, Any]) -> list[GmEvent]:
-    """The GM events recorded in a game's meta record, oldest first."""
-    return [from_json(GmEvent, e) for e in meta.get("gm_events", [])]
-
-
-def meta_with(meta: dict[str, Any], *events: GmEvent) -> dict[str, Any]:
-    """The meta record with ``events`` appended to its GM events."""
-    return {**meta, "gm_events": [*meta.get("gm_events", []), *(to_json(e) for e in events)]}
-
-
-def announcement(events: Sequence[Event] = (), gm_event: GmEvent | None = None,
-                 reason: str = "") -> str:
-    """The words mailed to the players about an override (from the archive templates)."""
-    template = environment().get_template("archive/gm_note.txt.j2")
-    return template.render(events=events, gm_event=gm_event, reason=reason).strip() + "\n"
-
-
-def tell_players(table: Table, text: str, also: Iterable[str] = ()) -> None:
-    """Mail ``text`` from the game master to every player still in the game (and ``also``)."""
+def tell_players(table: Table, events: Sequence[Event] = (), gm: GmEvent | None = None,
+                 also: Iterable[str] = ()) -> None:
+    """Tell every player still in the game (and ``also``) what the game master did: the
+    override's engine ``events`` and its GM entry ``gm``, each put in the reader's language."""
     extra = set(also)
     for p in table.state.players:
         if p.status != "left" or p.name in extra:
-            table.notify(Notice("gm", p.name, {"text": text}))
+            table.notify(Notice("gm", p.name, {"events": list(events), "gm": gm}))
 
 
 # --- changes to the game: engine commands ----------------------------------------------------
@@ -90,6 +66,58 @@ def remove_seat(table: Table, seat: str) -> list[Event]:
     events = table.do(LeaveGame(seat))
     table.service = _with_seat(table.service, seat, bot=False, bot_password="")
     return events
+
+
+def rename_seat(table: Table, seat: str, name: str, reason: str = "") -> list[Event]:
+    """The seat is called ``name`` from now on, in the game (``GmRenamePlayer``) and in the
+    service's record (seat, standing orders); between attacks only."""
+    name = " ".join(name.split())
+    taken = [p.name for p in table.state.players if p.name != seat]
+    problem = name_problem(name, taken, table.cards.names())
+    if problem:
+        raise IllegalCommandError(problem, text=name,
+                                  suggestion="choose a name of letters and digits, like Dee")
+    if table.state.attack is not None or table.service.window is not None or (
+            table.service.queue or table.state.special is not None):
+        raise IllegalCommandError(
+            "a seat can be renamed only between attacks",
+            suggestion="wait until the attack under way is settled (pbem preview shows when)")
+    if name == seat:
+        return []
+    events = table.do(GmRenamePlayer(GM, seat, name, reason))
+
+    def new(who: str) -> str:
+        return name if who == seat else who
+
+    standing = []
+    for player, order in table.service.standing:
+        if isinstance(order, StandingAttackReaction):
+            order = replace(order, attacker=new(order.attacker))
+        elif isinstance(order, StandingTurnReaction):
+            order = replace(order, player=new(order.player))
+        standing.append((new(player), order))
+    table.service = replace(_with_seat(table.service, seat, name=name),
+                            standing=tuple(standing))
+    return events
+
+
+def name_problem(name: str, taken: Iterable[str], cards: Iterable[str]) -> str:
+    """Why ``name`` cannot be a player's name in this game, as a sentence; "" if it can.
+
+    A name must read back in every order: letters first, no keyword of the order language,
+    no card's name, and no other player's name (in any case).
+    """
+    words = name.casefold().split()
+    if not name or len(name) > 30 or not _NAME.fullmatch(name):
+        return (f"{name!r} cannot be a player's name: it must begin with a letter and hold "
+                "only letters, digits, spaces and . ' - (30 at most)")
+    if any(w in RESERVED for w in words) or name.casefold() in _WHOLE_NAMES:
+        return f"{name!r} cannot be a player's name: it holds a word of the order language"
+    if name.casefold() in {c.casefold() for c in cards}:
+        return f"{name!r} cannot be a player's name: it is the name of a card"
+    if name.casefold() in {t.casefold() for t in taken}:
+        return f"the name {name} is already used in this game"
+    return ""
 
 
 # --- changes to the service's record ---------------------------------------------------------
@@ -172,7 +200,7 @@ def _shifted(service: GameService, by: timedelta) -> GameService:
     return replace(service, deadline=deadline, window=window)
 
 
-def _with_seat(service: GameService, name: str, **changes: Any) -> GameService:
-    service.seat(name)  # KeyError names an unknown seat
-    seats: list[Seat] = [replace(s, **changes) if s.name == name else s for s in service.seats]
+def _with_seat(service: GameService, seat: str, **changes: Any) -> GameService:
+    service.seat(seat)  # KeyError names an unknown seat
+    seats: list[Seat] = [replace(s, **changes) if s.name == seat else s for s in service.seats]
     return replace(service, seats=tuple(seats))

@@ -18,6 +18,7 @@ from pbem.engine.view import view
 from pbem.mail.compose import OutgoingMail, compose, message_id_for
 from pbem.render import LANGUAGES, render
 from pbem.reports import Rendered
+from pbem.service.entries import GmEvent
 from pbem.service.model import GameService, Seat, Timing, parse_iso
 from pbem.service.table import Notice
 from pbem.store import OutboxItem
@@ -110,7 +111,7 @@ def render_notice(
         turns = history[-data["turns"]:] if data.get("turns") else history
         rendered = reports.history_reply(game, player, turns, lang=lang, site_dir=site)
     elif kind == "gm":
-        rendered = reports.gm_announcement(game, player, data["text"], lang=lang, site_dir=site)
+        rendered = _gm_announcement(game, player, data, lang, site)
     elif kind == "standing":
         from pbem.orders.format import format_order
 
@@ -121,6 +122,21 @@ def render_notice(
     if not seat.html:
         rendered = Rendered(rendered.subject, rendered.text, "", rendered.attachments)
     return seat.address, seat.name, rendered
+
+
+def _gm_announcement(game: str, player: str, data: dict[str, Any], lang: str,
+                     site: Path | None) -> Rendered:
+    """An override told in the reader's language: its engine events and its GM entry's event;
+    an announcement's own words as they were written."""
+    events: list[Event] = list(data.get("events", ()))
+    gm: GmEvent | None = data.get("gm")
+    message = ""
+    if gm is not None and gm.kind == "announce":
+        message = str(gm.data["text"])
+    elif gm is not None:
+        events.append(gm.event)
+    return reports.gm_announcement(game, player, message, events=events, lang=lang,
+                                   site_dir=site)
 
 
 def outbox_item(

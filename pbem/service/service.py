@@ -11,7 +11,8 @@ import difflib
 import hmac
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -19,7 +20,6 @@ from typing import Any
 from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json, to_json
-from pbem.engine.commands import Command
 from pbem.engine.rules import replay
 from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.setup import Setup, new_game, with_options
@@ -32,6 +32,7 @@ from pbem.orders.parse import parse_orders
 from pbem.service import bot_mail
 from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.dispatch import advance
+from pbem.service.entries import commands, under_current_names
 from pbem.service.mails import Sender, outbox_item, render_notice, welcome_settings
 from pbem.service.model import GameService, Seat, Timing
 from pbem.service.order_mail import carry_out_mail
@@ -44,6 +45,32 @@ log = logging.getLogger(__name__)
 __all__ = ["POSTMASTER", "REPLY_INTERVAL", "Service", "ServiceConfig"]
 
 MAX_ROUNDS = 10_000  # inbox rounds in one process(): bots answering bots end long before
+BATCH = 50  # mails taken in one round, whose steps are committed together per game
+
+
+class Steps:
+    """Steps of one game sealed but not yet written: the table carries their log entries,
+    the rest waits here for the one commit."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.mail_ids: dict[str, int] = {}  # each mail: the log length its step began at
+        self.began = table.base  # the log length the step under way began at
+        self.sent: list[tuple[str, OutboxItem]] = []
+
+    @contextmanager
+    def undone_on_error(self) -> Iterator[None]:
+        """Whatever a step did before it raised is taken back; the steps before it stay."""
+        table = self.table
+        kept = (table.state, table.service, len(table.entries), len(table.events),
+                dict(self.mail_ids), len(self.sent))
+        try:
+            yield
+        except BaseException:
+            table.state, table.service, self.mail_ids = kept[0], kept[1], kept[4]
+            del table.entries[kept[2]:], table.events[kept[3]:], self.sent[kept[5]:]
+            table.notices.clear()
+            raise
 
 
 @dataclass(frozen=True)
@@ -79,8 +106,10 @@ class Service:
 
     def create_game(self, game_id: str, players: Sequence[tuple[str, str, str]], *,
                     options: dict[str, Any] | None = None, timing: Timing | None = None,
-                    seed: str | None = None) -> None:
-        """A new game: players as (name, address, Illuminati or ""); nothing is mailed yet."""
+                    seed: str | None = None, now: datetime | None = None,
+                    note: Callable[[Table], object] | None = None) -> None:
+        """A new game: players as (name, address, Illuminati or ""); nothing is mailed yet.
+        ``note(table)`` (at ``now``) may log GM entries in the same write."""
         if game_id == POSTMASTER:
             raise StoreError("That game id is reserved.", text=game_id)
         seats = tuple(EngineSeat(name, illuminati) for name, _, illuminati in players)
@@ -90,19 +119,29 @@ class Service:
         service = GameService(
             seats=tuple(Seat(name, address.lower()) for name, address, _ in players),
             timing=timing or Timing())
+        entries: list[dict[str, Any]] = []
+        if note is not None:
+            assert now is not None, "a note is logged at a time"
+            table = Table(self.cards, state, service, now, 0)
+            note(table)
+            entries = table.entries
         with self.store.lock():
             self.store.create_game(game_id, {"setup": to_json(setup),
                                              "service": to_json(service)})
-            self.store.commit(game_id, log_entries=[], snapshot=self._snapshot(state, service),
-                              expect_length=0)
+            self.store.commit(game_id, log_entries=entries,
+                              snapshot=self._snapshot(state, service), expect_length=0)
 
-    def start_game(self, game_id: str, now: datetime) -> dict[str, str]:
+    def start_game(self, game_id: str, now: datetime,
+                   note: Callable[[Table], object] | None = None) -> dict[str, str]:
         """Passwords made and mailed with the welcome; the first turn begins. Gives the
-        passwords (for the GM's eyes only: the store keeps their hashes)."""
+        passwords (for the GM's eyes only: the store keeps their hashes). ``note(table)``
+        may log GM entries first, in the same write."""
         with self.store.lock():
             table = self._table(game_id, now)
             if table.service.started:
                 raise StoreError("The game has already started.", text=game_id)
+            if note is not None:
+                note(table)
             passwords = {s.name: self._new_password(game_id, s.name)
                          for s in table.service.seats}
             seats = tuple(replace(s, password_hash=self._hash(passwords[s.name]))
@@ -120,9 +159,11 @@ class Service:
             self._finish(table, now)
         return passwords
 
-    def set_bot(self, game_id: str, player: str, on: bool, now: datetime) -> None:
+    def set_bot(self, game_id: str, player: str, on: bool, now: datetime,
+                note: Callable[[Table], object] | None = None) -> None:
         """A bot plays the seat from now on (``on``), or its player again (a new password is
-        mailed to the seat's address). The bot acts at once if the game waits for it."""
+        mailed to the seat's address). The bot acts at once if the game waits for it.
+        ``note(table)`` may log GM entries and notices in the same write."""
         with self.store.lock():
             table = self._table(game_id, now)
             table.service.seat(player)  # KeyError names an unknown seat
@@ -131,6 +172,8 @@ class Service:
             seats = tuple(replace(s, bot=on, misses=0) if s.name == player else s
                           for s in table.service.seats)
             table.service = replace(table.service, seats=seats)
+            if note is not None:
+                note(table)
             self._finish(table, now)
             self.process(now)
 
@@ -151,11 +194,15 @@ class Service:
 
     # --- mail -----------------------------------------------------------------------------
 
-    def accept(self, raw: bytes, now: datetime) -> str | None:
-        """Keep a mail durably before the mail server is told it arrived; None if seen."""
+    def accept(self, raw: bytes, now: datetime,
+               guard: AbstractContextManager[object] | None = None) -> str | None:
+        """Keep a mail durably before the mail server is told it arrived; None if seen.
+        ``guard`` is held with the store's lock (a daemon's threads share one store)."""
         _, message_id = header_summary(raw)
-        with self.store.lock():
-            return self.store.receive(raw, message_id=message_id, received_at=now)
+        if not self.store.seen(message_id):
+            self.store.keep_raw(raw, message_id=message_id)  # the slow part, lock not held
+        with guard or nullcontext(), self.store.lock():
+            return self.store.receive(raw, message_id=message_id, received_at=now, kept=True)
 
     def receive(self, raw: bytes, now: datetime) -> None:
         """Take one mail in and process everything waiting."""
@@ -164,7 +211,13 @@ class Service:
 
     def process(self, now: datetime) -> int:
         """Process every mail waiting in the inbox (the bot seats' answers included); gives
-        how many."""
+        how many.
+
+        Mails are taken in rounds of at most ``BATCH``: each mail is its own step (its own
+        step number, log entries and answers, as if processed alone), but a round's steps of
+        one game are committed together, and only then are its mails taken off the inbox. A
+        crash before that commit redoes the round; nothing of it was written.
+        """
         done = 0
         with self.store.lock():
             # recover() walks the whole store (~0.2 s with 1,000 games): it is for a start,
@@ -173,17 +226,11 @@ class Service:
                 self.store.recover()
             self._recovered = False
             for _ in range(MAX_ROUNDS):
-                items = self.store.inbox()
+                items = self.store.inbox()[:BATCH]
                 if not items:
                     break
-                for item in items:
-                    try:
-                        self._handle(item.mail_id, now)
-                    except Exception as error:  # a bug must not block every later mail
-                        log.exception("mail %s could not be processed", item.mail_id)
-                        self.postmaster.failed(item.mail_id, now,
-                                               f"{type(error).__name__}: {error}")
-                    self.store.inbox_done(item.mail_id)
+                self._round([item.mail_id for item in items], now)
+                self.store.inbox_done(*(item.mail_id for item in items))
                 done += len(items)
             self._recovered = True
         return done
@@ -204,9 +251,36 @@ class Service:
             if self.store.inbox():
                 self.process(now)
 
+    def _round(self, mail_ids: Sequence[str], now: datetime) -> None:
+        """Handle mails, then write each game's steps. Should a write fail, its mails are
+        handled again one at a time, so only a mail that breaks is set aside."""
+        steps: dict[str, Steps] = {}
+        for mail_id in mail_ids:
+            try:
+                self._handle(mail_id, now, steps)
+            except Exception as error:  # a bug must not block every later mail
+                self._set_aside(mail_id, now, error)
+        for game_steps in steps.values():
+            if not game_steps.mail_ids:
+                continue
+            try:
+                self._write(game_steps, now)
+            except Exception as error:
+                if len(mail_ids) == 1:
+                    self._set_aside(mail_ids[0], now, error)
+                    continue
+                log.exception("the steps of %d mails could not be written; one at a time now",
+                              len(game_steps.mail_ids))
+                for mail_id in game_steps.mail_ids:
+                    self._round([mail_id], now)
+
+    def _set_aside(self, mail_id: str, now: datetime, error: Exception) -> None:
+        log.exception("mail %s could not be processed", mail_id)
+        self.postmaster.failed(mail_id, now, f"{type(error).__name__}: {error}")
+
     # --- one mail -------------------------------------------------------------------------
 
-    def _handle(self, mail_id: str, now: datetime) -> None:
+    def _handle(self, mail_id: str, now: datetime, steps: dict[str, Steps]) -> None:
         raw = self.store.raw_mail(mail_id)
         try:
             mail = parse_mail(raw, max_bytes=self.config.max_mail_bytes)
@@ -236,11 +310,25 @@ class Service:
                                   game=first.header.game, games=close,
                                   reply_to=mail.message_id)
             return
-        table = self._table(game_id, now)
+        if game_id not in steps:
+            steps[game_id] = Steps(self._table(game_id, now))
+        game_steps = steps[game_id]
         if self.store.applied_mails(game_id, [mail_id]):
             return
+        with game_steps.undone_on_error():
+            self._carry_out(game_steps, mail_id, mail, now)
+
+    def _carry_out(self, steps: Steps, mail_id: str, mail: InboundMail, now: datetime) -> None:
+        """One order mail of a game: authenticated, carried out and acknowledged, as a step."""
+        table, game_id = steps.table, steps.table.state.game
         names = tuple(s.name for s in table.service.seats)
-        parsed = parse_orders(mail.text, self.cards, names)
+        try:
+            parsed = parse_orders(mail.text, self.cards, names)
+        except OrderSyntaxError as error:  # e.g. a player's name the game does not know
+            self.postmaster.reply(mail_id, mail.sender, "unreadable", now,
+                                  message=error.message, suggestion=error.suggestion or "",
+                                  reply_to=mail.message_id)
+            return
         seat = next((s for s in table.service.seats
                      if s.name.casefold() == parsed.header.player.casefold()), None)
         if seat is None or not self._authentic(table.service, seat, parsed.header, mail):
@@ -254,7 +342,7 @@ class Service:
         table.notify(Notice("ack", seat.name, {
             "results": results, "pending": pending, "reply_to": mail.message_id}))
         table.notices.insert(0, table.notices.pop())
-        self._finish(table, now, mail_id=mail_id)
+        self._seal(steps, now, mail_id)
 
     def _authentic(self, service: GameService, seat: Seat, header: Header,
                    mail: InboundMail) -> bool:
@@ -301,35 +389,39 @@ class Service:
         return {"state": to_json(state), "service": to_json(service)}
 
     def _finish(self, table: Table, now: datetime, mail_id: str | None = None,
-                meta: dict[str, Any] | None = None) -> None:
-        """Commit the step (with ``meta``, the GM's record, when given), then queue the bot
-        seats' answers to its mails in the inbox."""
+                cut_to: int | None = None) -> None:
+        """Commit the step (after cutting the log to ``cut_to`` entries: a rollback), then
+        queue the bot seats' answers to its mails in the inbox."""
+        steps = Steps(table)
+        self._seal(steps, now, mail_id)
+        self._write(steps, now, cut_to)
+
+    def _seal(self, steps: Steps, now: datetime, mail_id: str | None = None) -> None:
+        """End a step: its number, its notices rendered and composed into mails."""
+        table = steps.table
         bot_mail.upkeep(table, lambda player: self._new_password(table.state.game, player),
                         self.config.password_cost)
-        sent = self._commit(table, now, mail_id, meta)
-        for raw in bot_mail.replies(self.cards, table.state.game, table.service.seats, sent,
-                                    self.config.sender):
+        table.service = replace(table.service, steps=table.service.steps + 1)
+        steps.sent += self._addressed_mails(table, now)
+        table.notices.clear()
+        if mail_id:
+            steps.mail_ids[mail_id] = steps.began
+        steps.began = table.log_length
+
+    def _write(self, steps: Steps, now: datetime, cut_to: int | None = None) -> None:
+        """One store write of sealed steps: log entries, snapshot, the mails applied, the
+        outgoing mails (the log cut to ``cut_to`` entries first, when given); then the bot
+        seats' answers to those mails go to the inbox."""
+        table = steps.table
+        self.store.commit(table.state.game, log_entries=table.entries,
+                          snapshot=self._snapshot(table.state, table.service),
+                          mail_ids=steps.mail_ids, cut_to=cut_to,
+                          outbox=[item for _, item in steps.sent], expect_length=table.base)
+        for raw in bot_mail.replies(self.cards, table.state.game, table.service.seats,
+                                    steps.sent, self.config.sender):
             _, message_id = header_summary(raw)
             self._bot_mail.add(message_id)
             self.store.receive(raw, message_id=message_id, received_at=now)
-
-    def _commit(self, table: Table, now: datetime, mail_id: str | None = None,
-                meta: dict[str, Any] | None = None) -> list[tuple[str, OutboxItem]]:
-        """One store write: log entries, snapshot, the mail marked done, the outgoing mails
-        (and the meta record, when given); gives the mails with the seat each goes to ("" for
-        the GM)."""
-        game_id = table.state.game
-        table.service = replace(table.service, steps=table.service.steps + 1)
-        sent = self._addressed_mails(table, now)
-        self.store.commit(game_id, log_entries=table.entries,
-                          snapshot=self._snapshot(table.state, table.service),
-                          mail_ids=[mail_id] if mail_id else [], meta=meta,
-                          outbox=[item for _, item in sent], expect_length=table.base)
-        return sent
-
-    def _mails(self, table: Table, now: datetime) -> list[OutboxItem]:
-        """The step's notices rendered and composed, ready for the outbox."""
-        return [item for _, item in self._addressed_mails(table, now)]
 
     def _addressed_mails(self, table: Table, now: datetime) -> list[tuple[str, OutboxItem]]:
         game_id = table.state.game
@@ -354,6 +446,8 @@ class Service:
         return items
 
     def _events_since(self, table: Table, since: int) -> list[Event]:
+        """The events logged from entry ``since`` on, GM entries' included; who may see each
+        is named as the players are called now."""
         events: list[Event] = []
         if since < table.base:
             for entry in self.store.log(table.state.game, since):
@@ -361,7 +455,7 @@ class Service:
         start = max(0, since - table.base)
         for entry in table.entries[start:]:
             events += [from_json(Event, e) for e in entry["events"]]
-        return events
+        return under_current_names(events)
 
     def _history(self, table: Table) -> list[tuple[int, list[Event]]]:
         turns: list[tuple[int, list[Event]]] = [(0, [])]
@@ -376,5 +470,4 @@ class Service:
     def replay_check(self, game_id: str) -> bool:
         """True when the setup and the log rebuild the snapshot's state exactly."""
         setup = from_json(Setup, self.store.setup(game_id)["setup"])
-        commands = [from_json(Command, e["command"]) for e in self.store.log(game_id)]
-        return replay(setup, commands, self.cards) == self.state(game_id)
+        return replay(setup, commands(self.store.log(game_id)), self.cards) == self.state(game_id)

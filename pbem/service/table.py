@@ -2,8 +2,9 @@
 
 A ``Table`` wraps the engine state and the service's record of one game for the length of one
 step (a mail processed, a tick, a GM command). It applies engine commands, remembers each as a
-log entry, and collects the notices (mails to send) the step implies. The caller commits the
-entries, the new snapshot and the rendered notices in one store write.
+log entry (the game master's overrides of the service's record too, as GM entries: see
+``pbem.service.entries``), and collects the notices (mails to send) the step implies. The
+caller commits the entries, the new snapshot and the rendered notices in one store write.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import Any
 from pbem.engine.bidding import Stance, settle_bids
 from pbem.engine.breakdown import breakdown, succeeds
 from pbem.engine.cards import CardSet
-from pbem.engine.codec import to_json
 from pbem.engine.commands import (
     AbolishPrivilege,
     Attack,
@@ -39,6 +39,7 @@ from pbem.orders.model import (
     StandingTurnReaction,
 )
 from pbem.service.answers import SECRETS, SENATE, counter_rule, merge
+from pbem.service.entries import GmEvent, command_entry, gm_entry
 from pbem.service.model import Answer, GameService, Queued, Window, iso
 
 AFTER_ROLL_CARDS = ("Assassination", "Murphy's Law")
@@ -76,14 +77,16 @@ class Table:
     def do(self, command: Command) -> list[Event]:
         """Apply one engine command and log it; IllegalCommandError leaves nothing changed."""
         self.state, events = apply(self.state, command, self.cards)
-        self.entries.append({
-            "at": iso(self.now),
-            "command": to_json(command),
-            "events": [to_json(e) for e in events],
-            "seq": self.state.seq,
-        })
+        self.entries.append(command_entry(command, events, iso(self.now), self.state.seq))
         self.events += events
         return events
+
+    def record(self, kind: str, data: dict[str, Any]) -> GmEvent:
+        """Log a GM override that leaves the engine state alone (a GM entry, which replay
+        skips); gives it, for the announcement."""
+        event = GmEvent(kind, iso(self.now), data)
+        self.entries.append(gm_entry(event, self.state.seq))
+        return event
 
     def play_special(self, play: PlaySpecial | AbolishPrivilege,
                      counter: Callable[[str, PendingSpecial], bool] | None = None) -> None:

@@ -212,7 +212,7 @@ class Mailroom:
         with self.store.lock():
             items = self.store.outbox()
             for item in items:
-                self.store.mark_sent(item.outbox_id, sent_at=self.now)
+                self.store.mark_sent(item, sent_at=self.now)
         mails = [self._read(item) for item in items]
         for mail in mails:
             self.lines += _transcribed(mail, self._when())
