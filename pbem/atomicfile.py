@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import tempfile
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -102,9 +103,16 @@ def move_atomic(source: Path, target: Path) -> None:
         fsync_dir(source.parent)
 
 
-def temp_files(root: Path) -> Iterator[Path]:
-    """Give every temporary file a killed writer left anywhere under ``root``."""
+def temp_files(root: Path, older_than: float = 0.0) -> Iterator[Path]:
+    """Give every temporary file a killed writer left anywhere under ``root`` (only those
+    last written more than ``older_than`` seconds ago)."""
+    now = time.time()
     for folder, _dirs, names in os.walk(root):
         for name in names:
             if name.startswith(".") and name.endswith(TEMP_SUFFIX):
-                yield Path(folder) / name
+                path = Path(folder) / name
+                try:
+                    if now - path.stat().st_mtime >= older_than:
+                        yield path
+                except FileNotFoundError:  # its writer finished meanwhile
+                    continue

@@ -4,12 +4,15 @@ Threads and who may touch what:
 
 - the intakes (the SMTP listener's worker thread, the IMAP thread) only *store* mail, with
   ``Service.accept``: a mail is durable before the SMTP 250 or the IMAP move;
-- the main thread processes the inbox, ticks the deadlines and sends the outbox.
+- the main thread processes the inbox and ticks the deadlines;
+- the sending thread sends the outbox (``run_once`` sends from the main thread), with a
+  store object of its own: reading the outbox and marking a mail sent take no lock, so
+  sending goes on while a step is processed.
 
-The store object counts its lock holds per object, not per thread, so the daemon's threads
-share theirs through one mutex; each holds it for one unit of work, so the GM's command line
-(another process, taking the store's file lock) interleaves between them. Anyone else in
-the process uses store objects of their own (see ``Daemon.store``).
+The store object counts its lock holds per object, not per thread, so the intakes and the
+main thread share theirs through one mutex; each holds it for one unit of work, so the GM's
+command line (another process, taking the store's file lock) interleaves between them.
+Anyone else in the process uses store objects of their own (see ``Daemon.store``).
 
 A crash anywhere loses nothing and repeats nothing: the inbox is processed again from the
 store, a mail whose step committed is not applied again (the store knows), and a mail sent
@@ -100,14 +103,16 @@ class Daemon:
         self.service = Service(self.store, config.service_config(), self._service.cards)
         self._mutex = threading.Lock()
         self.sender: Sender = sender if sender is not None else make_sender(config)
-        self.outbox = Outbox(self._store, self.sender, self._mutex, clock,
+        self.outbox = Outbox(Store(config.store), self.sender, clock,
                              envelope_from=config.envelope_from,
                              give_up_after=config.give_up_after)
         self._wake = threading.Event()
+        self._send_wake = threading.Event()  # wakes the sending thread of serve()
         self._stop = threading.Event()
         self._listener: SmtpListener | None = None
         self._imap: ImapIntake | None = None
         self._imap_thread: threading.Thread | None = None
+        self._send_thread: threading.Thread | None = None
         self._next_tick = 0.0  # monotonic time of the next deadline tick
 
     # ---- intake -------------------------------------------------------------------------
@@ -147,6 +152,11 @@ class Daemon:
                                       daemon=True)
             thread.start()
             self._imap, self._imap_thread = intake, thread
+        # Sending has a thread of its own: it waits on the mail server while mail is processed.
+        self._send_thread = threading.Thread(
+            target=self._loop, args=(self._send, self._send_wake, "sending"), name="outbox",
+            daemon=True)
+        self._send_thread.start()
 
     def _imap_intake(self) -> ImapIntake:
         assert self.config.imap is not None
@@ -219,36 +229,55 @@ class Daemon:
                          self._intakes(), self._way_out())
                 if ready is not None:
                     ready()
-                failures = 0
-                while not self._stop.is_set():
-                    self._wake.clear()
-                    try:
-                        done = self.step()
-                        failures = 0
-                        wait = self._wait_seconds(done.flush.retry_at)
-                    except Exception:  # the daemon must outlive any one failure
-                        failures += 1
-                        wait = min(_LOOP_RETRY_CAP, _LOOP_RETRY_BASE * 2 ** (failures - 1))
-                        log.exception("a pass failed; trying again in %.0f s", wait)
-                    self._wake.wait(wait)
+                self._loop(self._work, self._wake, "a pass")
             finally:
                 self.close()
         log.info("daemon stopped")
 
-    def _wait_seconds(self, retry_at: datetime | None) -> float:
-        wait = min(_MAX_WAIT, max(0.0, self._next_tick - time.monotonic()))
-        if retry_at is not None:
-            wait = min(wait, max(0.05, (retry_at - self._clock()).total_seconds()))
-        return wait
+    def _work(self) -> float:
+        """Process and tick, wake the sending thread if that made mail; give the wait."""
+        if self.process() or self._tick_if_due():
+            self._send_wake.set()
+        return min(_MAX_WAIT, max(0.0, self._next_tick - time.monotonic()))
+
+    def _tick_if_due(self) -> bool:
+        if time.monotonic() < self._next_tick:
+            return False
+        self.tick()
+        return True
+
+    def _send(self) -> float:
+        """Send what is due; give the wait until a retry is due (or a bound)."""
+        retry_at = self.flush().retry_at
+        if retry_at is None:
+            return _MAX_WAIT
+        return min(_MAX_WAIT, max(0.05, (retry_at - self._clock()).total_seconds()))
+
+    def _loop(self, work: Callable[[], float], wake: threading.Event, what: str) -> None:
+        """Run ``work`` until stopped, waiting what it says or until woken; a failure waits
+        longer each time it repeats."""
+        failures = 0
+        while not self._stop.is_set():
+            wake.clear()
+            try:
+                wait = work()
+                failures = 0
+            except Exception:  # the daemon must outlive any one failure
+                failures += 1
+                wait = min(_LOOP_RETRY_CAP, _LOOP_RETRY_BASE * 2 ** (failures - 1))
+                log.exception("%s failed; trying again in %.0f s", what, wait)
+            wake.wait(wait)
 
     def wake(self) -> None:
         """Make the main loop pass again now (new mail, or a test moved the clock)."""
         self._wake.set()
+        self._send_wake.set()
 
     def request_stop(self) -> None:
         """Ask the loop to stop after the step in progress; safe from a signal handler."""
         self._stop.set()
         self._wake.set()
+        self._send_wake.set()
 
     def close(self) -> None:
         """Stop the intakes (waiting for a mail being stored) and close connections."""
@@ -256,9 +285,11 @@ class Daemon:
         listener, self._listener = self._listener, None
         if listener is not None:
             listener.stop()
-        thread, self._imap_thread = self._imap_thread, None
-        if thread is not None:
-            thread.join(timeout=60)
+        self._send_wake.set()
+        for thread in (self._imap_thread, self._send_thread):
+            if thread is not None:
+                thread.join(timeout=60)
+        self._imap_thread = self._send_thread = None
         self._imap = None
         self.outbox.close()
 

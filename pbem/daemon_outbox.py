@@ -11,7 +11,6 @@ last error starting with ``GIVEN_UP``, for the game master to see, and is not tr
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -66,14 +65,13 @@ class _Outcome:
 
 
 class Outbox:
-    """Sends a store's outbox through a sender; store access goes through ``mutex``."""
+    """Sends a store's outbox through a sender. ``store`` is its own: the outbox may send from
+    a thread of its own while another thread processes mail."""
 
-    def __init__(self, store: Store, sender: Sender, mutex: threading.Lock,
-                 clock: Callable[[], datetime], *, envelope_from: str,
-                 give_up_after: int) -> None:
+    def __init__(self, store: Store, sender: Sender, clock: Callable[[], datetime], *,
+                 envelope_from: str, give_up_after: int) -> None:
         self.store = store
         self.sender = sender
-        self._mutex = mutex
         self._clock = clock
         self._envelope_from = envelope_from
         self._give_up_after = give_up_after
@@ -91,8 +89,7 @@ class Outbox:
         if self._pause_until is not None and now < self._pause_until:
             return Flush(retry_at=self._pause_until)
         self._pause_until = None
-        with self._mutex, self.store.lock():
-            items = self.store.outbox()
+        items = self.store.outbox()  # needs no lock: every write it reads is atomic
         sent = failed = given_up = in_a_row = 0
         retry_at: datetime | None = None
         for item in items:
@@ -140,14 +137,13 @@ class Outbox:
                         error, retry_at.isoformat(timespec="seconds"))
             self._mark_failed(item, str(error), retry_at, attempts)
             return _Outcome(refused_for_now=True, retry_at=retry_at)
-        with self._mutex, self.store.lock():
-            self.store.mark_sent(item, sent_at=now)
+        self.store.mark_sent(item, sent_at=now)  # no lock: a step may be under way
         log.info("sent mail %s to %s", item.message_id, item.to)
         return _Outcome(sent=True)
 
     def _mark_failed(self, item: OutboxItem, error: str, retry_at: datetime,
                      attempts: int) -> None:
-        with self._mutex, self.store.lock():
+        with self.store.lock():
             self.store.mark_failed(item.outbox_id, error=error, retry_at=retry_at,
                                    attempts=attempts)
 

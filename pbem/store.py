@@ -23,6 +23,7 @@ nobody points to yet are ignored (and tidied by ``recover``).
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import fcntl
 import hashlib
@@ -57,6 +58,7 @@ from pbem.atomicfile import (
 from pbem.errors import StoreError
 
 SEGMENT_SIZE = 64
+_TEMP_AGE = 600.0  # seconds: a temp file this old was left by a killed writer
 _GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _MAIL_ID = re.compile(r"[0-9a-f]{32}")
 _JSON_HINT = "Store only JSON values: dicts with string keys, lists, strings, numbers, None."
@@ -643,8 +645,12 @@ class Store:
 
     def mark_sent(self, mail: OutboxItem | str, *, sent_at: str | datetime) -> None:
         """Record that the SMTP server accepted a queued mail, given as ``outbox()`` gave it
-        (or by its id); doing it twice is harmless."""
-        self._require_lock("mark a mail sent")
+        (or by its id); doing it twice is harmless.
+
+        Needs no lock, so sending never waits for a step being processed: it only adds the
+        mail's own sent record, then moves its bytes, and every reader takes a mail with a
+        sent record as sent, whether its bytes moved yet or not.
+        """
         outbox_id = mail if isinstance(mail, str) else mail.outbox_id
         key = _key(outbox_id)
         record = self._sent_path(key, ".json")
@@ -667,7 +673,8 @@ class Store:
         # The record alone makes the mail sent: one small write, whatever the game's size.
         write_json_atomic(record, fields | {"game_id": game_id, "sent_at": _when(sent_at)})
         # Tidying, redone by recover() if lost: so no fsync.
-        os.replace(self._queued_path(game_id, key), self._sent_path(key, ".eml"))
+        with contextlib.suppress(FileNotFoundError):  # recover() did it meanwhile
+            os.replace(self._queued_path(game_id, key), self._sent_path(key, ".eml"))
 
     def mark_failed(self, outbox_id: str, *, error: str, retry_at: str | datetime,
                     attempts: int) -> None:
@@ -696,7 +703,9 @@ class Store:
     def recover(self) -> None:
         """Finish what a killed writer left half done; run it at start, holding the lock."""
         self._require_lock("recover the store")
-        for temp in temp_files(self.root):
+        # Writers that take no lock (mark_sent, keep_raw) may be writing a temp file right
+        # now: only those older than any write leave them alone.
+        for temp in temp_files(self.root, older_than=_TEMP_AGE):
             temp.unlink(missing_ok=True)
         games = self.games()
         for item in self.inbox():
@@ -712,7 +721,9 @@ class Store:
                        if hot_path.exists() else set())
             for key in keys:
                 if self._sent_path(key, ".json").exists():
-                    os.replace(self._queued_path(game_id, key), self._sent_path(key, ".eml"))
+                    with contextlib.suppress(FileNotFoundError):  # mark_sent did it meanwhile
+                        os.replace(self._queued_path(game_id, key),
+                                   self._sent_path(key, ".eml"))
                 elif key not in pending:
                     # Bytes of a step that never committed; a redo writes them again.
                     self._queued_path(game_id, key).unlink()

@@ -64,7 +64,6 @@ WRITES = [
     ("inbox_done", lambda s: s.inbox_done("0" * 32)),
     ("create_game", lambda s: s.create_game("g2", {})),
     ("commit", lambda s: s.commit("g1", log_entries=[{}], snapshot={})),
-    ("mark_sent", lambda s: s.mark_sent("x", sent_at="t")),
     ("mark_failed", lambda s: s.mark_failed("x", error="e", retry_at="t", attempts=1)),
     ("truncate_log", lambda s: s.truncate_log("g1", 0, {})),
     ("recover", lambda s: s.recover()),
@@ -404,8 +403,12 @@ def test_recover_drops_litter_of_a_killed_writer(store: Store) -> None:
         store.commit("g1", log_entries=[], snapshot={"bad": float("nan")}, outbox=[mail(5)])
     litter = store.root / "games/g1/.hot.json.abc.tmp"
     litter.write_bytes(b'{"half')
+    os.utime(litter, (time.time() - 3600, time.time() - 3600))
+    in_flight = store.root / "games/g1/.hot.json.def.tmp"  # a writer without the lock
+    in_flight.write_bytes(b'{"be')
     store.recover()
     assert not litter.exists()
+    assert in_flight.exists()
     assert list((store.root / "outbox").iterdir()) == []
     assert store.snapshot("g1") is None
 
