@@ -26,6 +26,7 @@ from pbem.engine.state import Event, GameState
 from pbem.engine.view import View, view
 from pbem.render import LANGUAGES, environment, render
 from pbem.reports_context import (
+    ServiceSettings,
     answers,
     deadline_facts,
     goal_lines,
@@ -61,6 +62,7 @@ class OrderResult:
 
     ``text`` is the line as written, password blanked. ``note`` is the paraphrase of an
     accepted order, or the reason a line was refused; ``suggestion`` what to write instead.
+    ``stale``: refused because the mail's TURN names a position already gone.
     """
 
     line: int
@@ -68,33 +70,39 @@ class OrderResult:
     accepted: bool
     note: str
     suggestion: str = ""
+    stale: bool = False
 
 
 def welcome(
     cards: CardSet, state: GameState, player: str, *, password: str, now: datetime,
-    deadline: datetime | None = None, settings: Sequence[tuple[str, str]] = (),
+    deadline: datetime | None = None, settings: ServiceSettings | None = None,
     tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
 ) -> Rendered:
     """The first mail: password, how to write orders, options, dice commitment, goals.
 
-    ``settings`` are the service's own options (deadlines and the like) as (name, value)
-    lines, shown after the rule options.
+    ``settings`` are the service's own options (its deadlines), shown after the rule options.
     """
     v = view(cards, state, player)
     ctx = _game_context(cards, v, state, now, deadline, tz)
-    return _mail("welcome", lang, site_dir, **ctx, password=password, options=state.options,
-                 settings=tuple(settings), example=welcome_example(v, ctx["me"]))
+    return mail("welcome", lang, site_dir, **ctx, password=password, options=state.options,
+                settings=settings, example=welcome_example(v, ctx["me"]))
 
 
 def acknowledgement(
     game: str, player: str, results: Sequence[OrderResult], *, pending: str = "",
-    turn: int = 0, lang: str = "en", site_dir: Path | None = None,
+    turn: int = 0, turn_number: int = 0, lang: str = "en", site_dir: Path | None = None,
 ) -> Rendered:
-    """The answer to a mail of orders: each line accepted or refused, then what waits."""
-    return _mail("acknowledgement", lang, site_dir, game=game, player=player,
-                 results=tuple(results), pending=pending.strip("\n"), turn=turn,
-                 accepted=sum(1 for r in results if r.accepted),
-                 refused=sum(1 for r in results if not r.accepted))
+    """The answer to a mail of orders: each line accepted or refused, then what waits.
+
+    ``turn`` is the TURN the next orders carry, ``turn_number`` the game's turn. When a line
+    was refused as stale the answer says where the game is now, and that the current report
+    follows (the service sends it right after).
+    """
+    return mail("acknowledgement", lang, site_dir, game=game, player=player,
+                results=tuple(results), pending=pending.strip("\n"), turn=turn,
+                turn_number=turn_number, stale=any(r.stale for r in results),
+                accepted=sum(1 for r in results if r.accepted),
+                refused=sum(1 for r in results if not r.accepted))
 
 
 def response_request(
@@ -108,9 +116,9 @@ def response_request(
         raise ValueError("a response request needs an attack under way")
     ctx = _game_context(cards, v, state, now, deadline, tz)
     them = answers(cards, v, v.attack)
-    return _mail("response_request", lang, site_dir, **ctx, attack=v.attack, answers=them,
-                 lines=response_lines(v.attack, them, ctx["me"]),
-                 chance=round(success_chance(v.attack.need) * 100))
+    return mail("response_request", lang, site_dir, **ctx, attack=v.attack, answers=them,
+                lines=response_lines(v.attack, them, ctx["me"]),
+                chance=round(success_chance(v.attack.need) * 100))
 
 
 def attack_result(
@@ -124,19 +132,7 @@ def attack_result(
     if not results:
         raise ValueError("an attack result mail needs an attack_result event")
     ctx = _game_context(cards, v, state, now, None, "UTC")
-    return _mail("attack_result", lang, site_dir, **ctx, result=results[-1], events=shown)
-
-
-def start_of_turn(
-    cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
-    now: datetime, deadline: datetime | None, tz: str = "UTC", lang: str = "en",
-    site_dir: Path | None = None,
-) -> Rendered:
-    """A turn begins: income and draw, whose move it is, the deadline, and for the active
-    player the odds and an order form."""
-    v = view(cards, state, player)
-    ctx = _game_context(cards, v, state, now, deadline, tz)
-    return _mail("start_of_turn", lang, site_dir, **ctx, events=report_events(events, player))
+    return mail("attack_result", lang, site_dir, **ctx, result=results[-1], events=shown)
 
 
 def reminder(
@@ -147,7 +143,7 @@ def reminder(
     """The deadline is near and we have not heard from this player."""
     v = view(cards, state, player)
     ctx = _game_context(cards, v, state, now, deadline, tz)
-    return _mail("reminder", lang, site_dir, **ctx, about=about)
+    return mail("reminder", lang, site_dir, **ctx, about=about)
 
 
 def turn_report(
@@ -164,8 +160,8 @@ def turn_report(
     words = _words(lang, site_dir)
     svgs = {p.name: Markup(structure_svg(p, cards, {**words, "title": p.name}))
             for p in v.players if p.structure}
-    rendered = _mail("turn_report", lang, site_dir, **ctx, events=report_events(events, player),
-                     svgs=svgs)
+    rendered = mail("turn_report", lang, site_dir, **ctx, events=report_events(events, player),
+                    svgs=svgs)
     body = json.dumps(to_json(v), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     name = f"view-{_safe(v.game)}-{v.seq}.json"
     return Rendered(rendered.subject, rendered.text, rendered.html,
@@ -182,7 +178,7 @@ def game_over(
     if v.seed is None:
         raise ValueError("the game is not over: its seed is still secret")
     ctx = _game_context(cards, v, state, now, None, "UTC")
-    return _mail("game_over", lang, site_dir, **ctx, events=report_events(events, player))
+    return mail("game_over", lang, site_dir, **ctx, events=report_events(events, player))
 
 
 def gm_announcement(
@@ -192,8 +188,8 @@ def gm_announcement(
     """A message or an override of the game master, told to one player in their language:
     ``events`` are what the override did (the GM entry's own event among them), ``message``
     an announcement's words."""
-    return _mail("gm_announcement", lang, site_dir, game=game, player=player,
-                 events=tuple(report_events(events, player)), message=message.strip("\n"))
+    return mail("gm_announcement", lang, site_dir, game=game, player=player,
+                events=tuple(report_events(events, player)), message=message.strip("\n"))
 
 
 def press_relay(
@@ -201,8 +197,8 @@ def press_relay(
     lang: str = "en", site_dir: Path | None = None,
 ) -> Rendered:
     """Press from another player, by name only: no address of anyone is shown."""
-    return _mail("press", lang, site_dir, game=game, player=player, sender=sender,
-                 message=text.strip("\n"), to_all=to_all)
+    return mail("press", lang, site_dir, game=game, player=player, sender=sender,
+                message=text.strip("\n"), to_all=to_all)
 
 
 def history_reply(
@@ -211,7 +207,7 @@ def history_reply(
 ) -> Rendered:
     """A player's own view of the timeline: for each turn, the events they may see."""
     shown = tuple((turn, tuple(report_events(events, player))) for turn, events in turns)
-    return _mail("history", lang, site_dir, game=game, player=player, turns=shown)
+    return mail("history", lang, site_dir, game=game, player=player, turns=shown)
 
 
 def error_reply(
@@ -220,14 +216,17 @@ def error_reply(
 ) -> Rendered:
     """A short reply when a mail cannot be used: unknown game, unreadable mail, wrong
     password. ``games`` are names to suggest; ``message`` and ``suggestion`` the details."""
-    return _mail("error", lang, site_dir, problem=problem, game=game, games=tuple(games),
-                 message=message, suggestion=suggestion)
+    return mail("error", lang, site_dir, problem=problem, game=game, games=tuple(games),
+                message=message, suggestion=suggestion)
 
 
 # --- shared ---------------------------------------------------------------------------------
 
 
-def _mail(name: str, lang: str, site_dir: Path | None, **ctx: Any) -> Rendered:
+def mail(name: str, lang: str, site_dir: Path | None, **ctx: Any) -> Rendered:
+    """The mail ``<lang>/<name>.{subject.txt,txt,html}.j2`` renders: the subject on one line,
+    the text part tidied. Every mail the service sends goes through here, the short ones
+    (help, standing orders, alerts) included."""
     lang = lang if lang in LANGUAGES else "en"
     subject = render(f"{name}.subject.txt.j2", lang, site_dir, **ctx)
     return Rendered(

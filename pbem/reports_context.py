@@ -36,6 +36,15 @@ class Deadline:
 
 
 @dataclass(frozen=True)
+class ServiceSettings:
+    """The service's own options as the welcome mail lists them: numbers only, the templates
+    say what each one is in the reader's language."""
+
+    orders_hours: float  # from the start of a turn to its orders deadline
+    response_hours: float  # from an attack (or a group offer) to its response deadline
+
+
+@dataclass(frozen=True)
 class GroupFacts:
     """A group as printed: what the uncontrolled area and the dead pile show."""
 

@@ -160,12 +160,19 @@ def test_player_text_cannot_inject_headers() -> None:
     assert msg["To"].addresses[0].display_name == "A B"
 
 
-def test_non_ascii_headers_are_encoded_words() -> None:
-    raw = compose(report(subject="[illu1] Tour 3 : à Élodie", to_name="Élodie Durand"))
+@pytest.mark.parametrize("subject", [
+    "[illu1] Tour 3 : à Élodie",
+    "[illu] Ordres reçus : 2 acceptés, 0 refusés (Chloé), et une ligne qu'il faut replier",
+])
+def test_non_ascii_headers_are_encoded_words(subject: str) -> None:
+    """Headers stay ASCII; a subject folded over two lines reads back exactly as written."""
+    raw = compose(report(subject=subject, to_name="Élodie Durand"))
     head = raw.split(b"\r\n\r\n", 1)[0]
     assert head.isascii()
+    assert max(len(line) for line in head.split(b"\r\n")) <= 78
     back = parse_mail(raw)
-    assert back.subject == "[illu1] Tour 3 : à Élodie"
+    assert back.subject == subject
+    assert str(parsed(raw)["To"]) == "Élodie Durand <alice.smith@gmail.com>"
 
 
 # --- wire form ---------------------------------------------------------------------------

@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import replace
+from dataclasses import astuple, replace
 from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
 import jinja2
 import pytest
-from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, mails, steps
+from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, mails, steps, turn_of
 
 from pbem import reports
 from pbem.engine.codec import from_json
@@ -28,6 +28,9 @@ from pbem.engine.view import View, view
 from pbem.orders import parse_orders
 from pbem.render import render
 from pbem.reports import Rendered
+from pbem.reports_context import ServiceSettings
+from pbem.service.mails import welcome_settings
+from pbem.service.model import Timing
 
 GOLDEN = Path(__file__).parent / "golden" / "reports"
 TEMPLATES = Path(reports.__file__).parent / "templates"
@@ -75,9 +78,8 @@ def test_no_golden_file_is_left_over() -> None:
 
 
 # One mail for each function of pbem.reports; the test set renders every one of them.
-MAILS = {"welcome", "acknowledgement", "response_request", "attack_result", "start_of_turn",
-         "reminder", "turn_report", "game_over", "gm_announcement", "press", "history",
-         "error"}
+MAILS = {"welcome", "acknowledgement", "response_request", "attack_result", "reminder",
+         "turn_report", "game_over", "gm_announcement", "press", "history", "error"}
 
 
 def test_every_mail_is_rendered_in_both_languages() -> None:
@@ -242,7 +244,28 @@ def test_turn_report_sections_for_the_active_player() -> None:
         assert f"PASSWORD ______ TURN {state.seq}" in other
 
 
-FORMS = ("welcome", "start_of_turn", "reminder", "response_request", "turn_report")
+@pytest.mark.parametrize(("lang", "rule"), [("en", "You have two actions"),
+                                             ("fr", "Vous avez deux actions régulières")])
+def test_the_turn_report_tells_the_player_to_move_what_a_turn_allows(lang: str,
+                                                                      rule: str) -> None:
+    """Sent when a turn begins, the report reminds its active player of the two actions and
+    of passing for 5 MB (the start-of-turn mail once did); not the others, and not once the
+    player has used an action."""
+    i = first("first_turn")
+    state = steps()[i].state
+    active = state.active_player.name
+    other = turn_of(state, "other")
+
+    def text(who: str, s: GameState) -> str:
+        mail = reports.turn_report(CARDS, s, who, (), now=NOW, deadline=DEADLINE, lang=lang)
+        return " ".join((mail.text + mail.html).split())
+
+    assert text(active, state).count(rule) == 2  # the text part and the HTML part
+    assert rule not in text(other, state)
+    assert rule not in text(active, replace(state, turn=replace(state.turn, actions=1)))
+
+
+FORMS = ("welcome", "reminder", "response_request", "turn_report")
 
 
 def test_order_forms_parse_back_with_the_order_language() -> None:
@@ -313,7 +336,30 @@ def test_welcome_has_password_commitment_illuminati_and_goals() -> None:
     assert "brass-otter-57" in mail.text and "brass-otter-57" in mail.html
     assert state.dice.commitment[:32] in mail.text
     assert alice.illuminati in mail.subject
-    assert "Basic goal" in mail.text and "Days to answer an attack: 2." in mail.text
+    assert "Basic goal" in mail.text
+
+
+@pytest.mark.parametrize(("lang", "orders", "response"), [
+    ("en", "- Orders deadline: 72\xa0h after each turn begins.",
+     "- Response deadline: 36\xa0h after each attack or group offer."),
+    ("fr", "- Date limite des ordres\xa0: 72\xa0h après le début de chaque tour.",
+     "- Date limite des réponses\xa0: 36\xa0h après chaque attaque ou offre de groupe.")])
+def test_welcome_words_the_service_deadlines_in_the_readers_language(
+        lang: str, orders: str, response: str) -> None:
+    """The welcome is given the deadlines as numbers; its own templates say what they are."""
+    mail = _report("welcome", lang)
+    assert orders in mail.text and response in mail.text
+    for line in (orders, response):
+        assert line.removeprefix("- ").replace("\xa0", " ") in mail.html.replace("\xa0", " ")
+    if lang == "fr":
+        assert "deadline" not in mail.text and "deadline" not in mail.html
+
+
+def test_the_welcome_notice_carries_numbers_only() -> None:
+    """The service hands the welcome its deadlines as numbers, never as English words."""
+    settings = welcome_settings(Timing(orders_hours=48, response_hours=12.5))
+    assert settings == ServiceSettings(orders_hours=48, response_hours=12.5)
+    assert all(isinstance(value, float) for value in astuple(settings))
 
 
 # --- secrecy --------------------------------------------------------------------------------
@@ -336,7 +382,6 @@ def _mails_for(state: GameState, who: str, lang: str) -> list[Rendered]:
             Event("drew_special_count", {"player": "Alice"}))
     out = [
         reports.turn_report(CARDS, state, who, drew, now=NOW, deadline=DEADLINE, lang=lang),
-        reports.start_of_turn(CARDS, state, who, drew, now=NOW, deadline=DEADLINE, lang=lang),
         reports.reminder(CARDS, state, who, about="orders", now=NOW, deadline=DEADLINE,
                          lang=lang),
         reports.history_reply(GAME, who, [(7, drew)], lang=lang),
@@ -358,7 +403,7 @@ def test_a_card_only_in_alices_hand_never_reaches_bob(lang: str) -> None:
             body.decode() for _, _, body in mail.attachments)
         assert SECRET_CARD not in blob
     alice = _mails_for(state, "Alice", lang)
-    assert SECRET_CARD in alice[0].text and SECRET_CARD in alice[3].text
+    assert SECRET_CARD in alice[0].text and SECRET_CARD in alice[2].text
 
 
 def test_other_players_treasuries_stay_hidden() -> None:

@@ -29,7 +29,9 @@ from pbem.engine.legal import legal
 from pbem.engine.rules import apply
 from pbem.engine.setup import Seat, Setup, new_game, with_options
 from pbem.engine.state import Event, GameState, PendingAttack
+from pbem.render import render
 from pbem.reports import OrderResult, Rendered
+from pbem.reports_context import ServiceSettings
 from pbem.service.entries import GmEvent
 
 CARDS = load_cardset()
@@ -159,12 +161,13 @@ def mails(lang: str) -> Iterator[tuple[str, Rendered]]:
     setup_state = all_steps[0].state
     yield "welcome-Alice", reports.welcome(
         CARDS, setup_state, "Alice", password="brass-otter-57", now=NOW, deadline=DEADLINE,
-        settings=(("Days to answer an attack", "2"),), tz="Europe/Paris", lang=lang)
+        settings=ServiceSettings(orders_hours=72, response_hours=36), tz="Europe/Paris",
+        lang=lang)
 
     i = first("first_turn")
     state = all_steps[i].state
     active = state.active_player.name
-    yield f"start_of_turn-{active}", reports.start_of_turn(
+    yield f"turn_report-first-{active}", reports.turn_report(
         CARDS, state, active, events_between(0, i), now=NOW, deadline=DEADLINE,
         tz="America/New_York", lang=lang)
     yield f"reminder-{active}", reports.reminder(
@@ -212,6 +215,13 @@ def mails(lang: str) -> Iterator[tuple[str, Rendered]]:
                         "Hackers"),
         ], pending="TRANSFER 1 FROM The Network TO The Mafia\nEND TURN", turn=23,
         lang=lang)
+    yield "acknowledgement-stale-Bob", reports.acknowledgement(
+        GAME, "Bob", [
+            OrderResult(2, "ATTACK The Mafia CONTROL Hackers", False,
+                        render("note.txt.j2", lang, key="stale", written=19).strip(),
+                        stale=True),
+            OrderResult(3, "PRESS TO Alice", True, "You send a message to Alice."),
+        ], turn=23, turn_number=8, lang=lang)
     yield "gm_announcement-Bob", reports.gm_announcement(
         GAME, "Bob", "The server moves on Sunday.\nDeadlines are extended by one day.",
         lang=lang)

@@ -20,6 +20,7 @@ from email import quoprimime
 from email.header import Header
 from email.headerregistry import Address
 from email.message import Message
+from typing import Any
 
 from pbem.mail.automatic import OWN_HEADER, OWN_MARK_HEADER
 
@@ -27,7 +28,20 @@ from pbem.mail.automatic import OWN_HEADER, OWN_MARK_HEADER
 # (a defence against SMTP smuggling). Headers stay 7-bit (RFC 2047 words), so no relay
 # needs SMTPUTF8.
 _MAX_LINE = 78  # RFC 5322's recommended limit; longer text lines go quoted-printable
-_POLICY = email.policy.compat32.clone(linesep="\r\n", max_line_length=_MAX_LINE)
+
+
+class _Policy(email.policy.Compat32):
+    """compat32, with CRLF, and a header that fits on its line written as it is: the
+    folding machinery costs more than the rest of a mail and has nothing to do there."""
+
+    def fold_binary(self, name: str, value: Any) -> bytes:
+        if (isinstance(value, str) and value.isascii() and "\n" not in value
+                and len(name) + len(value) + 2 <= _MAX_LINE):
+            return f"{name}: {value}\r\n".encode("ascii")
+        return super().fold_binary(name, value)
+
+
+_POLICY = _Policy(linesep="\r\n", max_line_length=_MAX_LINE)
 _QP_LINE = 76  # RFC 2045's limit for quoted-printable lines
 _ID_PART = r"[!-;=?-~]+"  # printable ASCII without < and >
 _MSG_ID = re.compile(rf"<?({_ID_PART}@{_ID_PART})>?")
@@ -97,10 +111,11 @@ def compose(mail: OutgoingMail) -> bytes:
         body = _multipart("alternative", [body, _text_part(mail.html, "html")])
     if mail.attachments:
         body = _multipart("mixed", [body, *(_attachment(*a) for a in mail.attachments)])
-    msg = Message()  # the headers first, then the content's own
-    msg["From"] = _address(mail.from_name, mail.from_addr, "from_addr")
-    msg["To"] = _address(mail.to_name, mail.to, "to")
-    msg["Subject"] = _header_text(mail.subject)
+    msg: Message[Any, Any] = Message()  # the headers first, then the content's own
+    # Checked in OutgoingMail.__post_init__; RFC 2047 words for a name that is not ASCII.
+    msg["From"] = email.utils.formataddr((_one_line(mail.from_name), mail.from_addr), "utf-8")
+    msg["To"] = email.utils.formataddr((_one_line(mail.to_name), mail.to), "utf-8")
+    msg["Subject"] = _header_text(mail.subject, "Subject")
     msg["Date"] = email.utils.format_datetime(mail.date)
     msg["Message-ID"] = _angled(mail.message_id)
     if mail.in_reply_to:
@@ -115,13 +130,13 @@ def compose(mail: OutgoingMail) -> bytes:
     # this mail, while the delivery failure reports we want to see still come.
     msg["X-Auto-Response-Suppress"] = "OOF, AutoReply"
     if mail.game:
-        msg[OWN_HEADER] = _header_text(mail.game)
+        msg[OWN_HEADER] = _header_text(mail.game, OWN_HEADER)
     else:
         msg[OWN_MARK_HEADER] = "1"
     # No Precedence header: it is non-standard (RFC 3834 prefers Auto-Submitted), and
     # "bulk" or "list" lets providers file a player's personal report as bulk mail.
     for name, value in mail.headers:
-        msg[name] = _header_text(value)
+        msg[name] = _header_text(value, name)
     msg["MIME-Version"] = "1.0"
     for name, value in body.items():
         msg[name] = value
@@ -176,8 +191,8 @@ def message_id_for(*parts: str, domain: str) -> str:
     return f"<{digest}@{domain}>"
 
 
-def _address(name: str, addr_spec: str, field: str) -> str:
-    """The address as a header value (a name that is not ASCII as RFC 2047 words)."""
+def _address(name: str, addr_spec: str, field: str) -> None:
+    """ValueError unless ``addr_spec`` (with ``name``) makes a mail address."""
     try:
         address = Address(display_name=_one_line(name), addr_spec=addr_spec)
     # The stdlib address parser raises HeaderParseError, or IndexError on an empty string.
@@ -185,13 +200,12 @@ def _address(name: str, addr_spec: str, field: str) -> str:
         raise ValueError(f"OutgoingMail.{field} is not a mail address: {addr_spec!r}") from exc
     if not (address.username and address.domain):
         raise ValueError(f"OutgoingMail.{field} is not a mail address: {addr_spec!r}")
-    return email.utils.formataddr((address.display_name, address.addr_spec), "utf-8")
 
 
-def _header_text(value: str) -> str:
+def _header_text(value: str, name: str) -> str | Header:
     """One line of text for a header; RFC 2047 encoded words unless it is ASCII."""
     line = _one_line(value)
-    return line if line.isascii() else Header(line, "utf-8").encode(maxlinelen=_MAX_LINE)
+    return line if line.isascii() else Header(line, "utf-8", header_name=name)
 
 
 def _one_line(value: str) -> str:

@@ -16,8 +16,8 @@ from pbem.engine.codec import to_json
 from pbem.engine.state import Event, GameState
 from pbem.engine.view import view
 from pbem.mail.compose import OutgoingMail, compose, message_id_for
-from pbem.render import LANGUAGES, render
 from pbem.reports import Rendered
+from pbem.reports_context import ServiceSettings
 from pbem.service.entries import GmEvent
 from pbem.service.model import GameService, Seat, Timing, parse_iso
 from pbem.service.table import Notice
@@ -35,10 +35,10 @@ class Sender:
     site_dir: Path | None = None
 
 
-def welcome_settings(timing: Timing) -> tuple[tuple[str, str], ...]:
-    """The service's options as the welcome mail lists them."""
-    return (("orders deadline", f"{timing.orders_hours:g} h"),
-            ("response deadline", f"{timing.response_hours:g} h"))
+def welcome_settings(timing: Timing) -> ServiceSettings:
+    """The service's options the welcome mail lists, as numbers: its templates word them."""
+    return ServiceSettings(orders_hours=timing.orders_hours,
+                           response_hours=timing.response_hours)
 
 
 def view_attachment(cards: CardSet, state: GameState, player: str) -> reports.Attachment:
@@ -48,14 +48,6 @@ def view_attachment(cards: CardSet, state: GameState, player: str) -> reports.At
     body = json.dumps(to_json(v), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", v.game) or "game"
     return (f"view-{name}-{v.seq}.json", "application/json", body.encode())
-
-
-def simple(name: str, lang: str, site_dir: Path | None, **context: Any) -> Rendered:
-    """A short service mail from ``<lang>/<name>.{subject.txt,txt,html}.j2``."""
-    lang = lang if lang in LANGUAGES else "en"
-    subject = render(f"{name}.subject.txt.j2", lang, site_dir, **context)
-    return Rendered(" ".join(subject.split()), render(f"{name}.txt.j2", lang, site_dir, **context),
-                    render(f"{name}.html.j2", lang, site_dir, **context))
 
 
 def render_notice(
@@ -75,7 +67,8 @@ def render_notice(
     kind = notice.kind
     if kind == "ack":
         rendered = reports.acknowledgement(game, player, data["results"], pending=data["pending"],
-                                           turn=state.seq, lang=lang, site_dir=site)
+                                           turn=state.seq, turn_number=state.turn_number,
+                                           lang=lang, site_dir=site)
     elif kind == "welcome":
         rendered = reports.welcome(cards, state, player, password=data["password"], now=now,
                                    deadline=deadline, settings=data["settings"], tz=tz,
@@ -116,9 +109,9 @@ def render_notice(
         from pbem.orders.format import format_order
 
         mine = [format_order(o) for p, o in service.standing if p == player]
-        rendered = simple("standing", lang, site, game=game, player=player, orders=mine)
+        rendered = reports.mail("standing", lang, site, game=game, player=player, orders=mine)
     else:  # help, order_failed, gm_alert
-        rendered = simple(kind, lang, site, game=game, player=player, data=data)
+        rendered = reports.mail(kind, lang, site, game=game, player=player, data=data)
     if not seat.html:
         rendered = Rendered(rendered.subject, rendered.text, "", rendered.attachments)
     return seat.address, seat.name, rendered

@@ -14,9 +14,8 @@ from pbem.errors import PbemError
 from pbem.orders.model import ParsedOrders
 from pbem.orders.paraphrase import paraphrase
 from pbem.orders.parse import blank_password
-from pbem.reports import OrderResult
+from pbem.reports import OrderResult, mail
 from pbem.service.dispatch import advance, carry_out, is_answer, is_move
-from pbem.service.mails import simple
 from pbem.service.model import Seat
 from pbem.service.table import Notice, Table
 
@@ -30,16 +29,12 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
     """
     results: list[OrderResult] = []
     turn = parsed.header.turn
-    stale_seen = False
+    stale: list[tuple[int, str]] = []  # (line, text) of the lines refused as stale
     for index, located in enumerate(parsed.orders):
         text = blank_password(located.text)
         order = located.order
         if turn is not None and is_move(order) and turn < _current(table, order):
-            stale_seen = True
-            results.append(OrderResult(
-                located.line, text, False,
-                words(seat, site_dir, "stale", written=turn, now=table.state.seq),
-                words(seat, site_dir, "stale_hint", now=table.state.seq)))
+            stale.append((located.line, text))
             continue
         try:
             note, context = carry_out(table, seat.name, located)
@@ -55,12 +50,15 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
             said = f"{said} {words(seat, site_dir, note, **context)}"
         results.append(OrderResult(located.line, text, True, said))
     advance(table)
+    for line, text in stale:  # the acknowledgement says once where the game is now
+        results.append(OrderResult(line, text, False,
+                                   words(seat, site_dir, "stale", written=turn), stale=True))
     for bad in parsed.errors:
         results.append(OrderResult(bad.line or 0, blank_password(bad.text or ""), False,
                                    bad.message, bad.suggestion or ""))
     if parsed.orders:
         table.reset_misses(seat.name)  # whoever writes has not dropped out
-    if stale_seen:
+    if stale:
         # "If the game has moved on since, your orders are refused ... and you get the new
         # report" (docs/orders.md).
         table.notify(Notice("status", seat.name))
@@ -89,5 +87,4 @@ def _current(table: Table, order: Any) -> int:
 
 def words(seat: Seat, site_dir: Path | None, key: str, **context: Any) -> str:
     """A short note of the acknowledgement, in the seat's language."""
-    rendered = simple("note", seat.lang, site_dir, key=key, **context)
-    return rendered.text.strip()
+    return mail("note", seat.lang, site_dir, key=key, **context).text.strip()

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbem import reports
-from pbem.service.mails import Sender, outbox_item, simple
+from pbem.service.mails import Sender, outbox_item
 from pbem.service.model import iso, parse_iso
 from pbem.store import OutboxItem, Store
 
@@ -67,8 +67,8 @@ class Postmaster:
                                              "error": error}][-FAILED_KEPT:]
         items: list[OutboxItem] = []
         if self.sender.gm_address:
-            rendered = simple("mail_failed", "en", self.sender.site_dir, game="", mail_id=mail_id,
-                              error=error)
+            rendered = reports.mail("mail_failed", "en", self.sender.site_dir, game="",
+                                    mail_id=mail_id, error=error)
             item = outbox_item(f"{POSTMASTER}-failed-{mail_id}", "", self.sender.gm_address,
                                "", rendered, now=now, sender=self.sender)
             items.append(replace(item, game_id=POSTMASTER))
