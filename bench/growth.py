@@ -7,7 +7,8 @@ Run: ``.venv/bin/python bench/growth.py [--games 1000] [--samples 30] [--dir /tm
 An order is what the daemon does for one mail: store it (``deliver_smtp``), process it
 (parse, authenticate, apply, commit, compose the answer) and write the answer into a
 Maildir. Each ratio compares medians of orders timed alternately on the two sides, so that
-the machine's speed drifting during the run hits both alike.
+the machine's speed drifting during the run hits both alike; both sides send the same
+orders in the same sequence.
 
 The games are real engine games: the bots of ``pbem simulate`` play the first turns (so
 every player holds groups and nobody is eliminated), then every player passes, turn after
@@ -38,6 +39,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from pbem import store as store_module
 from pbem.config import load_config
 from pbem.daemon import Daemon
 from pbem.engine.carddata import load_cardset
@@ -247,22 +249,34 @@ def run(games: int = 1000, samples: int = 30, short: int = 5, long: int = 500,
         for game_id in many:
             template.copy(many_store, game_id)
         build_seconds = time.perf_counter() - built
+        # A daemon's index of games was written long before most mails: a file changed
+        # within the margin is read again on each use (see pbem.store.file_stamp).
+        time.sleep(getattr(store_module, "STAMP_MARGIN", 0.0))
         log_lengths = {"young": len(young.entries),
                        "old": daemons["turns"].store.log_length("old")}
-        counter = [0]
-        at_short, at_long = _alternate(_timed(daemons["turns"], "young", counter),
-                                       _timed(daemons["turns"], "old", counter), samples)
-        in_one, in_many = _alternate(_timed(daemons["one"], "g0000", counter),
-                                     _timed(daemons["many"], "g0000", counter), samples)
+        # Each side counts its own orders, so both send the same orders from the same
+        # players in the same sequence (one shared count gave one side the odd orders and
+        # the other the even ones: two different mixes, and a ratio about the mix).
+        at_short, at_long = _alternate(_timed(daemons["turns"], "young", [0]),
+                                       _timed(daemons["turns"], "old", [0]), samples)
+        in_one, in_many = _alternate(_timed(daemons["one"], "g0000", [0]),
+                                     _timed(daemons["many"], "g0000", [0]), samples)
         for daemon in daemons.values():
             daemon.close()
         tick_began = time.perf_counter()
-        daemons["many"].tick()
+        daemons["many"].tick()  # the first: it notes when each game is next due
         tick_seconds = time.perf_counter() - tick_began
         memory = _daemon_memory(stores["many"], many, memory_orders)
     ms = {name: statistics.median(times) * 1000 for name, times in (
         ("short", at_short), ("long", at_long), ("one", in_one), ("many", in_many))}
     turn_ratio, games_ratio = ms["long"] / ms["short"], ms["many"] / ms["one"]
+    # Sample i of a side is its order number len(ORDERS) + 1 + i (after the warm-up).
+    kinds = {ORDERS[n].split("\r\n")[0].split(" {")[0].lower(): n for n in range(len(ORDERS))}
+    by_kind = {kind: round(statistics.median(t for i, t in enumerate(at_long)
+                                             if (len(ORDERS) + 1 + i) % len(ORDERS) == n)
+                           / statistics.median(t for i, t in enumerate(at_short)
+                                               if (len(ORDERS) + 1 + i) % len(ORDERS) == n), 3)
+               for kind, n in kinds.items()}
     return {
         "bench": "daemon_growth",
         "turn_ratio": round(turn_ratio, 3),
@@ -272,6 +286,7 @@ def run(games: int = 1000, samples: int = 30, short: int = 5, long: int = 500,
                             f"turn_{long}": round(ms["long"], 1),
                             "games_1": round(ms["one"], 1),
                             f"games_{games}": round(ms["many"], 1)},
+        "turn_ratio_by_order": by_kind,
         "log_entries": {f"turn_{short}": log_lengths["young"],
                         f"turn_{long}": log_lengths["old"]},
         "daemon_memory": memory | {"games": games, "orders": memory_orders},

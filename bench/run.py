@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-ALL = ("engine", "simulate", "parse", "orders", "pipeline", "transport", "growth",
+ALL = ("engine", "simulate", "parse", "orders", "pipeline", "transport", "growth", "tick",
        "growth_store")
 
 

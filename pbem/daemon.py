@@ -1,17 +1,16 @@
 """The mail daemon: mail in through the intakes, turns played by the service, mail out.
 
-Threads and who may touch what:
+Threads and who may touch what, each with store objects of its own (a store object counts
+its lock holds per object, not per thread):
 
 - the intakes (the SMTP listener's worker thread, the IMAP thread) only *store* mail, with
-  ``Service.accept``: a mail is durable before the SMTP 250 or the IMAP move;
-- the main thread processes the inbox and ticks the deadlines;
-- the sending thread sends the outbox (``run_once`` sends from the main thread), with a
-  store object of its own: reading the outbox and marking a mail sent take no lock, so
-  sending goes on while a step is processed.
+  ``Service.accept``: a mail is durable before the SMTP 250 or the IMAP move. Storing takes
+  the inbox's own lock, so mail comes in while a round of mail is being processed;
+- the main thread processes the inbox and ticks the deadlines, holding the store's lock for
+  one round at a time, so the GM's command line (another process) interleaves between them;
+- the sending thread sends the outbox (``run_once`` sends from the main thread): reading
+  the outbox and marking a mail sent take no lock, so sending goes on during a round.
 
-The store object counts its lock holds per object, not per thread, so the intakes and the
-main thread share theirs through one mutex; each holds it for one unit of work, so the GM's
-command line (another process, taking the store's file lock) interleaves between them.
 Anyone else in the process uses store objects of their own (see ``Daemon.store``).
 
 A crash anywhere loses nothing and repeats nothing: the inbox is processed again from the
@@ -27,7 +26,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -52,6 +51,8 @@ Clock = Callable[[], datetime]
 _LOOP_RETRY_BASE, _LOOP_RETRY_CAP = 1.0, 300.0
 # The longest the main loop sleeps with nothing due: a bound, not a schedule.
 _MAX_WAIT = 60.0
+# Mail arriving this close together is processed together, up to this long after the first.
+_GATHER, _GATHER_MAX = 0.02, 0.25
 
 
 def utc_now() -> datetime:
@@ -101,7 +102,8 @@ class Daemon:
         self._service = Service(self._store, config.service_config(), cards)
         self.store = Store(config.store)
         self.service = Service(self.store, config.service_config(), self._service.cards)
-        self._mutex = threading.Lock()
+        # The intakes' own: storing mail never waits for the main thread's lock hold.
+        self._intake = Service(Store(config.store), config.service_config(), self._service.cards)
         self.sender: Sender = sender if sender is not None else make_sender(config)
         self.outbox = Outbox(Store(config.store), self.sender, clock,
                              envelope_from=config.envelope_from,
@@ -129,8 +131,31 @@ class Daemon:
                                     f"{self.config.max_mail_bytes} allowed")
         self._accept(raw, "IMAP")
 
+    def deliver_imap_group(self, raws: Sequence[bytes]) -> list[BaseException | None]:
+        """Store mails fetched together over IMAP, durable together; gives each one's fate
+        (see ``pbem.mail.imap.GroupDelivery``)."""
+        limit = self.config.max_mail_bytes
+        fates: list[BaseException | None] = [
+            UnprocessableMail(f"the mail is {len(raw)} bytes, more than the {limit} allowed")
+            if len(raw) > limit else None for raw in raws]
+        taken = [raw for raw, fate in zip(raws, fates, strict=True) if fate is None]
+        if not taken:
+            return fates
+        try:
+            mail_ids = self._intake.accept_many(taken, self._clock())
+        except Exception as error:  # none of them is stored: the intake stops at the first
+            return [*fates[:fates.index(None)], error]
+        for mail_id in mail_ids:
+            if mail_id is None:
+                log.info("mail via IMAP was received before; ignored")
+            else:
+                log.info("stored mail %s via IMAP", mail_id)
+        if any(mail_ids):
+            self._wake.set()
+        return fates
+
     def _accept(self, raw: bytes, via: str) -> None:
-        mail_id = self._service.accept(raw, self._clock(), guard=self._mutex)
+        mail_id = self._intake.accept(raw, self._clock())
         if mail_id is None:
             log.info("mail via %s was received before; ignored", via)
         else:
@@ -161,7 +186,8 @@ class Daemon:
     def _imap_intake(self) -> ImapIntake:
         assert self.config.imap is not None
         return ImapIntake(self.config.imap, self.deliver_imap,
-                          _GuardedCursor(self.config.imap_cursor, self._mutex, self._store))
+                          JsonFileCursor(self.config.imap_cursor),
+                          deliver_group=self.deliver_imap_group)
 
     @property
     def listener_port(self) -> int | None:
@@ -172,16 +198,14 @@ class Daemon:
 
     def process(self) -> int:
         """Give the number of stored mails processed now (every one waiting)."""
-        with self._mutex:
-            count = self._service.process(self._clock())
+        count = self._service.process(self._clock())
         if count:
             log.info("processed %d mail(s)", count)
         return count
 
     def tick(self) -> None:
         """Run the deadlines of every game."""
-        with self._mutex:
-            self._service.tick(self._clock())
+        self._service.tick(self._clock())
         self._next_tick = time.monotonic() + self.config.tick_seconds
 
     def flush(self) -> Flush:
@@ -236,9 +260,20 @@ class Daemon:
 
     def _work(self) -> float:
         """Process and tick, wake the sending thread if that made mail; give the wait."""
+        self._gather()
         if self.process() or self._tick_if_due():
             self._send_wake.set()
         return min(_MAX_WAIT, max(0.0, self._next_tick - time.monotonic()))
+
+    def _gather(self) -> None:
+        """While mail keeps coming in, wait for it a moment (``_GATHER``, never longer than
+        ``_GATHER_MAX``): the mails then share one round and its store write."""
+        until = time.monotonic() + _GATHER_MAX
+        while not self._stop.is_set() and self._wake.wait(
+                min(_GATHER, max(0.0, until - time.monotonic()))):
+            self._wake.clear()
+            if time.monotonic() >= until:
+                return
 
     def _tick_if_due(self) -> bool:
         if time.monotonic() < self._next_tick:
@@ -266,7 +301,8 @@ class Daemon:
                 failures += 1
                 wait = min(_LOOP_RETRY_CAP, _LOOP_RETRY_BASE * 2 ** (failures - 1))
                 log.exception("%s failed; trying again in %.0f s", what, wait)
-            wake.wait(wait)
+            if not self._stop.is_set():  # the stop's wake may have been taken by _gather
+                wake.wait(wait)
 
     def wake(self) -> None:
         """Make the main loop pass again now (new mail, or a test moved the clock)."""
@@ -308,24 +344,6 @@ class Daemon:
         if isinstance(self.sender, MaildirSender):
             return f"into Maildirs under {self.sender.root}"
         return f"through {type(self.sender).__name__}"
-
-
-class _GuardedCursor(JsonFileCursor):
-    """The IMAP position, saved holding the daemon's mutex and the store's lock.
-
-    It lives in the store's folder, and ``Store.recover`` (run when a service, here or in
-    the GM's command line, processes mail) removes any temporary file it finds there: a
-    save must not overlap it.
-    """
-
-    def __init__(self, path: Path, mutex: threading.Lock, store: Store) -> None:
-        super().__init__(path)
-        self._mutex = mutex
-        self._store = store
-
-    def save(self, uidvalidity: int, last_uid: int) -> None:
-        with self._mutex, self._store.lock():
-            super().save(uidvalidity, last_uid)
 
 
 class _InstanceLock:

@@ -2,8 +2,12 @@
 
 Layout under the root folder::
 
-    lock                          flock'ed by the one process that may write
+    lock                          flock'ed by the one process that may write games
+    inbox.lock, outbox.lock       flock'ed while mail is received / marked sent: those add
+                                  files only, so they go on while a game is written; whoever
+                                  takes more than one takes them in the order listed here
     index.json                    TinyDB: the list of games
+    due.json                      the deadline tick's note of when each game is next due
     inbox/<mail_id>.json          a received mail not yet done (its seq keeps arrival order)
     mail/<aa>/<mail_id>.eml       raw received mail; <mail_id>.json once it is done
     outbox/<game_id>.<key>.eml    bytes of a queued mail, written before the commit naming it
@@ -58,7 +62,9 @@ from pbem.atomicfile import (
 from pbem.errors import StoreError
 
 SEGMENT_SIZE = 64
+STAMP_MARGIN = 2.0  # seconds: a file changed more recently has no stamp yet (file_stamp)
 _TEMP_AGE = 600.0  # seconds: a temp file this old was left by a killed writer
+_HOT_CACHED = 8  # hot files kept in memory during one lock hold
 _GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _MAIL_ID = re.compile(r"[0-9a-f]{32}")
 _JSON_HINT = "Store only JSON values: dicts with string keys, lists, strings, numbers, None."
@@ -107,6 +113,25 @@ def _key(text: str) -> str:
 def _when(value: str | datetime) -> str:
     """Give a time as the ISO string the store keeps."""
     return value.isoformat() if isinstance(value, datetime) else value
+
+
+def file_stamp(path: Path) -> list[int] | None:
+    """Give a value that changes whenever ``path`` is replaced or written (its inode, size,
+    and the times of its last write and change), or None if it is missing or was changed
+    less than ``STAMP_MARGIN`` seconds ago.
+
+    Every store file is replaced whole by a rename, so its inode changes, but a freed inode
+    number may come back, and a file system's clock ticks coarsely (1 s on some). A stamp
+    taken this long after the last change still tells any later change apart (git calls
+    this the "racy" case): that change bears a later time.
+    """
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) < STAMP_MARGIN * 1e9:
+        return None
+    return [info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
 
 
 def _check_game_id(game_id: str) -> None:
@@ -217,7 +242,10 @@ class Store:
         self.root = Path(root)
         self._segment_size = segment_size  # for games created from now on; each game keeps its own
         self._lock_depth = 0
-        self._inbox_seq: int | None = None
+        self._hot_files: dict[str, _HotFile] = {}  # read during this lock hold; see _hot
+        self._records: dict[str, dict[str, Any]] = {}  # inbox records read, by file name
+        # (the index file's stamp, the ids, the ids by case-folded name); see _game_index
+        self._index_cache: tuple[list[int], tuple[str, ...], dict[str, str]] | None = None
         for folder in ("inbox", "mail", "outbox", "sent", "games"):
             make_dir(self.root / folder)
 
@@ -241,11 +269,12 @@ class Store:
         except BaseException:
             os.close(fd)
             raise
-        self._lock_depth, self._inbox_seq = 1, None
+        self._lock_depth = 1
         try:
             yield
         finally:
-            self._lock_depth, self._inbox_seq = 0, None
+            self._lock_depth = 0
+            self._hot_files.clear()  # others may write once the lock is released
             os.close(fd)  # closing the descriptor releases the flock
 
     def _acquire(self, fd: int, timeout: float | None) -> None:
@@ -268,6 +297,17 @@ class Store:
                     ) from None
                 time.sleep(min(0.02, remaining))
 
+    @contextmanager
+    def _small_lock(self, name: str) -> Iterator[None]:
+        """A lock of one part of the store, held for one short write (see the module
+        docstring for the order locks are taken in)."""
+        fd = os.open(self.root / name, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the flock
+
     def _require_lock(self, action: str) -> None:
         if not self._lock_depth:
             raise StoreError(
@@ -288,40 +328,68 @@ class Store:
         mail_id = mail_id_for(message_id)
         return self._pending_path(mail_id).exists() or self._mail_path(mail_id, ".json").exists()
 
-    def keep_raw(self, raw: bytes, *, message_id: str) -> None:
-        """Write a mail's bytes durably where ``receive`` looks for them; needs no lock (the
-        file is the mail's alone), so the locked part of receiving is one small write."""
-        mail_id = mail_id_for(message_id)
-        make_dir(self._mail_path(mail_id, "").parent)
-        write_atomic(self._mail_path(mail_id, ".eml"), raw)
+    def keep_raw(self, *mails: tuple[bytes, str]) -> None:
+        """Write mails' bytes (with their Message-IDs) durably where ``receive`` looks for
+        them; needs no lock (each file is its mail's alone), so the locked part of receiving
+        is small."""
+        files = [(self._mail_path(mail_id_for(message_id), ".eml"), raw)
+                 for raw, message_id in mails]
+        for folder in {path.parent for path, _ in files}:
+            make_dir(folder)
+        write_many_atomic(files)
 
     def receive(self, raw: bytes, *, message_id: str, received_at: str | datetime,
                 kept: bool = False) -> str | None:
         """Give the new mail's id after keeping it durably, or None if already received.
         ``kept``: ``keep_raw`` already wrote these bytes."""
-        self._require_lock("receive a mail")
-        if self.seen(message_id):
-            return None
-        mail_id = mail_id_for(message_id)
-        pending = self._pending_path(mail_id)
+        return self.receive_many([(raw, message_id)], received_at=received_at, kept=kept)[0]
+
+    def receive_many(self, mails: Sequence[tuple[bytes, str]], *,
+                     received_at: str | datetime, kept: bool = False) -> list[str | None]:
+        """``receive`` for several mails (bytes, Message-ID), made durable together.
+
+        Receiving takes the inbox's own lock, not the store's: mail comes in while a step is
+        processed (it only adds files; processing reads the inbox once a round).
+        """
+        with self._small_lock("inbox.lock"):
+            return self._receive_many(mails, received_at, kept)
+
+    def _receive_many(self, mails: Sequence[tuple[bytes, str]], received_at: str | datetime,
+                      kept: bool) -> list[str | None]:
+        ids: list[str | None] = []
+        new: dict[str, tuple[bytes, str]] = {}
+        for raw, message_id in mails:
+            mail_id = mail_id_for(message_id)
+            fresh = mail_id not in new and not self.seen(message_id)
+            ids.append(mail_id if fresh else None)
+            if fresh:
+                new[mail_id] = (raw, message_id)
+        if not new:
+            return ids
         if not kept:
-            self.keep_raw(raw, message_id=message_id)
-        if self._inbox_seq is None:  # counted once per lock hold: nobody else adds meanwhile
-            self._inbox_seq = 1 + max((i["seq"] for i in self._pending_records()), default=-1)
-        record = {"mail_id": mail_id, "message_id": message_id,
-                  "received_at": _when(received_at), "seq": self._inbox_seq}
-        write_json_atomic(pending, record)  # the commit point: from here on it is "seen"
-        self._inbox_seq += 1
-        return mail_id
+            self.keep_raw(*new.values())
+        seq = 1 + max((i["seq"] for i in self._pending_records()), default=-1)
+        records = [(self._pending_path(mail_id), dump_json({
+            "mail_id": mail_id, "message_id": message_id, "received_at": _when(received_at),
+            "seq": seq + n})) for n, (mail_id, (_, message_id)) in enumerate(new.items())]
+        write_many_atomic(records)  # the commit point: from here on they are "seen"
+        return ids
 
     def _pending_records(self) -> list[dict[str, Any]]:
-        records = []
-        for path in (self.root / "inbox").glob("*.json"):
+        # A record never changes once written (it is only removed), so each is read once.
+        folder = self.root / "inbox"
+        known, self._records = self._records, {}
+        for name in os.listdir(folder):
+            if not name.endswith(".json"):
+                continue
+            if name in known:
+                self._records[name] = known[name]
+                continue
             try:
-                records.append(read_json(path))
+                self._records[name] = read_json(folder / name)
             except FileNotFoundError:  # marked done meanwhile by the writing process
                 continue
-        return records
+        return list(self._records.values())
 
     def inbox(self) -> list[InboxItem]:
         """Give the received mails not yet done, oldest first."""
@@ -358,14 +426,40 @@ class Store:
     def _game_dir(self, game_id: str) -> Path:
         return self.root / "games" / game_id
 
-    def _hot(self, game_id: str) -> _HotFile:
+    def _hot(self, game_id: str, *, writing: bool = False) -> _HotFile:
+        """Give a game's hot file, read once per lock hold (nobody else writes meanwhile).
+
+        ``writing``: the caller changes it in memory, so it leaves the cache until
+        ``_save`` wrote it; should the write fail, the next reader reads the file again.
+        """
+        cached = self._hot_files.pop(game_id, None) if writing else self._hot_files.get(game_id)
+        if cached is not None:
+            return cached
         _check_game_id(game_id)
         path = self._game_dir(game_id) / "hot.json"
         if not path.exists():
             close = difflib.get_close_matches(game_id, self.games(), n=3)
             hint = f"Did you mean {', '.join(close)}?" if close else "See `pbem games`."
             raise StoreError("There is no game with this id.", text=game_id, suggestion=hint)
-        return _HotFile(path)
+        hot = _HotFile(path)
+        if not writing:
+            self._keep_hot(game_id, hot)
+        return hot
+
+    def _save(self, game_id: str, hot: _HotFile) -> None:
+        """Write a hot file changed in memory; it is the cached one again."""
+        hot.save()
+        self._keep_hot(game_id, hot)
+
+    def _keep_hot(self, game_id: str, hot: _HotFile) -> None:
+        """Cache a hot file while the lock is held: the last few read (a tick reads them all,
+        and memory must not grow with the number of games)."""
+        if not self._lock_depth:
+            return
+        self._hot_files.pop(game_id, None)
+        self._hot_files[game_id] = hot
+        while len(self._hot_files) > _HOT_CACHED:
+            del self._hot_files[next(iter(self._hot_files))]
 
     def create_game(self, game_id: str, setup: dict[str, Any]) -> None:
         """Create an empty game (no snapshot, empty log); StoreError if it exists."""
@@ -381,6 +475,7 @@ class Store:
             raise StoreError(
                 f"The folder {folder} holds a game the index does not list.",
                 suggestion="The index may be damaged: restore index.json from a backup.")
+        self._hot_files.pop(game_id, None)
         shutil.rmtree(folder, ignore_errors=True)
         for sub in ("segments", "applied"):
             make_dir(folder / sub)
@@ -394,11 +489,55 @@ class Store:
         hot.save()
         index = _TinyFile(self.root / "index.json")
         index.table("games").insert({"game_id": game_id})
+        self._index_cache = None
         index.save()  # the commit point of the creation
 
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""
-        return [doc["game_id"] for doc in _TinyFile(self.root / "index.json").table("games")]
+        return list(self._game_index()[0])
+
+    def game_named(self, name: str) -> str | None:
+        """Give the id of the game called ``name``, letter case aside, or None if none is."""
+        return self._game_index()[1].get(name.casefold())
+
+    def _game_index(self) -> tuple[tuple[str, ...], dict[str, str]]:
+        """Give the games' ids, and each by its case-folded name, reading the index file only
+        when it changed: every mail is routed through here, and the file grows with the
+        number of games."""
+        path = self.root / "index.json"
+        stamp = file_stamp(path)
+        cached = self._index_cache
+        if stamp is not None and cached is not None and cached[0] == stamp:
+            return cached[1], cached[2]
+        ids = tuple(doc["game_id"] for doc in _TinyFile(path).table("games"))
+        named = {game_id.casefold(): game_id for game_id in ids}  # the newest of a name wins
+        self._index_cache = (stamp, ids, named) if stamp is not None else None
+        return ids, named
+
+    def game_stamp(self, game_id: str) -> list[int] | None:
+        """Give a value that changes whenever anything of the game that a step reads is
+        rewritten (its hot file), or None when that cannot be told yet (see
+        ``file_stamp``)."""
+        _check_game_id(game_id)
+        return file_stamp(self._game_dir(game_id) / "hot.json")
+
+    def due_index(self) -> dict[str, Any]:
+        """Give the deadline tick's own record of the games (empty if there is none yet):
+        what the service keeps there is its business; losing it only costs time."""
+        try:
+            value = read_json(self.root / "due.json")
+        except (FileNotFoundError, ValueError):
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def set_due_index(self, value: dict[str, Any]) -> None:
+        """Replace the deadline tick's record of the games (see ``due_index``)."""
+        self._require_lock("write the due index")
+        try:
+            write_json_atomic(self.root / "due.json", value)
+        except (TypeError, ValueError) as error:
+            raise StoreError(f"Cannot save the due index: {error}.",
+                             suggestion=_JSON_HINT) from error
 
     def setup(self, game_id: str) -> dict[str, Any]:
         """Give the setup the game was created with."""
@@ -487,7 +626,7 @@ class Store:
         one commit); a plain sequence puts them all at the log's length before this commit.
         """
         self._require_lock("commit a step")
-        hot = self._hot(game_id)
+        hot = self._hot(game_id, writing=True)
         if cut_to is not None:
             self._cut(game_id, hot, cut_to)
         state = hot.state()
@@ -544,7 +683,7 @@ class Store:
             {"outbox_id": i.outbox_id, "to": i.to, "message_id": i.message_id,
              "created_at": _when(i.created_at), "attempts": i.attempts,
              "retry_at": i.retry_at, "last_error": i.last_error} for i in queued)
-        hot.save()  # the commit point
+        self._save(game_id, hot)  # the commit point
 
     def _write_segment(self, game_id: str, start: int, segment: dict[str, Any]) -> None:
         path = self._game_dir(game_id) / "segments" / f"{start:010d}.json"
@@ -559,11 +698,11 @@ class Store:
         Mails whose steps are cut off count as not applied any more.
         """
         self._require_lock("roll back a game")
-        hot = self._hot(game_id)
+        hot = self._hot(game_id, writing=True)
         self._cut(game_id, hot, length)
         hot.game.update({"snapshot": snapshot}, doc_ids=[1])
         self._drop_sent(hot)
-        hot.save()
+        self._save(game_id, hot)
 
     def _cut(self, game_id: str, hot: _HotFile, length: int) -> None:
         """Cut the hot file's log to ``length`` entries, in memory (the caller saves)."""
@@ -647,9 +786,9 @@ class Store:
         """Record that the SMTP server accepted a queued mail, given as ``outbox()`` gave it
         (or by its id); doing it twice is harmless.
 
-        Needs no lock, so sending never waits for a step being processed: it only adds the
-        mail's own sent record, then moves its bytes, and every reader takes a mail with a
-        sent record as sent, whether its bytes moved yet or not.
+        Takes only the outbox's own lock, so sending never waits for a step being
+        processed: it only adds the mail's own sent record, then moves its bytes, and every
+        reader takes a mail with a sent record as sent, whether its bytes moved yet or not.
         """
         outbox_id = mail if isinstance(mail, str) else mail.outbox_id
         key = _key(outbox_id)
@@ -670,11 +809,12 @@ class Store:
             if not self._queued_path(game_id, key).exists():
                 raise StoreError("No queued mail has this id.", text=outbox_id)
         make_dir(record.parent)
-        # The record alone makes the mail sent: one small write, whatever the game's size.
-        write_json_atomic(record, fields | {"game_id": game_id, "sent_at": _when(sent_at)})
-        # Tidying, redone by recover() if lost: so no fsync.
-        with contextlib.suppress(FileNotFoundError):  # recover() did it meanwhile
-            os.replace(self._queued_path(game_id, key), self._sent_path(key, ".eml"))
+        with self._small_lock("outbox.lock"):  # a backup sees both files or neither moved
+            # The record alone makes the mail sent: one small write, whatever the game's size.
+            write_json_atomic(record, fields | {"game_id": game_id, "sent_at": _when(sent_at)})
+            # Tidying, redone by recover() if lost: so no fsync.
+            with contextlib.suppress(FileNotFoundError):  # recover() did it meanwhile
+                os.replace(self._queued_path(game_id, key), self._sent_path(key, ".eml"))
 
     def mark_failed(self, outbox_id: str, *, error: str, retry_at: str | datetime,
                     attempts: int) -> None:
@@ -685,10 +825,11 @@ class Store:
         queued = self._queued_doc(outbox_id)
         if queued is None:
             raise StoreError("No queued mail has this id.", text=outbox_id)
-        _game_id, hot, doc = queued
+        game_id, _, doc = queued
+        hot = self._hot(game_id, writing=True)
         changes = {"last_error": error, "retry_at": _when(retry_at), "attempts": attempts}
         hot.outbox.update(changes, doc_ids=[doc.doc_id])
-        hot.save()
+        self._save(game_id, hot)
 
     def _drop_sent(self, hot: _HotFile) -> None:
         """Drop the mails already sent from a hot file about to be saved."""

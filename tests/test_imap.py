@@ -8,7 +8,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -146,6 +146,42 @@ def test_unprocessable_mail_goes_to_the_failed_folder(
     assert inbox.tags == ["a", "c"]
     assert tags_in(dovecot, account, "pbem-failed") == ["junk"]
     assert tags_in(dovecot, account, "pbem-done") == ["a", "c"]
+    assert tags_in(dovecot, account, "INBOX") == []
+
+
+def test_a_group_delivery_files_what_it_stored_and_leaves_the_rest(
+    dovecot: Dovecot, account: Account, tmp_path: Path
+) -> None:
+    """With ``deliver_group`` the fetched mails are stored together; a failure that is not
+    the mail's fault stops the pass there: what came before is filed (the junk apart), that
+    mail and the ones after it stay in the INBOX for the next pass, which takes them."""
+    for tag in ("a", "junk", "b", "c", "d"):
+        dovecot.deliver(account, mail(tag))
+    groups: list[list[str]] = []
+    store_down = True
+
+    def deliver_group(raws: Sequence[bytes]) -> list[BaseException | None]:
+        tags = [tag_of(raw) for raw in raws]
+        groups.append(tags)
+        if store_down:
+            return [UnprocessableMail("no text") if t == "junk" else None for t in tags[:3]] + [
+                OSError("store is locked")]
+        return [None] * len(tags)
+
+    intake = ImapIntake(config_for(dovecot, account), Inbox(),
+                        JsonFileCursor(tmp_path / "cursor.json"), deliver_group=deliver_group)
+    try:
+        with pytest.raises(OSError, match="store is locked"):
+            intake.fetch_new()
+        assert tags_in(dovecot, account, "pbem-done") == ["a", "b"]
+        assert tags_in(dovecot, account, "pbem-failed") == ["junk"]
+        assert tags_in(dovecot, account, "INBOX") == ["c", "d"]
+        store_down = False
+        assert intake.fetch_new() == 2
+    finally:
+        intake.close()
+    assert groups == [["a", "junk", "b", "c", "d"], ["c", "d"]]
+    assert tags_in(dovecot, account, "pbem-done") == ["a", "b", "c", "d"]
     assert tags_in(dovecot, account, "INBOX") == []
 
 

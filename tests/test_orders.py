@@ -63,6 +63,7 @@ from pbem.orders import (
 )
 from pbem.orders.grammar import Reader, TooTangled
 from pbem.orders.lexer import quote_name, tokenize
+from pbem.orders.parse import parse_header
 from pbem.orders.vocabulary import Vocabulary
 
 CARDS = load_cardset()
@@ -112,6 +113,15 @@ def test_the_header_player_is_matched_to_the_players_when_given() -> None:
     text = "GAME g PLAYER carol ann PASSWORD p\nEND"
     assert parse_orders(text, CARDS, PLAYERS).header.player == "Carol Ann"
     assert parse_orders(text, CARDS).header.player == "carol ann"
+
+
+def test_the_start_line_alone_reads_as_parse_orders_reads_it() -> None:
+    """parse_header (routing a mail to its game) gives parse_orders' header, and raises
+    where it raises; the orders after the start line are not read."""
+    text = "Hi\nGAME illu42 PLAYER Alice PASSWORD Xy7 TURN 17\nATTACK nonsense\nEND\n"
+    assert parse_header(text, CARDS) == parse_orders(text, CARDS).header
+    with pytest.raises(OrderSyntaxError, match="no start line"):
+        parse_header("Thanks for the game!\nPASS\nEND\n", CARDS)
 
 
 def test_the_password_keeps_its_case() -> None:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -60,7 +61,6 @@ def test_a_new_store_makes_its_folders_and_reopens(tmp_path: Path) -> None:
 
 
 WRITES = [
-    ("receive", lambda s: s.receive(b"x", message_id="<a@b>", received_at="t")),
     ("inbox_done", lambda s: s.inbox_done("0" * 32)),
     ("create_game", lambda s: s.create_game("g2", {})),
     ("commit", lambda s: s.commit("g1", log_entries=[{}], snapshot={})),
@@ -165,6 +165,30 @@ def test_a_message_id_is_seen_once_even_after_done_and_reopen(store: Store) -> N
     assert Store(store.root).inbox() == []
     assert store.receive(b"again", message_id="<m1@example.org>", received_at="t") is None
     assert store.raw_mail(mail_id) == b"mail 1"
+
+
+def test_mail_is_received_while_another_holds_the_store_lock(tmp_path: Path) -> None:
+    """Receiving takes the inbox's own lock: an intake stores mail (and so can tell the mail
+    server it has it) while a round of mail is being processed under the store's lock; two
+    receivers at once still number their mails apart."""
+    busy, intake, other = Store(tmp_path), Store(tmp_path), Store(tmp_path)
+    with busy.lock():
+        got: list[str | None] = []
+        for n in range(2):
+            worker = threading.Thread(target=lambda n=n: got.append(receive(intake, n)))
+            worker.start()
+            worker.join(5)
+            assert not worker.is_alive(), "receiving waited for the store lock"
+        got.append(receive(other, 2))
+    items = busy.inbox()
+    assert [i.mail_id for i in items] == got
+    seqs = [read_seq(tmp_path, i.mail_id) for i in items]
+    assert seqs == sorted(set(seqs))
+
+
+def read_seq(root: Path, mail_id: str) -> int:
+    value: int = json.loads((root / "inbox" / f"{mail_id}.json").read_bytes())["seq"]
+    return value
 
 
 def test_arrival_order_survives_done_items_and_a_new_lock_hold(tmp_path: Path) -> None:
@@ -429,4 +453,5 @@ def test_every_file_the_store_writes_is_json_or_a_mail(store: Store) -> None:
         if path.suffix == ".json":
             json.loads(path.read_bytes())
         else:
-            assert path.is_dir() or path.suffix == ".eml" or path.name == "lock", path
+            assert path.is_dir() or path.suffix == ".eml" or path.suffix == ".lock" or (
+                path.name == "lock"), path

@@ -265,6 +265,13 @@ class CardSet:
             for c in cards
         }
         object.__setattr__(self, "_facts", facts)
+        # Hashed as a cache key (name lookups per order mail): the fields' hash, once.
+        object.__setattr__(self, "_hash", hash((self.illuminati, self.groups, self.specials,
+                                                self.options, self.basic_goal)))
+
+    def __hash__(self) -> int:
+        value: int = self.__dict__["_hash"]
+        return value
 
     def facts(self, name: str) -> tuple[int, int, Abilities]:
         """(power, transferable power, abilities) of a card; zeros for special cards."""

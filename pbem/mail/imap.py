@@ -147,8 +147,16 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+GroupDelivery = Callable[[Sequence[bytes]], Sequence[BaseException | None]]
+"""Stores fetched mails together: for each, None (stored) or the exception it met, in order;
+a list shorter than the mails means the rest were not tried."""
+
+
 class ImapIntake:
     """Fetches mail from one IMAP folder into ``deliver`` and files it once delivered.
+
+    ``deliver_group``, when given, takes a whole fetched group at once instead (so a store
+    can make them durable together); see ``GroupDelivery``.
 
     ``rng`` spreads reconnection delays; pass a seeded one for repeatable runs. Reconnection
     waits double from ``retry_base`` seconds up to ``retry_cap``.
@@ -160,12 +168,14 @@ class ImapIntake:
         deliver: Callable[[bytes], None],
         cursor: CursorStore,
         *,
+        deliver_group: GroupDelivery | None = None,
         rng: random.Random | None = None,
         retry_base: float = 1.0,
         retry_cap: float = 300.0,
     ) -> None:
         self.config = config
         self._deliver = deliver
+        self._deliver_group = deliver_group or self._one_by_one
         self._cursor = cursor
         self._rng = rng if rng is not None else random.Random()
         self._retry_base = retry_base
@@ -304,12 +314,28 @@ class ImapIntake:
                 group = pending[start : start + _FETCH_GROUP]
                 with self._talking("fetching mail"):
                     bodies = client.fetch(group, [b"BODY.PEEK[]"])
-                for uid in group:
-                    body = bodies.get(uid, {}).get(b"BODY[]")
-                    if body is not None:
-                        self._hand_over(client, uid, body)
-                        handled += 1
-                    done = uid
+                found = [(uid, body) for uid in group
+                         if (body := bodies.get(uid, {}).get(b"BODY[]")) is not None]
+                outcomes = self._deliver_group([body for _, body in found])
+                filed: list[tuple[int, BaseException | None]] = []
+                broken: BaseException | None = None
+                for (uid, _), outcome in zip(found, outcomes, strict=False):
+                    if outcome is not None and not isinstance(outcome, UnprocessableMail):
+                        broken = outcome  # not the mail's fault: it and the rest stay
+                        break
+                    if outcome is not None:
+                        log.warning("mail UID %d cannot be processed (%s); filing it as failed",
+                                    uid, outcome)
+                    filed.append((uid, outcome))
+                self._file(client, [uid for uid, out in filed if out is None],
+                           [uid for uid, out in filed if out is not None])
+                handled += len(filed)
+                if len(filed) < len(found):  # a pass cut short keeps what it filed
+                    done = max([done, *(uid for uid, _ in filed)])
+                    if broken is not None:
+                        raise broken
+                    break
+                done = group[-1]
                 # Saved once a group, not once a mail (an fsync each): a filed mail is out of
                 # the search anyway (moved, or flagged and filtered), so a cursor lagging by a
                 # group after a crash repeats nothing.
@@ -320,22 +346,34 @@ class ImapIntake:
                 self._cursor.save(uidvalidity, done)
         return handled
 
-    def _hand_over(self, client: Any, uid: int, raw: bytes) -> None:
-        """Deliver one mail, then file it where it belongs."""
-        try:
-            self._deliver(raw)
-        except UnprocessableMail as error:
-            log.warning("mail UID %d cannot be processed (%s); filing it as failed", uid, error)
-            with self._talking("filing a failed mail"):
-                self._move(client, uid, self.config.failed_folder)
-            return
-        with self._talking("filing a handled mail"):
-            if self.config.processed_folder is None:
-                client.add_flags([uid], [_SEEN, _FLAGGED], silent=True)
-            else:
-                self._move(client, uid, self.config.processed_folder)
+    def _one_by_one(self, raws: Sequence[bytes]) -> list[BaseException | None]:
+        """The group delivery made of ``deliver``: mail after mail, stopping at a failure
+        that is not the mail's own fault."""
+        outcomes: list[BaseException | None] = []
+        for raw in raws:
+            try:
+                self._deliver(raw)
+                outcomes.append(None)
+            except UnprocessableMail as error:
+                outcomes.append(error)
+            except Exception as error:
+                outcomes.append(error)
+                break
+        return outcomes
 
-    def _move(self, client: Any, uid: int, folder: str) -> None:
+    def _file(self, client: Any, stored: list[int], failed: list[int]) -> None:
+        """File delivered mail away, and mail that can never be processed apart."""
+        if failed:
+            with self._talking("filing a failed mail"):
+                self._move(client, failed, self.config.failed_folder)
+        if stored:
+            with self._talking("filing a handled mail"):
+                if self.config.processed_folder is None:
+                    client.add_flags(stored, [_SEEN, _FLAGGED], silent=True)
+                else:
+                    self._move(client, stored, self.config.processed_folder)
+
+    def _move(self, client: Any, uids: list[int], folder: str) -> None:
         if folder not in self._folders:
             if not client.folder_exists(folder):
                 try:
@@ -346,12 +384,12 @@ class ImapIntake:
                         raise
             self._folders.add(folder)
         if client.has_capability("MOVE"):
-            client.move([uid], folder)
+            client.move(uids, folder)
             return
-        client.copy([uid], folder)
-        client.add_flags([uid], [_DELETED], silent=True)
+        client.copy(uids, folder)
+        client.add_flags(uids, [_DELETED], silent=True)
         if client.has_capability("UIDPLUS"):
-            client.uid_expunge([uid])
+            client.uid_expunge(uids)
         else:
             # Without UIDPLUS, EXPUNGE also removes other mail marked \Deleted in the folder,
             # which is what any mail client would do with it next anyway.

@@ -21,7 +21,7 @@ from pbem.orders.line import read_order
 from pbem.orders.model import Header, Located, OrderWarning, ParsedOrders, Press
 from pbem.orders.vocabulary import Vocabulary
 
-__all__ = ["HEADER_FORM", "blank_password", "parse_orders"]
+__all__ = ["HEADER_FORM", "blank_password", "parse_header", "parse_orders"]
 
 HEADER_FORM = "GAME <game> PLAYER <name> PASSWORD <password> [TURN <number>]"
 _PASSWORD = re.compile(r"""(\bpassword\s+)("[^"]*"|“[^”]*”|\S+)""", re.IGNORECASE)
@@ -45,6 +45,12 @@ def _secret_span(line: str) -> tuple[int, int] | None:
             continue
         return found.span(2)
     return None
+
+
+def parse_header(text: str, cards: CardSet) -> Header:
+    """Gives the start line of an order mail's text alone (which game, which player), as
+    ``parse_orders`` reads it; raises OrderSyntaxError when there is no readable one."""
+    return _find_header(text.splitlines(), Vocabulary(cards))[1]
 
 
 def parse_orders(text: str, cards: CardSet, players: Sequence[str] = ()) -> ParsedOrders:

@@ -13,7 +13,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from pbem.engine.commands import DeclineGroup, EndTurn, Pass
-from pbem.service.model import Window, parse_iso
+from pbem.engine.state import GameState
+from pbem.service.model import GameService, Window, parse_iso
 from pbem.service.table import Notice, Table
 
 
@@ -40,6 +41,37 @@ def tick(table: Table) -> None:
             missed_orders(table)
         elif not table.state.turn.did_anything and not table.service.queue:
             _remind_orders(table, deadline)
+
+
+def next_due(state: GameState, service: GameService, after: datetime) -> datetime | None:
+    """Give the first moment later than ``after`` at which ``tick`` may find something due
+    in the game as it stands, or None if only a change to the game can make it due.
+
+    These are the moments ``tick`` compares the clock with (a deadline, a reminder time),
+    and ``tick`` does nothing but through those comparisons: so when it did nothing at
+    ``after``, it does nothing either at any time from then until this moment, and a
+    caller may leave the game unloaded till then. Moments that do not apply any more are
+    counted too; they only make the game looked at once for nothing.
+    """
+    if service.paused or not service.started or state.phase == "over":
+        return None
+    moments = []
+    window = service.window
+    if window is not None:
+        deadline = parse_iso(window.deadline)
+        moments.append(deadline)
+        first = max(service.timing.reminders, default=0.0)
+        if first:
+            moments.append(deadline - timedelta(hours=first))
+    else:
+        if service.offer_deadline:
+            moments.append(parse_iso(service.offer_deadline))
+        if service.deadline:
+            deadline = parse_iso(service.deadline)
+            moments.append(deadline)
+            moments += [deadline - timedelta(hours=h) for h in service.timing.reminders
+                        if h not in service.reminded]
+    return min((m for m in moments if m > after), default=None)
 
 
 def missed_orders(table: Table) -> None:

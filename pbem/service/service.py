@@ -12,7 +12,7 @@ import hmac
 import logging
 import secrets
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -28,13 +28,14 @@ from pbem.errors import IllegalCommandError, MailFormatError, OrderSyntaxError, 
 from pbem.mail.inbound import InboundMail, header_summary, parse_mail
 from pbem.orders.format import format_orders
 from pbem.orders.model import Header
-from pbem.orders.parse import parse_orders
+from pbem.orders.parse import parse_header, parse_orders
 from pbem.service import bot_mail
 from pbem.service.auth import COST, check_password, hash_password, new_password
+from pbem.service.deadlines import next_due
 from pbem.service.dispatch import advance
 from pbem.service.entries import commands, under_current_names
 from pbem.service.mails import Sender, outbox_item, render_notice, welcome_settings
-from pbem.service.model import GameService, Seat, Timing
+from pbem.service.model import GameService, Seat, Timing, iso, parse_iso
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
 from pbem.service.table import Notice, Table
@@ -46,6 +47,19 @@ __all__ = ["POSTMASTER", "REPLY_INTERVAL", "Service", "ServiceConfig"]
 
 MAX_ROUNDS = 10_000  # inbox rounds in one process(): bots answering bots end long before
 BATCH = 50  # mails taken in one round, whose steps are committed together per game
+
+
+def _still_quiet(mark: object, stamp: list[int], now: datetime) -> bool:
+    """True when the due index's ``mark`` of a game says that, as long as its stamp is
+    ``stamp``, the game has nothing due at ``now``: a tick at the mark's time found nothing,
+    and its next due moment is later than ``now``."""
+    if not isinstance(mark, dict) or mark.get("stamp") != stamp:
+        return False
+    try:
+        checked, due = parse_iso(mark["checked"]), mark["due"]
+        return checked <= now and (due is None or now < parse_iso(due))
+    except (KeyError, TypeError, ValueError):  # a damaged index, or naive and aware times
+        return False
 
 
 class Steps:
@@ -194,15 +208,17 @@ class Service:
 
     # --- mail -----------------------------------------------------------------------------
 
-    def accept(self, raw: bytes, now: datetime,
-               guard: AbstractContextManager[object] | None = None) -> str | None:
-        """Keep a mail durably before the mail server is told it arrived; None if seen.
-        ``guard`` is held with the store's lock (a daemon's threads share one store)."""
-        _, message_id = header_summary(raw)
-        if not self.store.seen(message_id):
-            self.store.keep_raw(raw, message_id=message_id)  # the slow part, lock not held
-        with guard or nullcontext(), self.store.lock():
-            return self.store.receive(raw, message_id=message_id, received_at=now, kept=True)
+    def accept(self, raw: bytes, now: datetime) -> str | None:
+        """Keep a mail durably before the mail server is told it arrived; None if seen."""
+        return self.accept_many([raw], now)[0]
+
+    def accept_many(self, raws: Sequence[bytes], now: datetime) -> list[str | None]:
+        """``accept`` for several mails, made durable together (fewer disk flushes). Takes
+        only the inbox's lock: mail comes in while a step is processed."""
+        mails = [(raw, header_summary(raw)[1]) for raw in raws]
+        # The slow part, the bytes, before the lock.
+        self.store.keep_raw(*((raw, mid) for raw, mid in mails if not self.store.seen(mid)))
+        return self.store.receive_many(mails, received_at=now, kept=True)
 
     def receive(self, raw: bytes, now: datetime) -> None:
         """Take one mail in and process everything waiting."""
@@ -236,20 +252,44 @@ class Service:
         return done
 
     def tick(self, now: datetime) -> None:
-        """Deadlines and reminders in every game; bot seats taken or given back."""
+        """Deadlines and reminders in every game; bot seats taken or given back.
+
+        Only the games that may have something due are loaded: the store's due index keeps,
+        for each game looked at before, its stamp then and the moment it is next due (see
+        ``deadlines.next_due``). A game whose stamp has not changed since, and which is not
+        due yet, is left alone, so a tick over many quiet games holds the lock briefly.
+        """
         with self.store.lock():
+            marks = self.store.due_index()
+            kept: dict[str, Any] = {}
             for game_id in self.games():
-                state, service = self._load(game_id)
-                if state.phase == "over" or not service.started:
+                stamp = self.store.game_stamp(game_id)
+                mark = marks.get(game_id)
+                if stamp is not None and _still_quiet(mark, stamp, now):
+                    kept[game_id] = mark
                     continue
-                table = Table(self.cards, state, service, now, self.store.log_length(game_id))
-                table.tick()
-                self._advance(table)
-                if table.entries or table.notices or table.service != service or any(
-                        s.bot != bool(s.bot_password) for s in service.seats):
-                    self._finish(table, now)
+                changed, due = self._tick_game(game_id, now)
+                if stamp is not None and not changed:
+                    kept[game_id] = {"stamp": stamp, "checked": iso(now),
+                                     "due": None if due is None else iso(due)}
+            if kept != marks:
+                self.store.set_due_index(kept)
             if self.store.inbox():
                 self.process(now)
+
+    def _tick_game(self, game_id: str, now: datetime) -> tuple[bool, datetime | None]:
+        """Tick one game; give whether that changed it, and if not, when it is next due."""
+        state, service = self._load(game_id)
+        if state.phase == "over" or not service.started:
+            return False, None
+        table = Table(self.cards, state, service, now, self.store.log_length(game_id))
+        table.tick()
+        self._advance(table)
+        if table.entries or table.notices or table.service != service or any(
+                s.bot != bool(s.bot_password) for s in service.seats):
+            self._finish(table, now)
+            return True, None
+        return False, next_due(state, service, now)
 
     def _round(self, mail_ids: Sequence[str], now: datetime) -> None:
         """Handle mails, then write each game's steps. Should a write fail, its mails are
@@ -296,18 +336,17 @@ class Service:
             self.postmaster.note(mail_id, now)
             return
         try:
-            first = parse_orders(mail.text, self.cards)
+            header = parse_header(mail.text, self.cards)
         except OrderSyntaxError as error:
             self.postmaster.reply(mail_id, mail.sender, "unreadable", now,
                                   message=error.message, suggestion=error.suggestion or "",
                                   reply_to=mail.message_id)
             return
-        games = {g.casefold(): g for g in self.games()}
-        game_id = games.get(first.header.game.casefold(), "")
-        if not game_id:
-            close = difflib.get_close_matches(first.header.game, self.games(), n=3)
+        game_id = self.store.game_named(header.game)
+        if game_id is None or game_id == POSTMASTER:
+            close = difflib.get_close_matches(header.game, self.games(), n=3)
             self.postmaster.reply(mail_id, mail.sender, "unknown_game", now,
-                                  game=first.header.game, games=close,
+                                  game=header.game, games=close,
                                   reply_to=mail.message_id)
             return
         if game_id not in steps:
