@@ -11,6 +11,7 @@ import click
 from pbem.cli_cards import cards
 from pbem.cli_daemon import doctor, run
 from pbem.cli_gm import add_gm_commands
+from pbem.cli_outbox import outbox
 from pbem.errors import PbemError
 
 
@@ -23,6 +24,7 @@ def main() -> None:
 main.add_command(cards)
 main.add_command(run)
 main.add_command(doctor)
+main.add_command(outbox)
 add_gm_commands(main)
 
 

@@ -138,7 +138,8 @@ def _cards() -> CardSet:
     return _CARDS[0]
 
 
-def _kw(kwargs: dict[str, Any]) -> Where:
+def where_of(kwargs: dict[str, Any]) -> Where:
+    """The ``common`` options taken out of a command's keyword arguments."""
     return _where(kwargs.pop("config_path"), kwargs.pop("store"), kwargs.pop("wait"),
                   kwargs.pop("now"))
 
@@ -169,7 +170,7 @@ def game() -> None:
 def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...],
            orders_hours: float, response_hours: float, seed: str | None, **kw: Any) -> None:
     """Create GAME for its players; nothing is mailed until `pbem game start`."""
-    where = _kw(kw)
+    where = where_of(kw)
     seats = [_player(text) for text in players]
     chosen = _options(options)
     if seed is not None:
@@ -237,7 +238,7 @@ def _options(items: tuple[str, ...]) -> dict[str, Any]:
 @common
 def start(game_id: str, show_passwords: bool, **kw: Any) -> None:
     """Start GAME: passwords made, welcome mails queued, the first turn begins."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         passwords = gm.start_game(service, game_id, where.now)
     click.echo(f"Started {game_id}: welcome mails queued for {', '.join(passwords)}.")
@@ -252,7 +253,7 @@ def start(game_id: str, show_passwords: bool, **kw: Any) -> None:
 @common
 def show(game_id: str, as_json: bool, **kw: Any) -> None:
     """Everything about GAME, secrets included: the game master sees it all."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         record = history.read_game(service.store, game_id)
         cards = service.cards
@@ -266,7 +267,7 @@ def show(game_id: str, as_json: bool, **kw: Any) -> None:
 @common
 def games(**kw: Any) -> None:
     """List the games of the store."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         records = [history.read_game(service.store, g) for g in service.games()]
     if not records:
@@ -296,7 +297,7 @@ def games(**kw: Any) -> None:
 @common
 def process(**kw: Any) -> None:
     """Process the waiting mail now, run the deadlines, and let bot seats play."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         done = gm.process(service, where.now)
     click.echo(f"{done.mails} mail{'s' if done.mails != 1 else ''} processed.")
@@ -309,7 +310,7 @@ def process(**kw: Any) -> None:
 @common
 def preview(game_id: str, **kw: Any) -> None:
     """What `pbem process` would do to GAME now (or at --now), without doing it."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         seen = gm.preview(service, game_id, where.now)
     click.echo(gm_text.preview_text(seen), nl=False)
@@ -324,7 +325,7 @@ def preview(game_id: str, **kw: Any) -> None:
 @common
 def rollback(game_id: str, to: int, reason: str, yes: bool, **kw: Any) -> None:
     """Undo every step of GAME after step --to; the players are told."""
-    where = _kw(kw)
+    where = where_of(kw)
     if not yes:
         click.confirm(f"Undo every step of {game_id} after step {to}?", abort=True)
     with session(where) as service:
@@ -346,7 +347,7 @@ def edit() -> None:
 @common
 def edit_money(game_id: str, card: str, amount: int, reason: str, **kw: Any) -> None:
     """Set the money on CARD (in a power structure) to AMOUNT MB."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         events = gm.edit_money(service, game_id, card, amount, reason, where.now)
     _echo_events(events)
@@ -360,7 +361,7 @@ def edit_money(game_id: str, card: str, amount: int, reason: str, **kw: Any) -> 
 @common
 def edit_move(game_id: str, card: str, place: str, reason: str, **kw: Any) -> None:
     """Put CARD in PLACE: uncontrolled, dead, deck, discards or hand:PLAYER."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         events = gm.edit_move(service, game_id, card, place, reason, where.now)
     _echo_events(events)
@@ -388,7 +389,7 @@ def replace_seat(game_id: str, seat: str, address: str, name: str, show_password
     """Give SEAT of GAME to someone new: new address, new password mailed to it."""
     if "@" not in address:
         raise click.BadParameter("an address has an @", param_hint="--address")
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         password = gm.replace_seat(service, game_id, seat, address, where.now, name=name)
     click.echo(f"{seat} of {game_id} is now played from {address}"
@@ -405,7 +406,7 @@ def replace_seat(game_id: str, seat: str, address: str, name: str, show_password
 @common
 def remove_seat(game_id: str, seat: str, reason: str, yes: bool, **kw: Any) -> None:
     """Take SEAT out of GAME: their groups go free, their money to the bank."""
-    where = _kw(kw)
+    where = where_of(kw)
     if not yes:
         click.confirm(f"Remove {seat} from {game_id} for good?", abort=True)
     with session(where) as service:
@@ -420,7 +421,7 @@ def remove_seat(game_id: str, seat: str, reason: str, yes: bool, **kw: Any) -> N
 @common
 def bot(game_id: str, seat: str, switch: str, **kw: Any) -> None:
     """Let a bot play SEAT of GAME (on), or its player again (off)."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         gm.set_bot(service, game_id, seat, switch.lower() == "on", where.now)
     click.echo(f"A bot plays {seat} now." if switch.lower() == "on"
@@ -433,7 +434,7 @@ def bot(game_id: str, seat: str, switch: str, **kw: Any) -> None:
 @common
 def pause(game_id: str, reason: str, **kw: Any) -> None:
     """Stop GAME's deadlines until `pbem resume`."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         gm.pause(service, game_id, where.now, reason)
     click.echo(f"{game_id} is paused.")
@@ -444,7 +445,7 @@ def pause(game_id: str, reason: str, **kw: Any) -> None:
 @common
 def resume(game_id: str, **kw: Any) -> None:
     """Run GAME's deadlines again, moved later by the time it was paused."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         hours = gm.resume(service, game_id, where.now)
     click.echo(f"{game_id} runs again; its deadlines moved {hours:g} h later.")
@@ -458,7 +459,7 @@ def resume(game_id: str, **kw: Any) -> None:
 @common
 def extend(game_id: str, hours: float, reason: str, **kw: Any) -> None:
     """Move GAME's running deadline (response window or orders) later."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         deadline = gm.extend(service, game_id, hours, where.now, reason)
     click.echo(f"The deadline of {game_id} is now {deadline:%Y-%m-%d %H:%M} UTC.")
@@ -470,7 +471,7 @@ def extend(game_id: str, hours: float, reason: str, **kw: Any) -> None:
 @common
 def announce(game_id: str, text: str, **kw: Any) -> None:
     """Mail TEXT to every player of GAME ("-" reads it from standard input)."""
-    where = _kw(kw)
+    where = where_of(kw)
     if text == "-":
         text = sys.stdin.read()
     with session(where) as service:
@@ -487,7 +488,7 @@ def announce(game_id: str, text: str, **kw: Any) -> None:
 @common
 def history_command(game_id: str, player: str | None, **kw: Any) -> None:
     """Print GAME's timeline, turn by turn (step numbers are for `pbem rollback`)."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         record = history.read_game(service.store, game_id)
         cards = service.cards
@@ -510,7 +511,7 @@ def export(game_id: str, output: Path | None, **kw: Any) -> None:
 
     While the game runs the export holds its secret seed: keep it to yourself.
     """
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         data = history.export(history.read_game(service.store, game_id))
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
@@ -534,7 +535,7 @@ def replay(game_id: str, check: bool, to: int | None, as_json: bool, **kw: Any) 
     """Rebuild GAME's state from its setup and log."""
     if check and to is not None:
         raise click.UsageError("--check compares the whole log with the snapshot: drop --to.")
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         record = history.read_game(service.store, game_id)
         cards = service.cards
@@ -564,7 +565,7 @@ def replay(game_id: str, check: bool, to: int | None, as_json: bool, **kw: Any) 
 def verify(game_id: str, running: bool, **kw: Any) -> None:
     """Recompute every roll and shuffle of GAME from its revealed seed; exit 1 if any
     differs from the log or the seed from the commitment sent at the start."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         record = history.read_game(service.store, game_id)
         cards = service.cards
@@ -600,7 +601,7 @@ def archive() -> None:
 def archive_build(folder: Path, **kw: Any) -> None:
     """Write the archive of all games to DIR: finished games in full, running games as
     every player may see them."""
-    where = _kw(kw)
+    where = where_of(kw)
     with session(where) as service:
         store, cards = service.store, service.cards
         ids = game_ids(store)

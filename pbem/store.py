@@ -831,6 +831,22 @@ class Store:
         hot.outbox.update(changes, doc_ids=[doc.doc_id])
         self._save(game_id, hot)
 
+    def requeue(self, outbox_id: str) -> None:
+        """Make a queued mail due now as if never tried (the game master retrying a mail the
+        daemon gave up on)."""
+        self._require_lock("queue a mail again")
+        if self.sent_at(outbox_id) is not None:
+            raise StoreError("This mail was already sent.", text=outbox_id)
+        queued = self._queued_doc(outbox_id)
+        if queued is None:
+            raise StoreError("No queued mail has this id.", text=outbox_id,
+                             suggestion="`pbem outbox list` shows the ids")
+        game_id, _, doc = queued
+        hot = self._hot(game_id, writing=True)
+        hot.outbox.update({"last_error": None, "retry_at": None, "attempts": 0},
+                          doc_ids=[doc.doc_id])
+        self._save(game_id, hot)
+
     def _drop_sent(self, hot: _HotFile) -> None:
         """Drop the mails already sent from a hot file about to be saved."""
         sent_dir = f"{self.root}/sent/"

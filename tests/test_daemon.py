@@ -27,6 +27,7 @@ import pytest
 from click.testing import CliRunner
 from servers import Account, Dovecot, SmtpCatcher, wait_until
 
+from pbem.cli import main as pbem_main
 from pbem.cli_daemon import run
 from pbem.config import DaemonConfig, load_config
 from pbem.daemon import Daemon
@@ -414,6 +415,43 @@ security = "plain"
                and "550" in item.last_error for item in left)
     assert {m.rcpt_tos for m in smtp_catcher.mails} == {("alice@example.org",),
                                                        ("carol@example.org",)}
+
+
+def test_the_game_master_lists_given_up_mail_and_queues_it_again(
+        tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
+    """``pbem outbox list --given-up`` shows the mails the daemon gave up on and why;
+    once the cause is fixed, ``pbem outbox retry --given-up`` queues them again and the
+    daemon's next pass sends them."""
+    config = configure(tmp_path, f"""
+[listener]
+port = 0
+[smtp]
+host = "127.0.0.1"
+port = {smtp_catcher.port}
+security = "plain"
+""")
+    smtp_catcher.reject = {"bob@example.org"}
+    new_game(config)
+    daemon = Daemon(config, clock=Clock())
+    assert daemon.run_once().flush.given_up == 2
+    runner, where = CliRunner(), ["--config", str(tmp_path / "pbem.toml")]
+    listed = runner.invoke(pbem_main, ["outbox", "list", "--given-up", *where])
+    assert listed.exit_code == 0, listed.output
+    lines = listed.output.splitlines()
+    assert sum("to bob@example.org" in line and "given up" in line for line in lines) == 2
+    assert sum("last error:" in line and "550" in line for line in lines) == 2
+    refused = runner.invoke(pbem_main, ["outbox", "retry", *where])
+    assert refused.exit_code == 2 and "--given-up" in refused.output
+    unknown = runner.invoke(pbem_main, ["outbox", "retry", "nope", *where])
+    assert unknown.exit_code == 1 and "No queued mail has this id" in unknown.output
+
+    smtp_catcher.reject = set()
+    retried = runner.invoke(pbem_main, ["outbox", "retry", "--given-up", *where])
+    assert retried.exit_code == 0 and "2 mail(s) queued again" in retried.output
+    assert daemon.run_once().flush.sent == 2
+    assert ("bob@example.org",) in {m.rcpt_tos for m in smtp_catcher.mails}
+    assert runner.invoke(pbem_main, ["outbox", "list", *where]).output == (
+        "No mail waiting to be sent.\n")
 
 
 def test_a_refusing_server_is_retried_with_backoff_then_given_up(
