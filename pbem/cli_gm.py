@@ -380,8 +380,8 @@ def _echo_events(events: list[Event]) -> None:
 @click.argument("game_id", metavar="GAME")
 @click.argument("seat")
 @click.option("--address", required=True, help="The new player's address.")
-@click.option("--name", default="", help="The new player's own name (the seat keeps its "
-              "name in the game).")
+@click.option("--name", default="", help="The new player's own name: the seat is renamed "
+              "(in the game, its log and the order language) from now on.")
 @click.option("--show-password", is_flag=True, help="Print the new password (it is mailed).")
 @common
 def replace_seat(game_id: str, seat: str, address: str, name: str, show_password: bool,
@@ -392,7 +392,8 @@ def replace_seat(game_id: str, seat: str, address: str, name: str, show_password
     where = where_of(kw)
     with session(where) as service:
         password = gm.replace_seat(service, game_id, seat, address, where.now, name=name)
-    click.echo(f"{seat} of {game_id} is now played from {address}"
+    who = f"{seat} of {game_id}" + (f", now called {name}," if name else "")
+    click.echo(f"{who} is now played from {address}"
                + ("; a welcome mail with a new password is queued." if password else "."))
     if show_password and password:
         click.echo(f"  password: {password}")

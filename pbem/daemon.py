@@ -123,18 +123,11 @@ class Daemon:
         """Store a mail the SMTP listener took; returns once it is durable."""
         self._accept(with_return_path(raw, envelope_from), f"SMTP from <{envelope_from}>")
 
-    def deliver_imap(self, raw: bytes) -> None:
-        """Store a mail fetched over IMAP; returns once it is durable."""
-        if len(raw) > self.config.max_mail_bytes:
-            # The listener refuses these with 552; here the mail goes to the failed folder.
-            raise UnprocessableMail(f"the mail is {len(raw)} bytes, more than the "
-                                    f"{self.config.max_mail_bytes} allowed")
-        self._accept(raw, "IMAP")
-
     def deliver_imap_group(self, raws: Sequence[bytes]) -> list[BaseException | None]:
         """Store mails fetched together over IMAP, durable together; gives each one's fate
         (see ``pbem.mail.imap.GroupDelivery``)."""
         limit = self.config.max_mail_bytes
+        # The listener refuses these with 552; here they go to the failed folder.
         fates: list[BaseException | None] = [
             UnprocessableMail(f"the mail is {len(raw)} bytes, more than the {limit} allowed")
             if len(raw) > limit else None for raw in raws]
@@ -185,8 +178,7 @@ class Daemon:
 
     def _imap_intake(self) -> ImapIntake:
         assert self.config.imap is not None
-        return ImapIntake(self.config.imap, self.deliver_imap,
-                          JsonFileCursor(self.config.imap_cursor),
+        return ImapIntake(self.config.imap, None, JsonFileCursor(self.config.imap_cursor),
                           deliver_group=self.deliver_imap_group)
 
     @property
@@ -261,7 +253,8 @@ class Daemon:
     def _work(self) -> float:
         """Process and tick, wake the sending thread if that made mail; give the wait."""
         self._gather()
-        if self.process() or self._tick_if_due():
+        processed = self.process()
+        if self._tick_if_due() or processed:  # (both run: mail never holds up a deadline)
             self._send_wake.set()
         return min(_MAX_WAIT, max(0.0, self._next_tick - time.monotonic()))
 

@@ -233,6 +233,20 @@ def test_run_once_processes_what_waits_and_exits(tmp_path: Path) -> None:
     assert delivered(config.maildir) == 7
 
 
+def test_a_pass_with_mail_still_runs_a_due_tick(tmp_path: Path) -> None:
+    """Under a steady stream of mail every pass processes some: the deadline tick must run
+    in those passes too when it is due, not wait for a quiet one."""
+    config = configure(tmp_path, "[listener]\nport = 0\n")
+    passwords = new_game(config)
+    daemon = Daemon(config, clock=Clock())
+    daemon.deliver_smtp(order_mail(1, "Alice", passwords["Alice"], "STANDING LIST"),
+                        "alice@example.org", ["pbem@localhost"])
+    before = time.monotonic()
+    daemon._work()
+    assert daemon.store.inbox() == []  # the mail was processed ...
+    assert daemon._next_tick > before  # ... and the tick ran in the same pass
+
+
 def test_a_second_daemon_on_the_same_store_is_refused(tmp_path: Path) -> None:
     config = configure(tmp_path, "[listener]\nport = 0\n")
     with serving(Daemon(config, clock=Clock())), pytest.raises(

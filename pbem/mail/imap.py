@@ -165,7 +165,7 @@ class ImapIntake:
     def __init__(
         self,
         config: ImapConfig,
-        deliver: Callable[[bytes], None],
+        deliver: Callable[[bytes], None] | None,
         cursor: CursorStore,
         *,
         deliver_group: GroupDelivery | None = None,
@@ -173,6 +173,8 @@ class ImapIntake:
         retry_base: float = 1.0,
         retry_cap: float = 300.0,
     ) -> None:
+        if deliver is None and deliver_group is None:
+            raise ValueError("ImapIntake needs deliver or deliver_group")
         self.config = config
         self._deliver = deliver
         self._deliver_group = deliver_group or self._one_by_one
@@ -349,6 +351,7 @@ class ImapIntake:
     def _one_by_one(self, raws: Sequence[bytes]) -> list[BaseException | None]:
         """The group delivery made of ``deliver``: mail after mail, stopping at a failure
         that is not the mail's own fault."""
+        assert self._deliver is not None
         outcomes: list[BaseException | None] = []
         for raw in raws:
             try:
