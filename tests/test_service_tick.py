@@ -19,6 +19,7 @@ from pbem import store as store_module
 from pbem.engine.codec import to_json
 from pbem.service.deadlines import next_due
 from pbem.service.model import GameService, Seat, Timing, Window, iso
+from pbem.store import games as store_games
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed makes Carol play first
@@ -27,7 +28,7 @@ PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed makes Carol pl
 @pytest.fixture
 def no_margin(monkeypatch: pytest.MonkeyPatch) -> None:
     """Game files count as stamped as soon as written, so the index is used at once."""
-    monkeypatch.setattr(store_module, "STAMP_MARGIN", 0.0)
+    monkeypatch.setattr(store_games, "STAMP_MARGIN", 0.0)
 
 
 def service(**fields: object) -> GameService:

@@ -11,15 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from pbem import store as store_module
 from pbem.errors import StoreError
 from pbem.store import Store, file_stamp
+from pbem.store import games as games_module
+from pbem.store import games as store_games
+from pbem.store.tinyfile import TinyFile
 
 
 @pytest.fixture
 def no_margin(monkeypatch: pytest.MonkeyPatch) -> None:
     """Files count as stamped as soon as written (the margin guards coarse clocks)."""
-    monkeypatch.setattr(store_module, "STAMP_MARGIN", 0.0)
+    monkeypatch.setattr(store_games, "STAMP_MARGIN", 0.0)
 
 
 def created(root: Path, *game_ids: str) -> Store:
@@ -50,13 +52,13 @@ def test_the_index_file_is_read_once_while_it_does_not_change(
     """Many lookups, one read; creating a game makes the next lookup read it again."""
     store = created(tmp_path, "g1", "g2")
     reads: list[Path] = []
-    real = store_module._TinyFile
+    real = TinyFile
 
-    def counting(path: Path) -> store_module._TinyFile:
+    def counting(path: Path) -> TinyFile:
         reads.append(path)
         return real(path)
 
-    monkeypatch.setattr(store_module, "_TinyFile", counting)
+    monkeypatch.setattr(games_module, "TinyFile", counting)
     for _ in range(5):
         assert store.games() == ["g1", "g2"] and store.game_named("G2") == "g2"
     assert [p.name for p in reads] == ["index.json"]

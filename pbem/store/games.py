@@ -1,0 +1,181 @@
+"""The store's games: the index of games, their hot files, stamps and the due index."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from tinydb.table import Document
+
+from pbem.atomicfile import make_dir, read_json, write_json_atomic
+from pbem.errors import StoreError
+from pbem.store.items import JSON_HINT, check_game_id
+from pbem.store.lock import Locked
+from pbem.store.tinyfile import HotFile, TinyFile
+
+_HOT_CACHED = 8  # hot files kept in memory during one lock hold
+STAMP_MARGIN = 2.0  # seconds: a file changed more recently has no stamp yet (file_stamp)
+
+
+def file_stamp(path: Path) -> list[int] | None:
+    """Give a value that changes whenever ``path`` is replaced or written (its inode, size,
+    and the times of its last write and change), or None if it is missing or was changed
+    less than ``STAMP_MARGIN`` seconds ago.
+
+    Every store file is replaced whole by a rename, so its inode changes, but a freed inode
+    number may come back, and a file system's clock ticks coarsely (1 s on some). A stamp
+    taken this long after the last change still tells any later change apart (git calls
+    this the "racy" case): that change bears a later time.
+    """
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) < STAMP_MARGIN * 1e9:
+        return None
+    return [info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+
+
+class Games(Locked):
+    """The games: created, listed, found by name, and their hot files and small records."""
+
+    def _game_dir(self, game_id: str) -> Path:
+        return self.root / "games" / game_id
+
+    def _hot(self, game_id: str, *, writing: bool = False) -> HotFile:
+        """Give a game's hot file, read once per lock hold (nobody else writes meanwhile).
+
+        ``writing``: the caller changes it in memory, so it leaves the cache until
+        ``_save`` wrote it; should the write fail, the next reader reads the file again.
+        """
+        cached = self._hot_files.pop(game_id, None) if writing else self._hot_files.get(game_id)
+        if cached is not None:
+            return cached
+        check_game_id(game_id)
+        path = self._game_dir(game_id) / "hot.json"
+        if not path.exists():
+            close = difflib.get_close_matches(game_id, self.games(), n=3)
+            hint = f"Did you mean {', '.join(close)}?" if close else "See `pbem games`."
+            raise StoreError("There is no game with this id.", text=game_id, suggestion=hint)
+        hot = HotFile(path)
+        if not writing:
+            self._keep_hot(game_id, hot)
+        return hot
+
+    def _save(self, game_id: str, hot: HotFile) -> None:
+        """Write a hot file changed in memory; it is the cached one again."""
+        hot.save()
+        self._keep_hot(game_id, hot)
+
+    def _keep_hot(self, game_id: str, hot: HotFile) -> None:
+        """Cache a hot file while the lock is held: the last few read (a tick reads them all,
+        and memory must not grow with the number of games)."""
+        if not self._lock_depth:
+            return
+        self._hot_files.pop(game_id, None)
+        self._hot_files[game_id] = hot
+        while len(self._hot_files) > _HOT_CACHED:
+            del self._hot_files[next(iter(self._hot_files))]
+
+    def create_game(self, game_id: str, setup: dict[str, Any]) -> None:
+        """Create an empty game (no snapshot, empty log); StoreError if it exists."""
+        self._require_lock("create a game")
+        check_game_id(game_id)
+        if game_id in self.games():
+            raise StoreError("A game with this id already exists.", text=game_id)
+        folder = self._game_dir(game_id)
+        # Not in the index but on disk: an earlier create_game died before listing it, and
+        # it is safe to start over only if nothing was ever committed to it.
+        if (folder / "hot.json").exists() and (
+                self.log_length(game_id) or self.snapshot(game_id) is not None):
+            raise StoreError(
+                f"The folder {folder} holds a game the index does not list.",
+                suggestion="The index may be damaged: restore index.json from a backup.")
+        self._hot_files.pop(game_id, None)
+        shutil.rmtree(folder, ignore_errors=True)
+        for sub in ("segments", "applied"):
+            make_dir(folder / sub)
+        try:
+            write_json_atomic(folder / "setup.json", setup)
+        except (TypeError, ValueError) as error:
+            raise StoreError(f"Cannot save the setup: {error}.", suggestion=JSON_HINT) from error
+        hot = HotFile(folder / "hot.json")
+        hot.game.insert(Document({"snapshot": None, "meta": {}, "base": 0,
+                                  "segment_size": self._segment_size}, doc_id=1))
+        hot.save()
+        index = TinyFile(self.root / "index.json")
+        index.table("games").insert({"game_id": game_id})
+        self._index_cache = None
+        index.save()  # the commit point of the creation
+
+    def games(self) -> list[str]:
+        """Give the ids of all games, oldest first."""
+        return list(self._game_index()[0])
+
+    def game_named(self, name: str) -> str | None:
+        """Give the id of the game called ``name``, letter case aside, or None if none is."""
+        return self._game_index()[1].get(name.casefold())
+
+    def _game_index(self) -> tuple[tuple[str, ...], dict[str, str]]:
+        """Give the games' ids, and each by its case-folded name, reading the index file only
+        when it changed: every mail is routed through here, and the file grows with the
+        number of games."""
+        path = self.root / "index.json"
+        stamp = file_stamp(path)
+        cached = self._index_cache
+        if stamp is not None and cached is not None and cached[0] == stamp:
+            return cached[1], cached[2]
+        ids = tuple(doc["game_id"] for doc in TinyFile(path).table("games"))
+        named = {game_id.casefold(): game_id for game_id in ids}  # the newest of a name wins
+        self._index_cache = (stamp, ids, named) if stamp is not None else None
+        return ids, named
+
+    def game_stamp(self, game_id: str) -> list[int] | None:
+        """Give a value that changes whenever anything of the game that a step reads is
+        rewritten (its hot file), or None when that cannot be told yet (see
+        ``file_stamp``)."""
+        check_game_id(game_id)
+        return file_stamp(self._game_dir(game_id) / "hot.json")
+
+    def due_index(self) -> dict[str, Any]:
+        """Give the deadline tick's own record of the games (empty if there is none yet):
+        what the service keeps there is its business; losing it only costs time."""
+        try:
+            value = read_json(self.root / "due.json")
+        except (FileNotFoundError, ValueError):
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def set_due_index(self, value: dict[str, Any]) -> None:
+        """Replace the deadline tick's record of the games (see ``due_index``)."""
+        self._require_lock("write the due index")
+        try:
+            write_json_atomic(self.root / "due.json", value)
+        except (TypeError, ValueError) as error:
+            raise StoreError(f"Cannot save the due index: {error}.",
+                             suggestion=JSON_HINT) from error
+
+    def setup(self, game_id: str) -> dict[str, Any]:
+        """Give the setup the game was created with."""
+        self._hot(game_id)
+        value: dict[str, Any] = read_json(self._game_dir(game_id) / "setup.json")
+        return value
+
+    def meta(self, game_id: str) -> dict[str, Any]:
+        """Give the game's small mutable record (empty until a commit sets it)."""
+        value: dict[str, Any] = self._hot(game_id).state()["meta"]
+        return value
+
+    def snapshot(self, game_id: str) -> dict[str, Any] | None:
+        """Give the snapshot of the last commit, or None before the first."""
+        value: dict[str, Any] | None = self._hot(game_id).state()["snapshot"]
+        return value
+
+    def log_length(self, game_id: str) -> int:
+        """Give the number of entries in the game's log."""
+        hot = self._hot(game_id)
+        return int(hot.state()["base"]) + len(hot.log)
+

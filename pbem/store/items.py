@@ -1,0 +1,71 @@
+"""What the store takes and gives (mail items), and the ids it names files by."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from pbem.errors import StoreError
+
+_GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_MAIL_ID = re.compile(r"[0-9a-f]{32}")
+JSON_HINT = "Store only JSON values: dicts with string keys, lists, strings, numbers, None."
+
+
+@dataclass(frozen=True)
+class InboxItem:
+    """A received mail waiting to be processed."""
+
+    mail_id: str
+    message_id: str
+    received_at: str
+
+
+@dataclass(frozen=True)
+class OutboxItem:
+    """A mail to send; ``outbox_id`` is chosen by the caller and stable across a redo."""
+
+    outbox_id: str
+    game_id: str
+    to: str
+    message_id: str
+    raw: bytes
+    created_at: str
+    attempts: int = 0
+    retry_at: str | None = None
+    last_error: str | None = None
+
+
+def mail_id_for(message_id: str) -> str:
+    """Give the store's id for a Message-ID (angle brackets and spaces do not count)."""
+    bare = message_id.strip().removeprefix("<").removesuffix(">").strip()
+    if not bare:
+        raise StoreError(
+            "A mail without a Message-ID cannot be received.",
+            suggestion="Derive one from a hash of the raw mail.",
+        )
+    return file_key(bare)
+
+
+def file_key(text: str) -> str:
+    """Give a file-name-safe fixed-length key for any string."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def stored_time(value: str | datetime) -> str:
+    """Give a time as the ISO string the store keeps."""
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def check_game_id(game_id: str) -> None:
+    if not _GAME_ID.fullmatch(game_id):
+        raise StoreError(
+            "A game id is 1-64 letters, digits, '_', '-' or '.', starting with a letter or digit.",
+            text=game_id)
+
+
+def check_mail_id(mail_id: str) -> None:
+    if not _MAIL_ID.fullmatch(mail_id):
+        raise StoreError("This is not a mail id given by the store.", text=mail_id)

@@ -1,0 +1,99 @@
+"""The store's shared state and its locks: the store lock, and the small ones of the inbox
+and the outbox."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pbem.atomicfile import make_dir
+from pbem.errors import StoreError
+from pbem.store.tinyfile import HotFile
+
+SEGMENT_SIZE = 64
+
+
+class Locked:
+    """The store's shared state, set up once, and its locks."""
+
+    def __init__(self, root: Path, *, segment_size: int = SEGMENT_SIZE) -> None:
+        if segment_size < 1:
+            raise StoreError("The log segment size must be at least 1.", text=str(segment_size))
+        self.root = Path(root)
+        self._segment_size = segment_size  # for games created from now on; each game keeps its own
+        self._lock_depth = 0
+        self._hot_files: dict[str, HotFile] = {}  # read during this lock hold; see _hot
+        self._records: dict[str, dict[str, Any]] = {}  # inbox records read, by file name
+        # (the index file's stamp, the ids, the ids by case-folded name); see _game_index
+        self._index_cache: tuple[list[int], tuple[str, ...], dict[str, str]] | None = None
+        for folder in ("inbox", "mail", "outbox", "sent", "games"):
+            make_dir(self.root / folder)
+
+    @contextmanager
+    def lock(self, timeout: float | None = None) -> Iterator[None]:
+        """Give exclusive write access to the store; re-entrant; StoreError on timeout."""
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
+        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self._acquire(fd, timeout)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._lock_depth = 1
+        try:
+            yield
+        finally:
+            self._lock_depth = 0
+            self._hot_files.clear()  # others may write once the lock is released
+            os.close(fd)  # closing the descriptor releases the flock
+
+    def _acquire(self, fd: int, timeout: float | None) -> None:
+        if timeout is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return
+        # flock has no timeout of its own: poll it.
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+                    raise StoreError(
+                        f"The game store {self.root} is in use by process {holder}.",
+                        suggestion="Wait for it to finish (or stop the pbem daemon) and retry.",
+                    ) from None
+                time.sleep(min(0.02, remaining))
+
+    @contextmanager
+    def _small_lock(self, name: str) -> Iterator[None]:
+        """A lock of one part of the store, held for one short write (see the package
+        docstring for the order locks are taken in)."""
+        fd = os.open(self.root / name, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the flock
+
+    def _require_lock(self, action: str) -> None:
+        if not self._lock_depth:
+            raise StoreError(
+                f"Cannot {action} without holding the store lock.",
+                suggestion="Do it inside `with store.lock():`.",
+            )

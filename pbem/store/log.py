@@ -1,0 +1,180 @@
+"""A game's log on disk: read by segments, appended by commits, cut by rollbacks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from pbem.atomicfile import dump_json, read_json, write_json_atomic, write_many_atomic
+from pbem.errors import StoreError
+from pbem.store.items import JSON_HINT, OutboxItem, check_mail_id, file_key, stored_time
+from pbem.store.outbox import Outbox
+from pbem.store.tinyfile import HotFile
+
+
+class Log(Outbox):
+    """A game's log, and the commit that appends a step to it with its outbox."""
+
+    def _segment(self, game_id: str, start: int) -> dict[str, Any]:
+        path = self._game_dir(game_id) / "segments" / f"{start:010d}.json"
+        try:
+            value: dict[str, Any] = read_json(path)
+        except (FileNotFoundError, ValueError) as error:
+            raise StoreError(f"The log segment {path} is missing or damaged ({error}).",
+                             suggestion="Restore it from a backup.") from error
+        return value
+
+    def log(self, game_id: str, since: int = 0) -> Iterator[dict[str, Any]]:
+        """Give the log entries with index >= since, in order, one segment file at a time."""
+        if since < 0:
+            raise StoreError("A log index cannot be negative.", text=str(since))
+        hot = self._hot(game_id)
+        state = hot.state()
+        return self._stream(game_id, since, state["base"], state["segment_size"], hot.entries())
+
+    def _stream(self, game_id: str, since: int, base: int, size: int,
+                open_entries: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        # Closed segments below the base read here never change, except when a rollback
+        # reopens one and the log regrows past it while a lock-less reader is still reading.
+        for start in range(since // size * size, base, size):
+            entries = self._segment(game_id, start)["entries"]
+            yield from entries[max(0, since - start):]
+        yield from open_entries[max(0, since - base):]
+
+    def applied_mails(self, game_id: str, mail_ids: Iterable[str]) -> set[str]:
+        """Give those of ``mail_ids`` whose step is committed in the game's log."""
+        return self._applied(game_id, self._hot(game_id), mail_ids)
+
+    def _applied(self, game_id: str, hot: HotFile, mail_ids: Iterable[str]) -> set[str]:
+        state, in_open = hot.state(), hot.applied_ids()
+        base, size = state["base"], state["segment_size"]
+        found = set()
+        for mail_id in mail_ids:
+            check_mail_id(mail_id)
+            if mail_id in in_open:
+                found.add(mail_id)
+                continue
+            try:
+                index = read_json(self._game_dir(game_id) / "applied" / f"{mail_id}.json")["index"]
+            except FileNotFoundError:
+                continue
+            # The marker only says where to look: it may be left from a step that never
+            # committed or was rolled back. Open-segment marks were checked above.
+            if index < base and mail_id in self._segment(game_id, index // size * size)["applied"]:
+                found.add(mail_id)
+        return found
+
+    # ---- commit -----------------------------------------------------------------------
+
+    def commit(self, game_id: str, *, log_entries: Sequence[dict[str, Any]],
+               snapshot: dict[str, Any] | None, meta: dict[str, Any] | None = None,
+               mail_ids: Sequence[str] | Mapping[str, int] = (),
+               outbox: Sequence[OutboxItem] = (),
+               expect_length: int | None = None, cut_to: int | None = None) -> None:
+        """Append one step atomically: log entries, snapshot, meta, applied mails, outbox.
+
+        ``snapshot`` or ``meta`` None keeps the current one. ``expect_length`` (if given) is
+        the log length the step was computed against; StoreError if the log has moved.
+        Outbox items already queued or sent under the same ``outbox_id`` are not queued again.
+        ``cut_to`` (a rollback) first cuts the log to that many entries, in the same write.
+        ``mail_ids`` may map each mail to the log length its step began at (several steps in
+        one commit); a plain sequence puts them all at the log's length before this commit.
+        """
+        self._require_lock("commit a step")
+        hot = self._hot(game_id, writing=True)
+        if cut_to is not None:
+            self._cut(game_id, hot, cut_to)
+        state = hot.state()
+        base, size = state["base"], state["segment_size"]
+        entries = hot.entries()
+        length = base + len(entries)
+        if expect_length is not None and expect_length != length:
+            raise StoreError(
+                f"Game {game_id} has {length} log entries; this step was computed for "
+                f"{expect_length}.", suggestion="Reload the game and redo the step.")
+        at = dict(mail_ids) if isinstance(mail_ids, Mapping) else dict.fromkeys(mail_ids, length)
+        if done := self._applied(game_id, hot, at):
+            raise StoreError(f"Game {game_id} has already applied these mails.",
+                             text=", ".join(sorted(done)))
+        # Everything the hot file will point to is written first.
+        pending = {doc["outbox_id"] for doc in hot.outbox}
+        queued = []
+        files = []
+        for item in outbox:
+            if item.game_id != game_id:
+                raise StoreError(f"An outbox item of game {item.game_id} was committed to game "
+                                 f"{game_id}.", text=item.outbox_id)
+            key = file_key(item.outbox_id)
+            if item.outbox_id in pending or self._sent_path(key, ".json").exists():
+                continue
+            files.append((self._queued_path(game_id, key), item.raw))
+            pending.add(item.outbox_id)
+            queued.append(item)
+        for mail_id, index in at.items():
+            if not length <= index <= length + len(log_entries):
+                raise StoreError(f"Mail {mail_id} is put at log entry {index}, outside this "
+                                 "commit.", text=mail_id)
+            files.append((self._game_dir(game_id) / "applied" / f"{mail_id}.json",
+                          dump_json({"mail_id": mail_id, "index": index})))
+        write_many_atomic(files)
+        applied = hot.applied_ids() | at
+        entries.extend(log_entries)
+        while len(entries) >= size:
+            end = base + size
+            segment = {"start": base, "entries": entries[:size],
+                       "applied": {m: i for m, i in applied.items() if i < end}}
+            self._write_segment(game_id, base, segment)
+            applied = {m: i for m, i in applied.items() if i >= end}
+            entries, base = entries[size:], end
+        hot.set_open(base, entries, applied)
+        self._drop_sent(hot)
+        changes: dict[str, Any] = {}
+        if snapshot is not None:
+            changes["snapshot"] = snapshot
+        if meta is not None:
+            changes["meta"] = meta
+        hot.game.update(changes, doc_ids=[1])
+        hot.outbox.insert_multiple(
+            {"outbox_id": i.outbox_id, "to": i.to, "message_id": i.message_id,
+             "created_at": stored_time(i.created_at), "attempts": i.attempts,
+             "retry_at": i.retry_at, "last_error": i.last_error} for i in queued)
+        self._save(game_id, hot)  # the commit point
+
+    def _write_segment(self, game_id: str, start: int, segment: dict[str, Any]) -> None:
+        path = self._game_dir(game_id) / "segments" / f"{start:010d}.json"
+        try:
+            write_json_atomic(path, segment)
+        except (TypeError, ValueError) as error:
+            raise StoreError(f"Cannot save a log entry: {error}.", suggestion=JSON_HINT) from error
+
+    def truncate_log(self, game_id: str, length: int, snapshot: dict[str, Any]) -> None:
+        """Cut the game's log to its first ``length`` entries and set the snapshot, atomically.
+
+        Mails whose steps are cut off count as not applied any more.
+        """
+        self._require_lock("roll back a game")
+        hot = self._hot(game_id, writing=True)
+        self._cut(game_id, hot, length)
+        hot.game.update({"snapshot": snapshot}, doc_ids=[1])
+        self._drop_sent(hot)
+        self._save(game_id, hot)
+
+    def _cut(self, game_id: str, hot: HotFile, length: int) -> None:
+        """Cut the hot file's log to ``length`` entries, in memory (the caller saves)."""
+        state = hot.state()
+        base, size = state["base"], state["segment_size"]
+        entries = hot.entries()
+        if not 0 <= length <= base + len(entries):
+            raise StoreError(f"Game {game_id} has {base + len(entries)} log entries; cannot cut "
+                             f"it to {length}.", text=str(length))
+        if length >= base:
+            applied = hot.applied_ids()
+        else:
+            # Reopen the closed segment holding the cut; later segment files become stale and
+            # are ignored (nothing reads past the hot file's base) until rewritten.
+            base = length // size * size
+            segment = self._segment(game_id, base)
+            entries, applied = segment["entries"], segment["applied"]
+        hot.set_open(base, entries[:length - base],
+                     {m: i for m, i in applied.items() if i < length})
+
