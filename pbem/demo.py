@@ -28,6 +28,7 @@ BOTS = ("Adam", "Eve", "Mallory", "Trent")
 PLAYER_DOMAIN = "players.example"
 TURN_CAP = 300  # a documented cap: bots that stall cannot keep the demo running forever
 TIME_LIMIT = 30 * 60.0  # seconds before the demo gives up waiting for the game's end
+DEMO_MAILS_PER_HOUR = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -46,10 +47,12 @@ class _Mailbox:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.folder = mailbox.Maildir(path, create=True)
+        self._read: set[str] = set()  # keys already handed out: never parsed again
 
     def new(self) -> list[bytes]:
         fresh = []
-        for key in sorted(self.folder.iterkeys()):
+        for key in sorted(set(self.folder.iterkeys()) - self._read):
+            self._read.add(key)
             message = self.folder[key]
             if message.get_subdir() == "new":
                 fresh.append(self.folder.get_bytes(key))
@@ -67,8 +70,11 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
     folder = folder.resolve()
     base = load_config(None)
     assert base.listener is not None
+    # The bots write far more than a person: the per-sender hourly limit against floods
+    # (60 by default) would drop their mail unanswered a few dozen turns in.
     config = replace(base, store=folder / "store", maildir=folder / "maildirs",
-                     listener=replace(base.listener, port=port), tick_seconds=5.0)
+                     listener=replace(base.listener, port=port), tick_seconds=5.0,
+                     mails_per_hour=DEMO_MAILS_PER_HOUR)
     daemon = Daemon(config)
     ready = threading.Event()
     server = threading.Thread(target=daemon.serve, kwargs={"ready": ready.set}, daemon=True)
