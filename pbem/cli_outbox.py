@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from pbem.cli_gm import common, session, where_of
+from pbem.cli_gm_session import common, session, where_of
 from pbem.daemon_outbox import GIVEN_UP
 from pbem.store import OutboxItem
 

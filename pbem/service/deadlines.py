@@ -123,3 +123,16 @@ def _remind_window(table: Table, window: Window) -> None:
     if late:
         table.service = replace(table.service,
                                 window=replace(window, reminded=(*window.reminded, *late)))
+
+
+def still_quiet(mark: object, stamp: list[int], now: datetime) -> bool:
+    """True when the due index's ``mark`` of a game says that, as long as its stamp is
+    ``stamp``, the game has nothing due at ``now``: a tick at the mark's time found nothing,
+    and its next due moment is later than ``now``."""
+    if not isinstance(mark, dict) or mark.get("stamp") != stamp:
+        return False
+    try:
+        checked, due = parse_iso(mark["checked"]), mark["due"]
+        return checked <= now and (due is None or now < parse_iso(due))
+    except (KeyError, TypeError, ValueError):  # a damaged index, or naive and aware times
+        return False

@@ -11,8 +11,7 @@ import difflib
 import hmac
 import logging
 import secrets
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -23,7 +22,7 @@ from pbem.engine.codec import from_json, to_json
 from pbem.engine.rules import replay
 from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.setup import Setup, new_game, with_options
-from pbem.engine.state import Event, GameState
+from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError, MailFormatError, OrderSyntaxError, StoreError
 from pbem.mail.inbound import InboundMail, header_summary, parse_mail
 from pbem.orders.format import format_orders
@@ -31,15 +30,17 @@ from pbem.orders.model import Header
 from pbem.orders.parse import parse_header, parse_orders
 from pbem.service import bot_mail
 from pbem.service.auth import COST, check_password, hash_password, new_password
-from pbem.service.deadlines import next_due
+from pbem.service.deadlines import next_due, still_quiet
 from pbem.service.dispatch import advance
-from pbem.service.entries import commands, under_current_names
-from pbem.service.mails import Sender, outbox_item, render_notice, welcome_settings
-from pbem.service.model import GameService, Seat, Timing, iso, parse_iso
+from pbem.service.entries import commands
+from pbem.service.mails import Sender, welcome_settings
+from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.order_mail import carry_out_mail
+from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
+from pbem.service.steps import Steps
 from pbem.service.table import Notice, Table
-from pbem.store import OutboxItem, Store
+from pbem.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -47,44 +48,6 @@ __all__ = ["POSTMASTER", "REPLY_INTERVAL", "Service", "ServiceConfig"]
 
 MAX_ROUNDS = 10_000  # inbox rounds in one process(): bots answering bots end long before
 BATCH = 50  # mails taken in one round, whose steps are committed together per game
-
-
-def _still_quiet(mark: object, stamp: list[int], now: datetime) -> bool:
-    """True when the due index's ``mark`` of a game says that, as long as its stamp is
-    ``stamp``, the game has nothing due at ``now``: a tick at the mark's time found nothing,
-    and its next due moment is later than ``now``."""
-    if not isinstance(mark, dict) or mark.get("stamp") != stamp:
-        return False
-    try:
-        checked, due = parse_iso(mark["checked"]), mark["due"]
-        return checked <= now and (due is None or now < parse_iso(due))
-    except (KeyError, TypeError, ValueError):  # a damaged index, or naive and aware times
-        return False
-
-
-class Steps:
-    """Steps of one game sealed but not yet written: the table carries their log entries,
-    the rest waits here for the one commit."""
-
-    def __init__(self, table: Table) -> None:
-        self.table = table
-        self.mail_ids: dict[str, int] = {}  # each mail: the log length its step began at
-        self.began = table.base  # the log length the step under way began at
-        self.sent: list[tuple[str, OutboxItem]] = []
-
-    @contextmanager
-    def undone_on_error(self) -> Iterator[None]:
-        """Whatever a step did before it raised is taken back; the steps before it stay."""
-        table = self.table
-        kept = (table.state, table.service, len(table.entries), len(table.events),
-                dict(self.mail_ids), len(self.sent))
-        try:
-            yield
-        except BaseException:
-            table.state, table.service, self.mail_ids = kept[0], kept[1], kept[4]
-            del table.entries[kept[2]:], table.events[kept[3]:], self.sent[kept[5]:]
-            table.notices.clear()
-            raise
 
 
 @dataclass(frozen=True)
@@ -265,7 +228,7 @@ class Service:
             for game_id in self.games():
                 stamp = self.store.game_stamp(game_id)
                 mark = marks.get(game_id)
-                if stamp is not None and _still_quiet(mark, stamp, now):
+                if stamp is not None and still_quiet(mark, stamp, now):
                     kept[game_id] = mark
                     continue
                 changed, due = self._tick_game(game_id, now)
@@ -441,7 +404,7 @@ class Service:
         bot_mail.upkeep(table, lambda player: self._new_password(table.state.game, player),
                         self.config.password_cost)
         table.service = replace(table.service, steps=table.service.steps + 1)
-        steps.sent += self._addressed_mails(table, now)
+        steps.sent += addressed_mails(self.cards, self.store, self.config.sender, table, now)
         table.notices.clear()
         if mail_id:
             steps.mail_ids[mail_id] = steps.began
@@ -461,48 +424,6 @@ class Service:
             _, message_id = header_summary(raw)
             self._bot_mail.add(message_id)
             self.store.receive(raw, message_id=message_id, received_at=now)
-
-    def _addressed_mails(self, table: Table, now: datetime) -> list[tuple[str, OutboxItem]]:
-        game_id = table.state.game
-        sender = self.config.sender
-        news_cache: dict[int, list[Event]] = {}
-        items = []
-        for n, notice in enumerate(table.notices):
-            if notice.to == "" and not sender.gm_address:
-                continue
-            since = notice.data.get("since", table.service.reported)
-            if since not in news_cache:
-                news_cache[since] = self._events_since(table, since)
-            history = self._history(table) if notice.kind == "history" else []
-            to, name, rendered = render_notice(
-                self.cards, notice.state or table.state, notice.service or table.service,
-                notice, now=now,
-                news=news_cache[since], history=history, sender=sender)
-            outbox_id = f"{game_id}-{table.service.steps}-{n}"
-            items.append((notice.to, outbox_item(outbox_id, game_id, to, name, rendered,
-                                                 now=now, sender=sender,
-                                                 in_reply_to=notice.data.get("reply_to"))))
-        return items
-
-    def _events_since(self, table: Table, since: int) -> list[Event]:
-        """The events logged from entry ``since`` on, GM entries' included; who may see each
-        is named as the players are called now."""
-        events: list[Event] = []
-        if since < table.base:
-            for entry in self.store.log(table.state.game, since):
-                events += [from_json(Event, e) for e in entry["events"]]
-        start = max(0, since - table.base)
-        for entry in table.entries[start:]:
-            events += [from_json(Event, e) for e in entry["events"]]
-        return under_current_names(events)
-
-    def _history(self, table: Table) -> list[tuple[int, list[Event]]]:
-        turns: list[tuple[int, list[Event]]] = [(0, [])]
-        for event in self._events_since(table, 0):
-            if event.kind == "turn_begins":
-                turns.append((int(event.data["turn"]), []))
-            turns[-1][1].append(event)
-        return [t for t in turns if t[1]]
 
     # --- the log --------------------------------------------------------------------------
 

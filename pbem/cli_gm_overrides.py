@@ -1,0 +1,182 @@
+"""The game master's overrides of a running game: ``pbem rollback``, ``pbem edit``, the
+seats (``replace``, ``remove``, ``bot``), the deadlines (``pause``, ``resume``, ``extend``)
+and ``pbem announce``."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from pbem import gm
+from pbem.cli_gm_session import common, session, where_of
+from pbem.engine.state import Event
+from pbem.render import environment
+
+__all__ = ["announce", "bot", "edit", "extend", "pause", "remove_seat", "replace_seat",
+           "resume", "rollback"]
+
+
+@click.command("rollback")
+@click.argument("game_id", metavar="GAME")
+@click.option("--to", "to", type=click.IntRange(0), required=True, metavar="STEP",
+              help="The step to go back to (`pbem history GAME` numbers them).")
+@click.option("--reason", default="", help="Told to the players.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@common
+def rollback(game_id: str, to: int, reason: str, yes: bool, **kw: Any) -> None:
+    """Undo every step of GAME after step --to; the players are told."""
+    where = where_of(kw)
+    if not yes:
+        click.confirm(f"Undo every step of {game_id} after step {to}?", abort=True)
+    with session(where) as service:
+        cut = gm.rollback(service, game_id, to, where.now, reason)
+    click.echo(f"{game_id} is back at step {to}: {cut} log entr{'ies' if cut != 1 else 'y'} "
+               "undone; the players are told.")
+
+
+@click.group("edit")
+def edit() -> None:
+    """Change the game by hand (logged as the game master's commands, and announced)."""
+
+
+@edit.command("money")
+@click.argument("game_id", metavar="GAME")
+@click.argument("card")
+@click.argument("amount", type=click.IntRange(0))
+@click.option("--reason", required=True, help="Why: logged and told to the players.")
+@common
+def edit_money(game_id: str, card: str, amount: int, reason: str, **kw: Any) -> None:
+    """Set the money on CARD (in a power structure) to AMOUNT MB."""
+    where = where_of(kw)
+    with session(where) as service:
+        events = gm.edit_money(service, game_id, card, amount, reason, where.now)
+    _echo_events(events)
+
+
+@edit.command("move")
+@click.argument("game_id", metavar="GAME")
+@click.argument("card")
+@click.argument("place")
+@click.option("--reason", required=True, help="Why: logged and told to the players.")
+@common
+def edit_move(game_id: str, card: str, place: str, reason: str, **kw: Any) -> None:
+    """Put CARD in PLACE: uncontrolled, dead, deck, discards or hand:PLAYER."""
+    where = where_of(kw)
+    with session(where) as service:
+        events = gm.edit_move(service, game_id, card, place, reason, where.now)
+    _echo_events(events)
+
+
+def _echo_events(events: list[Event]) -> None:
+    module = environment().get_template("en/_events.txt.j2").module
+    for e in events:
+        click.echo(module.event(e))  # type: ignore[attr-defined]
+
+
+# --- seats -------------------------------------------------------------------------------------
+
+
+@click.command("replace")
+@click.argument("game_id", metavar="GAME")
+@click.argument("seat")
+@click.option("--address", required=True, help="The new player's address.")
+@click.option("--name", default="", help="The new player's own name: the seat is renamed "
+              "(in the game, its log and the order language) from now on.")
+@click.option("--show-password", is_flag=True, help="Print the new password (it is mailed).")
+@common
+def replace_seat(game_id: str, seat: str, address: str, name: str, show_password: bool,
+                 **kw: Any) -> None:
+    """Give SEAT of GAME to someone new: new address, new password mailed to it."""
+    if "@" not in address:
+        raise click.BadParameter("an address has an @", param_hint="--address")
+    where = where_of(kw)
+    with session(where) as service:
+        password = gm.replace_seat(service, game_id, seat, address, where.now, name=name)
+    who = f"{seat} of {game_id}" + (f", now called {name}," if name else "")
+    click.echo(f"{who} is now played from {address}"
+               + ("; a welcome mail with a new password is queued." if password else "."))
+    if show_password and password:
+        click.echo(f"  password: {password}")
+
+
+@click.command("remove")
+@click.argument("game_id", metavar="GAME")
+@click.argument("seat")
+@click.option("--reason", default="", help="Told to the players.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@common
+def remove_seat(game_id: str, seat: str, reason: str, yes: bool, **kw: Any) -> None:
+    """Take SEAT out of GAME: their groups go free, their money to the bank."""
+    where = where_of(kw)
+    if not yes:
+        click.confirm(f"Remove {seat} from {game_id} for good?", abort=True)
+    with session(where) as service:
+        events = gm.remove_seat(service, game_id, seat, where.now, reason)
+    _echo_events(events)
+
+
+@click.command("bot")
+@click.argument("game_id", metavar="GAME")
+@click.argument("seat")
+@click.argument("switch", type=click.Choice(["on", "off"], case_sensitive=False))
+@common
+def bot(game_id: str, seat: str, switch: str, **kw: Any) -> None:
+    """Let a bot play SEAT of GAME (on), or its player again (off)."""
+    where = where_of(kw)
+    with session(where) as service:
+        gm.set_bot(service, game_id, seat, switch.lower() == "on", where.now)
+    click.echo(f"A bot plays {seat} now." if switch.lower() == "on"
+               else f"{seat} is played by its player again; a new password is mailed.")
+
+
+@click.command("pause")
+@click.argument("game_id", metavar="GAME")
+@click.option("--reason", default="", help="Told to the players.")
+@common
+def pause(game_id: str, reason: str, **kw: Any) -> None:
+    """Stop GAME's deadlines until `pbem resume`."""
+    where = where_of(kw)
+    with session(where) as service:
+        gm.pause(service, game_id, where.now, reason)
+    click.echo(f"{game_id} is paused.")
+
+
+@click.command("resume")
+@click.argument("game_id", metavar="GAME")
+@common
+def resume(game_id: str, **kw: Any) -> None:
+    """Run GAME's deadlines again, moved later by the time it was paused."""
+    where = where_of(kw)
+    with session(where) as service:
+        hours = gm.resume(service, game_id, where.now)
+    click.echo(f"{game_id} runs again; its deadlines moved {hours:g} h later.")
+
+
+@click.command("extend")
+@click.argument("game_id", metavar="GAME")
+@click.option("--hours", type=click.FloatRange(0, min_open=True), required=True,
+              help="How much later the running deadline falls.")
+@click.option("--reason", default="", help="Told to the players.")
+@common
+def extend(game_id: str, hours: float, reason: str, **kw: Any) -> None:
+    """Move GAME's running deadline (response window or orders) later."""
+    where = where_of(kw)
+    with session(where) as service:
+        deadline = gm.extend(service, game_id, hours, where.now, reason)
+    click.echo(f"The deadline of {game_id} is now {deadline:%Y-%m-%d %H:%M} UTC.")
+
+
+@click.command("announce")
+@click.argument("game_id", metavar="GAME")
+@click.argument("text")
+@common
+def announce(game_id: str, text: str, **kw: Any) -> None:
+    """Mail TEXT to every player of GAME ("-" reads it from standard input)."""
+    where = where_of(kw)
+    if text == "-":
+        text = sys.stdin.read()
+    with session(where) as service:
+        count = gm.announce(service, game_id, text, where.now)
+    click.echo(f"Announcement queued for {count} player{'s' if count != 1 else ''}.")

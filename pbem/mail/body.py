@@ -1,0 +1,195 @@
+"""Choose the MIME part of a mail that may hold orders, and give it as normalized text.
+
+Decoding is forgiving: a missing, unknown or wrong charset falls back to UTF-8, Windows-1252,
+then Latin-1, and says so in a defect.
+"""
+
+from __future__ import annotations
+
+import codecs
+import email
+import email.message
+import email.policy
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import Literal
+
+from pbem.mail.html_text import html_to_text
+
+Source = Literal["plain", "html", "attachment"]
+
+_MAX_DEPTH = 12  # MIME nesting deeper than any mail client writes; bounds the work
+# Invisible or look-alike characters that would keep an order word from matching.
+_INVISIBLE = str.maketrans({"\ufeff": None, "\u200b": None, "\x00": None,
+                            "\xa0": " ", "\u202f": " ", "\u2028": "\n", "\u2029": "\n"})
+# A repaired multipart's boundary is a delimiter line followed by a header line.
+_DELIMITER = re.compile(rb"^--([0-9A-Za-z'()+_,./:=?-]{1,70})[ \t]*\r?\n[A-Za-z][\w-]*:", re.M)
+
+
+def _candidates(
+    msg: email.message.Message, defects: list[str]
+) -> Iterator[tuple[Source, email.message.Message]]:
+    """Give the parts that may hold orders, best first: plain body, HTML body, attachments."""
+    plains: list[email.message.Message] = []
+    htmls: list[email.message.Message] = []
+    attachments: list[email.message.Message] = []
+    for part, enclosed, ctype in _leaves(msg, defects):
+        filename = part.get_filename() or ""
+        attached = enclosed or bool(filename) or part.get_content_disposition() == "attachment"
+        if ctype == "text/plain" or filename.lower().endswith(".txt"):
+            (attachments if attached else plains).append(part)
+        elif ctype == "text/html" and not attached:
+            htmls.append(part)
+    yield from (("plain", p) for p in plains)
+    yield from (("html", p) for p in htmls)
+    yield from (("attachment", p) for p in attachments)
+
+
+def _leaves(
+    msg: email.message.Message, defects: list[str]
+) -> Iterator[tuple[email.message.Message, bool, str]]:
+    """Give every leaf part, whether it is inside an enclosed message, and its content type."""
+    stack: list[tuple[email.message.Message, int, bool]] = [(msg, 0, False)]
+    while stack:
+        part, depth, enclosed = stack.pop()
+        defects.extend(f"mime: {type(d).__name__}" for d in part.defects)
+        if depth > _MAX_DEPTH:
+            defects.append(f"mime-too-deep: parts nested over {_MAX_DEPTH} levels were skipped")
+            continue
+        # Only a multipart's payload is read here: a leaf's get_payload() decodes 8-bit
+        # text with the declared charset, which raises on a charset such as "a\0b".
+        children = part.get_payload() if part.is_multipart() else None
+        ctype = part.get_content_type()  # parsed anew on every call: read it once
+        if isinstance(children, list):
+            inner = enclosed or ctype.startswith("message/")
+            stack.extend((child, depth + 1, inner) for child in reversed(children)
+                         if isinstance(child, email.message.Message))
+        elif ctype.startswith("multipart/"):
+            stack.append((_repair_multipart(part, defects), depth + 1, enclosed))
+        else:
+            yield part, enclosed, ctype
+
+
+def _repair_multipart(part: email.message.Message, defects: list[str]) -> email.message.Message:
+    """Give a multipart whose boundary was wrong or missing re-read with the one it uses."""
+    # decode=True gives the raw bytes (see _leaves for why not get_payload()).
+    payload = part.get_payload(decode=True)
+    body = payload if isinstance(payload, bytes) else b""
+    found = _DELIMITER.search(body)
+    if found is not None:
+        ctype = part.get_content_type().encode("ascii", "replace")
+        head = b'Content-Type: %s; boundary="%s"\n\n' % (ctype, found.group(1))
+        repaired = email.message_from_bytes(head + body, policy=email.policy.default)
+        if repaired.is_multipart():
+            defects.append(f"mime-boundary-repaired: parts read with boundary "
+                           f"{found.group(1).decode('ascii')!r}")
+            return repaired
+    # Last resort: the raw body as plain text, so unencoded orders can still be found.
+    defects.append("mime-multipart-unreadable: no part boundary found; read as plain text")
+    return email.message_from_bytes(b"Content-Type: text/plain\n\n" + body,
+                                    policy=email.policy.default)
+
+
+def _part_text(part: email.message.Message, source: Source, defects: list[str]) -> str:
+    """Give a text part's content decoded, unflowed and normalized."""
+    data = part.get_payload(decode=True)
+    if not isinstance(data, bytes):
+        data = b""
+    for defect in part.defects:
+        if "Base64" in type(defect).__name__:
+            defects.append(f"mime-base64: {type(defect).__name__} in a {source} part")
+    text = _decode_body(data, part.get_content_charset(), source, defects)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if source == "html" or part.get_content_type() == "text/html":
+        text = html_to_text(text)
+    elif str(part.get_param("format", "")).lower() == "flowed":
+        text = _unflow(text, delsp=str(part.get_param("delsp", "")).lower() == "yes")
+    return _normalize(text)
+
+
+def _decode_body(data: bytes, charset: str | None, source: Source, defects: list[str]) -> str:
+    if not charset:
+        if data.isascii():
+            return data.decode("ascii")
+        problem = f"charset-missing: the {source} part has 8-bit text and no charset"
+    else:
+        try:
+            codec = codecs.lookup(charset).name
+            # Mail labelled Latin-1 is in practice often Windows-1252, a superset; the WHATWG
+            # Encoding Standard decodes that label so too.
+            if codec == "iso8859-1" and not data.isascii() and _decodes(data, "cp1252"):
+                codec = "cp1252"
+            return data.decode(codec)
+        # LookupError also for codecs that are not text encodings (rot13, zlib); ValueError
+        # for names such as "a\0b".
+        except (LookupError, ValueError, TypeError) as exc:
+            kind = "mismatch" if isinstance(exc, UnicodeError) else "unknown"
+            problem = (f"charset-{kind}: the {source} part " +
+                       ("is not valid " if kind == "mismatch" else "declares ") + repr(charset))
+    text, used = _decode_fallback(data)
+    defects.append(f"{problem}; decoded as {used}")
+    return text
+
+
+def _decodes(data: bytes, codec: str) -> bool:
+    try:
+        data.decode(codec)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _decode_fallback(data: bytes) -> tuple[str, str]:
+    """Give the bytes decoded as UTF-8, else Windows-1252, else Latin-1, and which was used."""
+    for codec in ("utf-8", "cp1252"):
+        try:
+            return data.decode(codec), codec
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1"), "latin-1"
+
+
+def _unflow(text: str, *, delsp: bool) -> str:
+    """Give format=flowed text (RFC 3676) with soft line breaks joined and stuffing removed."""
+    lines: list[str] = []
+    pending: str | None = None  # a flowed line waiting for its continuation
+    pending_depth = 0
+    for line in text.split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        content = line[depth:]
+        if content.startswith(" "):
+            content = content[1:]  # space-stuffing
+        flowed = content.endswith(" ") and content != "-- "  # the signature line is fixed
+        if flowed and delsp:
+            content = content[:-1]
+        if pending is not None:
+            if depth == pending_depth:
+                content = pending + content
+            else:  # quote depth changed inside a paragraph: RFC 3676 says end it there
+                lines.append(_quoted(pending_depth, pending))
+        if flowed:
+            pending, pending_depth = content, depth
+        else:
+            lines.append(_quoted(depth, content))
+            pending = None
+    if pending is not None:
+        lines.append(_quoted(pending_depth, pending))
+    return "\n".join(lines)
+
+
+def _quoted(depth: int, content: str) -> str:
+    return f"{'>' * depth} {content}" if depth else content
+
+
+def _normalize(text: str) -> str:
+    """Give text with invisible characters removed, NFC, no trailing spaces or blank ends."""
+    text = unicodedata.normalize("NFC", _printable(text.translate(_INVISIBLE)))
+    lines = [line.rstrip() for line in text.split("\n")]
+    return "\n".join(lines).strip("\n")
+
+
+
+def _printable(text: str) -> str:
+    """Give the text with any lone surrogate replaced, so it can always be encoded."""
+    return text.encode("utf-8", "replace").decode("utf-8")

@@ -1,0 +1,61 @@
+"""A step's notices become the mails it sends: rendered with the news since each reader's
+last report, composed, and named so a redo of the step names them the same."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pbem.engine.cards import CardSet
+from pbem.engine.codec import from_json
+from pbem.engine.state import Event
+from pbem.service.entries import under_current_names
+from pbem.service.mails import Sender, outbox_item, render_notice
+from pbem.service.table import Table
+from pbem.store import OutboxItem, Store
+
+
+def addressed_mails(cards: CardSet, store: Store, sender: Sender, table: Table,
+                    now: datetime) -> list[tuple[str, OutboxItem]]:
+    """The step's mails, each with the seat it goes to ("" for the game master)."""
+    game_id = table.state.game
+    news_cache: dict[int, list[Event]] = {}
+    items = []
+    for n, notice in enumerate(table.notices):
+        if notice.to == "" and not sender.gm_address:
+            continue
+        since = notice.data.get("since", table.service.reported)
+        if since not in news_cache:
+            news_cache[since] = events_since(store, table, since)
+        history = timeline(store, table) if notice.kind == "history" else []
+        to, name, rendered = render_notice(
+            cards, notice.state or table.state, notice.service or table.service,
+            notice, now=now,
+            news=news_cache[since], history=history, sender=sender)
+        outbox_id = f"{game_id}-{table.service.steps}-{n}"
+        items.append((notice.to, outbox_item(outbox_id, game_id, to, name, rendered,
+                                             now=now, sender=sender,
+                                             in_reply_to=notice.data.get("reply_to"))))
+    return items
+
+
+def events_since(store: Store, table: Table, since: int) -> list[Event]:
+    """The events logged from entry ``since`` on, GM entries' included; who may see each
+    is named as the players are called now."""
+    events: list[Event] = []
+    if since < table.base:
+        for entry in store.log(table.state.game, since):
+            events += [from_json(Event, e) for e in entry["events"]]
+    start = max(0, since - table.base)
+    for entry in table.entries[start:]:
+        events += [from_json(Event, e) for e in entry["events"]]
+    return under_current_names(events)
+
+
+def timeline(store: Store, table: Table) -> list[tuple[int, list[Event]]]:
+    """Every event of the game so far, by turn (turn 0: before the first)."""
+    turns: list[tuple[int, list[Event]]] = [(0, [])]
+    for event in events_since(store, table, 0):
+        if event.kind == "turn_begins":
+            turns.append((int(event.data["turn"]), []))
+        turns[-1][1].append(event)
+    return [t for t in turns if t[1]]
