@@ -42,7 +42,7 @@ from pbem.svg import structure_svg
 from pbem.tree import tree_rows
 
 Attachment = tuple[str, str, bytes]  # (filename, mimetype, content)
-Problem = Literal["unknown_game", "unreadable", "auth_failed"]
+Problem = Literal["unknown_game", "unreadable", "auth_failed", "flooding"]
 ODDS_ROWS = 12
 
 
@@ -212,12 +212,15 @@ def history_reply(
 
 def error_reply(
     problem: Problem, *, game: str = "", games: Sequence[str] = (), message: str = "",
-    suggestion: str = "", lang: str = "en", site_dir: Path | None = None,
+    suggestion: str = "", limit: int = 0, until: datetime | None = None, lang: str = "en",
+    site_dir: Path | None = None,
 ) -> Rendered:
     """A short reply when a mail cannot be used: unknown game, unreadable mail, wrong
-    password. ``games`` are names to suggest; ``message`` and ``suggestion`` the details."""
+    password, too many mails (more than ``limit`` an hour; read again from ``until``).
+    ``games`` are names to suggest; ``message`` and ``suggestion`` the details."""
     return mail("error", lang, site_dir, problem=problem, game=game, games=tuple(games),
-                message=message, suggestion=suggestion)
+                message=message, suggestion=suggestion, limit=limit,
+                until=until.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if until else "")
 
 
 # --- shared ---------------------------------------------------------------------------------

@@ -370,8 +370,8 @@ def test_no_answer_to_bounces_auto_replies_our_own_mail_or_mail_daemons(tmp_path
 
 
 def test_per_sender_rate_limit(tmp_path: Path) -> None:
-    """More than mails_per_hour mails from one sender in an hour are dropped unanswered; the
-    count forgets mails older than an hour."""
+    """More than mails_per_hour mails from one sender in an hour are dropped; the sender is
+    told once (not once a mail) until when; the count forgets mails older than an hour."""
     config = configure(tmp_path, "[listener]\nport = 0\n[mail]\nmails_per_hour = 3\n")
     passwords = new_game(config)
     clock = Clock()
@@ -390,14 +390,18 @@ def test_per_sender_rate_limit(tmp_path: Path) -> None:
 
     # (Maildir file names order mails by time only to the second: compare as sets.)
     assert sorted(answered("alice@example.org")) == [f"<order-{n}@example.org>"
-                                                     for n in (1, 2, 3)]
+                                                     for n in (1, 2, 3, 4)]
+    told = [m for m in maildir(config.maildir)["alice@example.org"]
+            if m["In-Reply-To"] == "<order-4@example.org>"]
+    assert [str(m["Subject"]) for m in told] == [
+        "Too many mails: yours are not read until 2024-05-01 11:00 UTC"]
     assert answered("bob@example.org") == ["<order-6@example.org>"]
     clock.advance(3601)
     daemon.deliver_smtp(order_mail(7, "Alice", passwords["Alice"], "STANDING LIST"),
                         "alice@example.org", ["pbem@localhost"])
     daemon.run_once()
     assert sorted(answered("alice@example.org")) == [f"<order-{n}@example.org>"
-                                                     for n in (1, 2, 3, 7)]
+                                                     for n in (1, 2, 3, 4, 7)]
     assert Store(config.store).inbox() == []
 
 

@@ -233,10 +233,11 @@ def mails(lang: str) -> Iterator[tuple[str, Rendered]]:
     ], lang=lang)
     yield "press-Bob", reports.press_relay(
         GAME, "Bob", "Chloé", "Bob, your Mafia looks lonely.\n\n-- the UFOs", lang=lang)
-    for problem in ("unknown_game", "unreadable", "auth_failed"):
+    for problem in ("unknown_game", "unreadable", "auth_failed", "flooding"):
         yield f"error-{problem}", reports.error_reply(
-            problem, game=GAME if problem != "unreadable" else "", games=(GAME, "illu2"),
-            message="", suggestion="", lang=lang)
+            problem, game=GAME if problem not in ("unreadable", "flooding") else "",
+            games=(GAME, "illu2"), message="", suggestion="", limit=60,
+            until=datetime(2026, 11, 29, 13, 5, tzinfo=UTC), lang=lang)
 
 
 def _turns(low: int, high: int) -> list[tuple[int, tuple[Event, ...]]]:

@@ -38,7 +38,8 @@ class Postmaster:
 
     def reply(self, mail_id: str, to: str, problem: reports.Problem, now: datetime, *,
               game: str = "", games: Sequence[str] = (), message: str = "",
-              suggestion: str = "", reply_to: str | None = None) -> None:
+              suggestion: str = "", reply_to: str | None = None,
+              until: datetime | None = None) -> None:
         """Answer a stranger or a failure, at most once an hour per sender; change nothing."""
         meta = self._meta(now)
         last = meta["replied"].get(to)
@@ -46,7 +47,8 @@ class Postmaster:
         if to and (last is None or now - parse_iso(last) >= REPLY_INTERVAL):
             meta["replied"][to] = iso(now)
             rendered = reports.error_reply(problem, game=game, games=games, message=message,
-                                           suggestion=suggestion, site_dir=self.sender.site_dir)
+                                           suggestion=suggestion, limit=self.mails_per_hour,
+                                           until=until, site_dir=self.sender.site_dir)
             # Composed as mail of no game (X-Pbem: 1), but queued in the postmaster's record.
             item = outbox_item(f"{POSTMASTER}-{mail_id}", "", to, "", rendered, now=now,
                                sender=self.sender, in_reply_to=reply_to)
@@ -92,3 +94,9 @@ class Postmaster:
         times.append(now)
         self._seen[sender] = times
         return len(times) > self.mails_per_hour
+
+    def read_again_at(self, sender: str) -> datetime:
+        """When mail from a flooding sender is read again: once fewer than the limit of
+        their mails fall in the hour before."""
+        times = self._seen[sender]
+        return times[-self.mails_per_hour] + REPLY_INTERVAL

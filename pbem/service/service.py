@@ -294,9 +294,14 @@ class Service:
             return
         ours = mail.message_id in self._bot_mail  # a bot seat's: never a flood
         self._bot_mail.discard(mail.message_id)
-        if mail.automatic or not mail.sender or (
-                not ours and self.postmaster.flooding(mail.sender, now)):
+        if mail.automatic or not mail.sender:
             self.postmaster.note(mail_id, now)
+            return
+        if not ours and self.postmaster.flooding(mail.sender, now):
+            # Dropped, but the sender is told (at most once an hour): nothing vanishes unsaid.
+            self.postmaster.reply(mail_id, mail.sender, "flooding", now,
+                                  until=self.postmaster.read_again_at(mail.sender),
+                                  reply_to=mail.message_id)
             return
         try:
             header = parse_header(mail.text, self.cards)
