@@ -60,7 +60,10 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         table.reset_misses(seat.name)  # whoever writes has not dropped out
     if stale:
         # "If the game has moved on since, your orders are refused ... and you get the new
-        # report" (docs/orders.md).
+        # report" (docs/orders.md): one report, as the game stands after the whole mail,
+        # even if the mail also asked for STATUS.
+        table.notices = [n for n in table.notices
+                         if not (n.kind == "status" and n.to == seat.name)]
         table.notify(Notice("status", seat.name))
     return sorted(results, key=lambda r: r.line)
 
