@@ -95,14 +95,6 @@ def make_dir(folder: Path) -> None:
     fsync_dir(folder.parent)
 
 
-def move_atomic(source: Path, target: Path) -> None:
-    """Rename ``source`` to ``target`` (same file system) and make both folders durable."""
-    os.replace(source, target)
-    fsync_dir(target.parent)
-    if source.parent != target.parent:
-        fsync_dir(source.parent)
-
-
 def temp_files(root: Path, older_than: float = 0.0) -> Iterator[Path]:
     """Give every temporary file a killed writer left anywhere under ``root`` (only those
     last written more than ``older_than`` seconds ago)."""

@@ -116,7 +116,7 @@ class Inbox(Locked):
                 moved = True
             elif not done.exists():
                 raise StoreError("No received mail has this id.", text=mail_id)
-        if moved:  # one folder fsync for all of them, as move_atomic does for one
+        if moved:  # the renames made durable: each folder fsynced once, for all of them
             for folder in {self._mail_path(m, "").parent for m in mail_ids}:
                 fsync_dir(folder)
             fsync_dir(self.root / "inbox")
