@@ -158,4 +158,5 @@ def archive_build(folder: Path, **kw: Any) -> None:
         raise BusyError(explain(error)) from error
     except PbemError as error:
         raise click.ClickException(explain(error)) from error
-    click.echo(f"Wrote {folder / 'index.html'} ({len(summaries)} games).")
+    count = len(summaries)
+    click.echo(f"Wrote {folder / 'index.html'} ({count} game{'s' if count != 1 else ''}).")

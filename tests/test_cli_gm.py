@@ -469,7 +469,7 @@ def test_verify_catches_a_tampered_roll(tmp_path: Path) -> None:
 def test_archive_build_writes_the_site(store: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     result = run(store, "archive", "build", str(site))
-    assert "(1 games)" in result.output
+    assert "(1 game)" in result.output
     assert (site / "index.html").is_file() and (site / "games" / "g" / "index.html").is_file()
     assert (site / "games" / "g" / "turn-1.html").is_file()
 
