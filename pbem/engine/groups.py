@@ -1,0 +1,159 @@
+"""Groups on the turn: moved within a structure, dropped, offered to and accepted by another
+player."""
+
+from __future__ import annotations
+
+from pbem.engine import checks
+from pbem.engine.abilities import abilities
+from pbem.engine.cards import CardSet
+from pbem.engine.commands import AcceptGroup, DeclineGroup, DropGroup, MoveGroup, OfferGroup
+from pbem.engine.ops import release, release_group
+from pbem.engine.state import Event, GameState, GroupOffer, Player
+from pbem.engine.structure import (
+    DIRECTION_NAMES,
+    attach,
+    open_arrows,
+    remove,
+    subtree,
+)
+from pbem.engine.values import evolve
+from pbem.errors import IllegalCommandError
+
+Result = tuple[GameState, list[Event]]
+
+
+def move_group(cards: CardSet, state: GameState, cmd: MoveGroup) -> Result:
+    """A regular action (free for Bermuda at the end of its turn): the group and its puppets
+    move to an open outgoing arrow; puppets that cannot fit become uncontrolled."""
+    bermuda = (
+        state.turn.end_powers
+        and "bermuda_reorganize" in abilities(cards, state.active_player.illuminati).special
+    )
+    if bermuda:
+        checks.phase(state, "actions")
+        p = checks.active(state, cmd.player)
+    else:
+        p = checks.action_left(state, cmd.player)
+    checks.owns(p, cmd.group)
+    checks.owns(p, cmd.master)
+    if cmd.group == p.illuminati:
+        raise IllegalCommandError("the Illuminati card cannot be moved")
+    moving = subtree(p, cmd.group)
+    if cmd.master in {s.card for s in moving}:
+        raise IllegalCommandError(f"{cmd.group} cannot hang from itself or its own puppets")
+    rest = remove(p, (s.card for s in moving))
+    if cmd.arrow not in open_arrows(cards, rest, cmd.master):
+        raise IllegalCommandError(
+            f"{cmd.master} has no open outgoing arrow on its {_arrow_name(cmd.arrow)}",
+            suggestion=_open_arrow_hint(cards, rest, cmd.master),
+        )
+    placed, lost = attach(cards, rest, cmd.master, cmd.arrow, moving)
+    state = state.with_player(placed)
+    if lost:
+        state = state.with_player(evolve(placed, structure=(*placed.structure, *lost)))
+        state = release(state, p.name, lost)
+    turn = state.turn if bermuda else evolve(state.turn, actions=state.turn.actions + 1)
+    state = evolve(state, turn=evolve(turn, did_anything=True))
+    return state, [Event("move", {"player": p.name, "group": cmd.group, "master": cmd.master,
+                                  "arrow": cmd.arrow, "lost": tuple(s.card for s in lost)})]
+
+
+def _arrow_name(arrow: int) -> str:
+    return DIRECTION_NAMES[arrow] if 0 <= arrow < 4 else f"arrow {arrow}"
+
+
+def _open_arrow_hint(cards: CardSet, player: Player, card: str) -> str:
+    arrows = open_arrows(cards, player, card)
+    if not arrows:
+        return f"{card} has no open outgoing arrow"
+    return "open arrows: " + ", ".join(DIRECTION_NAMES[a] for a in arrows)
+
+
+def drop_group(cards: CardSet, state: GameState, cmd: DropGroup) -> Result:
+    """A free action: the group and its puppets go back to the uncontrolled area."""
+    checks.phase(state, "actions")
+    p = checks.active(state, cmd.player)
+    checks.owns(p, cmd.group)
+    if cmd.group == p.illuminati:
+        raise IllegalCommandError("the Illuminati card cannot be dropped")
+    offer = state.offer
+    if offer is not None and offer.giver == p.name and offer.group in {
+        s.card for s in subtree(p, cmd.group)
+    }:
+        raise IllegalCommandError(f"{offer.group} is offered to {offer.receiver}",
+                                  suggestion="wait for the answer to the offer")
+    state, released = release_group(state, p.name, cmd.group)
+    state = evolve(state, turn=evolve(state.turn, did_anything=True))
+    return state, [Event("drop", {"player": p.name, "groups": tuple(released)})]
+
+
+def offer_group(cards: CardSet, state: GameState, cmd: OfferGroup) -> Result:
+    """Give a group away; it must be the turn of one of the two players, and it costs the
+    active player an action when accepted."""
+    checks.phase(state, "actions")
+    giver = checks.playing(state, cmd.player)
+    receiver = checks.playing(state, cmd.to)
+    if state.active_player.name not in (giver.name, receiver.name):
+        raise IllegalCommandError("groups change hands only on the turn of one of the players")
+    checks.action_left(state, state.active_player.name)
+    checks.owns(giver, cmd.group)
+    if cmd.group == giver.illuminati or giver.name == receiver.name:
+        raise IllegalCommandError(f"{cmd.group} cannot be given to {receiver.name}")
+    state = evolve(state, offer=GroupOffer(giver=giver.name, receiver=receiver.name,
+                                            group=cmd.group))
+    return state, [Event("offer", {"player": giver.name, "to": receiver.name,
+                                   "group": cmd.group})]
+
+
+def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
+    offer = state.offer
+    if offer is None or offer.receiver != cmd.player:
+        raise IllegalCommandError(f"no group is being offered to {cmd.player}")
+    giver = state.player(offer.giver)
+    receiver = state.player(offer.receiver)
+    master, arrow = cmd.master, cmd.arrow
+    if not master:
+        master, arrow = _first_open_arrow(cards, receiver)
+        if not master:
+            raise IllegalCommandError(f"{receiver.name} has no open outgoing arrow",
+                                      suggestion="decline the group")
+    checks.owns(receiver, master)
+    if giver.slot(offer.group) is None:
+        raise IllegalCommandError(f"{giver.name} no longer controls {offer.group}",
+                                  suggestion="decline the offer")
+    if arrow not in open_arrows(cards, receiver, master):
+        raise IllegalCommandError(f"{master} has no open outgoing arrow on its "
+                                  f"{_arrow_name(arrow)}",
+                                  suggestion=_open_arrow_hint(cards, receiver, master))
+    moving = subtree(giver, offer.group)
+    state = state.with_player(remove(giver, (s.card for s in moving)))
+    # "the player must eliminate them by choosing one or more overlapping card, new or old":
+    # the receiver's old cards stay and the new ones that cannot fit go (he may drop an old
+    # card before accepting to make room) -- one answer instead of a round trip by mail.
+    placed, lost = attach(cards, state.player(receiver.name), master, arrow, moving)
+    state = state.with_player(placed)
+    if lost:
+        state = state.with_player(evolve(placed, structure=(*placed.structure, *lost)))
+        state = release(state, receiver.name, lost)
+    turn = evolve(state.turn, actions=state.turn.actions + 1, did_anything=True)
+    state = evolve(state, offer=None, turn=turn)
+    return state, [Event("gift_group", {"player": giver.name, "to": receiver.name,
+                                        "group": offer.group,
+                                        "lost": tuple(s.card for s in lost)})]
+
+
+def decline_group(cards: CardSet, state: GameState, cmd: DeclineGroup) -> Result:
+    offer = state.offer
+    if offer is None or cmd.player not in (offer.receiver, offer.giver):
+        raise IllegalCommandError(f"no group is being offered to {cmd.player}")
+    return evolve(state, offer=None), [
+        Event("offer_declined", {"player": offer.receiver, "group": offer.group})
+    ]
+
+
+def _first_open_arrow(cards: CardSet, player: Player) -> tuple[str, int]:
+    for slot in player.structure:
+        arrows = open_arrows(cards, player, slot.card)
+        if arrows:
+            return slot.card, arrows[0]
+    return "", -1

@@ -1,0 +1,78 @@
+"""Abilities used on the turn: the Orbital Mind Control Lasers, the Recyclers, and the
+Illuminati's end-of-turn powers."""
+
+from __future__ import annotations
+
+from pbem.engine import checks
+from pbem.engine.abilities import OPPOSITES, abilities, alignments, has_special
+from pbem.engine.cards import CardSet, Group
+from pbem.engine.commands import EndPowers, UseLasers, UseRecyclers
+from pbem.engine.income import draw_card
+from pbem.engine.ops import pay
+from pbem.engine.state import Event, GameState
+from pbem.engine.values import evolve
+from pbem.errors import IllegalCommandError
+
+RECYCLERS_COST = 5
+Result = tuple[GameState, list[Event]]
+
+
+def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
+    """Orbital Mind Control Lasers: once a turn, one alignment of one other group changes
+    until the end of the turn."""
+    checks.phase(state, "actions")
+    p = checks.active(state, cmd.player)
+    lasers = [c for c in (s.card for s in p.structure)
+              if "orbital_mind_control_lasers" in abilities(cards, c).special]
+    if not lasers or state.turn.lasers_used or state.turn.end_powers:
+        raise IllegalCommandError(f"{p.name} cannot use the Orbital Mind Control Lasers now")
+    target = cards.card(cmd.group) if cmd.group in cards.names() else None
+    if not isinstance(target, Group) or cmd.group == lasers[0]:
+        raise IllegalCommandError(f"the Lasers can change only another group, not {cmd.group}")
+    if cmd.group not in state.uncontrolled and state.owner(cmd.group) is None:
+        raise IllegalCommandError(f"{cmd.group} is not in play")
+    current = list(alignments(cards, state, cmd.group))
+    if cmd.change == "add":
+        if cmd.alignment in current:
+            raise IllegalCommandError(f"{cmd.group} is already {cmd.alignment}")
+        current.append(cmd.alignment)
+    elif cmd.change == "remove":
+        if cmd.alignment not in current:
+            raise IllegalCommandError(f"{cmd.group} is not {cmd.alignment}")
+        current.remove(cmd.alignment)
+    else:
+        if cmd.alignment not in current or cmd.alignment not in OPPOSITES:
+            raise IllegalCommandError(f"{cmd.group} has no {cmd.alignment} alignment to reverse")
+        current[current.index(cmd.alignment)] = OPPOSITES[cmd.alignment]  # type: ignore[call-overload]
+    changes = tuple(c for c in state.turn.alignment_changes if c[0] != cmd.group)
+    turn = evolve(state.turn, lasers_used=True, did_anything=True,
+                   alignment_changes=(*changes, (cmd.group, tuple(current))))
+    return evolve(state, turn=turn), [
+        Event("lasers", {"player": p.name, "group": cmd.group, "change": cmd.change,
+                         "alignment": cmd.alignment, "now": tuple(current)})
+    ]
+
+
+def use_recyclers(cards: CardSet, state: GameState, cmd: UseRecyclers) -> Result:
+    """The Recyclers pay 5 MB from their own treasury to draw a card (once a turn)."""
+    checks.phase(state, "actions")
+    p = checks.active(state, cmd.player)
+    recyclers = has_special(cards, p, "recyclers")
+    if recyclers is None or state.turn.recyclers_used or state.turn.end_powers:
+        raise IllegalCommandError(f"{p.name} cannot use the Recyclers now")
+    state = pay(state, p.name, recyclers, RECYCLERS_COST)
+    state = evolve(state, turn=evolve(state.turn, recyclers_used=True, did_anything=True))
+    state, events = draw_card(cards, state, p.name)
+    return state, [Event("recyclers", {"player": p.name}), *events]
+
+
+def end_powers(cards: CardSet, state: GameState, cmd: EndPowers) -> Result:
+    checks.phase(state, "actions")
+    p = checks.active(state, cmd.player)
+    special = abilities(cards, p.illuminati).special
+    if not ({"gnomes_money", "bermuda_reorganize"} & set(special)):
+        raise IllegalCommandError(f"{p.illuminati} have no end-of-turn power")
+    if state.offer is not None:
+        raise IllegalCommandError("the offered group must be answered first")
+    state = evolve(state, turn=evolve(state.turn, end_powers=True, did_anything=True))
+    return state, [Event("end_powers", {"player": p.name})]
