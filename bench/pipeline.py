@@ -12,14 +12,20 @@ Also printed: where the daemon's time went, per mail: storing incoming mail, pro
 (parse, authenticate, apply, render, compose, commit), handing answers to the SMTP server,
 marking them sent, and the deadline ticks; the rest is the IMAP intake and waiting.
 
-    .venv/bin/python bench/pipeline.py [n] [--dir FOLDER]     # prints JSON; target ratio >= 0.7
+With ``--rtt-ms R`` both sides reach Dovecot and the SMTP catcher through a proxy that
+delays every byte by R/2 ms each way, as a mail server across a network would: the target is
+measured on loopback (R = 0); this shows what the daemon makes of a transport's waits.
+
+    .venv/bin/python bench/pipeline.py [n] [--dir FOLDER] [--rtt-ms R]   # JSON; target >= 0.7
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import queue
 import random
+import socket
 import sys
 import tempfile
 import threading
@@ -103,16 +109,70 @@ def _left(dovecot: Dovecot, account: Any) -> bool:
         return bool(client.search("ALL"))
 
 
+class _DelayProxy:
+    """A TCP proxy on 127.0.0.1 that hands every chunk on ``delay`` seconds after it came, in
+    each direction: latency, not a bandwidth limit."""
+
+    def __init__(self, port: int, delay: float) -> None:
+        self._port, self._delay = port, delay
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self.port = self._server.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._server.accept()
+            except OSError:  # closed
+                return
+            upstream = socket.create_connection(("127.0.0.1", self._port))
+            for source, target in ((client, upstream), (upstream, client)):
+                pending: queue.Queue[tuple[float, bytes]] = queue.Queue()
+                threading.Thread(target=self._read, args=(source, pending), daemon=True).start()
+                threading.Thread(target=self._write, args=(target, pending), daemon=True).start()
+
+    def _read(self, source: socket.socket, pending: queue.Queue[tuple[float, bytes]]) -> None:
+        while True:
+            try:
+                data = source.recv(65536)
+            except OSError:
+                data = b""
+            pending.put((time.monotonic() + self._delay, data))
+            if not data:
+                return
+
+    def _write(self, target: socket.socket, pending: queue.Queue[tuple[float, bytes]]) -> None:
+        while True:
+            due, data = pending.get()
+            time.sleep(max(0.0, due - time.monotonic()))
+            try:
+                if not data:
+                    target.shutdown(socket.SHUT_WR)
+                    return
+                target.sendall(data)
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self._server.close()
+
+
 def _rate(mails: int, seconds: float) -> dict[str, float]:
     return {"mails": mails, "seconds": round(seconds, 3), "per_second": round(mails / seconds, 2)}
 
 
-def run(n: int = 200, folder: str | None = None) -> dict[str, Any]:
+def run(n: int = 200, folder: str | None = None, rtt_ms: float = 0.0) -> dict[str, Any]:
     """Give both rates, their ratio and the daemon's breakdown for ``n`` order mails."""
     dovecot = Dovecot(tls=False)
     catcher = SmtpCatcher().start()
+    proxies: list[_DelayProxy] = []
     try:
         dovecot.start()
+        imap_port, smtp_port = dovecot.imap_port, catcher.port
+        if rtt_ms:
+            proxies = [_DelayProxy(dovecot.imap_port, rtt_ms / 2000),
+                       _DelayProxy(catcher.port, rtt_ms / 2000)]
+            imap_port, smtp_port = proxies[0].port, proxies[1].port
         game_box, raw_box = dovecot.add_user(), dovecot.add_user()
         with tempfile.TemporaryDirectory(prefix="pbem-pipeline-", dir=folder) as temp:
             root = Path(temp)
@@ -124,13 +184,13 @@ address = "game@pbem.test"
 mails_per_hour = 1000000
 [imap]
 host = "127.0.0.1"
-port = {dovecot.imap_port}
+port = {imap_port}
 security = "plain"
 username = "{game_box.username}"
 password = "{game_box.password}"
 [smtp]
 host = "127.0.0.1"
-port = {catcher.port}
+port = {smtp_port}
 security = "plain"
 """)
             config = load_config(root / "pbem.toml", env={})
@@ -161,7 +221,7 @@ security = "plain"
                 raise RuntimeError("the daemon left mail unprocessed")
 
             intake = ImapIntake(
-                ImapConfig("127.0.0.1", dovecot.imap_port, raw_box.username, raw_box.password,
+                ImapConfig("127.0.0.1", imap_port, raw_box.username, raw_box.password,
                            "plain"), lambda raw: None, JsonFileCursor(root / "raw-cursor.json"),
                 rng=random.Random(0))
             began = time.perf_counter()
@@ -169,13 +229,15 @@ security = "plain"
                 fetched = intake.fetch_new()
             finally:
                 intake.close()
-            with SmtpSender("127.0.0.1", catcher.port, "plain") as smtp:
+            with SmtpSender("127.0.0.1", smtp_port, "plain") as smtp:
                 for answer in answers:
                     smtp.send(answer.rcpt_tos[0], answer.raw, envelope_from="game@pbem.test")
             raw_seconds = time.perf_counter() - began
             if fetched != n:
                 raise RuntimeError(f"the raw intake fetched {fetched} mails, not {n}")
     finally:
+        for proxy in proxies:
+            proxy.close()
         catcher.stop()
         dovecot.remove()
     daemon_rate, raw_rate = _rate(n, daemon_seconds), _rate(n, raw_seconds)
@@ -184,6 +246,7 @@ security = "plain"
         "bench": "pipeline",
         "mails": n,
         "answers": len(answers),
+        "rtt_ms": rtt_ms,
         "daemon": daemon_rate,
         "raw_transport": raw_rate,
         "ratio": round(ratio, 4),
@@ -200,5 +263,8 @@ if __name__ == "__main__":
     parser.add_argument("n", nargs="?", type=int, default=200)
     parser.add_argument("--dir", default=None, help="where the store goes (default: the temp "
                         "folder; /dev/shm leaves the disk's fsync out)")
+    parser.add_argument("--rtt-ms", type=float, default=0.0, help="round trip added between "
+                        "both sides and the mail servers (default 0: loopback, as the target "
+                        "is measured)")
     arguments = parser.parse_args()
-    print(json.dumps(run(arguments.n, arguments.dir), indent=2))
+    print(json.dumps(run(arguments.n, arguments.dir, arguments.rtt_ms), indent=2))
