@@ -138,21 +138,20 @@ class Daemon:
             mail_ids = self._intake.accept_many(taken, self._clock())
         except Exception as error:  # none of them is stored: the intake stops at the first
             return [*fates[:fates.index(None)], error]
-        for mail_id in mail_ids:
-            if mail_id is None:
-                log.info("mail via IMAP was received before; ignored")
-            else:
-                log.info("stored mail %s via IMAP", mail_id)
-        if any(mail_ids):
-            self._wake.set()
+        self._stored(mail_ids, "IMAP")
         return fates
 
     def _accept(self, raw: bytes, via: str) -> None:
-        mail_id = self._intake.accept(raw, self._clock())
-        if mail_id is None:
-            log.info("mail via %s was received before; ignored", via)
-        else:
-            log.info("stored mail %s via %s", mail_id, via)
+        self._stored([self._intake.accept(raw, self._clock())], via)
+
+    def _stored(self, mail_ids: Sequence[str | None], via: str) -> None:
+        """Log what an intake stored (None: received before) and wake the main loop."""
+        for mail_id in mail_ids:
+            if mail_id is None:
+                log.info("mail via %s was received before; ignored", via)
+            else:
+                log.info("stored mail %s via %s", mail_id, via)
+        if any(mail_ids):
             self._wake.set()
 
     def _start_intakes(self) -> None:

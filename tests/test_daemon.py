@@ -68,6 +68,18 @@ def configure(folder: Path, toml: str = "") -> DaemonConfig:
     return load_config(path, env={})
 
 
+def smtp_relay(port: int, extra: str = "") -> str:
+    """A configuration with the listener on any free port and mail out through the SMTP
+    server on ``port`` (plain), with ``extra`` TOML."""
+    return f"""[listener]
+port = 0
+{extra}[smtp]
+host = "127.0.0.1"
+port = {port}
+security = "plain"
+"""
+
+
 def new_game(config: DaemonConfig, game: str = GAME,
              players: tuple[tuple[str, str, str], ...] = PLAYERS,
              now: datetime = T0) -> dict[str, str]:
@@ -409,14 +421,7 @@ def test_per_sender_rate_limit(tmp_path: Path) -> None:
 
 def test_a_refused_recipient_is_given_up_and_never_retried(
         tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
-    config = configure(tmp_path, f"""
-[listener]
-port = 0
-[smtp]
-host = "127.0.0.1"
-port = {smtp_catcher.port}
-security = "plain"
-""")
+    config = configure(tmp_path, smtp_relay(smtp_catcher.port))
     smtp_catcher.reject = {"bob@example.org"}
     new_game(config)
     clock = Clock()
@@ -440,14 +445,7 @@ def test_the_game_master_lists_given_up_mail_and_queues_it_again(
     """``pbem outbox list --given-up`` shows the mails the daemon gave up on and why;
     once the cause is fixed, ``pbem outbox retry --given-up`` queues them again and the
     daemon's next pass sends them."""
-    config = configure(tmp_path, f"""
-[listener]
-port = 0
-[smtp]
-host = "127.0.0.1"
-port = {smtp_catcher.port}
-security = "plain"
-""")
+    config = configure(tmp_path, smtp_relay(smtp_catcher.port))
     smtp_catcher.reject = {"bob@example.org"}
     new_game(config)
     daemon = Daemon(config, clock=Clock())
@@ -474,16 +472,7 @@ security = "plain"
 
 def test_a_refusing_server_is_retried_with_backoff_then_given_up(
         tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
-    config = configure(tmp_path, f"""
-[listener]
-port = 0
-[daemon]
-give_up_after = 2
-[smtp]
-host = "127.0.0.1"
-port = {smtp_catcher.port}
-security = "plain"
-""")
+    config = configure(tmp_path, smtp_relay(smtp_catcher.port, "[daemon]\ngive_up_after = 2\n"))
     new_game(config)
     smtp_catcher.refuse(451, times=4)
     clock = Clock()
@@ -522,14 +511,7 @@ class _MailboxFull(SmtpCatcher):
 def test_one_recipient_refused_for_now_holds_up_nobody_else(tmp_path: Path) -> None:
     catcher = _MailboxFull().start()
     try:
-        config = configure(tmp_path, f"""
-[listener]
-port = 0
-[smtp]
-host = "127.0.0.1"
-port = {catcher.port}
-security = "plain"
-""")
+        config = configure(tmp_path, smtp_relay(catcher.port))
         new_game(config)
         clock = Clock()
         daemon = Daemon(config, clock=clock)

@@ -306,9 +306,7 @@ class Service:
         try:
             header = parse_header(mail.text, self.cards)
         except OrderSyntaxError as error:
-            self.postmaster.reply(mail_id, mail.sender, "unreadable", now,
-                                  message=error.message, suggestion=error.suggestion or "",
-                                  reply_to=mail.message_id)
+            self._unreadable(mail_id, mail, error, now)
             return
         game_id = self.store.game_named(header.game)
         if game_id is None or game_id == POSTMASTER:
@@ -332,9 +330,7 @@ class Service:
         try:
             parsed = parse_orders(mail.text, self.cards, names)
         except OrderSyntaxError as error:  # e.g. a player's name the game does not know
-            self.postmaster.reply(mail_id, mail.sender, "unreadable", now,
-                                  message=error.message, suggestion=error.suggestion or "",
-                                  reply_to=mail.message_id)
+            self._unreadable(mail_id, mail, error, now)
             return
         seat = next((s for s in table.service.seats
                      if s.name.casefold() == parsed.header.player.casefold()), None)
@@ -350,6 +346,12 @@ class Service:
             "results": results, "pending": pending, "reply_to": mail.message_id}))
         table.notices.insert(0, table.notices.pop())
         self._seal(steps, now, mail_id)
+
+    def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
+                    now: datetime) -> None:
+        """Answer a mail whose orders cannot be read (the postmaster's once an hour)."""
+        self.postmaster.reply(mail_id, mail.sender, "unreadable", now, message=error.message,
+                              suggestion=error.suggestion or "", reply_to=mail.message_id)
 
     def _authentic(self, service: GameService, seat: Seat, header: Header,
                    mail: InboundMail) -> bool:
@@ -424,11 +426,11 @@ class Service:
                           snapshot=self._snapshot(table.state, table.service),
                           mail_ids=steps.mail_ids, cut_to=cut_to,
                           outbox=[item for _, item in steps.sent], expect_length=table.base)
-        for raw in bot_mail.replies(self.cards, table.state.game, table.service.seats,
-                                    steps.sent, self.config.sender):
-            _, message_id = header_summary(raw)
-            self._bot_mail.add(message_id)
-            self.store.receive(raw, message_id=message_id, received_at=now)
+        replies = [(raw, header_summary(raw)[1]) for raw in bot_mail.replies(
+            self.cards, table.state.game, table.service.seats, steps.sent, self.config.sender)]
+        if replies:
+            self._bot_mail.update(message_id for _, message_id in replies)
+            self.store.receive_many(replies, received_at=now)
 
     # --- the log --------------------------------------------------------------------------
 

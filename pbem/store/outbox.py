@@ -6,6 +6,7 @@ import contextlib
 import os
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from tinydb import where
 from tinydb.table import Document
@@ -116,31 +117,28 @@ class Outbox(Games):
                     attempts: int) -> None:
         """Record a failed send attempt and when to retry."""
         self._require_lock("mark a mail failed")
-        if self.sent_at(outbox_id) is not None:
-            raise StoreError("This mail was already sent.", text=outbox_id)
-        queued = self._queued_doc(outbox_id)
-        if queued is None:
-            raise StoreError("No queued mail has this id.", text=outbox_id)
-        game_id, _, doc = queued
-        hot = self._hot(game_id, writing=True)
-        changes = {"last_error": error, "retry_at": stored_time(retry_at), "attempts": attempts}
-        hot.outbox.update(changes, doc_ids=[doc.doc_id])
-        self._save(game_id, hot)
+        self._update_queued(outbox_id, {"last_error": error, "retry_at": stored_time(retry_at),
+                                        "attempts": attempts})
 
     def requeue(self, outbox_id: str) -> None:
         """Make a queued mail due now as if never tried (the game master retrying a mail the
         daemon gave up on)."""
         self._require_lock("queue a mail again")
+        self._update_queued(outbox_id, {"last_error": None, "retry_at": None, "attempts": 0},
+                            suggestion="`pbem outbox list` shows the ids")
+
+    def _update_queued(self, outbox_id: str, changes: dict[str, Any],
+                       suggestion: str = "") -> None:
+        """Change the record of a mail still queued; StoreError if sent or unknown."""
         if self.sent_at(outbox_id) is not None:
             raise StoreError("This mail was already sent.", text=outbox_id)
         queued = self._queued_doc(outbox_id)
         if queued is None:
             raise StoreError("No queued mail has this id.", text=outbox_id,
-                             suggestion="`pbem outbox list` shows the ids")
+                             suggestion=suggestion or None)
         game_id, _, doc = queued
         hot = self._hot(game_id, writing=True)
-        hot.outbox.update({"last_error": None, "retry_at": None, "attempts": 0},
-                          doc_ids=[doc.doc_id])
+        hot.outbox.update(changes, doc_ids=[doc.doc_id])
         self._save(game_id, hot)
 
     def _drop_sent(self, hot: HotFile) -> None:
