@@ -27,61 +27,61 @@ _MARKER_HEADERS = ("X-Autoreply", "X-Autorespond", "X-Failed-Recipients", "List-
 _WHITESPACE = re.compile(r"\s+")
 
 
-def _raw_values(msg: email.message.Message, name: str) -> list[str]:
-    """Give the raw values of every header called ``name``, in order, unfolded."""
-    wanted = name.lower()
-    # 8-bit bytes arrive as lone surrogates; a reason must be printable and loggable.
-    return [
-        _WHITESPACE.sub(" ", str(value)).strip()
-        .encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        for key, value in msg.raw_items()
-        if key.lower() == wanted
-    ]
-
-
-def _first(msg: email.message.Message, name: str) -> str | None:
-    values = _raw_values(msg, name)
-    return values[0] if values else None
+def _first_values(msg: email.message.Message) -> dict[str, str]:
+    """Give the raw value of the first header of each name (lower-cased), unfolded."""
+    found: dict[str, str] = {}
+    for key, value in msg.raw_items():
+        name = key.lower()
+        if name not in found:
+            # 8-bit bytes arrive as lone surrogates; a reason must be printable and loggable.
+            found[name] = (_WHITESPACE.sub(" ", str(value)).strip()
+                           .encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+    return found
 
 
 def automatic_reason(
     msg: email.message.Message, *, own_header: str = OWN_HEADER
 ) -> str | None:
     """Give why this mail must never be answered, or None when a reply is allowed."""
+    headers = _first_values(msg)
+
+    def _first(name: str) -> str | None:
+        return headers.get(name.lower())
+
     for own in (own_header, OWN_MARK_HEADER):
-        value = _first(msg, own)
+        value = _first(own)
         if value is not None:
             return f"our own mail came back ({own}: {value or 'present'})"
 
     # Only the topmost Return-Path counts: the receiving server adds it from the SMTP
     # envelope; any lower one was written by the sender and proves nothing.
-    return_path = _first(msg, "Return-Path")
+    return_path = _first("Return-Path")
     if return_path is not None and _WHITESPACE.sub("", return_path) == "<>":
         return "bounce: empty Return-Path <>"
 
-    auto_submitted = _first(msg, "Auto-Submitted")
+    auto_submitted = _first("Auto-Submitted")
     if auto_submitted is not None:
         keyword = auto_submitted.split(";", 1)[0].strip().lower()
         if keyword != "no":
             return f"Auto-Submitted: {keyword or 'present'}"
 
-    content_type = _first(msg, "Content-Type")
+    content_type = _first("Content-Type")
     if content_type is not None and content_type.lower().startswith("multipart/report"):
         report = re.search(r"report-type\s*=\s*\"?([\w.-]+)", content_type, re.I)
         kind = report.group(1).lower() if report else "unknown"
         return f"report (bounce or receipt): multipart/report, report-type={kind}"
 
     for name in ("Precedence", "X-Precedence"):
-        precedence = (_first(msg, name) or "").strip().lower()
+        precedence = (_first(name) or "").strip().lower()
         if precedence in _LIST_PRECEDENCE:
             return f"{name}: {precedence}"
 
     for marker in _MARKER_HEADERS:
-        if _first(msg, marker) is not None:
+        if _first(marker) is not None:
             return f"{marker} header present"
 
     for name in ("From", "Sender"):
-        address = _address(_first(msg, name) or "")
+        address = _address(_first(name) or "")
         if address.rsplit("@", 1)[0].lower() in _DAEMON_NAMES:
             return f"sent by a mail system ({name}: {address})"
     return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import email
+import email.headerregistry
 import email.message
 import email.policy
 import re
@@ -25,6 +26,28 @@ _INVISIBLE = str.maketrans({"\ufeff": None, "\u200b": None, "\x00": None,
                             "\xa0": " ", "\u202f": " ", "\u2028": "\n", "\u2029": "\n"})
 # A repaired multipart's boundary is a delimiter line followed by a header line.
 _DELIMITER = re.compile(rb"^--([0-9A-Za-z'()+_,./:=?-]{1,70})[ \t]*\r?\n[A-Za-z][\w-]*:", re.M)
+
+
+def _parse(data: bytes) -> email.message.Message:
+    """Give a raw mail parsed with ``email.policy.default``, each distinct header read once."""
+    return email.message_from_bytes(
+        data, policy=email.policy.default.clone(header_factory=_ReadOnce()))
+
+
+class _ReadOnce:
+    """The default header factory, parsing each (name, value) once per mail. The parser and
+    the getters (get_content_type, get_param...) parse a part's Content-Type anew on every
+    call, a dozen times per part, and that was most of the time a mail took."""
+
+    def __init__(self) -> None:
+        self._read: dict[tuple[str, str], email.headerregistry.BaseHeader] = {}
+
+    def __call__(self, name: str, value: str) -> email.headerregistry.BaseHeader:
+        header = self._read.get((name, value))
+        if header is None:
+            # Headers are immutable, so handing the same one out again is safe.
+            header = self._read[name, value] = email.policy.default.header_factory(name, value)
+        return header
 
 
 def _candidates(
@@ -80,15 +103,14 @@ def _repair_multipart(part: email.message.Message, defects: list[str]) -> email.
     if found is not None:
         ctype = part.get_content_type().encode("ascii", "replace")
         head = b'Content-Type: %s; boundary="%s"\n\n' % (ctype, found.group(1))
-        repaired = email.message_from_bytes(head + body, policy=email.policy.default)
+        repaired = _parse(head + body)
         if repaired.is_multipart():
             defects.append(f"mime-boundary-repaired: parts read with boundary "
                            f"{found.group(1).decode('ascii')!r}")
             return repaired
     # Last resort: the raw body as plain text, so unencoded orders can still be found.
     defects.append("mime-multipart-unreadable: no part boundary found; read as plain text")
-    return email.message_from_bytes(b"Content-Type: text/plain\n\n" + body,
-                                    policy=email.policy.default)
+    return _parse(b"Content-Type: text/plain\n\n" + body)
 
 
 def _part_text(part: email.message.Message, source: Source, defects: list[str]) -> str:

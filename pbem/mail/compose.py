@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import base64
 import email.errors
+import email.generator
 import email.policy
 import email.utils
 import hashlib
+import io
 import json
 import re
 from dataclasses import dataclass
@@ -42,6 +44,18 @@ class _Policy(email.policy.Compat32):
 
 
 _POLICY = _Policy(linesep="\r\n", max_line_length=_MAX_LINE)
+
+
+class _Generator(email.generator.BytesGenerator):
+    """BytesGenerator writing a body in one piece rather than two writes per line (a tenth of
+    the time a mail took); the bytes are the same: every line end (CRLF, CR, LF) becomes
+    the policy's linesep, as in BytesGenerator._write_lines."""
+
+    def _write_lines(self, lines: str) -> None:
+        newline: str = self._NL  # type: ignore[attr-defined]
+        self.write(lines.replace("\r\n", "\n").replace("\r", "\n").replace("\n", newline))
+
+
 _QP_LINE = 76  # RFC 2045's limit for quoted-printable lines
 _ID_PART = r"[!-;=?-~]+"  # printable ASCII without < and >
 _MSG_ID = re.compile(rf"<?({_ID_PART}@{_ID_PART})>?")
@@ -107,10 +121,8 @@ def compose(mail: OutgoingMail) -> bytes:
     of the time a mail took) buys nothing.
     """
     body = _text_part(mail.text, "plain")
-    if mail.html is not None:
-        body = _multipart("alternative", [body, _text_part(mail.html, "html")])
-    if mail.attachments:
-        body = _multipart("mixed", [body, *(_attachment(*a) for a in mail.attachments)])
+    if mail.html is not None or mail.attachments:
+        body = _multiparts(mail, body)
     msg: Message[Any, Any] = Message()  # the headers first, then the content's own
     # Checked in OutgoingMail.__post_init__; RFC 2047 words for a name that is not ASCII.
     msg["From"] = email.utils.formataddr((_one_line(mail.from_name), mail.from_addr), "utf-8")
@@ -141,8 +153,9 @@ def compose(mail: OutgoingMail) -> bytes:
     for name, value in body.items():
         msg[name] = value
     msg.set_payload(body.get_payload())
-    _set_boundaries(msg, mail)
-    return msg.as_bytes(policy=_POLICY)
+    out = io.BytesIO()  # what msg.as_bytes does, with the faster generator
+    _Generator(out, mangle_from_=False, policy=_POLICY).flatten(msg)
+    return out.getvalue()
 
 
 def _text_part(text: str, subtype: str) -> Message:
@@ -161,9 +174,23 @@ def _text_part(text: str, subtype: str) -> Message:
     return part
 
 
-def _multipart(subtype: str, parts: list[Message]) -> Message:
+def _multiparts(mail: OutgoingMail, text_part: Message) -> Message:
+    """Give the text part with the HTML in multipart/alternative, that with the attachments
+    in multipart/mixed."""
+    boundary = _boundary(mail)  # ending in _0 for the outer multipart, _1 for one inside it
+    body = text_part
+    if mail.html is not None:
+        body = _multipart("alternative", [body, _text_part(mail.html, "html")],
+                          boundary + ("1" if mail.attachments else "0"))
+    if mail.attachments:
+        body = _multipart("mixed", [body, *(_attachment(*a) for a in mail.attachments)],
+                          boundary + "0")
+    return body
+
+
+def _multipart(subtype: str, parts: list[Message], boundary: str) -> Message:
     whole = Message()
-    whole["Content-Type"] = f"multipart/{subtype}"
+    whole["Content-Type"] = f'multipart/{subtype}; boundary="{boundary}"'
     for part in parts:
         whole.attach(part)
     return whole
@@ -220,12 +247,13 @@ def _angled(message_id: str) -> str:
 
 def _transfer_encoding(text: str) -> str:
     """Give 7bit for short ASCII lines, else quoted-printable, which keeps text readable."""
-    if text.isascii() and all(len(line) <= _MAX_LINE for line in text.splitlines()):
+    if text.isascii() and max(map(len, text.splitlines()), default=0) <= _MAX_LINE:
         return "7bit"
     return "quoted-printable"
 
 
-def _set_boundaries(msg: Message, mail: OutgoingMail) -> None:
+def _boundary(mail: OutgoingMail) -> str:
+    """Give the start of the mail's MIME boundaries; an index ends each one."""
     # Derived from the whole content, so no part can contain its own boundary, and the
     # output does not depend on the random boundaries the generator would pick.
     content = hashlib.sha256()
@@ -233,7 +261,4 @@ def _set_boundaries(msg: Message, mail: OutgoingMail) -> None:
         content.update(piece.encode("utf-8", "surrogatepass") + b"\0")
     for filename, mimetype, data in mail.attachments:
         content.update(f"{filename}\0{mimetype}\0".encode("utf-8", "surrogatepass") + data)
-    digest = content.hexdigest()[:24]
-    for index, part in enumerate(msg.walk()):
-        if part.is_multipart():
-            part.set_boundary(f"=_pbem_{digest}_{index}")
+    return f"=_pbem_{content.hexdigest()[:24]}_"

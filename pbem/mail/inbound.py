@@ -7,15 +7,13 @@ must not be answered (bounces, auto-replies, our own) is *returned* with ``autom
 
 from __future__ import annotations
 
-import email
-import email.policy
 import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from pbem.errors import MailFormatError
 from pbem.mail.automatic import automatic_reason
-from pbem.mail.body import Source, _candidates, _part_text
+from pbem.mail.body import Source, _candidates, _parse, _part_text
 from pbem.mail.envelope import _Envelope, _envelope, _head, _synthetic_id
 from pbem.mail.html_text import html_to_text
 
@@ -37,8 +35,8 @@ START_LINE_EXAMPLE = "GAME <game> PLAYER <name> PASSWORD <password>"
 
 _QUOTED_START_LINE = re.compile(r"^[ \t]*>[ \t>]*game[ \t]+\S+", re.I | re.M)
 # The stdlib parser is quadratic in the number of parts, recurses once per nesting level,
-# and its header parser is quadratic in a header's length (an 8 KB From took 1.4 s), and it
-# re-reads Content-* headers many times per part; no order mail comes near these limits.
+# and its header parser is quadratic in a header's length (an 8 KB From took 1.4 s); no
+# order mail comes near these limits.
 _MAX_PARTS = 100
 _MAX_MIME_HEADER = 2000  # characters in one Content-* header, folded lines included
 _CONTENT_HEADER = re.compile(rb"^content-([!-9;-~]*)[ \t]*:[^\r\n]*(?:\r?\n[ \t][^\r\n]*)*",
@@ -97,7 +95,7 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
             f"the {_MAX_MIME_HEADER} we read), and no orders could be read from it.",
             suggestion="Send your orders as plain text, without attachments."))
     defects: list[str] = []
-    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    msg = _parse(raw)
     envelope = _envelope(msg, raw, defects)
     automatic = automatic_reason(msg)
     texts: list[str] = []
