@@ -7,6 +7,7 @@ HTML ones in ``.html.j2`` and are autoescaped. Undefined names are errors, never
 
 from __future__ import annotations
 
+import textwrap
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,29 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
         keep_trailing_newline=True,
         auto_reload=False,  # a template changed on disk counts from the next start
     )
+    env.filters["hang"] = hang
     return env
+
+
+def hang(text: str, first: str = "", rest: str = "", width: int = 78) -> str:
+    """``text`` wrapped to ``width`` columns, its first line after ``first``, the others after
+    ``rest``: the lines Jinja's ``wordwrap`` gives (never breaking at hyphens) to the width
+    both leads leave, each one's newlines trimmed. A line that fits is kept as it is."""
+    room = width - max(len(first), len(rest))
+    rows: list[str] = []
+    for line in str(text).splitlines():
+        if len(line) <= room and not line[-1:].isspace():
+            rows.append(line)  # what textwrap would give, at a fraction of the cost
+        else:
+            rows += _wrapper(room).wrap(line) or [""]
+    return "\n".join(((rest if n else first) + row).strip("\n")
+                     for n, row in enumerate(rows or [""]))
+
+
+@cache
+def _wrapper(width: int) -> textwrap.TextWrapper:
+    return textwrap.TextWrapper(width, expand_tabs=False, replace_whitespace=False,
+                                break_on_hyphens=False)
 
 
 def render(name: str, lang: str = "en", site_dir: Path | None = None, **context: Any) -> str:

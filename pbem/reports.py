@@ -1,9 +1,10 @@
 """Every mail the service sends, rendered from plain values: subject, text, HTML, attachments.
 
 One function per mail. Each takes plain values (the card set, the game state, events, the
-time now and deadlines as aware datetimes, the reader's IANA time zone and language) and
-does no I/O beyond reading templates. Only ``view(cards, state, player)`` and values derived
-from it reach the templates, so a mail can never show what its reader may not see.
+time now and deadlines as aware datetimes, the reader's IANA time zone and language, and
+``html=False`` for a reader of plain text only, whose mails get no HTML part) and does no I/O
+beyond reading templates. Only ``view(cards, state, player)`` and values derived from it
+reach the templates, so a mail can never show what its reader may not see.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,7 +25,7 @@ from pbem.engine.cards import CardSet
 from pbem.engine.codec import to_json
 from pbem.engine.odds import AttackOdds, best_attacks
 from pbem.engine.state import Event, GameState
-from pbem.engine.view import View, view
+from pbem.engine.view import PlayerView, View, view
 from pbem.render import LANGUAGES, environment, render
 from pbem.reports_context import (
     ServiceSettings,
@@ -76,7 +78,7 @@ class OrderResult:
 def welcome(
     cards: CardSet, state: GameState, player: str, *, password: str, now: datetime,
     deadline: datetime | None = None, settings: ServiceSettings | None = None,
-    tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
+    tz: str = "UTC", lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """The first mail: password, how to write orders, options, dice commitment, goals.
 
@@ -84,13 +86,14 @@ def welcome(
     """
     v = view(cards, state, player)
     ctx = _game_context(cards, v, state, now, deadline, tz)
-    return mail("welcome", lang, site_dir, **ctx, password=password, options=state.options,
-                settings=settings, example=welcome_example(v, ctx["me"]))
+    return mail("welcome", lang, site_dir, html=html, **ctx, password=password,
+                options=state.options, settings=settings, example=welcome_example(v, ctx["me"]))
 
 
 def acknowledgement(
     game: str, player: str, results: Sequence[OrderResult], *, pending: str = "",
     turn: int = 0, turn_number: int = 0, lang: str = "en", site_dir: Path | None = None,
+    html: bool = True,
 ) -> Rendered:
     """The answer to a mail of orders: each line accepted or refused, then what waits.
 
@@ -98,7 +101,7 @@ def acknowledgement(
     was refused as stale the answer says where the game is now, and that the current report
     follows (the service sends it right after).
     """
-    return mail("acknowledgement", lang, site_dir, game=game, player=player,
+    return mail("acknowledgement", lang, site_dir, html=html, game=game, player=player,
                 results=tuple(results), pending=pending.strip("\n"), turn=turn,
                 turn_number=turn_number, stale=any(r.stale for r in results),
                 accepted=sum(1 for r in results if r.accepted),
@@ -108,7 +111,7 @@ def acknowledgement(
 def response_request(
     cards: CardSet, state: GameState, player: str, *, now: datetime,
     deadline: datetime | None, tz: str = "UTC", lang: str = "en",
-    site_dir: Path | None = None,
+    site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """The open attack, its breakdown, and what this player may answer, ready to copy."""
     v = view(cards, state, player)
@@ -116,14 +119,14 @@ def response_request(
         raise ValueError("a response request needs an attack under way")
     ctx = _game_context(cards, v, state, now, deadline, tz)
     them = answers(cards, v, v.attack)
-    return mail("response_request", lang, site_dir, **ctx, attack=v.attack, answers=them,
-                lines=response_lines(v.attack, them, ctx["me"]),
+    return mail("response_request", lang, site_dir, html=html, **ctx, attack=v.attack,
+                answers=them, lines=response_lines(v.attack, them, ctx["me"]),
                 chance=round(success_chance(v.attack.need) * 100))
 
 
 def attack_result(
     cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
-    now: datetime, lang: str = "en", site_dir: Path | None = None,
+    now: datetime, lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """The result of an attack: breakdown, dice, what happened after (given its events)."""
     v = view(cards, state, player)
@@ -132,24 +135,25 @@ def attack_result(
     if not results:
         raise ValueError("an attack result mail needs an attack_result event")
     ctx = _game_context(cards, v, state, now, None, "UTC")
-    return mail("attack_result", lang, site_dir, **ctx, result=results[-1], events=shown)
+    return mail("attack_result", lang, site_dir, html=html, **ctx, result=results[-1],
+                events=shown)
 
 
 def reminder(
     cards: CardSet, state: GameState, player: str, *, about: Literal["orders", "response"],
     now: datetime, deadline: datetime, tz: str = "UTC", lang: str = "en",
-    site_dir: Path | None = None,
+    site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """The deadline is near and we have not heard from this player."""
     v = view(cards, state, player)
     ctx = _game_context(cards, v, state, now, deadline, tz)
-    return mail("reminder", lang, site_dir, **ctx, about=about)
+    return mail("reminder", lang, site_dir, html=html, **ctx, about=about)
 
 
 def turn_report(
     cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
     now: datetime, deadline: datetime | None, tz: str = "UTC", lang: str = "en",
-    site_dir: Path | None = None,
+    site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """The full report: what happened, every structure, goals, whose move, odds, order form.
 
@@ -157,20 +161,23 @@ def turn_report(
     """
     v = view(cards, state, player)
     ctx = _game_context(cards, v, state, now, deadline, tz)
-    words = _words(lang, site_dir)
-    svgs = {p.name: Markup(structure_svg(p, cards, {**words, "title": p.name}))
-            for p in v.players if p.structure}
-    rendered = mail("turn_report", lang, site_dir, **ctx, events=report_events(events, player),
-                    svgs=svgs)
+    # The pictures are for the HTML part only.
+    svgs = {p.name: _svg(p, cards, lang, site_dir) for p in v.players if p.structure and html}
+    rendered = mail("turn_report", lang, site_dir, html=html, **ctx,
+                    events=report_events(events, player), svgs=svgs)
+    return Rendered(rendered.subject, rendered.text, rendered.html, (view_attachment(v),))
+
+
+def view_attachment(v: View) -> Attachment:
+    """The reader's view as JSON, as the turn report attaches it: what a program (a bot, a
+    player's own tool) reads instead of the text."""
     body = json.dumps(to_json(v), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-    name = f"view-{_safe(v.game)}-{v.seq}.json"
-    return Rendered(rendered.subject, rendered.text, rendered.html,
-                    ((name, "application/json", body.encode()),))
+    return (f"view-{_safe(v.game)}-{v.seq}.json", "application/json", body.encode())
 
 
 def game_over(
     cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
-    now: datetime, lang: str = "en", site_dir: Path | None = None,
+    now: datetime, lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """The end: winners or why it stopped, final structures, the revealed seed and how to
     check every roll against the commitment."""
@@ -178,36 +185,37 @@ def game_over(
     if v.seed is None:
         raise ValueError("the game is not over: its seed is still secret")
     ctx = _game_context(cards, v, state, now, None, "UTC")
-    return mail("game_over", lang, site_dir, **ctx, events=report_events(events, player))
+    return mail("game_over", lang, site_dir, html=html, **ctx,
+                events=report_events(events, player))
 
 
 def gm_announcement(
     game: str, player: str, message: str = "", *, events: Sequence[Event] = (),
-    lang: str = "en", site_dir: Path | None = None,
+    lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """A message or an override of the game master, told to one player in their language:
     ``events`` are what the override did (the GM entry's own event among them), ``message``
     an announcement's words."""
-    return mail("gm_announcement", lang, site_dir, game=game, player=player,
+    return mail("gm_announcement", lang, site_dir, html=html, game=game, player=player,
                 events=tuple(report_events(events, player)), message=message.strip("\n"))
 
 
 def press_relay(
     game: str, player: str, sender: str, text: str, *, to_all: bool = True,
-    lang: str = "en", site_dir: Path | None = None,
+    lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """Press from another player, by name only: no address of anyone is shown."""
-    return mail("press", lang, site_dir, game=game, player=player, sender=sender,
+    return mail("press", lang, site_dir, html=html, game=game, player=player, sender=sender,
                 message=text.strip("\n"), to_all=to_all)
 
 
 def history_reply(
     game: str, player: str, turns: Sequence[tuple[int, Sequence[Event]]], *,
-    lang: str = "en", site_dir: Path | None = None,
+    lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """A player's own view of the timeline: for each turn, the events they may see."""
     shown = tuple((turn, tuple(report_events(events, player))) for turn, events in turns)
-    return mail("history", lang, site_dir, game=game, player=player, turns=shown)
+    return mail("history", lang, site_dir, html=html, game=game, player=player, turns=shown)
 
 
 def error_reply(
@@ -226,9 +234,11 @@ def error_reply(
 # --- shared ---------------------------------------------------------------------------------
 
 
-def mail(name: str, lang: str, site_dir: Path | None, **ctx: Any) -> Rendered:
+def mail(name: str, lang: str, site_dir: Path | None, *, html: bool = True,
+         **ctx: Any) -> Rendered:
     """The mail ``<lang>/<name>.{subject.txt,txt,html}.j2`` renders: the subject on one line,
-    the text part tidied. Every mail the service sends goes through here, the short ones
+    the text part tidied, the HTML part unless ``html`` is false (a reader of plain text
+    only): then it is "". Every mail the service sends goes through here, the short ones
     (help, standing orders, alerts) included."""
     lang = lang if lang in LANGUAGES else "en"
     subject = render(f"{name}.subject.txt.j2", lang, site_dir, **ctx)
@@ -236,7 +246,7 @@ def mail(name: str, lang: str, site_dir: Path | None, **ctx: Any) -> Rendered:
         # Plain whitespace only: French no-break spaces stay where the template put them.
         subject=re.sub(r"[ \t\r\n]+", " ", subject).strip(),
         text=_tidy(render(f"{name}.txt.j2", lang, site_dir, **ctx)),
-        html=render(f"{name}.html.j2", lang, site_dir, **ctx),
+        html=render(f"{name}.html.j2", lang, site_dir, **ctx) if html else "",
     )
 
 
@@ -276,6 +286,17 @@ def _odds(cards: CardSet, state: GameState, v: View) -> tuple[AttackOdds, ...]:
     if v.viewer != v.active or v.phase not in ("turn_start", "actions"):
         return ()
     return best_attacks(cards, state, v.viewer, limit=ODDS_ROWS)
+
+
+@lru_cache(maxsize=128)
+def _svg(player: PlayerView, cards: CardSet, lang: str, site_dir: Path | None) -> Markup:
+    """The picture of one power structure, labelled in the reader's language.
+
+    Kept for the next reports: a step's reports draw every structure for each reader, and the
+    readers other than its owner see the same one.
+    """
+    words = {**_words(lang, site_dir), "title": player.name}
+    return Markup(structure_svg(player, cards, words))
 
 
 def _words(lang: str, site_dir: Path | None) -> dict[str, str]:

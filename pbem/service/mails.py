@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -12,7 +10,6 @@ from typing import Any
 
 from pbem import reports
 from pbem.engine.cards import CardSet
-from pbem.engine.codec import to_json
 from pbem.engine.state import Event, GameState
 from pbem.engine.view import view
 from pbem.mail.compose import OutgoingMail, compose, message_id_for
@@ -41,15 +38,6 @@ def welcome_settings(timing: Timing) -> ServiceSettings:
                            response_hours=timing.response_hours)
 
 
-def view_attachment(cards: CardSet, state: GameState, player: str) -> reports.Attachment:
-    """The reader's view as JSON, as the turn report attaches it: what a program (a bot, a
-    player's own tool) reads instead of the text."""
-    v = view(cards, state, player)
-    body = json.dumps(to_json(v), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", v.game) or "game"
-    return (f"view-{name}-{v.seq}.json", "application/json", body.encode())
-
-
 def render_notice(
     cards: CardSet, state: GameState, service: GameService, notice: Notice, *, now: datetime,
     news: Sequence[Event], history: Sequence[tuple[int, Sequence[Event]]], sender: Sender,
@@ -60,7 +48,7 @@ def render_notice(
         seat = Seat(name="Game master", address=sender.gm_address)
     else:
         seat = service.seat(notice.to)
-    lang, tz, player = seat.lang, seat.tz, notice.to
+    lang, tz, player, html = seat.lang, seat.tz, notice.to, seat.html
     game = state.game
     deadline = parse_iso(service.deadline) if service.deadline else None
     data = notice.data
@@ -68,57 +56,61 @@ def render_notice(
     if kind == "ack":
         rendered = reports.acknowledgement(game, player, data["results"], pending=data["pending"],
                                            turn=state.seq, turn_number=state.turn_number,
-                                           lang=lang, site_dir=site)
+                                           lang=lang, site_dir=site, html=html)
     elif kind == "welcome":
         rendered = reports.welcome(cards, state, player, password=data["password"], now=now,
                                    deadline=deadline, settings=data["settings"], tz=tz,
-                                   lang=lang, site_dir=site)
+                                   lang=lang, site_dir=site, html=html)
     elif kind == "response_request":
         window = service.window
         rendered = reports.response_request(
             cards, state, player, now=now,
             deadline=parse_iso(window.deadline) if window else None, tz=tz, lang=lang,
-            site_dir=site)
+            site_dir=site, html=html)
         rendered = Rendered(rendered.subject, rendered.text, rendered.html,
-                            (*rendered.attachments, view_attachment(cards, state, player)))
+                            (*rendered.attachments,
+                             reports.view_attachment(view(cards, state, player))))
     elif kind == "attack_result":
         rendered = reports.attack_result(cards, state, player, data["events"], now=now,
-                                         lang=lang, site_dir=site)
+                                         lang=lang, site_dir=site, html=html)
     elif kind in ("turn_report", "status"):
         rendered = reports.turn_report(cards, state, player, news if kind == "turn_report"
                                        else (), now=now, deadline=deadline, tz=tz, lang=lang,
-                                       site_dir=site)
+                                       site_dir=site, html=html)
     elif kind == "game_over":
         rendered = reports.game_over(cards, state, player, news, now=now, lang=lang,
-                                     site_dir=site)
+                                     site_dir=site, html=html)
     elif kind == "reminder":
         window = service.window
         due = parse_iso(window.deadline) if data["about"] == "response" and window else deadline
         assert due is not None
         rendered = reports.reminder(cards, state, player, about=data["about"], now=now,
-                                    deadline=due, tz=tz, lang=lang, site_dir=site)
+                                    deadline=due, tz=tz, lang=lang, site_dir=site,
+                                    html=html)
     elif kind == "press":
         rendered = reports.press_relay(game, player, data["sender"], data["text"],
-                                       to_all=data["to_all"], lang=lang, site_dir=site)
+                                       to_all=data["to_all"], lang=lang, site_dir=site,
+                                       html=html)
     elif kind == "history":
         turns = history[-data["turns"]:] if data.get("turns") else history
-        rendered = reports.history_reply(game, player, turns, lang=lang, site_dir=site)
+        rendered = reports.history_reply(game, player, turns, lang=lang, site_dir=site,
+                                         html=html)
     elif kind == "gm":
-        rendered = _gm_announcement(game, player, data, lang, site)
+        rendered = _gm_announcement(game, player, data, lang, site, html)
     elif kind == "standing":
         from pbem.orders.format import format_order
 
         mine = [format_order(o) for p, o in service.standing if p == player]
-        rendered = reports.mail("standing", lang, site, game=game, player=player, orders=mine)
+        rendered = reports.mail("standing", lang, site, html=html, game=game, player=player,
+                                orders=mine)
     else:  # help, order_failed, gm_alert
-        rendered = reports.mail(kind, lang, site, game=game, player=player, data=data)
-    if not seat.html:
-        rendered = Rendered(rendered.subject, rendered.text, "", rendered.attachments)
+        rendered = reports.mail(kind, lang, site, html=html, game=game, player=player,
+                                data=data)
     return seat.address, seat.name, rendered
 
 
 def _gm_announcement(game: str, player: str, data: dict[str, Any], lang: str,
-                     site: Path | None) -> Rendered:
+                     site: Path | None, html: bool) -> Rendered:
     """An override told in the reader's language: its engine events and its GM entry's event;
     an announcement's own words as they were written."""
     events: list[Event] = list(data.get("events", ()))
@@ -129,7 +121,7 @@ def _gm_announcement(game: str, player: str, data: dict[str, Any], lang: str,
     elif gm is not None:
         events.append(gm.event)
     return reports.gm_announcement(game, player, message, events=events, lang=lang,
-                                   site_dir=site)
+                                   site_dir=site, html=html)
 
 
 def outbox_item(

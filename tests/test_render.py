@@ -1,0 +1,56 @@
+"""Rendering made cheaper, never different: the ``hang`` filter wraps exactly as the Jinja
+macro it replaced did, and a reader of plain text gets the same mail without its HTML part."""
+
+from __future__ import annotations
+
+import jinja2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_reports_game import CARDS, DEADLINE, NOW, first, steps, turn_of
+
+from pbem import reports
+from pbem.render import environment, hang
+
+# The macro as it was, on Jinja's own ``wordwrap``: the reference for every byte.
+REFERENCE = jinja2.Environment(keep_trailing_newline=True).from_string(
+    '{% for line in (text | wordwrap(width - ([first | length, rest | length] | max), '
+    'break_on_hyphens=False)).split("\\n") %}{{ "\\n" if not loop.first }}'
+    '{{ ((first if loop.first else rest) ~ line) | trim("\\n") }}{% endfor %}')
+
+# Words, hyphens, every kind of blank and line break, French no-break spaces.
+TEXT = st.lists(st.sampled_from([
+    "a", "b", "-", "é", ".", " ", "  ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x85",
+    "\u2028", "\xa0", "\u202f", "x" * 30]), max_size=40).map("".join)
+LEAD = st.sampled_from(["", "- ", "  ", "    OK: ", "Line 12: ", "\n", "# "])
+
+
+@settings(max_examples=600, deadline=None)
+@given(TEXT, LEAD, LEAD, st.sampled_from([78, 30, 12]))
+def test_hang_gives_what_wordwrap_gave(text: str, first: str, rest: str, width: int) -> None:
+    expected = REFERENCE.render(text=text, first=first, rest=rest, width=width)
+    assert hang(text, first, rest, width) == expected
+
+
+def test_the_macros_wrap_through_the_filter() -> None:
+    """``hang``, ``para`` and ``item`` of the text blocks, as other templates call them."""
+    text = "word " * 30
+    for lang in ("en", "fr"):
+        blocks = environment().get_template(f"{lang}/_blocks.txt.j2").module
+        assert blocks.hang("Line 1: ", "    ", text) == hang(text, "Line 1: ", "    ")
+        assert blocks.para(text) == REFERENCE.render(text=text, first="", rest="", width=78)
+        assert blocks.item(text) == REFERENCE.render(text=text, first="- ", rest="  ",
+                                                     width=78)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_plain_text_reader_gets_the_same_mail_without_html(lang: str) -> None:
+    state = steps()[first("report")].state
+    for role in ("active", "other"):
+        who = turn_of(state, role)
+        full = reports.turn_report(CARDS, state, who, (), now=NOW, deadline=DEADLINE, lang=lang)
+        plain = reports.turn_report(CARDS, state, who, (), now=NOW, deadline=DEADLINE,
+                                    lang=lang, html=False)
+        assert full.html and plain.html == ""
+        assert (plain.subject, plain.text, plain.attachments) == (
+            full.subject, full.text, full.attachments)
