@@ -189,7 +189,7 @@ class Daemon:
 
     def process(self) -> int:
         """Give the number of stored mails processed now (every one waiting)."""
-        count = self._service.process(self._clock())
+        count = self._service.process(self._clock(), after_round=self._send_wake.set)
         if count:
             log.info("processed %d mail(s)", count)
         return count

@@ -89,6 +89,23 @@ def test_a_round_is_one_write_and_equals_one_mail_at_a_time(
     assert batched.replay_check("g")
 
 
+def test_after_round_is_called_once_a_round_is_committed(tmp_path: Path) -> None:
+    """The daemon's sending thread is woken after each round, with that round's answers
+    already queued, so they leave while later rounds are processed."""
+    service = new_service(tmp_path)
+    for raw in mails(BATCH + 10):
+        service.accept(raw, NOW)
+    queued: list[tuple[int, int]] = []
+
+    def after_round() -> None:
+        queued.append((len(service.store.inbox()), len(service.store.outbox())))
+
+    assert service.process(NOW, after_round=after_round) == BATCH + 10
+    (inbox_first, outbox_first), (inbox_last, outbox_last) = queued
+    assert (inbox_first, inbox_last) == (10, 0)
+    assert 0 < outbox_first < outbox_last == len(service.store.outbox())
+
+
 def test_a_mail_breaking_mid_round_is_taken_back_alone(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bug while carrying out one mail undoes that mail's half-done step only: the mails

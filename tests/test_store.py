@@ -399,6 +399,19 @@ def test_mark_failed_then_mark_sent_twice(store: Store) -> None:
     assert store.outbox() == [] and list((store.root / "outbox").iterdir()) == []
 
 
+def test_unsent_counts_the_queued_mails_until_each_is_marked_sent(store: Store) -> None:
+    assert store.unsent() == 0
+    store.create_game("g2", {})
+    step(store, 0, outbox=[mail(1), mail(2)])
+    step(store, 0, game="g2", outbox=[mail(1, "g2")])
+    assert store.unsent() == 3
+    store.mark_sent("g1-o2", sent_at="t")
+    assert store.unsent() == 2
+    for item in store.outbox():
+        store.mark_sent(item, sent_at="t")
+    assert store.unsent() == 0
+
+
 def test_the_same_outbox_id_is_queued_once(store: Store) -> None:
     step(store, 0, outbox=[mail(1)])
     step(store, 1, outbox=[mail(1), mail(2)])  # a redo of the same mail is not a second mail

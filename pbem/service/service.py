@@ -188,9 +188,10 @@ class Service:
         self.accept(raw, now)
         self.process(now)
 
-    def process(self, now: datetime) -> int:
+    def process(self, now: datetime, after_round: Callable[[], None] | None = None) -> int:
         """Process every mail waiting in the inbox (the bot seats' answers included); gives
-        how many.
+        how many. ``after_round`` is called after each round is committed (the daemon wakes
+        its sending thread, so answers leave while later rounds are processed).
 
         Mails are taken in rounds of at most ``BATCH``: each mail is its own step (its own
         step number, log entries and answers, as if processed alone), but a round's steps of
@@ -211,6 +212,8 @@ class Service:
                 self._round([item.mail_id for item in items], now)
                 self.store.inbox_done(*(item.mail_id for item in items))
                 done += len(items)
+                if after_round is not None:
+                    after_round()
             self._recovered = True
         return done
 

@@ -36,6 +36,11 @@ class Outbox(Games):
                 found.setdefault(game_id, set()).add(key)
         return found
 
+    def unsent(self) -> int:
+        """Give how many mails wait to be sent, as cheaply as listing one folder (a mail
+        marked sent a moment ago may still count)."""
+        return sum(len(keys) for keys in self._queued().values())
+
     def outbox(self) -> list[OutboxItem]:
         """Give the committed mails not yet sent, oldest first, across games."""
         found: list[tuple[str, str, int, OutboxItem]] = []
