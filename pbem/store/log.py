@@ -117,7 +117,7 @@ class Log(Outbox):
             files.append((self._game_dir(game_id) / "applied" / f"{mail_id}.json",
                           dump_json({"mail_id": mail_id, "index": index})))
         write_many_atomic(files)
-        applied = hot.applied_ids() | at
+        applied = {**hot.applied_ids(), **at}
         entries.extend(log_entries)
         while len(entries) >= size:
             end = base + size

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from tinydb import TinyDB
@@ -83,6 +84,7 @@ class HotFile(TinyFile):
         self.log = self.table("log")
         self.applied = self.table("applied")
         self.outbox = self.table("outbox")
+        self._applied_ids: Mapping[str, int] | None = None  # read once: looked up per mail
 
     def state(self) -> dict[str, Any]:
         doc = self.game.get(doc_id=1)
@@ -93,8 +95,12 @@ class HotFile(TinyFile):
     def entries(self) -> list[dict[str, Any]]:
         return [doc["entry"] for doc in sorted(self.log.all(), key=lambda d: d["index"])]
 
-    def applied_ids(self) -> dict[str, int]:
-        return {doc["mail_id"]: doc["index"] for doc in self.applied.all()}
+    def applied_ids(self) -> Mapping[str, int]:
+        """Give the mails applied in the open segment, with the log index of each."""
+        if self._applied_ids is None:
+            self._applied_ids = MappingProxyType(
+                {doc["mail_id"]: doc["index"] for doc in self.applied.all()})
+        return self._applied_ids
 
     def set_open(self, base: int, entries: Sequence[dict[str, Any]],
                  applied: dict[str, int]) -> None:
@@ -103,3 +109,4 @@ class HotFile(TinyFile):
         self.log.insert_multiple({"index": base + i, "entry": e} for i, e in enumerate(entries))
         self.applied.truncate()
         self.applied.insert_multiple({"mail_id": m, "index": i} for m, i in applied.items())
+        self._applied_ids = None
