@@ -10,7 +10,10 @@ sent by ``SmtpSender`` to the catcher: everything but the store and the service.
 
 Also printed: where the daemon's time went, per mail: storing incoming mail, processing
 (parse, authenticate, apply, render, compose, commit), handing answers to the SMTP server,
-marking them sent, and the deadline ticks; the rest is the IMAP intake and waiting.
+marking them sent, and the deadline ticks; the rest is the IMAP intake and waiting. And the
+CPU each side took in this process (the catcher's included, Dovecot's not): the daemon's
+threads overlap waits, not work, so ``cores * raw seconds / daemon CPU seconds`` bounds the
+ratio however well the work were spread over the machine's cores.
 
 With ``--rtt-ms R`` both sides reach Dovecot and the SMTP catcher through a proxy that
 delays every byte by R/2 ms each way, as a mail server across a network would: the target is

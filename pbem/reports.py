@@ -162,7 +162,7 @@ def turn_report(
     v = view(cards, state, player)
     ctx = _game_context(cards, v, state, now, deadline, tz)
     # The pictures are for the HTML part only.
-    svgs = {p.name: _svg(p, cards, lang, site_dir) for p in v.players if p.structure and html}
+    svgs = structure_pictures(cards, v, lang, site_dir) if html else {}
     rendered = mail("turn_report", lang, site_dir, html=html, **ctx,
                     events=report_events(events, player), svgs=svgs)
     return Rendered(rendered.subject, rendered.text, rendered.html, (view_attachment(v),))
@@ -288,13 +288,16 @@ def _odds(cards: CardSet, state: GameState, v: View) -> tuple[AttackOdds, ...]:
     return best_attacks(cards, state, v.viewer, limit=ODDS_ROWS)
 
 
-@lru_cache(maxsize=128)
-def _svg(player: PlayerView, cards: CardSet, lang: str, site_dir: Path | None) -> Markup:
-    """The picture of one power structure, labelled in the reader's language.
+def structure_pictures(cards: CardSet, v: View, lang: str = "en",
+                       site_dir: Path | None = None) -> dict[str, Markup]:
+    """The picture of each power structure a view shows, labelled in the reader's language."""
+    return {p.name: _picture(p, cards, lang, site_dir) for p in v.players if p.structure}
 
-    Kept for the next reports: a step's reports draw every structure for each reader, and the
-    readers other than its owner see the same one.
-    """
+
+@lru_cache(maxsize=128)
+def _picture(player: PlayerView, cards: CardSet, lang: str, site_dir: Path | None) -> Markup:
+    # Kept for the next reports: a step's reports draw every structure for each reader, and
+    # the readers other than its owner see the same one.
     words = {**_words(lang, site_dir), "title": player.name}
     return Markup(structure_svg(player, cards, words))
 

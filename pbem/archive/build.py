@@ -28,11 +28,11 @@ from pbem.engine.state import Event, GameState
 from pbem.engine.view import View, view
 from pbem.history import GameFile, Section, timeline
 from pbem.render import environment
+from pbem.reports import structure_pictures
 from pbem.reports_context import goal_lines, group_facts
 from pbem.service.entries import command_of
 from pbem.service.service import POSTMASTER
 from pbem.store import Store
-from pbem.svg import structure_svg
 
 PUBLIC = ""  # the viewer of a running game's pages: no player, so only what all may see
 
@@ -103,7 +103,6 @@ def build_game(cards: CardSet, game: GameFile, out: Path) -> GameSummary:
     folder.mkdir(parents=True, exist_ok=True)
     status = "over" if finished else "running" if game.service.started else "not started"
     turns = _turns(cards, game, viewer) if game.service.started else []
-    words = _svg_words()
     names = [p.name for p in game.state.players]
     labels = [str(t.section.turn) for t in turns]
     charts = [Markup(line_chart("Groups controlled", {n: [t.groups[n] for t in turns]
@@ -117,10 +116,10 @@ def build_game(cards: CardSet, game: GameFile, out: Path) -> GameSummary:
         _write(folder / turn.link, "archive/turn.html.j2", **context, turn=turn,
                previous=turns[n - 1] if n else None,
                next=turns[n + 1] if n + 1 < len(turns) else None,
-               svgs=_svgs(cards, turn.view, words), goals=_goals(cards, turn.view),
+               svgs=structure_pictures(cards, turn.view), goals=_goals(cards, turn.view),
                uncontrolled=group_facts(cards, turn.view.uncontrolled))
     _write(folder / "index.html", "archive/game.html.j2", **context, v=final, turns=turns,
-           charts=charts, svgs=_svgs(cards, final, words), goals=_goals(cards, final),
+           charts=charts, svgs=structure_pictures(cards, final), goals=_goals(cards, final),
            options=game.setup.options)
     players = tuple((p.name, p.illuminati, p.status) for p in game.state.players)
     return GameSummary(game.game, status, players, game.state.turn_number,
@@ -183,21 +182,8 @@ def _lines(section: Section) -> tuple[Line, ...]:
     return tuple(lines)
 
 
-def _svgs(cards: CardSet, v: View, words: Mapping[str, str]) -> dict[str, Markup]:
-    return {p.name: Markup(structure_svg(p, cards, {**words, "title": p.name}))
-            for p in v.players if p.structure}
-
-
 def _goals(cards: CardSet, v: View) -> dict[str, Any]:
     return {p.name: goal_lines(cards, p) for p in v.players}
-
-
-def _svg_words() -> dict[str, str]:
-    """The labels of the structure pictures, from the English word templates."""
-    module = environment().get_template("en/_words.txt.j2").module
-    labels: Mapping[str, str] = getattr(module, "svg_words")  # noqa: B009
-    alignments: Mapping[str, str] = getattr(module, "alignments")  # noqa: B009
-    return {**alignments, **labels}
 
 
 def _write(path: Path, template: str, **context: Any) -> None:

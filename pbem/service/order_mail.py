@@ -90,4 +90,4 @@ def _current(table: Table, order: Any) -> int:
 
 def words(seat: Seat, site_dir: Path | None, key: str, **context: Any) -> str:
     """A short note of the acknowledgement, in the seat's language."""
-    return mail("note", seat.lang, site_dir, key=key, **context).text.strip()
+    return mail("note", seat.lang, site_dir, html=False, key=key, **context).text.strip()
