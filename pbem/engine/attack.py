@@ -1,4 +1,5 @@
-"""Attacks to control, neutralize and destroy: announcing, spending, privilege, dice, result."""
+"""Attacks to control, neutralize and destroy: announcing, spending, dice, result (abolishing
+privilege is in ``privilege``)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,9 @@ from pbem.engine.abilities import abilities, attacks_allowed, immune, power, tra
 from pbem.engine.breakdown import breakdown, succeeds
 from pbem.engine.cards import CardSet, Group
 from pbem.engine.commands import (
-    AbolishPrivilege,
     Attack,
     CallOff,
     Interfere,
-    PlaySpecial,
     Roll,
     Settle,
     Spend,
@@ -25,7 +24,6 @@ from pbem.engine.state import (
     GameState,
     Payment,
     PendingAttack,
-    PendingSpecial,
     Player,
     Slot,
 )
@@ -163,7 +161,7 @@ def spend(cards: CardSet, state: GameState, cmd: Spend) -> Result:
     """Attacker's money (attacking group or Illuminati, +1 each) or the defender's (defending
     group +2 resistance each, Illuminati +1 each)."""
     checks.phase(state, "attack")
-    attack = _attack(state)
+    attack = current_attack(state)
     if cmd.amount <= 0:
         raise IllegalCommandError("an amount of money must be at least 1 MB")
     p = checks.playing(state, cmd.player)
@@ -189,7 +187,7 @@ def spend(cards: CardSet, state: GameState, cmd: Spend) -> Result:
 def interfere(cards: CardSet, state: GameState, cmd: Interfere) -> Result:
     """Another player's Illuminati money: +1 (assist) or -1 (interfere) a MB."""
     checks.phase(state, "attack")
-    attack = _attack(state)
+    attack = current_attack(state)
     p = checks.playing(state, cmd.player)
     owner = state.owner(attack.target)
     if p.name == attack.player or (owner is not None and owner.name == p.name):
@@ -215,70 +213,10 @@ def _with_payment(cards: CardSet, state: GameState, attack: PendingAttack,
                                    "need": breakdown(cards, state, attack).need})]
 
 
-def abolish(cards: CardSet, state: GameState, cmd: AbolishPrivilege) -> Result:
-    """Two special cards shown together to end another player's privilege; like any special
-    card they wait for a possible Secrets Man Was Not Meant To Know before taking effect."""
-    checks.phase(state, "attack")
-    attack = _attack(state)
-    p = checks.playing(state, cmd.player)
-    if not attack.privileged:
-        raise IllegalCommandError("this attack is not privileged")
-    if p.name == attack.player:
-        raise IllegalCommandError("you cannot abolish your own privilege")
-    replacing = p.name in attack.abolish_credit
-    if len(cmd.cards) != (1 if replacing else 2):
-        raise IllegalCommandError(
-            "one card replaces the card Secrets cancelled" if replacing
-            else "abolishing privilege takes two special cards",
-            suggestion="name the cards to discard",
-        )
-    hand = list(p.hand)
-    for card in cmd.cards:
-        if card not in hand:
-            raise IllegalCommandError(f"{p.name} does not hold {card}")
-        hand.remove(card)
-    first, partner = cmd.cards[0], (cmd.cards[1] if len(cmd.cards) > 1 else "")
-    pending = PendingSpecial(play=PlaySpecial(p.name, first), partner=partner, abolish=True)
-    return evolve(state, special=pending), [
-        Event("abolish_played", {"player": p.name, "cards": cmd.cards})
-    ]
-
-
-def abolish_resolved(state: GameState, pending: PendingSpecial) -> Result:
-    """The abolishing cards were not countered: they are discarded and the privilege ends."""
-    player = pending.player
-    state = discard(state, player, pending.card)
-    if pending.partner:
-        state = discard(state, player, pending.partner)
-    attack = _attack(state)
-    credit = tuple(x for x in attack.abolish_credit if x != player)
-    state = evolve(state, attack=evolve(attack, abolish_credit=credit))
-    return abolish_privilege(state, player, tuple(c for c in (pending.card, pending.partner) if c))
-
-
-def abolish_countered(state: GameState, pending: PendingSpecial) -> GameState:
-    """Secrets cancelled one abolishing card: "the other one is lost unless the player can
-    replace it" -- it is discarded now and one more card (AbolishPrivilege with one card)
-    completes the pair."""
-    player = pending.player
-    if pending.partner:
-        state = discard(state, player, pending.partner)
-    attack = _attack(state)
-    if player not in attack.abolish_credit:
-        attack = evolve(attack, abolish_credit=(*attack.abolish_credit, player))
-    return evolve(state, attack=attack)
-
-
-def abolish_privilege(state: GameState, player: str, cards_used: tuple[str, ...]) -> Result:
-    attack = _attack(state)
-    state = evolve(state, attack=evolve(attack, privilege_abolished=True))
-    return state, [Event("privilege_abolished", {"player": player, "cards": cards_used})]
-
-
 def call_off(cards: CardSet, state: GameState, cmd: CallOff) -> Result:
     """Until money is committed the attacker may change his mind: no action is spent."""
     checks.phase(state, "attack")
-    attack = _attack(state)
+    attack = current_attack(state)
     if cmd.player != attack.player:
         raise IllegalCommandError("only the attacker can call off an attack")
     if attack.committed:
@@ -296,7 +234,7 @@ def call_off(cards: CardSet, state: GameState, cmd: CallOff) -> Result:
 
 def roll(cards: CardSet, state: GameState, cmd: Roll) -> Result:
     checks.phase(state, "attack")
-    attack = _attack(state)
+    attack = current_attack(state)
     index = state.dice.draws
     dice_rolled, dice = roll_2d6(state.dice)
     state = evolve(state, dice=dice, attack=evolve(attack, roll=dice_rolled),
@@ -308,7 +246,7 @@ def roll(cards: CardSet, state: GameState, cmd: Roll) -> Result:
 def settle(cards: CardSet, state: GameState, cmd: Settle) -> Result:
     """The result: capture, neutralize or destroy on success; nothing on failure."""
     checks.phase(state, "after_roll")
-    attack = _attack(state)
+    attack = current_attack(state)
     assert attack.roll is not None
     terms = breakdown(cards, state, attack)
     total = attack.roll_becomes if attack.roll_becomes is not None else sum(attack.roll)
@@ -408,7 +346,8 @@ def discard(state: GameState, player: str, card: str) -> GameState:
     return evolve(state, discards=(*state.discards, card))
 
 
-def _attack(state: GameState) -> PendingAttack:
+def current_attack(state: GameState) -> PendingAttack:
+    """The attack under way; IllegalCommandError if there is none."""
     if state.attack is None:
         raise IllegalCommandError("no attack is under way")
     return state.attack

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pbem.engine import attack, gm, specials, turn
+from pbem.engine import attack, gm, privilege, specials, turn
 from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import (
@@ -65,7 +65,7 @@ HANDLERS: dict[type, Handler] = {
     Attack: attack.announce,
     Spend: attack.spend,
     Interfere: attack.interfere,
-    AbolishPrivilege: attack.abolish,
+    AbolishPrivilege: privilege.abolish,
     CallOff: attack.call_off,
     Roll: attack.roll,
     Settle: attack.settle,

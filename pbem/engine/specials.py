@@ -10,17 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pbem.engine import checks
-from pbem.engine.attack import (
-    abolish_countered,
-    abolish_privilege,
-    abolish_resolved,
-    discard,
-    open_attack,
-    validate_attack,
-)
+from pbem.engine.attack import discard, open_attack, validate_attack
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import Counter, PlaySpecial, ResolveSpecial
 from pbem.engine.ops import earn, move_money
+from pbem.engine.privilege import abolish_countered, abolish_privilege, abolish_resolved
 from pbem.engine.state import Event, GameState, PendingAttack, PendingSpecial, Player, Slot
 from pbem.engine.structure import attach, open_arrows
 from pbem.engine.turn import _first_open_arrow
