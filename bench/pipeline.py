@@ -66,6 +66,7 @@ class _Timed:
     def __init__(self, daemon: Daemon) -> None:
         self.spent: defaultdict[str, float] = defaultdict(float)
         self.processed = 0
+        self.last_sent = 0.0  # when the last answer was marked sent
         # The daemon's own parts, not the ones it offers other threads.
         service, store, sender = daemon._service, daemon.outbox.store, daemon.sender
         daemon.deliver_imap_group = self._wrap(  # type: ignore[method-assign]
@@ -81,7 +82,10 @@ class _Timed:
             try:
                 return work(*args, **kwargs)
             finally:
-                self.spent[part] += time.perf_counter() - began
+                ended = time.perf_counter()
+                self.spent[part] += ended - began
+                if part == "mark_sent":
+                    self.last_sent = ended
         return timed
 
     def _count(self, work: Callable[..., int]) -> Callable[..., int]:
@@ -216,9 +220,10 @@ security = "plain"
             thread.start()
             ready.wait(60)
             store = Store(config.store)
-            while timed.processed < n or store.unsent():  # (cheap: the daemon shares the CPU)
-                time.sleep(0.005)
-            daemon_seconds = time.perf_counter() - began
+            # Looked at seldom and cheaply: the daemon shares the CPU with this thread.
+            while timed.processed < n or store.unsent():
+                time.sleep(0.05)
+            daemon_seconds = timed.last_sent - began
             daemon_cpu = time.process_time() - cpu_began
             daemon.request_stop()
             thread.join(60)
