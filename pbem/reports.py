@@ -225,8 +225,11 @@ def error_reply(
 ) -> Rendered:
     """A short reply when a mail cannot be used: unknown game, unreadable mail, wrong
     password, too many mails (more than ``limit`` an hour; read again from ``until``).
-    ``games`` are names to suggest; ``message`` and ``suggestion`` the details."""
+    ``games`` are names to suggest; ``message`` and ``suggestion`` the details. The example
+    start line names the game (for an unknown one, the one game suggested, if only one)."""
+    start_game = game if problem != "unknown_game" else games[0] if len(games) == 1 else ""
     return mail("error", lang, site_dir, problem=problem, game=game, games=tuple(games),
+                start_game=start_game,
                 message=message, suggestion=suggestion, limit=limit,
                 until=until.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if until else "")
 

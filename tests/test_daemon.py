@@ -417,6 +417,25 @@ def test_per_sender_rate_limit(tmp_path: Path) -> None:
     assert Store(config.store).inbox() == []
 
 
+def test_the_flood_notice_comes_even_after_another_reply_that_hour(tmp_path: Path) -> None:
+    """docs/service.md: a sender over the limit "is told so" -- also when a wrong password
+    was already answered that hour (the once-an-hour limit of error replies is its own)."""
+    config = configure(tmp_path, "[listener]\nport = 0\n[mail]\nmails_per_hour = 3\n")
+    passwords = new_game(config)
+    daemon = Daemon(config, clock=Clock())
+    daemon.run_once()
+    daemon.deliver_smtp(order_mail(1, "Alice", "wrong", "STANDING LIST"),
+                        "alice@example.org", ["pbem@localhost"])
+    for n in range(2, 6):
+        daemon.deliver_smtp(order_mail(n, "Alice", passwords["Alice"], "STANDING LIST"),
+                            "alice@example.org", ["pbem@localhost"])
+    daemon.run_once()
+    subjects = {m["In-Reply-To"]: str(m["Subject"])
+                for m in maildir(config.maildir)["alice@example.org"] if m["In-Reply-To"]}
+    assert set(subjects) == {f"<order-{n}@example.org>" for n in (1, 2, 3, 4)}
+    assert subjects["<order-4@example.org>"].startswith("Too many mails")
+
+
 # ---- the outbox ------------------------------------------------------------------------
 
 def test_a_refused_recipient_is_given_up_and_never_retried(

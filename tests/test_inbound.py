@@ -114,13 +114,15 @@ def test_goldens_cover_every_client_shape() -> None:
 def test_header_summary_agrees_with_parse(path: Path) -> None:
     """The best-effort summary names the same sender and Message-ID as the full parse."""
     raw = path.read_bytes()
-    sender, message_id = header_summary(raw)
+    sender, message_id, synthetic = header_summary(raw)
     try:
         parsed = parse_mail(raw)
     except MailFormatError:
         assert sender and message_id
         return
-    assert (sender, message_id) == (parsed.sender, parsed.message_id)
+    assert (sender, message_id, synthetic) == (parsed.sender, parsed.message_id,
+                                               parsed.message_id_synthetic)
+    assert parsed.reply_to == (None if synthetic else message_id)
 
 
 # --- headers -----------------------------------------------------------------------------
@@ -159,7 +161,8 @@ def test_missing_message_id_gets_a_stable_synthetic_one() -> None:
     assert first.message_id == again.message_id
     assert first.message_id.startswith("sha256-")
     assert parse_mail(raw + b"x").message_id != first.message_id
-    assert header_summary(raw) == (first.sender, first.message_id)
+    assert header_summary(raw) == (first.sender, first.message_id, True)
+    assert first.reply_to is None  # an answer refers to no made-up id
 
 
 def test_message_ids_are_stripped_of_brackets_and_comments() -> None:
@@ -444,7 +447,7 @@ def check_never_crashes(raw: bytes) -> None:
                       parsed.message_id, parsed.automatic or "", *parsed.defects):
             value.encode("utf-8")  # no lone surrogates escape
         assert parsed.date is None or parsed.date.tzinfo is not None
-    sender, message_id = header_summary(raw)
+    sender, message_id, _ = header_summary(raw)
     assert isinstance(sender, str) and message_id
     redact_passwords(raw.decode("utf-8", "replace"))
 

@@ -284,6 +284,8 @@ def test_unknown_game_and_strangers_get_a_short_help(room: Mailroom) -> None:
     out = room.orders("Carol", "PASS", game="ilu")
     assert len(out) == 1 and "There is no game ilu here" in out[0].text
     assert "illu" in out[0].text.split("Games here:")[1]
+    # The example start line names the game meant, not the misspelt one.
+    assert "GAME illu PLAYER" in out[0].text and "GAME ilu " not in out[0].text
     room.at(minutes=5)
     out = room.mail("Zed", "Hello, how do I join a game?\n", subject="join?")
     assert len(out) == 1 and "No orders found" in out[0].text

@@ -65,6 +65,11 @@ class InboundMail:
     automatic: str | None  # why this mail must never be answered, or None
     defects: tuple[str, ...]
 
+    @property
+    def reply_to(self) -> str | None:
+        """The Message-ID an answer refers to (In-Reply-To); None if the mail had none."""
+        return None if self.message_id_synthetic else self.message_id
+
 
 def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
     """Give the order text and facts of a raw mail, or raise MailFormatError.
@@ -126,13 +131,14 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
     )
 
 
-def header_summary(raw: bytes) -> tuple[str, str]:
-    """Give (sender, message_id) of any mail, best effort, for replying; never raises."""
+def header_summary(raw: bytes) -> tuple[str, str, bool]:
+    """Give (sender, message_id, whether that id is synthetic) of any mail, best effort, for
+    replying; never raises."""
     try:
         envelope = _envelope(_head(raw), raw, [])
-        return envelope.sender, envelope.message_id
+        return envelope.sender, envelope.message_id, envelope.synthetic
     except Exception:  # a last resort for replies: any failure still yields an id
-        return "", _synthetic_id(raw)
+        return "", _synthetic_id(raw), True
 
 
 def redact_passwords(text: str) -> str:

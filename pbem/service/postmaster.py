@@ -40,12 +40,16 @@ class Postmaster:
               game: str = "", games: Sequence[str] = (), message: str = "",
               suggestion: str = "", reply_to: str | None = None,
               until: datetime | None = None) -> None:
-        """Answer a stranger or a failure, at most once an hour per sender; change nothing."""
+        """Answer a stranger or a failure, at most once an hour per sender (and the flood
+        notice once an hour besides); change nothing."""
         meta = self._meta(now)
-        last = meta["replied"].get(to)
+        # The flood notice counts apart: a sender told of a mistake this hour must still
+        # learn that their mail now goes unread.
+        key = f"{problem} {to}" if problem == "flooding" else to
+        last = meta["replied"].get(key)
         items: list[OutboxItem] = []
         if to and (last is None or now - parse_iso(last) >= REPLY_INTERVAL):
-            meta["replied"][to] = iso(now)
+            meta["replied"][key] = iso(now)
             rendered = reports.error_reply(problem, game=game, games=games, message=message,
                                            suggestion=suggestion, limit=self.mails_per_hour,
                                            until=until, site_dir=self.sender.site_dir)

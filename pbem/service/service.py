@@ -291,9 +291,10 @@ class Service:
         try:
             mail = parse_mail(raw, max_bytes=self.config.max_mail_bytes)
         except MailFormatError as error:
-            sender, _ = header_summary(raw)
+            sender, message_id, synthetic = header_summary(raw)
             self.postmaster.reply(mail_id, sender, "unreadable", now, message=error.message,
-                                  suggestion=error.suggestion or "")
+                                  suggestion=error.suggestion or "",
+                                  reply_to=None if synthetic else message_id)
             return
         ours = mail.message_id in self._bot_mail  # a bot seat's: never a flood
         self._bot_mail.discard(mail.message_id)
@@ -304,7 +305,7 @@ class Service:
             # Dropped, but the sender is told (at most once an hour): nothing vanishes unsaid.
             self.postmaster.reply(mail_id, mail.sender, "flooding", now,
                                   until=self.postmaster.read_again_at(mail.sender),
-                                  reply_to=mail.message_id)
+                                  reply_to=mail.reply_to)
             return
         try:
             header = parse_header(mail.text, self.cards)
@@ -316,7 +317,7 @@ class Service:
             close = difflib.get_close_matches(header.game, self.games(), n=3)
             self.postmaster.reply(mail_id, mail.sender, "unknown_game", now,
                                   game=header.game, games=close,
-                                  reply_to=mail.message_id)
+                                  reply_to=mail.reply_to)
             return
         if game_id not in steps:
             steps[game_id] = Steps(self._table(game_id, now))
@@ -339,14 +340,14 @@ class Service:
                      if s.name.casefold() == parsed.header.player.casefold()), None)
         if seat is None or not self._authentic(table.service, seat, parsed.header, mail):
             self.postmaster.reply(mail_id, mail.sender, "auth_failed", now, game=game_id,
-                                  reply_to=mail.message_id)
+                                  reply_to=mail.reply_to)
             return
         results = carry_out_mail(table, seat, parsed, site_dir=self.config.sender.site_dir)
         mine = table.service.queue and table.state.active_player.name == seat.name
         pending = format_orders(replace(parsed.header, password="******"),
                                 [q.order for q in table.service.queue]) if mine else ""
         table.notify(Notice("ack", seat.name, {
-            "results": results, "pending": pending, "reply_to": mail.message_id}))
+            "results": results, "pending": pending, "reply_to": mail.reply_to}))
         table.notices.insert(0, table.notices.pop())
         self._seal(steps, now, mail_id)
 
@@ -354,7 +355,7 @@ class Service:
                     now: datetime) -> None:
         """Answer a mail whose orders cannot be read (the postmaster's once an hour)."""
         self.postmaster.reply(mail_id, mail.sender, "unreadable", now, message=error.message,
-                              suggestion=error.suggestion or "", reply_to=mail.message_id)
+                              suggestion=error.suggestion or "", reply_to=mail.reply_to)
 
     def _authentic(self, service: GameService, seat: Seat, header: Header,
                    mail: InboundMail) -> bool:
