@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from pbem import gm, gm_text, history
-from pbem.cli_gm_session import common, explain, session, where_of
+from pbem.cli_gm_session import common, explain, game_named, session, where_of
 from pbem.engine.cards import CardSet
 from pbem.engine.state import Options
 from pbem.errors import PbemError
@@ -116,6 +116,7 @@ def start(game_id: str, show_passwords: bool, **kw: Any) -> None:
     """Start GAME: passwords made, welcome mails queued, the first turn begins."""
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         passwords = gm.start_game(service, game_id, where.now)
     click.echo(f"Started {game_id}: welcome mails queued for {', '.join(passwords)}.")
     if show_passwords:
@@ -131,6 +132,7 @@ def show(game_id: str, as_json: bool, **kw: Any) -> None:
     """Everything about GAME, secrets included: the game master sees it all."""
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         record = history.read_game(service.store, game_id)
         cards = service.cards
     if as_json:
@@ -188,5 +190,6 @@ def preview(game_id: str, **kw: Any) -> None:
     """What `pbem process` would do to GAME now (or at --now), without doing it."""
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         seen = gm.preview(service, game_id, where.now)
     click.echo(gm_text.preview_text(seen), nl=False)

@@ -11,7 +11,7 @@ import click
 
 from pbem import gm, history
 from pbem.archive.build import build_game, build_index, game_ids
-from pbem.cli_gm_session import BusyError, common, explain, session, where_of
+from pbem.cli_gm_session import BusyError, common, explain, game_named, session, where_of
 from pbem.engine.codec import to_json
 from pbem.errors import PbemError
 from pbem.names import NameMatcher
@@ -30,6 +30,7 @@ def history_command(game_id: str, player: str | None, **kw: Any) -> None:
     """Print GAME's timeline, turn by turn (step numbers are for `pbem rollback`)."""
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         record = history.read_game(service.store, game_id)
         cards = service.cards
         if player is not None:
@@ -53,12 +54,18 @@ def export(game_id: str, output: Path | None, **kw: Any) -> None:
     """
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         data = history.export(history.read_game(service.store, game_id))
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.write_text(text, encoding="utf-8")
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise click.ClickException(f"Cannot write {output}: {error.strerror or error}. "
+                                       "Give a file in a folder that exists and you may "
+                                       "write to.") from error
         click.echo(f"Wrote {output} ({len(data['log'])} log entries).")
 
 
@@ -77,6 +84,7 @@ def replay(game_id: str, check: bool, to: int | None, as_json: bool, **kw: Any) 
         raise click.UsageError("--check compares the whole log with the snapshot: drop --to.")
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         record = history.read_game(service.store, game_id)
         cards = service.cards
     try:
@@ -107,6 +115,7 @@ def verify(game_id: str, running: bool, **kw: Any) -> None:
     differs from the log or the seed from the commitment sent at the start."""
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         record = history.read_game(service.store, game_id)
         cards = service.cards
     if record.state.phase != "over" and not running:

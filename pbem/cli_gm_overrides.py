@@ -10,9 +10,10 @@ from typing import Any
 import click
 
 from pbem import gm
-from pbem.cli_gm_session import common, session, where_of
+from pbem.cli_gm_session import common, game_named, session, where_of
 from pbem.engine.state import Event
 from pbem.render import environment
+from pbem.reports_context import report_events
 
 __all__ = ["announce", "bot", "edit", "extend", "pause", "remove_seat", "replace_seat",
            "resume", "rollback"]
@@ -31,6 +32,7 @@ def rollback(game_id: str, to: int, reason: str, yes: bool, **kw: Any) -> None:
     if not yes:
         click.confirm(f"Undo every step of {game_id} after step {to}?", abort=True)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         cut = gm.rollback(service, game_id, to, where.now, reason)
     click.echo(f"{game_id} is back at step {to}: {cut} log entr{'ies' if cut != 1 else 'y'} "
                "undone; the players are told.")
@@ -51,6 +53,7 @@ def edit_money(game_id: str, card: str, amount: int, reason: str, **kw: Any) -> 
     """Set the money on CARD (in a power structure) to AMOUNT MB."""
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         events = gm.edit_money(service, game_id, card, amount, reason, where.now)
     _echo_events(events)
 
@@ -65,13 +68,14 @@ def edit_move(game_id: str, card: str, place: str, reason: str, **kw: Any) -> No
     """Put CARD in PLACE: uncontrolled, dead, deck, discards or hand:PLAYER."""
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         events = gm.edit_move(service, game_id, card, place, reason, where.now)
     _echo_events(events)
 
 
 def _echo_events(events: list[Event]) -> None:
     module = environment().get_template("en/_events.txt.j2").module
-    for e in events:
+    for e in report_events(events, None):  # the GM sees all, each thing said once
         click.echo(module.event(e))  # type: ignore[attr-defined]
 
 
@@ -93,6 +97,7 @@ def replace_seat(game_id: str, seat: str, address: str, name: str, show_password
         raise click.BadParameter("an address has an @", param_hint="--address")
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         password = gm.replace_seat(service, game_id, seat, address, where.now, name=name)
     who = f"{seat} of {game_id}" + (f", now called {name}," if name else "")
     click.echo(f"{who} is now played from {address}"
@@ -113,6 +118,7 @@ def remove_seat(game_id: str, seat: str, reason: str, yes: bool, **kw: Any) -> N
     if not yes:
         click.confirm(f"Remove {seat} from {game_id} for good?", abort=True)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         events = gm.remove_seat(service, game_id, seat, where.now, reason)
     _echo_events(events)
 
@@ -126,6 +132,7 @@ def bot(game_id: str, seat: str, switch: str, **kw: Any) -> None:
     """Let a bot play SEAT of GAME (on), or its player again (off)."""
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         gm.set_bot(service, game_id, seat, switch.lower() == "on", where.now)
     click.echo(f"A bot plays {seat} now." if switch.lower() == "on"
                else f"{seat} is played by its player again; a new password is mailed.")
@@ -139,6 +146,7 @@ def pause(game_id: str, reason: str, **kw: Any) -> None:
     """Stop GAME's deadlines until `pbem resume`."""
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         gm.pause(service, game_id, where.now, reason)
     click.echo(f"{game_id} is paused.")
 
@@ -150,8 +158,12 @@ def resume(game_id: str, **kw: Any) -> None:
     """Run GAME's deadlines again, moved later by the time it was paused."""
     where = where_of(kw)
     with session(where) as service:
-        hours = gm.resume(service, game_id, where.now)
-    click.echo(f"{game_id} runs again; its deadlines moved {hours:g} h later.")
+        game_id = game_named(service, game_id)
+        hours, deadline = gm.resume(service, game_id, where.now)
+    moved = f"its deadlines moved {hours:g} h later" if hours else "its deadlines stay"
+    if deadline is not None:
+        moved += f": the deadline is now {deadline:%Y-%m-%d %H:%M} UTC"
+    click.echo(f"{game_id} runs again; {moved}.")
 
 
 @click.command("extend")
@@ -164,6 +176,7 @@ def extend(game_id: str, hours: float, reason: str, **kw: Any) -> None:
     """Move GAME's running deadline (response window or orders) later."""
     where = where_of(kw)
     with session(where) as service:
+        game_id = game_named(service, game_id)
         deadline = gm.extend(service, game_id, hours, where.now, reason)
     click.echo(f"The deadline of {game_id} is now {deadline:%Y-%m-%d %H:%M} UTC.")
 
@@ -178,5 +191,6 @@ def announce(game_id: str, text: str, **kw: Any) -> None:
     if text == "-":
         text = sys.stdin.read()
     with session(where) as service:
+        game_id = game_named(service, game_id)
         count = gm.announce(service, game_id, text, where.now)
     click.echo(f"Announcement queued for {count} player{'s' if count != 1 else ''}.")

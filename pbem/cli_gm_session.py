@@ -3,6 +3,7 @@ works, and typed errors turned into messages a person can act on."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from pbem.errors import PbemError
 from pbem.service.service import Service, ServiceConfig
 from pbem.store import Store
 
-__all__ = ["BusyError", "Where", "common", "explain", "session", "where_of"]
+__all__ = ["BusyError", "Where", "common", "explain", "game_named", "session", "where_of"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -98,6 +99,18 @@ def session(where: Where, *, create: bool = False) -> Iterator[Service]:
         raise BusyError(explain(error)) from error
     except PbemError as error:
         raise click.ClickException(explain(error)) from error
+
+
+def game_named(service: Service, name: str) -> str:
+    """The id of the game ``name`` names, letter case aside (as a mail may name it); an
+    unknown name ends the command with the games whose ids come close."""
+    found = service.store.game_named(name)
+    if found is not None and found in service.games():
+        return found
+    ids = {g.casefold(): g for g in service.games()}
+    close = [ids[c] for c in difflib.get_close_matches(name.casefold(), ids, n=3, cutoff=0.5)]
+    hint = f"Did you mean {' or '.join(close)}?" if close else "See `pbem games`."
+    raise click.ClickException(f"There is no game {name!r} in this store. {hint}")
 
 
 def explain(error: PbemError) -> str:

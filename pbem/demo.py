@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pbem import history
+from pbem import gm, history
 from pbem.archive.build import build_game, build_index
 from pbem.config import load_config
 from pbem.daemon import Daemon, utc_now
@@ -91,9 +91,10 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
     options: dict[str, int] = {"max_turns": TURN_CAP}
     if victory_groups is not None:
         options["victory_groups"] = victory_groups
-    service.create_game(GAME, [(n, addresses[n], "") for n in names], seed=seed,
-                        options=options)
-    passwords = service.start_game(GAME, utc_now())
+    # As `pbem game create` and `start` do: the dice commitment is logged, for `pbem verify`.
+    gm.create_game(service, GAME, [(n, addresses[n], "") for n in names], seed=seed,
+                   options=options, now=utc_now())
+    passwords = gm.start_game(service, GAME, utc_now())
     daemon.wake()
     echo(f"Game {GAME!r} started: {', '.join(names)}. The daemon listens on "
          f"127.0.0.1:{listener}; mail out goes to {config.maildir}.")

@@ -142,6 +142,7 @@ def edit_money(service: Service, game_id: str, card: str, amount: int, reason: s
     """Set the money on a card (any spelling of its name); logged and announced."""
     with service.store.lock():
         table = service._table(game_id, now)
+        _running(table)
         events = gm_ops.set_money(table, card_matcher(service.cards).match(card), amount, reason)
         gm_ops.tell_players(table, events)
         service._advance(table)
@@ -154,6 +155,7 @@ def edit_move(service: Service, game_id: str, card: str, place: str, reason: str
     """Put a card in ``place`` (uncontrolled, dead, deck, discards, hand:PLAYER)."""
     with service.store.lock():
         table = service._table(game_id, now)
+        _running(table)
         name = card_matcher(service.cards).match(card)
         events = gm_ops.move_card(table, name, _place(table.state, place), reason)
         gm_ops.tell_players(table, events)
@@ -169,6 +171,8 @@ def remove_seat(service: Service, game_id: str, seat: str, now: datetime,
     with service.store.lock():
         table = service._table(game_id, now)
         _running(table)
+        _started(table, "seat someone else with pbem replace, or create a new game with the "
+                        "players you want")
         name = _seat(table.service, seat)
         events = gm_ops.remove_seat(table, name)
         event = table.record("remove", {"seat": name, "reason": reason})
@@ -183,6 +187,10 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
     as a GM entry, in one write; announced. Gives the number of log entries cut."""
     store = service.store
     with store.lock():
+        if service.state(game_id).phase == "over":
+            # Its seed was revealed at the end: every roll it would make again is known.
+            raise IllegalCommandError("the game is over and its seed is public, so it cannot "
+                                      "be played on", text=game_id)
         log = list(store.log(game_id))
         current = int(log[-1]["seq"]) if log else 0
         if not 0 <= to < current:
@@ -196,8 +204,9 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
                 f"step {to} is in the middle of an attack or of a special card",
                 suggestion="go back to step " + " or ".join(str(s) for s in rest))
         old = service.service_record(game_id)
-        table = Table(service.cards, state, gm_ops.rolled_back(old, state, length, now), now,
-                      length)
+        cut = [from_json(Event, e) for entry in log[length:] for e in entry["events"]]
+        table = Table(service.cards, state, gm_ops.rolled_back(old, state, length, now, cut),
+                      now, length)
         # The overrides cut off stay on record (the GM did them), by kind and time.
         undone = [{"kind": e.kind, "at": e.at} for e in map(gm_event_of, log[length:]) if e]
         event = table.record("rollback", {"to": to, "from": current, "reason": reason,
@@ -266,7 +275,11 @@ def set_bot(service: Service, game_id: str, seat: str, on: bool, now: datetime) 
     with service.store.lock():
         table = service._table(game_id, now)
         _running(table)
+        _started(table, "start it first (pbem game start), then give the seat to a bot")
         who = _seat(table.service, seat)
+        if table.service.seat(who).bot == on:
+            raise IllegalCommandError(f"a bot plays {who} already" if on
+                                      else f"no bot plays {who}", text=who)
 
         def note(table: Table) -> None:  # in the seat's own step, before the bot acts
             gm_ops.tell_players(table, gm=table.record("bot", {"seat": who, "on": on}))
@@ -279,23 +292,32 @@ def pause(service: Service, game_id: str, now: datetime, reason: str = "") -> No
     with service.store.lock():
         table = service._table(game_id, now)
         _running(table)
+        _started(table, "its deadlines begin at the start (pbem game start)")
         gm_ops.pause(table)
         gm_ops.tell_players(table, gm=table.record("pause", {"reason": reason}))
         service._finish(table, now)
 
 
-def resume(service: Service, game_id: str, now: datetime) -> float:
-    """Run the deadlines again, moved later by the pause; gives the hours paused."""
+def resume(service: Service, game_id: str, now: datetime) -> tuple[float, datetime | None]:
+    """Run the deadlines again, moved later by the pause; gives the hours paused and the
+    deadline running now (the response window's, else the orders'; None if none runs)."""
     with service.store.lock():
         table = service._table(game_id, now)
         _running(table)
         paused_at = _paused_at(service.store.log(game_id))
         stopped = gm_ops.resume(table, parse_iso(paused_at) if paused_at else None)
         hours = round(stopped.total_seconds() / 3600, 2)
-        gm_ops.tell_players(table, gm=table.record("resume", {"paused_hours": hours}))
+        window = table.service.window
+        running = window.deadline if window is not None else table.service.deadline
+        deadline = parse_iso(running) if running else None
+        data: dict[str, Any] = {"paused_hours": hours, "window": window is not None}
+        if deadline is not None:  # as ``extend`` records it: players are told the new one
+            data |= {"deadline": iso(deadline),
+                     "deadline_utc": deadline.astimezone(UTC).strftime("%Y-%m-%d %H:%M")}
+        gm_ops.tell_players(table, gm=table.record("resume", data))
         service._advance(table)
         service._finish(table, now)
-    return hours
+    return hours, deadline
 
 
 def _paused_at(log: Iterable[dict[str, Any]]) -> str:
@@ -347,6 +369,14 @@ def announce(service: Service, game_id: str, text: str, now: datetime) -> int:
 def _running(table: Table) -> None:
     if table.state.phase == "over":
         raise IllegalCommandError("the game is over", text=table.state.game)
+
+
+def _started(table: Table, suggestion: str) -> None:
+    """Refuse what only a started game can do: its seats get their passwords at the start,
+    its deadlines begin then, and before it a game keeps at least two players."""
+    if not table.service.started:
+        raise IllegalCommandError("the game has not started", text=table.state.game,
+                                  suggestion=suggestion)
 
 
 def _seat(service: GameService, query: str) -> str:

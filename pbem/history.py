@@ -19,7 +19,6 @@ from pbem.engine.dice import Dice, commitment, roll_2d6
 from pbem.engine.rules import apply
 from pbem.engine.setup import Setup, new_game
 from pbem.engine.state import Event, GameState
-from pbem.engine.view import visible_events
 from pbem.errors import IllegalCommandError, StoreError
 from pbem.render import environment
 from pbem.reports_context import report_events
@@ -28,7 +27,6 @@ from pbem.service.model import GameService
 from pbem.store import Store
 
 _ENDS_TURN = {"next_player", "victory", "turn_cap", "no_players"}
-_PUBLIC_TWIN = {"drew_special_count": "drew_special", "gift_card_count": "gift_card"}
 
 
 @dataclass(frozen=True)
@@ -152,12 +150,8 @@ def _worth(item: Item) -> bool:
 
 
 def _shown(events: Sequence[Event], viewer: str | None) -> list[Event]:
-    """What the viewer may see, each thing said once."""
-    if viewer is not None:
-        return report_events(events, viewer)
-    seen = visible_events(events, None)
-    return [e for i, e in enumerate(seen)
-            if not (e.kind in _PUBLIC_TWIN and i and seen[i - 1].kind == _PUBLIC_TWIN[e.kind])]
+    """What the viewer (None: the game master) may see, each thing said once."""
+    return report_events(events, viewer)
 
 
 def timeline_text(cards: CardSet, game: GameFile, viewer: str | None = None) -> str:
@@ -193,11 +187,16 @@ def _unhashed(service: GameService) -> dict[str, Any]:
     return {**data, "seats": [_seat(s) for s in data["seats"]]}
 
 
-def replayed(cards: CardSet, game: GameFile, length: int | None = None) -> GameState:
-    """The state the setup and the first ``length`` logged commands lead to (all: None)."""
+def replayed(cards: CardSet, game: GameFile, to: int | None = None) -> GameState:
+    """The state the setup and the logged commands lead to at step ``to`` (numbered as
+    ``timeline`` and ``pbem rollback`` number them; None: the last)."""
+    last = int(game.log[-1]["seq"]) if game.log else 0
+    if to is not None and to > last:
+        raise IllegalCommandError(f"the game is at step {last}", text=str(to),
+                                  suggestion=f"give a step from 0 to {last}")
     state, _ = new_game(cards, game.setup)
-    for n, entry in enumerate(game.log):
-        if length is not None and n >= length:
+    for entry in game.log:
+        if to is not None and int(entry["seq"]) > to:
             break
         command = command_of(entry)
         if command is None:
@@ -206,7 +205,7 @@ def replayed(cards: CardSet, game: GameFile, length: int | None = None) -> GameS
             state, _ = apply(state, command, cards)
         except IllegalCommandError as error:
             raise IllegalCommandError(
-                f"step {n + 1} of the log is refused on replay: {error.message}",
+                f"step {entry['seq']} of the log is refused on replay: {error.message}",
                 suggestion="the log or the rules changed since it was written") from error
     return state
 

@@ -19,7 +19,8 @@ from pbem.errors import PbemError
 
 # Events that repeat, for the one who may see more, what a detailed event already says.
 _MONEY_TERMS = {"attacker_money", "defender_money", "assist", "interfere"}
-_PUBLIC_TWIN = {"drew_special_count": "drew_special", "gift_card_count": "gift_card"}
+PUBLIC_TWIN = {"drew_special_count": "drew_special", "gift_card_count": "gift_card",
+               "gm_money_count": "gm_money", "gm_move_count": "gm_move"}
 
 
 @dataclass(frozen=True)
@@ -132,8 +133,8 @@ def deadline_facts(deadline: datetime | None, now: datetime, tz: str) -> Deadlin
     )
 
 
-def report_events(events: Iterable[Event], viewer: str) -> list[Event]:
-    """The events ``viewer`` may see, each said once.
+def report_events(events: Iterable[Event], viewer: str | None) -> list[Event]:
+    """The events ``viewer`` (None: the game master) may see, each said once.
 
     Dropped: public twins of what the viewer sees in detail (a special card drawn), and a
     roll whose attack result follows, since the result shows the same dice.
@@ -142,8 +143,8 @@ def report_events(events: Iterable[Event], viewer: str) -> list[Event]:
     out = []
     draw: object = None
     for i, e in enumerate(seen):
-        twin = _PUBLIC_TWIN.get(e.kind)
-        if twin and any(o.kind == twin and o.data.get("player") == e.data.get("player")
+        twin = PUBLIC_TWIN.get(e.kind)
+        if twin and any(o.kind == twin and e.data.items() <= o.data.items()
                         for o in seen[max(0, i - 1):i]):
             continue
         if e.kind == "roll" and _result_follows(seen[i + 1:]):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from servers import Account, Dovecot, SmtpCatcher, dovecot_binary
@@ -54,3 +56,22 @@ def smtp_catcher() -> Iterator[SmtpCatcher]:
 
 
 # --- end of mail servers block ---------------------------------------------------------
+
+
+# ---- test_cli_gm and the other game master tests -------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gm_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store holding game g, started, its players ann, bob and cy; made once per module,
+    each test works on a copy (test_cli_gm's ``store``)."""
+    from test_cli_gm import started_game
+
+    return started_game(tmp_path_factory)
+
+
+@pytest.fixture
+def gm_store(gm_game: Path, tmp_path: Path) -> Path:
+    """A copy of gm_game for one test to change."""
+    shutil.copytree(gm_game, tmp_path / "store")
+    return tmp_path / "store"

@@ -237,7 +237,8 @@ def test_a_french_player_is_told_in_french(game: tuple[Path, dict[str, str]]) ->
     assert "Le maître du jeu de g écrit à ann" in french[0]
     assert "Le maître du jeu a mis la partie en pause" in french[0]
     assert "Motif : vacances" in french[0]
-    assert "Le maître du jeu a fixé la trésorerie de The Gnomes of Zurich à 40 MB" in french[1]
+    # The Gnomes are bob's: ann learns that their money changed, not the amount.
+    assert "Le maître du jeu a modifié la trésorerie de The Gnomes of Zurich" in french[1]
     assert "The game master paused the game" in english[0] and "Reason: vacances" in english[0]
     mail_in(store, "ann", passwords["ann"], "HISTORY")
     history = next(plain(text_of(m)) for m in mails(store) if to(m) == "ann@example.org"

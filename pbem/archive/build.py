@@ -68,8 +68,9 @@ class Turn:
     index: int
     section: Section
     view: View
-    groups: Mapping[str, int]  # groups controlled per player at the end of the turn
-    money: Mapping[str, int]  # money per player (only shown for a finished game)
+    # Per player, under the name they have now (a seat the GM renamed kept its place):
+    groups: Mapping[str, int]  # groups controlled at the end of the turn
+    money: Mapping[str, int]  # money (only shown for a finished game)
     lines: tuple[Line, ...]
 
     @property
@@ -99,8 +100,6 @@ def build_game(cards: CardSet, game: GameFile, out: Path) -> GameSummary:
     """Write one game's pages under ``out/games/<game>/``; gives its line of the index."""
     finished = game.state.phase == "over"
     viewer = None if finished else PUBLIC
-    folder = out / "games" / game.game
-    folder.mkdir(parents=True, exist_ok=True)
     status = "over" if finished else "running" if game.service.started else "not started"
     turns = _turns(cards, game, viewer) if game.service.started else []
     names = [p.name for p in game.state.players]
@@ -112,6 +111,8 @@ def build_game(cards: CardSet, game: GameFile, out: Path) -> GameSummary:
                                                        for n in names}, labels, "turn")))
     final = view(cards, game.state, viewer)
     context = {"game": game.game, "finished": finished, "status": status}
+    folder = out / "games" / game.game
+    folder.mkdir(parents=True, exist_ok=True)  # once the pages are ready to be written
     for n, turn in enumerate(turns):
         _write(folder / turn.link, "archive/turn.html.j2", **context, turn=turn,
                previous=turns[n - 1] if n else None,
@@ -148,13 +149,15 @@ def _turns(cards: CardSet, game: GameFile, viewer: str | None) -> list[Turn]:
         if command is not None:  # a GM entry leaves the state as it was
             state, _ = apply(state, command, cards)
     at[len(game.log)] = state
+    names = [p.name for p in game.state.players]  # a rename keeps the seats in order
     turns = []
     for i, section in enumerate(sections):
         s = at[section.end]
         turns.append(Turn(
             i, section, view(cards, s, viewer),
-            {p.name: len(p.structure) - 1 for p in s.players},
-            {p.name: sum(slot.treasury for slot in p.structure) for p in s.players},
+            {n: len(p.structure) - 1 for n, p in zip(names, s.players, strict=True)},
+            {n: sum(slot.treasury for slot in p.structure)
+             for n, p in zip(names, s.players, strict=True)},
             _lines(section)))
     return turns
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pbem.engine.cards import CardSet, Group, Special
@@ -17,12 +18,17 @@ PLACES = ("uncontrolled", "dead", "deck", "discards")
 
 
 def set_money(cards: CardSet, state: GameState, cmd: GmSetMoney) -> Result:
+    """The money on ``card`` set; only its owner learns the amount, as a treasury is hidden
+    from the other players (``pbem.engine.view``), who learn that it changed."""
     owner = state.owner(cmd.card)
     if owner is None:
         raise IllegalCommandError(f"{cmd.card} is in no power structure")
     state = set_treasury(state, owner.name, cmd.card, cmd.amount)
-    return state, [Event("gm_money", {"card": cmd.card, "amount": cmd.amount,
-                                      "reason": cmd.reason})]
+    return state, [Event("gm_money", {"card": cmd.card, "player": owner.name,
+                                      "reason": cmd.reason, "amount": cmd.amount},
+                         visible_to=(owner.name,)),
+                   Event("gm_money_count", {"card": cmd.card, "player": owner.name,
+                                            "reason": cmd.reason})]
 
 
 def move_card(cards: CardSet, state: GameState, cmd: GmMoveCard) -> Result:
@@ -38,7 +44,7 @@ def move_card(cards: CardSet, state: GameState, cmd: GmMoveCard) -> Result:
     ):
         raise IllegalCommandError(f"{cmd.card} was just played and waits for an answer",
                                   suggestion="resolve or counter it first")
-    state = _take(state, cmd.card)
+    state, source = _take(state, cmd.card)
     if cmd.place.startswith("hand:"):
         if not isinstance(card, Special):
             raise IllegalCommandError("only special cards go to a hand")
@@ -52,8 +58,22 @@ def move_card(cards: CardSet, state: GameState, cmd: GmMoveCard) -> Result:
     else:
         raise IllegalCommandError(f"unknown place {cmd.place}",
                                   suggestion="uncontrolled, dead, deck, discards or hand:NAME")
-    return state, [Event("gm_move", {"card": cmd.card, "place": cmd.place,
-                                     "reason": cmd.reason})]
+    return state, _move_events(cmd, source)
+
+
+def _move_events(cmd: GmMoveCard, source: str) -> list[Event]:
+    """The move told to all, unless it goes to or from a hand, or within the draw pile: then
+    the card is named only to the hands' owners and the others learn that a card moved."""
+    ends = (source, cmd.place)
+    told = Event("gm_move", {"from": source, "place": cmd.place, "reason": cmd.reason,
+                             "card": cmd.card})
+    if not any(end.startswith("hand:") for end in ends) and ends != ("deck", "deck"):
+        return [told]
+    owners = tuple(dict.fromkeys(end.removeprefix("hand:") for end in ends
+                                 if end.startswith("hand:")))
+    return [replace(told, visible_to=owners),
+            Event("gm_move_count", {"from": source, "place": cmd.place,
+                                    "reason": cmd.reason})]
 
 
 def rename_player(cards: CardSet, state: GameState, cmd: GmRenamePlayer) -> Result:
@@ -95,20 +115,24 @@ def _with_place(state: GameState, place: str, cards: tuple[str, ...]) -> GameSta
     return evolve(state, **changes)
 
 
-def _take(state: GameState, card: str) -> GameState:
+def _take(state: GameState, card: str) -> tuple[GameState, str]:
+    """The state without ``card``, and where it was: a place, "hand:NAME" or
+    "structure:NAME"."""
     owner = state.owner(card)
+    source = ""
     if owner is not None:
         if owner.illuminati == card:
             raise IllegalCommandError("an Illuminati card cannot be moved")
-        state, _ = release_group(state, owner.name, card)
-    for place in ("uncontrolled", "dead", "deck", "discards"):
+        state, _ = release_group(state, owner.name, card)  # it is uncontrolled now
+        source = f"structure:{owner.name}"
+    for place in PLACES:
         items = list(getattr(state, place))
         if card in items:
             items.remove(card)
-            return _with_place(state, place, tuple(items))
+            return _with_place(state, place, tuple(items)), source or place
     for p in state.players:
         if card in p.hand:
             hand = list(p.hand)
             hand.remove(card)
-            return update_player(state, p.name, hand=tuple(hand))
+            return update_player(state, p.name, hand=tuple(hand)), f"hand:{p.name}"
     raise IllegalCommandError(f"{card} is nowhere in play")

@@ -85,20 +85,24 @@ def rename_seat(table: Table, seat: str, name: str, reason: str = "") -> list[Ev
     if name == seat:
         return []
     events = table.do(GmRenamePlayer(GM, seat, name, reason))
+    table.service = _renamed(table.service, seat, name)
+    return events
+
+
+def _renamed(service: GameService, seat: str, name: str) -> GameService:
+    """The service's record with ``seat`` called ``name`` (seat and standing orders)."""
 
     def new(who: str) -> str:
         return name if who == seat else who
 
     standing = []
-    for player, order in table.service.standing:
+    for player, order in service.standing:
         if isinstance(order, StandingAttackReaction):
             order = replace(order, attacker=new(order.attacker))
         elif isinstance(order, StandingTurnReaction):
             order = replace(order, player=new(order.player))
         standing.append((new(player), order))
-    table.service = replace(_with_seat(table.service, seat, name=name),
-                            standing=tuple(standing))
-    return events
+    return replace(_with_seat(service, seat, name=name), standing=tuple(standing))
 
 
 def name_problem(name: str, taken: Iterable[str], cards: Iterable[str]) -> str:
@@ -166,17 +170,22 @@ def extend(table: Table, hours: float) -> str:
     return deadline
 
 
-def rolled_back(service: GameService, state: GameState, length: int,
-                now: datetime) -> GameService:
-    """The service record to go with ``state`` after a rollback.
+def rolled_back(service: GameService, state: GameState, length: int, now: datetime,
+                cut: Sequence[Event] = ()) -> GameService:
+    """The service record to go with ``state`` after a rollback that cut off the steps
+    whose events are ``cut``.
 
     Seats, timing, standing orders and the pause stay; what belonged to the steps cut off
-    (the response window, queued orders, reminders) goes. ``steps`` is kept so the names of
-    the mails sent from now on never repeat those of mails already sent.
+    (the response window, queued orders, reminders) goes, and a seat renamed in them gets
+    its old name back (whoever plays it now goes on playing it). ``steps`` is kept so the
+    names of the mails sent from now on never repeat those of mails already sent.
     """
     if state.attack is not None or state.special is not None:
         raise IllegalCommandError("the game cannot be rolled back into the middle of an attack "
                                   "or of a special card being played")
+    for event in reversed(cut):
+        if event.kind == "gm_rename":
+            service = _renamed(service, str(event.data["new"]), str(event.data["old"]))
     orders = state.phase == "actions"
     return replace(
         service, window=None, queue=(), reminded=(), turn_seq=state.seq,

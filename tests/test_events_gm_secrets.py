@@ -1,0 +1,76 @@
+"""The game master's edits keep the players' secrets: a card moved to or from a hand is named
+only to that hand's owner(s), money set on a group only to the group's owner; the others
+learn that something changed. The game master still sees everything.
+
+README ("Players never see another player's secrets"); rules: special cards are held
+secretly, and a player's treasuries are his own (Computer Espionage exists to peek at them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_cli_gm import gm_mails, plain, run, snapshot, text_of, to
+
+
+@pytest.fixture
+def store(gm_store: Path) -> Path:
+    return gm_store  # conftest's: a copy of the started game g
+
+
+SPECIALS = ("Bribery", "Deep Agent", "Murphy's Law", "Assassination", "Interference",
+            "Slush Fund", "Senate Investigating Committee", "White Collar Crime")
+
+
+def told(path: Path) -> dict[str, str]:
+    """The text of the last GM mail each player got, by address."""
+    return {to(m): plain(text_of(m)) for m in gm_mails(path)}
+
+
+def test_a_card_put_in_a_hand_is_named_only_to_its_new_owner(store: Path,
+                                                             tmp_path: Path) -> None:
+    state, _ = snapshot(store)
+    card = next(c for c in state.deck if c in SPECIALS)
+    gm = run(store, "edit", "move", "g", card, "hand:cy", "--reason", "misdeal").output
+    assert card in plain(gm)  # the game master sees it all
+    mail = told(store)
+    assert card in mail["cy@example.org"]
+    for other in ("ann@example.org", "bob@example.org"):
+        assert card not in mail[other]
+        assert "gave cy a special card from the draw pile (misdeal)" in mail[other]
+    assert card not in run(store, "history", "g", "--player", "ann").output
+    assert card in run(store, "history", "g", "--player", "cy").output
+    assert card in run(store, "history", "g").output
+    site = tmp_path / "site"
+    run(store, "archive", "build", str(site))
+    pages = " ".join(p.read_text(encoding="utf-8") for p in (site / "games" / "g").iterdir())
+    assert "gave cy a special card" in pages
+    assert card not in pages
+
+
+def test_a_card_taken_from_a_hand_is_named_to_the_old_and_new_owners_only(
+        store: Path) -> None:
+    state, _ = snapshot(store)
+    card = next(c for c in state.deck if c in SPECIALS and state.deck.count(c) == 1)
+    run(store, "edit", "move", "g", card, "hand:cy", "--reason", "misdeal")
+    run(store, "edit", "move", "g", card, "hand:bob", "--reason", "swap")
+    mail = told(store)
+    assert card in mail["cy@example.org"] and card in mail["bob@example.org"]
+    assert card not in mail["ann@example.org"]
+    assert "took a special card from cy and gave it to bob (swap)" in mail["ann@example.org"]
+    run(store, "edit", "move", "g", card, "discards", "--reason", "cleanup")
+    assert "took a special card from bob and put it in the discards" in plain(
+        run(store, "history", "g", "--player", "ann").output)
+
+
+def test_money_set_on_a_group_is_told_only_to_its_owner(store: Path) -> None:
+    run(store, "edit", "money", "g", "gnomes", "40", "--reason", "lost mail")
+    mail = told(store)
+    assert "40 MB" in mail["bob@example.org"]
+    for other in ("ann@example.org", "cy@example.org"):
+        assert "40 MB" not in mail[other]
+        assert "changed the money on The Gnomes of Zurich (bob's group) (lost mail)" in \
+            mail[other]
+    assert "40 MB" not in plain(run(store, "history", "g", "--player", "ann").output)
+    assert "40 MB" in plain(run(store, "history", "g", "--player", "bob").output)
