@@ -92,17 +92,19 @@ def welcome(
 
 def acknowledgement(
     game: str, player: str, results: Sequence[OrderResult], *, pending: str = "",
-    turn: int = 0, turn_number: int = 0, lang: str = "en", site_dir: Path | None = None,
-    html: bool = True,
+    warnings: Sequence[str] = (), turn: int = 0, turn_number: int = 0, lang: str = "en",
+    site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
-    """The answer to a mail of orders: each line accepted or refused, then what waits.
+    """The answer to a mail of orders: each line accepted or refused, the ``warnings`` (in
+    the reader's words: no END line), then what waits.
 
     ``turn`` is the TURN the next orders carry, ``turn_number`` the game's turn. When a line
     was refused as stale the answer says where the game is now, and that the current report
     follows (the service sends it right after).
     """
     return mail("acknowledgement", lang, site_dir, html=html, game=game, player=player,
-                results=tuple(results), pending=pending.strip("\n"), turn=turn,
+                results=tuple(results), warnings=tuple(warnings),
+                pending=pending.strip("\n"), turn=turn,
                 turn_number=turn_number, stale=any(r.stale for r in results),
                 accepted=sum(1 for r in results if r.accepted),
                 refused=sum(1 for r in results if not r.accepted))

@@ -541,13 +541,15 @@ def test_press_without_end_press_is_not_sent() -> None:
 
 
 def test_end_press_outside_a_press_and_a_second_start_line_are_errors() -> None:
-    """END PRESS needs a PRESS TO before it; a mail holds one start line."""
-    parsed = parse_orders(mail("END PRESS", "GAME g PLAYER Alice PASSWORD s3cret", "PASS"),
-                          CARDS, PLAYERS)
+    """END PRESS needs a PRESS TO before it; a mail holds one start line, and reading stops
+    at a second one (a pasted report's order form is no orders)."""
+    parsed = parse_orders(mail("END PRESS", "PASS", "GAME g PLAYER Alice PASSWORD s3cret",
+                               "DROP Hackers"), CARDS, PLAYERS)
     assert [o.order for o in parsed.orders] == [Pass(ME)]
     first, second = parsed.errors
     assert "no PRESS TO" in first.message and first.line == 2
     assert "second start line" in second.message and "s3cret" not in str(second)
+    assert "GAME" in parsed.errors[1].text and second.line == 4
 
 
 def test_an_empty_press_is_an_error() -> None:

@@ -63,7 +63,7 @@ def mail(t: Table, player: str, *lines: str, turn: int | None = None) -> list[Or
     names = tuple(p.name for p in t.state.players)
     parsed = parse_orders("\n".join([start, *lines, "END"]), CARDS, names)
     assert not parsed.errors, parsed.errors
-    return carry_out_mail(t, t.service.seat(player), parsed, site_dir=None)
+    return carry_out_mail(t, t.service.seat(player), parsed, site_dir=None)[0]
 
 
 def commands(t: Table) -> list[Command]:

@@ -94,7 +94,7 @@ def pass_turn(cards: CardSet, state: GameState, cmd: Pass) -> Result:
     p = checks.active(state, cmd.player)
     if state.turn.did_anything:
         raise IllegalCommandError("you can pass only before doing anything else this turn",
-                                  suggestion="end your turn instead")
+                                  suggestion="END TURN")
     state = earn(state, p.name, p.illuminati, PASS_INCOME)
     events = [Event("pass", {"player": p.name, "amount": PASS_INCOME})]
     state, more = end_of_turn(cards, state)

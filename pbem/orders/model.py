@@ -339,11 +339,14 @@ class Located:
 
 @dataclass(frozen=True)
 class OrderWarning:
-    """Something the writer should know that did not stop the orders being read."""
+    """Something the writer should know that did not stop the orders being read. ``key``
+    names its words in the note template (the acknowledgement says it in the reader's
+    language); ``message`` says it in English, for logs and tests."""
 
     message: str
     line: int | None = None
     text: str = ""
+    key: str = ""
 
 
 @dataclass(frozen=True)

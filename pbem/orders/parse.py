@@ -3,8 +3,10 @@
 The orders are the lines from the start line (first word GAME) to a line END. Everything
 outside them is ignored, so a reply that quotes the last report works; so are blank lines,
 ``#`` comments and lines starting with ``>`` (quoted). Without END the orders run to the end
-of the text (or to a ``-- `` signature line) and a warning says so. A PRESS TO line takes
-the lines after it, as they are, up to END PRESS.
+of the text, or to a ``-- `` signature line, or to a line that begins an earlier mail pasted
+below them without ``>`` (``-----Original Message-----``, ``On ... wrote:``, a second start
+line), and a warning says so. A PRESS TO line takes the lines after it, as they are, up to
+END PRESS.
 """
 
 from __future__ import annotations
@@ -27,6 +29,16 @@ HEADER_FORM = "GAME <game> PLAYER <name> PASSWORD <password> [TURN <number>]"
 _PASSWORD = re.compile(r"""(\bpassword\s+)("[^"]*"|“[^”]*”|\S+)""", re.IGNORECASE)
 _SIGNATURE = "--"  # the usual "-- " line before a signature, trailing blank stripped
 _MAX_LINE = 1000  # characters; a longer line is no order a person wrote
+# A line where a mail client begins the earlier mail, pasted below a reply without ">":
+# "-----Original Message-----" (Outlook), "________________________________" (Outlook's
+# line before From:/Sent:), "---------- Forwarded message ---------" (Gmail), "On <date>,
+# <name> wrote:" and their French forms. What follows is the report, not orders.
+_PASTED = re.compile(
+    r"-{3,} ?(original message|message d'origine|forwarded message|message transféré) ?-{3,}"
+    r"|_{10,}"
+    r"|(on|le) .+ (wrote|a écrit) ?:",
+    re.IGNORECASE,
+)
 
 
 def blank_password(line: str) -> str:
@@ -78,6 +90,10 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = ()) -> Pars
         if in_press is None and line == _SIGNATURE:
             ended_by = "signature"
             break
+        if in_press is None and (_PASTED.fullmatch(line) or _is_start_line(words)):
+            reading.pasted(number, line, first_line=start + 1)
+            ended_by = "pasted"
+            break
         if in_press is not None:
             if words == ["end", "press"]:
                 reading.finish_press(in_press, press_lines)
@@ -99,11 +115,14 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = ()) -> Pars
             suggestion="end the message with a line END PRESS, then go on with your orders.",
         ))
     if ended_by != "end":
-        reading.warnings.append(OrderWarning(
-            "there is no END line: the orders were read up to the signature line"
-            if ended_by == "signature"
-            else "there is no END line: the orders were read to the end of the mail",
-        ))
+        reading.warnings.append(
+            OrderWarning("there is no END line: the orders were read up to the signature line",
+                         key="no_end_signature") if ended_by == "signature"
+            else OrderWarning("there is no END line: the orders were read up to an earlier "
+                              "mail pasted below them", key="no_end_pasted")
+            if ended_by == "pasted"
+            else OrderWarning("there is no END line: the orders were read to the end of the "
+                              "mail", key="no_end_mail"))
     return ParsedOrders(header, tuple(reading.orders), tuple(reading.errors),
                         tuple(reading.warnings))
 
@@ -140,8 +159,26 @@ class _Reading:
         self.orders.append(Located(number, line, order))
         return None
 
+    def pasted(self, number: int, line: str, *, first_line: int) -> None:
+        """Reports the line where an earlier mail (or a second set of orders) begins: the
+        orders stop there, so that a report pasted below them is not read as orders."""
+        if _is_start_line(line.casefold().split()):
+            self.errors.append(OrderSyntaxError(
+                f"a second start line: these orders began on line {first_line}, and the "
+                "lines from here on were not read",
+                line=number, text=blank_password(line),
+                suggestion="send one set of orders a mail, from its start line to END.",
+            ))
+            return
+        self.errors.append(OrderSyntaxError(
+            "an earlier mail begins here, and there was no END line before it: the orders "
+            "stop here, and the rest of the mail was not read",
+            line=number, text=line,
+            suggestion="end your orders with a line END.",
+        ))
+
     def misplaced(self, number: int, line: str, *, first_line: int) -> None:
-        """Reports an END PRESS outside a press, or a second start line."""
+        """Reports an END PRESS outside a press, or a GAME line after the start line."""
         if line.split()[0].casefold() == "game":
             self.errors.append(OrderSyntaxError(
                 f"a second start line: these orders began on line {first_line}",
@@ -165,6 +202,12 @@ class _Reading:
             ))
             return
         self.orders.append(Located(number, line, replace(press, text=message)))
+
+
+def _is_start_line(words: list[str]) -> bool:
+    """True for the words of a start line (GAME ... PLAYER ...): the order form of a pasted
+    report, or a second set of orders."""
+    return bool(words) and words[0] == "game" and "player" in words
 
 
 def _find_header(lines: list[str], vocabulary: Vocabulary) -> tuple[int, Header]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from pbem.engine.attack import validate_attack
@@ -19,7 +20,7 @@ from pbem.engine.commands import (
     OfferGroup,
     PlaySpecial,
 )
-from pbem.engine.state import PendingAttack
+from pbem.engine.state import Event, PendingAttack, Player
 from pbem.errors import IllegalCommandError
 from pbem.orders.model import (
     AttackOrder,
@@ -95,6 +96,7 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
                     | StandingTurnReaction):
         table.service = replace(table.service,
                                 standing=(*table.service.standing, (player, order)))
+        _standing_answers_now(table, player)
     elif isinstance(order, StandingList):
         table.notify(Notice("standing", player))
     elif isinstance(order, StandingClear):
@@ -102,14 +104,20 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
     elif isinstance(order, GiveMoney | GiveCard | AcceptGroup | DeclineGroup | LeaveGame):
         table.do(order)
     elif isinstance(order, CallOff) and table.service.window is not None:
+        asked = table.service.window.asked
+        target = table.state.attack.target if table.state.attack else ""
         table.call_off(player, order)
+        for name in asked:  # they were waiting to answer: nothing to answer any more
+            table.notify(Notice("called_off", name, {"attacker": player, "target": target}))
     elif is_answer(table, order):
         table.answer(_answer(table, player, order))
     elif isinstance(order, PlaySpecial) and _timing(table, order) in ANY_TIME and not (
         table.state.active_player.name == player
         and (table.service.queue or table.service.window)
     ):
+        start = len(table.events)
         table.play_special(order)
+        return _told_only(player, table.events[start:])
     elif isinstance(order, PlaySpecial) and _timing(table, order) == "after_roll":
         raise IllegalCommandError(
             f"{order.card} is played right after the dice",
@@ -125,6 +133,25 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
     else:
         return _active(table, player, located)
     return NO_NOTE
+
+
+def _standing_answers_now(table: Table, player: str) -> None:
+    """A standing order given while the player is asked about an attack answers it, as it
+    would had it been given before: "The window closes as soon as everyone asked has
+    answered or holds a standing answer" (docs/service.md)."""
+    window = table.service.window
+    if window is None or player not in window.asked or window.answered(player):
+        return
+    answer = table.standing_answer(player)
+    if answer is not None:
+        table.answer(answer)
+
+
+def _told_only(player: str, events: Sequence[Event]) -> Note:
+    """What only ``player`` learnt from the order (what Computer Espionage revealed), for
+    the acknowledgement: the key "seen" and those events, or no note."""
+    mine = tuple(e for e in events if e.visible_to is not None and player in e.visible_to)
+    return ("seen", {"events": mine}) if mine else NO_NOTE
 
 
 def _press(table: Table, player: str, order: Press) -> None:
@@ -206,13 +233,26 @@ def advance(table: Table) -> None:
         break
     if table.state.phase == "over" and table.service.reported < table.log_length:
         table.report()
+    _tell_the_eliminated(table)
+
+
+def _tell_the_eliminated(table: Table) -> None:
+    """A mail of their own for each player eliminated in this step: their reports go on, but
+    they have no more orders to give."""
+    told = {n.to for n in table.notices if n.kind == "eliminated"}
+    for e in table.events:
+        name = str(e.data.get("player", ""))
+        if e.kind == "eliminated" and name not in told:
+            table.notify(Notice("eliminated", name, {"groups": tuple(e.data["groups"])}))
+            told.add(name)
 
 
 def _answer(table: Table, player: str, order: Order) -> Answer:
     attack = table.state.attack
     if attack is None or table.service.window is None:
         raise IllegalCommandError("no attack is waiting for answers",
-                                  suggestion="the attack was already settled")
+                                  suggestion="the attack was already settled, or called off: "
+                                  "your reports say which")
     p = table.state.player(player)
     if isinstance(order, DefendOrder):
         owner = table.state.owner(attack.target)
@@ -220,11 +260,19 @@ def _answer(table: Table, player: str, order: Order) -> Answer:
             raise IllegalCommandError(f"{attack.target} is not yours to defend",
                                       suggestion="INTERFERE or ASSIST instead")
         sources = (order.source,) if order.source else (attack.target, p.illuminati)
+        _check_defence(p, attack.target, sources, order.amount)
         return Answer(player, stance=Stance(player, "defense", order.amount,
                                             order.amount + order.upto, sources))
     if isinstance(order, InterfereOrder):
         side = order.interfere.side
         amount = order.interfere.amount
+        if amount > p.treasury:
+            word = "INTERFERE" if side == "interfere" else "ASSIST"
+            raise IllegalCommandError(
+                f"your Illuminati treasury has only {p.treasury} MB, not {amount}",
+                suggestion=f"{word} {p.treasury} (only the Illuminati treasury pays "
+                           f"in someone else's attack)" if p.treasury else
+                           "NO RESPONSE, or give no answer")
         return Answer(player, stance=Stance(player, side, amount, amount + order.upto))
     if isinstance(order, ConditionalPlay):
         if order.play.card not in p.hand:
@@ -241,6 +289,33 @@ def _answer(table: Table, player: str, order: Order) -> Answer:
             raise IllegalCommandError(f"you do not hold {SECRETS}")
         return Answer(player, counter=True)
     return Answer(player)
+
+
+def _check_defence(p: Player, target: str, sources: tuple[str, ...], amount: int) -> None:
+    """Refuse a defence its sources cannot pay now: "the defender may counter an attack by
+    spending some of his own money [...] from the defending Group's treasury [...] or from his
+    Illuminati treasury. Other Groups cannot participate." """
+    allowed = (target, p.illuminati)
+    for source in sources:
+        if source not in allowed:
+            raise IllegalCommandError(
+                f"money to defend comes only from {target} or {p.illuminati}", text=source,
+                suggestion=f"DEFEND {amount} FROM {target}, or DEFEND {amount} FROM "
+                           f"{p.illuminati}")
+    have = {s: (slot.treasury if (slot := p.slot(s)) else 0) for s in allowed}
+    total = sum(have[s] for s in sources)
+    if amount <= total:
+        return
+    if len(sources) == 1:
+        other = p.illuminati if sources[0] == target else target
+        raise IllegalCommandError(
+            f"{sources[0]} has only {total} MB, not {amount}", text=sources[0],
+            suggestion=f"DEFEND {amount} FROM {other} ({have[other]} MB there), or DEFEND "
+                       f"{amount} without FROM to spend from {target} first, then from "
+                       f"{p.illuminati}")
+    raise IllegalCommandError(
+        f"{target} and {p.illuminati} have only {total} MB between them, not {amount}",
+        suggestion=f"DEFEND {total}" if total else "NO RESPONSE, or give no answer")
 
 
 def _setting(table: Table, player: str, order: SetTimezone | SetLanguage | SetHtml) -> None:

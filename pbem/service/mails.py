@@ -55,8 +55,9 @@ def render_notice(
     kind = notice.kind
     if kind == "ack":
         rendered = reports.acknowledgement(game, player, data["results"], pending=data["pending"],
-                                           turn=state.seq, turn_number=state.turn_number,
-                                           lang=lang, site_dir=site, html=html)
+                                           warnings=data["warnings"], turn=state.seq,
+                                           turn_number=state.turn_number, lang=lang,
+                                           site_dir=site, html=html)
     elif kind == "welcome":
         rendered = reports.welcome(cards, state, player, password=data["password"], now=now,
                                    deadline=deadline, settings=data["settings"], tz=tz,

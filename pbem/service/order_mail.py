@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.errors import PbemError
-from pbem.orders.model import ParsedOrders
+from pbem.orders.model import Located, ParsedOrders
 from pbem.orders.paraphrase import paraphrase
 from pbem.orders.parse import blank_password
 from pbem.reports import OrderResult, mail
@@ -21,19 +21,24 @@ from pbem.service.table import Notice, Table
 
 
 def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
-                   site_dir: Path | None) -> list[OrderResult]:
-    """Every line of the mail carried out (or refused), in line order, for the answer.
+                   site_dir: Path | None) -> tuple[list[OrderResult], list[str]]:
+    """Every line of the mail carried out (or refused), in line order, for the answer; and
+    the warnings the answer gives besides (no END line), in the reader's language.
 
     The game is carried on between lines, except while the writer is answering the open
     window: all their answer lines count, and only then may it close.
     """
     results: list[OrderResult] = []
     turn = parsed.header.turn
+    # Judged against the game as the mail found it: the mail's own steps make nothing stale.
+    oldest_action, oldest_answer = _oldest(table)
     stale: list[tuple[int, str]] = []  # (line, text) of the lines refused as stale
+    done: list[tuple[Located, str, str, dict[str, Any]]] = []  # (order, text, note, context)
     for index, located in enumerate(parsed.orders):
         text = blank_password(located.text)
         order = located.order
-        if turn is not None and is_move(order) and turn < _current(table, order):
+        oldest = oldest_answer if is_answer(table, order) else oldest_action
+        if turn is not None and is_move(order) and turn < oldest:
             stale.append((located.line, text))
             continue
         try:
@@ -45,14 +50,19 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         following = parsed.orders[index + 1:index + 2]
         if not _still_answering(table, seat.name, [o.order for o in following]):
             advance(table)
-        said = paraphrase(order, seat.lang, site_dir)
-        if note:
-            said = f"{said} {words(seat, site_dir, note, **context)}"
-        results.append(OrderResult(located.line, text, True, said))
+        done.append((located, text, note, context))
     advance(table)
+    # The acknowledgement is written in the seat's language once the mail is carried out
+    # (a SET LANGUAGE line changes it), so every line's words are too.
+    lang = table.service.seat(seat.name).lang
+    for located, text, note, context in done:
+        said = paraphrase(located.order, lang, site_dir)
+        if note:
+            said = f"{said} {words(lang, site_dir, note, **context)}"
+        results.append(OrderResult(located.line, text, True, said))
     for line, text in stale:  # the acknowledgement says once where the game is now
         results.append(OrderResult(line, text, False,
-                                   words(seat, site_dir, "stale", written=turn), stale=True))
+                                   words(lang, site_dir, "stale", written=turn), stale=True))
     for bad in parsed.errors:
         results.append(OrderResult(bad.line or 0, blank_password(bad.text or ""), False,
                                    bad.message, bad.suggestion or ""))
@@ -65,7 +75,10 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         table.notices = [n for n in table.notices
                          if not (n.kind == "status" and n.to == seat.name)]
         table.notify(Notice("status", seat.name))
-    return sorted(results, key=lambda r: r.line)
+    # A pasted earlier mail already has its refused line saying the orders stopped there.
+    warnings = [words(lang, site_dir, w.key) for w in parsed.warnings
+                if w.key and w.key != "no_end_pasted"]
+    return sorted(results, key=lambda r: r.line), warnings
 
 
 def _still_answering(table: Table, player: str, following: list[Any]) -> bool:
@@ -80,14 +93,14 @@ def _still_answering(table: Table, player: str, following: list[Any]) -> bool:
     return attacker and bool(following) and is_answer(table, following[0])
 
 
-def _current(table: Table, order: Any) -> int:
-    """The oldest TURN an order may carry: the open window's for an answer, else the turn's."""
+def _oldest(table: Table) -> tuple[int, int]:
+    """The oldest TURN an action, and an answer, may carry as the game stands: the turn's, and
+    for an answer the open window's."""
     window = table.service.window
-    if window is not None and is_answer(table, order):
-        return max(window.seq, table.service.turn_seq)
-    return table.service.turn_seq
+    turn_seq = table.service.turn_seq
+    return turn_seq, turn_seq if window is None else max(window.seq, turn_seq)
 
 
-def words(seat: Seat, site_dir: Path | None, key: str, **context: Any) -> str:
-    """A short note of the acknowledgement, in the seat's language."""
-    return mail("note", seat.lang, site_dir, html=False, key=key, **context).text.strip()
+def words(lang: str, site_dir: Path | None, key: str, **context: Any) -> str:
+    """A short note of the acknowledgement, in ``lang``."""
+    return mail("note", lang, site_dir, html=False, key=key, **context).text.strip()

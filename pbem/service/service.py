@@ -342,12 +342,14 @@ class Service:
             self.postmaster.reply(mail_id, mail.sender, "auth_failed", now, game=game_id,
                                   reply_to=mail.reply_to)
             return
-        results = carry_out_mail(table, seat, parsed, site_dir=self.config.sender.site_dir)
+        results, warnings = carry_out_mail(table, seat, parsed,
+                                           site_dir=self.config.sender.site_dir)
         mine = table.service.queue and table.state.active_player.name == seat.name
         pending = format_orders(replace(parsed.header, password="******"),
                                 [q.order for q in table.service.queue]) if mine else ""
         table.notify(Notice("ack", seat.name, {
-            "results": results, "pending": pending, "reply_to": mail.reply_to}))
+            "results": results, "warnings": warnings, "pending": pending,
+            "reply_to": mail.reply_to}))
         table.notices.insert(0, table.notices.pop())
         self._seal(steps, now, mail_id)
 
