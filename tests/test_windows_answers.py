@@ -65,6 +65,10 @@ def test_computer_espionage_tells_the_player_what_it_revealed_and_no_one_else() 
     (seen,) = values["events"]  # type: ignore[misc]
     assert key == "seen" and seen.kind == "espionage" and seen.visible_to == ("cat",)
     assert seen.data["looked_at"] == "Boy Sprouts" and seen.data["treasury"] == 2
+    # ... and the acknowledgement's line says it.
+    t = table(deal(position(), "cat", "Computer Espionage"))
+    (said,) = mail(t, "cat", "PLAY Computer Espionage ON Boy Sprouts")
+    assert said.accepted and "Boy Sprouts has 2 MB" in " ".join(said.note.split()), said.note
 
 
 def test_a_standing_order_given_while_asked_answers_the_open_window() -> None:
