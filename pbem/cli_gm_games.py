@@ -10,7 +10,14 @@ from typing import Any
 import click
 
 from pbem import gm, gm_text, history
-from pbem.cli_gm_session import common, explain, game_named, session, where_of
+from pbem.cli_gm_session import (
+    common,
+    explain,
+    game_named,
+    session,
+    shared_addresses,
+    where_of,
+)
 from pbem.engine.cards import CardSet
 from pbem.engine.state import Options
 from pbem.errors import PbemError
@@ -62,6 +69,7 @@ def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...],
                                                response_hours=response_hours),
                                  now=where.now)
     click.echo(f"Created game {game_id} for {', '.join(s[0] for s in seats)}.")
+    shared_addresses([(name, address) for name, address, _ in seats])
     click.echo(f"Dice commitment (SHA-256 of the secret seed): {promise}")
     click.echo(f"Start it with: pbem game start {game_id}")
 

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from pbem import gm
-from pbem.cli_gm_session import common, game_named, session, where_of
+from pbem.cli_gm_session import common, game_named, session, shared_addresses, where_of
 from pbem.engine.state import Event
 from pbem.render import environment
 from pbem.reports_context import report_events
@@ -99,6 +99,8 @@ def replace_seat(game_id: str, seat: str, address: str, name: str, show_password
     with session(where) as service:
         game_id = game_named(service, game_id)
         password = gm.replace_seat(service, game_id, seat, address, where.now, name=name)
+        seats = service.service_record(game_id).seats
+    shared_addresses([(s.name, s.address) for s in seats])
     who = f"{seat} of {game_id}" + (f", now called {name}," if name else "")
     click.echo(f"{who} is now played from {address}"
                + ("; a welcome mail with a new password is queued." if password else "."))

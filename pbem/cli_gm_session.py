@@ -141,3 +141,15 @@ def where_of(kwargs: dict[str, Any]) -> Where:
     """The ``common`` options taken out of a command's keyword arguments."""
     return _where(kwargs.pop("config_path"), kwargs.pop("store"), kwargs.pop("wait"),
                   kwargs.pop("now"))
+
+
+def shared_addresses(seats: list[tuple[str, str]]) -> None:
+    """Point out an address given to several seats (a typo, most often): allowed, since each
+    mail names its player, but both passwords then go to one mailbox."""
+    by_address: dict[str, list[str]] = {}
+    for name, address in seats:
+        by_address.setdefault(address.lower(), []).append(name)
+    for address, names in by_address.items():
+        if len(names) > 1:
+            click.echo(f"Note: {' and '.join(names)} share the address {address}: their "
+                       "mail (passwords included) goes to one mailbox.")

@@ -92,11 +92,12 @@ def welcome(
 
 def acknowledgement(
     game: str, player: str, results: Sequence[OrderResult], *, pending: str = "",
-    warnings: Sequence[str] = (), turn: int = 0, turn_number: int = 0, lang: str = "en",
-    site_dir: Path | None = None, html: bool = True,
+    warnings: Sequence[str] = (), turn: int = 0, turn_number: int = 0, paused: bool = False,
+    lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """The answer to a mail of orders: each line accepted or refused, the ``warnings`` (in
-    the reader's words: no END line), then what waits.
+    the reader's words: no END line), then what waits (``paused``: until the game master
+    resumes the game).
 
     ``turn`` is the TURN the next orders carry, ``turn_number`` the game's turn. When a line
     was refused as stale the answer says where the game is now, and that the current report
@@ -105,7 +106,7 @@ def acknowledgement(
     return mail("acknowledgement", lang, site_dir, html=html, game=game, player=player,
                 results=tuple(results), warnings=tuple(warnings),
                 pending=pending.strip("\n"), turn=turn,
-                turn_number=turn_number, stale=any(r.stale for r in results),
+                turn_number=turn_number, paused=paused, stale=any(r.stale for r in results),
                 accepted=sum(1 for r in results if r.accepted),
                 refused=sum(1 for r in results if not r.accepted))
 

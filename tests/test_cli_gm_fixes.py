@@ -158,3 +158,15 @@ def test_resume_gives_the_new_deadline(store: Path) -> None:
     told = [" ".join(text_of(m).split()) for m in gm_mails(store)]
     assert any("resumed the game; the orders deadline is now 2024-05-05 12:00 UTC." in t
                for t in told), told
+
+
+def test_an_address_given_to_two_seats_is_pointed_out(store: Path, tmp_path: Path) -> None:
+    """Allowed (each mail names its player), but most often a typo that sends a player's
+    password to someone else: create and replace say so."""
+    created = run(tmp_path / "other", "game", "create", "d", "--player", "a=x@example.org",
+                  "--player", "b=X@example.org", now=START)
+    assert "Note: a and b share the address x@example.org" in created.output
+    alone = run(store, "replace", "g", "ann", "--address", "ann2@example.org")
+    assert "Note:" not in alone.output
+    replaced = run(store, "replace", "g", "cy", "--address", "bob@example.org")
+    assert "share the address bob@example.org" in replaced.output

@@ -244,3 +244,18 @@ def test_a_french_player_is_told_in_french(game: tuple[Path, dict[str, str]]) ->
     history = next(plain(text_of(m)) for m in mails(store) if to(m) == "ann@example.org"
                    and "Historique" in subject(m))
     assert "Le maître du jeu a mis la partie en pause" in history
+
+
+def test_orders_sent_while_the_game_is_paused_are_answered_so(
+        game: tuple[Path, dict[str, str]]) -> None:
+    """docs/service.md: the game master "can also pause a game (deadlines stop)"; what a
+    player sends meanwhile is acknowledged, and the answer says the game is paused and that
+    what waits goes on once it is resumed."""
+    store, passwords = game
+    mail_in(store, "ann", passwords["ann"], "STANDING LIST")
+    running = plain(text_of(mails(store)[-2]))
+    assert "Orders received" in subject(mails(store)[-2]) and "paused" not in running
+    run(store, "pause", "g", now=LATER)
+    mail_in(store, "ann", passwords["ann"], "STANDING LIST")
+    (ack,) = [m for m in mails(store)[-2:] if "Orders received" in subject(m)]
+    assert "The game master has paused the game" in plain(text_of(ack))

@@ -125,6 +125,14 @@ def test_a_transfer_cannot_move_more_than_the_treasury_holds() -> None:
         run(three_deep(), TransferMoney("ann", "Yuppies", "The Mafia", 3))
 
 
+def test_a_transfer_goes_to_another_card_and_the_refusal_says_how() -> None:
+    """rulebook-en: "A Group may, as an action, transfer any of its money to an adjacent
+    Group" (another card); the refusal gives the order's form."""
+    with pytest.raises(IllegalCommandError, match="another card") as refused:
+        run(three_deep(), TransferMoney("ann", "The Mafia", "The Mafia", 1))
+    assert refused.value.suggestion == "TRANSFER <MB> FROM <card> TO <another card>"
+
+
 def test_a_transfer_never_goes_to_another_players_group() -> None:
     """rulebook-en: "Other Groups cannot give their money to another player, or receive money
     from another player." """

@@ -166,8 +166,9 @@ def test_no_group_attacks_twice_in_a_turn_even_after_failing() -> None:
     state, events = attack_to_result(state, Attack("ann", OIL, "L-4 Society", "control"),
                                      roll=12)
     assert not result(events).data["success"]
-    with pytest.raises(IllegalCommandError, match="already taken part"):
+    with pytest.raises(IllegalCommandError, match="already taken part") as refused:
         run(state, Attack("ann", OIL, "L-4 Society", "control"))
+    assert "another group" in (refused.value.suggestion or "")  # what to write instead
 
 
 def test_a_failed_first_attack_may_be_repeated_by_another_group() -> None:
@@ -189,8 +190,9 @@ def test_a_group_takes_part_in_only_one_attack_attacking_or_aiding() -> None:
         run(aided, Attack("ann", "C.I.A.", "Boy Sprouts", "control"))
     attacked, _ = attack_to_result(state, Attack("ann", "C.I.A.", "L-4 Society", "control"),
                                    roll=12)
-    with pytest.raises(IllegalCommandError, match=r"C\.I\.A\. has already taken part"):
+    with pytest.raises(IllegalCommandError, match=r"C\.I\.A\. has already taken part") as no:
         run(attacked, Attack("ann", "Big Media", "Boy Sprouts", "control", aids=("C.I.A.",)))
+    assert no.value.suggestion == "leave C.I.A. out of the WITH list"
 
 
 def test_only_the_attackers_own_power_structure_can_aid() -> None:

@@ -54,7 +54,9 @@ def validate_attack(
         raise IllegalCommandError(f"{attacker} has no power and cannot attack",
                                   suggestion="use it to aid another group's attack")
     if not participation_left(cards, state, attacker):
-        raise IllegalCommandError(f"{attacker} has already taken part in an attack this turn")
+        raise IllegalCommandError(f"{attacker} has already taken part in an attack this turn",
+                                  suggestion="attack with another group; each takes part in "
+                                  "one attack a turn")
     if target == attacker:
         raise IllegalCommandError("no group may attack itself")
     owner = state.owner(target)
@@ -96,7 +98,8 @@ def validate_attack(
         if transferable(cards, aid) <= 0:
             raise IllegalCommandError(f"{aid} has no transferable power to lend")
         if not participation_left(cards, state, aid):
-            raise IllegalCommandError(f"{aid} has already taken part in an attack this turn")
+            raise IllegalCommandError(f"{aid} has already taken part in an attack this turn",
+                                      suggestion=f"leave {aid} out of the WITH list")
 
 
 def announce(cards: CardSet, state: GameState, cmd: Attack) -> Result:

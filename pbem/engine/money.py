@@ -22,7 +22,8 @@ def transfer_money(cards: CardSet, state: GameState, cmd: TransferMoney) -> Resu
     checks.owns(p, cmd.source)
     checks.owns(p, cmd.dest)
     if cmd.source == cmd.dest:
-        raise IllegalCommandError("money must go to another card")
+        raise IllegalCommandError("money must go to another card",
+                                  suggestion="TRANSFER <MB> FROM <card> TO <another card>")
     gnomes = state.turn.end_powers and "gnomes_money" in abilities(cards, p.illuminati).special
     anywhere = gnomes or "federal_reserve" in abilities(cards, cmd.source).special
     if not anywhere and not _adjacent(p, cmd.source, cmd.dest):

@@ -56,8 +56,9 @@ def render_notice(
     if kind == "ack":
         rendered = reports.acknowledgement(game, player, data["results"], pending=data["pending"],
                                            warnings=data["warnings"], turn=state.seq,
-                                           turn_number=state.turn_number, lang=lang,
-                                           site_dir=site, html=html)
+                                           turn_number=state.turn_number,
+                                           paused=service.paused, lang=lang, site_dir=site,
+                                           html=html)
     elif kind == "welcome":
         rendered = reports.welcome(cards, state, player, password=data["password"], now=now,
                                    deadline=deadline, settings=data["settings"], tz=tz,
