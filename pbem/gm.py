@@ -143,6 +143,7 @@ def edit_money(service: Service, game_id: str, card: str, amount: int, reason: s
     with service.store.lock():
         table = service._table(game_id, now)
         _running(table)
+        _started(table, "the cards are dealt at the start (pbem game start)")
         events = gm_ops.set_money(table, card_matcher(service.cards).match(card), amount, reason)
         gm_ops.tell_players(table, events)
         service._advance(table)
@@ -156,6 +157,7 @@ def edit_move(service: Service, game_id: str, card: str, place: str, reason: str
     with service.store.lock():
         table = service._table(game_id, now)
         _running(table)
+        _started(table, "the cards are dealt at the start (pbem game start)")
         name = card_matcher(service.cards).match(card)
         events = gm_ops.move_card(table, name, _place(table.state, place), reason)
         gm_ops.tell_players(table, events)
@@ -193,6 +195,9 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
                                       "be played on", text=game_id)
         log = list(store.log(game_id))
         current = int(log[-1]["seq"]) if log else 0
+        if current == 0:
+            raise IllegalCommandError("the game has not moved yet: there is no step to go "
+                                      "back to", text=game_id)
         if not 0 <= to < current:
             raise IllegalCommandError(f"the game is at step {current}; it can go back to a step "
                                       f"from 0 to {current - 1}", text=str(to))

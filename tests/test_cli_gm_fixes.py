@@ -78,6 +78,11 @@ def test_bot_pause_and_remove_wait_for_the_start(tmp_path: Path) -> None:
     remove = run(tmp_path, "remove", "b", "bob", "--yes", now=START, code=1)
     assert "has not started" in remove.output and "pbem replace" in remove.output
     assert snapshot(tmp_path, "b")[0].player("bob").status != "left"
+    edit = run(tmp_path, "edit", "money", "b", "Gnomes", "3", "--reason", "x", now=START,
+               code=1)
+    assert "has not started" in edit.output and "dealt at the start" in edit.output
+    back = run(tmp_path, "rollback", "b", "--to", "0", "--yes", now=START, code=1)
+    assert "has not moved yet" in back.output
     _, service = snapshot(tmp_path, "b")
     assert not service.seat("ann").bot and not service.paused
     assert mails(tmp_path) == []
