@@ -223,6 +223,8 @@ security = "plain"
             # Looked at seldom and cheaply: the daemon shares the CPU with this thread.
             while timed.processed < n or store.unsent():
                 time.sleep(0.05)
+            if not timed.last_sent:
+                raise RuntimeError("the daemon marked no answer sent")
             daemon_seconds = timed.last_sent - began
             daemon_cpu = time.process_time() - cpu_began
             daemon.request_stop()

@@ -316,9 +316,8 @@ def resume(service: Service, game_id: str, now: datetime) -> tuple[float, dateti
         running = window.deadline if window is not None else table.service.deadline
         deadline = parse_iso(running) if running else None
         data: dict[str, Any] = {"paused_hours": hours, "window": window is not None}
-        if deadline is not None:  # as ``extend`` records it: players are told the new one
-            data |= {"deadline": iso(deadline),
-                     "deadline_utc": deadline.astimezone(UTC).strftime("%Y-%m-%d %H:%M")}
+        if deadline is not None:  # players are told the new one
+            data |= _deadline_data(deadline)
         gm_ops.tell_players(table, gm=table.record("resume", data))
         service._advance(table)
         service._finish(table, now)
@@ -347,13 +346,17 @@ def extend(service: Service, game_id: str, hours: float, now: datetime,
         _running(table)
         window = table.service.window is not None
         deadline = parse_iso(gm_ops.extend(table, hours))
-        utc = deadline.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
-        event = table.record("extend", {"hours": hours, "deadline": iso(deadline),
-                                        "deadline_utc": utc, "window": window,
-                                        "reason": reason})
+        event = table.record("extend", {"hours": hours, **_deadline_data(deadline),
+                                        "window": window, "reason": reason})
         gm_ops.tell_players(table, gm=event)
         service._finish(table, now)
     return deadline
+
+
+def _deadline_data(deadline: datetime) -> dict[str, str]:
+    """A deadline as a GM entry records it for the players' mail: ISO, and UTC to read."""
+    return {"deadline": iso(deadline),
+            "deadline_utc": deadline.astimezone(UTC).strftime("%Y-%m-%d %H:%M")}
 
 
 def announce(service: Service, game_id: str, text: str, now: datetime) -> int:

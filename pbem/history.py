@@ -8,7 +8,7 @@ overrides in their place in the timeline. Nothing here writes to the store.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -111,7 +111,7 @@ def timeline(cards: CardSet, game: GameFile, viewer: str | None = None) -> list[
     logged = [[from_json(Event, e) for e in entry["events"]] for entry in game.log]
     logged = _as_now_named(logged)
     sections: list[Section] = []
-    items: list[Item] = [Item("step", 0, "", tuple(_shown(setup_events, viewer)))]
+    items: list[Item] = [Item("step", 0, "", tuple(report_events(setup_events, viewer)))]
     turn, player = 0, ""
     ended, begun = False, True  # the setting up counts as begun: the first turn closes it
     for index, (entry, events) in enumerate(zip(game.log, logged, strict=True)):
@@ -126,7 +126,8 @@ def timeline(cards: CardSet, game: GameFile, viewer: str | None = None) -> list[
         if begins is not None:
             turn, player, begun = int(begins.data["turn"]), str(begins.data["player"]), True
         ended = any(e.kind in _ENDS_TURN for e in events)
-        items.append(Item("step", int(entry["seq"]), entry["at"], tuple(_shown(events, viewer))))
+        shown = tuple(report_events(events, viewer))
+        items.append(Item("step", int(entry["seq"]), entry["at"], shown))
     sections.append(_section(turn, player, items, len(game.log)))
     return [s for s in sections if s.items or s.turn == 0]
 
@@ -147,11 +148,6 @@ def _section(turn: int, player: str, items: list[Item], end: int) -> Section:
 
 def _worth(item: Item) -> bool:
     return item.kind == "gm" or bool(item.events)
-
-
-def _shown(events: Sequence[Event], viewer: str | None) -> list[Event]:
-    """What the viewer (None: the game master) may see, each thing said once."""
-    return report_events(events, viewer)
 
 
 def timeline_text(cards: CardSet, game: GameFile, viewer: str | None = None) -> str:

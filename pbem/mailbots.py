@@ -121,7 +121,7 @@ def belief(cards: CardSet, v: View) -> GameState:
         active=names.index(v.active),
         phase=v.phase,  # type: ignore[arg-type]
         turn=TurnState(actions=v.actions_used, free_transfers=v.free_transfers_used,
-                       did_anything=bool(v.actions_used or v.free_transfers_used)),
+                       did_anything=v.did_anything),
         turn_number=v.turn_number,
         uncontrolled=v.uncontrolled,
         dead=v.dead,

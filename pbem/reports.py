@@ -116,15 +116,17 @@ def response_request(
     deadline: datetime | None, tz: str = "UTC", lang: str = "en",
     site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
-    """The open attack, its breakdown, and what this player may answer, ready to copy."""
+    """The open attack, its breakdown, and what this player may answer, ready to copy; the
+    reader's view attached as JSON, as with the turn report."""
     v = view(cards, state, player)
     if v.attack is None:
         raise ValueError("a response request needs an attack under way")
     ctx = _game_context(cards, v, state, now, deadline, tz)
     them = answers(cards, v, v.attack)
-    return mail("response_request", lang, site_dir, html=html, **ctx, attack=v.attack,
-                answers=them, lines=response_lines(v.attack, them, ctx["me"]),
-                chance=round(success_chance(v.attack.need) * 100))
+    rendered = mail("response_request", lang, site_dir, html=html, **ctx, attack=v.attack,
+                    answers=them, lines=response_lines(v.attack, them, ctx["me"]),
+                    chance=round(success_chance(v.attack.need) * 100))
+    return Rendered(rendered.subject, rendered.text, rendered.html, (view_attachment(v),))
 
 
 def attack_result(

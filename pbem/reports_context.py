@@ -19,7 +19,7 @@ from pbem.errors import PbemError
 
 # Events that repeat, for the one who may see more, what a detailed event already says.
 _MONEY_TERMS = {"attacker_money", "defender_money", "assist", "interfere"}
-PUBLIC_TWIN = {"drew_special_count": "drew_special", "gift_card_count": "gift_card",
+_PUBLIC_TWIN = {"drew_special_count": "drew_special", "gift_card_count": "gift_card",
                "gm_money_count": "gm_money", "gm_move_count": "gm_move"}
 
 
@@ -143,7 +143,7 @@ def report_events(events: Iterable[Event], viewer: str | None) -> list[Event]:
     out = []
     draw: object = None
     for i, e in enumerate(seen):
-        twin = PUBLIC_TWIN.get(e.kind)
+        twin = _PUBLIC_TWIN.get(e.kind)
         if twin and any(o.kind == twin and e.data.items() <= o.data.items()
                         for o in seen[max(0, i - 1):i]):
             continue

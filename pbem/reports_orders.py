@@ -88,8 +88,7 @@ def order_form(v: View, me: PlayerView, odds: Sequence[AttackOdds]) -> OrderForm
             examples.append(format_order(TransferMoney(me.name, me.illuminati,
                                                        me.structure[1].card, 1)))
         # Passing is only for a turn with nothing done yet; after that the turn is ended.
-        acted = v.actions_used > 0 or v.free_transfers_used > 0
-        examples.append(format_order(EndTurn(me.name) if acted else Pass(me.name)))
+        examples.append(format_order(EndTurn(me.name) if v.did_anything else Pass(me.name)))
     else:
         other = next((p.name for p in v.players if p.name != me.name and p.status == "playing"),
                      "")

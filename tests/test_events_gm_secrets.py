@@ -74,3 +74,31 @@ def test_money_set_on_a_group_is_told_only_to_its_owner(store: Path) -> None:
             mail[other]
     assert "40 MB" not in plain(run(store, "history", "g", "--player", "ann").output)
     assert "40 MB" in plain(run(store, "history", "g", "--player", "bob").output)
+
+
+def test_a_card_put_in_the_draw_pile_is_not_named_where_it_lies(store: Path) -> None:
+    """The draw pile's order is secret (rulebook: cards are drawn from a shuffled deck): a
+    card the game master puts in it is named to no player, who learn only that a card went
+    in; one moved from the pile to a public place is named."""
+    state, _ = snapshot(store)
+    card = state.uncontrolled[0]
+    gm = run(store, "edit", "move", "g", card, "deck", "--reason", "reshuffle").output
+    assert card in plain(gm)
+    for text in told(store).values():
+        assert card not in text
+        assert "put a card from the uncontrolled area in the draw pile (reshuffle)" in text
+    run(store, "edit", "move", "g", card, "uncontrolled", "--reason", "back")
+    assert all(card in text for text in told(store).values())
+
+
+def test_a_money_edit_logged_before_owners_were_recorded_still_reads() -> None:
+    """A gm_money event of an older log has no "player": history and reports still render it
+    (StrictUndefined would otherwise stop them)."""
+    from pbem.engine.state import Event
+    from pbem.render import environment
+
+    for lang in ("en", "fr"):
+        module = environment().get_template(f"{lang}/_events.txt.j2").module
+        text = module.event(Event("gm_money", {"card": "The Mafia", "amount": 3,  # type: ignore[attr-defined]
+                                               "reason": ""}))
+        assert "The Mafia" in text and "(" not in text

@@ -90,3 +90,13 @@ def test_a_player_out_of_the_game_gets_no_order_form() -> None:
     assert "Vous êtes hors jeu (éliminé)" in " ".join(
         text(update(position(), "bob", status="eliminated"), "bob", "fr").split())
     assert "ORDERS" in text(position(), "bob")
+
+
+def test_the_form_offers_end_turn_after_a_free_action_too() -> None:
+    """Rules summary, "Passing": passing means taking no actions "of any sort"; a group
+    dropped (a free action) rules it out just as an attack does."""
+    state = position()
+    state = replace(state, turn=replace(state.turn, did_anything=True))
+    form = text(state).splitlines()
+    assert "# END TURN" in form and "# PASS" not in form
+

@@ -62,12 +62,13 @@ def move_card(cards: CardSet, state: GameState, cmd: GmMoveCard) -> Result:
 
 
 def _move_events(cmd: GmMoveCard, source: str) -> list[Event]:
-    """The move told to all, unless it goes to or from a hand, or within the draw pile: then
-    the card is named only to the hands' owners and the others learn that a card moved."""
+    """The move told to all, unless it goes to or from a hand, or into the draw pile (whose
+    order is secret): then the card is named only to the hands' owners (the game master
+    alone, with no hand) and the others learn that a card moved."""
     ends = (source, cmd.place)
     told = Event("gm_move", {"from": source, "place": cmd.place, "reason": cmd.reason,
                              "card": cmd.card})
-    if not any(end.startswith("hand:") for end in ends) and ends != ("deck", "deck"):
+    if not any(end.startswith("hand:") for end in ends) and cmd.place != "deck":
         return [told]
     owners = tuple(dict.fromkeys(end.removeprefix("hand:") for end in ends
                                  if end.startswith("hand:")))

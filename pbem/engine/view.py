@@ -78,6 +78,7 @@ class View:
     active: str
     actions_used: int
     free_transfers_used: int
+    did_anything: bool  # this turn, free actions included: passing is no longer allowed
     players: tuple[PlayerView, ...]
     uncontrolled: tuple[str, ...]
     dead: tuple[str, ...]
@@ -114,6 +115,7 @@ def view(cards: CardSet, state: GameState, viewer: str | None) -> View:
         active=state.active_player.name,
         actions_used=state.turn.actions,
         free_transfers_used=state.turn.free_transfers,
+        did_anything=state.turn.did_anything,
         players=tuple(_player_view(cards, state, p, viewer) for p in state.players),
         uncontrolled=state.uncontrolled,
         dead=state.dead,

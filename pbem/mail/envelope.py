@@ -124,8 +124,8 @@ def _date(heads: _Heads, defects: list[str]) -> datetime | None:
     except ValueError:
         defects.append(f"date-invalid: {text[:60]!r}")
         return None
-    # The registry's parsing has raised other errors on hostile input in several releases;
-    # such a Date is just absent.
+    # Date parsing has raised other errors on hostile input in several releases; such a
+    # Date is just absent (as the header registry, which we used before, made it).
     except Exception:
         return None
     if when.tzinfo is None:

@@ -29,6 +29,13 @@ HEADER_FORM = "GAME <game> PLAYER <name> PASSWORD <password> [TURN <number>]"
 _PASSWORD = re.compile(r"""(\bpassword\s+)("[^"]*"|“[^”]*”|\S+)""", re.IGNORECASE)
 _SIGNATURE = "--"  # the usual "-- " line before a signature, trailing blank stripped
 _MAX_LINE = 1000  # characters; a longer line is no order a person wrote
+# How orders without END were read, by what ended them: the warning the answer gives.
+_NO_END = {
+    "signature": OrderWarning("there is no END line: the orders were read up to the "
+                              "signature line", key="no_end_signature"),
+    "": OrderWarning("there is no END line: the orders were read to the end of the mail",
+                     key="no_end_mail"),
+}
 # A line where a mail client begins the earlier mail, pasted below a reply without ">":
 # "-----Original Message-----" (Outlook), "________________________________" (Outlook's
 # line before From:/Sent:), "---------- Forwarded message ---------" (Gmail), "On <date>,
@@ -90,8 +97,9 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = ()) -> Pars
         if in_press is None and line == _SIGNATURE:
             ended_by = "signature"
             break
-        if in_press is None and (_PASTED.fullmatch(line) or _is_start_line(words)):
-            reading.pasted(number, line, first_line=start + 1)
+        second_start = _is_start_line(words)
+        if in_press is None and (second_start or _PASTED.fullmatch(line)):
+            reading.pasted(number, line, first_line=start + 1, second_start=second_start)
             ended_by = "pasted"
             break
         if in_press is not None:
@@ -114,15 +122,8 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = ()) -> Pars
             text=in_press[1],
             suggestion="end the message with a line END PRESS, then go on with your orders.",
         ))
-    if ended_by != "end":
-        reading.warnings.append(
-            OrderWarning("there is no END line: the orders were read up to the signature line",
-                         key="no_end_signature") if ended_by == "signature"
-            else OrderWarning("there is no END line: the orders were read up to an earlier "
-                              "mail pasted below them", key="no_end_pasted")
-            if ended_by == "pasted"
-            else OrderWarning("there is no END line: the orders were read to the end of the "
-                              "mail", key="no_end_mail"))
+    if ended_by in _NO_END:  # (a pasted mail has its refused line saying so already)
+        reading.warnings.append(_NO_END[ended_by])
     return ParsedOrders(header, tuple(reading.orders), tuple(reading.errors),
                         tuple(reading.warnings))
 
@@ -159,10 +160,10 @@ class _Reading:
         self.orders.append(Located(number, line, order))
         return None
 
-    def pasted(self, number: int, line: str, *, first_line: int) -> None:
+    def pasted(self, number: int, line: str, *, first_line: int, second_start: bool) -> None:
         """Reports the line where an earlier mail (or a second set of orders) begins: the
         orders stop there, so that a report pasted below them is not read as orders."""
-        if _is_start_line(line.casefold().split()):
+        if second_start:
             self.errors.append(OrderSyntaxError(
                 f"a second start line: these orders began on line {first_line}, and the "
                 "lines from here on were not read",

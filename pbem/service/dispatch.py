@@ -243,7 +243,7 @@ def _tell_the_eliminated(table: Table) -> None:
     for e in table.events:
         name = str(e.data.get("player", ""))
         if e.kind == "eliminated" and name not in told:
-            table.notify(Notice("eliminated", name, {"groups": tuple(e.data["groups"])}))
+            table.notify(Notice("eliminated", name))
             told.add(name)
 
 
@@ -267,10 +267,9 @@ def _answer(table: Table, player: str, order: Order) -> Answer:
         side = order.interfere.side
         amount = order.interfere.amount
         if amount > p.treasury:
-            word = "INTERFERE" if side == "interfere" else "ASSIST"
             raise IllegalCommandError(
                 f"your Illuminati treasury has only {p.treasury} MB, not {amount}",
-                suggestion=f"{word} {p.treasury} (only the Illuminati treasury pays "
+                suggestion=f"{side.upper()} {p.treasury} (only the Illuminati treasury pays "
                            f"in someone else's attack)" if p.treasury else
                            "NO RESPONSE, or give no answer")
         return Answer(player, stance=Stance(player, side, amount, amount + order.upto))

@@ -11,7 +11,6 @@ from typing import Any
 from pbem import reports
 from pbem.engine.cards import CardSet
 from pbem.engine.state import Event, GameState
-from pbem.engine.view import view
 from pbem.mail.compose import OutgoingMail, compose, message_id_for
 from pbem.reports import Rendered
 from pbem.reports_context import ServiceSettings
@@ -69,9 +68,6 @@ def render_notice(
             cards, state, player, now=now,
             deadline=parse_iso(window.deadline) if window else None, tz=tz, lang=lang,
             site_dir=site, html=html)
-        rendered = Rendered(rendered.subject, rendered.text, rendered.html,
-                            (*rendered.attachments,
-                             reports.view_attachment(view(cards, state, player))))
     elif kind == "attack_result":
         rendered = reports.attack_result(cards, state, player, data["events"], now=now,
                                          lang=lang, site_dir=site, html=html)

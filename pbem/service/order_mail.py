@@ -14,7 +14,8 @@ from pbem.errors import PbemError
 from pbem.orders.model import Located, ParsedOrders
 from pbem.orders.paraphrase import paraphrase
 from pbem.orders.parse import blank_password
-from pbem.reports import OrderResult, mail
+from pbem.render import render
+from pbem.reports import OrderResult
 from pbem.service.dispatch import advance, carry_out, is_answer, is_move
 from pbem.service.model import Seat
 from pbem.service.table import Notice, Table
@@ -75,9 +76,7 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         table.notices = [n for n in table.notices
                          if not (n.kind == "status" and n.to == seat.name)]
         table.notify(Notice("status", seat.name))
-    # A pasted earlier mail already has its refused line saying the orders stopped there.
-    warnings = [words(lang, site_dir, w.key) for w in parsed.warnings
-                if w.key and w.key != "no_end_pasted"]
+    warnings = [words(lang, site_dir, w.key) for w in parsed.warnings]
     return sorted(results, key=lambda r: r.line), warnings
 
 
@@ -103,4 +102,4 @@ def _oldest(table: Table) -> tuple[int, int]:
 
 def words(lang: str, site_dir: Path | None, key: str, **context: Any) -> str:
     """A short note of the acknowledgement, in ``lang``."""
-    return mail("note", lang, site_dir, html=False, key=key, **context).text.strip()
+    return render("note.txt.j2", lang, site_dir, key=key, **context).strip()
