@@ -42,6 +42,17 @@ def test_a_defence_from_a_group_without_the_money_is_refused_at_once() -> None:
     assert spent.data["source"] == "Boy Sprouts" and spent.data["amount"] == 2
 
 
+def test_the_services_refusals_are_in_the_players_language() -> None:
+    """README: every mail's text is in English and French; the service's own refusals of an
+    answer come from templates/<lang>/_refusals.txt.j2 (the order words stay English)."""
+    t = table(position())
+    mail(t, "bob", "SET LANGUAGE FR")
+    mail(t, "ann", "ATTACK Bavarian NEUTRALIZE Boy Sprouts")
+    no = refused(mail(t, "bob", "DEFEND 3 FROM Boy Sprouts"))
+    assert "Boy Sprouts n'a que 2 MB, pas 3" in no.note
+    assert no.suggestion.startswith("DEFEND 3 FROM The Gnomes of Zurich (10 MB là)")
+
+
 def test_interference_beyond_the_illuminati_treasury_is_refused_at_once() -> None:
     """Rulebook, "Interference": another player "announces who he will help, and then
     contributes money from his Illuminati treasury only"; cat's Network holds 10 MB."""

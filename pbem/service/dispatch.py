@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from pbem.engine.attack import validate_attack
 from pbem.engine.bidding import Stance
@@ -45,6 +46,7 @@ from pbem.orders.model import (
     StandingTurnReaction,
     Status,
 )
+from pbem.render import LANGUAGES, environment
 from pbem.service.answers import SECRETS
 from pbem.service.model import Answer, Queued
 from pbem.service.table import Notice, Table
@@ -250,71 +252,71 @@ def _tell_the_eliminated(table: Table) -> None:
 def _answer(table: Table, player: str, order: Order) -> Answer:
     attack = table.state.attack
     if attack is None or table.service.window is None:
-        raise IllegalCommandError("no attack is waiting for answers",
-                                  suggestion="the attack was already settled, or called off: "
-                                  "your reports say which")
+        raise _refused(table, player, "no_window")
     p = table.state.player(player)
     if isinstance(order, DefendOrder):
         owner = table.state.owner(attack.target)
         if owner is None or owner.name != player:
-            raise IllegalCommandError(f"{attack.target} is not yours to defend",
-                                      suggestion="INTERFERE or ASSIST instead")
+            raise _refused(table, player, "not_yours", target=attack.target)
         sources = (order.source,) if order.source else (attack.target, p.illuminati)
-        _check_defence(p, attack.target, sources, order.amount)
+        _check_defence(table, p, attack.target, sources, order.amount)
         return Answer(player, stance=Stance(player, "defense", order.amount,
                                             order.amount + order.upto, sources))
     if isinstance(order, InterfereOrder):
         side = order.interfere.side
         amount = order.interfere.amount
         if amount > p.treasury:
-            raise IllegalCommandError(
-                f"your Illuminati treasury has only {p.treasury} MB, not {amount}",
-                suggestion=f"{side.upper()} {p.treasury} (only the Illuminati treasury pays "
-                           f"in someone else's attack)" if p.treasury else
-                           "NO RESPONSE, or give no answer")
+            raise _refused(table, player, "treasury_short", have=p.treasury, amount=amount,
+                           side=side.upper())
         return Answer(player, stance=Stance(player, side, amount, amount + order.upto))
     if isinstance(order, ConditionalPlay):
         if order.play.card not in p.hand:
-            raise IllegalCommandError(f"you do not hold {order.play.card}")
+            raise _refused(table, player, "not_held", card=order.play.card)
         return Answer(player, reactions=(order,))
     if isinstance(order, AbolishPrivilege):
         return Answer(player, abolish=order.cards)
     if isinstance(order, PlaySpecial):
         if order.card not in p.hand:
-            raise IllegalCommandError(f"you do not hold {order.card}")
+            raise _refused(table, player, "not_held", card=order.card)
         return Answer(player, plays=(order.card,))
     if isinstance(order, Counter):
         if SECRETS not in p.hand:
-            raise IllegalCommandError(f"you do not hold {SECRETS}")
+            raise _refused(table, player, "not_held", card=SECRETS)
         return Answer(player, counter=True)
     return Answer(player)
 
 
-def _check_defence(p: Player, target: str, sources: tuple[str, ...], amount: int) -> None:
+def _check_defence(table: Table, p: Player, target: str, sources: tuple[str, ...],
+                   amount: int) -> None:
     """Refuse a defence its sources cannot pay now: "the defender may counter an attack by
     spending some of his own money [...] from the defending Group's treasury [...] or from his
     Illuminati treasury. Other Groups cannot participate." """
     allowed = (target, p.illuminati)
+    words: dict[str, Any] = {"target": target, "illuminati": p.illuminati, "amount": amount}
     for source in sources:
         if source not in allowed:
-            raise IllegalCommandError(
-                f"money to defend comes only from {target} or {p.illuminati}", text=source,
-                suggestion=f"DEFEND {amount} FROM {target}, or DEFEND {amount} FROM "
-                           f"{p.illuminati}")
+            raise _refused(table, p.name, "defence_source", text=source, **words)
     have = {s: (slot.treasury if (slot := p.slot(s)) else 0) for s in allowed}
     total = sum(have[s] for s in sources)
     if amount <= total:
         return
     if len(sources) == 1:
         other = p.illuminati if sources[0] == target else target
-        raise IllegalCommandError(
-            f"{sources[0]} has only {total} MB, not {amount}", text=sources[0],
-            suggestion=f"DEFEND {amount} FROM {other} ({have[other]} MB there), or DEFEND "
-                       f"{amount} without FROM to spend from {target} first, then from "
-                       f"{p.illuminati}")
-    raise IllegalCommandError(
-        f"{target} and {p.illuminati} have only {total} MB between them, not {amount}",
-        suggestion=f"DEFEND {total}" if total else "NO RESPONSE, or give no answer")
+        raise _refused(table, p.name, "defence_short", text=sources[0], source=sources[0],
+                       have=total, other=other, other_have=have[other], **words)
+    raise _refused(table, p.name, "defence_short_both", have=total, **words)
+
+
+def _refused(table: Table, player: str, key: str, text: str = "",
+             **words: Any) -> IllegalCommandError:
+    """A refusal of the service's own, worded in the player's language by the shipped
+    ``_refusals.txt.j2`` (the reason, and what to write instead)."""
+    lang = table.service.seat(player).lang
+    refusals = environment().get_template(
+        f"{lang if lang in LANGUAGES else 'en'}/_refusals.txt.j2").module
+    suggestion = str(refusals.suggestion(key, words)).strip()  # type: ignore[attr-defined]
+    return IllegalCommandError(str(refusals.message(key, words)).strip(),  # type: ignore[attr-defined]
+                               text=text or None, suggestion=suggestion or None)
 
 
 def _setting(table: Table, player: str, order: SetTimezone | SetLanguage | SetHtml) -> None:
