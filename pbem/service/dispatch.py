@@ -46,9 +46,9 @@ from pbem.orders.model import (
     StandingTurnReaction,
     Status,
 )
-from pbem.render import LANGUAGES, environment
 from pbem.service.answers import SECRETS
 from pbem.service.model import Answer, Queued
+from pbem.service.refusals import refused
 from pbem.service.table import Notice, Table
 
 ANY_TIME = ("any_time",)
@@ -121,17 +121,10 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
         table.play_special(order)
         return _told_only(player, table.events[start:])
     elif isinstance(order, PlaySpecial) and _timing(table, order) == "after_roll":
-        raise IllegalCommandError(
-            f"{order.card} is played right after the dice",
-            suggestion=f"write IF SUCCEEDS PLAY {order.card} (or IF FAILS) as an answer",
-        )
+        raise _refused(table, player, "after_roll", card=order.card)
     elif isinstance(order, PlaySpecial) and _timing(table, order) in ("turn_start",
                                                                       "own_income"):
-        raise IllegalCommandError(
-            f"{order.card} is played at the start of a turn",
-            suggestion=f"give a standing order: STANDING IF <player> STARTS TURN PLAY "
-            f"{order.card}",
-        )
+        raise _refused(table, player, "turn_start_card", card=order.card)
     else:
         return _active(table, player, located)
     return NO_NOTE
@@ -163,7 +156,7 @@ def _press(table: Table, player: str, order: Press) -> None:
         recipients = []
         for name in order.recipients:
             if name.casefold() not in names:
-                raise IllegalCommandError(f"there is no player named {name} in the game")
+                raise _refused(table, player, "no_player", name=name)
             recipients.append(names[name.casefold()])
     else:
         recipients = [n for n in names.values() if n != player]
@@ -179,11 +172,10 @@ def _timing(table: Table, order: PlaySpecial) -> str:
 def _active(table: Table, player: str, located: Located) -> Note:
     """An order only the active player gives: done now, or queued behind an attack."""
     if table.state.phase == "over":
-        raise IllegalCommandError("the game is over")
+        raise _refused(table, player, "game_over")
     active = table.state.active_player.name
     if active != player:
-        raise IllegalCommandError(f"it is {active}'s turn, not yours",
-                                  suggestion="send these orders when your turn begins")
+        raise _refused(table, player, "not_your_turn", active=active)
     if not table.may_act_now(player):
         table.queue(Queued(located.line, located.text, located.order))
         return ("queued", {})
@@ -309,14 +301,7 @@ def _check_defence(table: Table, p: Player, target: str, sources: tuple[str, ...
 
 def _refused(table: Table, player: str, key: str, text: str = "",
              **words: Any) -> IllegalCommandError:
-    """A refusal of the service's own, worded in the player's language by the shipped
-    ``_refusals.txt.j2`` (the reason, and what to write instead)."""
-    lang = table.service.seat(player).lang
-    refusals = environment().get_template(
-        f"{lang if lang in LANGUAGES else 'en'}/_refusals.txt.j2").module
-    suggestion = str(refusals.suggestion(key, words)).strip()  # type: ignore[attr-defined]
-    return IllegalCommandError(str(refusals.message(key, words)).strip(),  # type: ignore[attr-defined]
-                               text=text or None, suggestion=suggestion or None)
+    return refused(table.service.seat(player).lang, key, text, **words)
 
 
 def _setting(table: Table, player: str, order: SetTimezone | SetLanguage | SetHtml) -> None:
@@ -334,8 +319,7 @@ def _setting(table: Table, player: str, order: SetTimezone | SetLanguage | SetHt
 def _clear_standing(table: Table, player: str, number: int | None) -> None:
     mine = [i for i, (p, _) in enumerate(table.service.standing) if p == player]
     if number is not None and not 1 <= number <= len(mine):
-        raise IllegalCommandError(f"you have no standing order number {number}",
-                                  suggestion="STANDING LIST shows them numbered")
+        raise _refused(table, player, "no_standing", number=number)
     drop = set(mine) if number is None else {mine[number - 1]}
     kept = tuple(o for i, o in enumerate(table.service.standing) if i not in drop)
     table.service = replace(table.service, standing=kept)

@@ -41,6 +41,7 @@ from pbem.orders.model import (
 from pbem.service.answers import SECRETS, SENATE, counter_rule, merge
 from pbem.service.entries import GmEvent, command_entry, gm_entry
 from pbem.service.model import Answer, GameService, Queued, Window, iso
+from pbem.service.refusals import refused
 
 AFTER_ROLL_CARDS = ("Assassination", "Murphy's Law")
 PRIVILEGE_CARDS = ("Deep Agent", "Interference")
@@ -233,19 +234,17 @@ class Table:
         The attacker is never asked, but may add cards to play after the roll.
         """
         window = self.service.window
+        lang = self.service.seat(answer.player).lang
         if window is None:
-            raise IllegalCommandError("no attack is waiting for answers",
-                                      suggestion="the attack was already settled")
+            raise refused(lang, "no_window")
         if window.attacker is not None and answer.player == window.attacker.player:
             if answer.stance is not None or answer.plays or answer.abolish:
-                raise IllegalCommandError("the attacker's money was given with the attack",
-                                          suggestion="only IF SUCCEEDS/IF FAILS PLAY <card> "
-                                          "can be added now")
+                raise refused(lang, "attacker_paid")
             merged = merge(window.attacker, answer)
             self.service = replace(self.service, window=replace(window, attacker=merged))
             return
         if answer.player not in window.asked:
-            raise IllegalCommandError(f"{answer.player} is not asked to answer this attack")
+            raise refused(lang, "not_asked")
         old = next((a for a in window.answers if a.player == answer.player), None)
         merged = answer if old is None else merge(old, answer)
         answers = (*tuple(a for a in window.answers if a.player != answer.player), merged)
