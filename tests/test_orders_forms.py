@@ -100,3 +100,16 @@ def test_the_form_offers_end_turn_after_a_free_action_too() -> None:
     form = text(state).splitlines()
     assert "# END TURN" in form and "# PASS" not in form
 
+
+
+def test_a_player_who_left_is_shown_out_of_play() -> None:
+    """rulebook-en: "If a player drops out, his Groups go uncontrolled and their treasuries go
+    to the bank. His Illuminati card is taken out of play." The others' reports say so
+    instead of showing the card."""
+    from factory import update
+
+    state = update(position(), "bob", status="left")
+    report = " ".join(text(state, "ann").split())
+    assert "bob left the game" in report and GNOMES not in report
+    assert GNOMES in " ".join(text(position(), "ann").split())
+    assert "bob a quitté la partie" in " ".join(text(state, "ann", "fr").split())
