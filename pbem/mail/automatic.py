@@ -7,8 +7,8 @@ the standard library can choke on hostile input, and a loop guard must never rai
 
 from __future__ import annotations
 
-import email.message
 import re
+from collections.abc import Mapping
 
 OWN_HEADER = "X-Pbem-Game"
 """Stamped on every mail we send that belongs to a game (its value is the game's name)."""
@@ -27,26 +27,21 @@ _MARKER_HEADERS = ("X-Autoreply", "X-Autorespond", "X-Failed-Recipients", "List-
 _WHITESPACE = re.compile(r"\s+")
 
 
-def _first_values(msg: email.message.Message) -> dict[str, str]:
-    """Give the raw value of the first header of each name (lower-cased), unfolded."""
-    found: dict[str, str] = {}
-    for key, value in msg.raw_items():
-        name = key.lower()
-        if name not in found:
-            # 8-bit bytes arrive as lone surrogates; a reason must be printable and loggable.
-            found[name] = (_WHITESPACE.sub(" ", str(value)).strip()
-                           .encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
-    return found
-
-
 def automatic_reason(
-    msg: email.message.Message, *, own_header: str = OWN_HEADER
+    headers: Mapping[str, str], *, own_header: str = OWN_HEADER
 ) -> str | None:
-    """Give why this mail must never be answered, or None when a reply is allowed."""
-    headers = _first_values(msg)
+    """Give why this mail must never be answered, or None when a reply is allowed.
+    ``headers``: the raw value of the first header of each name, by its lower-cased name
+    (``envelope.first_headers``)."""
 
     def _first(name: str) -> str | None:
-        return headers.get(name.lower())
+        """The first header ``name`` unfolded and printable, or None."""
+        value = headers.get(name.lower())
+        if value is None:
+            return None
+        # 8-bit bytes arrive as lone surrogates; a reason must be printable and loggable.
+        return (_WHITESPACE.sub(" ", str(value)).strip()
+                .encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
 
     for own in (own_header, OWN_MARK_HEADER):
         value = _first(own)

@@ -60,10 +60,16 @@ def _head(raw: bytes) -> email.message.EmailMessage:
     return email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(head)
 
 
-def _envelope(msg: email.message.Message, raw: bytes, defects: list[str]) -> _Envelope:
+def first_headers(msg: email.message.Message) -> _Heads:
+    """Give the raw value of the first header of each name, by its lower-cased name: what
+    the envelope and the loop guard (``automatic_reason``) read."""
     heads: _Heads = {}
     for key, value in msg.raw_items():
         heads.setdefault(key.lower(), value)
+    return heads
+
+
+def _envelope(heads: _Heads, raw: bytes, defects: list[str]) -> _Envelope:
     sender, name = _sender(heads, defects)
     message_id = _ids(_raw_text(heads, "Message-ID"))[:1]
     if not message_id:

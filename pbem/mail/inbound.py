@@ -14,7 +14,7 @@ from datetime import datetime
 from pbem.errors import MailFormatError
 from pbem.mail.automatic import automatic_reason
 from pbem.mail.body import Source, _candidates, _parse, _part_text
-from pbem.mail.envelope import _Envelope, _envelope, _head, _synthetic_id
+from pbem.mail.envelope import _Envelope, _envelope, _head, _synthetic_id, first_headers
 from pbem.mail.html_text import html_to_text
 
 __all__ = [
@@ -101,8 +101,9 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
             suggestion="Send your orders as plain text, without attachments."))
     defects: list[str] = []
     msg = _parse(raw)
-    envelope = _envelope(msg, raw, defects)
-    automatic = automatic_reason(msg)
+    heads = first_headers(msg)
+    envelope = _envelope(heads, raw, defects)
+    automatic = automatic_reason(heads)
     texts: list[str] = []
     for source, part in _candidates(msg, defects):
         text = _part_text(part, source, defects)
@@ -135,7 +136,7 @@ def header_summary(raw: bytes) -> tuple[str, str, bool]:
     """Give (sender, message_id, whether that id is synthetic) of any mail, best effort, for
     replying; never raises."""
     try:
-        envelope = _envelope(_head(raw), raw, [])
+        envelope = _envelope(first_headers(_head(raw)), raw, [])
         return envelope.sender, envelope.message_id, envelope.synthetic
     except Exception:  # a last resort for replies: any failure still yields an id
         return "", _synthetic_id(raw), True
@@ -191,12 +192,12 @@ def _inbound(
 def _unreadable(raw: bytes, defect: str, error: MailFormatError) -> InboundMail:
     """Give automatic mail that is too big to read as such; raise ``error`` for any other."""
     # Only the head is read: cheap, and enough to tell a bounce that must not be answered.
-    head = _head(raw)
-    automatic = automatic_reason(head)
+    heads = first_headers(_head(raw))
+    automatic = automatic_reason(heads)
     if automatic is None:
         raise error
     defects = [defect]
-    return _inbound(_envelope(head, raw, defects), "", "plain", automatic, defects)
+    return _inbound(_envelope(heads, raw, defects), "", "plain", automatic, defects)
 
 
 def _mime_load(raw: bytes) -> tuple[int, int]:
