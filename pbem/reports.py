@@ -126,7 +126,7 @@ def response_request(
     rendered = mail("response_request", lang, site_dir, html=html, **ctx, attack=v.attack,
                     answers=them, lines=response_lines(v.attack, them, ctx["me"]),
                     chance=round(success_chance(v.attack.need) * 100))
-    return Rendered(rendered.subject, rendered.text, rendered.html, (view_attachment(v),))
+    return Rendered(rendered.subject, rendered.text, rendered.html, (_view_attachment(v),))
 
 
 def attack_result(
@@ -170,10 +170,10 @@ def turn_report(
     svgs = structure_pictures(cards, v, lang, site_dir) if html else {}
     rendered = mail("turn_report", lang, site_dir, html=html, **ctx,
                     events=report_events(events, player), svgs=svgs)
-    return Rendered(rendered.subject, rendered.text, rendered.html, (view_attachment(v),))
+    return Rendered(rendered.subject, rendered.text, rendered.html, (_view_attachment(v),))
 
 
-def view_attachment(v: View) -> Attachment:
+def _view_attachment(v: View) -> Attachment:
     """The reader's view as JSON, as the turn report attaches it: what a program (a bot, a
     player's own tool) reads instead of the text."""
     body = json.dumps(to_json(v), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
