@@ -7,6 +7,7 @@ See notes/mail-servers.md for why the Dovecot settings are what they are.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -38,6 +39,13 @@ def dovecot_binary() -> str | None:
         if found:
             return found
     return None
+
+
+def sent_message_ids(store: Path) -> list[str]:
+    """Give the Message-IDs of the mails a store marked sent (every game's sent journal), to
+    hold against what the SMTP server caught."""
+    return [json.loads(line)["message_id"] for path in store.glob("games/*/sent.log")
+            for line in path.read_bytes().splitlines()]
 
 
 def free_port() -> int:

@@ -37,7 +37,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from servers import free_port, wait_until
+from servers import free_port, sent_message_ids, wait_until
 from test_daemon import GAME, T0, new_game
 
 from pbem.config import load_config
@@ -189,11 +189,6 @@ def _delivered(maildirs: Path) -> tuple[set[str], int]:
     return ids, files
 
 
-def _marked_sent(store: Path) -> list[str]:
-    """Give the Message-IDs of the mails the store records as sent."""
-    return [json.loads(path.read_bytes())["message_id"] for path in store.glob("sent/*/*.json")]
-
-
 def _settled(root: Path) -> bool:
     store = Store(root / "store")
     return not store.inbox() and not store.outbox()
@@ -295,7 +290,7 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(
     assert cut.replay_check(GAME)
     # No outgoing mail lost or sent twice: what the store marked sent is exactly what was
     # delivered, and exactly what the uninterrupted run delivered.
-    sent = _marked_sent(killed / "store")
+    sent = sent_message_ids(killed / "store")
     delivered, files = _delivered(killed / "maildirs")
     ref_delivered, ref_files = _delivered(reference / "maildirs")
     assert len(sent) == len(set(sent)) == len(delivered)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import email.parser
 import email.policy
-import json
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from servers import Account, Dovecot, SmtpCatcher, dovecot_binary, wait_until
+from servers import Account, Dovecot, SmtpCatcher, dovecot_binary, sent_message_ids, wait_until
 from test_daemon import Clock, imap_config, new_game, order_mail, serving
 
 from pbem.config import DaemonConfig
@@ -74,9 +73,7 @@ def _outbox(config: DaemonConfig) -> list[OutboxItem]:
 def _check_sent_exactly_once(config: DaemonConfig, catcher: SmtpCatcher) -> None:
     caught = [str(_HEADERS.parsebytes(m.raw)["Message-ID"]) for m in catcher.mails]
     assert len(caught) == len(set(caught)), "a mail reached the SMTP server twice"
-    sent = [json.loads(path.read_bytes())["message_id"]
-            for path in config.store.glob("sent/*/*.json")]
-    assert sorted(sent) == sorted(caught)
+    assert sorted(sent_message_ids(config.store)) == sorted(caught)
     store = Store(config.store)
     assert store.inbox() == [] and store.outbox() == []
 

@@ -55,7 +55,7 @@ def step(store: Store, n: int, game: str = "g1", **kwargs: Any) -> None:
 def test_a_new_store_makes_its_folders_and_reopens(tmp_path: Path) -> None:
     root = tmp_path / "deep" / "store"
     Store(root)
-    assert {p.name for p in root.iterdir()} >= {"inbox", "mail", "outbox", "sent", "games"}
+    assert {p.name for p in root.iterdir()} >= {"inbox", "mail", "outbox", "games"}
     with Store(root).lock():
         assert Store(root).games() == []
 
@@ -462,9 +462,17 @@ def test_every_file_the_store_writes_is_json_or_a_mail(store: Store) -> None:
         step(store, n, mail_ids=[mail_id] if n == 0 else [], outbox=[mail(n)])
     store.mark_sent("g1-o0", sent_at="t")
     store.inbox_done(mail_id)
+    kinds = set()
     for path in store.root.rglob("*"):
+        kinds.add(path.suffix)
         if path.suffix == ".json":
             json.loads(path.read_bytes())
+        elif path.suffix == ".log":  # a journal: a JSON value a line
+            assert all(json.loads(line) for line in path.read_bytes().splitlines())
+        elif path.suffix == ".mails":  # a bundle: its header, then the mails' bytes
+            header, _, mails = path.read_bytes().partition(b"\n")
+            assert sum(json.loads(header)["sizes"]) == len(mails)
         else:
             assert path.is_dir() or path.suffix == ".eml" or path.suffix == ".lock" or (
                 path.name == "lock"), path
+    assert {".log", ".mails", ".eml"} <= kinds

@@ -96,8 +96,7 @@ class Games(Locked):
                 suggestion="The index may be damaged: restore index.json from a backup.")
         self._hot_files.pop(game_id, None)
         shutil.rmtree(folder, ignore_errors=True)
-        for sub in ("segments", "applied"):
-            make_dir(folder / sub)
+        make_dir(folder / "segments")
         try:
             write_json_atomic(folder / "setup.json", setup)
         except (TypeError, ValueError) as error:

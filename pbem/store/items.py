@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from pbem.errors import StoreError
@@ -25,7 +25,8 @@ class InboxItem:
 
 @dataclass(frozen=True)
 class OutboxItem:
-    """A mail to send; ``outbox_id`` is chosen by the caller and stable across a redo."""
+    """A mail to send; ``outbox_id`` is chosen by the caller and stable across a redo.
+    ``bundle``: the file its bytes are queued in, as the store gave it (the store's own)."""
 
     outbox_id: str
     game_id: str
@@ -36,6 +37,7 @@ class OutboxItem:
     attempts: int = 0
     retry_at: str | None = None
     last_error: str | None = None
+    bundle: str = field(default="", compare=False, repr=False)
 
 
 def mail_id_for(message_id: str) -> str:

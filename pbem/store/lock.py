@@ -13,6 +13,7 @@ from typing import Any
 
 from pbem.atomicfile import make_dir
 from pbem.errors import StoreError
+from pbem.store.journal import Journals
 from pbem.store.tinyfile import HotFile
 
 SEGMENT_SIZE = 64
@@ -31,7 +32,8 @@ class Locked:
         self._records: dict[str, dict[str, Any]] = {}  # inbox records read, by file name
         # (the index file's stamp, the ids, the ids by case-folded name); see _game_index
         self._index_cache: tuple[list[int], tuple[str, ...], dict[str, str]] | None = None
-        for folder in ("inbox", "mail", "outbox", "sent", "games"):
+        self._journals = Journals()
+        for folder in ("inbox", "mail", "outbox", "games"):
             make_dir(self.root / folder)
 
     @contextmanager

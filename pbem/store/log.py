@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from pbem.atomicfile import dump_json, read_json, write_json_atomic, write_many_atomic
+from pbem.atomicfile import read_json, write_json_atomic
 from pbem.errors import StoreError
-from pbem.store.items import JSON_HINT, OutboxItem, check_mail_id, file_key, stored_time
+from pbem.store.items import JSON_HINT, OutboxItem, check_mail_id, stored_time
+from pbem.store.journal import Journal
 from pbem.store.outbox import Outbox
 from pbem.store.tinyfile import HotFile
 
@@ -41,6 +42,10 @@ class Log(Outbox):
             yield from entries[max(0, since - start):]
         yield from open_entries[max(0, since - base):]
 
+    def _applied_journal(self, game_id: str) -> Journal:
+        """Give the game's journal of where each applied mail's step sits in the log."""
+        return self._journals.get(self._game_dir(game_id) / "applied.log", "mail_id")
+
     def applied_mails(self, game_id: str, mail_ids: Iterable[str]) -> set[str]:
         """Give those of ``mail_ids`` whose step is committed in the game's log."""
         return self._applied(game_id, self._hot(game_id), mail_ids)
@@ -48,18 +53,19 @@ class Log(Outbox):
     def _applied(self, game_id: str, hot: HotFile, mail_ids: Iterable[str]) -> set[str]:
         state, in_open = hot.state(), hot.applied_ids()
         base, size = state["base"], state["segment_size"]
+        hints = self._applied_journal(game_id).records()
         found = set()
         for mail_id in mail_ids:
             check_mail_id(mail_id)
             if mail_id in in_open:
                 found.add(mail_id)
                 continue
-            try:
-                index = read_json(self._game_dir(game_id) / "applied" / f"{mail_id}.json")["index"]
-            except FileNotFoundError:
+            hint = hints.get(mail_id)
+            if hint is None:
                 continue
-            # The marker only says where to look: it may be left from a step that never
+            # The hint only says where to look: it may be left from a step that never
             # committed or was rolled back. Open-segment marks were checked above.
+            index = hint["index"]
             if index < base and mail_id in self._segment(game_id, index // size * size)["applied"]:
                 found.add(mail_id)
         return found
@@ -97,26 +103,24 @@ class Log(Outbox):
             raise StoreError(f"Game {game_id} has already applied these mails.",
                              text=", ".join(sorted(done)))
         # Everything the hot file will point to is written first.
+        sent = self._sent(game_id)
         pending = {doc["outbox_id"] for doc in hot.outbox}
         queued = []
-        files = []
         for item in outbox:
             if item.game_id != game_id:
                 raise StoreError(f"An outbox item of game {item.game_id} was committed to game "
                                  f"{game_id}.", text=item.outbox_id)
-            key = file_key(item.outbox_id)
-            if item.outbox_id in pending or self._sent_path(key, ".json").exists():
+            if item.outbox_id in pending or item.outbox_id in sent:
                 continue
-            files.append((self._queued_path(game_id, key), item.raw))
             pending.add(item.outbox_id)
             queued.append(item)
         for mail_id, index in at.items():
             if not length <= index <= length + len(log_entries):
                 raise StoreError(f"Mail {mail_id} is put at log entry {index}, outside this "
                                  "commit.", text=mail_id)
-            files.append((self._game_dir(game_id) / "applied" / f"{mail_id}.json",
-                          dump_json({"mail_id": mail_id, "index": index})))
-        write_many_atomic(files)
+        bundle = self._write_bundle(game_id, queued) if queued else ""
+        self._applied_journal(game_id).append(
+            [{"mail_id": mail_id, "index": index} for mail_id, index in at.items()])
         applied = {**hot.applied_ids(), **at}
         entries.extend(log_entries)
         while len(entries) >= size:
@@ -127,7 +131,7 @@ class Log(Outbox):
             applied = {m: i for m, i in applied.items() if i >= end}
             entries, base = entries[size:], end
         hot.set_open(base, entries, applied)
-        self._drop_sent(hot)
+        self._drop_sent(game_id, hot)
         changes: dict[str, Any] = {}
         if snapshot is not None:
             changes["snapshot"] = snapshot
@@ -137,8 +141,10 @@ class Log(Outbox):
         hot.outbox.insert_multiple(
             {"outbox_id": i.outbox_id, "to": i.to, "message_id": i.message_id,
              "created_at": stored_time(i.created_at), "attempts": i.attempts,
-             "retry_at": i.retry_at, "last_error": i.last_error} for i in queued)
+             "retry_at": i.retry_at, "last_error": i.last_error, "bundle": bundle}
+            for i in queued)
         self._save(game_id, hot)  # the commit point
+        self._tidy_bundles(game_id, hot)
 
     def _write_segment(self, game_id: str, start: int, segment: dict[str, Any]) -> None:
         path = self._game_dir(game_id) / "segments" / f"{start:010d}.json"
@@ -156,7 +162,7 @@ class Log(Outbox):
         hot = self._hot(game_id, writing=True)
         self._cut(game_id, hot, length)
         hot.game.update({"snapshot": snapshot}, doc_ids=[1])
-        self._drop_sent(hot)
+        self._drop_sent(game_id, hot)
         self._save(game_id, hot)
 
     def _cut(self, game_id: str, hot: HotFile, length: int) -> None:

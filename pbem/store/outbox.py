@@ -3,72 +3,109 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import secrets
+from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from tinydb import where
 from tinydb.table import Document
 
-from pbem.atomicfile import make_dir, read_json, write_json_atomic
+from pbem.atomicfile import dump_json, write_many_atomic
 from pbem.errors import StoreError
 from pbem.store.games import Games
-from pbem.store.items import OutboxItem, file_key, stored_time
+from pbem.store.items import OutboxItem, stored_time
 from pbem.store.tinyfile import HotFile
+
+_BUNDLE = ".mails"
 
 
 class Outbox(Games):
-    """The mail games queued: sending, failing and retrying it."""
+    """The mail games queued: sending, failing and retrying it.
 
-    def _sent_path(self, key: str, suffix: str) -> Path:
-        return self.root / "sent" / key[:2] / f"{key}{suffix}"
+    A commit queues its mails' bytes in one bundle file (``outbox/<game_id>.<token>.mails``:
+    a JSON header line naming each mail and its size, then the bytes one after another);
+    the hot file lists the queued mails and the bundle of each. Marking a mail sent adds a
+    line to the game's ``sent.log``; a bundle goes once every mail in it is sent.
+    """
 
-    def _queued_path(self, game_id: str, key: str) -> Path:
-        return self.root / "outbox" / f"{game_id}.{key}.eml"
+    def _sent(self, game_id: str) -> dict[str, dict[str, Any]]:
+        """Give the game's sent records by outbox id."""
+        return self._journals.get(self._game_dir(game_id) / "sent.log", "outbox_id").records()
 
-    def _queued(self) -> dict[str, set[str]]:
-        """Give the keys of the queued mail bytes on disk, by game (cost: pending mails)."""
-        found: dict[str, set[str]] = {}
+    def _bundles(self) -> dict[str, list[str]]:
+        """Give the names of the bundle files on disk, by game (cost: one folder listing)."""
+        found: dict[str, list[str]] = {}
         for name in os.listdir(self.root / "outbox"):
-            if name.endswith(".eml"):  # not the temp files of a write
-                game_id, key = name.removesuffix(".eml").rsplit(".", 1)
-                found.setdefault(game_id, set()).add(key)
+            if name.endswith(_BUNDLE):  # not the temp files of a write
+                found.setdefault(name.rsplit(".", 2)[0], []).append(name)
         return found
 
+    def _bundle(self, name: str) -> dict[str, bytes]:
+        """Give the mails' bytes in a bundle by outbox id (FileNotFoundError once it went)."""
+        data = (self.root / "outbox" / name).read_bytes()
+        header_end = data.index(b"\n") + 1
+        header = json.loads(data[:header_end])
+        mails, at = {}, header_end
+        for outbox_id, size in zip(header["ids"], header["sizes"], strict=True):
+            mails[outbox_id] = data[at:at + size]
+            at += size
+        return mails
+
+    def _write_bundle(self, game_id: str, items: Sequence[OutboxItem]) -> str:
+        """Write the bytes of mails about to be queued durably; give the bundle's name."""
+        name = f"{game_id}.{secrets.token_hex(8)}{_BUNDLE}"
+        header = dump_json({"ids": [i.outbox_id for i in items],
+                            "sizes": [len(i.raw) for i in items]})
+        write_many_atomic([(self.root / "outbox" / name,
+                            b"".join([header, b"\n", *(i.raw for i in items)]))])
+        return name
+
+    def _pending(self, game_id: str, hot: HotFile) -> list[Document]:
+        """Give the queued mails of a game not marked sent, as the hot file lists them."""
+        sent = self._sent(game_id)
+        return [doc for doc in hot.outbox if doc["outbox_id"] not in sent]
+
     def unsent(self) -> int:
-        """Give how many mails wait to be sent, as cheaply as listing one folder (a mail
-        marked sent a moment ago may still count)."""
-        return sum(len(keys) for keys in self._queued().values())
+        """Give how many mails wait to be sent (cost: the games with mail queued)."""
+        return sum(len(self._pending(game_id, self._hot(game_id)))
+                   for game_id in self._bundles() if self._has_hot(game_id))
+
+    def _has_hot(self, game_id: str) -> bool:
+        # A bundle of a game whose creation never finished has no hot file to list it.
+        return (self._game_dir(game_id) / "hot.json").exists()
 
     def outbox(self) -> list[OutboxItem]:
         """Give the committed mails not yet sent, oldest first, across games."""
         found: list[tuple[str, str, int, OutboxItem]] = []
-        for game_id, keys in sorted(self._queued().items()):
-            if not (self._game_dir(game_id) / "hot.json").exists():
-                continue  # bytes of a game whose creation never finished
-            for doc in self._hot(game_id).outbox:
-                key = file_key(doc["outbox_id"])
-                if self._sent_path(key, ".json").exists():
-                    continue  # sent; the next commit of the game drops it from the hot file
+        for game_id in sorted(self._bundles()):
+            if not self._has_hot(game_id):
+                continue
+            bundles: dict[str, dict[str, bytes]] = {}
+            for doc in self._pending(game_id, self._hot(game_id)):
+                outbox_id, name = doc["outbox_id"], doc["bundle"]
                 try:
-                    raw = self._queued_path(game_id, key).read_bytes()
+                    if name not in bundles:
+                        bundles[name] = self._bundle(name)
+                    raw = bundles[name][outbox_id]
                 except FileNotFoundError:
-                    if key not in keys or self._sent_path(key, ".json").exists():
+                    if outbox_id in self._sent(game_id):
                         continue  # sent by the writing process meanwhile
-                    raise StoreError(f"The bytes of queued mail {doc['outbox_id']} of game "
+                    raise StoreError(f"The bytes of queued mail {outbox_id} of game "
                                      f"{game_id} are missing.") from None
-                item = OutboxItem(doc["outbox_id"], game_id, doc["to"], doc["message_id"], raw,
+                item = OutboxItem(outbox_id, game_id, doc["to"], doc["message_id"], raw,
                                   doc["created_at"], doc["attempts"], doc["retry_at"],
-                                  doc["last_error"])
+                                  doc["last_error"], name)
                 found.append((item.created_at, game_id, doc.doc_id, item))
         return [entry[3] for entry in sorted(found, key=lambda e: e[:3])]
 
     def _queued_doc(self, outbox_id: str) -> tuple[str, HotFile, Document] | None:
-        """Give the game, hot file and record of a committed, queued mail."""
-        key = file_key(outbox_id)
-        for game_id, keys in self._queued().items():
-            if key in keys and (self._game_dir(game_id) / "hot.json").exists():
+        """Give the game, hot file and record of a committed mail the hot file still lists
+        (sent or not)."""
+        for game_id in self._bundles():
+            if self._has_hot(game_id):
                 hot = self._hot(game_id)
                 doc = hot.outbox.get(where("outbox_id") == outbox_id)
                 if doc is not None:
@@ -77,46 +114,48 @@ class Outbox(Games):
 
     def sent_at(self, outbox_id: str) -> str | None:
         """Give when a mail was marked sent, or None if it was not."""
-        try:
-            value: str = read_json(self._sent_path(file_key(outbox_id), ".json"))["sent_at"]
-        except FileNotFoundError:
-            return None
-        return value
+        for game_id in self.games():
+            record = self._sent(game_id).get(outbox_id)
+            if record is not None:
+                value: str = record["sent_at"]
+                return value
+        return None
 
     def mark_sent(self, mail: OutboxItem | str, *, sent_at: str | datetime) -> None:
         """Record that the SMTP server accepted a queued mail, given as ``outbox()`` gave it
         (or by its id); doing it twice is harmless.
 
         Takes only the outbox's own lock, so sending never waits for a step being
-        processed: it only adds the mail's own sent record, then moves its bytes, and every
-        reader takes a mail with a sent record as sent, whether its bytes moved yet or not.
+        processed: it only adds a line to the game's sent journal (and removes the bundle
+        once it holds no mail left to send).
         """
         outbox_id = mail if isinstance(mail, str) else mail.outbox_id
-        key = file_key(outbox_id)
-        record = self._sent_path(key, ".json")
-        if record.exists():
-            return
-        if isinstance(mail, str):
+        if isinstance(mail, OutboxItem) and mail.bundle:
+            game_id, bundle, record = mail.game_id, mail.bundle, {
+                "outbox_id": outbox_id, "to": mail.to, "message_id": mail.message_id,
+                "created_at": stored_time(mail.created_at)}
+        else:
             queued = self._queued_doc(outbox_id)
             if queued is None:
+                if self.sent_at(outbox_id) is not None:
+                    return
                 raise StoreError("No queued mail has this id.", text=outbox_id)
             game_id, _hot, doc = queued
-            fields = dict(doc)
-        else:
-            game_id, fields = mail.game_id, {
-                "outbox_id": outbox_id, "to": mail.to, "message_id": mail.message_id,
-                "created_at": stored_time(mail.created_at), "attempts": mail.attempts,
-                "retry_at": mail.retry_at, "last_error": mail.last_error}
-            if not self._queued_path(game_id, key).exists():
+            bundle = doc["bundle"]
+            record = {key: doc[key] for key in ("outbox_id", "to", "message_id", "created_at")}
+        journal = self._journals.get(self._game_dir(game_id) / "sent.log", "outbox_id")
+        with self._small_lock("outbox.lock"):
+            if outbox_id in journal.records():
+                return
+            bundle_path = self.root / "outbox" / bundle
+            if not bundle_path.exists():
                 raise StoreError("No queued mail has this id.", text=outbox_id)
-        make_dir(record.parent)
-        with self._small_lock("outbox.lock"):  # a backup sees both files or neither moved
-            # The record alone makes the mail sent: one small write, whatever the game's size.
-            write_json_atomic(record, fields | {"game_id": game_id,
-                                                "sent_at": stored_time(sent_at)})
-            # Tidying, redone by recover() if lost: so no fsync.
-            with contextlib.suppress(FileNotFoundError):  # recover() did it meanwhile
-                os.replace(self._queued_path(game_id, key), self._sent_path(key, ".eml"))
+            journal.append([record | {"sent_at": stored_time(sent_at)}])
+            sent = journal.records()
+            # Tidying, redone by the next commit or recover() if lost.
+            with contextlib.suppress(FileNotFoundError):
+                if all(i in sent for i in self._bundle(bundle)):
+                    bundle_path.unlink()
 
     def mark_failed(self, outbox_id: str, *, error: str, retry_at: str | datetime,
                     attempts: int) -> None:
@@ -135,9 +174,10 @@ class Outbox(Games):
     def _update_queued(self, outbox_id: str, changes: dict[str, Any],
                        suggestion: str = "") -> None:
         """Change the record of a mail still queued; StoreError if sent or unknown."""
-        if self.sent_at(outbox_id) is not None:
-            raise StoreError("This mail was already sent.", text=outbox_id)
         queued = self._queued_doc(outbox_id)
+        if (queued is not None and outbox_id in self._sent(queued[0])) or (
+                queued is None and self.sent_at(outbox_id) is not None):
+            raise StoreError("This mail was already sent.", text=outbox_id)
         if queued is None:
             raise StoreError("No queued mail has this id.", text=outbox_id,
                              suggestion=suggestion or None)
@@ -146,12 +186,18 @@ class Outbox(Games):
         hot.outbox.update(changes, doc_ids=[doc.doc_id])
         self._save(game_id, hot)
 
-    def _drop_sent(self, hot: HotFile) -> None:
+    def _drop_sent(self, game_id: str, hot: HotFile) -> None:
         """Drop the mails already sent from a hot file about to be saved."""
-        sent_dir = f"{self.root}/sent/"
-        sent = [doc.doc_id for doc in hot.outbox  # os.path: this runs for every queued mail
-                if os.path.exists(
-                    f"{sent_dir}{(key := file_key(doc['outbox_id']))[:2]}/{key}.json")]
-        if sent:
-            hot.outbox.remove(doc_ids=sent)
+        sent = self._sent(game_id)
+        if done := [doc.doc_id for doc in hot.outbox if doc["outbox_id"] in sent]:
+            hot.outbox.remove(doc_ids=done)
 
+    def _tidy_bundles(self, game_id: str, hot: HotFile | None) -> None:
+        """Remove the game's bundles that hold no mail left to send: all sent, or written by
+        a step that never committed (``hot`` None: the game was never created)."""
+        names = self._bundles().get(game_id, [])
+        keep = {doc["bundle"] for doc in self._pending(game_id, hot)} if hot else set()
+        for name in names:
+            if name not in keep:
+                with contextlib.suppress(FileNotFoundError):  # mark_sent did it meanwhile
+                    (self.root / "outbox" / name).unlink()
