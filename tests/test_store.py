@@ -187,7 +187,8 @@ def test_mail_is_received_while_another_holds_the_store_lock(tmp_path: Path) -> 
 
 
 def read_seq(root: Path, mail_id: str) -> int:
-    value: int = json.loads((root / "inbox" / f"{mail_id}.json").read_bytes())["seq"]
+    with (root / "inbox" / f"{mail_id}.mail").open("rb") as handle:
+        value: int = json.loads(handle.readline())["seq"]
     return value
 
 
@@ -472,7 +473,8 @@ def test_every_file_the_store_writes_is_json_or_a_mail(store: Store) -> None:
         elif path.suffix == ".mails":  # a bundle: its header, then the mails' bytes
             header, _, mails = path.read_bytes().partition(b"\n")
             assert sum(json.loads(header)["sizes"]) == len(mails)
+        elif path.suffix == ".mail":  # a received mail: its record, then its bytes
+            assert json.loads(path.read_bytes().partition(b"\n")[0])["mail_id"] == path.stem
         else:
-            assert path.is_dir() or path.suffix == ".eml" or path.suffix == ".lock" or (
-                path.name == "lock"), path
-    assert {".log", ".mails", ".eml"} <= kinds
+            assert path.is_dir() or path.suffix == ".lock" or path.name == "lock", path
+    assert {".log", ".mails", ".mail"} <= kinds

@@ -179,9 +179,7 @@ class Service:
         """``accept`` for several mails, made durable together (fewer disk flushes). Takes
         only the inbox's lock: mail comes in while a step is processed."""
         mails = [(raw, header_summary(raw)[1]) for raw in raws]
-        # The slow part, the bytes, before the lock.
-        self.store.keep_raw(*((raw, mid) for raw, mid in mails if not self.store.seen(mid)))
-        return self.store.receive_many(mails, received_at=now, kept=True)
+        return self.store.receive_many(mails, received_at=now)
 
     def receive(self, raw: bytes, now: datetime) -> None:
         """Take one mail in and process everything waiting."""

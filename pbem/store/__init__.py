@@ -8,8 +8,9 @@ Layout under the root folder::
                                   takes more than one takes them in the order listed here
     index.json                    TinyDB: the list of games
     due.json                      the deadline tick's note of when each game is next due
-    inbox/<mail_id>.json          a received mail not yet done (its seq keeps arrival order)
-    mail/<aa>/<mail_id>.eml       raw received mail; <mail_id>.json once it is done
+    inbox/<mail_id>.mail          a received mail not yet done: a JSON line (its seq keeps
+                                  arrival order), then the mail's bytes
+    mail/<aa>/<mail_id>.mail      the same file, moved here once the mail is done
     outbox/<game_id>.<token>.mails   bytes of the mails one commit queued, written before the
                                   commit naming them; removed once every one is sent
     games/<game_id>/setup.json    written once
@@ -58,8 +59,8 @@ class Store(Log, Inbox):
     def recover(self) -> None:
         """Finish what a killed writer left half done; run it at start, holding the lock."""
         self._require_lock("recover the store")
-        # A writer that takes no lock (keep_raw) may be writing a temp file right now: only
-        # those older than any write are left.
+        # Receiving and marking sent take only their own small locks, so a temp file may be
+        # being written right now: only those older than any write are left.
         for temp in temp_files(self.root, older_than=_TEMP_AGE):
             temp.unlink(missing_ok=True)
         waiting = [item.mail_id for item in self.inbox()]

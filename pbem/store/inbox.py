@@ -2,60 +2,55 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pbem.atomicfile import dump_json, fsync_dir, make_dir, read_json, write_many_atomic
+from pbem.atomicfile import dump_json, fsync_dir, make_dir, write_many_atomic
 from pbem.errors import StoreError
 from pbem.store.items import InboxItem, check_mail_id, mail_id_for, stored_time
 from pbem.store.lock import Locked
 
+_MAIL = ".mail"  # a JSON line (the inbox record), then the mail's bytes as received
+
 
 class Inbox(Locked):
-    """Receiving mail, and the inbox of mails not yet done."""
+    """Receiving mail, and the inbox of mails not yet done.
+
+    A received mail is one file, its record on the first line and its bytes after: in
+    ``inbox/`` while it waits, moved to ``mail/<aa>/`` once done (a rename: creating a file
+    is what costs the disk most, so each mail makes just one)."""
 
     def _pending_path(self, mail_id: str) -> Path:
-        return self.root / "inbox" / f"{mail_id}.json"
+        return self.root / "inbox" / f"{mail_id}{_MAIL}"
 
-    def _mail_path(self, mail_id: str, suffix: str) -> Path:
-        return self.root / "mail" / mail_id[:2] / f"{mail_id}{suffix}"
+    def _done_path(self, mail_id: str) -> Path:
+        return self.root / "mail" / mail_id[:2] / f"{mail_id}{_MAIL}"
 
     def seen(self, message_id: str) -> bool:
         """Tell whether a mail with this Message-ID was received (waiting or done)."""
         mail_id = mail_id_for(message_id)
-        return self._pending_path(mail_id).exists() or self._mail_path(mail_id, ".json").exists()
+        return self._pending_path(mail_id).exists() or self._done_path(mail_id).exists()
 
-    def keep_raw(self, *mails: tuple[bytes, str]) -> None:
-        """Write mails' bytes (with their Message-IDs) durably where ``receive`` looks for
-        them; needs no lock (each file is its mail's alone), so the locked part of receiving
-        is small."""
-        files = [(self._mail_path(mail_id_for(message_id), ".eml"), raw)
-                 for raw, message_id in mails]
-        for folder in {path.parent for path, _ in files}:
-            make_dir(folder)
-        write_many_atomic(files)
-
-    def receive(self, raw: bytes, *, message_id: str, received_at: str | datetime,
-                kept: bool = False) -> str | None:
-        """Give the new mail's id after keeping it durably, or None if already received.
-        ``kept``: ``keep_raw`` already wrote these bytes."""
-        return self.receive_many([(raw, message_id)], received_at=received_at, kept=kept)[0]
+    def receive(self, raw: bytes, *, message_id: str, received_at: str | datetime) -> str | None:
+        """Give the new mail's id after keeping it durably, or None if already received."""
+        return self.receive_many([(raw, message_id)], received_at=received_at)[0]
 
     def receive_many(self, mails: Sequence[tuple[bytes, str]], *,
-                     received_at: str | datetime, kept: bool = False) -> list[str | None]:
+                     received_at: str | datetime) -> list[str | None]:
         """``receive`` for several mails (bytes, Message-ID), made durable together.
 
         Receiving takes the inbox's own lock, not the store's: mail comes in while a step is
         processed (it only adds files; processing reads the inbox once a round).
         """
         with self._small_lock("inbox.lock"):
-            return self._receive_many(mails, received_at, kept)
+            return self._receive_many(mails, received_at)
 
-    def _receive_many(self, mails: Sequence[tuple[bytes, str]], received_at: str | datetime,
-                      kept: bool) -> list[str | None]:
+    def _receive_many(self, mails: Sequence[tuple[bytes, str]],
+                      received_at: str | datetime) -> list[str | None]:
         ids: list[str | None] = []
         new: dict[str, tuple[bytes, str]] = {}
         for raw, message_id in mails:
@@ -66,27 +61,25 @@ class Inbox(Locked):
                 new[mail_id] = (raw, message_id)
         if not new:
             return ids
-        if not kept:
-            self.keep_raw(*new.values())
         seq = 1 + max((i["seq"] for i in self._pending_records()), default=-1)
-        records = [(self._pending_path(mail_id), dump_json({
+        write_many_atomic([(self._pending_path(mail_id), b"%s\n%s" % (dump_json({
             "mail_id": mail_id, "message_id": message_id, "received_at": stored_time(received_at),
-            "seq": seq + n})) for n, (mail_id, (_, message_id)) in enumerate(new.items())]
-        write_many_atomic(records)  # the commit point: from here on they are "seen"
-        return ids
+            "seq": seq + n}), raw)) for n, (mail_id, (raw, message_id)) in enumerate(new.items())])
+        return ids  # from here on they are "seen"
 
     def _pending_records(self) -> list[dict[str, Any]]:
-        # A record never changes once written (it is only removed), so each is read once.
+        # A record never changes once written (the file is only moved), so each is read once.
         folder = self.root / "inbox"
         known, self._records = self._records, {}
         for name in os.listdir(folder):
-            if not name.endswith(".json"):
+            if not name.endswith(_MAIL):
                 continue
             if name in known:
                 self._records[name] = known[name]
                 continue
             try:
-                self._records[name] = read_json(folder / name)
+                with open(folder / name, "rb") as handle:
+                    self._records[name] = json.loads(handle.readline())
             except FileNotFoundError:  # marked done meanwhile by the writing process
                 continue
         return list(self._records.values())
@@ -99,10 +92,13 @@ class Inbox(Locked):
     def raw_mail(self, mail_id: str) -> bytes:
         """Give the raw bytes of a received mail."""
         check_mail_id(mail_id)
-        try:
-            return self._mail_path(mail_id, ".eml").read_bytes()
-        except FileNotFoundError:
-            raise StoreError("No received mail has this id.", text=mail_id) from None
+        for path in (self._pending_path(mail_id), self._done_path(mail_id)):
+            try:
+                data = path.read_bytes()
+            except FileNotFoundError:  # (done meanwhile, if it was waiting)
+                continue
+            return data[data.index(b"\n") + 1:]
+        raise StoreError("No received mail has this id.", text=mail_id)
 
     def inbox_done(self, *mail_ids: str) -> None:
         """Take mails off the inbox for good (they stay seen); doing it twice is harmless."""
@@ -110,13 +106,14 @@ class Inbox(Locked):
         moved = False
         for mail_id in mail_ids:
             check_mail_id(mail_id)
-            pending, done = self._pending_path(mail_id), self._mail_path(mail_id, ".json")
+            pending, done = self._pending_path(mail_id), self._done_path(mail_id)
             if pending.exists():
+                make_dir(done.parent)
                 os.replace(pending, done)
                 moved = True
             elif not done.exists():
                 raise StoreError("No received mail has this id.", text=mail_id)
         if moved:  # the renames made durable: each folder fsynced once, for all of them
-            for folder in {self._mail_path(m, "").parent for m in mail_ids}:
+            for folder in {self._done_path(m).parent for m in mail_ids}:
                 fsync_dir(folder)
             fsync_dir(self.root / "inbox")
