@@ -43,6 +43,12 @@ class Outbox(Games):
                 found.setdefault(name.rsplit(".", 2)[0], []).append(name)
         return found
 
+    def _bundle_ids(self, name: str) -> list[str]:
+        """Give the outbox ids of the mails in a bundle (FileNotFoundError once it went)."""
+        with open(self.root / "outbox" / name, "rb") as handle:
+            ids: list[str] = json.loads(handle.readline())["ids"]
+        return ids
+
     def _bundle(self, name: str) -> dict[str, bytes]:
         """Give the mails' bytes in a bundle by outbox id (FileNotFoundError once it went)."""
         data = (self.root / "outbox" / name).read_bytes()
@@ -154,7 +160,7 @@ class Outbox(Games):
             sent = journal.records()
             # Tidying, redone by the next commit or recover() if lost.
             with contextlib.suppress(FileNotFoundError):
-                if all(i in sent for i in self._bundle(bundle)):
+                if all(i in sent for i in self._bundle_ids(bundle)):
                     bundle_path.unlink()
 
     def mark_failed(self, outbox_id: str, *, error: str, retry_at: str | datetime,
