@@ -186,6 +186,14 @@ def test_mail_is_received_while_another_holds_the_store_lock(tmp_path: Path) -> 
     assert seqs == sorted(set(seqs))
 
 
+def test_a_store_of_the_earlier_layout_is_refused_untouched(tmp_path: Path) -> None:
+    (tmp_path / "sent" / "ab").mkdir(parents=True)
+    with pytest.raises(StoreError, match="earlier pbem") as refused:
+        Store(tmp_path)
+    assert "new store folder" in str(refused.value.suggestion)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sent"]
+
+
 def read_seq(root: Path, mail_id: str) -> int:
     with (root / "inbox" / f"{mail_id}.mail").open("rb") as handle:
         value: int = json.loads(handle.readline())["seq"]

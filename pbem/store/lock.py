@@ -33,6 +33,12 @@ class Locked:
         # (the index file's stamp, the ids, the ids by case-folded name); see _game_index
         self._index_cache: tuple[list[int], tuple[str, ...], dict[str, str]] | None = None
         self._journals = Journals()
+        if (self.root / "sent").is_dir():
+            raise StoreError(
+                f"The store {self.root} was written by an earlier pbem, which kept a file per "
+                "mail (it has a sent/ folder); this one cannot read it.",
+                suggestion="Finish its games with the pbem that wrote it (or `pbem export` "
+                           "them), and give this one a new store folder.")
         for folder in ("inbox", "mail", "outbox", "games"):
             make_dir(self.root / folder)
 
