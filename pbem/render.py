@@ -7,6 +7,7 @@ HTML ones in ``.html.j2`` and are autoescaped. Undefined names are errors, never
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
 from functools import cache
 from pathlib import Path
@@ -33,9 +34,28 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         auto_reload=False,  # a template changed on disk counts from the next start
+        bytecode_cache=_compiled_cache(),
     )
     env.filters["hang"] = hang
     return env
+
+
+class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """Jinja's own cache of compiled templates, in its private folder of the user's temp
+    folder: a process would otherwise compile each template it uses (~3 ms each, 0.4 s for
+    all) again. It checks each entry against the template's source. Failing to keep one
+    (a full disk) costs only compiling it the next time."""
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def _compiled_cache() -> jinja2.BytecodeCache | None:
+    try:
+        return _CompiledTemplates()
+    except (OSError, RuntimeError):  # no private temp folder to be had: compile every time
+        return None
 
 
 def hang(text: str, first: str = "", rest: str = "", width: int = 78) -> str:

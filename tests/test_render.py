@@ -3,13 +3,15 @@ macro it replaced did, and a reader of plain text gets the same mail without its
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import jinja2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_reports_game import CARDS, DEADLINE, NOW, first, steps, turn_of
 
-from pbem import reports
+from pbem import render, reports
 from pbem.render import environment, hang
 
 # The macro as it was, on Jinja's own ``wordwrap``: the reference for every byte.
@@ -54,3 +56,19 @@ def test_a_plain_text_reader_gets_the_same_mail_without_html(lang: str) -> None:
         assert full.html and plain.html == ""
         assert (plain.subject, plain.text, plain.attachments) == (
             full.subject, full.text, full.attachments)
+
+
+def test_compiled_templates_are_kept_and_a_cache_that_fails_costs_nothing(
+        tmp_path: Path) -> None:
+    """A template compiled once is kept for the next process; a cache folder that cannot
+    be written (gone, or a full disk) does not stop a mail being rendered."""
+    source = {"t.txt.j2": "{{ x }}!"}
+    kept = jinja2.Environment(loader=jinja2.DictLoader(source),
+                              bytecode_cache=render._CompiledTemplates(str(tmp_path)))
+    assert kept.get_template("t.txt.j2").render(x=1) == "1!"
+    assert len(list(tmp_path.iterdir())) == 1
+    broken = jinja2.Environment(
+        loader=jinja2.DictLoader(source),
+        bytecode_cache=render._CompiledTemplates(str(tmp_path / "gone")))
+    assert broken.get_template("t.txt.j2").render(x=2) == "2!"
+    assert environment().bytecode_cache is not None
