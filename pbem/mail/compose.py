@@ -22,6 +22,7 @@ from email import quoprimime
 from email.header import Header
 from email.headerregistry import Address
 from email.message import Message
+from functools import lru_cache
 from typing import Any
 
 from pbem.mail.automatic import OWN_HEADER, OWN_MARK_HEADER
@@ -94,8 +95,9 @@ class OutgoingMail:
     headers: tuple[tuple[str, str], ...] = ()  # extra (name, value) pairs
 
     def __post_init__(self) -> None:
-        _address("", self.to, "to")
-        _address("", self.from_addr, "from_addr")
+        for field, value in (("to", self.to), ("from_addr", self.from_addr)):
+            if not _is_address(value):
+                raise ValueError(f"OutgoingMail.{field} is not a mail address: {value!r}")
         if self.date.tzinfo is None or self.date.utcoffset() is None:
             raise ValueError(f"OutgoingMail.date must be timezone-aware, got {self.date!r}")
         if not _MSG_ID.fullmatch(self.message_id):
@@ -218,15 +220,15 @@ def message_id_for(*parts: str, domain: str) -> str:
     return f"<{digest}@{domain}>"
 
 
-def _address(name: str, addr_spec: str, field: str) -> None:
-    """ValueError unless ``addr_spec`` (with ``name``) makes a mail address."""
+@lru_cache(maxsize=4096)  # a game writes to the same few addresses again and again
+def _is_address(addr_spec: str) -> bool:
+    """Tell whether ``addr_spec`` is a mail address (user@domain)."""
     try:
-        address = Address(display_name=_one_line(name), addr_spec=addr_spec)
+        address = Address(addr_spec=addr_spec)
     # The stdlib address parser raises HeaderParseError, or IndexError on an empty string.
-    except (ValueError, IndexError, email.errors.HeaderParseError) as exc:
-        raise ValueError(f"OutgoingMail.{field} is not a mail address: {addr_spec!r}") from exc
-    if not (address.username and address.domain):
-        raise ValueError(f"OutgoingMail.{field} is not a mail address: {addr_spec!r}")
+    except (ValueError, IndexError, email.errors.HeaderParseError):
+        return False
+    return bool(address.username and address.domain)
 
 
 def _header_text(value: str, name: str) -> str | Header:
