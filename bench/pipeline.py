@@ -29,6 +29,7 @@ measured on loopback (R = 0); this shows what the daemon makes of a transport's 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -171,8 +172,9 @@ class _DelayProxy:
         self._server.close()
 
 
-def _catch(conn: Any) -> None:
+def _catch(conn: Any, other_end: Any) -> None:
     """Run a catcher until told to stop (or until the bench is gone): the child's side."""
+    other_end.close()  # so the bench's death ends this process's pipe
     catcher = SmtpCatcher().start()
     conn.send(catcher.port)
     try:
@@ -192,8 +194,9 @@ class _CatcherProcess:
     def __init__(self) -> None:
         context = multiprocessing.get_context("fork")  # before this process has threads
         self._conn, child = context.Pipe()
-        self._process = context.Process(target=_catch, args=(child,), daemon=True)
+        self._process = context.Process(target=_catch, args=(child, self._conn), daemon=True)
         self._process.start()
+        child.close()  # so the child's death ends this one's pipe (recv raises EOFError)
         self.port: int = self._conn.recv()
 
     def mails(self) -> list[tuple[str, bytes]]:
@@ -207,7 +210,8 @@ class _CatcherProcess:
         return seconds
 
     def stop(self) -> None:
-        self._conn.send("stop")
+        with contextlib.suppress(OSError):  # it is gone already
+            self._conn.send("stop")
         self._process.join(30)
 
 

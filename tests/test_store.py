@@ -186,12 +186,18 @@ def test_mail_is_received_while_another_holds_the_store_lock(tmp_path: Path) -> 
     assert seqs == sorted(set(seqs))
 
 
-def test_a_store_of_the_earlier_layout_is_refused_untouched(tmp_path: Path) -> None:
-    (tmp_path / "sent" / "ab").mkdir(parents=True)
-    with pytest.raises(StoreError, match="earlier pbem") as refused:
+@pytest.mark.parametrize("left", ["index.json", "sent"])
+def test_a_store_of_the_earlier_layout_is_refused_untouched(tmp_path: Path, left: str) -> None:
+    """A store of layout 1 (a file per mail, no ``format`` file) would be misread: its
+    waiting mail ignored, its sent mail sent again."""
+    (tmp_path / left).mkdir()
+    with pytest.raises(StoreError, match="has layout 1") as refused:
         Store(tmp_path)
     assert "new store folder" in str(refused.value.suggestion)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["sent"]
+    assert [p.name for p in tmp_path.iterdir()] == [left]
+    Store(tmp_path / "new")
+    assert (tmp_path / "new" / "format").read_text() == "2\n"
+    Store(tmp_path / "new")  # and opened again
 
 
 def read_seq(root: Path, mail_id: str) -> int:
@@ -484,5 +490,5 @@ def test_every_file_the_store_writes_is_json_or_a_mail(store: Store) -> None:
         elif path.suffix == ".mail":  # a received mail: its record, then its bytes
             assert json.loads(path.read_bytes().partition(b"\n")[0])["mail_id"] == path.stem
         else:
-            assert path.is_dir() or path.suffix == ".lock" or path.name == "lock", path
+            assert path.is_dir() or path.suffix == ".lock" or path.name in ("lock", "format"), path
     assert {".log", ".mails", ".mail"} <= kinds

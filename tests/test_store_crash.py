@@ -102,17 +102,28 @@ def writer(root: Path, seed: int) -> None:
                     if rng.random() < 0.3:
                         store.mark_failed(item.outbox_id, error="451 later", retry_at="t",
                                           attempts=item.attempts + 1)
-                    else:
-                        store.mark_sent(item.outbox_id, sent_at=f"sent {n}")
+                    else:  # as the daemon does (the item), or as the command line (the id)
+                        store.mark_sent(item if rng.random() < 0.5 else item.outbox_id,
+                                        sent_at=f"sent {n}")
                 roll(store, rng)
 
 
 def check_files(root: Path) -> None:
-    """Every file the store keeps is whole (temp files of a killed write excepted)."""
+    """Every file the store keeps is whole (temp files of a killed write excepted; a
+    journal's last line may be partial, and is not read)."""
     for folder, _dirs, names in os.walk(root):
         for name in names:
-            if name.endswith(".json") and not name.endswith(TEMP_SUFFIX):
-                json.loads((Path(folder) / name).read_bytes())
+            data = (Path(folder) / name).read_bytes()
+            if name.endswith(".json"):
+                json.loads(data)
+            elif name.endswith(".log"):
+                for line in data[:data.rfind(b"\n") + 1].splitlines():
+                    json.loads(line)
+            elif name.endswith(".mails"):  # a bundle: its header, then the mails' bytes
+                header, _, mails = data.partition(b"\n")
+                assert sum(json.loads(header)["sizes"]) == len(mails), name
+            elif name.endswith(".mail"):  # a received mail: its record, then its bytes
+                assert json.loads(data.partition(b"\n")[0])["mail_id"] + ".mail" == name
 
 
 def check_log(store: Store, game: str) -> list[dict[str, Any]]:

@@ -2,10 +2,12 @@
 
 Layout under the root folder::
 
+    format                        the layout's version ("2"); a store without it is refused
     lock                          flock'ed by the one process that may write games
-    inbox.lock, outbox.lock       flock'ed while mail is received / marked sent: those add
-                                  files only, so they go on while a game is written; whoever
-                                  takes more than one takes them in the order listed here
+    inbox.lock, outbox.lock       flock'ed while mail is received / marked sent: those touch
+                                  no file a commit writes, so they go on while a game is
+                                  written; whoever takes more than one takes them in the
+                                  order listed here
     index.json                    TinyDB: the list of games
     due.json                      the deadline tick's note of when each game is next due
     inbox/<mail_id>.mail          a received mail not yet done: a JSON line (its seq keeps
@@ -64,7 +66,9 @@ class Store(Log, Inbox):
         for temp in temp_files(self.root, older_than=_TEMP_AGE):
             temp.unlink(missing_ok=True)
         waiting = [item.mail_id for item in self.inbox()]
-        for game_id in self.games() if waiting else ():
+        for game_id in self.games():
+            if not waiting:
+                break
             # A step committed, the process died before taking its mails off the inbox.
             if done := self.applied_mails(game_id, waiting):
                 self.inbox_done(*done)

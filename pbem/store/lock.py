@@ -11,12 +11,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from pbem.atomicfile import make_dir
+from pbem.atomicfile import make_dir, write_atomic
 from pbem.errors import StoreError
 from pbem.store.journal import Journals
 from pbem.store.tinyfile import HotFile
 
 SEGMENT_SIZE = 64
+FORMAT = b"2\n"  # the layout's version, in the file ``format``: a journal per game (see
+# pbem.store.journal) since 2; 1 kept a file per mail
 
 
 class Locked:
@@ -33,14 +35,28 @@ class Locked:
         # (the index file's stamp, the ids, the ids by case-folded name); see _game_index
         self._index_cache: tuple[list[int], tuple[str, ...], dict[str, str]] | None = None
         self._journals = Journals()
-        if (self.root / "sent").is_dir():
-            raise StoreError(
-                f"The store {self.root} was written by an earlier pbem, which kept a file per "
-                "mail (it has a sent/ folder); this one cannot read it.",
-                suggestion="Finish its games with the pbem that wrote it (or `pbem export` "
-                           "them), and give this one a new store folder.")
+        self._check_format()
         for folder in ("inbox", "mail", "outbox", "games"):
             make_dir(self.root / folder)
+        if not (self.root / "format").exists():
+            write_atomic(self.root / "format", FORMAT)
+
+    def _check_format(self) -> None:
+        """StoreError unless the folder is new or holds a store of this layout."""
+        try:
+            found = (self.root / "format").read_bytes()
+        except FileNotFoundError:
+            # Older stores have no format file: the first layout had these from the start.
+            if not any((self.root / name).exists() for name in ("index.json", "sent")):
+                return
+            found = b"1\n"
+        if found != FORMAT:
+            raise StoreError(
+                f"The store {self.root} has layout {found.decode(errors='replace').strip()}, "
+                f"written by another version of pbem; this one reads layout "
+                f"{FORMAT.decode().strip()} only.",
+                suggestion="Finish its games with the pbem that wrote it (its `pbem export` "
+                           "keeps a record of each), and give this one a new store folder.")
 
     @contextmanager
     def lock(self, timeout: float | None = None) -> Iterator[None]:

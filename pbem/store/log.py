@@ -44,7 +44,7 @@ class Log(Outbox):
 
     def _applied_journal(self, game_id: str) -> Journal:
         """Give the game's journal of where each applied mail's step sits in the log."""
-        return self._journals.get(self._game_dir(game_id) / "applied.log", "mail_id")
+        return self._journals.get(self._game_dir(game_id) / "applied.log", "mail_id", "index")
 
     def applied_mails(self, game_id: str, mail_ids: Iterable[str]) -> set[str]:
         """Give those of ``mail_ids`` whose step is committed in the game's log."""
@@ -53,19 +53,18 @@ class Log(Outbox):
     def _applied(self, game_id: str, hot: HotFile, mail_ids: Iterable[str]) -> set[str]:
         state, in_open = hot.state(), hot.applied_ids()
         base, size = state["base"], state["segment_size"]
-        hints = self._applied_journal(game_id).records()
+        hints = self._applied_journal(game_id).values()
         found = set()
         for mail_id in mail_ids:
             check_mail_id(mail_id)
             if mail_id in in_open:
                 found.add(mail_id)
                 continue
-            hint = hints.get(mail_id)
-            if hint is None:
+            index = hints.get(mail_id)
+            if index is None:
                 continue
             # The hint only says where to look: it may be left from a step that never
             # committed or was rolled back. Open-segment marks were checked above.
-            index = hint["index"]
             if index < base and mail_id in self._segment(game_id, index // size * size)["applied"]:
                 found.add(mail_id)
         return found

@@ -17,6 +17,7 @@ from pbem.atomicfile import dump_json, write_many_atomic
 from pbem.errors import StoreError
 from pbem.store.games import Games
 from pbem.store.items import OutboxItem, stored_time
+from pbem.store.journal import Journal
 from pbem.store.tinyfile import HotFile
 
 _BUNDLE = ".mails"
@@ -31,9 +32,12 @@ class Outbox(Games):
     line to the game's ``sent.log``; a bundle goes once every mail in it is sent.
     """
 
-    def _sent(self, game_id: str) -> dict[str, dict[str, Any]]:
-        """Give the game's sent records by outbox id."""
-        return self._journals.get(self._game_dir(game_id) / "sent.log", "outbox_id").records()
+    def _sent_journal(self, game_id: str) -> Journal:
+        return self._journals.get(self._game_dir(game_id) / "sent.log", "outbox_id", "sent_at")
+
+    def _sent(self, game_id: str) -> dict[str, str]:
+        """Give when each of the game's mails marked sent was, by outbox id."""
+        return self._sent_journal(game_id).values()
 
     def _bundles(self) -> dict[str, list[str]]:
         """Give the names of the bundle files on disk, by game (cost: one folder listing)."""
@@ -107,23 +111,20 @@ class Outbox(Games):
                 found.append((item.created_at, game_id, doc.doc_id, item))
         return [entry[3] for entry in sorted(found, key=lambda e: e[:3])]
 
-    def _queued_doc(self, outbox_id: str) -> tuple[str, HotFile, Document] | None:
-        """Give the game, hot file and record of a committed mail the hot file still lists
-        (sent or not)."""
+    def _queued_doc(self, outbox_id: str) -> tuple[str, Document] | None:
+        """Give the game and record of a committed mail the hot file still lists (sent or
+        not)."""
         for game_id in self._bundles():
             if self._has_hot(game_id):
-                hot = self._hot(game_id)
-                doc = hot.outbox.get(where("outbox_id") == outbox_id)
+                doc = self._hot(game_id).outbox.get(where("outbox_id") == outbox_id)
                 if doc is not None:
-                    return game_id, hot, doc
+                    return game_id, doc
         return None
 
     def sent_at(self, outbox_id: str) -> str | None:
-        """Give when a mail was marked sent, or None if it was not."""
+        """Give when a mail was marked sent, or None if it was not (cost: every game)."""
         for game_id in self.games():
-            record = self._sent(game_id).get(outbox_id)
-            if record is not None:
-                value: str = record["sent_at"]
+            if (value := self._sent(game_id).get(outbox_id)) is not None:
                 return value
         return None
 
@@ -146,18 +147,19 @@ class Outbox(Games):
                 if self.sent_at(outbox_id) is not None:
                     return
                 raise StoreError("No queued mail has this id.", text=outbox_id)
-            game_id, _hot, doc = queued
+            game_id, doc = queued
             bundle = doc["bundle"]
             record = {key: doc[key] for key in ("outbox_id", "to", "message_id", "created_at")}
-        journal = self._journals.get(self._game_dir(game_id) / "sent.log", "outbox_id")
+        journal = self._sent_journal(game_id)
         with self._small_lock("outbox.lock"):
-            if outbox_id in journal.records():
+            if outbox_id in journal.values():
+                journal.sync()  # its writer may have died before flushing it
                 return
             bundle_path = self.root / "outbox" / bundle
             if not bundle_path.exists():
                 raise StoreError("No queued mail has this id.", text=outbox_id)
             journal.append([record | {"sent_at": stored_time(sent_at)}])
-            sent = journal.records()
+            sent = journal.values()
             # Tidying, redone by the next commit or recover() if lost.
             with contextlib.suppress(FileNotFoundError):
                 if all(i in sent for i in self._bundle_ids(bundle)):
@@ -181,13 +183,14 @@ class Outbox(Games):
                        suggestion: str = "") -> None:
         """Change the record of a mail still queued; StoreError if sent or unknown."""
         queued = self._queued_doc(outbox_id)
-        if (queued is not None and outbox_id in self._sent(queued[0])) or (
-                queued is None and self.sent_at(outbox_id) is not None):
-            raise StoreError("This mail was already sent.", text=outbox_id)
         if queued is None:
+            if self.sent_at(outbox_id) is not None:
+                raise StoreError("This mail was already sent.", text=outbox_id)
             raise StoreError("No queued mail has this id.", text=outbox_id,
                              suggestion=suggestion or None)
-        game_id, _, doc = queued
+        game_id, doc = queued
+        if outbox_id in self._sent(game_id):
+            raise StoreError("This mail was already sent.", text=outbox_id)
         hot = self._hot(game_id, writing=True)
         hot.outbox.update(changes, doc_ids=[doc.doc_id])
         self._save(game_id, hot)

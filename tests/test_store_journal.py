@@ -1,0 +1,100 @@
+"""The store's journals (append-only JSON lines) and its outgoing bundles, at the edges a
+killed writer, a power cut or a long-running daemon leave them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from pbem.errors import StoreError
+from pbem.store import OutboxItem, Store
+from pbem.store.journal import Journal, Journals
+
+
+def journal(path: Path) -> Journal:
+    return Journal(path, "id", "at")
+
+
+def test_readers_read_only_what_was_added_and_see_every_writer(tmp_path: Path) -> None:
+    path = tmp_path / "j.log"
+    reader, writer = journal(path), journal(path)
+    assert reader.values() == {}  # no file yet
+    writer.append([{"id": "a", "at": 1}, {"id": "b", "at": 2}])
+    assert reader.values() == {"a": 1, "b": 2}
+    writer.append([{"id": "a", "at": 3}])  # a later line wins
+    assert reader.values() == {"a": 3, "b": 2}
+    assert len(reader) == 2
+
+
+def test_a_partial_last_line_is_skipped_then_cut_off_by_the_next_writer(tmp_path: Path) -> None:
+    path = tmp_path / "j.log"
+    journal(path).append([{"id": "a", "at": 1}])
+    with path.open("ab") as handle:
+        handle.write(b'{"id": "b", "a')  # a writer killed mid-line
+    reader = journal(path)
+    assert reader.values() == {"a": 1}
+    journal(path).append([{"id": "c", "at": 3}])
+    assert path.read_bytes().splitlines()[1:] == [b'{"id":"c","at":3}']
+    assert reader.values() == {"a": 1, "c": 3}
+
+
+def test_a_journal_removed_and_written_anew_is_read_anew(tmp_path: Path) -> None:
+    """Even if the new file gets the old one's inode number back, its first line tells."""
+    path = tmp_path / "j.log"
+    reader = journal(path)
+    journal(path).append([{"id": "old", "at": 1}])
+    assert reader.values() == {"old": 1}
+    path.unlink()
+    assert reader.values() == {}
+    journal(path).append([{"id": "new", "at": 2}, {"id": "newer", "at": 3}])
+    assert reader.values() == {"new": 2, "newer": 3}
+    # The same inode and the same length, but other content (a restored copy, say).
+    os.truncate(path, 0)
+    with path.open("ab") as handle:
+        handle.write(b'{"id":"NEW","at":2}\n{"id":"x","at":3}\n{"id":"y","at":4}\n')
+    assert reader.values() == {"NEW": 2, "x": 3, "y": 4}
+
+
+def test_a_damaged_journal_names_itself(tmp_path: Path) -> None:
+    path = tmp_path / "sent.log"
+    path.write_bytes(b'{"id":"a","at":1}\n\0\0\0\0\n')  # what a power cut may leave
+    with pytest.raises(StoreError, match=r"sent.log is damaged") as damaged:
+        journal(path).values()
+    assert damaged.value.suggestion == "Restore it from a backup."
+
+
+def test_journals_in_memory_are_bounded_by_their_records(tmp_path: Path) -> None:
+    kept = Journals(kept=5)
+    for n in range(4):
+        path = tmp_path / f"{n}.log"
+        journal(path).append([{"id": str(k), "at": k} for k in range(2)])
+        kept.get(path, "id", "at").values()
+    # 4 journals of 2 records: past the last one taken, only those within 5 records stay.
+    kept.get(tmp_path / "3.log", "id", "at")
+    assert [p.name for p in kept._open] == ["2.log", "3.log"]
+    first = kept.get(tmp_path / "0.log", "id", "at")
+    assert first.values() == {"0": 0, "1": 1}  # read again from its file when needed
+
+
+def item(n: int) -> OutboxItem:
+    return OutboxItem(f"g1-o{n}", "g1", f"p{n}@x.test", f"<o{n}@pbem.test>", b"mail %d" % n,
+                      "2024-05-01T10:00:00")
+
+
+def test_a_bundle_stays_until_its_last_mail_is_sent(tmp_path: Path) -> None:
+    store = Store(tmp_path / "store")
+    with store.lock():
+        store.create_game("g1", {})
+        store.commit("g1", log_entries=[{"i": 0}], snapshot={}, outbox=[item(1), item(2)])
+    bundles = list((store.root / "outbox").iterdir())
+    assert len(bundles) == 1
+    first, second = store.outbox()
+    store.mark_sent(first, sent_at="t1")
+    assert bundles[0].exists() and store.outbox() == [second]
+    store.mark_sent(second, sent_at="t2")
+    assert not bundles[0].exists() and store.outbox() == []
+    assert (store.sent_at("g1-o1"), store.sent_at("g1-o2")) == ("t1", "t2")
+    store.mark_sent(second, sent_at="t3")  # again: harmless, the first time is kept
+    assert store.sent_at("g1-o2") == "t2"
