@@ -1,7 +1,7 @@
 """Append-only files of JSON lines, for what the store writes once per mail.
 
 Creating a file costs the file system far more than adding to one (here 0.3-0.9 ms of kernel
-time against tens of microseconds, the flush to disk included), so what is written for
+time, against about 0.1 ms to add a line and flush it to disk), so what is written for
 every mail (a sent record, where a mail's step sits in the log) is a line in one file per
 game, not a file of its own.
 
