@@ -181,3 +181,20 @@ def test_the_due_index_changes_nothing_a_tick_does(tmp_path: Path, no_margin: No
     assert toggles >= 2
     assert "Reminder" in fast.transcript() and fast.record("illu").seat("Carol").misses >= 1
     assert len(loaded) < ticks  # two games a tick without the index
+
+
+def test_a_game_that_cannot_be_ticked_holds_up_no_other(
+        tmp_path: Path, no_margin: None, caplog: pytest.LogCaptureFixture) -> None:
+    """A game whose snapshot is damaged fails its own tick, logged with its name; the other
+    game's deadline still passes on time, and the next tick tries the damaged one again."""
+    room = Mailroom(tmp_path)
+    room.new_game("broken", [("Dan", ""), ("Eve", "")], seed="0d" * 32)
+    room.new_game("illu", PLAYERS)
+    with room.store.lock():
+        room.store.commit("broken", log_entries=[], snapshot={"damaged": True})
+    room.tick(hours=73)  # past illu's orders deadline
+    assert room.record("illu").seat("Carol").misses == 1
+    failures = [r for r in caplog.records if "deadlines of game broken failed" in r.message]
+    room.tick(hours=1)
+    assert len(failures) == 1
+    assert len([r for r in caplog.records if "game broken failed" in r.message]) == 2

@@ -130,6 +130,25 @@ def test_a_second_process_holding_the_lock_makes_a_timeout_fail(tmp_path: Path) 
     assert s.games() == ["g1"]
 
 
+def test_a_lock_held_by_another_program_is_not_blamed_on_a_gone_process(
+        tmp_path: Path) -> None:
+    """A backup holds the locks with flock(1) (deploy/BACKUPS.md), which writes no process
+    id: the id left by the last pbem process that took the lock is not named."""
+    s = Store(tmp_path)
+    with s.lock():
+        pass  # leaves this process's id in the file: make it one that does not run
+    (tmp_path / "lock").write_text("999999999\n")
+    backup = subprocess.Popen(["flock", str(tmp_path / "lock"), "sh", "-c", "echo held; sleep 30"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert backup.stdout is not None and backup.stdout.readline() == "held\n"
+        with pytest.raises(StoreError, match="in use by another program"), s.lock(0.2):
+            pass
+    finally:
+        backup.kill()
+        backup.wait()
+
+
 @pytest.mark.parametrize("timeout", [None, 10.0])
 def test_lock_waits_for_the_other_process_to_let_go(tmp_path: Path, timeout: float | None) -> None:
     s = Store(tmp_path)
@@ -238,6 +257,30 @@ def test_create_game_lists_it_and_starts_empty(store: Store) -> None:
     assert list(store.log("g2")) == []
     with pytest.raises(StoreError, match="already exists"):
         store.create_game("g2", {})
+
+
+def test_a_game_is_created_with_its_first_snapshot_all_or_nothing(store: Store) -> None:
+    """One commit point for a new game: listed with its snapshot and first entries, or not
+    at all; a creation that died before listing it may be done again, but a folder with
+    anything committed since is never overwritten."""
+    store.create_game("g2", {"seed": 2}, snapshot={"s": 0}, log_entries=[{"i": 0}])
+    assert (store.snapshot("g2"), list(store.log("g2"))) == ({"s": 0}, [{"i": 0}])
+
+    def unlist(game: str) -> None:  # the index as it was before the game was listed
+        index = json.loads((store.root / "index.json").read_bytes())
+        index["games"] = {k: v for k, v in index["games"].items() if v["game_id"] != game}
+        (store.root / "index.json").write_text(json.dumps(index))
+        store._index_cache = None
+
+    unlist("g2")
+    store.create_game("g2", {"seed": 3}, snapshot={"s": 1})
+    assert (store.setup("g2"), store.snapshot("g2"), store.log_length("g2")) == (
+        {"seed": 3}, {"s": 1}, 0)
+    store.commit("g2", log_entries=[{"i": 0}], snapshot={"s": 2})
+    unlist("g2")
+    with pytest.raises(StoreError, match="index does not list"):
+        store.create_game("g2", {})
+    assert store.snapshot("g2") == {"s": 2}
 
 
 def test_bad_and_unknown_game_ids_are_refused_with_a_suggestion(store: Store) -> None:

@@ -2,7 +2,9 @@
 
 Strangers, unreadable mail, unknown games and failed authentication all end here. Nothing in
 any game changes; the reply (if any) is queued in the store's postmaster record, beside the
-times of the last replies, in one commit with the mail marked done.
+times of the last replies, in one commit with the mail marked done. Each mail leaves an entry
+in the record's log (the mail and what it got), so the record stays small however much mail
+strays: the store moves applied mails out of the hot file with each closed log segment.
 """
 
 from __future__ import annotations
@@ -57,13 +59,11 @@ class Postmaster:
             item = outbox_item(f"{POSTMASTER}-{mail_id}", "", to, "", rendered, now=now,
                                sender=self.sender, in_reply_to=reply_to)
             items.append(replace(item, game_id=POSTMASTER))
-        self.store.commit(POSTMASTER, log_entries=[], snapshot=None, meta=meta,
-                          mail_ids=[mail_id], outbox=items)
+        self._commit(mail_id, problem if items else "", meta, items)
 
     def note(self, mail_id: str, now: datetime) -> None:
         """Mark a mail done without answering it (automatic mail, floods)."""
-        self.store.commit(POSTMASTER, log_entries=[], snapshot=None, meta=self._meta(now),
-                          mail_ids=[mail_id])
+        self._commit(mail_id, "", self._meta(now), [])
 
     def failed(self, mail_id: str, now: datetime, error: str) -> None:
         """Set aside a mail whose processing broke (a bug, not the player's mistake): it is
@@ -78,8 +78,13 @@ class Postmaster:
             item = outbox_item(f"{POSTMASTER}-failed-{mail_id}", "", self.sender.gm_address,
                                "", rendered, now=now, sender=self.sender)
             items.append(replace(item, game_id=POSTMASTER))
-        self.store.commit(POSTMASTER, log_entries=[], snapshot=None, meta=meta,
-                          mail_ids=[mail_id], outbox=items)
+        self._commit(mail_id, "failed", meta, items)
+
+    def _commit(self, mail_id: str, answer: str, meta: dict[str, Any],
+                items: list[OutboxItem]) -> None:
+        """The mail done, with its log entry (``answer``: the reply sent, if any)."""
+        self.store.commit(POSTMASTER, log_entries=[{"mail_id": mail_id, "answer": answer}],
+                          snapshot=None, meta=meta, mail_ids=[mail_id], outbox=items)
 
     def _meta(self, now: datetime) -> dict[str, Any]:
         meta = self.store.meta(POSTMASTER)

@@ -103,10 +103,8 @@ class Service:
             note(table)
             entries = table.entries
         with self.store.lock():
-            self.store.create_game(game_id, {"setup": to_json(setup),
-                                             "service": to_json(service)})
-            self.store.commit(game_id, log_entries=entries,
-                              snapshot=self._snapshot(state, service), expect_length=0)
+            self.store.create_game(game_id, {"setup": to_json(setup), "service": to_json(service)},
+                                   snapshot=self._snapshot(state, service), log_entries=entries)
 
     def start_game(self, game_id: str, now: datetime,
                    note: Callable[[Table], object] | None = None) -> dict[str, str]:
@@ -232,7 +230,12 @@ class Service:
                 if stamp is not None and still_quiet(mark, stamp, now):
                     kept[game_id] = mark
                     continue
-                changed, due = self._tick_game(game_id, now)
+                try:
+                    changed, due = self._tick_game(game_id, now)
+                except Exception:  # one game's trouble must not stop the others' deadlines
+                    log.exception("the deadlines of game %s failed; the other games go on",
+                                  game_id)
+                    continue
                 if stamp is not None and not changed:
                     kept[game_id] = {"stamp": stamp, "checked": iso(now),
                                      "due": None if due is None else iso(due)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import shutil
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,8 +81,11 @@ class Games(Locked):
         while len(self._hot_files) > _HOT_CACHED:
             del self._hot_files[next(iter(self._hot_files))]
 
-    def create_game(self, game_id: str, setup: dict[str, Any]) -> None:
-        """Create an empty game (no snapshot, empty log); StoreError if it exists."""
+    def create_game(self, game_id: str, setup: dict[str, Any], *,
+                    snapshot: dict[str, Any] | None = None,
+                    log_entries: Sequence[dict[str, Any]] = ()) -> None:
+        """Create a game with its first snapshot and log entries (by default none: an empty
+        game), all or nothing; StoreError if it exists."""
         self._require_lock("create a game")
         check_game_id(game_id)
         if game_id in self.games():
@@ -89,8 +93,7 @@ class Games(Locked):
         folder = self._game_dir(game_id)
         # Not in the index but on disk: an earlier create_game died before listing it, and
         # it is safe to start over only if nothing was ever committed to it.
-        if (folder / "hot.json").exists() and (
-                self.log_length(game_id) or self.snapshot(game_id) is not None):
+        if (folder / "hot.json").exists() and not self._hot(game_id).state().get("fresh"):
             raise StoreError(
                 f"The folder {folder} holds a game the index does not list.",
                 suggestion="The index may be damaged: restore index.json from a backup.")
@@ -102,9 +105,15 @@ class Games(Locked):
         except (TypeError, ValueError) as error:
             raise StoreError(f"Cannot save the setup: {error}.", suggestion=JSON_HINT) from error
         hot = HotFile(folder / "hot.json")
-        hot.game.insert(Document({"snapshot": None, "meta": {}, "base": 0,
+        # "fresh" until the first commit: a creation that died before listing the game
+        # leaves a folder that may be created again.
+        hot.game.insert(Document({"snapshot": snapshot, "meta": {}, "base": 0, "fresh": True,
                                   "segment_size": self._segment_size}, doc_id=1))
-        hot.save()
+        hot.set_open(0, log_entries, {})  # the next commit closes segments if it is long
+        try:
+            hot.save()
+        except (TypeError, ValueError) as error:
+            raise StoreError(f"Cannot save the game: {error}.", suggestion=JSON_HINT) from error
         index = TinyFile(self.root / "index.json")
         index.table("games").insert({"game_id": game_id})
         self._index_cache = None

@@ -97,9 +97,8 @@ class Locked:
             except BlockingIOError:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
                     raise StoreError(
-                        f"The game store {self.root} is in use by process {holder}.",
+                        f"The game store {self.root} is in use by {_holder(fd)}.",
                         suggestion="Wait for it to finish (or stop the pbem daemon) and retry.",
                     ) from None
                 time.sleep(min(0.02, remaining))
@@ -121,3 +120,18 @@ class Locked:
                 f"Cannot {action} without holding the store lock.",
                 suggestion="Do it inside `with store.lock():`.",
             )
+
+
+def _holder(fd: int) -> str:
+    """Name who holds the lock: the pbem process that wrote its id in the lock file, if it
+    still runs; a backup's flock(1), say, writes none."""
+    text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+    if text.isdigit():
+        try:
+            os.kill(int(text), 0)
+            return f"process {text}"
+        except ProcessLookupError:
+            pass
+        except PermissionError:  # it runs, as another user
+            return f"process {text}"
+    return "another program (a backup, perhaps: see deploy/BACKUPS.md)"

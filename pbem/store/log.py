@@ -131,7 +131,7 @@ class Log(Outbox):
             entries, base = entries[size:], end
         hot.set_open(base, entries, applied)
         self._drop_sent(game_id, hot)
-        changes: dict[str, Any] = {}
+        changes: dict[str, Any] = {"fresh": False}
         if snapshot is not None:
             changes["snapshot"] = snapshot
         if meta is not None:

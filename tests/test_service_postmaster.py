@@ -1,0 +1,30 @@
+"""The postmaster's record stays small however much mail strays to it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from transcripts.harness import Mailroom
+
+from pbem.service.postmaster import POSTMASTER
+from pbem.store import SEGMENT_SIZE, mail_id_for
+
+
+def test_stray_mail_leaves_an_entry_each_and_the_hot_record_stays_small(
+        tmp_path: Path) -> None:
+    """150 mails from a stranger: the first is answered, the others only noted; each is
+    applied once, and its entry in the postmaster's log closes segments, so the applied
+    mails the hot file carries stay under one segment's worth."""
+    room = Mailroom(tmp_path)
+    room.new_game("illu", [("Alice", ""), ("Bob", "")])
+    answers = [room.mail("Mallory", "hello?", address="mallory@example.net",
+                         message_id=f"<stray{n}@example.net>") for n in range(150)]
+    assert [len(a) for a in answers] == [1] + [0] * 149
+    store = room.store
+    assert store.applied_mails(POSTMASTER, [mail_id_for(f"<stray{n}@example.net>")
+                                            for n in range(150)]) == {
+        mail_id_for(f"<stray{n}@example.net>") for n in range(150)}
+    entries = list(store.log(POSTMASTER))
+    assert [e["answer"] for e in entries] == ["unreadable"] + [""] * 149  # no orders in it
+    with store.lock():
+        assert len(store._hot(POSTMASTER).applied_ids()) < SEGMENT_SIZE
