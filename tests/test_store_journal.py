@@ -66,13 +66,14 @@ def test_a_damaged_journal_names_itself(tmp_path: Path) -> None:
 
 
 def test_journals_in_memory_are_bounded_by_their_records(tmp_path: Path) -> None:
+    """Each journal is counted when taken (it is taken on every use): four of two records
+    each, taken twice, leave the last two within five records."""
     kept = Journals(kept=5)
     for n in range(4):
         path = tmp_path / f"{n}.log"
         journal(path).append([{"id": str(k), "at": k} for k in range(2)])
         kept.get(path, "id", "at").values()
-    # 4 journals of 2 records: past the last one taken, only those within 5 records stay.
-    kept.get(tmp_path / "3.log", "id", "at")
+        kept.get(path, "id", "at")
     assert [p.name for p in kept._open] == ["2.log", "3.log"]
     first = kept.get(tmp_path / "0.log", "id", "at")
     assert first.values() == {"0": 0, "1": 1}  # read again from its file when needed

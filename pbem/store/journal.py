@@ -111,16 +111,19 @@ class Journal:
 
 class Journals:
     """The journals one store object reads, the most recently used kept in memory as long
-    as those before the one taken last hold no more than ``kept`` records in all (a daemon
-    serves many games; a game's journals grow with its length)."""
+    as they hold no more than ``kept`` records in all (a daemon serves many games; a game's
+    journals grow with its length). A journal's records are counted when it is taken."""
 
     def __init__(self, kept: int = 200_000) -> None:
         self._kept = kept
-        self._open: OrderedDict[Path, Journal] = OrderedDict()
+        self._open: OrderedDict[Path, tuple[Journal, int]] = OrderedDict()  # with its count
+        self._total = 0
 
     def get(self, path: Path, key: str, value: str) -> Journal:
-        journal = self._open.pop(path, None) or Journal(path, key, value)
-        self._open[path] = journal
-        while len(self._open) > 1 and sum(map(len, self._open.values())) > self._kept:
-            self._open.popitem(last=False)
+        entry = self._open.pop(path, None)
+        journal, counted = entry if entry is not None else (Journal(path, key, value), 0)
+        self._open[path] = (journal, len(journal))
+        self._total += len(journal) - counted
+        while len(self._open) > 1 and self._total > self._kept:
+            self._total -= self._open.popitem(last=False)[1][1]
         return journal

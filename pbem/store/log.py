@@ -130,7 +130,7 @@ class Log(Outbox):
             applied = {m: i for m, i in applied.items() if i >= end}
             entries, base = entries[size:], end
         hot.set_open(base, entries, applied)
-        self._drop_sent(game_id, hot)
+        emptied = self._drop_sent(game_id, hot)
         changes: dict[str, Any] = {"fresh": False}
         if snapshot is not None:
             changes["snapshot"] = snapshot
@@ -143,7 +143,7 @@ class Log(Outbox):
              "retry_at": i.retry_at, "last_error": i.last_error, "bundle": bundle}
             for i in queued)
         self._save(game_id, hot)  # the commit point
-        self._tidy_bundles(game_id, hot)
+        self._remove_bundles(emptied, hot)
 
     def _write_segment(self, game_id: str, start: int, segment: dict[str, Any]) -> None:
         path = self._game_dir(game_id) / "segments" / f"{start:010d}.json"
@@ -161,8 +161,9 @@ class Log(Outbox):
         hot = self._hot(game_id, writing=True)
         self._cut(game_id, hot, length)
         hot.game.update({"snapshot": snapshot}, doc_ids=[1])
-        self._drop_sent(game_id, hot)
+        emptied = self._drop_sent(game_id, hot)
         self._save(game_id, hot)
+        self._remove_bundles(emptied, hot)
 
     def _cut(self, game_id: str, hot: HotFile, length: int) -> None:
         """Cut the hot file's log to ``length`` entries, in memory (the caller saves)."""

@@ -195,15 +195,26 @@ class Outbox(Games):
         hot.outbox.update(changes, doc_ids=[doc.doc_id])
         self._save(game_id, hot)
 
-    def _drop_sent(self, game_id: str, hot: HotFile) -> None:
-        """Drop the mails already sent from a hot file about to be saved."""
+    def _drop_sent(self, game_id: str, hot: HotFile) -> set[str]:
+        """Drop the mails already sent from a hot file about to be saved; give the bundles
+        they were in."""
         sent = self._sent(game_id)
-        if done := [doc.doc_id for doc in hot.outbox if doc["outbox_id"] in sent]:
-            hot.outbox.remove(doc_ids=done)
+        done = [doc for doc in hot.outbox if doc["outbox_id"] in sent]
+        if done:
+            hot.outbox.remove(doc_ids=[doc.doc_id for doc in done])
+        return {doc["bundle"] for doc in done}
+
+    def _remove_bundles(self, names: set[str], hot: HotFile) -> None:
+        """Remove those of the bundles no mail still queued in the saved hot file is in
+        (``mark_sent`` removed most already)."""
+        for name in names - {doc["bundle"] for doc in hot.outbox}:
+            with contextlib.suppress(FileNotFoundError):
+                (self.root / "outbox" / name).unlink()
 
     def _tidy_bundles(self, game_id: str, hot: HotFile | None) -> None:
-        """Remove the game's bundles that hold no mail left to send: all sent, or written by
-        a step that never committed (``hot`` None: the game was never created)."""
+        """Remove every bundle of the game that holds no mail left to send: all sent, or
+        written by a step that never committed (``hot`` None: the game was never created).
+        For ``recover``: it lists the whole outbox folder."""
         names = self._bundles().get(game_id, [])
         keep = {doc["bundle"] for doc in self._pending(game_id, hot)} if hot else set()
         for name in names:
