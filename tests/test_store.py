@@ -496,13 +496,17 @@ def test_recover_finishes_inbox_done_after_a_committed_step(store: Store) -> Non
 def test_recover_drops_litter_of_a_killed_writer(store: Store) -> None:
     with pytest.raises(StoreError):
         store.commit("g1", log_entries=[], snapshot={"bad": float("nan")}, outbox=[mail(5)])
-    litter = store.root / "games/g1/.hot.json.abc.tmp"
-    litter.write_bytes(b'{"half')
-    os.utime(litter, (time.time() - 3600, time.time() - 3600))
-    in_flight = store.root / "games/g1/.hot.json.def.tmp"  # a writer without the lock
+    litter = [store.root / "games/g1/.hot.json.abc.tmp", store.root / "inbox/.x.mail.a.tmp"]
+    for path in litter:  # however young: their writers hold the store's or the inbox's lock
+        path.write_bytes(b'{"half')
+    (store.root / "daemon").mkdir()
+    old_cursor = store.root / "daemon/.imap-cursor.json.abc.tmp"
+    old_cursor.write_bytes(b'{"half')
+    os.utime(old_cursor, (time.time() - 3600, time.time() - 3600))
+    in_flight = store.root / "daemon/.imap-cursor.json.def.tmp"  # its writer takes no lock
     in_flight.write_bytes(b'{"be')
     store.recover()
-    assert not litter.exists()
+    assert not any(path.exists() for path in [*litter, old_cursor])
     assert in_flight.exists()
     assert list((store.root / "outbox").iterdir()) == []
     assert store.snapshot("g1") is None

@@ -61,10 +61,16 @@ class Store(Log, Inbox):
     def recover(self) -> None:
         """Finish what a killed writer left half done; run it at start, holding the lock."""
         self._require_lock("recover the store")
-        # Receiving and marking sent take only their own small locks, so a temp file may be
-        # being written right now: only those older than any write are left.
-        for temp in temp_files(self.root, older_than=_TEMP_AGE):
-            temp.unlink(missing_ok=True)
+        # Whoever writes games/, outbox/ or the inbox holds the store's lock (held here) or
+        # the inbox's (taken now): their temp files are a killed writer's. The IMAP
+        # cursor's writer and a new store's first write hold neither (in daemon/ and the
+        # store's own folder): of theirs, only those older than any write go.
+        old = set(temp_files(self.root, older_than=_TEMP_AGE))
+        unlocked = (self.root, self.root / "daemon")
+        with self._small_lock("inbox.lock"):
+            for temp in temp_files(self.root):
+                if temp in old or temp.parent not in unlocked:
+                    temp.unlink(missing_ok=True)
         waiting = [item.mail_id for item in self.inbox()]
         for game_id in self.games():
             if not waiting:
