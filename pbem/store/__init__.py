@@ -79,6 +79,8 @@ class Store(Log, Inbox):
             if done := self.applied_mails(game_id, waiting):
                 self.inbox_done(*done)
                 waiting = [mail_id for mail_id in waiting if mail_id not in done]
-        for game_id in self._bundles():
-            hot = self._hot(game_id) if self._has_hot(game_id) else None
-            self._tidy_bundles(game_id, hot)
+        # Bundles with no mail left to send: all sent, or written by a step that never
+        # committed (or for a game whose creation never finished).
+        for game_id, names in self._bundles().items():
+            pending = self._pending(game_id, self._hot(game_id)) if self._has_hot(game_id) else []
+            self._remove_bundles(set(names) - {doc["bundle"] for doc in pending})

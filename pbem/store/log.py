@@ -143,7 +143,7 @@ class Log(Outbox):
              "retry_at": i.retry_at, "last_error": i.last_error, "bundle": bundle}
             for i in queued)
         self._save(game_id, hot)  # the commit point
-        self._remove_bundles(emptied, hot)
+        self._remove_bundles(emptied)
 
     def _write_segment(self, game_id: str, start: int, segment: dict[str, Any]) -> None:
         path = self._game_dir(game_id) / "segments" / f"{start:010d}.json"
@@ -163,7 +163,7 @@ class Log(Outbox):
         hot.game.update({"snapshot": snapshot}, doc_ids=[1])
         emptied = self._drop_sent(game_id, hot)
         self._save(game_id, hot)
-        self._remove_bundles(emptied, hot)
+        self._remove_bundles(emptied)
 
     def _cut(self, game_id: str, hot: HotFile, length: int) -> None:
         """Cut the hot file's log to ``length`` entries, in memory (the caller saves)."""

@@ -197,27 +197,15 @@ class Outbox(Games):
 
     def _drop_sent(self, game_id: str, hot: HotFile) -> set[str]:
         """Drop the mails already sent from a hot file about to be saved; give the bundles
-        they were in."""
+        no mail left in it is in (to remove once it is saved)."""
         sent = self._sent(game_id)
         done = [doc for doc in hot.outbox if doc["outbox_id"] in sent]
         if done:
             hot.outbox.remove(doc_ids=[doc.doc_id for doc in done])
-        return {doc["bundle"] for doc in done}
+        return {doc["bundle"] for doc in done} - {doc["bundle"] for doc in hot.outbox}
 
-    def _remove_bundles(self, names: set[str], hot: HotFile) -> None:
-        """Remove those of the bundles no mail still queued in the saved hot file is in
-        (``mark_sent`` removed most already)."""
-        for name in names - {doc["bundle"] for doc in hot.outbox}:
+    def _remove_bundles(self, names: set[str]) -> None:
+        """Remove bundles that hold no mail left to send (``mark_sent`` may have already)."""
+        for name in names:
             with contextlib.suppress(FileNotFoundError):
                 (self.root / "outbox" / name).unlink()
-
-    def _tidy_bundles(self, game_id: str, hot: HotFile | None) -> None:
-        """Remove every bundle of the game that holds no mail left to send: all sent, or
-        written by a step that never committed (``hot`` None: the game was never created).
-        For ``recover``: it lists the whole outbox folder."""
-        names = self._bundles().get(game_id, [])
-        keep = {doc["bundle"] for doc in self._pending(game_id, hot)} if hot else set()
-        for name in names:
-            if name not in keep:
-                with contextlib.suppress(FileNotFoundError):  # mark_sent did it meanwhile
-                    (self.root / "outbox" / name).unlink()
