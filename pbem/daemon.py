@@ -9,7 +9,8 @@ its lock holds per object, not per thread):
 - the main thread processes the inbox and ticks the deadlines, holding the store's lock for
   one round at a time, so the GM's command line (another process) interleaves between them;
 - the sending thread sends the outbox (``run_once`` sends from the main thread): reading
-  the outbox and marking a mail sent take no lock, so sending goes on during a round.
+  the outbox takes no lock and marking a mail sent only the outbox's own, so sending goes on
+  during a round.
 
 Anyone else in the process uses store objects of their own (see ``Daemon.store``).
 
