@@ -27,7 +27,10 @@ __all__ = ["announce", "bot", "edit", "extend", "pause", "remove_seat", "replace
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @common
 def rollback(game_id: str, to: int, reason: str, yes: bool, **kw: Any) -> None:
-    """Undo every step of GAME after step --to; the players are told."""
+    """Undo every step of GAME after step --to; the players are told.
+
+    The player to move then has a full orders period from now, or the deadline they had
+    if that is later (an extension is not lost)."""
     where = where_of(kw)
     if not yes:
         click.confirm(f"Undo every step of {game_id} after step {to}?", abort=True)

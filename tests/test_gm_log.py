@@ -182,6 +182,21 @@ def test_a_rollback_keeps_the_earlier_overrides_and_logs_itself(
     assert "moved 2 h later" in result.output
 
 
+def test_a_rollback_keeps_a_later_deadline_given_before(
+        game: tuple[Path, dict[str, str]]) -> None:
+    """Going back a step gives a full orders period from now, but never takes back time
+    the game master gave: an extension made before the rollback still holds."""
+    store, _ = game
+    run(store, "process", now="2024-05-05T12:00:00+00:00")  # the first deadline passed
+    run(store, "extend", "g", "--hours", "240", now="2024-05-05T12:30:00+00:00")
+    extended = snapshot(store)[1].deadline
+    assert extended.startswith("2024-05-18")
+    run(store, "rollback", "g", "--to", "1", "--yes", now="2024-05-05T14:00:00+00:00")
+    assert snapshot(store)[1].deadline == extended
+    run(store, "rollback", "g", "--to", "0", "--yes", now="2024-05-20T09:00:00+00:00")
+    assert snapshot(store)[1].deadline.startswith("2024-05-23T09:00")  # 72 h from then
+
+
 def test_a_renamed_seat_plays_under_its_new_name_only(
         game: tuple[Path, dict[str, str]]) -> None:
     """After ``pbem replace cy --name Dee`` the order language knows Dee: a mail signed Dee
