@@ -24,10 +24,14 @@ __all__ = ["archive", "export", "history_command", "replay", "verify"]
 
 @click.command("history")
 @click.argument("game_id", metavar="GAME")
-@click.option("--player", help="Only what this player may see (their own view).")
+@click.option("--player", help="Only what this player may see (their own view, their own "
+              "secrets included).")
 @common
 def history_command(game_id: str, player: str | None, **kw: Any) -> None:
-    """Print GAME's timeline, turn by turn (step numbers are for `pbem rollback`)."""
+    """Print GAME's timeline, turn by turn (step numbers are for `pbem rollback`).
+
+    Without --player it is the game master's view: every hand, secret goal and hidden
+    treasury of a game in progress. Keep it to yourself."""
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -92,8 +96,9 @@ def replay(game_id: str, check: bool, to: int | None, as_json: bool, **kw: Any) 
             difference = history.replay_difference(cards, record)
             if difference:
                 raise click.ClickException(f"The log and the snapshot differ: {difference}.")
-            click.echo(f"{game_id}: the {len(record.log)} logged steps rebuild the snapshot "
-                       "exactly.")
+            click.echo(f"{game_id}: replaying its "
+                       f"{_count(len(record.log), 'log entry', 'log entries')} gives the "
+                       "snapshot exactly.")
             return
         state = history.replayed(cards, record, to)
     except PbemError as error:
@@ -125,8 +130,8 @@ def verify(game_id: str, running: bool, **kw: Any) -> None:
     result = history.verify(cards, record)
     click.echo(f"Seed:       {result.seed}")
     click.echo(f"SHA-256:    {result.commitment}")
-    click.echo(f"Checked:    {result.setup_draws} draws of the setup, {result.steps} steps, "
-               f"{result.rolls} rolls.")
+    click.echo(f"Checked:    {_count(result.setup_draws, 'draw')} of the setup, "
+               f"{_count(result.steps, 'step')}, {_count(result.rolls, 'roll')}.")
     if result.ok:
         click.echo("Every roll and shuffle matches the seed, and the seed its commitment.")
         return
@@ -167,5 +172,12 @@ def archive_build(folder: Path, **kw: Any) -> None:
         raise BusyError(explain(error)) from error
     except PbemError as error:
         raise click.ClickException(explain(error)) from error
+    except OSError as error:
+        raise click.ClickException(f"Cannot write the archive to {folder}: "
+                                   f"{error.strerror or error}.") from error
     count = len(summaries)
     click.echo(f"Wrote {folder / 'index.html'} ({count} game{'s' if count != 1 else ''}).")
+
+
+def _count(n: int, one: str, more: str = "") -> str:
+    return f"{n} {one if n == 1 else more or one + 's'}"

@@ -161,7 +161,8 @@ def timeline_text(cards: CardSet, game: GameFile, viewer: str | None = None) -> 
 
 
 def export(game: GameFile) -> dict[str, Any]:
-    """The whole game as JSON-ready data, without the players' password hashes."""
+    """The whole game as JSON-ready data, without the players' password hashes (nor the
+    password a bot playing a seat uses, which is kept in clear)."""
     return {
         "format": "pbem-game",
         "version": 2,  # 2: the GM's overrides are entries of the log
@@ -174,8 +175,11 @@ def export(game: GameFile) -> dict[str, Any]:
     }
 
 
+_SECRET = ("password_hash", "bot_password")
+
+
 def _seat(seat: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in seat.items() if k != "password_hash"}
+    return {k: v for k, v in seat.items() if k not in _SECRET}
 
 
 def _unhashed(service: GameService) -> dict[str, Any]:

@@ -8,6 +8,7 @@ HTML ones in ``.html.j2`` and are autoescaped. Undefined names are errors, never
 from __future__ import annotations
 
 import contextlib
+import re
 import textwrap
 from functools import cache
 from pathlib import Path
@@ -37,7 +38,17 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
         bytecode_cache=_compiled_cache(),
     )
     env.filters["hang"] = hang
+    env.filters["one_stop"] = one_stop
     return env
+
+
+_DOUBLE_STOP = re.compile(r"(?<=\b[A-Z]\.)\.")
+
+
+def one_stop(text: str) -> str:
+    """``text`` without the second full stop of a sentence ending in an abbreviation
+    ("to C.I.A.." reads "to C.I.A.")."""
+    return _DOUBLE_STOP.sub("", str(text))
 
 
 class _CompiledTemplates(jinja2.FileSystemBytecodeCache):

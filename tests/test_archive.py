@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from test_cli_gm import run
 from test_history import CARDS, SEED, simulated_store
 
 from pbem import gm, history
@@ -166,6 +167,28 @@ def test_a_running_game_shows_only_what_every_player_may_see(tmp_path: Path) -> 
     assert "only what every player may see" in words
     assert "&lt;script&gt;alert(1)&lt;/script&gt; Be nice." in text  # escaped, and shown
     assert "<script>" not in text
+
+
+def test_a_rebuilt_archive_has_no_page_of_turns_a_rollback_undid(tmp_path: Path) -> None:
+    service = running_game(tmp_path / "store")
+    site = tmp_path / "site"
+    build_game(CARDS, history.read_game(service.store, "live"), site)
+    before = {p.name for p in (site / "games" / "live").glob("turn-*.html")}
+    gm.rollback(service, "live", 1, T0 + timedelta(days=5))
+    build_game(CARDS, history.read_game(service.store, "live"), site)
+    after = {p.name for p in (site / "games" / "live").glob("turn-*.html")}
+    assert after < before
+    assert after == {link for link in Page(site / "games" / "live" / "index.html").links
+                     if link.startswith("turn-")}
+
+
+def test_an_archive_folder_that_cannot_be_made_is_said_so(tmp_path: Path) -> None:
+    running_game(tmp_path / "store")
+    (tmp_path / "afile").write_text("")
+    result = run(tmp_path / "store", "archive", "build", str(tmp_path / "afile" / "site"),
+                 code=1)
+    assert f"Cannot write the archive to {tmp_path / 'afile' / 'site'}: Not a directory." in (
+        result.output)
 
 
 def test_a_game_not_started_has_a_page_without_turns(tmp_path: Path) -> None:

@@ -92,7 +92,7 @@ def gm_mails(store: Path) -> list[Message]:
 
 def assert_replays(store: Path, game: str = "g") -> None:
     result = run(store, "replay", game, "--check")
-    assert "rebuild the snapshot exactly" in result.output
+    assert "gives the snapshot exactly" in result.output
 
 
 # --- every command has help --------------------------------------------------------------------

@@ -110,7 +110,7 @@ def test_every_override_is_a_log_entry_and_the_log_still_replays(
     entry, previous = after[found[0]], after[found[0] - 1]
     assert entry["seq"] == previous["seq"]  # a GM entry keeps the step number before it
     assert entry["events"][0]["kind"] == "gm"
-    assert "rebuild the snapshot exactly" in run(store, "replay", "g", "--check").output
+    assert "gives the snapshot exactly" in run(store, "replay", "g", "--check").output
     assert "matches the seed" in run(store, "verify", "g", "--running").output
     assert "  GM  " in run(store, "history", "g").output
     assert "gm_events" not in Store(store).meta("g")

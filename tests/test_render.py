@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from test_reports_game import CARDS, DEADLINE, NOW, first, steps, turn_of
 
 from pbem import render, reports
+from pbem.engine.state import Event
 from pbem.render import environment, hang
 
 # The macro as it was, on Jinja's own ``wordwrap``: the reference for every byte.
@@ -72,3 +73,11 @@ def test_compiled_templates_are_kept_and_a_cache_that_fails_costs_nothing(
         bytecode_cache=render._CompiledTemplates(str(tmp_path / "gone")))
     assert broken.get_template("t.txt.j2").render(x=2) == "2!"
     assert environment().bytecode_cache is not None
+
+
+@pytest.mark.parametrize(("lang", "ends"), [("en", "to C.I.A."), ("fr", "à C.I.A.")])
+def test_a_sentence_ending_in_an_abbreviation_has_one_full_stop(lang: str, ends: str) -> None:
+    module = environment().get_template(f"{lang}/_events.txt.j2").module
+    text = module.event(Event("transfer", {"player": "carol", "amount": 4,  # type: ignore[attr-defined]
+                                           "from": "The UFOs", "to": "C.I.A."}))
+    assert text.endswith(ends), text

@@ -122,6 +122,10 @@ def build_game(cards: CardSet, game: GameFile, out: Path) -> GameSummary:
     _write(folder / "index.html", "archive/game.html.j2", **context, v=final, turns=turns,
            charts=charts, svgs=structure_pictures(cards, final), goals=_goals(cards, final),
            options=game.setup.options)
+    # A turn page of an earlier build that this one has not (a rollback since) would show
+    # what was undone.
+    for page in set(folder.glob("turn-*.html")) - {folder / turn.link for turn in turns}:
+        page.unlink()
     players = tuple((p.name, p.illuminati, p.status) for p in game.state.players)
     return GameSummary(game.game, status, players, game.state.turn_number,
                        game.state.winners, game.state.outcome,
