@@ -8,13 +8,16 @@ HTML ones in ``.html.j2`` and are autoescaped. Undefined names are errors, never
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import re
 import textwrap
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup, escape
 
 LANGUAGES = ("en", "fr")
 
@@ -39,7 +42,23 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
     )
     env.filters["hang"] = hang
     env.filters["one_stop"] = one_stop
+    env.filters["de"], env.filters["que"] = elided("de"), elided("que")
     return env
+
+
+def elided(word: str) -> Callable[[jinja2.nodes.EvalContext, object], str]:
+    """A filter for French templates: ``word`` before a value, elided before a vowel
+    ("de Bruno", "d'Alice"; "que Bruno", "qu'Alice")."""
+    @jinja2.pass_eval_context
+    def before(context: jinja2.nodes.EvalContext, value: object) -> str:
+        text = str(value)
+        lead = f"{word[:-1]}'" if text[:1] and text[:1].lower() in _VOWELS else f"{word} "
+        # In HTML the value is escaped as it would have been (unless it is markup already).
+        return Markup(lead) + escape(value) if context.autoescape else lead + text
+    return before
+
+
+_VOWELS = "aeiouyàâäéèêëîïôöùûü"
 
 
 _DOUBLE_STOP = re.compile(r"(?<=\b[A-Z]\.)\.")
@@ -54,8 +73,14 @@ def one_stop(text: str) -> str:
 class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
     """Jinja's own cache of compiled templates, in its private folder of the user's temp
     folder: a process would otherwise compile each template it uses (~3 ms each, 0.4 s for
-    all) again. It checks each entry against the template's source. Failing to keep one
-    (a full disk) costs only compiling it the next time."""
+    all) again. It checks each entry against the template's source; compiled code also
+    depends on the filters (whether each takes the context), defined in this module, so
+    the entries' names carry a digest of it. Failing to keep one (a full disk) costs only
+    compiling it the next time."""
+
+    def __init__(self, directory: str | None = None) -> None:
+        digest = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+        super().__init__(directory, f"__pbem_{digest}_%s.cache")
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         with contextlib.suppress(OSError):

@@ -87,7 +87,7 @@ def test_a_player_out_of_the_game_gets_no_order_form() -> None:
         report = " ".join(text(state, "bob").split())
         assert f"You are out of this game ({said})" in report
         assert "ORDERS" not in report and "# GIVE" not in report
-    assert "Vous êtes hors jeu (éliminé)" in " ".join(
+    assert "Vous êtes hors jeu (élimination)" in " ".join(
         text(update(position(), "bob", status="eliminated"), "bob", "fr").split())
     assert "ORDERS" in text(position(), "bob")
 

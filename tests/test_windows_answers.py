@@ -52,7 +52,7 @@ def test_the_services_refusals_are_in_the_players_language() -> None:
     assert "Boy Sprouts n'a que 2 MB, pas 3" in no.note
     assert no.suggestion.startswith("DEFEND 3 FROM The Gnomes of Zurich (10 MB là)")
     not_now = refused(mail(t, "bob", "PASS"))
-    assert "c'est le tour de ann, pas le vôtre" in not_now.note
+    assert "c'est le tour d'ann, pas le vôtre" in not_now.note
     assert not_now.suggestion == "envoyez ces ordres quand votre tour commencera"
 
 
@@ -136,6 +136,6 @@ def test_an_eliminated_player_gets_a_mail_of_their_own_saying_so() -> None:
     assert english.subject == "[g] You are eliminated"
     assert "You are eliminated from g, ann" in text and "no more orders to give" in text
     french = reports.mail("eliminated", "fr", None, game="g", player="ann", data=told.data)
-    assert "Vous êtes éliminé de g, ann" in " ".join(french.text.split())
+    assert "Vous êtes hors jeu dans g, ann" in " ".join(french.text.split())
     advance(t)  # told once
     assert len([n for n in t.notices if n.kind == "eliminated"]) == 1
