@@ -68,6 +68,25 @@ def test_interference_beyond_the_illuminati_treasury_is_refused_at_once() -> Non
     assert all(r.accepted for r in mail(t, "cat", "INTERFERE 10"))
 
 
+def test_interfering_in_a_privileged_attack_is_told_it_needs_interference() -> None:
+    """Rulebook, "Interference": "No one can interfere either for or against a Privileged
+    Attack" (the card Interference lets its player do it, and a privilege abolished is
+    gone): INTERFERE alone is acknowledged with that said, not silently left out at the
+    roll; after PLAY Interference it counts, and the note is not given."""
+    t = table(deal(position(), "cat", "Interference"))
+    mail(t, "ann", "ATTACK Bavarian NEUTRALIZE Boy Sprouts PRIVILEGE BAVARIAN")
+    (alone,) = mail(t, "cat", "INTERFERE 3")
+    assert alone.accepted and (
+        "The attack is privileged: this counts at the roll only if you play Interference"
+        in alone.note)
+    played = mail(t, "cat", "PLAY Interference\nINTERFERE 3")
+    assert all(r.accepted and "privileged" not in r.note for r in played)
+    mail(t, "bob", "NO RESPONSE")
+    assert t.service.window is None
+    (spent,) = [e for e in of_kind(t.events, "spend") if e.data["player"] == "cat"]
+    assert spent.data["amount"] == 3 and spent.data["side"] == "interfere"
+
+
 def test_computer_espionage_tells_the_player_what_it_revealed_and_no_one_else() -> None:
     """Computer Espionage (reference/specials.csv): "any time, see the money on one group
     or see all special cards of one player": the player learns it at once, with the

@@ -15,6 +15,8 @@ from pbem.engine.state import GameState, PendingSpecial
 from pbem.service.model import Answer, Window
 
 SECRETS = "Secrets Man Was Not Meant To Know"
+INTERFERENCE = "Interference"
+DEEP_AGENT = "Deep Agent"
 SENATE = "Senate Investigating Committee"
 # Which way a card played in a window pushes the attack.
 HELPS_ATTACK = ("assassination",)

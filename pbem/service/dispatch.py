@@ -46,7 +46,7 @@ from pbem.orders.model import (
     StandingTurnReaction,
     Status,
 )
-from pbem.service.answers import SECRETS
+from pbem.service.answers import DEEP_AGENT, INTERFERENCE, SECRETS
 from pbem.service.model import Answer, Queued
 from pbem.service.refusals import refused
 from pbem.service.table import Notice, Table
@@ -113,6 +113,7 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
             table.notify(Notice("called_off", name, {"attacker": player, "target": target}))
     elif is_answer(table, order):
         table.answer(_answer(table, player, order))
+        return _privileged_note(table, player, order)
     elif isinstance(order, PlaySpecial) and _timing(table, order) in ANY_TIME and not (
         table.state.active_player.name == player
         and (table.service.queue or table.service.window)
@@ -297,6 +298,21 @@ def _check_defence(table: Table, p: Player, target: str, sources: tuple[str, ...
         raise _refused(table, p.name, "defence_short", text=sources[0], source=sources[0],
                        have=total, other=other, other_have=have[other], **words)
     raise _refused(table, p.name, "defence_short_both", have=total, **words)
+
+
+def _privileged_note(table: Table, player: str, order: Order) -> Note:
+    """Rulebook, "Interference": "No one can interfere either for or against a Privileged
+    Attack": money offered to interfere or assist counts at the roll only if its player
+    plays Interference or the privilege is abolished by then. The acknowledgement says so
+    unless the player's own answer already sees to it."""
+    attack, window = table.state.attack, table.service.window
+    if not (isinstance(order, InterfereOrder) and attack is not None and attack.privileged
+            and window is not None and player not in attack.interference_cards):
+        return NO_NOTE
+    mine = next((a for a in window.answers if a.player == player), Answer(player))
+    if mine.abolish or {INTERFERENCE, DEEP_AGENT} & set(mine.plays):
+        return NO_NOTE
+    return ("privileged", {"card": INTERFERENCE})
 
 
 def _refused(table: Table, player: str, key: str, text: str = "",
