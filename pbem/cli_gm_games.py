@@ -22,6 +22,7 @@ from pbem.engine.cards import CardSet
 from pbem.engine.state import Options
 from pbem.errors import PbemError
 from pbem.names import CARD_ALIASES, NameMatcher
+from pbem.render import LANGUAGES
 from pbem.service.model import Timing
 
 __all__ = ["game", "games", "preview", "process"]
@@ -47,11 +48,15 @@ def game() -> None:
               show_default=True, help="Hours the active player has for orders.")
 @click.option("--response-hours", type=click.FloatRange(0, min_open=True), default=24.0,
               show_default=True, help="Hours the players have to answer an attack.")
+@click.option("--language", type=click.Choice(LANGUAGES), default="en", show_default=True,
+              help="The language of the players' mail, the welcome included, until each "
+              "chooses another (SET LANGUAGE).")
 @click.option("--seed", metavar="HEX", help="The secret seed of the dice (hex; default: "
               "random). Only for tests and replays of a known game.")
 @common
 def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...],
-           orders_hours: float, response_hours: float, seed: str | None, **kw: Any) -> None:
+           orders_hours: float, response_hours: float, language: str, seed: str | None,
+           **kw: Any) -> None:
     """Create GAME for its players; nothing is mailed until `pbem game start`."""
     where = where_of(kw)
     seats = [_player(text) for text in players]
@@ -67,7 +72,7 @@ def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...],
         promise = gm.create_game(service, game_id, seats, options=chosen, seed=seed,
                                  timing=Timing(orders_hours=orders_hours,
                                                response_hours=response_hours),
-                                 now=where.now)
+                                 now=where.now, lang=language)
     click.echo(f"Created game {game_id} for {', '.join(s[0] for s in seats)}.")
     shared_addresses([(name, address) for name, address, _ in seats])
     click.echo(f"Dice commitment (SHA-256 of the secret seed): {promise}")

@@ -52,9 +52,10 @@ def locked(store: Store, timeout: float | None = None) -> Iterator[None]:
 
 def create_game(service: Service, game_id: str, players: Sequence[tuple[str, str, str]], *,
                 options: dict[str, Any] | None = None, timing: Timing | None = None,
-                seed: str | None = None, now: datetime) -> str:
+                seed: str | None = None, now: datetime, lang: str = "en") -> str:
     """A new game, not started; gives the dice commitment (the SHA-256 of the seed).
-    Players are (name, address, Illuminati or "" to deal one; any spelling of its name).
+    Players are (name, address, Illuminati or "" to deal one; any spelling of its name);
+    ``lang`` is the language of their mail until each chooses.
 
     The commitment is recorded at once, so ``verify`` can later hold the revealed seed to it.
     """
@@ -71,7 +72,7 @@ def create_game(service: Service, game_id: str, players: Sequence[tuple[str, str
 
     with service.store.lock():
         service.create_game(game_id, players, options=options, timing=timing, seed=seed,
-                            now=now, note=note)
+                            now=now, note=note, lang=lang)
         return service.state(game_id).dice.commitment
 
 

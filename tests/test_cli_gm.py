@@ -139,6 +139,19 @@ def test_create_and_start_a_game(tmp_path: Path) -> None:
     assert "already started" in again.output
 
 
+def test_a_game_created_in_french_welcomes_its_players_in_french(tmp_path: Path) -> None:
+    """The first mail (the welcome, with the password) comes before any SET LANGUAGE: the
+    game master chooses its language at the creation; a player may still choose another."""
+    store = tmp_path / "s"
+    run(store, "game", "create", "fr", "--language", "fr", "--player", "ann=a@example.org",
+        "--player", "bob=b@example.org", now=START)
+    assert {seat.lang for seat in snapshot(store, "fr")[1].seats} == {"fr"}
+    run(store, "game", "start", "fr", now=START)
+    subjects = [str(m["Subject"]) for m in mails(store)]
+    assert len([s for s in subjects if "Bienvenue dans la partie" in s]) == 2
+    assert not [s for s in subjects if "Welcome" in s]
+
+
 def test_start_shows_passwords_only_when_asked(tmp_path: Path) -> None:
     store = tmp_path / "s"
     run(store, "game", "create", "two", "--player", "ann=a@example.org", "--player",

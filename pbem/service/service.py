@@ -84,9 +84,10 @@ class Service:
     def create_game(self, game_id: str, players: Sequence[tuple[str, str, str]], *,
                     options: dict[str, Any] | None = None, timing: Timing | None = None,
                     seed: str | None = None, now: datetime | None = None,
-                    note: Callable[[Table], object] | None = None) -> None:
+                    note: Callable[[Table], object] | None = None, lang: str = "en") -> None:
         """A new game: players as (name, address, Illuminati or ""); nothing is mailed yet.
-        ``note(table)`` (at ``now``) may log GM entries in the same write."""
+        ``note(table)`` (at ``now``) may log GM entries in the same write. ``lang``: the
+        language of every player's mail until they choose another (SET LANGUAGE)."""
         if game_id == POSTMASTER:
             raise StoreError("That game id is reserved.", text=game_id)
         seats = tuple(EngineSeat(name, illuminati) for name, _, illuminati in players)
@@ -94,7 +95,7 @@ class Service:
                              **(options or {}))
         state, _ = new_game(self.cards, setup)  # validates names, Illuminati and options
         service = GameService(
-            seats=tuple(Seat(name, address.lower()) for name, address, _ in players),
+            seats=tuple(Seat(name, address.lower(), lang=lang) for name, address, _ in players),
             timing=timing or Timing())
         entries: list[dict[str, Any]] = []
         if note is not None:
