@@ -28,3 +28,21 @@ def test_stray_mail_leaves_an_entry_each_and_the_hot_record_stays_small(
     assert [e["answer"] for e in entries] == ["unreadable"] + [""] * 149  # no orders in it
     with store.lock():
         assert len(store._hot(POSTMASTER).applied_ids()) < SEGMENT_SIZE
+
+
+def test_a_known_player_whose_mail_is_refused_is_told_in_their_language(
+        tmp_path: Path) -> None:
+    """A wrong password, or orders that cannot be read, from the address of a player who
+    asked for French: the refusal is French (a stranger's stays English)."""
+    room = Mailroom(tmp_path)
+    room.new_game("illu", [("Alice", ""), ("Bob", "")])
+    room.orders("Alice", "SET LANGUAGE FR")
+    (wrong,) = room.orders("Alice", "STATUS", password="not-hers")
+    assert "Ordres refusés : joueur ou mot de passe incorrect" in wrong.subject.replace(
+        "\xa0", " ")
+    room.at(hours=2)  # the postmaster answers an address at most once an hour
+    # A player's name the game does not know: the orders cannot be read.
+    (unread,) = room.orders("Alicia", "STATUS", game="illu", address=room.addresses["Alice"])
+    assert "Votre mail n'a pas pu être lu" in unread.subject, unread.subject
+    (stranger,) = room.orders("Mallory", "STATUS", game="illu", address="m@example.net")
+    assert stranger.subject == "Your mail could not be read"

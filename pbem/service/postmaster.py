@@ -41,9 +41,9 @@ class Postmaster:
     def reply(self, mail_id: str, to: str, problem: reports.Problem, now: datetime, *,
               game: str = "", games: Sequence[str] = (), message: str = "",
               suggestion: str = "", reply_to: str | None = None,
-              until: datetime | None = None) -> None:
+              until: datetime | None = None, lang: str = "en") -> None:
         """Answer a stranger or a failure, at most once an hour per sender (and the flood
-        notice once an hour besides); change nothing."""
+        notice once an hour besides), in ``lang``; change nothing."""
         meta = self._meta(now)
         # The flood notice counts apart: a sender told of a mistake this hour must still
         # learn that their mail now goes unread.
@@ -54,7 +54,8 @@ class Postmaster:
             meta["replied"][key] = iso(now)
             rendered = reports.error_reply(problem, game=game, games=games, message=message,
                                            suggestion=suggestion, limit=self.mails_per_hour,
-                                           until=until, site_dir=self.sender.site_dir)
+                                           until=until, lang=lang,
+                                           site_dir=self.sender.site_dir)
             # Composed as mail of no game (X-Pbem: 1), but queued in the postmaster's record.
             item = outbox_item(f"{POSTMASTER}-{mail_id}", "", to, "", rendered, now=now,
                                sender=self.sender, in_reply_to=reply_to)

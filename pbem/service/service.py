@@ -336,13 +336,14 @@ class Service:
         try:
             parsed = parse_orders(mail.text, self.cards, names)
         except OrderSyntaxError as error:  # e.g. a player's name the game does not know
-            self._unreadable(mail_id, mail, error, now)
+            self._unreadable(mail_id, mail, error, now, _lang_of(table.service, mail.sender))
             return
         seat = next((s for s in table.service.seats
                      if s.name.casefold() == parsed.header.player.casefold()), None)
         if seat is None or not self._authentic(table.service, seat, parsed.header, mail):
             self.postmaster.reply(mail_id, mail.sender, "auth_failed", now, game=game_id,
-                                  reply_to=mail.reply_to)
+                                  reply_to=mail.reply_to,
+                                  lang=_lang_of(table.service, mail.sender))
             return
         results, warnings = carry_out_mail(table, seat, parsed,
                                            site_dir=self.config.sender.site_dir)
@@ -356,10 +357,11 @@ class Service:
         self._seal(steps, now, mail_id)
 
     def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
-                    now: datetime) -> None:
+                    now: datetime, lang: str = "en") -> None:
         """Answer a mail whose orders cannot be read (the postmaster's once an hour)."""
         self.postmaster.reply(mail_id, mail.sender, "unreadable", now, message=error.message,
-                              suggestion=error.suggestion or "", reply_to=mail.reply_to)
+                              suggestion=error.suggestion or "", reply_to=mail.reply_to,
+                              lang=lang)
 
     def _authentic(self, service: GameService, seat: Seat, header: Header,
                    mail: InboundMail) -> bool:
@@ -446,3 +448,10 @@ class Service:
         """True when the setup and the log rebuild the snapshot's state exactly."""
         setup = from_json(Setup, self.store.setup(game_id)["setup"])
         return replay(setup, commands(self.store.log(game_id)), self.cards) == self.state(game_id)
+
+
+def _lang_of(service: GameService, address: str) -> str:
+    """The language of the game's player mailing from ``address`` (English for a
+    stranger): a refusal to a known player is in their language even when their mail
+    could not be authenticated."""
+    return next((s.lang for s in service.seats if s.address == address.lower()), "en")
