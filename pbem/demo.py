@@ -8,7 +8,6 @@ person's mail client would. At the end the archive is built and the paths printe
 
 from __future__ import annotations
 
-import mailbox
 import smtplib
 import threading
 import time
@@ -20,7 +19,7 @@ from pbem import gm, history
 from pbem.archive.build import build_game, build_index
 from pbem.config import load_config
 from pbem.daemon import Daemon, utc_now
-from pbem.mail.sender import MaildirSender
+from pbem.mail.sender import MaildirSender, open_maildir
 from pbem.mailbots import BotSeat, MailBot
 
 GAME = "demo"
@@ -45,8 +44,8 @@ class _Mailbox:
     """One seat's Maildir as its mail client sees it: the new mails, once each."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.folder = mailbox.Maildir(path, create=True)
+        # The daemon may be delivering the welcome into it this very moment.
+        self.folder = open_maildir(path)
         self._read: set[str] = set()  # keys already handed out: never parsed again
 
     def new(self) -> list[bytes]:

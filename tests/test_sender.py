@@ -6,8 +6,9 @@ import mailbox
 import random
 import re
 import socket
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from pbem.mail.sender import (
     PermanentSendError,
     SmtpSender,
     TransientSendError,
+    open_maildir,
     retry_delay,
 )
 
@@ -256,3 +258,34 @@ def test_jitter_stays_within_half_and_full_delay_and_repeats_with_a_seed() -> No
 def test_maildir_refuses_an_envelope_sender_that_would_forge_headers(tmp_path: Path) -> None:
     with pytest.raises(PermanentSendError):
         MaildirSender(tmp_path).send("a@x", report(), envelope_from="g@x>\nX-Forged: yes")
+
+
+def _made_at_once(make: Callable[[Path], object], path: Path) -> list[BaseException]:
+    """Make ``path`` from two threads at the same moment; give what either raised."""
+    errors: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def one() -> None:
+        start.wait()
+        try:
+            make(path)
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=one) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors
+
+
+def test_a_maildir_made_by_two_threads_at_once_is_made_once_without_error(
+        tmp_path: Path) -> None:
+    """The demo's mail client opens a player's Maildir while the daemon delivers the welcome
+    into it: ``Maildir(create=True)`` checks, then makes, and the loser of the race got
+    FileExistsError (a demo run failed so). ``open_maildir`` makes it either way."""
+    for n in range(200):
+        path = tmp_path / f"box{n}"
+        assert _made_at_once(open_maildir, path) == []
+        assert sorted(p.name for p in path.iterdir()) == ["cur", "new", "tmp"]

@@ -308,9 +308,7 @@ class MaildirSender:
         stamped = f"Return-Path: <{envelope_from}>\nDelivered-To: {to}\n".encode()
         body = stamped + _LINE_END.sub(b"\n", raw)
         try:
-            # Maildir(create=True) makes only the last folder; the root may not exist yet.
-            self.root.mkdir(parents=True, exist_ok=True)
-            box = mailbox.Maildir(self.root / name, create=True)
+            box = open_maildir(self.root / name)
             key = box.add(body)  # writes to tmp/, fsyncs it, links it into new/
             fsync_dir(self.root / name / "new")
             if marker is not None:
@@ -322,6 +320,15 @@ class MaildirSender:
             raise TransientSendError(
                 f"cannot write the mail for {to} under {self.root}: {error}"
             ) from error
+
+
+def open_maildir(path: Path) -> mailbox.Maildir:
+    """Give the Maildir at ``path``, made (with its parents) if missing. Safe while another
+    thread or process makes it too: ``Maildir(create=True)`` checks, then makes, and fails
+    with FileExistsError when the other one made it in between."""
+    for sub in ("tmp", "new", "cur"):
+        (path / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
+    return mailbox.Maildir(path, create=False)
 
 
 def _folder_name(address: str) -> str:

@@ -23,6 +23,7 @@ from pbem.engine.commands import (
 )
 from pbem.engine.state import Event, PendingAttack, Player
 from pbem.errors import IllegalCommandError
+from pbem.orders.line import ORDER_FORMS
 from pbem.orders.model import (
     AttackOrder,
     ConditionalPlay,
@@ -89,9 +90,10 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
     elif isinstance(order, Press):
         _press(table, player, order)
     elif isinstance(order, Status | History | Help):
+        topic = getattr(order, "topic", "")
         table.notify(Notice(type(order).__name__.lower(), player,
-                            {"turns": getattr(order, "turns", None),
-                             "topic": getattr(order, "topic", "")}))
+                            {"turns": getattr(order, "turns", None), "topic": topic,
+                             "forms": _forms_about(topic)}))
     elif isinstance(order, Odds):
         return _odds(table, player, order)
     elif isinstance(order, StandingDefend | StandingNeverInterfere | StandingAttackReaction
@@ -129,6 +131,15 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
     else:
         return _active(table, player, located)
     return NO_NOTE
+
+
+def _forms_about(topic: str) -> tuple[str, ...]:
+    """The written forms of the orders ``HELP <topic>`` asks about: those whose keywords
+    start with the topic's words, or have its first word among them (``defend``: DEFEND
+    and STANDING DEFEND)."""
+    words = topic.split()
+    return tuple(form for keywords, form in ORDER_FORMS.items() if words and (
+        keywords.split()[:len(words)] == words or words[0] in keywords.split()))
 
 
 def _standing_answers_now(table: Table, player: str) -> None:
