@@ -12,7 +12,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,16 +95,19 @@ def make_dir(folder: Path) -> None:
     fsync_dir(folder.parent)
 
 
-def temp_files(root: Path, older_than: float = 0.0) -> Iterator[Path]:
+def temp_files(root: Path, older_than: float = 0.0, *,
+               aged_in: Collection[Path] | None = None) -> Iterator[Path]:
     """Give every temporary file a killed writer left anywhere under ``root`` (only those
-    last written more than ``older_than`` seconds ago)."""
+    last written more than ``older_than`` seconds ago: in every folder, or only in the
+    folders ``aged_in`` names, the others' given whatever their age)."""
     now = time.time()
     for folder, _dirs, names in os.walk(root):
+        aged = aged_in is None or Path(folder) in aged_in
         for name in names:
             if name.startswith(".") and name.endswith(TEMP_SUFFIX):
                 path = Path(folder) / name
                 try:
-                    if now - path.stat().st_mtime >= older_than:
+                    if not aged or now - path.stat().st_mtime >= older_than:
                         yield path
                 except FileNotFoundError:  # its writer finished meanwhile
                     continue

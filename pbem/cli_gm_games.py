@@ -12,6 +12,7 @@ import click
 from pbem import gm, gm_text, history
 from pbem.cli_gm_session import (
     common,
+    counted,
     explain,
     game_named,
     session,
@@ -191,9 +192,9 @@ def process(**kw: Any) -> None:
     where = where_of(kw)
     with session(where) as service:
         done = gm.process(service, where.now)
-    click.echo(f"{done.mails} mail{'s' if done.mails != 1 else ''} processed.")
+    click.echo(f"{counted(done.mails, 'mail')} processed.")
     for game_id, steps in sorted(done.steps.items()):
-        click.echo(f"{game_id}: {steps} step{'s' if steps != 1 else ''} logged.")
+        click.echo(f"{game_id}: {counted(steps, 'step')} logged.")
 
 
 @click.command("preview")

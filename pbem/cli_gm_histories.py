@@ -11,7 +11,15 @@ import click
 
 from pbem import gm, history
 from pbem.archive.build import build_game, build_index, game_ids
-from pbem.cli_gm_session import BusyError, common, explain, game_named, session, where_of
+from pbem.cli_gm_session import (
+    BusyError,
+    common,
+    counted,
+    explain,
+    game_named,
+    session,
+    where_of,
+)
 from pbem.engine.codec import to_json
 from pbem.errors import PbemError
 from pbem.names import NameMatcher
@@ -97,7 +105,7 @@ def replay(game_id: str, check: bool, to: int | None, as_json: bool, **kw: Any) 
             if difference:
                 raise click.ClickException(f"The log and the snapshot differ: {difference}.")
             click.echo(f"{game_id}: replaying its "
-                       f"{_count(len(record.log), 'log entry', 'log entries')} gives the "
+                       f"{counted(len(record.log), 'log entry', 'log entries')} gives the "
                        "snapshot exactly.")
             return
         state = history.replayed(cards, record, to)
@@ -130,15 +138,14 @@ def verify(game_id: str, running: bool, **kw: Any) -> None:
     result = history.verify(cards, record)
     click.echo(f"Seed:       {result.seed}")
     click.echo(f"SHA-256:    {result.commitment}")
-    click.echo(f"Checked:    {_count(result.setup_draws, 'draw')} of the setup, "
-               f"{_count(result.steps, 'step')}, {_count(result.rolls, 'roll')}.")
+    click.echo(f"Checked:    {counted(result.setup_draws, 'draw')} of the setup, "
+               f"{counted(result.steps, 'step')}, {counted(result.rolls, 'roll')}.")
     if result.ok:
         click.echo("Every roll and shuffle matches the seed, and the seed its commitment.")
         return
     for problem in result.problems:
         click.echo(f"PROBLEM: {problem}", err=True)
-    raise click.ClickException(f"{len(result.problems)} problem"
-                               f"{'s' if len(result.problems) != 1 else ''} found.")
+    raise click.ClickException(f"{counted(len(result.problems), 'problem')} found.")
 
 
 # --- the archive -------------------------------------------------------------------------------
@@ -176,8 +183,5 @@ def archive_build(folder: Path, **kw: Any) -> None:
         raise click.ClickException(f"Cannot write the archive to {folder}: "
                                    f"{error.strerror or error}.") from error
     count = len(summaries)
-    click.echo(f"Wrote {folder / 'index.html'} ({count} game{'s' if count != 1 else ''}).")
+    click.echo(f"Wrote {folder / 'index.html'} ({counted(count, 'game')}).")
 
-
-def _count(n: int, one: str, more: str = "") -> str:
-    return f"{n} {one if n == 1 else more or one + 's'}"

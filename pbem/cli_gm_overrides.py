@@ -10,7 +10,14 @@ from typing import Any
 import click
 
 from pbem import gm
-from pbem.cli_gm_session import common, game_named, session, shared_addresses, where_of
+from pbem.cli_gm_session import (
+    common,
+    counted,
+    game_named,
+    session,
+    shared_addresses,
+    where_of,
+)
 from pbem.engine.state import Event
 from pbem.render import environment
 from pbem.reports_context import report_events
@@ -37,7 +44,7 @@ def rollback(game_id: str, to: int, reason: str, yes: bool, **kw: Any) -> None:
     with session(where) as service:
         game_id = game_named(service, game_id)
         cut = gm.rollback(service, game_id, to, where.now, reason)
-    click.echo(f"{game_id} is back at step {to}: {cut} log entr{'ies' if cut != 1 else 'y'} "
+    click.echo(f"{game_id} is back at step {to}: {counted(cut, 'log entry', 'log entries')} "
                "undone; the players are told.")
 
 
@@ -198,4 +205,4 @@ def announce(game_id: str, text: str, **kw: Any) -> None:
     with session(where) as service:
         game_id = game_named(service, game_id)
         count = gm.announce(service, game_id, text, where.now)
-    click.echo(f"Announcement queued for {count} player{'s' if count != 1 else ''}.")
+    click.echo(f"Announcement queued for {counted(count, 'player')}.")

@@ -21,7 +21,8 @@ from pbem.errors import PbemError
 from pbem.service.service import Service, ServiceConfig
 from pbem.store import Store
 
-__all__ = ["BusyError", "Where", "common", "explain", "game_named", "session", "where_of"]
+__all__ = ["BusyError", "Where", "common", "counted", "explain", "game_named", "session",
+           "where_of"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -153,3 +154,9 @@ def shared_addresses(seats: list[tuple[str, str]]) -> None:
         if len(names) > 1:
             click.echo(f"Note: {' and '.join(names)} share the address {address}: their "
                        "mail (passwords included) goes to one mailbox.")
+
+
+def counted(n: int, one: str, more: str = "") -> str:
+    """``n`` and the noun after it, in the plural unless n is 1 (``more``: an irregular
+    plural; by default ``one`` with an s)."""
+    return f"{n} {one if n == 1 else more or one + 's'}"

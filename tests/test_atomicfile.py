@@ -41,3 +41,8 @@ def test_recent_temp_files_are_not_litter_yet(tmp_path: Path) -> None:
     os.utime(old, (time.time() - 3600, time.time() - 3600))
     assert list(temp_files(tmp_path, older_than=600)) == [old]
     assert sorted(temp_files(tmp_path)) == [old, young]
+    # The age rule in some folders only: a young one elsewhere is litter at once.
+    (tmp_path / "sub").mkdir()
+    locked = tmp_path / "sub" / f".c.3{TEMP_SUFFIX}"
+    locked.write_bytes(b"")
+    assert sorted(temp_files(tmp_path, older_than=600, aged_in=[tmp_path])) == [old, locked]

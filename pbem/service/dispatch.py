@@ -320,7 +320,7 @@ def _privileged_note(table: Table, player: str, order: Order) -> Note:
     if not (isinstance(order, InterfereOrder) and attack is not None and attack.privileged
             and window is not None and player not in attack.interference_cards):
         return NO_NOTE
-    mine = next((a for a in window.answers if a.player == player), Answer(player))
+    mine = window.answer_of(player) or Answer(player)
     if mine.abolish or {INTERFERENCE, DEEP_AGENT} & set(mine.plays):
         return NO_NOTE
     return ("privileged", {"card": INTERFERENCE})

@@ -177,8 +177,8 @@ def rolled_back(service: GameService, state: GameState, length: int, now: dateti
 
     Seats, timing, standing orders and the pause stay; what belonged to the steps cut off
     (the response window, queued orders, reminders) goes, and a seat renamed in them gets
-    its old name back; the orders deadline is a full period from now, or the one given
-    before if that is later (whoever plays it now goes on playing it). ``steps`` is kept so the
+    its old name back (whoever plays it now goes on playing it); the orders deadline is a
+    full period from now, or the one given before if that is later. ``steps`` is kept so the
     names of the mails sent from now on never repeat those of mails already sent.
     """
     if state.attack is not None or state.special is not None:
@@ -188,8 +188,7 @@ def rolled_back(service: GameService, state: GameState, length: int, now: dateti
         if event.kind == "gm_rename":
             service = _renamed(service, str(event.data["new"]), str(event.data["old"]))
     deadline = ""
-    if state.phase == "actions":  # a full orders period from now, or the later deadline
-        # given before (an extension is not lost by going back a step)
+    if state.phase == "actions":
         fresh = now + timedelta(hours=service.timing.orders_hours)
         deadline = iso(max(fresh, parse_iso(service.deadline)) if service.deadline else fresh)
     return replace(

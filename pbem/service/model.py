@@ -92,9 +92,13 @@ class Window:
     attacker: Answer | None = None  # the attacker's own money and reactions
     reminded: tuple[str, ...] = ()
 
+    def answer_of(self, player: str) -> Answer | None:
+        """Give ``player``'s answer so far (theirs or a standing order's), None if none."""
+        return next((a for a in self.answers if a.player == player), None)
+
     def answered(self, player: str) -> bool:
         """True when ``player`` answered (or a standing order answered for them)."""
-        return any(a.player == player for a in self.answers)
+        return self.answer_of(player) is not None
 
     @property
     def complete(self) -> bool:

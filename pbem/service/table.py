@@ -245,7 +245,7 @@ class Table:
             return
         if answer.player not in window.asked:
             raise refused(lang, "not_asked")
-        old = next((a for a in window.answers if a.player == answer.player), None)
+        old = window.answer_of(answer.player)
         merged = answer if old is None else merge(old, answer)
         answers = (*tuple(a for a in window.answers if a.player != answer.player), merged)
         self.service = replace(self.service, window=replace(window, answers=answers))

@@ -65,12 +65,10 @@ class Store(Log, Inbox):
         # the inbox's (taken now): their temp files are a killed writer's. The IMAP
         # cursor's writer and a new store's first write hold neither (in daemon/ and the
         # store's own folder): of theirs, only those older than any write go.
-        old = set(temp_files(self.root, older_than=_TEMP_AGE))
-        unlocked = (self.root, self.root / "daemon")
         with self._small_lock("inbox.lock"):
-            for temp in temp_files(self.root):
-                if temp in old or temp.parent not in unlocked:
-                    temp.unlink(missing_ok=True)
+            for temp in temp_files(self.root, older_than=_TEMP_AGE,
+                                   aged_in=(self.root, self.root / "daemon")):
+                temp.unlink(missing_ok=True)
         waiting = [item.mail_id for item in self.inbox()]
         for game_id in self.games():
             if not waiting:

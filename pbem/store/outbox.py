@@ -6,7 +6,7 @@ import contextlib
 import json
 import os
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -78,23 +78,27 @@ class Outbox(Games):
         sent = self._sent(game_id)
         return [doc for doc in hot.outbox if doc["outbox_id"] not in sent]
 
-    def unsent(self) -> int:
-        """Give how many mails wait to be sent (cost: the games with mail queued)."""
-        return sum(len(self._pending(game_id, self._hot(game_id)))
-                   for game_id in self._bundles() if self._has_hot(game_id))
-
     def _has_hot(self, game_id: str) -> bool:
         # A bundle of a game whose creation never finished has no hot file to list it.
         return (self._game_dir(game_id) / "hot.json").exists()
 
+    def _queueing(self) -> Iterator[tuple[str, HotFile]]:
+        """Give each game with a bundle on disk and its hot file, in the order of their ids
+        (cost: the games with mail queued)."""
+        for game_id in sorted(self._bundles()):
+            if self._has_hot(game_id):
+                yield game_id, self._hot(game_id)
+
+    def unsent(self) -> int:
+        """Give how many mails wait to be sent (cost: the games with mail queued)."""
+        return sum(len(self._pending(game_id, hot)) for game_id, hot in self._queueing())
+
     def outbox(self) -> list[OutboxItem]:
         """Give the committed mails not yet sent, oldest first, across games."""
         found: list[tuple[str, str, int, OutboxItem]] = []
-        for game_id in sorted(self._bundles()):
-            if not self._has_hot(game_id):
-                continue
+        for game_id, hot in self._queueing():
             bundles: dict[str, dict[str, bytes]] = {}
-            for doc in self._pending(game_id, self._hot(game_id)):
+            for doc in self._pending(game_id, hot):
                 outbox_id, name = doc["outbox_id"], doc["bundle"]
                 try:
                     if name not in bundles:
@@ -114,11 +118,10 @@ class Outbox(Games):
     def _queued_doc(self, outbox_id: str) -> tuple[str, Document] | None:
         """Give the game and record of a committed mail the hot file still lists (sent or
         not)."""
-        for game_id in self._bundles():
-            if self._has_hot(game_id):
-                doc = self._hot(game_id).outbox.get(where("outbox_id") == outbox_id)
-                if doc is not None:
-                    return game_id, doc
+        for game_id, hot in self._queueing():
+            doc = hot.outbox.get(where("outbox_id") == outbox_id)
+            if doc is not None:
+                return game_id, doc
         return None
 
     def sent_at(self, outbox_id: str) -> str | None:
