@@ -99,3 +99,44 @@ def test_a_bundle_stays_until_its_last_mail_is_sent(tmp_path: Path) -> None:
     assert (store.sent_at("g1-o1"), store.sent_at("g1-o2")) == ("t1", "t2")
     store.mark_sent(second, sent_at="t3")  # again: harmless, the first time is kept
     assert store.sent_at("g1-o2") == "t2"
+
+
+def test_sent_marks_reach_the_disk_before_their_mails_bytes_go(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mark is flushed lazily (a killed process loses nothing, a power cut only resends
+    under the same Message-ID), but always before the bundle holding the mail's bytes is
+    removed, and before a commit's hot file forgets the mail: otherwise a power cut could
+    leave a queued mail whose bytes are gone."""
+    store = Store(tmp_path / "store")
+    with store.lock():
+        store.create_game("g1", {})
+        store.commit("g1", log_entries=[{"i": 0}], snapshot={}, outbox=[item(1), item(2)])
+    sent_log = store.root / "games" / "g1" / "sent.log"
+    events: list[str] = []
+    flush, unlink = os.fdatasync, os.unlink
+
+    def flushed(fd: int) -> None:
+        if os.path.samefile(f"/proc/self/fd/{fd}", sent_log):
+            events.append("flush sent.log")
+        flush(fd)
+
+    def removed(path: str | os.PathLike[str], **kwargs: object) -> None:
+        events.append(f"remove {Path(path).suffix}")
+        unlink(path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "fdatasync", flushed)
+    monkeypatch.setattr(os, "unlink", removed)
+    first, second = store.outbox()
+    store.mark_sent(first, sent_at="t1")
+    assert events == []  # one mark: no flush of its own
+    store.mark_sent(second, sent_at="t2")
+    assert events == ["flush sent.log", "remove .mails"]
+
+    with store.lock():  # a commit forgetting mail marked sent flushes the marks first
+        store.commit("g1", log_entries=[{"i": 1}], snapshot={}, outbox=[item(3), item(4)])
+    events.clear()
+    store.mark_sent(store.outbox()[0], sent_at="t3")
+    assert events == []
+    with store.lock():
+        store.commit("g1", log_entries=[{"i": 2}], snapshot={}, outbox=[])
+    assert events == ["flush sent.log"]

@@ -12,7 +12,8 @@ Layout under the root folder::
     due.json                      the deadline tick's note of when each game is next due
     inbox/<mail_id>.mail          a received mail not yet done: a JSON line (its seq keeps
                                   arrival order), then the mail's bytes
-    mail/<aa>/<mail_id>.mail      the same file, moved here once the mail is done
+    mail/<aa>/<mail_id>.mail      the same file, moved here once the mail is done (a move a
+                                  power cut undoes is redone by ``recover``)
     outbox/<game_id>.<token>.mails   bytes of the mails one commit queued, written before the
                                   commit naming them; removed once every one is sent
     games/<game_id>/setup.json    written once
@@ -22,7 +23,8 @@ Layout under the root folder::
     games/<game_id>/applied.log   a line per applied mail: where its step sits in the log (a
                                   hint: the hot file or the segment it points to is the truth)
     games/<game_id>/sent.log      a line per mail the SMTP server took (the hot file forgets
-                                  the mail at the next commit)
+                                  the mail at the next commit); flushed to disk before the
+                                  mail's bundle goes or the hot file forgets it, not each line
 
 Every file is replaced whole (see ``pbem.atomicfile``) or, the ``.log`` files, only ever
 appended to (see ``pbem.store.journal``). The hot file is written last in each change, so

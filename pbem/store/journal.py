@@ -74,8 +74,10 @@ class Journal:
         self._offset += len(whole)
         return self._values
 
-    def append(self, records: Sequence[dict[str, Any]]) -> None:
-        """Add records at the end, on disk before this returns."""
+    def append(self, records: Sequence[dict[str, Any]], *, flush: bool = True) -> None:
+        """Add records at the end, on disk before this returns (only in the file system's
+        memory with ``flush=False``: kept if the process is killed, not if power is cut,
+        until ``sync``)."""
         if not records:
             return
         data = b"".join(dump_json(record) + b"\n" for record in records)
@@ -87,10 +89,12 @@ class Journal:
                 os.ftruncate(fd, size - len(tail) + tail.rfind(b"\n") + 1)
             while data:
                 data = data[os.write(fd, data):]
-            os.fdatasync(fd)
+            if flush:
+                os.fdatasync(fd)
         finally:
             os.close(fd)
-        self._sync_dir()
+        if flush:
+            self._sync_dir()
 
     def sync(self) -> None:
         """Make sure what is in the file is on disk (a writer killed before its flush may

@@ -161,11 +161,13 @@ class Outbox(Games):
             bundle_path = self.root / "outbox" / bundle
             if not bundle_path.exists():
                 raise StoreError("No queued mail has this id.", text=outbox_id)
-            journal.append([record | {"sent_at": stored_time(sent_at)}])
+            journal.append([record | {"sent_at": stored_time(sent_at)}], flush=False)
             sent = journal.values()
-            # Tidying, redone by the next commit or recover() if lost.
+            # Tidying, redone by the next commit or recover() if lost. The marks go to disk
+            # before their mails' bytes go.
             with contextlib.suppress(FileNotFoundError):
                 if all(i in sent for i in self._bundle_ids(bundle)):
+                    journal.sync()
                     bundle_path.unlink()
 
     def mark_failed(self, outbox_id: str, *, error: str, retry_at: str | datetime,
@@ -204,6 +206,7 @@ class Outbox(Games):
         sent = self._sent(game_id)
         done = [doc for doc in hot.outbox if doc["outbox_id"] in sent]
         if done:
+            self._sent_journal(game_id).sync()  # before the hot file forgets them
             hot.outbox.remove(doc_ids=[doc.doc_id for doc in done])
         return {doc["bundle"] for doc in done} - {doc["bundle"] for doc in hot.outbox}
 
