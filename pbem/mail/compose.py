@@ -8,6 +8,7 @@ byte-identical and recognizable by its Message-ID, and golden tests can compare 
 from __future__ import annotations
 
 import base64
+import binascii
 import email.errors
 import email.generator
 import email.policy
@@ -18,7 +19,6 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from email import quoprimime
 from email.header import Header
 from email.headerregistry import Address
 from email.message import Message
@@ -57,7 +57,6 @@ class _Generator(email.generator.BytesGenerator):
         self.write(lines.replace("\r\n", "\n").replace("\r", "\n").replace("\n", newline))
 
 
-_QP_LINE = 76  # RFC 2045's limit for quoted-printable lines
 _ID_PART = r"[!-;=?-~]+"  # printable ASCII without < and >
 _MSG_ID = re.compile(rf"<?({_ID_PART}@{_ID_PART})>?")
 _REF_ID = re.compile(rf"<?({_ID_PART})>?")
@@ -170,9 +169,9 @@ def _text_part(text: str, subtype: str) -> Message:
         part.set_payload(text)
     else:
         part["Content-Transfer-Encoding"] = "quoted-printable"
-        # body_encode works on one byte per character: the UTF-8 bytes, read as Latin-1.
-        part.set_payload(quoprimime.body_encode(text.encode("utf-8").decode("latin-1"),
-                                                _QP_LINE))
+        # binascii's encoder (in C; the email package's own is Python, 4 times slower)
+        # keeps to RFC 2045's 76-character lines.
+        part.set_payload(binascii.b2a_qp(text.encode("utf-8"), istext=True).decode("ascii"))
     return part
 
 
