@@ -46,3 +46,16 @@ def test_a_known_player_whose_mail_is_refused_is_told_in_their_language(
     assert "Votre mail n'a pas pu être lu" in unread.subject, unread.subject
     (stranger,) = room.orders("Mallory", "STATUS", game="illu", address="m@example.net")
     assert stranger.subject == "Your mail could not be read"
+
+
+def test_a_message_id_reused_by_another_player_does_not_drop_their_orders(
+        tmp_path: Path) -> None:
+    """Two players whose mail programs give the same Message-ID: both mails are played and
+    answered; the same mail again from either is a copy, played once."""
+    room = Mailroom(tmp_path)
+    room.new_game("illu", [("Alice", ""), ("Bob", "")])
+    assert room.orders("Alice", "STATUS", message_id="<fixed@client>")
+    assert room.orders("Bob", "STATUS", message_id="<fixed@client>")
+    assert not room.orders("Bob", "STATUS", message_id="<fixed@client>")
+    assert not room.orders("Alice", "STATUS", message_id="<fixed@client>")
+    assert room.record().steps == 1 + 2  # the start, then one step per mail played

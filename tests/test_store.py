@@ -186,6 +186,30 @@ def test_a_message_id_is_seen_once_even_after_done_and_reopen(store: Store) -> N
     assert store.raw_mail(mail_id) == b"mail 1"
 
 
+def test_a_message_id_another_sender_used_first_does_not_drop_a_mail(store: Store) -> None:
+    """A mail program that gives every mail the same Message-ID must not have one player's
+    orders taken for a copy of another's: the id counts per sender (any case); a copy
+    from the same sender is still a copy, and so is a mail received before senders were
+    kept."""
+    first = store.receive(b"alice's", message_id="<same@x>", received_at="t",
+                          sender="alice@example.org")
+    second = store.receive(b"bob's", message_id="<same@x>", received_at="t",
+                           sender="bob@example.org")
+    assert first is not None and second is not None and first != second
+    assert store.raw_mail(second) == b"bob's"
+    for sender in ("Alice@Example.org", "bob@example.org"):  # copies
+        assert store.receive(b"copy", message_id="<same@x>", received_at="t",
+                             sender=sender) is None
+    store.inbox_done(first, second)
+    assert store.seen("<same@x>", "bob@example.org")
+    assert not store.seen("<same@x>", "carol@example.org")
+    old = store.root / "inbox" / f"{mail_id_for('<old@x>')}.mail"  # a record with no sender
+    old.write_bytes(b'{"mail_id":"%s","message_id":"<old@x>","received_at":"t","seq":9}\nold'
+                    % mail_id_for("<old@x>").encode())
+    assert store.receive(b"copy", message_id="<old@x>", received_at="t",
+                         sender="bob@example.org") is None
+
+
 def test_mail_is_received_while_another_holds_the_store_lock(tmp_path: Path) -> None:
     """Receiving takes the inbox's own lock: an intake stores mail (and so can tell the mail
     server it has it) while a round of mail is being processed under the store's lock; two

@@ -177,8 +177,7 @@ class Service:
     def accept_many(self, raws: Sequence[bytes], now: datetime) -> list[str | None]:
         """``accept`` for several mails, made durable together (fewer disk flushes). Takes
         only the inbox's lock: mail comes in while a step is processed."""
-        mails = [(raw, header_summary(raw)[1]) for raw in raws]
-        return self.store.receive_many(mails, received_at=now)
+        return self.store.receive_many([_receipt(raw) for raw in raws], received_at=now)
 
     def receive(self, raw: bytes, now: datetime) -> None:
         """Take one mail in and process everything waiting."""
@@ -436,10 +435,10 @@ class Service:
                           snapshot=self._snapshot(table.state, table.service),
                           mail_ids=steps.mail_ids, cut_to=cut_to,
                           outbox=[item for _, item in steps.sent], expect_length=table.base)
-        replies = [(raw, header_summary(raw)[1]) for raw in bot_mail.replies(
+        replies = [_receipt(raw) for raw in bot_mail.replies(
             self.cards, table.state.game, table.service.seats, steps.sent, self.config.sender)]
         if replies:
-            self._bot_mail.update(message_id for _, message_id in replies)
+            self._bot_mail.update(message_id for _, message_id, _ in replies)
             self.store.receive_many(replies, received_at=now)
 
     # --- the log --------------------------------------------------------------------------
@@ -448,6 +447,12 @@ class Service:
         """True when the setup and the log rebuild the snapshot's state exactly."""
         setup = from_json(Setup, self.store.setup(game_id)["setup"])
         return replay(setup, commands(self.store.log(game_id)), self.cards) == self.state(game_id)
+
+
+def _receipt(raw: bytes) -> tuple[bytes, str, str]:
+    """Give what the store keeps a received mail by: its bytes, Message-ID and sender."""
+    sender, message_id, _ = header_summary(raw)
+    return raw, message_id, sender
 
 
 def _lang_of(service: GameService, address: str) -> str:

@@ -11,7 +11,8 @@ Layout under the root folder::
     index.json                    TinyDB: the list of games
     due.json                      the deadline tick's note of when each game is next due
     inbox/<mail_id>.mail          a received mail not yet done: a JSON line (its seq keeps
-                                  arrival order), then the mail's bytes
+                                  arrival order), then the mail's bytes; the id is its
+                                  Message-ID's (with its sender's if another took it first)
     mail/<aa>/<mail_id>.mail      the same file, moved here once the mail is done (a move a
                                   power cut undoes is redone by ``recover``)
     outbox/<game_id>.<token>.mails   bytes of the mails one commit queued, written before the

@@ -11,7 +11,7 @@ from typing import Any
 
 from pbem.atomicfile import dump_json, make_dir, write_many_atomic
 from pbem.errors import StoreError
-from pbem.store.items import InboxItem, check_mail_id, mail_id_for, stored_time
+from pbem.store.items import InboxItem, check_mail_id, file_key, mail_id_for, stored_time
 from pbem.store.lock import Locked
 
 _MAIL = ".mail"  # a JSON line (the inbox record), then the mail's bytes as received
@@ -30,18 +30,45 @@ class Inbox(Locked):
     def _done_path(self, mail_id: str) -> Path:
         return self.root / "mail" / mail_id[:2] / f"{mail_id}{_MAIL}"
 
-    def seen(self, message_id: str) -> bool:
-        """Tell whether a mail with this Message-ID was received (waiting or done)."""
+    def _record(self, mail_id: str) -> dict[str, Any] | None:
+        """Give the inbox record of a received mail (waiting or done), or None."""
+        for path in (self._pending_path(mail_id), self._done_path(mail_id)):
+            try:
+                with open(path, "rb") as handle:
+                    record: dict[str, Any] = json.loads(handle.readline())
+                    return record
+            except FileNotFoundError:  # (done meanwhile, if it was waiting)
+                continue
+        return None
+
+    def _received_as(self, message_id: str, sender: str) -> tuple[str, bool]:
+        """Give the id a mail gets, and whether a mail with that id was received already.
+
+        It is its Message-ID's, unless a mail from another sender came with that Message-ID
+        first (a mail program that gives every mail the same one, say): then one made of the
+        Message-ID and the sender, so the second sender's mail is not taken for a copy of
+        the first. Records written before senders were kept count as the same sender.
+        """
         mail_id = mail_id_for(message_id)
-        return self._pending_path(mail_id).exists() or self._done_path(mail_id).exists()
+        first = self._record(mail_id)
+        if first is None or first.get("sender", sender).lower() == sender.lower():
+            return mail_id, first is not None
+        mail_id = file_key(f"{mail_id} {sender.lower()}")
+        return mail_id, self._record(mail_id) is not None
 
-    def receive(self, raw: bytes, *, message_id: str, received_at: str | datetime) -> str | None:
+    def seen(self, message_id: str, sender: str = "") -> bool:
+        """Tell whether this sender's mail with this Message-ID was received (waiting or
+        done)."""
+        return self._received_as(message_id, sender)[1]
+
+    def receive(self, raw: bytes, *, message_id: str, received_at: str | datetime,
+                sender: str = "") -> str | None:
         """Give the new mail's id after keeping it durably, or None if already received."""
-        return self.receive_many([(raw, message_id)], received_at=received_at)[0]
+        return self.receive_many([(raw, message_id, sender)], received_at=received_at)[0]
 
-    def receive_many(self, mails: Sequence[tuple[bytes, str]], *,
+    def receive_many(self, mails: Sequence[tuple[bytes, str, str]], *,
                      received_at: str | datetime) -> list[str | None]:
-        """``receive`` for several mails (bytes, Message-ID), made durable together.
+        """``receive`` for several mails (bytes, Message-ID, sender), made durable together.
 
         Receiving takes the inbox's own lock, not the store's: mail comes in while a step is
         processed (it only adds files; processing reads the inbox once a round).
@@ -49,22 +76,23 @@ class Inbox(Locked):
         with self._small_lock("inbox.lock"):
             return self._receive_many(mails, received_at)
 
-    def _receive_many(self, mails: Sequence[tuple[bytes, str]],
+    def _receive_many(self, mails: Sequence[tuple[bytes, str, str]],
                       received_at: str | datetime) -> list[str | None]:
         ids: list[str | None] = []
-        new: dict[str, tuple[bytes, str]] = {}
-        for raw, message_id in mails:
-            mail_id = mail_id_for(message_id)
-            fresh = mail_id not in new and not self.seen(message_id)
+        new: dict[str, tuple[bytes, str, str]] = {}
+        for raw, message_id, sender in mails:
+            mail_id, seen = self._received_as(message_id, sender)
+            fresh = mail_id not in new and not seen
             ids.append(mail_id if fresh else None)
             if fresh:
-                new[mail_id] = (raw, message_id)
+                new[mail_id] = (raw, message_id, sender)
         if not new:
             return ids
         seq = 1 + max((i["seq"] for i in self._pending_records()), default=-1)
         write_many_atomic([(self._pending_path(mail_id), b"%s\n%s" % (dump_json({
-            "mail_id": mail_id, "message_id": message_id, "received_at": stored_time(received_at),
-            "seq": seq + n}), raw)) for n, (mail_id, (raw, message_id)) in enumerate(new.items())])
+            "mail_id": mail_id, "message_id": message_id, "sender": sender,
+            "received_at": stored_time(received_at), "seq": seq + n}), raw))
+            for n, (mail_id, (raw, message_id, sender)) in enumerate(new.items())])
         return ids  # from here on they are "seen"
 
     def _pending_records(self) -> list[dict[str, Any]]:
