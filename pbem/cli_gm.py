@@ -17,6 +17,7 @@ from pbem.cli_gm_overrides import (
     announce,
     bot,
     edit,
+    end_game,
     extend,
     pause,
     remove_seat,
@@ -32,7 +33,7 @@ __all__ = ["GM_COMMANDS", "BusyError", "Where", "add_gm_commands", "cli", "commo
 
 GM_COMMANDS: tuple[click.Command, ...] = (
     game, games, process, preview, rollback, edit, replace_seat, remove_seat, bot, pause,
-    resume, extend, announce, history_command, export, replay, verify, archive,
+    resume, extend, announce, end_game, history_command, export, replay, verify, archive,
 )
 
 

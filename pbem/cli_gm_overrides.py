@@ -1,6 +1,6 @@
 """The game master's overrides of a running game: ``pbem rollback``, ``pbem edit``, the
-seats (``replace``, ``remove``, ``bot``), the deadlines (``pause``, ``resume``, ``extend``)
-and ``pbem announce``."""
+seats (``replace``, ``remove``, ``bot``), the deadlines (``pause``, ``resume``, ``extend``),
+``pbem announce`` and ``pbem end``."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from pbem.engine.state import Event
 from pbem.render import environment
 from pbem.reports_context import report_events
 
-__all__ = ["announce", "bot", "edit", "extend", "pause", "remove_seat", "replace_seat",
-           "resume", "rollback"]
+__all__ = ["announce", "bot", "edit", "end_game", "extend", "pause", "remove_seat",
+           "replace_seat", "resume", "rollback"]
 
 
 @click.command("rollback")
@@ -87,6 +87,28 @@ def _echo_events(events: list[Event]) -> None:
     module = environment().get_template("en/_events.txt.j2").module
     for e in report_events(events, None):  # the GM sees all, each thing said once
         click.echo(module.event(e))  # type: ignore[attr-defined]
+
+
+@click.command("end")
+@click.argument("game_id", metavar="GAME")
+@click.option("--winner", "winners", multiple=True, metavar="SEAT",
+              help="A player who wins (repeat for a shared victory; none: no one wins).")
+@click.option("--reason", required=True, help="Why: told to the players in the last mail.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@common
+def end_game(game_id: str, winners: tuple[str, ...], reason: str, yes: bool,
+             **kw: Any) -> None:
+    """End GAME now, won by each --winner or by no one: for what the rules do not end (a
+    player left alone, players agreeing to stop). Every player gets the game's last mail,
+    with its secret seed."""
+    where = where_of(kw)
+    if not yes:
+        won = f"won by {' and '.join(winners)}" if winners else "with no winner"
+        click.confirm(f"End {game_id} now, {won}?", abort=True)
+    with session(where) as service:
+        game_id = game_named(service, game_id)
+        events = gm.end_game(service, game_id, winners, where.now, reason)
+    _echo_events(events)
 
 
 # --- seats -------------------------------------------------------------------------------------

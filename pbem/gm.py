@@ -167,6 +167,21 @@ def edit_move(service: Service, game_id: str, card: str, place: str, reason: str
     return events
 
 
+def end_game(service: Service, game_id: str, winners: Sequence[str], now: datetime,
+             reason: str = "") -> list[Event]:
+    """End the game now, won by ``winners`` (seats, any spelling) or by no one: every player
+    gets the game's last mail, with the reason; the archive and history show it."""
+    with service.store.lock():
+        table = service._table(game_id, now)
+        _running(table)
+        _started(table, "a game not started yet can simply be left alone")
+        names = [_seat(table.service, winner) for winner in winners]
+        events = gm_ops.end_game(table, names, reason)
+        service._advance(table)
+        service._finish(table, now)
+    return events
+
+
 def remove_seat(service: Service, game_id: str, seat: str, now: datetime,
                 reason: str = "") -> list[Event]:
     """The player leaves the game (``LeaveGame``): their groups go free, their money to the

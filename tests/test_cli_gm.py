@@ -524,3 +524,24 @@ def test_when_the_clock_is_not_given_it_is_now(store: Path) -> None:
     result = CliRunner().invoke(cli, ["preview", "g", "--store", str(store)])
     today = datetime.now(UTC).strftime("%Y-%m-%d")
     assert result.exit_code == 0 and today in result.output
+
+
+def test_end_gives_the_game_its_winner_and_every_player_the_last_mail(store: Path) -> None:
+    """For what the rules do not end (a player left alone, players agreeing to stop): the
+    game master ends the game, with winners still in it or none, and the reason."""
+    bad = run(store, "end", "g", "--winner", "dee", "--reason", "x", "--yes", code=1)
+    assert "dee" in bad.output
+    result = run(store, "end", "g", "--winner", "Ann", "--reason", "bob and cy conceded",
+                 "--yes")
+    assert ("The game master ended the game (bob and cy conceded): victory for ann."
+            in result.output)
+    state, _ = snapshot(store)
+    assert (state.phase, state.outcome, state.winners) == ("over", "game master", ("ann",))
+    last = {to(m): plain(text_of(m)) for m in mails(store) if "Game over" in m["Subject"]}
+    assert set(last) == {"ann@example.org", "bob@example.org", "cy@example.org"}
+    assert "victory for ann. The game master ended it." in last["bob@example.org"]
+    assert "(bob and cy conceded)" in last["bob@example.org"]
+    assert "The secret seed of this game was" in last["bob@example.org"]
+    assert_replays(store)
+    again = run(store, "end", "g", "--reason", "twice", "--yes", code=1)
+    assert "The game is over." in again.output

@@ -10,6 +10,7 @@ from factory import (
     CARDS,
     GNOMES,
     deal,
+    free,
     game,
     money_balances,
     of_kind,
@@ -18,7 +19,15 @@ from factory import (
     treasury,
 )
 
-from pbem.engine.commands import EndTurn, GmMoveCard, GmSetMoney, Pass, PlaySpecial
+from pbem.engine.commands import (
+    Attack,
+    EndTurn,
+    GmEndGame,
+    GmMoveCard,
+    GmSetMoney,
+    Pass,
+    PlaySpecial,
+)
 from pbem.engine.rules import replay
 from pbem.engine.setup import Seat, Setup
 from pbem.engine.state import GameState
@@ -83,3 +92,32 @@ def test_a_replay_of_the_log_repeats_the_game_masters_edits() -> None:
     state = replay(setup, log, CARDS)
     assert treasury(state, BAVARIA) == 40
     assert replay(setup, log, CARDS) == state
+
+
+def test_the_game_master_ends_the_game_for_what_the_rules_do_not_end() -> None:
+    """rulebook-en: "The game ends when, at the end of a turn (his own or someone else's) a
+    player meets one of his Goals." Nothing else ends it: a player left alone, or players
+    agreeing to stop, need the game master, who names the winners (players still in the
+    game) or no one."""
+    state = position()
+    with pytest.raises(IllegalCommandError, match="not a player still in the game"):
+        run(state, GmEndGame("gm", ("cy",), "typo"))
+    over, events = run(state, GmEndGame("gm", ("bob", "bob"), "ann left for good"))
+    assert (over.phase, over.outcome, over.winners) == ("over", "game master", ("bob",))
+    assert of_kind(events, "gm_end")[0].data == {"winners": ("bob",),
+                                                 "reason": "ann left for good"}
+    assert money_balances(over)
+    with pytest.raises(IllegalCommandError, match="the game is over"):
+        run(over, GmEndGame("gm", (), "again"))
+    nobody, _ = run(state, GmEndGame("gm", (), "we all agreed"))
+    assert nobody.winners == () and nobody.outcome == "game master"
+
+
+def test_the_game_master_ends_a_game_only_between_attacks() -> None:
+    """An attack, once announced, goes on until the dice settle it (rulebook-en: "all
+    transferable power to be used in that attack must be announced before any money is
+    spent"): the game master ends a game between attacks, as a player leaves one."""
+    state = free(position(), "Loan Sharks")
+    attacking, _ = run(state, Attack("ann", "The Mafia", "Loan Sharks", "control"))
+    with pytest.raises(IllegalCommandError, match="only between attacks"):
+        run(attacking, GmEndGame("gm", ("ann",), "too soon"))

@@ -1,4 +1,5 @@
-"""The postmaster's record stays small however much mail strays to it."""
+"""Mail outside a game's turn flow: stray mail (the postmaster's record stays small however
+much strays to it), refusals, copies."""
 
 from __future__ import annotations
 
@@ -59,3 +60,4 @@ def test_a_message_id_reused_by_another_player_does_not_drop_their_orders(
     assert not room.orders("Bob", "STATUS", message_id="<fixed@client>")
     assert not room.orders("Alice", "STATUS", message_id="<fixed@client>")
     assert room.record().steps == 1 + 2  # the start, then one step per mail played
+

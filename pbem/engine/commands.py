@@ -242,6 +242,15 @@ class GmRenamePlayer:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class GmEndGame:
+    """Game master's decision: the game ends now, won by ``winners`` (none: no one won)."""
+
+    player: str
+    winners: tuple[str, ...]
+    reason: str
+
+
 Command = (
     BeginTurn
     | Attack
@@ -271,4 +280,5 @@ Command = (
     | GmSetMoney
     | GmMoveCard
     | GmRenamePlayer
+    | GmEndGame
 )

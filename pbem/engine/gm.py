@@ -6,9 +6,9 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.engine.cards import CardSet, Group, Special
-from pbem.engine.commands import GmMoveCard, GmRenamePlayer, GmSetMoney, PlaySpecial
+from pbem.engine.commands import GmEndGame, GmMoveCard, GmRenamePlayer, GmSetMoney, PlaySpecial
 from pbem.engine.ops import player_of, release_group, set_treasury, update_player
-from pbem.engine.state import Event, GameState, GroupOffer
+from pbem.engine.state import Event, GameState, GroupOffer, TurnState
 from pbem.engine.turn import pending_copies
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
@@ -109,6 +109,28 @@ def rename_player(cards: CardSet, state: GameState, cmd: GmRenamePlayer) -> Resu
     state = evolve(state, players=players, attack=attack, special=special, offer=offer,
                    winners=tuple(map(new, state.winners)))
     return state, [Event("gm_rename", {"old": cmd.seat, "new": name, "reason": cmd.reason})]
+
+
+def end_game(cards: CardSet, state: GameState, cmd: GmEndGame) -> Result:
+    """The game ends by the game master's decision, won by players still in it, or by no
+    one. The rules end a game only when someone meets a goal ("The game ends when, at the
+    end of a turn ... a player meets one of his Goals"): a player left alone, or players
+    who agree to stop, need the game master. Between attacks only, as no money is then
+    held by an attack under way."""
+    if state.attack is not None or state.special is not None:
+        raise IllegalCommandError("a game can be ended only between attacks",
+                                  suggestion="wait until the attack or card under way is "
+                                             "settled")
+    playing = [p.name for p in state.players if p.playing]
+    for name in cmd.winners:
+        if name not in playing:
+            raise IllegalCommandError(
+                f"{name} is not a player still in the game", text=name,
+                suggestion=f"the players still in it: {', '.join(playing) or 'none'}")
+    winners = tuple(dict.fromkeys(cmd.winners))
+    state = evolve(state, phase="over", outcome="game master", winners=winners,
+                   turn=TurnState(), offer=None)
+    return state, [Event("gm_end", {"winners": winners, "reason": cmd.reason})]
 
 
 def _with_place(state: GameState, place: str, cards: tuple[str, ...]) -> GameState:

@@ -22,6 +22,7 @@ from pbem.engine.commands import (
     EndTurn,
     GiveCard,
     GiveMoney,
+    GmEndGame,
     GmMoveCard,
     GmRenamePlayer,
     GmSetMoney,
@@ -75,6 +76,7 @@ HANDLERS: dict[type, Handler] = {
     GmSetMoney: gm.set_money,
     GmMoveCard: gm.move_card,
     GmRenamePlayer: gm.rename_player,
+    GmEndGame: gm.end_game,
 }
 
 

@@ -204,7 +204,7 @@ class GameState:
     special: PendingSpecial | None = None
     offer: GroupOffer | None = None
     winners: tuple[str, ...] = ()
-    outcome: str = ""  # why the game ended: "victory", "turn cap", "no players"
+    outcome: str = ""  # why the game ended: "victory", "turn cap", "no players", "game master"
 
     @property
     def active_player(self) -> Player:

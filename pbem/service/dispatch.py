@@ -240,6 +240,7 @@ def advance(table: Table) -> None:
     if table.state.phase == "over" and table.service.reported < table.log_length:
         table.report()
     _tell_the_eliminated(table)
+    _tell_the_game_master_one_is_left(table)
 
 
 def _tell_the_eliminated(table: Table) -> None:
@@ -251,6 +252,19 @@ def _tell_the_eliminated(table: Table) -> None:
         if e.kind == "eliminated" and name not in told:
             table.notify(Notice("eliminated", name))
             told.add(name)
+
+
+def _tell_the_game_master_one_is_left(table: Table) -> None:
+    """The rules end a game only when someone meets a goal, so a player left alone plays on
+    until then: the game master is told once, when the last other player goes, and may end
+    the game (``pbem end``)."""
+    if table.state.phase == "over" or not any(
+            e.kind in ("eliminated", "left") for e in table.events):
+        return
+    playing = [p.name for p in table.state.players if p.playing]
+    if len(playing) == 1 and not any(n.kind == "gm_alert" and n.data.get("alone")
+                                     for n in table.notices):
+        table.notify(Notice("gm_alert", "", {"alone": playing[0]}))
 
 
 def _answer(table: Table, player: str, order: Order) -> Answer:

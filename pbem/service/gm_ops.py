@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbem.engine.commands import GmMoveCard, GmRenamePlayer, GmSetMoney, LeaveGame
+from pbem.engine.commands import GmEndGame, GmMoveCard, GmRenamePlayer, GmSetMoney, LeaveGame
 from pbem.engine.state import Event, GameState
 from pbem.errors import IllegalCommandError
 from pbem.orders.lexer import RESERVED
@@ -50,6 +50,18 @@ def set_money(table: Table, card: str, amount: int, reason: str) -> list[Event]:
 def move_card(table: Table, card: str, place: str, reason: str) -> list[Event]:
     """Put a group or special card in ``place``; gives the logged events."""
     return table.do(GmMoveCard(GM, card, place, reason))
+
+
+def end_game(table: Table, winners: Sequence[str], reason: str) -> list[Event]:
+    """End the game now (``GmEndGame``), won by ``winners`` or by no one; between attacks
+    only."""
+    if table.service.window is not None:
+        raise IllegalCommandError(
+            "a game can be ended only between attacks",
+            suggestion="wait until the attack under way is settled (pbem preview shows when)")
+    events = table.do(GmEndGame(GM, tuple(winners), reason))
+    table.service = replace(table.service, queue=(), deadline="", offer_deadline="")
+    return events
 
 
 def remove_seat(table: Table, seat: str) -> list[Event]:
