@@ -213,3 +213,53 @@ def test_the_chart_draws_one_line_per_player_with_a_legend() -> None:
     assert ys[0] > ys[1] > ys[2]  # more groups, higher up
     assert root.findtext("s:title", namespaces=ns) == "Groups <held>"
     assert "b&amp;b" in svg
+
+
+# DejaVu Sans, the font a browser without Helvetica or Arial falls back to, draws each digit
+# 1303/2048 em wide: the widest of the usual fonts.
+DIGIT_WIDTH = 1303 / 2048 * 11
+
+
+@pytest.mark.parametrize("points", [1, 2, 5, 30, 38, 100, 500, 1000])
+def test_the_turn_numbers_under_the_chart_never_touch(points: int) -> None:
+    """However many turns, the labels under the axis are a few pixels apart at least, the
+    first and the last among them, and enough of them to read the axis by."""
+    labels = [str(n) for n in range(points)]
+    root = ET.fromstring(line_chart("Groups", {"ann": list(range(points))}, labels, "turn"))
+    ticks = root.findall("s:text[@class='axis-label']", {"s": "http://www.w3.org/2000/svg"})
+    shown = [str(t.text) for t in ticks]
+    assert shown[0] == "0" and shown[-1] == labels[-1]
+    assert len(shown) >= min(points, 5)
+    spans = [(float(str(t.get("x"))) - len(s) * DIGIT_WIDTH / 2,
+              float(str(t.get("x"))) + len(s) * DIGIT_WIDTH / 2)
+             for t, s in zip(ticks, shown, strict=True)]
+    for (label, (_, right)), (following, (left, _)) in zip(
+            zip(shown, spans, strict=True), zip(shown[1:], spans[1:], strict=True),
+            strict=False):
+        assert right + 3 <= left, f"{label} and {following} touch"
+
+
+def test_the_turn_still_being_played_is_shown_as_it_stands_now(
+        tmp_path: Path, finished_site: tuple[Path, history.GameFile]) -> None:
+    """The last turn of a running game has not ended: its page says what it shows is the
+    game now, not at the end of the turn; the turns before it, and a finished game's last
+    turn, did end."""
+    service = running_game(tmp_path / "store")
+    game = history.read_game(service.store, "live")
+    build_game(CARDS, game, tmp_path / "site")
+    folder = tmp_path / "site" / "games" / "live"
+    last = len(history.timeline(CARDS, game, "")) - 1
+    now = Page(folder / f"turn-{last}.html").words
+    assert f"live: Turn {game.state.turn_number}: ann (in progress)" in now
+    assert "This turn is still being played" in now
+    assert "What has happened so far" in now and "The power structures now" in now
+    assert "end of the turn" not in now
+    before = Page(folder / f"turn-{last - 1}.html").words
+    assert "The power structures at the end of the turn" in before
+    assert "in progress" not in before and "What happened" in before
+    assert f"Turn {game.state.turn_number}: ann (in progress)" in Page(
+        folder / "index.html").words
+    site, finished = finished_site
+    ended = Page(site / "games" / "sim" / f"turn-{finished.state.turn_number}.html").words
+    assert "in progress" not in ended and "at the end of the turn" in ended
+

@@ -6,17 +6,25 @@ The test is skipped only when Chromium is not installed; ``scripts/test.sh`` ins
 
 from __future__ import annotations
 
+import html
+import json
 import os
+import re
 import signal
 import struct
 import subprocess
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
-from test_history import CARDS, simulated_store
+from test_history import CARDS, SEED, T0, simulated_store
 
-from pbem import history
+from pbem import gm, history
 from pbem.archive.build import build_game, build_index
+from pbem.archive.chart import line_chart
+from pbem.service.service import Service
+from pbem.store import Store
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
@@ -87,3 +95,116 @@ def test_the_archive_of_a_finished_bot_game_opens_in_chromium(tmp_path: Path) ->
         assert shot.stat().st_size > 10_000  # not a blank page
     turn_dom = visit(pages["turn"][0], tmp_path / "profile-again", tmp_path / "again.png")[0]
     assert 'class="breakdown"' in turn_dom and "or less to succeed" in turn_dom
+
+
+def measured(page: Path, profile: Path) -> Any:
+    """Open ``page``, whose script writes what it measured as JSON into the body's
+    ``data-measure`` attribute; gives that."""
+    dom, console = visit(page, profile, profile.with_suffix(".png"))
+    assert console == [], console
+    found = re.search(r'<body[^>]* data-measure="([^"]*)"', dom)
+    assert found, "the page's script measured nothing"
+    return json.loads(html.unescape(found.group(1)))
+
+
+PHONE = 360  # CSS pixels across a small phone's screen
+# Each page in a frame a phone's width (Chromium's window cannot be made that narrow), same
+# origin (srcdoc) so the script can measure it once everything is loaded.
+FRAMES_SCRIPT = """<script>
+addEventListener("load", () => {
+  const widths = {};
+  for (const frame of document.querySelectorAll("iframe")) {
+    const page = frame.contentDocument.documentElement;
+    widths[frame.name] = [page.scrollWidth, page.clientWidth];
+  }
+  document.body.setAttribute("data-measure", JSON.stringify(widths));
+});
+</script>"""
+
+
+LONG_GAME = "Illuminati" * 6 + "2024"
+
+
+def long_named_game(root: Path) -> Service:
+    """A running game with the longest names there may be (a 64-character game id, a
+    30-letter player) and an announcement holding a long address, all without a space."""
+    service = Service(Store(root), cards=CARDS)
+    game = LONG_GAME
+    gm.create_game(service, game, [("Maximilianfriedrichwilhelmvonx", "m@example.org", ""),
+                                   ("bob", "bob@example.org", "")], seed=SEED, now=T0)
+    gm.start_game(service, game, T0)
+    gm.announce(service, game, "Rules: https://example.org/" + "illuminati" * 12, T0)
+    gm.process(service, T0 + timedelta(days=4))
+    return service
+
+
+def test_no_archive_page_is_wider_than_a_phone(tmp_path: Path) -> None:
+    """At 360 pixels across, a long seed, game id, name or address wraps, and a picture,
+    chart or table scrolls inside its own box: the page itself is never wider."""
+    finished = simulated_store(tmp_path / "finished")
+    running = long_named_game(tmp_path / "running")
+    site = tmp_path / "site"
+    games = [history.read_game(finished.store, "sim"),
+             history.read_game(running.store, LONG_GAME)]
+    build_index([build_game(CARDS, game, site) for game in games], site)
+    pages = [site / "index.html"]
+    for game in games:
+        folder = site / "games" / game.game
+        pages += [folder / "index.html", *sorted(folder.glob("turn-*.html"))[-2:]]
+    frames = "".join(
+        f'<iframe name="{page.relative_to(site)}" width="{PHONE}" height="640" '
+        f'srcdoc="{html.escape(page.read_text(encoding="utf-8"))}"></iframe>'
+        for page in pages)
+    wrapper = tmp_path / "phone.html"
+    wrapper.write_text(f"<!DOCTYPE html><html><body>{frames}{FRAMES_SCRIPT}</body></html>",
+                       encoding="utf-8")
+    widths = measured(wrapper, tmp_path / "profile")
+    assert len(widths) == len(pages)
+    for name, (page_width, screen) in widths.items():
+        assert PHONE - 20 <= screen <= PHONE, name  # less a scrollbar, if any
+        assert page_width <= screen, f"{name} is {page_width} pixels wide"
+
+
+CHART_SCRIPT = """<script>
+addEventListener("load", () => {
+  const problems = [];
+  for (const chart of document.querySelectorAll("svg.chart")) {
+    const name = chart.getAttribute("aria-label");
+    const width = chart.viewBox.baseVal.width, height = chart.viewBox.baseVal.height;
+    const ticks = [...chart.querySelectorAll("text.axis-label")].map((t) => t.getBBox());
+    if (ticks.length < 2) problems.push(`${name}: ${ticks.length} labels under the axis`);
+    ticks.forEach((box, i) => {
+      if (i && ticks[i - 1].x + ticks[i - 1].width + 2 > box.x)
+        problems.push(`${name}: labels ${i - 1} and ${i} touch`);
+    });
+    const legend = [...chart.querySelectorAll("text.legend")].map((t) => t.getBBox());
+    legend.forEach((box, i) => {
+      if (i && legend[i - 1].y + legend[i - 1].height > box.y)
+        problems.push(`${name}: names ${i - 1} and ${i} of the legend touch`);
+    });
+    for (const text of chart.querySelectorAll("text")) {
+      const box = text.getBBox();
+      if (box.x < 0 || box.y < 0 || box.x + box.width > width || box.y + box.height > height)
+        problems.push(`${name}: "${text.textContent}" goes past the edge`);
+    }
+  }
+  document.body.setAttribute("data-measure", JSON.stringify(problems));
+});
+</script>"""
+
+
+def test_no_text_of_a_chart_touches_another_or_leaves_it_whatever_the_turns(
+        tmp_path: Path) -> None:
+    """Drawn by the browser with its own fonts: for 5 to 1,000 turns, the turn numbers
+    under the axis stand apart; eight players' names, the longest possible, fit the legend."""
+    names = ["Maximilianfriedrichwilhelmvonx", "WWWWWWWWWWWWWWWWWWWWWWWWWWWWWW",
+             *(f"p{n}" for n in range(6))]
+    charts = "".join(
+        line_chart(f"{turns} turns", {name: [n * turn % 97 for turn in range(turns)]
+                                      for n, name in enumerate(names)},
+                   [str(turn) for turn in range(turns)], "turn")
+        for turns in (5, 30, 38, 100, 500, 1000))
+    page = tmp_path / "charts.html"
+    page.write_text(f"<!DOCTYPE html><html><body>{charts}{CHART_SCRIPT}</body></html>",
+                    encoding="utf-8")
+    assert measured(page, tmp_path / "profile") == []

@@ -63,15 +63,17 @@ class Line:
 
 @dataclass(frozen=True)
 class Turn:
-    """One turn page: the timeline section and the view of the game when it ended."""
+    """One turn page: the timeline section and the view of the game when it ended, or now
+    for the turn still being played."""
 
     index: int
     section: Section
     view: View
     # Per player, under the name they have now (a seat the GM renamed kept its place):
-    groups: Mapping[str, int]  # groups controlled at the end of the turn
+    groups: Mapping[str, int]  # groups controlled at the end of the turn (or now)
     money: Mapping[str, int]  # money (only shown for a finished game)
     lines: tuple[Line, ...]
+    in_progress: bool = False  # the turn of a running game still being played
 
     @property
     def results(self) -> list[Event]:
@@ -154,6 +156,9 @@ def _turns(cards: CardSet, game: GameFile, viewer: str | None) -> list[Turn]:
             state, _ = apply(state, command, cards)
     at[len(game.log)] = state
     names = [p.name for p in game.state.players]  # a rename keeps the seats in order
+    # The service begins a turn as soon as the one before ends: a running game's last turn
+    # is always the one being played.
+    running = game.state.phase != "over"
     turns = []
     for i, section in enumerate(sections):
         s = at[section.end]
@@ -162,7 +167,7 @@ def _turns(cards: CardSet, game: GameFile, viewer: str | None) -> list[Turn]:
             {n: len(p.structure) - 1 for n, p in zip(names, s.players, strict=True)},
             {n: sum(slot.treasury for slot in p.structure)
              for n, p in zip(names, s.players, strict=True)},
-            _lines(section)))
+            _lines(section), running and i == len(sections) - 1))
     return turns
 
 
