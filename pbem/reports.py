@@ -131,15 +131,16 @@ def response_request(
 
 def attack_result(
     cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
-    now: datetime, lang: str = "en", site_dir: Path | None = None, html: bool = True,
+    now: datetime, tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
+    html: bool = True,
 ) -> Rendered:
     """The result of an attack: breakdown, dice, what happened after (given its events)."""
     v = view(cards, state, player)
-    shown = report_events(events, player)
+    shown = report_events(events, player, tz)
     results = [e for e in shown if e.kind == "attack_result"]
     if not results:
         raise ValueError("an attack result mail needs an attack_result event")
-    ctx = _game_context(cards, v, state, now, None, "UTC")
+    ctx = _game_context(cards, v, state, now, None, tz)
     return mail("attack_result", lang, site_dir, html=html, **ctx, result=results[-1],
                 events=shown)
 
@@ -169,7 +170,7 @@ def turn_report(
     # The pictures are for the HTML part only.
     svgs = structure_pictures(cards, v, lang, site_dir) if html else {}
     rendered = mail("turn_report", lang, site_dir, html=html, **ctx,
-                    events=report_events(events, player), svgs=svgs)
+                    events=report_events(events, player, tz), svgs=svgs)
     return Rendered(rendered.subject, rendered.text, rendered.html, (_view_attachment(v),))
 
 
@@ -182,27 +183,28 @@ def _view_attachment(v: View) -> Attachment:
 
 def game_over(
     cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
-    now: datetime, lang: str = "en", site_dir: Path | None = None, html: bool = True,
+    now: datetime, tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
+    html: bool = True,
 ) -> Rendered:
     """The end: winners or why it stopped, final structures, the revealed seed and how to
     check every roll against the commitment."""
     v = view(cards, state, player)
     if v.seed is None:
         raise ValueError("the game is not over: its seed is still secret")
-    ctx = _game_context(cards, v, state, now, None, "UTC")
+    ctx = _game_context(cards, v, state, now, None, tz)
     return mail("game_over", lang, site_dir, html=html, **ctx,
-                events=report_events(events, player))
+                events=report_events(events, player, tz))
 
 
 def gm_announcement(
     game: str, player: str, message: str = "", *, events: Sequence[Event] = (),
-    lang: str = "en", site_dir: Path | None = None, html: bool = True,
+    tz: str = "UTC", lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
-    """A message or an override of the game master, told to one player in their language:
-    ``events`` are what the override did (the GM entry's own event among them), ``message``
-    an announcement's words."""
+    """A message or an override of the game master, told to one player in their language
+    and time zone: ``events`` are what the override did (the GM entry's own event among
+    them), ``message`` an announcement's words."""
     return mail("gm_announcement", lang, site_dir, html=html, game=game, player=player,
-                events=tuple(report_events(events, player)), message=message.strip("\n"))
+                events=tuple(report_events(events, player, tz)), message=message.strip("\n"))
 
 
 def press_relay(
@@ -216,10 +218,10 @@ def press_relay(
 
 def history_reply(
     game: str, player: str, turns: Sequence[tuple[int, Sequence[Event]]], *,
-    lang: str = "en", site_dir: Path | None = None, html: bool = True,
+    tz: str = "UTC", lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """A player's own view of the timeline: for each turn, the events they may see."""
-    shown = tuple((turn, tuple(report_events(events, player))) for turn, events in turns)
+    shown = tuple((turn, tuple(report_events(events, player, tz))) for turn, events in turns)
     return mail("history", lang, site_dir, html=html, game=game, player=player, turns=shown)
 
 

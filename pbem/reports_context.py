@@ -123,8 +123,8 @@ def deadline_facts(deadline: datetime | None, now: datetime, tz: str) -> Deadlin
     left = max(0, int((deadline - now).total_seconds()) // 60)
     local = deadline.astimezone(zone(tz))
     return Deadline(
-        utc=deadline.astimezone(UTC).strftime("%Y-%m-%d %H:%M"),
-        local=local.strftime("%Y-%m-%d %H:%M"),
+        utc=_minute(deadline.astimezone(UTC)),
+        local=_minute(local),
         tz=tz,
         days=left // (24 * 60),
         hours=left // 60 % 24,
@@ -133,8 +133,9 @@ def deadline_facts(deadline: datetime | None, now: datetime, tz: str) -> Deadlin
     )
 
 
-def report_events(events: Iterable[Event], viewer: str | None) -> list[Event]:
-    """The events ``viewer`` (None: the game master) may see, each said once.
+def report_events(events: Iterable[Event], viewer: str | None, tz: str = "UTC") -> list[Event]:
+    """The events ``viewer`` (None: the game master) may see, each said once, a deadline a
+    GM entry sets shown in the reader's zone ``tz`` too.
 
     Dropped: public twins of what the viewer sees in detail (a special card drawn), and a
     roll whose attack result follows, since the result shows the same dice.
@@ -154,8 +155,24 @@ def report_events(events: Iterable[Event], viewer: str | None) -> list[Event]:
             # The dropped roll's draw number lets a reader check the dice after the game.
             e = replace(e, data={**e.data, "draw": draw})
             draw = None
-        out.append(e)
+        out.append(_in_zone(e, tz))
     return out
+
+
+def _in_zone(e: Event, tz: str) -> Event:
+    """A GM entry's event (extend, resume) with the deadline it sets in zone ``tz`` as well:
+    ``deadline_local`` and ``tz`` beside the UTC time the entry records."""
+    entry = e.data.get("data") if e.kind == "gm" else None
+    if not isinstance(entry, dict) or "deadline" not in entry:
+        return e
+    local = datetime.fromisoformat(entry["deadline"]).astimezone(zone(tz))
+    return replace(e, data={**e.data, "data": {**entry, "deadline_local": _minute(local),
+                                               "tz": tz}})
+
+
+def _minute(moment: datetime) -> str:
+    """A time as every mail writes it, to the minute, in the zone it is given in."""
+    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 def _result_follows(rest: Sequence[Event]) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pbem.engine.bidding import defence_to_stop
 from pbem.engine.commands import (
     AbolishPrivilege,
     Attack,
@@ -36,7 +37,6 @@ from pbem.orders import (
 from pbem.reports_context import Answers
 
 PASSWORD_BLANK = "______"  # stands out as something to fill in, unlike the quoted "******"
-UPTO_EXAMPLE = 5
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,9 @@ class ResponseLines:
     """Order lines answering one attack, for one player (empty where not allowed)."""
 
     spend: tuple[tuple[str, int, str], ...]  # (card, MB on it, line)
-    upto: str
+    upto: str  # DEFEND 1 UPTO <more>: "" when 1 MB is all the defence can or need spend
+    upto_more: int  # the UPTO of that line
+    upto_need: int  # the roll needed once its money is spent, as the attack stands
     assist: str
     interfere: str
     abolish: str
@@ -107,11 +109,16 @@ def welcome_example(v: View, me: PlayerView) -> tuple[str, ...]:
 def response_lines(attack: AttackView, answers: Answers, me: PlayerView) -> ResponseLines:
     """Every answer this player may give to ``attack``, as lines to copy."""
     spend: tuple[tuple[str, int, str], ...] = ()
-    upto = ""
+    upto, more, need = "", 0, attack.need
     if answers.role == "defender":
         spend = tuple((card, have, format_order(DefendOrder(1, card)))
                       for card, have, _ in answers.sources if have > 0)
-        upto = format_order(DefendOrder(1, "", UPTO_EXAMPLE))
+        # The UPTO that stops the attack as it stands, or all the defender has if less.
+        total, need = defence_to_stop(attack.need, [(have, points)
+                                                     for _, have, points in answers.sources])
+        if total > 1:
+            more = total - 1
+            upto = format_order(DefendOrder(1, "", more))
     reactions = []
     for s in answers.reactions:
         play = PlaySpecial(me.name, s.name)
@@ -126,6 +133,8 @@ def response_lines(attack: AttackView, answers: Answers, me: PlayerView) -> Resp
     return ResponseLines(
         spend=spend,
         upto=upto,
+        upto_more=more,
+        upto_need=need,
         assist=format_order(InterfereOrder(Interfere(me.name, 1, "assist")))
         if answers.may_interfere else "",
         interfere=format_order(InterfereOrder(Interfere(me.name, 1, "interfere")))

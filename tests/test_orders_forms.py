@@ -62,10 +62,12 @@ def test_a_response_requests_answer_lines_read_back() -> None:
     the ODDS lines (and printed whole, as they are): each reads back as an order."""
     from factory import run
 
-    from pbem.engine.commands import Attack
+    from pbem.engine.commands import Attack, Spend
 
     state = place(position(), "bob", LONG, treasury=2)
-    state, _ = run(state, Attack("ann", "L-4 Society", LONG, "control"))
+    # Money enough that defending is worth more than one MB: an UPTO line is offered too.
+    state, _ = run(state, Attack("ann", "L-4 Society", LONG, "control"),
+                   Spend("ann", DISCORDIA, 10), Spend("ann", "L-4 Society", 3))
     for lang in ("en", "fr"):
         mail = reports.response_request(CARDS, state, "bob", now=NOW, deadline=None,
                                         lang=lang, html=False).text

@@ -305,7 +305,7 @@ def test_response_request_offers_each_role_its_answers() -> None:
     breakdown and no spending lines of others."""
     by_role = {n.split("-")[1]: m.text for n, m in rendered("en").items()
                if n.startswith("response_request")}
-    assert "DEFEND 1 FROM" in by_role["defender"] and "DEFEND 1 UPTO 5" in by_role["defender"]
+    assert "DEFEND 1 FROM" in by_role["defender"] and "DEFEND 1 UPTO 6" in by_role["defender"]
     assert "ASSIST 1" in by_role["other"] and "INTERFERE 1" in by_role["other"]
     assert "DEFEND" not in by_role["attacker"] and "ASSIST" not in by_role["attacker"]
     for text in by_role.values():

@@ -83,6 +83,25 @@ def _weight(state: GameState, stance: Stance) -> int:
     return 1
 
 
+def defence_to_stop(need: int, purses: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """The MB a defender spends to bring the roll needed from ``need`` down to
+    ``DEFENDER_GOAL`` as the proxy bidding spends it, and the roll needed then.
+
+    ``purses`` are (MB held, points per MB) in the order they pay: the attacked group's
+    money (2 a MB) first, then the Illuminati's (1). When they hold too little, all of it is
+    spent and the roll needed stays above the goal.
+    """
+    spent = 0
+    for held, weight in purses:
+        gap = need - DEFENDER_GOAL
+        if gap <= 0:
+            break
+        take = min(held, -(-gap // weight))
+        spent += take
+        need -= take * weight
+    return spent, need
+
+
 def settle_bids(
     cards: CardSet, state: GameState, stances: Sequence[Stance]
 ) -> tuple[GameState, list[Spend | Interfere]]:

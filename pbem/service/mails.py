@@ -70,13 +70,13 @@ def render_notice(
             site_dir=site, html=html)
     elif kind == "attack_result":
         rendered = reports.attack_result(cards, state, player, data["events"], now=now,
-                                         lang=lang, site_dir=site, html=html)
+                                         tz=tz, lang=lang, site_dir=site, html=html)
     elif kind in ("turn_report", "status"):
         rendered = reports.turn_report(cards, state, player, news if kind == "turn_report"
                                        else (), now=now, deadline=deadline, tz=tz, lang=lang,
                                        site_dir=site, html=html)
     elif kind == "game_over":
-        rendered = reports.game_over(cards, state, player, news, now=now, lang=lang,
+        rendered = reports.game_over(cards, state, player, news, now=now, tz=tz, lang=lang,
                                      site_dir=site, html=html)
     elif kind == "reminder":
         window = service.window
@@ -91,10 +91,10 @@ def render_notice(
                                        html=html)
     elif kind == "history":
         turns = history[-data["turns"]:] if data.get("turns") else history
-        rendered = reports.history_reply(game, player, turns, lang=lang, site_dir=site,
-                                         html=html)
+        rendered = reports.history_reply(game, player, turns, tz=tz, lang=lang,
+                                         site_dir=site, html=html)
     elif kind == "gm":
-        rendered = _gm_announcement(game, player, data, lang, site, html)
+        rendered = _gm_announcement(game, player, data, tz, lang, site, html)
     elif kind == "standing":
         from pbem.orders.format import format_order
 
@@ -107,10 +107,10 @@ def render_notice(
     return seat.address, seat.name, rendered
 
 
-def _gm_announcement(game: str, player: str, data: dict[str, Any], lang: str,
+def _gm_announcement(game: str, player: str, data: dict[str, Any], tz: str, lang: str,
                      site: Path | None, html: bool) -> Rendered:
-    """An override told in the reader's language: its engine events and its GM entry's event;
-    an announcement's own words as they were written."""
+    """An override told in the reader's language and time zone: its engine events and its GM
+    entry's event; an announcement's own words as they were written."""
     events: list[Event] = list(data.get("events", ()))
     gm: GmEvent | None = data.get("gm")
     message = ""
@@ -118,7 +118,7 @@ def _gm_announcement(game: str, player: str, data: dict[str, Any], lang: str,
         message = str(gm.data["text"])
     elif gm is not None:
         events.append(gm.event)
-    return reports.gm_announcement(game, player, message, events=events, lang=lang,
+    return reports.gm_announcement(game, player, message, events=events, tz=tz, lang=lang,
                                    site_dir=site, html=html)
 
 

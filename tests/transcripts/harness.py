@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from pbem import gm
 from pbem.engine.state import GameState
 from pbem.service.mails import Sender
 from pbem.service.model import GameService, Timing
@@ -116,6 +117,14 @@ class Mailroom:
         passwords = self.service.start_game(game, self.now)
         for name, password in passwords.items():
             self.passwords[(game, name)] = password
+        return self._collect()
+
+    def override(self, name: str, *args: Any, game: str = "") -> list[Out]:
+        """A game master's override of ``pbem.gm`` (``name``: "pause", "resume", "extend"...)
+        on the game, with ``args`` after the game; gives the mails sent."""
+        game = game or self._only_game()
+        self.lines.append(f"=== GM {self._when()}: {name} {game} {' '.join(map(str, args))}")
+        getattr(gm, name)(self.service, game, *args, now=self.now)
         return self._collect()
 
     # --- players --------------------------------------------------------------------------
