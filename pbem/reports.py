@@ -35,11 +35,18 @@ from pbem.reports_context import (
     group_facts,
     illuminati_facts,
     me,
+    offer_facts,
     others,
     report_events,
     special_facts,
 )
-from pbem.reports_orders import attack_lines, order_form, response_lines, welcome_example
+from pbem.reports_orders import (
+    attack_lines,
+    offer_lines,
+    order_form,
+    response_lines,
+    welcome_example,
+)
 from pbem.svg import structure_svg
 from pbem.tree import tree_rows
 
@@ -158,11 +165,13 @@ def reminder(
 
 def turn_report(
     cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
-    now: datetime, deadline: datetime | None, tz: str = "UTC", lang: str = "en",
-    site_dir: Path | None = None, html: bool = True,
+    now: datetime, deadline: datetime | None, offer_deadline: datetime | None = None,
+    tz: str = "UTC", lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """The full report: what happened, every structure, goals, whose move, odds, order form.
 
+    With a group offered and not yet answered, the report says so, and to its receiver how to
+    answer (the lines to copy) and by when: ``offer_deadline``, when silence declines it.
     The player's view goes with it as a JSON attachment.
     """
     v = view(cards, state, player)
@@ -170,7 +179,9 @@ def turn_report(
     # The pictures are for the HTML part only.
     svgs = structure_pictures(cards, v, lang, site_dir) if html else {}
     rendered = mail("turn_report", lang, site_dir, html=html, **ctx,
-                    events=report_events(events, player, tz), svgs=svgs)
+                    events=report_events(events, player, tz), svgs=svgs,
+                    offer=offer_facts(v, deadline_facts(offer_deadline, now, tz)),
+                    offer_lines=offer_lines(v, ctx["me"]))
     return Rendered(rendered.subject, rendered.text, rendered.html, (_view_attachment(v),))
 
 

@@ -104,6 +104,18 @@ class Answers:
     reactions: tuple[SpecialFacts, ...]  # special cards of the hand that answer this attack
 
 
+@dataclass(frozen=True)
+class OfferFacts:
+    """A group one player offers another, waiting for the receiver's answer."""
+
+    giver: str
+    receiver: str
+    group: str
+    puppets: tuple[str, ...]  # the group's puppets, and theirs: they go with it
+    first_arrow: tuple[str, str]  # (card, side) where ACCEPT alone hangs it; ("", "") if none
+    deadline: Deadline | None  # when silence declines the offer
+
+
 def zone(tz: str) -> ZoneInfo:
     """The IANA time zone ``tz``; a PbemError naming it when it is unknown."""
     try:
@@ -131,6 +143,21 @@ def deadline_facts(deadline: datetime | None, now: datetime, tz: str) -> Deadlin
         minutes=left % 60,
         passed=deadline <= now,
     )
+
+
+def offer_facts(v: View, deadline: Deadline | None) -> OfferFacts | None:
+    """The group offered and waiting for an answer, as the view shows it, or None."""
+    if v.offer is None:
+        return None
+    giver, receiver, group = v.offer
+    structure = next(p.structure for p in v.players if p.name == giver)
+    moving = [group]
+    for master in moving:  # grows as it goes: each card's puppets after it
+        moving += [c.card for c in structure if c.master == master]
+    first = next(((c.card, c.open_arrows[0])
+                  for p in v.players if p.name == receiver
+                  for c in p.structure if c.open_arrows), ("", ""))
+    return OfferFacts(giver, receiver, group, tuple(moving[1:]), first, deadline)
 
 
 def report_events(events: Iterable[Event], viewer: str | None, tz: str = "UTC") -> list[Event]:

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pbem.engine.bidding import defence_to_stop
 from pbem.engine.commands import (
     AbolishPrivilege,
+    AcceptGroup,
     Attack,
     CallOff,
+    DeclineGroup,
     EndTurn,
     GiveMoney,
     Interfere,
@@ -22,6 +24,7 @@ from pbem.engine.commands import (
     TransferMoney,
 )
 from pbem.engine.odds import AttackOdds
+from pbem.engine.structure import DIRECTION_NAMES
 from pbem.engine.view import AttackView, PlayerView, View
 from pbem.orders import (
     BLANKED_PASSWORD,
@@ -64,6 +67,15 @@ class ResponseLines:
     no_response: str
 
 
+@dataclass(frozen=True)
+class OfferLines:
+    """Order lines answering a group offered to the reader."""
+
+    accept: str  # "" when no arrow of the reader's is open to hang it from
+    accept_at: str  # an ACCEPT naming an open arrow other than the first; "" if none
+    decline: str
+
+
 def start_line(game: str, player: str, seq: int) -> str:
     """The first line of an order mail, the password left blank to fill in."""
     first = format_orders(Header(game, player, "", seq), ()).splitlines()[0]
@@ -80,10 +92,28 @@ def attack_lines(player: str, odds: Sequence[AttackOdds]) -> tuple[str, ...]:
     return tuple(attack_line(player, o) for o in odds)
 
 
+def offer_lines(v: View, me: PlayerView) -> OfferLines | None:
+    """The answers to the group offered to the reader, as lines to copy; None when no group
+    waits for the reader's answer."""
+    if v.offer is None or v.offer[1] != me.name:
+        return None
+    arrows = [(c.card, side) for c in me.structure for side in c.open_arrows]
+    last = arrows[-1] if len(arrows) > 1 else None
+    return OfferLines(
+        accept=format_order(AcceptGroup(me.name)) if arrows else "",
+        accept_at=format_order(AcceptGroup(me.name, last[0], DIRECTION_NAMES.index(last[1])))
+        if last else "",
+        decline=format_order(DeclineGroup(me.name)),
+    )
+
+
 def order_form(v: View, me: PlayerView, odds: Sequence[AttackOdds]) -> OrderForm:
     """The form closing a report: examples that fit the reader's position now."""
     examples: list[str] = []
-    if v.viewer == v.active and v.phase in ("turn_start", "actions"):
+    offer = offer_lines(v, me)
+    if offer is not None:  # nothing else is possible until the reader answers
+        examples += [line for line in (offer.accept, offer.accept_at, offer.decline) if line]
+    elif v.viewer == v.active and v.phase in ("turn_start", "actions"):
         if odds:
             examples.append(attack_line(me.name, odds[0]))
         if len(me.structure) > 1:

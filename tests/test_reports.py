@@ -11,17 +11,19 @@ import json
 import os
 import re
 from dataclasses import astuple, replace
+from datetime import timedelta
 from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
 import jinja2
 import pytest
+from factory import BAVARIA, GNOMES, chain, game
 from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, mails, steps, turn_of
 
 from pbem import reports
 from pbem.engine.codec import from_json
-from pbem.engine.commands import GmMoveCard
+from pbem.engine.commands import GmMoveCard, OfferGroup
 from pbem.engine.rules import apply
 from pbem.engine.state import Event, GameState
 from pbem.engine.view import View, view
@@ -298,6 +300,25 @@ def test_odds_lines_in_the_report_parse_as_attacks() -> None:
     assert attack_lines
     for line in attack_lines:
         assert isinstance(parse_order(line, CARDS, "x"), AttackOrder)
+
+
+def test_a_group_offered_with_puppets_is_told_to_its_receiver_only() -> None:
+    """rulebook-en: "When a Group is transferred to another player, its puppets (if any)
+    must go with it, along with all treasuries involved." The receiver's report names the
+    puppets that come with the group and the lines that answer; the giver's has no such
+    lines, only that the turn waits."""
+    state = chain(game(ann=BAVARIA, bob=GNOMES), "ann", "Hackers", "Flat Earthers")
+    state, _ = apply(state, OfferGroup("ann", "Hackers", "bob"), CARDS)
+    due = NOW + timedelta(hours=24)
+    mail = {who: reports.turn_report(CARDS, state, who, (), now=NOW, deadline=DEADLINE,
+                                     offer_deadline=due) for who in ("ann", "bob")}
+    text = " ".join(mail["bob"].text.split())
+    assert ("ann offers you Hackers, with its puppets Flat Earthers. If you accept, they "
+            "join your power structure with their treasuries") in text
+    assert "Deadline for your answer: 2025-03-02 09:30 UTC" in text
+    assert "# DECLINE" in mail["bob"].text and "# DECLINE" not in mail["ann"].text
+    assert "You offer Hackers to bob: the turn waits for their answer until " \
+        "2025-03-02 09:30 UTC" in " ".join(mail["ann"].text.split())
 
 
 def test_response_request_offers_each_role_its_answers() -> None:

@@ -19,6 +19,7 @@ from pbem.engine.commands import (
     BeginTurn,
     Command,
     EndTurn,
+    OfferGroup,
     PlaySpecial,
     ResolveSpecial,
     Roll,
@@ -146,6 +147,8 @@ _POINTS: dict[str, Callable[[Step], bool]] = {
     "first_turn": lambda s: isinstance(s.command, BeginTurn),
     "defended_attack": _defended_attack,
     "report": lambda s: isinstance(s.command, BeginTurn) and s.state.turn_number == 7,
+    "offer": lambda s: isinstance(s.command, BeginTurn)
+    and len(s.state.active_player.structure) > 1,
 }
 
 
@@ -197,6 +200,18 @@ def mails(lang: str) -> Iterator[tuple[str, Rendered]]:
         yield f"turn_report-{role}-{who}", reports.turn_report(
             CARDS, state, who, events_between(since, i), now=NOW, deadline=DEADLINE,
             tz="Europe/Paris", lang=lang)
+
+    # The active player offers a group to the next one: the receiver is asked for an answer,
+    # the giver told the turn waits for it.
+    i = first("offer")
+    before = all_steps[i].state
+    giver, receiver = turn_of(before, "active"), turn_of(before, "other")
+    offer = OfferGroup(giver, before.active_player.structure[1].card, receiver)
+    state, offered = apply(before, offer, CARDS)
+    for role, who in (("offered", receiver), ("offering", giver)):
+        yield f"turn_report-{role}-{who}", reports.turn_report(
+            CARDS, state, who, offered, now=NOW, deadline=DEADLINE,
+            offer_deadline=NOW + timedelta(hours=36), tz="Europe/Paris", lang=lang)
 
     yield "history-Bob", reports.history_reply(
         GAME, "Bob", [(0, all_steps[0].events), *_turns(1, 3)], lang=lang)

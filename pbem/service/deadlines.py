@@ -74,6 +74,16 @@ def next_due(state: GameState, service: GameService, after: datetime) -> datetim
     return min((m for m in moments if m > after), default=None)
 
 
+def offer_due(state: GameState, service: GameService) -> datetime | None:
+    """Give the moment silence declines the group offered, or None when none waits: its
+    own deadline, or the orders deadline when that comes first (the turn ends without
+    it)."""
+    if state.offer is None:
+        return None
+    return min((parse_iso(t) for t in (service.offer_deadline, service.deadline) if t),
+               default=None)
+
+
 def missed_orders(table: Table) -> None:
     """The orders deadline passed: a player who did nothing passes (and collects 5 MB)
     and the miss is counted; one who already acted simply ends the turn."""

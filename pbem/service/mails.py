@@ -14,6 +14,7 @@ from pbem.engine.state import Event, GameState
 from pbem.mail.compose import OutgoingMail, compose, message_id_for
 from pbem.reports import Rendered
 from pbem.reports_context import ServiceSettings
+from pbem.service.deadlines import offer_due
 from pbem.service.entries import GmEvent
 from pbem.service.model import GameService, Seat, Timing, parse_iso
 from pbem.service.table import Notice
@@ -73,8 +74,9 @@ def render_notice(
                                          tz=tz, lang=lang, site_dir=site, html=html)
     elif kind in ("turn_report", "status"):
         rendered = reports.turn_report(cards, state, player, news if kind == "turn_report"
-                                       else (), now=now, deadline=deadline, tz=tz, lang=lang,
-                                       site_dir=site, html=html)
+                                       else (), now=now, deadline=deadline,
+                                       offer_deadline=offer_due(state, service), tz=tz,
+                                       lang=lang, site_dir=site, html=html)
     elif kind == "game_over":
         rendered = reports.game_over(cards, state, player, news, now=now, tz=tz, lang=lang,
                                      site_dir=site, html=html)
