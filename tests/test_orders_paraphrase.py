@@ -6,7 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_orders_roundtrip import orders
 
+from pbem import reports
 from pbem.engine.carddata import load_cardset
+from pbem.engine.state import Event
 from pbem.orders import KINDS, Order, paraphrase, parse_order
 from pbem.render import environment
 
@@ -40,20 +42,72 @@ def test_the_attack_sentence() -> None:
     line = "ATTACK Mafia CONTROL Boy Sprouts WITH CIA SPEND 3 UPTO 10"
     assert said(line) == ("The Mafia attack to control Boy Sprouts, aided by C.I.A., "
                           "spending 3 MB and up to 10 MB more in answer to the defence.")
-    assert said(line, "fr") == ("Mafia attaque pour contrôler Boy Sprouts, avec l'aide de "
-                                "C.I.A., en dépensant 3 Megabucks et jusqu'à 10 Megabucks de "
-                                "plus en réponse à la défense.")
+    assert said(line, "fr") == ("The Mafia attaque pour contrôler Boy Sprouts, aidé par "
+                                "C.I.A., en dépensant 3\xa0MB et jusqu'à 10\xa0MB de plus en "
+                                "réponse à la défense.")
 
 
 def test_french_uses_the_rules_terms() -> None:
-    """French says groupe, marionnette, Megabucks, neutraliser, détruire, privilège."""
+    """French says groupe, marionnette, MB, neutraliser, détruire, privilège."""
     assert "neutraliser" in said("ATTACK Mafia NEUTRALIZE Hackers PRIVILEGE BAVARIAN", "fr")
     assert "privilège" in said("ATTACK Mafia NEUTRALIZE Hackers PRIVILEGE BAVARIAN", "fr")
     assert "détruire" in said("ATTACK Mafia DESTROY Hackers", "fr")
     assert "marionnettes" in said("DROP Hackers", "fr")
     assert "groupe" in said("GIVE Hackers TO Bob", "fr")
-    assert "Megabucks" in said("GIVE 5 MB TO Bob", "fr")
+    assert "MB" in said("GIVE 5 MB TO Bob", "fr")
     assert "Curieux" in said("LASERS ADD Weird ON Hackers", "fr")
+
+
+FRENCH_READBACKS = [
+    "ATTACK Bavarian CONTROL Boy Sprouts WITH CIA PRIVILEGE BAVARIAN SPEND 3 UPTO 10",
+    "TRANSFER 3 FROM CIA TO Mafia", "GIVE 5 MB TO Bob", "PASS", "RECYCLE",
+    "DEFEND 2 UPTO 4", "INTERFERE 2 UPTO 3", "STANDING DEFEND ANY UPTO 3",
+    "ODDS Mafia CONTROL Boy Sprouts SPEND 2"]
+
+
+@pytest.mark.parametrize("line", FRENCH_READBACKS)
+def test_french_readbacks_count_money_in_mb_as_the_reports_do(line: str) -> None:
+    """The readback says "MB", as every French report does (fr/_words.txt.j2), never
+    "Megabucks"; rules-fr: "L'argent est mesuré en Megabucks ou MB"."""
+    text = said(line, "fr")
+    assert "Megabuck" not in text
+    assert "\xa0MB" in text
+
+
+def test_french_readbacks_name_cards_as_printed_like_the_reports() -> None:
+    """A card is named as printed, English article included, as in the French reports'
+    sentences ("de The Mafia"), never cut to "Mafia"."""
+    assert said("TRANSFER 3 FROM Mafia TO CIA", "fr") == (
+        "Vous transférez 3\xa0MB de The Mafia à C.I.A.")
+    assert said("MOVE Hackers TO Mafia LEFT", "fr") == (
+        "Vous déplacez Hackers sur la flèche de gauche de The Mafia.")
+    assert said("ATTACK Mafia DESTROY Hackers", "fr").startswith("The Mafia attaque pour détruire")
+    event = Event("transfer", {"player": "Alice", "amount": 3, "from": "The Mafia",
+                               "to": "C.I.A."})
+    report = reports.history_reply("illu", "Alice", [(1, (event,))], lang="fr").text
+    assert "3\xa0MB de The Mafia à C.I.A." in report
+
+
+def test_french_readbacks_keep_their_no_break_spaces() -> None:
+    """The readback is folded to one line without losing the no-break space French puts
+    before ":" and "?" (and between a number and MB)."""
+    assert said("PASS", "fr") == (
+        "Vous passez\xa0: aucune action ce tour, et vous collectez 5\xa0MB.")
+    assert said("ODDS Mafia CONTROL Hackers", "fr").endswith("Hackers\xa0?")
+
+
+def test_french_readbacks_use_the_rules_words_for_abilities_and_treasuries() -> None:
+    """rules-fr: "Tous les Illuminatis et certains groupes sont dotés de capacité spéciale";
+    "Les MB que vous proposez doivent ensuite provenir de la trésorerie de votre Illuminati
+    uniquement." The power (pouvoir) is a card's number, not its ability."""
+    privileged = said("ATTACK Bavarian CONTROL Hackers PRIVILEGE BAVARIAN", "fr")
+    assert "(capacité de The Bavarian Illuminati, 5\xa0MB)" in privileged
+    assert said("END POWERS", "fr") == (
+        "Vous n'effectuez plus d'action et utilisez les capacités de fin de tour de votre "
+        "Illuminati.")
+    assert said("GIVE 5 MB TO Bob", "fr") == (
+        "Vous donnez 5\xa0MB de la trésorerie de votre Illuminati à Bob.")
+    assert "de la trésorerie de votre Illuminati" in said("ASSIST 2", "fr")
 
 
 def test_other_sentences() -> None:

@@ -49,8 +49,8 @@ def test_the_services_refusals_are_in_the_players_language() -> None:
     mail(t, "bob", "SET LANGUAGE FR")
     mail(t, "ann", "ATTACK Bavarian NEUTRALIZE Boy Sprouts")
     no = refused(mail(t, "bob", "DEFEND 3 FROM Boy Sprouts"))
-    assert "Boy Sprouts n'a que 2 MB, pas 3" in no.note
-    assert no.suggestion.startswith("DEFEND 3 FROM The Gnomes of Zurich (10 MB là)")
+    assert "Boy Sprouts n'a que 2\xa0MB, pas 3" in no.note
+    assert no.suggestion.startswith("DEFEND 3 FROM The Gnomes of Zurich (10\xa0MB là)")
     not_now = refused(mail(t, "bob", "PASS"))
     assert "c'est le tour d'ann, pas le vôtre" in not_now.note
     assert not_now.suggestion == "envoyez ces ordres quand votre tour commencera"

@@ -16,6 +16,8 @@ __all__ = ["paraphrase"]
 
 TEMPLATE = "paraphrase.txt.j2"
 _DOUBLE_STOP = re.compile(r"(?<=\.)\.$")
+# The layout's white space only: a no-break space (French "passez\u00a0:") belongs to the text.
+_LAYOUT_SPACE = re.compile(r"[ \t\r\n]+")
 
 
 def paraphrase(order: Order, lang: str = "en", site_dir: Path | None = None) -> str:
@@ -24,6 +26,7 @@ def paraphrase(order: Order, lang: str = "en", site_dir: Path | None = None) -> 
         lang = "en"
     template = environment(str(site_dir) if site_dir else None).get_template(f"{lang}/{TEMPLATE}")
     macro = getattr(template.module, kind_of(order))
-    # Macros are laid out over several lines for reading; the sentence is one line. A name
-    # ending in a full stop ("C.I.A.") at the end of the sentence would give two.
-    return _DOUBLE_STOP.sub("", " ".join(str(macro(order)).split()))
+    # Macros are laid out over several lines for reading; the sentence is one line, its
+    # no-break spaces kept. A name ending in a full stop ("C.I.A.") at the end of the
+    # sentence would give two.
+    return _DOUBLE_STOP.sub("", _LAYOUT_SPACE.sub(" ", str(macro(order))).strip(" "))
