@@ -23,6 +23,7 @@ from pbem.cli_gm_session import (
 from pbem.engine.codec import to_json
 from pbem.errors import PbemError
 from pbem.names import NameMatcher
+from pbem.render import LANGUAGES
 
 __all__ = ["archive", "export", "history_command", "replay", "verify"]
 
@@ -158,8 +159,12 @@ def archive() -> None:
 
 @archive.command("build")
 @click.argument("folder", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--language", type=click.Choice(LANGUAGES), default=None,
+              help="The language of every page. Default: each game's pages in the game's "
+              "language (the one most of its players read their mail in), the list of games "
+              "in the one all the games share; English otherwise.")
 @common
-def archive_build(folder: Path, **kw: Any) -> None:
+def archive_build(folder: Path, language: str | None, **kw: Any) -> None:
     """Write the archive of all games to DIR: finished games in full, running games as
     every player may see them."""
     where = where_of(kw)
@@ -173,8 +178,8 @@ def archive_build(folder: Path, **kw: Any) -> None:
             for game_id in bar:
                 with gm.locked(store, where.wait):
                     record = history.read_game(store, game_id)
-                summaries.append(build_game(cards, record, folder))
-        build_index(summaries, folder)
+                summaries.append(build_game(cards, record, folder, language))
+        build_index(summaries, folder, language)
     except gm.StoreBusyError as error:
         raise BusyError(explain(error)) from error
     except PbemError as error:

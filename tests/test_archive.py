@@ -6,6 +6,7 @@ run through the game master's functions.
 
 from __future__ import annotations
 
+import html
 import re
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime, timedelta
@@ -18,13 +19,15 @@ from test_cli_gm import run
 from test_history import CARDS, SEED, simulated_store
 
 from pbem import gm, history
-from pbem.archive.build import build_game, build_index, game_ids
+from pbem.archive.build import build_game, build_index, game_ids, game_language
 from pbem.archive.chart import line_chart
+from pbem.service.model import GameService, Seat
 from pbem.service.service import Service
 from pbem.store import Store
 
 T0 = datetime(2024, 6, 1, 9, 0, tzinfo=UTC)
 SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+NB = "\xa0"
 
 
 class Page(HTMLParser):
@@ -72,30 +75,37 @@ def finished_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, histo
     return site, game
 
 
-def running_game(root: Path) -> Service:
+def running_game(root: Path, game: str = "live", lang: str = "en") -> Service:
     """A game two turns in, one player holding a special card, an announcement made."""
     service = Service(Store(root), cards=CARDS)
-    gm.create_game(service, "live", [("ann", "ann@example.org", "Bavarian Illuminati"),
-                                     ("bob", "bob@example.org", "")], seed=SEED, now=T0)
-    gm.start_game(service, "live", T0)
-    state = service.state("live")
+    gm.create_game(service, game, [("ann", "ann@example.org", "Bavarian Illuminati"),
+                                   ("bob", "bob@example.org", "")], seed=SEED, now=T0,
+                   lang=lang)
+    gm.start_game(service, game, T0)
+    state = service.state(game)
     special = next(c for c in state.deck if c in ("Bribery", "Deep Agent", "Murphy's Law"))
-    gm.edit_move(service, "live", special, "hand:ann", "a test card", T0)
-    gm.announce(service, "live", "<script>alert(1)</script> Be nice.", T0)
+    gm.edit_move(service, game, special, "hand:ann", "a test card", T0)
+    gm.announce(service, game, "<script>alert(1)</script> Be nice.", T0)
     gm.process(service, T0 + timedelta(days=4))
     return service
+
+
+def well_formed(site: Path) -> list[Path]:
+    """The pages of ``site``, each checked: tags closed in order, every link leads to a page,
+    every picture is well-formed XML."""
+    pages = sorted(site.rglob("*.html"))
+    for page in pages:
+        for link in Page(page).links:
+            assert (page.parent / link).resolve().is_file(), f"{page.name} -> {link}"
+        for svg in SVG.findall(page.read_text(encoding="utf-8")):
+            ET.fromstring(svg)
+    return pages
 
 
 def test_every_page_is_well_formed_and_every_link_leads_somewhere(
         finished_site: tuple[Path, history.GameFile]) -> None:
     site, _ = finished_site
-    pages = sorted(site.rglob("*.html"))
-    assert len(pages) > 5
-    for page in pages:
-        for link in Page(page).links:
-            assert (page.parent / link).resolve().is_file(), f"{page.name} -> {link}"
-        for svg in SVG.findall(page.read_text(encoding="utf-8")):
-            ET.fromstring(svg)  # every picture is well-formed XML
+    assert len(well_formed(site)) > 5
 
 
 def test_the_index_lists_the_game(finished_site: tuple[Path, history.GameFile]) -> None:
@@ -263,3 +273,129 @@ def test_the_turn_still_being_played_is_shown_as_it_stands_now(
     ended = Page(site / "games" / "sim" / f"turn-{finished.state.turn_number}.html").words
     assert "in progress" not in ended and "at the end of the turn" in ended
 
+
+
+# --- the language of the pages ----------------------------------------------------------------
+
+
+def shown(page: Path) -> str:
+    """The words a reader sees on ``page`` (its title among them), on one line: no style
+    sheet, no picture (its labels come from the mails' word templates), no markup."""
+    text = re.sub(r"<style>.*?</style>|<svg\b.*?</svg>", " ",
+                  page.read_text(encoding="utf-8"), flags=re.S)
+    # Plain white space folded, the no-break spaces kept (str.split would take them too).
+    return re.sub(r"[ \t\r\n]+", " ", html.unescape(re.sub(r"<[^>]+>", " ", text))).strip()
+
+
+def labels(page: Path) -> str:
+    """What ``page`` says to a screen reader or in its pictures: the names of its boxes and
+    pictures, the words drawn in them."""
+    text = page.read_text(encoding="utf-8")
+    return " | ".join(html.unescape(t) for t in re.findall(
+        r'aria-label="([^"]*)"|<text\b[^>]*>([^<]*)</text>', text) for t in t if t)
+
+
+# What an English page says that no French page may (words the Python code once made
+# among them: the turns' titles, the charts' titles).
+ENGLISH = ("Setting up", "Turn ", "Groups controlled", "Money (MB)", "What happened",
+           "power structure", "Uncontrolled", "All games", "Illuminati games", "Made by",
+           "The game is", " over", "running", " attack")
+
+
+def test_a_french_games_archive_is_in_french(
+        tmp_path: Path, finished_site: tuple[Path, history.GameFile]) -> None:
+    """A game created in French (``pbem game create --language fr``) has French pages unless
+    told otherwise, the index too when every game is French: the mails' own sentences for
+    the events, a no-break space before : ; ? ! as French typography wants, and pages as
+    well-formed as the English ones."""
+    service = running_game(tmp_path / "store", "partie", lang="fr")
+    running = history.read_game(service.store, "partie")
+    _, finished = finished_site
+    site = tmp_path / "site"
+    build_index([build_game(CARDS, running, site), build_game(CARDS, finished, site, "fr")],
+                site)
+    pages = well_formed(site)
+    assert len(pages) > 10
+    for page in pages:
+        words = shown(page)
+        assert '<html lang="fr">' in page.read_text(encoding="utf-8"), page
+        assert not re.search(r"[^\xa0][:;?!»]|«[^\xa0]", words), (page, words)
+        assert not [w for w in ENGLISH if w in words], (page, words)
+        assert not [w for w in (*ENGLISH, "turn", "Power ") if w in labels(page)], page
+    game = shown(site / "games" / "partie" / "index.html")
+    assert "Mise en place" in game and f"Tour 2{NB}: ann (en cours)" in game
+    charts = labels(site / "games" / "partie" / "index.html")
+    assert "Groupes contrôlés" in charts and "Argent (MB)" not in charts  # money is secret
+    assert "La structure de pouvoir d'ann" in charts and "Pouvoir 10/10" in charts
+    assert f"La partie est en cours{NB}: tour 2, à ann de jouer." in game
+    assert "Argent (MB)" in labels(site / "games" / "sim" / "index.html")
+    first = shown(site / "games" / "partie" / "turn-1.html")
+    assert f"partie{NB}: Tour 1{NB}: bob" in first
+    assert f"Le tour 1 commence{NB}: à bob de jouer." in first  # fr/_events.txt.j2
+    assert "Les structures de pouvoir à la fin du tour" in first
+    index = shown(site / "index.html")
+    assert "Parties d'Illuminati" in index and "en cours" in index and "finie" in index
+    assert "aucun (le nombre de tours prévu est atteint)" in index
+
+
+def test_each_game_is_in_its_language_and_the_index_in_the_one_they_share(
+        tmp_path: Path) -> None:
+    """Without a language named, a game's pages are in its players' language; the list of
+    games is in the language all of them share, else in English."""
+    service = running_game(tmp_path / "store", "partie", lang="fr")
+    english = Service(service.store, cards=CARDS)
+    gm.create_game(english, "game", [("cy", "cy@example.org", ""), ("di", "di@example.org", "")],
+                   seed=SEED, now=T0)
+    site = tmp_path / "site"
+    summaries = [build_game(CARDS, history.read_game(service.store, g), site)
+                 for g in ("partie", "game")]
+    assert [s.lang for s in summaries] == ["fr", "en"]
+    build_index(summaries, site)
+    assert '<html lang="en">' in (site / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="en">' in (site / "games" / "game" / "index.html").read_text(
+        encoding="utf-8")
+    build_index(summaries[:1], site)
+    assert '<html lang="fr">' in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_games_language_is_the_one_most_of_its_players_read() -> None:
+    """Each seat starts in the game's language; a player may choose another (SET
+    LANGUAGE): the game's is the language more seats read than any other, else English."""
+    def seats(*langs: str) -> GameService:
+        return GameService(tuple(Seat(f"p{n}", f"p{n}@example.org", lang=lang)
+                                 for n, lang in enumerate(langs)))
+
+    assert game_language(seats("fr", "fr", "en")) == "fr"
+    assert game_language(seats("fr", "fr")) == "fr"
+    assert game_language(seats("fr", "en")) == "en"
+    assert game_language(seats("en", "en", "fr")) == "en"
+    assert game_language(seats("xx", "xx", "fr")) == "fr"  # a language we have no words for
+    assert game_language(seats()) == "en"
+
+
+def test_archive_build_writes_the_language_it_is_given(tmp_path: Path) -> None:
+    """``pbem archive build --language fr``: an English game's archive in French."""
+    running_game(tmp_path / "store")
+    site = tmp_path / "site"
+    run(tmp_path / "store", "archive", "build", str(site), "--language", "fr")
+    for page in well_formed(site):
+        assert '<html lang="fr">' in page.read_text(encoding="utf-8"), page
+    assert "Mise en place" in shown(site / "games" / "live" / "index.html")
+    run(tmp_path / "store", "archive", "build", str(site))
+    assert "Setting up" in shown(site / "games" / "live" / "index.html")
+
+
+def test_a_box_that_scrolls_is_reached_by_the_keyboard_and_named(
+        finished_site: tuple[Path, history.GameFile]) -> None:
+    """A table or picture wider than a phone scrolls in its box; a keyboard must reach the
+    box to scroll it (WCAG 2.1.1), and a screen reader name it: each such box is a region
+    with a name, in the tab order. (tests/test_archive_browser.py checks it in Chromium.)"""
+    site, _ = finished_site
+    boxes = 0
+    for page in sorted(site.rglob("*.html")):
+        for tag in re.findall(r'<div class="(?:scroll|picture)"[^>]*>',
+                              page.read_text(encoding="utf-8")):
+            boxes += 1
+            assert 'role="region"' in tag and 'tabindex="0"' in tag, (page, tag)
+            assert re.search(r'aria-label="[^"]+"', tag), (page, tag)
+    assert boxes > 20

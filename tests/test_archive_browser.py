@@ -138,6 +138,17 @@ def long_named_game(root: Path) -> Service:
     return service
 
 
+def on_a_phone(site: Path, pages: list[Path], script: str, wrapper: Path) -> Path:
+    """A page holding each of ``pages`` in a frame a phone's width, then ``script``."""
+    frames = "".join(
+        f'<iframe name="{page.relative_to(site)}" width="{PHONE}" height="640" '
+        f'srcdoc="{html.escape(page.read_text(encoding="utf-8"))}"></iframe>'
+        for page in pages)
+    wrapper.write_text(f"<!DOCTYPE html><html><body>{frames}{script}</body></html>",
+                       encoding="utf-8")
+    return wrapper
+
+
 def test_no_archive_page_is_wider_than_a_phone(tmp_path: Path) -> None:
     """At 360 pixels across, a long seed, game id, name or address wraps, and a picture,
     chart or table scrolls inside its own box: the page itself is never wider."""
@@ -151,18 +162,65 @@ def test_no_archive_page_is_wider_than_a_phone(tmp_path: Path) -> None:
     for game in games:
         folder = site / "games" / game.game
         pages += [folder / "index.html", *sorted(folder.glob("turn-*.html"))[-2:]]
-    frames = "".join(
-        f'<iframe name="{page.relative_to(site)}" width="{PHONE}" height="640" '
-        f'srcdoc="{html.escape(page.read_text(encoding="utf-8"))}"></iframe>'
-        for page in pages)
-    wrapper = tmp_path / "phone.html"
-    wrapper.write_text(f"<!DOCTYPE html><html><body>{frames}{FRAMES_SCRIPT}</body></html>",
-                       encoding="utf-8")
-    widths = measured(wrapper, tmp_path / "profile")
+    widths = measured(on_a_phone(site, pages, FRAMES_SCRIPT, tmp_path / "phone.html"),
+                      tmp_path / "profile")
     assert len(widths) == len(pages)
     for name, (page_width, screen) in widths.items():
         assert PHONE - 20 <= screen <= PHONE, name  # less a scrollbar, if any
         assert page_width <= screen, f"{name} is {page_width} pixels wide"
+
+
+# Every box that can scroll sideways, in each frame: what a keyboard and a screen reader
+# make of it, and whether it scrolls at a phone's width.
+BOXES_SCRIPT = """<script>
+addEventListener("load", () => {
+  const boxes = {};
+  for (const frame of document.querySelectorAll("iframe")) {
+    const page = frame.contentDocument, style = frame.contentWindow.getComputedStyle;
+    boxes[frame.name] = [...page.body.querySelectorAll("*")]
+      .filter((box) => ["auto", "scroll"].includes(style(box).overflowX))
+      .map((box) => {
+        box.focus();
+        return {what: box.firstElementChild ? box.firstElementChild.getAttribute("class") : "",
+                focused: page.activeElement === box, tabindex: box.tabIndex,
+                role: box.getAttribute("role"), name: box.getAttribute("aria-label"),
+                scrolls: box.scrollWidth > box.clientWidth};
+      });
+  }
+  document.body.setAttribute("data-measure", JSON.stringify(boxes));
+});
+</script>"""
+
+
+def test_every_box_that_scrolls_takes_the_keyboards_focus_and_has_a_name(
+        tmp_path: Path) -> None:
+    """A table, picture or chart wider than the screen scrolls in its own box: a keyboard
+    reaches the box (it takes the focus, in the tab order) so the arrow keys scroll it, and
+    a screen reader names it as a region (WCAG 2.1.1; axe's scrollable-region-focusable),
+    in English pages and French ones."""
+    finished = simulated_store(tmp_path / "finished")
+    running = long_named_game(tmp_path / "running")
+    site = tmp_path / "site"
+    build_index([build_game(CARDS, history.read_game(finished.store, "sim"), site),
+                 build_game(CARDS, history.read_game(running.store, LONG_GAME), site, "fr")],
+                site)
+    pages = [site / "index.html"]
+    for game in ("sim", LONG_GAME):
+        folder = site / "games" / game
+        pages += [folder / "index.html", *sorted(folder.glob("turn-*.html"))[-2:]]
+    boxes = measured(on_a_phone(site, pages, BOXES_SCRIPT, tmp_path / "boxes.html"),
+                     tmp_path / "profile")
+    assert len(boxes) == len(pages)
+    every = [(name, box) for name, found in boxes.items() for box in found]
+    # Tables, structure pictures and charts among them, some too wide for the phone.
+    assert {"games", "breakdown", "groups", "power-structure", "chart"} <= {
+        box["what"] for _, box in every}
+    assert len([box for _, box in every if box["scrolls"]]) > 5
+    for name, box in every:
+        assert box["focused"] and box["tabindex"] == 0, (name, box)
+        assert box["role"] == "region" and box["name"], (name, box)
+    french = [box["name"] for name, box in every if name.startswith(f"games/{LONG_GAME}")]
+    assert "Groupes contrôlés" in french and "Les groupes non contrôlés" in french
 
 
 CHART_SCRIPT = """<script>

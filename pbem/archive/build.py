@@ -9,10 +9,14 @@ Layout under the output folder::
 A finished game shows everything (its seed is revealed, every secret with it). A running
 game shows only what every player may see: the public view of ``pbem.engine.view`` (a viewer
 who is no player) and the events meant for everyone. No address is ever shown.
+
+The pages are written in a language (``templates/<lang>/archive/``): by default a game's
+pages in the game's language, the index in the one all its games share.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +31,11 @@ from pbem.engine.setup import new_game
 from pbem.engine.state import Event, GameState
 from pbem.engine.view import View, view
 from pbem.history import GameFile, Section, timeline
-from pbem.render import environment
+from pbem.render import LANGUAGES, environment
 from pbem.reports import structure_pictures
 from pbem.reports_context import goal_lines, group_facts
 from pbem.service.entries import command_of
+from pbem.service.model import GameService
 from pbem.service.service import POSTMASTER
 from pbem.store import Store
 
@@ -42,12 +47,13 @@ class GameSummary:
     """One line of the index."""
 
     game: str
-    status: str  # "over", "running", "not started"
+    status: str  # "over", "running", "not started": the template words it
     players: tuple[tuple[str, str, str], ...]  # (name, Illuminati, status)
     turns: int
     winners: tuple[str, ...]
     outcome: str
     link: str
+    lang: str = "en"  # the language of the game's pages
 
 
 @dataclass(frozen=True)
@@ -85,44 +91,55 @@ class Turn:
     def link(self) -> str:
         return f"turn-{self.index}.html"
 
-    @property
-    def title(self) -> str:
-        if not self.section.turn:
-            return "Setting up"
-        player = f": {self.section.player}" if self.section.player else ""
-        return f"Turn {self.section.turn}{player}"
-
 
 def game_ids(store: Store) -> list[str]:
     """The games of the store worth a page (not the store's postmaster record)."""
     return [g for g in store.games() if g != POSTMASTER]
 
 
-def build_game(cards: CardSet, game: GameFile, out: Path) -> GameSummary:
-    """Write one game's pages under ``out/games/<game>/``; gives its line of the index."""
+def game_language(service: GameService) -> str:
+    """The game's language: the one more of its seats read their mail in than any other
+    (each seat starts in the language the game was created with), else English."""
+    counts = Counter(s.lang for s in service.seats if s.lang in LANGUAGES).most_common()
+    if counts and (len(counts) == 1 or counts[0][1] > counts[1][1]):
+        return counts[0][0]
+    return "en"
+
+
+def index_language(games: Sequence[GameSummary]) -> str:
+    """The index's language: the one every game's pages are in, else English."""
+    langs = {g.lang for g in games}
+    return langs.pop() if len(langs) == 1 else "en"
+
+
+def build_game(cards: CardSet, game: GameFile, out: Path,
+               lang: str | None = None) -> GameSummary:
+    """Write one game's pages under ``out/games/<game>/`` in ``lang`` (by default the game's
+    language); gives its line of the index."""
+    lang = lang if lang in LANGUAGES else game_language(game.service)
     finished = game.state.phase == "over"
     viewer = None if finished else PUBLIC
     status = "over" if finished else "running" if game.service.started else "not started"
-    turns = _turns(cards, game, viewer) if game.service.started else []
+    turns = _turns(cards, game, viewer, lang) if game.service.started else []
     names = [p.name for p in game.state.players]
-    labels = [str(t.section.turn) for t in turns]
-    charts = [Markup(line_chart("Groups controlled", {n: [t.groups[n] for t in turns]
-                                                      for n in names}, labels, "turn"))]
-    if finished:
-        charts.append(Markup(line_chart("Money (MB)", {n: [t.money[n] for t in turns]
-                                                       for n in names}, labels, "turn")))
+    groups = {n: [t.groups[n] for t in turns] for n in names}
+    # Money is secret while the game runs: a running game's page has no numbers to chart.
+    money = {n: [t.money[n] for t in turns] for n in names} if finished else None
     final = view(cards, game.state, viewer)
     context = {"game": game.game, "finished": finished, "status": status}
     folder = out / "games" / game.game
     folder.mkdir(parents=True, exist_ok=True)  # once the pages are ready to be written
     for n, turn in enumerate(turns):
-        _write(folder / turn.link, "archive/turn.html.j2", **context, turn=turn,
+        _write(folder / turn.link, lang, "turn.html.j2", **context, turn=turn,
                previous=turns[n - 1] if n else None,
                next=turns[n + 1] if n + 1 < len(turns) else None,
-               svgs=structure_pictures(cards, turn.view), goals=_goals(cards, turn.view),
+               svgs=structure_pictures(cards, turn.view, lang),
+               goals=_goals(cards, turn.view),
                uncontrolled=group_facts(cards, turn.view.uncontrolled))
-    _write(folder / "index.html", "archive/game.html.j2", **context, v=final, turns=turns,
-           charts=charts, svgs=structure_pictures(cards, final), goals=_goals(cards, final),
+    _write(folder / "index.html", lang, "game.html.j2", **context, v=final, turns=turns,
+           chart=_chart, groups=groups, money=money,
+           labels=[str(t.section.turn) for t in turns],
+           svgs=structure_pictures(cards, final, lang), goals=_goals(cards, final),
            options=game.setup.options)
     # A turn page of an earlier build that this one has not (a rollback since) would show
     # what was undone.
@@ -131,16 +148,24 @@ def build_game(cards: CardSet, game: GameFile, out: Path) -> GameSummary:
     players = tuple((p.name, p.illuminati, p.status) for p in game.state.players)
     return GameSummary(game.game, status, players, game.state.turn_number,
                        game.state.winners, game.state.outcome,
-                       f"games/{game.game}/index.html")
+                       f"games/{game.game}/index.html", lang)
 
 
-def build_index(games: Sequence[GameSummary], out: Path) -> None:
-    """Write the index of all games."""
+def build_index(games: Sequence[GameSummary], out: Path, lang: str | None = None) -> None:
+    """Write the index of all games in ``lang`` (by default the language of all their
+    pages, else English)."""
     out.mkdir(parents=True, exist_ok=True)
-    _write(out / "index.html", "archive/index.html.j2", games=games)
+    lang = lang if lang in LANGUAGES else index_language(games)
+    _write(out / "index.html", lang, "index.html.j2", games=games)
 
 
-def _turns(cards: CardSet, game: GameFile, viewer: str | None) -> list[Turn]:
+def _chart(title: str, series: Mapping[str, Sequence[int]], labels: Sequence[str],
+           x_label: str) -> Markup:
+    """A chart for a page's template, which gives its words."""
+    return Markup(line_chart(title, series, labels, x_label))
+
+
+def _turns(cards: CardSet, game: GameFile, viewer: str | None, lang: str) -> list[Turn]:
     """Each turn with the game as it stood when the turn ended (rebuilt from the log)."""
     sections = timeline(cards, game, viewer)
     ends: dict[int, list[int]] = {}
@@ -167,19 +192,20 @@ def _turns(cards: CardSet, game: GameFile, viewer: str | None) -> list[Turn]:
             {n: len(p.structure) - 1 for n, p in zip(names, s.players, strict=True)},
             {n: sum(slot.treasury for slot in p.structure)
              for n, p in zip(names, s.players, strict=True)},
-            _lines(section), running and i == len(sections) - 1))
+            _lines(section, lang), running and i == len(sections) - 1))
     return turns
 
 
-def _lines(section: Section) -> tuple[Line, ...]:
-    """The sentences of a turn, made here as plain text so the HTML page escapes them.
+def _lines(section: Section, lang: str) -> tuple[Line, ...]:
+    """The sentences of a turn in ``lang``, made here as plain text so the HTML page escapes
+    them: the mails' own sentences.
 
     (A text macro called from an autoescaping template would hand back its output marked
     safe, unescaped: a GM's announcement could then inject markup.)
     """
     env = environment()
-    event_sentence = getattr(env.get_template("en/_events.txt.j2").module, "event")  # noqa: B009
-    gm_sentence = getattr(env.get_template("en/_gm.txt.j2").module, "sentence")  # noqa: B009
+    event_sentence = getattr(env.get_template(f"{lang}/_events.txt.j2").module, "event")  # noqa: B009
+    gm_sentence = getattr(env.get_template(f"{lang}/_gm.txt.j2").module, "sentence")  # noqa: B009
     lines = []
     for item in section.items:
         if item.gm_event is not None:
@@ -198,6 +224,7 @@ def _goals(cards: CardSet, v: View) -> dict[str, Any]:
     return {p.name: goal_lines(cards, p) for p in v.players}
 
 
-def _write(path: Path, template: str, **context: Any) -> None:
+def _write(path: Path, lang: str, page: str, **context: Any) -> None:
     # Plain writes: the site is rebuilt from the store at will, so a torn page costs nothing.
-    path.write_text(environment().get_template(template).render(**context), encoding="utf-8")
+    template = environment().get_template(f"{lang}/archive/{page}")
+    path.write_text(template.render(**context), encoding="utf-8")

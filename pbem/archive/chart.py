@@ -66,7 +66,8 @@ def line_chart(title: str, series: Mapping[str, Sequence[int]], labels: Sequence
         line = _sub(root, "polyline", {"points": points, "fill": "none", "stroke": colour,
                                        "stroke-width": "2", "class": "series",
                                        "data-player": name})
-        _sub(line, "title").text = f"{name}: {', '.join(str(v) for v in values)}"
+        # No word nor colon (its spacing differs by language): the name, then the numbers.
+        _sub(line, "title").text = f"{name} ({', '.join(str(v) for v in values)})"
         ly = TOP + 14 + 18 * n
         _sub(root, "rect", {"x": str(LEFT + PLOT_W + 12), "y": str(ly - 9), "width": "12",
                             "height": "12", "fill": colour})
