@@ -132,3 +132,16 @@ def test_a_refusal_leaves_out_the_html_part_for_a_player_who_asked(tmp_path: Pat
     room.orders("Alice", "SET HTML OFF")
     (wrong,) = room.orders("Alice", "STATUS", password="not-hers")
     assert wrong.subject.startswith("[illu] Orders refused") and wrong.html is None
+
+
+def test_a_language_chosen_after_a_reply_is_used_for_the_next_one(tmp_path: Path) -> None:
+    """The seats looked up for a reply are read again once their game changed: a player
+    answered in English who then asks for French gets the next reply in French."""
+    room = Mailroom(tmp_path)
+    room.new_game("illu", [("Alice", ""), ("Bob", "")])
+    (first,) = room.orders("Alice", "STATUS", game="ilu")
+    assert first.subject == "Unknown game ilu"
+    room.orders("Alice", "SET LANGUAGE FR")
+    room.at(hours=2)
+    (second,) = room.orders("Alice", "STATUS", game="ilu")
+    assert second.subject == "Partie inconnue ilu"
