@@ -20,10 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.errors import ConfigError
 from pbem.mail.imap import ImapConfig
 from pbem.mail.sender import Security
+from pbem.render import LANGUAGES
 from pbem.service.mails import Sender
 from pbem.service.service import ServiceConfig
 
@@ -36,8 +38,8 @@ _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 # Every section and key a file may hold; anything else is a mistake worth naming.
 _KEYS: dict[str, tuple[str, ...]] = {
     "store": ("path",),
-    "mail": ("address", "name", "domain", "gm_address", "templates", "max_kib",
-             "mails_per_hour", "envelope_from"),
+    "mail": ("address", "name", "domain", "gm_address", "gm_language", "gm_timezone",
+             "templates", "max_kib", "mails_per_hour", "envelope_from"),
     "listener": ("enabled", "host", "port", "accept"),
     "imap": ("host", "port", "security", "username", "password", "folder",
              "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
@@ -239,9 +241,16 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
     domain = mail.text("domain", address.rsplit("@", 1)[1])
     gm = mail.text("gm_address", "")
     templates = mail.path("templates", Path())
+    gm_tz = mail.text("gm_timezone", "UTC")
+    try:
+        ZoneInfo(gm_tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise mail.fail("gm_timezone", "an IANA time zone such as Europe/Paris or UTC",
+                        gm_tz) from None
     sender = Sender(address=address, name=mail.text("name", "Illuminati PBEM"), domain=domain,
                     gm_address=_address(mail, "gm_address", gm) if gm else "",
-                    site_dir=templates if "templates" in mail.values else None)
+                    site_dir=templates if "templates" in mail.values else None,
+                    gm_lang=mail.choice("gm_language", "en", LANGUAGES), gm_tz=gm_tz)
     if sender.site_dir is not None and not sender.site_dir.is_dir():
         raise ConfigError(f"In {origin}, [mail] templates names {sender.site_dir}, "
                           "which is not a folder.")

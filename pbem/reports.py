@@ -35,6 +35,7 @@ from pbem.reports_context import (
     group_facts,
     illuminati_facts,
     me,
+    moment_facts,
     offer_facts,
     others,
     report_events,
@@ -238,18 +239,19 @@ def history_reply(
 
 def error_reply(
     problem: Problem, *, game: str = "", games: Sequence[str] = (), message: str = "",
-    suggestion: str = "", limit: int = 0, until: datetime | None = None, lang: str = "en",
-    site_dir: Path | None = None,
+    suggestion: str = "", limit: int = 0, until: datetime | None = None, tz: str = "UTC",
+    lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """A short reply when a mail cannot be used: unknown game, unreadable mail, wrong
-    password, too many mails (more than ``limit`` an hour; read again from ``until``).
-    ``games`` are names to suggest; ``message`` and ``suggestion`` the details. The example
-    start line names the game (for an unknown one, the one game suggested, if only one)."""
+    password, too many mails (more than ``limit`` an hour; read again from ``until``, shown
+    in the zone ``tz`` too). ``games`` are names to suggest; ``message`` and ``suggestion``
+    the details. The example start line names the game (for an unknown one, the one game
+    suggested, if only one)."""
     start_game = game if problem != "unknown_game" else games[0] if len(games) == 1 else ""
-    return mail("error", lang, site_dir, problem=problem, game=game, games=tuple(games),
-                start_game=start_game,
+    return mail("error", lang, site_dir, html=html, problem=problem, game=game,
+                games=tuple(games), start_game=start_game,
                 message=message, suggestion=suggestion, limit=limit,
-                until=until.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if until else "")
+                until=moment_facts(until, tz) if until else None)
 
 
 # --- shared ---------------------------------------------------------------------------------

@@ -37,6 +37,15 @@ class Deadline:
 
 
 @dataclass(frozen=True)
+class Moment:
+    """A time in UTC and in the reader's zone, as ``w.moment`` writes it."""
+
+    utc: str
+    local: str
+    tz: str
+
+
+@dataclass(frozen=True)
 class ServiceSettings:
     """The service's own options as the welcome mail lists them: numbers only, the templates
     say what each one is in the reader's language."""
@@ -143,6 +152,12 @@ def deadline_facts(deadline: datetime | None, now: datetime, tz: str) -> Deadlin
         minutes=left % 60,
         passed=deadline <= now,
     )
+
+
+def moment_facts(moment: datetime, tz: str) -> Moment:
+    """``moment`` as the templates show it: to the minute, in UTC and in the zone ``tz``."""
+    return Moment(utc=_minute(moment.astimezone(UTC)),
+                  local=_minute(moment.astimezone(zone(tz))), tz=tz)
 
 
 def offer_facts(v: View, deadline: Deadline | None) -> OfferFacts | None:

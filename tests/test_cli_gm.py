@@ -248,7 +248,7 @@ def test_process_runs_the_deadlines(store: Path) -> None:
 
 def test_edit_money_is_logged_announced_and_replays(store: Path) -> None:
     result = run(store, "edit", "money", "g", "gnomes", "40", "--reason", "lost mail")
-    assert "set the money on The Gnomes of Zurich (bob's group) to 40 MB (lost mail)" in plain(
+    assert "set the money on The Gnomes of Zurich (bob's Illuminati) to 40 MB (lost mail)" in plain(
         result.output)
     state, _ = snapshot(store)
     assert state.player("bob").treasury == 40

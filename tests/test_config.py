@@ -65,6 +65,8 @@ path = "games"
 address = "Illuminati@Games.Example.org"
 name = "The Game"
 gm_address = "gm@example.org"
+gm_language = "fr"
+gm_timezone = "Europe/Paris"
 templates = "site"
 max_kib = 64
 mails_per_hour = 5
@@ -99,6 +101,7 @@ log_level = "DEBUG"
     assert config.sender.address == "illuminati@games.example.org"
     assert config.sender.domain == "games.example.org"
     assert config.sender.site_dir == tmp_path / "site"
+    assert (config.sender.gm_lang, config.sender.gm_tz) == ("fr", "Europe/Paris")
     assert config.envelope_from == ""
     assert (config.max_mail_bytes, config.mails_per_hour) == (64 * 1024, 5)
     assert config.listener is not None
@@ -151,6 +154,11 @@ def test_imap_turns_the_listener_off_unless_asked(tmp_path: Path) -> None:
      "which is not a folder."),
     ("[smtp]\nhost = 'h'\nsecurity = 'ssl'\n",
      "In {file}, [smtp] security must be 'tls' or 'starttls' or 'plain', not 'ssl'."),
+    ("[mail]\ngm_language = 'de'\n",
+     "In {file}, [mail] gm_language must be 'en' or 'fr', not 'de'."),
+    ("[mail]\ngm_timezone = 'Paris'\n",
+     "In {file}, [mail] gm_timezone must be an IANA time zone such as Europe/Paris or UTC, "
+     "not 'Paris'."),
     ("[daemon]\ntick_seconds = 0\n",
      "In {file}, [daemon] tick_seconds must be a number of seconds above 0, not 0."),
     ("[daemon]\nlog_level = 'loud'\n", "In {file}, [daemon] log_level must be 'DEBUG' or "

@@ -70,7 +70,7 @@ def test_money_set_on_a_group_is_told_only_to_its_owner(store: Path) -> None:
     assert "40 MB" in mail["bob@example.org"]
     for other in ("ann@example.org", "cy@example.org"):
         assert "40 MB" not in mail[other]
-        assert "changed the money on The Gnomes of Zurich (bob's group) (lost mail)" in \
+        assert "changed the money on The Gnomes of Zurich (bob's Illuminati) (lost mail)" in \
             mail[other]
     assert "40 MB" not in plain(run(store, "history", "g", "--player", "ann").output)
     assert "40 MB" in plain(run(store, "history", "g", "--player", "bob").output)
@@ -102,3 +102,31 @@ def test_a_money_edit_logged_before_owners_were_recorded_still_reads() -> None:
         text = module.event(Event("gm_money", {"card": "The Mafia", "amount": 3,  # type: ignore[attr-defined]
                                                "reason": ""}))
         assert "The Mafia" in text and "(" not in text
+
+
+def test_a_money_edit_names_an_illuminati_card_as_one_and_a_group_as_one() -> None:
+    """rulebook-en: "When cash is transferred, it must come from an Illuminati card and go to
+    another one. Other Groups cannot give their money to another player": an Illuminati
+    card is not a group, so money the game master sets on one is not said to be on the
+    owner's group, to the owner (the amount) or to the others (that it changed), in English
+    and French; an older log's event, which does not say the kind, names the structure."""
+    from factory import BAVARIA, game, place
+    from factory import run as play
+
+    from pbem.engine.commands import GmSetMoney
+    from pbem.engine.state import Event
+    from pbem.render import environment
+
+    position = place(game(ann=BAVARIA), "ann", "The Mafia", treasury=3)
+    said = {("en", BAVARIA): "(ann's Illuminati)", ("en", "The Mafia"): "(ann's group)",
+            ("fr", BAVARIA): "(Illuminati d'ann)", ("fr", "The Mafia"): "(groupe d'ann)"}
+    for (lang, card), whose in said.items():
+        module = environment().get_template(f"{lang}/_events.txt.j2").module
+        _, events = play(position, GmSetMoney("gm", card, 10, "lost mail"))
+        texts = [module.event(e) for e in events]  # type: ignore[attr-defined]
+        assert [e.kind for e in events] == ["gm_money", "gm_money_count"]
+        assert all(f"{card} {whose}" in t for t in texts), texts
+        old = Event("gm_money", {"card": card, "player": "ann", "amount": 3, "reason": ""})
+        structure = {"en": "in ann's power structure",
+                     "fr": "dans la structure de pouvoir d'ann"}[lang]
+        assert f"({structure})" in module.event(old)  # type: ignore[attr-defined]

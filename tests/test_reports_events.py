@@ -29,6 +29,7 @@ SAMPLES: dict[str, Any] = {
     "player": "Alice", "to": "Bob", "owner": "Bob", "victim": "Bob", "defender": "Bob",
     "looked_at": "Bob", "paid_by": "The Network",
     "attacker": "The Mafia", "target": "Hackers", "group": "Hackers", "card": "Bribery",
+    "card_type": "group",
     "from": "Bob", "source": "The Mafia", "master": "The Network", "illuminati": "The Network",
     "goal": "The Gnomes of Zurich", "other": "", "mode": "control", "side": "attack",
     "aids": ("Hackers", "Phone Phreaks"), "puppets": ("Punk Rockers",), "lost": ("KKK",),

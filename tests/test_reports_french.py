@@ -16,6 +16,7 @@ from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, steps
 from pbem import reports
 from pbem.engine.state import Event
 from pbem.render import environment
+from pbem.reports_context import moment_facts
 from pbem.service.refusals import refused
 
 NB = "\xa0"
@@ -139,7 +140,8 @@ def test_the_game_masters_french_mails_are_in_french() -> None:
     alert = reports.mail("gm_alert", "fr", None, game=GAME, player="",
                          data={"player": "Bob", "misses": 3})
     assert alert.subject == f"[{GAME}] Bob a manqué 3 échéances de suite"
-    failed = reports.mail("mail_failed", "fr", None, game="", mail_id="m1", error="boom")
+    failed = reports.mail("mail_failed", "fr", None, game="", mail_id="m1", error="boom",
+                          at=moment_facts(NOW, "UTC"))
     assert failed.subject == "Un mail n'a pas pu être traité"
     for part in (failed.text, failed.html):
         assert "Le traitement du mail m1 a échoué" in flat(part)

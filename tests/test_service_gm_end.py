@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from transcripts.harness import GM, Mailroom
+from transcripts.harness import GM, SERVICE, Mailroom
 
 from pbem import gm
+from pbem.service.mails import Sender
 
 
 def test_the_game_master_is_told_when_one_player_is_left(tmp_path: Path) -> None:
@@ -41,3 +42,15 @@ def test_the_last_mail_of_a_game_the_game_master_ended_is_in_each_players_langua
             "mis fin." in last["bob@example.org"])
     assert ("Le maître du jeu a mis fin à la partie (Bob abandonne)_: victoire d'Alice."
             in last["bob@example.org"])
+
+
+def test_the_game_masters_alert_is_in_their_own_language(tmp_path: Path) -> None:
+    """The game master's mail follows gm_language ([mail] in the configuration), as a
+    player's follows SET LANGUAGE (the French alert's text could not be rendered at all)."""
+    room = Mailroom(tmp_path, sender=Sender(address=SERVICE, domain="pbem.example",
+                                             gm_address=GM, gm_lang="fr"))
+    room.new_game("illu", [("Alice", ""), ("Bob", "")])
+    gm.remove_seat(room.service, "illu", "Bob", room.now, "parti")
+    (alert,) = [m for m in room._collect() if m.to == GM]
+    assert alert.subject == "[illu] Il ne reste qu'Alice en jeu", alert.subject
+    assert "atteint un objectif\u00a0: Alice joue donc seul" in alert.text

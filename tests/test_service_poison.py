@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import email
+import email.message
+import email.policy
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -47,3 +49,27 @@ def test_a_broken_mail_is_set_aside_and_later_mail_goes_on(
     assert [f["error"] for f in failed] == ["RuntimeError: simulated bug"]
     recipients = sorted(str(m["To"]) for m in sent)
     assert recipients == ["ann@example.org", "gm@example.org"]
+
+
+def test_the_game_master_is_told_in_their_own_language_and_time_zone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game master who set gm_language and gm_timezone ([mail] in the configuration) gets
+    the failed-mail notice in that language, with the moment it broke in UTC and their zone."""
+    config = ServiceConfig(sender=Sender(gm_address="gm@example.org", gm_lang="fr",
+                                         gm_tz="Europe/Paris"))
+    service = Service(Store(tmp_path), config)
+
+    def breaks(data: bytes, **kw: int):  # type: ignore[no-untyped-def]
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(service_module, "parse_mail", breaks)
+    service.accept(raw("p1", "poison"), NOW)
+    service.process(NOW)
+    with service.store.lock():
+        (item,) = service.store.outbox()
+    notice = email.message_from_bytes(item.raw, policy=email.policy.default)
+    assert isinstance(notice, email.message.EmailMessage)
+    assert str(notice["Subject"]) == "Un mail n'a pas pu être traité"
+    text = " ".join(str(notice.get_body(("plain",)).get_content()).split())  # type: ignore[union-attr]
+    assert "a échoué le 2026-11-29 12:00 UTC (2026-11-29 13:00 Europe/Paris) sur une" in text

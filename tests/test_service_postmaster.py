@@ -61,3 +61,87 @@ def test_a_message_id_reused_by_another_player_does_not_drop_their_orders(
     assert not room.orders("Alice", "STATUS", message_id="<fixed@client>")
     assert room.record().steps == 1 + 2  # the start, then one step per mail played
 
+
+
+def flat(text: str | None) -> str:
+    return " ".join((text or "").replace("\xa0", " ").split())
+
+
+def test_the_flood_notice_to_a_player_is_in_their_language_and_time_zone(
+        tmp_path: Path) -> None:
+    """docs/service.md: mails beyond the hourly limit "from one address are dropped unread,
+    and the sender is told so, with the time their mail is read again": a player who asked
+    for French and Paris time is told in French, the time in UTC and in Paris; a stranger in
+    English, in UTC only."""
+    room = Mailroom(tmp_path, mails_per_hour=2)
+    room.new_game("illu", [("Alice", ""), ("Bob", "")])
+    room.orders("Alice", "SET LANGUAGE FR", "SET TIMEZONE Europe/Paris")
+    room.at(hours=2)  # 14:00 UTC: the limit counts the last hour's mails
+    assert room.orders("Alice", "STATUS") and room.orders("Alice", "STATUS")
+    (flood,) = room.orders("Alice", "STATUS")
+    until = "2026-11-29 15:00 UTC (2026-11-29 16:00 Europe/Paris)"
+    assert flat(flood.subject) == f"Trop de mails : les vôtres ne sont pas lus avant {until}"
+    assert f"vos mails ne sont pas lus avant {until}." in flat(flood.text)
+    assert f"vos mails ne sont pas lus avant {until}." in flat(flood.html)
+    for _ in range(2):
+        room.orders("Mallory", "STATUS", game="illu", address="mallory@example.net")
+    (stranger,) = room.orders("Mallory", "STATUS", game="illu", address="mallory@example.net")
+    assert stranger.subject == "Too many mails: yours are not read until 2026-11-29 15:00 UTC"
+
+
+def test_the_flood_notice_follows_the_game_the_mail_names(tmp_path: Path) -> None:
+    """A player in two games who asked for French in the first: flooding mail naming that game
+    is told in French; naming no game of theirs, it is told as the newest game's seat reads
+    (English)."""
+    room = Mailroom(tmp_path, mails_per_hour=1)
+    room.new_game("illu", [("Alice", ""), ("Bob", "")])
+    room.orders("Alice", "SET LANGUAGE FR", game="illu")
+    room.new_game("later", [("Alice", ""), ("Carol", "")])
+    room.at(hours=2)
+    room.orders("Alice", "STATUS", game="illu")
+    (flood,) = room.orders("Alice", "STATUS", game="illu")
+    assert flood.subject.startswith("Trop de mails"), flood.subject
+    room.at(hours=2)
+    room.orders("Alice", "STATUS", game="nowhere")
+    (flood,) = room.orders("Alice", "STATUS", game="nowhere")
+    assert flood.subject.startswith("Too many mails"), flood.subject
+
+
+def test_a_players_mail_naming_no_game_here_is_answered_in_their_language(
+        tmp_path: Path) -> None:
+    """A player who asked for French mails a game that does not exist, or no start line at
+    all: the reply is French, the language of the seat their address holds."""
+    room = Mailroom(tmp_path)
+    room.new_game("illu", [("Alice", ""), ("Bob", "")])
+    room.orders("Alice", "SET LANGUAGE FR")
+    room.at(hours=2)
+    (unknown,) = room.orders("Alice", "STATUS", game="ilu")
+    assert unknown.subject == "Partie inconnue ilu", unknown.subject
+    room.at(hours=2)
+    (unread,) = room.mail("Alice", "Bonjour, je joue quand ?")
+    assert unread.subject == "Votre mail n'a pas pu être lu", unread.subject
+    (stranger,) = room.orders("Mallory", "STATUS", game="ilu", address="m@example.net")
+    assert stranger.subject == "Unknown game ilu"
+
+
+def test_a_refusal_leaves_out_the_html_part_for_a_player_who_asked(tmp_path: Path) -> None:
+    """docs/orders.md: "SET HTML ON|OFF adds or leaves out the HTML part of your mails": a
+    wrong password's refusal too."""
+    room = Mailroom(tmp_path)
+    room.new_game("illu", [("Alice", ""), ("Bob", "")])
+    room.orders("Alice", "SET HTML OFF")
+    (wrong,) = room.orders("Alice", "STATUS", password="not-hers")
+    assert wrong.subject.startswith("[illu] Orders refused") and wrong.html is None
+
+
+def test_a_language_chosen_after_a_reply_is_used_for_the_next_one(tmp_path: Path) -> None:
+    """The seats looked up for a reply are read again once their game changed: a player
+    answered in English who then asks for French gets the next reply in French."""
+    room = Mailroom(tmp_path)
+    room.new_game("illu", [("Alice", ""), ("Bob", "")])
+    (first,) = room.orders("Alice", "STATUS", game="ilu")
+    assert first.subject == "Unknown game ilu"
+    room.orders("Alice", "SET LANGUAGE FR")
+    room.at(hours=2)
+    (second,) = room.orders("Alice", "STATUS", game="ilu")
+    assert second.subject == "Partie inconnue ilu"

@@ -24,11 +24,15 @@ def set_money(cards: CardSet, state: GameState, cmd: GmSetMoney) -> Result:
     if owner is None:
         raise IllegalCommandError(f"{cmd.card} is in no power structure")
     state = set_treasury(state, owner.name, cmd.card, cmd.amount)
-    return state, [Event("gm_money", {"card": cmd.card, "player": owner.name,
-                                      "reason": cmd.reason, "amount": cmd.amount},
+    # Which kind of card it is, so a mail can say "Alice's Illuminati" or "Alice's group":
+    # the templates see no card set. An older log's events lack it (see _events.txt.j2).
+    card_type = "illuminati" if cmd.card == owner.illuminati else "group"
+    return state, [Event("gm_money", {"card": cmd.card, "card_type": card_type,
+                                      "player": owner.name, "reason": cmd.reason,
+                                      "amount": cmd.amount},
                          visible_to=(owner.name,)),
-                   Event("gm_money_count", {"card": cmd.card, "player": owner.name,
-                                            "reason": cmd.reason})]
+                   Event("gm_money_count", {"card": cmd.card, "card_type": card_type,
+                                            "player": owner.name, "reason": cmd.reason})]
 
 
 def move_card(cards: CardSet, state: GameState, cmd: GmMoveCard) -> Result:

@@ -30,6 +30,8 @@ class Sender:
     domain: str = "localhost"
     gm_address: str = ""
     site_dir: Path | None = None
+    gm_lang: str = "en"  # how the game master's mail is written: language, time zone
+    gm_tz: str = "UTC"
 
 
 def welcome_settings(timing: Timing) -> ServiceSettings:
@@ -45,7 +47,8 @@ def render_notice(
     """(address, name, content) of the mail a notice asks for."""
     site = sender.site_dir
     if notice.to == "":
-        seat = Seat(name="Game master", address=sender.gm_address)
+        seat = Seat(name="Game master", address=sender.gm_address, lang=sender.gm_lang,
+                    tz=sender.gm_tz)
     else:
         seat = service.seat(notice.to)
     lang, tz, player, html = seat.lang, seat.tz, notice.to, seat.html

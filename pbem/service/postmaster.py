@@ -15,8 +15,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbem import reports
+from pbem.reports_context import moment_facts
 from pbem.service.mails import Sender, outbox_item
-from pbem.service.model import iso, parse_iso
+from pbem.service.model import Seat, iso, parse_iso
 from pbem.store import OutboxItem, Store
 
 POSTMASTER = "pbem-postmaster"  # the store's record of mail that belongs to no game
@@ -38,24 +39,26 @@ class Postmaster:
         if POSTMASTER not in self.store.games():
             self.store.create_game(POSTMASTER, {"postmaster": True})
 
+    def due(self, to: str, problem: reports.Problem, now: datetime) -> bool:
+        """True when a reply about ``problem`` to ``to`` would be sent now (none this hour)."""
+        return bool(to) and self._due(self._meta(now), to, problem, now)
+
     def reply(self, mail_id: str, to: str, problem: reports.Problem, now: datetime, *,
               game: str = "", games: Sequence[str] = (), message: str = "",
               suggestion: str = "", reply_to: str | None = None,
-              until: datetime | None = None, lang: str = "en") -> None:
+              until: datetime | None = None, reader: Seat | None = None) -> None:
         """Answer a stranger or a failure, at most once an hour per sender (and the flood
-        notice once an hour besides), in ``lang``; change nothing."""
+        notice once an hour besides), as the ``reader`` (a known player's seat) wants their
+        mail (language, time zone, HTML), in English and UTC for a stranger; change nothing."""
         meta = self._meta(now)
-        # The flood notice counts apart: a sender told of a mistake this hour must still
-        # learn that their mail now goes unread.
-        key = f"{problem} {to}" if problem == "flooding" else to
-        last = meta["replied"].get(key)
         items: list[OutboxItem] = []
-        if to and (last is None or now - parse_iso(last) >= REPLY_INTERVAL):
-            meta["replied"][key] = iso(now)
+        if to and self._due(meta, to, problem, now):
+            meta["replied"][_key(to, problem)] = iso(now)
+            seat = reader or Seat(name="", address=to)
             rendered = reports.error_reply(problem, game=game, games=games, message=message,
                                            suggestion=suggestion, limit=self.mails_per_hour,
-                                           until=until, lang=lang,
-                                           site_dir=self.sender.site_dir)
+                                           until=until, tz=seat.tz, lang=seat.lang,
+                                           site_dir=self.sender.site_dir, html=seat.html)
             # Composed as mail of no game (X-Pbem: 1), but queued in the postmaster's record.
             item = outbox_item(f"{POSTMASTER}-{mail_id}", "", to, "", rendered, now=now,
                                sender=self.sender, in_reply_to=reply_to)
@@ -74,8 +77,9 @@ class Postmaster:
                                              "error": error}][-FAILED_KEPT:]
         items: list[OutboxItem] = []
         if self.sender.gm_address:
-            rendered = reports.mail("mail_failed", "en", self.sender.site_dir, game="",
-                                    mail_id=mail_id, error=error)
+            rendered = reports.mail("mail_failed", self.sender.gm_lang, self.sender.site_dir,
+                                    game="", mail_id=mail_id, error=error,
+                                    at=moment_facts(now, self.sender.gm_tz))
             item = outbox_item(f"{POSTMASTER}-failed-{mail_id}", "", self.sender.gm_address,
                                "", rendered, now=now, sender=self.sender)
             items.append(replace(item, game_id=POSTMASTER))
@@ -86,6 +90,11 @@ class Postmaster:
         """The mail done, with its log entry (``answer``: the reply sent, if any)."""
         self.store.commit(POSTMASTER, log_entries=[{"mail_id": mail_id, "answer": answer}],
                           snapshot=None, meta=meta, mail_ids=[mail_id], outbox=items)
+
+    @staticmethod
+    def _due(meta: dict[str, Any], to: str, problem: reports.Problem, now: datetime) -> bool:
+        last = meta["replied"].get(_key(to, problem))
+        return last is None or now - parse_iso(last) >= REPLY_INTERVAL
 
     def _meta(self, now: datetime) -> dict[str, Any]:
         meta = self.store.meta(POSTMASTER)
@@ -110,3 +119,9 @@ class Postmaster:
         their mails fall in the hour before."""
         times = self._seen[sender]
         return times[-self.mails_per_hour] + REPLY_INTERVAL
+
+
+def _key(to: str, problem: reports.Problem) -> str:
+    """What the once-an-hour limit counts by. The flood notice counts apart: a sender told of
+    a mistake this hour must still learn that their mail now goes unread."""
+    return f"{problem} {to}" if problem == "flooding" else to

@@ -28,9 +28,11 @@ from pbem.mail.inbound import InboundMail, header_summary, parse_mail
 from pbem.orders.format import format_orders
 from pbem.orders.model import Header
 from pbem.orders.parse import parse_header, parse_orders
+from pbem.reports import Problem
 from pbem.service import bot_mail
 from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.deadlines import next_due, still_quiet
+from pbem.service.directory import Directory, seat_at
 from pbem.service.dispatch import advance
 from pbem.service.entries import commands
 from pbem.service.mails import Sender, welcome_settings
@@ -69,6 +71,7 @@ class Service:
         self.config = config or ServiceConfig()
         self.cards = cards or load_cardset()
         self.postmaster = Postmaster(store, self.config.sender, self.config.mails_per_hour)
+        self.directory = Directory(store, skip=POSTMASTER)
         self._verify_key = secrets.token_bytes(32)
         self._verified: dict[str, bytes] = {}  # password hash -> HMAC of the password
         self._recovered = False  # the store was recovered and no pass broke off since
@@ -295,7 +298,8 @@ class Service:
             sender, message_id, synthetic = header_summary(raw)
             self.postmaster.reply(mail_id, sender, "unreadable", now, message=error.message,
                                   suggestion=error.suggestion or "",
-                                  reply_to=None if synthetic else message_id)
+                                  reply_to=None if synthetic else message_id,
+                                  reader=self._reader(sender, "unreadable", now))
             return
         ours = mail.message_id in self._bot_mail  # a bot seat's: never a flood
         self._bot_mail.discard(mail.message_id)
@@ -306,19 +310,22 @@ class Service:
             # Dropped, but the sender is told (at most once an hour): nothing vanishes unsaid.
             self.postmaster.reply(mail_id, mail.sender, "flooding", now,
                                   until=self.postmaster.read_again_at(mail.sender),
-                                  reply_to=mail.reply_to)
+                                  reply_to=mail.reply_to,
+                                  reader=self._reader(mail.sender, "flooding", now, mail))
             return
         try:
             header = parse_header(mail.text, self.cards)
         except OrderSyntaxError as error:
-            self._unreadable(mail_id, mail, error, now)
+            self._unreadable(mail_id, mail, error, now,
+                             self._reader(mail.sender, "unreadable", now))
             return
         game_id = self.store.game_named(header.game)
         if game_id is None or game_id == POSTMASTER:
             close = difflib.get_close_matches(header.game, self.games(), n=3)
             self.postmaster.reply(mail_id, mail.sender, "unknown_game", now,
                                   game=header.game, games=close,
-                                  reply_to=mail.reply_to)
+                                  reply_to=mail.reply_to,
+                                  reader=self._reader(mail.sender, "unknown_game", now))
             return
         if game_id not in steps:
             steps[game_id] = Steps(self._table(game_id, now))
@@ -335,14 +342,16 @@ class Service:
         try:
             parsed = parse_orders(mail.text, self.cards, names)
         except OrderSyntaxError as error:  # e.g. a player's name the game does not know
-            self._unreadable(mail_id, mail, error, now, _lang_of(table.service, mail.sender))
+            self._unreadable(mail_id, mail, error, now,
+                             self._reader(mail.sender, "unreadable", now, table=table))
             return
         seat = next((s for s in table.service.seats
                      if s.name.casefold() == parsed.header.player.casefold()), None)
         if seat is None or not self._authentic(table.service, seat, parsed.header, mail):
             self.postmaster.reply(mail_id, mail.sender, "auth_failed", now, game=game_id,
                                   reply_to=mail.reply_to,
-                                  lang=_lang_of(table.service, mail.sender))
+                                  reader=self._reader(mail.sender, "auth_failed", now,
+                                                      table=table))
             return
         results, warnings = carry_out_mail(table, seat, parsed,
                                            site_dir=self.config.sender.site_dir)
@@ -356,11 +365,33 @@ class Service:
         self._seal(steps, now, mail_id)
 
     def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
-                    now: datetime, lang: str = "en") -> None:
+                    now: datetime, reader: Seat | None) -> None:
         """Answer a mail whose orders cannot be read (the postmaster's once an hour)."""
         self.postmaster.reply(mail_id, mail.sender, "unreadable", now, message=error.message,
                               suggestion=error.suggestion or "", reply_to=mail.reply_to,
-                              lang=lang)
+                              reader=reader)
+
+    def _reader(self, address: str, problem: Problem, now: datetime,
+                mail: InboundMail | None = None, table: Table | None = None) -> Seat | None:
+        """The seat of the player a postmaster reply about ``problem`` goes to, for their
+        language and time zone: in the game being played (``table``, with this round's
+        changes) or the one ``mail``'s start line names, else in any game; None for a
+        stranger. Looked up only when a reply is due, once an hour at most, however much an
+        address mails: a refusal to a known player is in their language even when their mail
+        could not be authenticated."""
+        if not self.postmaster.due(address, problem, now):
+            return None
+        if table is not None:
+            return (seat_at(table.service.seats, address)
+                    or self.directory.seat_of(address, table.state.game))
+        return self.directory.seat_of(address, self._game_of(mail))
+
+    def _game_of(self, mail: InboundMail | None) -> str | None:
+        """The game ``mail``'s start line names, None if it has none that reads."""
+        try:
+            return self.store.game_named(parse_header(mail.text, self.cards).game) if mail else None
+        except OrderSyntaxError:
+            return None
 
     def _authentic(self, service: GameService, seat: Seat, header: Header,
                    mail: InboundMail) -> bool:
@@ -453,10 +484,3 @@ def _receipt(raw: bytes) -> tuple[bytes, str, str]:
     """Give what the store keeps a received mail by: its bytes, Message-ID and sender."""
     sender, message_id, _ = header_summary(raw)
     return raw, message_id, sender
-
-
-def _lang_of(service: GameService, address: str) -> str:
-    """The language of the game's player mailing from ``address`` (English for a
-    stranger): a refusal to a known player is in their language even when their mail
-    could not be authenticated."""
-    return next((s.lang for s in service.seats if s.address == address.lower()), "en")

@@ -86,12 +86,13 @@ class Mailroom:
     now: datetime = START
     sender: Sender = field(default_factory=lambda: Sender(
         address=SERVICE, name="Illuminati PBEM", domain="pbem.example", gm_address=GM))
+    mails_per_hour: int = 60  # from one address; more are dropped (the sender is told)
 
     def __post_init__(self) -> None:
         self.store = CountingStore(self.root / "store")
         numbers = itertools.count(1)
         self.service = Service(self.store, ServiceConfig(
-            sender=self.sender, password_cost=4,
+            sender=self.sender, password_cost=4, mails_per_hour=self.mails_per_hour,
             passwords=lambda game, player: f"{player.lower()}-{game}-{next(numbers):02d}"))
         self.lines: list[str] = []
         self.outgoing: list[Out] = []
