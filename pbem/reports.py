@@ -154,14 +154,33 @@ def attack_result(
 
 
 def reminder(
-    cards: CardSet, state: GameState, player: str, *, about: Literal["orders", "response"],
-    now: datetime, deadline: datetime, tz: str = "UTC", lang: str = "en",
-    site_dir: Path | None = None, html: bool = True,
+    cards: CardSet, state: GameState, player: str, *,
+    about: Literal["orders", "response", "offer"], now: datetime, deadline: datetime,
+    tz: str = "UTC", lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
-    """The deadline is near and we have not heard from this player."""
+    """The deadline is near and we have not heard from this player (``offer``: about the
+    group offered to them, with the lines that answer it)."""
     v = view(cards, state, player)
     ctx = _game_context(cards, v, state, now, deadline, tz)
-    return mail("reminder", lang, site_dir, html=html, **ctx, about=about)
+    return mail("reminder", lang, site_dir, html=html, **ctx, about=about,
+                offer=offer_facts(v, ctx["deadline"]), offer_lines=offer_lines(v, ctx["me"]))
+
+
+def offer_answered(
+    cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
+    silence: bool, waiting: bool, now: datetime, deadline: datetime | None, tz: str = "UTC",
+    lang: str = "en", site_dir: Path | None = None, html: bool = True,
+) -> Rendered:
+    """The answer to a group offered, told to its giver at once (and, when ``silence``
+    declined it, to its receiver): accepted and where it went, or declined and still the
+    giver's; whether the active giver's turn goes on with orders ``waiting`` for the
+    answer, or with new orders by ``deadline``. ``events``: the accept or decline."""
+    v = view(cards, state, player)
+    ctx = _game_context(cards, v, state, now, deadline, tz)
+    answer = next(e for e in report_events(events, player, tz)
+                  if e.kind in ("gift_group", "offer_declined"))
+    return mail("offer_answered", lang, site_dir, html=html, **ctx, answer=answer,
+                silence=silence, waiting=waiting)
 
 
 def turn_report(

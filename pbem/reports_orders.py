@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pbem.engine.bidding import defence_to_stop
+from pbem.engine.bidding import ATTACKER_GOAL, DEFENDER_GOAL, defence_to_stop
 from pbem.engine.commands import (
     AbolishPrivilege,
     AcceptGroup,
@@ -56,9 +56,12 @@ class ResponseLines:
     """Order lines answering one attack, for one player (empty where not allowed)."""
 
     spend: tuple[tuple[str, int, str], ...]  # (card, MB on it, line)
-    upto: str  # DEFEND 1 UPTO <more>: "" when 1 MB is all the defence can or need spend
+    # DEFEND 1 UPTO <more>: "" when 1 MB is all the defence can or need spend; when the
+    # attack cannot succeed as it stands, DEFEND 0 UPTO <more> (see ``response_lines``)
+    upto: str
     upto_more: int  # the UPTO of that line
     upto_need: int  # the roll needed once its money is spent, as the attack stands
+    cannot_succeed: bool  # the roll needed is already below any roll of the dice
     assist: str
     interfere: str
     abolish: str
@@ -140,12 +143,21 @@ def response_lines(attack: AttackView, answers: Answers, me: PlayerView) -> Resp
     """Every answer this player may give to ``attack``, as lines to copy."""
     spend: tuple[tuple[str, int, str], ...] = ()
     upto, more, need = "", 0, attack.need
-    if answers.role == "defender":
+    cannot_succeed = attack.need <= DEFENDER_GOAL
+    purses = [(have, points) for _, have, points in answers.sources]
+    if answers.role == "defender" and cannot_succeed:
+        # Money spent now would be wasted. Only money the attacking side adds when the
+        # window closes (the attacker's UPTO, kept secret, or an ASSIST) can raise the roll
+        # needed, at most to 10: DEFEND 0 UPTO spends nothing unless that happens, then
+        # what brings it back down.
+        more, need = defence_to_stop(ATTACKER_GOAL, purses)
+        if more:
+            upto = format_order(DefendOrder(0, "", more))
+    elif answers.role == "defender":
         spend = tuple((card, have, format_order(DefendOrder(1, card)))
                       for card, have, _ in answers.sources if have > 0)
         # The UPTO that stops the attack as it stands, or all the defender has if less.
-        total, need = defence_to_stop(attack.need, [(have, points)
-                                                     for _, have, points in answers.sources])
+        total, need = defence_to_stop(attack.need, purses)
         if total > 1:
             more = total - 1
             upto = format_order(DefendOrder(1, "", more))
@@ -165,6 +177,7 @@ def response_lines(attack: AttackView, answers: Answers, me: PlayerView) -> Resp
         upto=upto,
         upto_more=more,
         upto_need=need,
+        cannot_succeed=cannot_succeed,
         assist=format_order(InterfereOrder(Interfere(me.name, 1, "assist")))
         if answers.may_interfere else "",
         interfere=format_order(InterfereOrder(Interfere(me.name, 1, "interfere")))

@@ -38,13 +38,17 @@ def test_every_order_is_one_sentence_in_both_languages(order: Order) -> None:
 
 
 def test_the_attack_sentence() -> None:
-    """The attack names the groups, the aid, and the money now and at most later."""
+    """The attack names the groups, the aid, and the money now and at most later: UPTO is
+    spent once the answers are in, toward a roll needed of 10 (docs/orders.md), whether or
+    not the defence spends."""
     line = "ATTACK Mafia CONTROL Boy Sprouts WITH CIA SPEND 3 UPTO 10"
     assert said(line) == ("The Mafia attack to control Boy Sprouts, aided by C.I.A., "
-                          "spending 3 MB and up to 10 MB more in answer to the defence.")
+                          "spending 3 MB and up to 10 MB more once the answers are in, "
+                          "toward a roll needed of 10.")
     assert said(line, "fr") == ("The Mafia attaque pour contrôler Boy Sprouts, aidé par "
-                                "C.I.A., en dépensant 3\xa0MB et jusqu'à 10\xa0MB de plus en "
-                                "réponse à la défense.")
+                                "C.I.A., en dépensant 3\xa0MB et jusqu'à 10\xa0MB de plus une "
+                                "fois les réponses arrivées, pour porter à 10 le résultat "
+                                "qu'il faut.")
 
 
 def test_french_uses_the_rules_terms() -> None:

@@ -117,3 +117,99 @@ def test_the_suggested_line_parses_and_the_bidding_spends_it_as_the_mail_says(
     assert spent == 1 + order.upto <= group + illuminati
     (settled,) = of_kind(t.events, "attack_result")
     assert settled.data["need"] == said
+
+
+def defend_lines(text: str) -> list[str]:
+    """The DEFEND lines the text part gives to copy (indented, on lines of their own)."""
+    return [line.strip() for line in text.splitlines() if line.startswith("    DEFEND ")]
+
+
+def hopeless(group: int, illuminati: int, upto: int = 0) -> Table:
+    """ann attacks to CONTROL bob's Boy Sprouts, held right under his Gnomes: the roll
+    needed is -3 before anyone spends; ann keeps ``upto`` MB (of her 10) to add at the
+    close. bob holds ``group`` MB on Boy Sprouts and ``illuminati`` on his Gnomes."""
+    state: GameState = money(position(), "ann", "The Bavarian Illuminati", 10)
+    state = money(money(state, "bob", "Boy Sprouts", group), "bob", GNOMES, illuminati)
+    t = table(state)
+    attack = "ATTACK Bavarian CONTROL Boy Sprouts" + (f" UPTO {upto}" if upto else "")
+    assert all(r.accepted for r in mail(t, "ann", attack))
+    assert need(t.state) == -3
+    return t
+
+
+def test_an_attack_that_cannot_succeed_asks_for_no_money_now() -> None:
+    """rulebook-en: "A roll of 11 or 12 is an automatic failure", and no two dice make 1 or
+    less: with the roll needed at -3 the attack cannot succeed as it stands, so the mail
+    offers no DEFEND 1 line (that money would be wasted). The attacker's UPTO is kept secret
+    (docs/service.md), so the defender is offered DEFEND 0 UPTO: what would bring even a
+    roll needed of 10 back down to 1, spent only if the attacking side adds money."""
+    t = hopeless(group=3, illuminati=20)
+    rendered = request(t)
+    text = flat(rendered.text)
+    assert "DEFEND 1" not in rendered.text and "DEFEND 1" not in rendered.html
+    assert ("You defend, and the attack cannot succeed as it stands: the roll needed is -3, "
+            "and no roll of the dice is that low. You need not spend anything now.") in text
+    # 3 MB on Boy Sprouts count 6, 3 more from the Gnomes: 10 brought down to 1.
+    assert defend_lines(rendered.text) == ["DEFEND 0 UPTO 6"]
+    assert "let us add up to 6 MB, enough to bring even 10 back down to 1." in text
+    assert "<code>DEFEND 0 UPTO 6</code>" in rendered.html
+    assert "the attack cannot succeed as it stands" in flat(rendered.html)
+    french = request(t, "fr")
+    assert "DEFEND 1" not in french.text and defend_lines(french.text) == ["DEFEND 0 UPTO 6"]
+    assert ("Vous défendez, et l'attaque ne peut pas réussir en l'état : le résultat qu'il "
+            "faut est -3") in flat(french.text)
+    assert "l'attaque ne peut pas réussir en l'état" in flat(french.html)
+
+
+def test_a_poor_defender_of_a_hopeless_attack_is_offered_all_they_hold() -> None:
+    """bob holds 2 MB on his Gnomes only: DEFEND 0 UPTO 2, and the mail says it is all his
+    money and where it would bring a roll needed of 10."""
+    t = hopeless(group=0, illuminati=2)
+    text = request(t).text
+    assert defend_lines(text) == ["DEFEND 0 UPTO 2"]
+    assert "all your money on these two cards (it brings 10 down to 8)" in flat(text)
+
+
+@pytest.mark.parametrize(("upto", "spent"), [(0, 0), (10, 3)])
+def test_the_zero_line_spends_only_against_money_the_attacker_adds(upto: int,
+                                                                   spent: int) -> None:
+    """docs/service.md: the defending side's UPTO is spent "for as long as the number needed
+    is above 1". With no UPTO of ann's, bob's suggested line spends nothing; with UPTO 10 ann
+    raises the roll needed from -3 to 7, and bob's line spends 3 MB of Boy Sprouts (6
+    points) to bring it back to 1. Either way the attack fails."""
+    t = hopeless(group=3, illuminati=20, upto=upto)
+    (line,) = defend_lines(request(t).text)
+    assert all(r.accepted for r in mail(t, "bob", line))
+    mail(t, "cat", "NO RESPONSE")
+    paid = sum(e.data["amount"] for e in of_kind(t.events, "spend")
+               if e.data["player"] == "bob")
+    assert paid == spent
+    (settled,) = of_kind(t.events, "attack_result")
+    assert settled.data["need"] <= 1 and not settled.data["success"]
+
+
+@pytest.mark.parametrize(("lang", "sentence"), [
+    ("en", "UPTO 3 is the most we may add for you once the answers are in: what raises the "
+           "number you need to roll to 10 (11 and 12 always fail, so more would be wasted), "
+           "and more each time the other side lowers it, until the 3 are spent."),
+    ("fr", "UPTO 3 est le plus que nous pouvons ajouter pour vous une fois les réponses "
+           "arrivées : ce qui porte à 10 le résultat qu'il vous faut (11 et 12 échouent "
+           "toujours, davantage serait perdu), puis encore chaque fois que l'autre camp le "
+           "fait baisser, jusqu'à épuisement des 3.")])
+def test_the_welcome_says_how_the_attackers_upto_is_spent(lang: str, sentence: str) -> None:
+    """docs/service.md: "the attacker's side [...] raises the number needed to 10 [...] A
+    side spends toward its goal whether or not the other side spent". The welcome's example
+    (SPEND 2 UPTO 3) says so, in both parts, and no longer "each time the defender spends";
+    and the bidding does it: unanswered, SPEND 2 UPTO 3 spends all 5 MB."""
+    state = money(position(), "ann", "The Bavarian Illuminati", 10)
+    welcome = reports.welcome(CARDS, state, "ann", password="pw", now=NOW, lang=lang)
+    assert sentence in flat(welcome.text)
+    assert sentence in flat(welcome.html)
+    assert "one at a time" not in welcome.text and "un à la fois" not in welcome.text
+    t = table(state)
+    assert all(r.accepted for r in mail(t, "ann", f"{ATTACK} SPEND 2 UPTO 3"))
+    for player in ("bob", "cat"):
+        mail(t, player, "NO RESPONSE")
+    paid = sum(e.data["amount"] for e in of_kind(t.events, "spend")
+               if e.data["player"] == "ann")
+    assert paid == 5

@@ -42,7 +42,7 @@ SAMPLES: dict[str, Any] = {
     "terms": (("power", "The Mafia", 7), ("resistance", "Hackers", -4),
               ("attacker_money", "The Mafia", 3)),
     "reason": "a lost mail", "place": "hand:Bob", "change": "add", "alignment": "Weird",
-    "now": ("Weird", "Criminal"), "old": "Carl", "new": "Dee",
+    "now": ("Weird", "Criminal"), "old": "Carl", "new": "Dee", "giver": "Carl",
 }
 # Events whose data dict is built in a variable rather than written in the call.
 BUILT: dict[str, list[dict[str, Any]]] = {

@@ -17,6 +17,7 @@ from transcripts.harness import Mailroom
 
 from pbem import store as store_module
 from pbem.engine.codec import to_json
+from pbem.engine.state import GroupOffer
 from pbem.service.deadlines import next_due
 from pbem.service.model import GameService, Seat, Timing, Window, iso
 from pbem.store import games as store_games
@@ -68,6 +69,19 @@ def test_an_offer_deadline_comes_before_a_later_orders_deadline(tmp_path: Path) 
     offer = NOW + timedelta(hours=3)
     s = service(deadline=iso(NOW + timedelta(hours=72)), offer_deadline=iso(offer))
     assert next_due(room.state(), s, NOW) == offer
+
+
+def test_an_unanswered_offer_is_due_at_its_reminder_then_its_deadline(tmp_path: Path) -> None:
+    """The receiver of a group offered is reminded once, at the first (largest) reminder
+    time before the answer's deadline; once reminded, the deadline is next."""
+    room = Mailroom(tmp_path)
+    room.new_game("illu", PLAYERS)
+    state = replace(room.state(), offer=GroupOffer("Carol", "Alice", "Feminists"))
+    offer = NOW + timedelta(hours=24)
+    s = service(deadline=iso(NOW + timedelta(hours=72)), offer_deadline=iso(offer))
+    assert next_due(state, s, NOW) == offer - timedelta(hours=12)
+    assert next_due(state, replace(s, offer_reminded=True), NOW) == offer
+    assert next_due(room.state(), s, NOW) == offer  # answered: no reminder due
 
 
 def test_a_window_is_due_at_its_reminder_and_its_deadline(tmp_path: Path) -> None:

@@ -138,7 +138,8 @@ def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
     turn = evolve(state.turn, actions=state.turn.actions + 1, did_anything=True)
     state = evolve(state, offer=None, turn=turn)
     return state, [Event("gift_group", {"player": giver.name, "to": receiver.name,
-                                        "group": offer.group,
+                                        "group": offer.group, "master": master,
+                                        "arrow": arrow,
                                         "lost": tuple(s.card for s in lost)})]
 
 
@@ -147,7 +148,8 @@ def decline_group(cards: CardSet, state: GameState, cmd: DeclineGroup) -> Result
     if offer is None or cmd.player not in (offer.receiver, offer.giver):
         raise IllegalCommandError(f"no group is being offered to {cmd.player}")
     return evolve(state, offer=None), [
-        Event("offer_declined", {"player": offer.receiver, "group": offer.group})
+        Event("offer_declined", {"player": offer.receiver, "group": offer.group,
+                                 "giver": offer.giver})
     ]
 
 

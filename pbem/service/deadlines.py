@@ -4,7 +4,8 @@ What silence means (docs/service.md): at the response deadline the window closes
 silent spend nothing (no miss); at the orders deadline a player who did nothing passes and
 collects 5 MB (a miss), one who acted has the turn ended; an offer unanswered by the
 response deadline is declined. Reminders go only to those still silent, once per reminder
-time, and a late check sends one, not several.
+time (a window's and an offer's once, at the first), and a late check sends one, not
+several.
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ def tick(table: Table) -> None:
     offer = state.offer
     if offer is not None and service.offer_deadline and (
             table.now >= parse_iso(service.offer_deadline)):
-        table.do(DeclineGroup(offer.receiver))  # silence declines the offer
-        table.service = replace(table.service, offer_deadline="")
+        table.answer_offer(DeclineGroup(offer.receiver), silence=True)
+    else:
+        _remind_offer(table)
     if table.service.deadline and table.state.phase == "actions":
         deadline = parse_iso(table.service.deadline)
         if table.now >= deadline:
@@ -66,6 +68,9 @@ def next_due(state: GameState, service: GameService, after: datetime) -> datetim
     else:
         if service.offer_deadline:
             moments.append(parse_iso(service.offer_deadline))
+        offer_reminder = _offer_reminder(state, service)
+        if offer_reminder is not None and not service.offer_reminded:
+            moments.append(offer_reminder)
         if service.deadline:
             deadline = parse_iso(service.deadline)
             moments.append(deadline)
@@ -119,6 +124,26 @@ def _remind_orders(table: Table, deadline: datetime) -> None:
     if due:
         table.service = replace(service, reminded=(*service.reminded, *due))
         table.notify(Notice("reminder", table.state.active_player.name, {"about": "orders"}))
+
+
+def _offer_reminder(state: GameState, service: GameService) -> datetime | None:
+    """The moment the receiver of the group offered is reminded: the first reminder time
+    before the moment silence declines it, as for a window; None without an offer."""
+    due = offer_due(state, service)
+    first = max(service.timing.reminders, default=0.0)
+    return due - timedelta(hours=first) if due is not None and first else None
+
+
+def _remind_offer(table: Table) -> None:
+    """One reminder to the receiver of a group offered and still unanswered, with the lines
+    to answer it, at the first reminder time."""
+    state, service = table.state, table.service
+    moment = _offer_reminder(state, service)
+    if (state.offer is None or service.offer_reminded or moment is None
+            or table.now < moment):
+        return
+    table.service = replace(service, offer_reminded=True)
+    table.notify(Notice("reminder", state.offer.receiver, {"about": "offer"}))
 
 
 def _remind_window(table: Table, window: Window) -> None:

@@ -105,7 +105,9 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
         table.notify(Notice("standing", player))
     elif isinstance(order, StandingClear):
         _clear_standing(table, player, order.number)
-    elif isinstance(order, GiveMoney | GiveCard | AcceptGroup | DeclineGroup | LeaveGame):
+    elif isinstance(order, AcceptGroup | DeclineGroup):
+        table.answer_offer(order)
+    elif isinstance(order, GiveMoney | GiveCard | LeaveGame):
         table.do(order)
     elif isinstance(order, CallOff) and table.service.window is not None:
         asked = table.service.window.asked

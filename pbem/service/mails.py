@@ -85,11 +85,17 @@ def render_notice(
                                      site_dir=site, html=html)
     elif kind == "reminder":
         window = service.window
-        due = parse_iso(window.deadline) if data["about"] == "response" and window else deadline
+        due = (parse_iso(window.deadline) if data["about"] == "response" and window
+               else offer_due(state, service) if data["about"] == "offer" else deadline)
         assert due is not None
         rendered = reports.reminder(cards, state, player, about=data["about"], now=now,
                                     deadline=due, tz=tz, lang=lang, site_dir=site,
                                     html=html)
+    elif kind == "offer_answered":
+        rendered = reports.offer_answered(cards, state, player, data["events"],
+                                          silence=data["silence"], waiting=data["waiting"],
+                                          now=now, deadline=deadline, tz=tz, lang=lang,
+                                          site_dir=site, html=html)
     elif kind == "press":
         rendered = reports.press_relay(game, player, data["sender"], data["text"],
                                        to_all=data["to_all"], lang=lang, site_dir=site,

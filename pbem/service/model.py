@@ -117,6 +117,7 @@ class GameService:
     deadline: str = ""  # the active player's orders deadline (ISO), "" when none
     reminded: tuple[float, ...] = ()  # reminders already sent for this deadline
     offer_deadline: str = ""  # when a group offered and not yet answered counts as declined
+    offer_reminded: bool = False  # the receiver of the group offered was reminded
     window: Window | None = None
     queue: tuple[Queued, ...] = ()
     standing: tuple[tuple[str, StandingOrder], ...] = ()  # (player, order) in order given

@@ -19,10 +19,12 @@ from pbem.engine.breakdown import breakdown, succeeds
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import (
     AbolishPrivilege,
+    AcceptGroup,
     Attack,
     BeginTurn,
     Command,
     Counter,
+    DeclineGroup,
     PlaySpecial,
     ResolveSpecial,
     Roll,
@@ -317,8 +319,28 @@ class Table:
         offer = self.state.offer
         if offer is not None:
             self.service = replace(self.service, offer_deadline=iso(
-                self.now + timedelta(hours=self.service.timing.response_hours)))
+                self.now + timedelta(hours=self.service.timing.response_hours)),
+                offer_reminded=False)
             self.notify(Notice("turn_report", offer.receiver, {"since": since}))
+
+    def answer_offer(self, command: AcceptGroup | DeclineGroup, silence: bool = False) -> None:
+        """The group offered is accepted or declined (``silence``: by its deadline passing).
+
+        The offer's deadline goes with it. When the receiver answered, the giver, whose
+        orders waited for the answer, is told at once; a silent receiver is told as well,
+        since no mail of theirs said it.
+        """
+        offer = self.state.offer
+        events = self.do(command)
+        self.service = replace(self.service, offer_deadline="", offer_reminded=False)
+        if offer is None or command.player != offer.receiver:
+            return
+        data = {"events": events, "giver": offer.giver, "receiver": offer.receiver,
+                "group": offer.group, "silence": silence,
+                "waiting": bool(self.service.queue)}
+        self.notify(Notice("offer_answered", offer.giver, data))
+        if silence:
+            self.notify(Notice("offer_answered", offer.receiver, data))
 
     # --- turns ----------------------------------------------------------------------------
 
@@ -345,6 +367,7 @@ class Table:
             reminded=(),
             queue=(),
             offer_deadline="",
+            offer_reminded=False,
         )
         self.report()
 
