@@ -38,6 +38,7 @@ from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
+from pbem.service.refusals import worded
 from pbem.service.steps import Steps
 from pbem.service.table import Notice, Table
 from pbem.store import Store
@@ -358,9 +359,9 @@ class Service:
     def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
                     now: datetime, lang: str = "en") -> None:
         """Answer a mail whose orders cannot be read (the postmaster's once an hour)."""
-        self.postmaster.reply(mail_id, mail.sender, "unreadable", now, message=error.message,
-                              suggestion=error.suggestion or "", reply_to=mail.reply_to,
-                              lang=lang)
+        message, suggestion = worded(error, lang, self.config.sender.site_dir)
+        self.postmaster.reply(mail_id, mail.sender, "unreadable", now, message=message,
+                              suggestion=suggestion, reply_to=mail.reply_to, lang=lang)
 
     def _authentic(self, service: GameService, seat: Seat, header: Header,
                    mail: InboundMail) -> bool:
