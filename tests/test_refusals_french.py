@@ -241,10 +241,12 @@ def test_a_french_player_reads_the_refusals_of_the_rules_in_french(tmp_path: Pat
 
 def test_a_french_player_reads_why_a_line_cannot_be_read_in_french(tmp_path: Path) -> None:
     """An unknown card name with its "did you mean", a misspelt order word, an order the
-    parser does not know: the reason and the suggestion in French, the names as printed."""
+    parser does not know, a card's order missing a part: the reason and the suggestion in
+    French, the names as printed."""
     room = _french_room(tmp_path)
     ack = room.orders("Alice", "ATTACK The Network CONTROL Feminsts", "ATACK The Network",
-                      "TRANSFER -3 FROM The Network TO Feminists", "FLY TO THE MOON")[0]
+                      "TRANSFER -3 FROM The Network TO Feminists", "FLY TO THE MOON",
+                      "PLAY Bribery")[0]
     assert _refusals(ack.text) == [
         "REFUSÉ : nom de groupe inconnu : 'Feminsts'",
         "Essayez : vouliez-vous dire : Feminists ?",
@@ -255,6 +257,9 @@ def test_a_french_player_reads_why_a_line_cannot_be_read_in_french(tmp_path: Pat
         "REFUSÉ : ordre inconnu 'FLY'",
         "Essayez : un ordre commence par un mot comme ATTACK, TRANSFER, GIVE, PLAY, DEFEND "
         "ou PASS (envoyez HELP pour la liste).",
+        "REFUSÉ : Bribery demande ON <group>",  # the order words stay English
+        "Essayez : écrivez-le ainsi : PLAY Bribery ON <uncontrolled group> [AT <card> "
+        "TOP|RIGHT|BOTTOM|LEFT]",
     ]
     assert "Refusé</span> : nom de groupe inconnu" in ack.html.replace("\xa0", " ")
 

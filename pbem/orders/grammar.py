@@ -385,7 +385,7 @@ def syntax_error(
                                 suggestion=f"write it as: {usage}", key="unreadable",
                                 hint="write_as", words={"usage": usage})
     message, suggestion = failure.message, failure.suggestion
-    key, hint, words = failure.key, failure.hint, {**failure.words, "usage": usage}
+    key, hint, words = failure.key, failure.hint, dict(failure.words)
     if failure.unknown is not None:
         kind, query = failure.unknown
         if not message:
@@ -406,6 +406,7 @@ def syntax_error(
             words.update(other.words)
     if not suggestion:
         suggestion, hint = f"write it as: {usage}", "write_as"
+        words["usage"] = usage
     kind_of = AmbiguousOrderError if failure.ambiguous else OrderSyntaxError
     return kind_of(message, line=line, text=text, suggestion=suggestion, key=key, hint=hint,
                    words=words)
