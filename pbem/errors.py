@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 
 class PbemError(Exception):
     """Base of every error pbem raises on purpose.
@@ -9,6 +12,11 @@ class PbemError(Exception):
     ``line`` and ``text`` locate the input at fault (an order line, a data field);
     ``suggestion`` says what to write instead. Only the CLI and the mail layer turn these
     into exit codes or replies.
+
+    ``key`` names the refusal for the mail layer, which words it in the player's language
+    (``pbem.service.refusals``) with ``words``, the values the message and the suggestion
+    hold; ``hint`` names the suggestion when it is made apart from the message (the order
+    parser's "did you mean"), else ``key`` names both. The message stays the English text.
     """
 
     def __init__(
@@ -18,12 +26,18 @@ class PbemError(Exception):
         line: int | None = None,
         text: str | None = None,
         suggestion: str | None = None,
+        key: str | None = None,
+        words: Mapping[str, Any] | None = None,
+        hint: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.text = text
         self.suggestion = suggestion
+        self.key = key
+        self.words: dict[str, Any] = dict(words or {})
+        self.hint = hint
 
     def __str__(self) -> str:
         where = f"line {self.line}: " if self.line is not None else ""

@@ -11,10 +11,14 @@ FREE_TRANSFERS = 2
 
 def phase(state: GameState, *allowed: Phase) -> None:
     if state.phase not in allowed:
-        raise IllegalCommandError(f"that cannot be done now: {_phase_text(state)}")
+        raise IllegalCommandError(f"that cannot be done now: {_phase_text(state)}",
+                                  key="wrong_phase",
+                                  words={"phase": state.phase, "active": state.active_player.name})
     if state.special is not None:
         raise IllegalCommandError(
-            f"{state.special.player}'s {state.special.card} is waiting for any answer first"
+            f"{state.special.player}'s {state.special.card} is waiting for any answer first",
+            key="special_waiting",
+            words={"player": state.special.player, "card": state.special.card}
         )
 
 
@@ -23,7 +27,8 @@ def active(state: GameState, player: str) -> Player:
     p = state.active_player
     if p.name != player:
         raise IllegalCommandError(
-            f"it is {p.name}'s turn, not {player}'s", suggestion="wait for your turn"
+            f"it is {p.name}'s turn, not {player}'s", suggestion="wait for your turn",
+            key="not_active", words={"active": p.name, "player": player}
         )
     return p
 
@@ -33,9 +38,11 @@ def playing(state: GameState, player: str) -> Player:
     try:
         p = state.player(player)
     except KeyError:
-        raise IllegalCommandError(f"there is no player named {player}") from None
+        raise IllegalCommandError(f"there is no player named {player}",
+                                  key="no_player", words={"name": player}) from None
     if not p.playing:
-        raise IllegalCommandError(f"{player} is no longer in the game")
+        raise IllegalCommandError(f"{player} is no longer in the game",
+                                  key="player_gone", words={"player": player})
     return p
 
 
@@ -45,19 +52,26 @@ def action_left(state: GameState, player: str) -> Player:
     p = active(state, player)
     if state.offer is not None:
         raise IllegalCommandError(f"{state.offer.receiver} has not yet answered the offer of "
-                                  f"{state.offer.group}")
+                                  f"{state.offer.group}",
+                                  key="offer_unanswered",
+                                  words={"receiver": state.offer.receiver,
+                                         "group": state.offer.group})
     if state.turn.end_powers:
-        raise IllegalCommandError("no actions are left after the end-of-turn powers")
+        raise IllegalCommandError("no actions are left after the end-of-turn powers",
+                                  key="actions_after_end_powers")
     if state.turn.actions >= ACTIONS_PER_TURN:
         raise IllegalCommandError(
-            "both regular actions of this turn are used", suggestion="end your turn"
+            "both regular actions of this turn are used", suggestion="end your turn",
+            key="actions_used"
         )
     return p
 
 
 def owns(player: Player, card: str) -> None:
     if player.slot(card) is None:
-        raise IllegalCommandError(f"{card} is not in {player.name}'s power structure")
+        raise IllegalCommandError(f"{card} is not in {player.name}'s power structure",
+                                  key="not_in_structure",
+                                  words={"card": card, "player": player.name})
 
 
 def _phase_text(state: GameState) -> str:

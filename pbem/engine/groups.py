@@ -37,15 +37,19 @@ def move_group(cards: CardSet, state: GameState, cmd: MoveGroup) -> Result:
     checks.owns(p, cmd.group)
     checks.owns(p, cmd.master)
     if cmd.group == p.illuminati:
-        raise IllegalCommandError("the Illuminati card cannot be moved")
+        raise IllegalCommandError("the Illuminati card cannot be moved", key="illuminati_moved")
     moving = subtree(p, cmd.group)
     if cmd.master in {s.card for s in moving}:
-        raise IllegalCommandError(f"{cmd.group} cannot hang from itself or its own puppets")
+        raise IllegalCommandError(f"{cmd.group} cannot hang from itself or its own puppets",
+                                  key="hang_from_itself", words={"group": cmd.group})
     rest = remove(p, (s.card for s in moving))
     if cmd.arrow not in open_arrows(cards, rest, cmd.master):
         raise IllegalCommandError(
             f"{cmd.master} has no open outgoing arrow on its {_arrow_name(cmd.arrow)}",
             suggestion=_open_arrow_hint(cards, rest, cmd.master),
+            key="arrow_closed",
+            words={"master": cmd.master, "arrow": cmd.arrow,
+                   "arrows": open_arrows(cards, rest, cmd.master)},
         )
     placed, lost = attach(cards, rest, cmd.master, cmd.arrow, moving)
     state = state.with_player(placed)
@@ -75,13 +79,15 @@ def drop_group(cards: CardSet, state: GameState, cmd: DropGroup) -> Result:
     p = checks.active(state, cmd.player)
     checks.owns(p, cmd.group)
     if cmd.group == p.illuminati:
-        raise IllegalCommandError("the Illuminati card cannot be dropped")
+        raise IllegalCommandError("the Illuminati card cannot be dropped", key="illuminati_dropped")
     offer = state.offer
     if offer is not None and offer.giver == p.name and offer.group in {
         s.card for s in subtree(p, cmd.group)
     }:
         raise IllegalCommandError(f"{offer.group} is offered to {offer.receiver}",
-                                  suggestion="wait for the answer to the offer")
+                                  suggestion="wait for the answer to the offer",
+                                  key="group_offered",
+                                  words={"group": offer.group, "receiver": offer.receiver})
     state, released = release_group(state, p.name, cmd.group)
     state = evolve(state, turn=evolve(state.turn, did_anything=True))
     return state, [Event("drop", {"player": p.name, "groups": tuple(released)})]
@@ -94,11 +100,14 @@ def offer_group(cards: CardSet, state: GameState, cmd: OfferGroup) -> Result:
     giver = checks.playing(state, cmd.player)
     receiver = checks.playing(state, cmd.to)
     if state.active_player.name not in (giver.name, receiver.name):
-        raise IllegalCommandError("groups change hands only on the turn of one of the players")
+        raise IllegalCommandError("groups change hands only on the turn of one of the players",
+                                  key="gift_turn")
     checks.action_left(state, state.active_player.name)
     checks.owns(giver, cmd.group)
     if cmd.group == giver.illuminati or giver.name == receiver.name:
-        raise IllegalCommandError(f"{cmd.group} cannot be given to {receiver.name}")
+        raise IllegalCommandError(f"{cmd.group} cannot be given to {receiver.name}",
+                                  key="group_not_given",
+                                  words={"group": cmd.group, "receiver": receiver.name})
     state = evolve(state, offer=GroupOffer(giver=giver.name, receiver=receiver.name,
                                             group=cmd.group))
     return state, [Event("offer", {"player": giver.name, "to": receiver.name,
@@ -108,7 +117,8 @@ def offer_group(cards: CardSet, state: GameState, cmd: OfferGroup) -> Result:
 def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
     offer = state.offer
     if offer is None or offer.receiver != cmd.player:
-        raise IllegalCommandError(f"no group is being offered to {cmd.player}")
+        raise IllegalCommandError(f"no group is being offered to {cmd.player}",
+                                  key="no_offer", words={"player": cmd.player})
     giver = state.player(offer.giver)
     receiver = state.player(offer.receiver)
     master, arrow = cmd.master, cmd.arrow
@@ -116,15 +126,21 @@ def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
         master, arrow = _first_open_arrow(cards, receiver)
         if not master:
             raise IllegalCommandError(f"{receiver.name} has no open outgoing arrow",
-                                      suggestion="decline the group")
+                                      suggestion="decline the group",
+                                      key="receiver_no_arrow", words={"receiver": receiver.name})
     checks.owns(receiver, master)
     if giver.slot(offer.group) is None:
         raise IllegalCommandError(f"{giver.name} no longer controls {offer.group}",
-                                  suggestion="decline the offer")
+                                  suggestion="decline the offer",
+                                  key="giver_lost_group",
+                                  words={"giver": giver.name, "group": offer.group})
     if arrow not in open_arrows(cards, receiver, master):
         raise IllegalCommandError(f"{master} has no open outgoing arrow on its "
                                   f"{_arrow_name(arrow)}",
-                                  suggestion=_open_arrow_hint(cards, receiver, master))
+                                  suggestion=_open_arrow_hint(cards, receiver, master),
+                                  key="arrow_closed",
+                                  words={"master": master, "arrow": arrow,
+                                         "arrows": open_arrows(cards, receiver, master)})
     moving = subtree(giver, offer.group)
     state = state.with_player(remove(giver, (s.card for s in moving)))
     # "the player must eliminate them by choosing one or more overlapping card, new or old":
@@ -146,7 +162,8 @@ def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
 def decline_group(cards: CardSet, state: GameState, cmd: DeclineGroup) -> Result:
     offer = state.offer
     if offer is None or cmd.player not in (offer.receiver, offer.giver):
-        raise IllegalCommandError(f"no group is being offered to {cmd.player}")
+        raise IllegalCommandError(f"no group is being offered to {cmd.player}",
+                                  key="no_offer", words={"player": cmd.player})
     return evolve(state, offer=None), [
         Event("offer_declined", {"player": offer.receiver, "group": offer.group,
                                  "giver": offer.giver})

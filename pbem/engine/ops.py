@@ -15,9 +15,12 @@ def set_treasury(state: GameState, player: str, card: str, amount: int) -> GameS
     p = state.player(player)
     slot = p.slot(card)
     if slot is None:
-        raise IllegalCommandError(f"{card} is not in {player}'s power structure")
+        raise IllegalCommandError(f"{card} is not in {player}'s power structure",
+                                  key="not_in_structure", words={"card": card, "player": player})
     if amount < 0:
-        raise IllegalCommandError(f"{card} has only {slot.treasury} MB")
+        raise IllegalCommandError(f"{card} has only {slot.treasury} MB",
+                                  key="treasury_below_zero",
+                                  words={"card": card, "have": slot.treasury})
     delta = amount - slot.treasury
     structure = tuple(evolve(s, treasury=amount) if s.card == card else s for s in p.structure)
     state = state.with_player(evolve(p, structure=structure))
@@ -39,7 +42,8 @@ def pay(state: GameState, player: str, card: str, amount: int) -> GameState:
     have = treasury(state, player, card)
     if amount > have:
         raise IllegalCommandError(
-            f"{card} has only {have} MB, not {amount}", suggestion=f"spend at most {have} MB"
+            f"{card} has only {have} MB, not {amount}", suggestion=f"spend at most {have} MB",
+            key="money_short", words={"card": card, "have": have, "amount": amount}
         )
     return set_treasury(state, player, card, have - amount)
 
@@ -47,7 +51,7 @@ def pay(state: GameState, player: str, card: str, amount: int) -> GameState:
 def move_money(state: GameState, player: str, source: str, dest: str, amount: int) -> GameState:
     """Money from one card of a structure to another (no bank involved)."""
     if amount <= 0:
-        raise IllegalCommandError("an amount of money must be at least 1 MB")
+        raise IllegalCommandError("an amount of money must be at least 1 MB", key="amount_positive")
     state = pay(state, player, source, amount)
     return earn(state, player, dest, amount)
 
@@ -80,4 +84,5 @@ def player_of(state: GameState, name: str) -> Player:
     try:
         return state.player(name)
     except KeyError:
-        raise IllegalCommandError(f"there is no player named {name}") from None
+        raise IllegalCommandError(f"there is no player named {name}",
+                                  key="no_player", words={"name": name}) from None

@@ -25,24 +25,33 @@ def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
     lasers = [c for c in (s.card for s in p.structure)
               if "orbital_mind_control_lasers" in abilities(cards, c).special]
     if not lasers or state.turn.lasers_used or state.turn.end_powers:
-        raise IllegalCommandError(f"{p.name} cannot use the Orbital Mind Control Lasers now")
+        raise IllegalCommandError(f"{p.name} cannot use the Orbital Mind Control Lasers now",
+                                  key="lasers_unusable", words={"player": p.name})
     target = cards.card(cmd.group) if cmd.group in cards.names() else None
     if not isinstance(target, Group) or cmd.group == lasers[0]:
-        raise IllegalCommandError(f"the Lasers can change only another group, not {cmd.group}")
+        raise IllegalCommandError(f"the Lasers can change only another group, not {cmd.group}",
+                                  key="lasers_target", words={"group": cmd.group})
     if cmd.group not in state.uncontrolled and state.owner(cmd.group) is None:
-        raise IllegalCommandError(f"{cmd.group} is not in play")
+        raise IllegalCommandError(f"{cmd.group} is not in play",
+                                  key="not_in_play", words={"group": cmd.group})
     current = list(alignments(cards, state, cmd.group))
     if cmd.change == "add":
         if cmd.alignment in current:
-            raise IllegalCommandError(f"{cmd.group} is already {cmd.alignment}")
+            raise IllegalCommandError(f"{cmd.group} is already {cmd.alignment}",
+                                      key="alignment_present",
+                                      words={"group": cmd.group, "alignment": cmd.alignment})
         current.append(cmd.alignment)
     elif cmd.change == "remove":
         if cmd.alignment not in current:
-            raise IllegalCommandError(f"{cmd.group} is not {cmd.alignment}")
+            raise IllegalCommandError(f"{cmd.group} is not {cmd.alignment}",
+                                      key="alignment_absent",
+                                      words={"group": cmd.group, "alignment": cmd.alignment})
         current.remove(cmd.alignment)
     else:
         if cmd.alignment not in current or cmd.alignment not in OPPOSITES:
-            raise IllegalCommandError(f"{cmd.group} has no {cmd.alignment} alignment to reverse")
+            raise IllegalCommandError(f"{cmd.group} has no {cmd.alignment} alignment to reverse",
+                                      key="alignment_not_reversible",
+                                      words={"group": cmd.group, "alignment": cmd.alignment})
         current[current.index(cmd.alignment)] = OPPOSITES[cmd.alignment]  # type: ignore[call-overload]
     changes = tuple(c for c in state.turn.alignment_changes if c[0] != cmd.group)
     turn = evolve(state.turn, lasers_used=True, did_anything=True,
@@ -59,7 +68,8 @@ def use_recyclers(cards: CardSet, state: GameState, cmd: UseRecyclers) -> Result
     p = checks.active(state, cmd.player)
     recyclers = has_special(cards, p, "recyclers")
     if recyclers is None or state.turn.recyclers_used or state.turn.end_powers:
-        raise IllegalCommandError(f"{p.name} cannot use the Recyclers now")
+        raise IllegalCommandError(f"{p.name} cannot use the Recyclers now",
+                                  key="recyclers_unusable", words={"player": p.name})
     state = pay(state, p.name, recyclers, RECYCLERS_COST)
     state = evolve(state, turn=evolve(state.turn, recyclers_used=True, did_anything=True))
     state, events = draw_card(cards, state, p.name)
@@ -71,8 +81,9 @@ def end_powers(cards: CardSet, state: GameState, cmd: EndPowers) -> Result:
     p = checks.active(state, cmd.player)
     special = abilities(cards, p.illuminati).special
     if not ({"gnomes_money", "bermuda_reorganize"} & set(special)):
-        raise IllegalCommandError(f"{p.illuminati} have no end-of-turn power")
+        raise IllegalCommandError(f"{p.illuminati} have no end-of-turn power",
+                                  key="no_end_powers", words={"illuminati": p.illuminati})
     if state.offer is not None:
-        raise IllegalCommandError("the offered group must be answered first")
+        raise IllegalCommandError("the offered group must be answered first", key="offer_first")
     state = evolve(state, turn=evolve(state.turn, end_powers=True, did_anything=True))
     return state, [Event("end_powers", {"player": p.name})]

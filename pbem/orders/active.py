@@ -24,7 +24,7 @@ from pbem.engine.commands import (
     TransferMoney,
     UseLasers,
 )
-from pbem.orders.grammar import Clause, Fields, Reader
+from pbem.orders.grammar import Clause, Fields, Hint, Reader
 from pbem.orders.model import AttackOrder, Odds, Order
 from pbem.orders.vocabulary import NameKind
 
@@ -118,7 +118,7 @@ _ODDS_TABLE: dict[str, Clause] = {"with": _aids, "spend": _spend}
 def _attack_head(r: Reader, pos: int, stops: tuple[str, ...]) -> Iterator[tuple[Attack, int]]:
     """Yields ``<group> [TO] CONTROL|NEUTRALIZE|DESTROY <target>`` as a bare Attack."""
     for attacker, after in r.name(pos, "card", "the attacking group", (*ATTACK_MODES, "to"),
-                                  at_end=False, expected="CONTROL, NEUTRALIZE or DESTROY"):
+                                  at_end=False, expected=("CONTROL", "NEUTRALIZE", "DESTROY")):
         if r.word(after) == "to":
             after += 1  # "ATTACK Mafia TO DESTROY Hackers" reads as plain English
         for mode, at in r.keyword(after, *ATTACK_MODES, where="after the attacking group"):
@@ -134,10 +134,12 @@ def attack(r: Reader, pos: int) -> Reading:
             draft = replace(_AttackDraft(), **fields)
             if head.mode != "control" and (draft.then_move or draft.arrow >= 0):
                 r.fail(end, "THEN MOVE and AT belong only to an attack to control",
-                       "leave them out of an attack to neutralize or destroy.")
+                       Hint("leave them out of an attack to neutralize or destroy.",
+                            "leave_them_out"), key="control_only_clauses")
                 continue
             if head.attacker in draft.aids or head.attacker == head.target:
-                r.fail(end, f"{head.attacker} cannot aid its own attack or attack itself")
+                r.fail(end, f"{head.attacker} cannot aid its own attack or attack itself",
+                       key="aid_own_attack", words={"attacker": head.attacker})
                 continue
             full = replace(
                 head,
@@ -156,7 +158,8 @@ def odds(r: Reader, pos: int) -> Reading:
         for fields, end in r.clauses(at, _ODDS_TABLE, "in ODDS"):
             draft = replace(_AttackDraft(), **fields)
             if draft.spend_from:
-                r.fail(end, "ODDS takes no FROM: the odds do not depend on who pays")
+                r.fail(end, "ODDS takes no FROM: the odds do not depend on who pays",
+                       key="odds_from")
                 continue
             yield Odds(replace(head, aids=draft.aids), draft.spend), end
 
@@ -304,14 +307,17 @@ def play(r: Reader, pos: int) -> Reading:
                 yield Counter(r.player, card), at
             else:
                 r.fail(at, f"{card} takes nothing more: it cancels the card just played",
-                       "write COUNTER.")
+                       Hint("write COUNTER.", "write_counter"), key="takes_nothing_more",
+                       words={"card": card})
             continue
         table = _PLAY_TABLES.get(effect, {})
-        usage = f"write it as: {play_usage(effect, card)}"
+        form = play_usage(effect, card)
+        usage = Hint(f"write it as: {form}", "write_as", {"usage": form})
         for fields, end in r.clauses(at, table, f"after PLAY {card}", hint=usage):
             missing = [_NEEDS[f] for f in _REQUIRED.get(effect, ()) if f not in fields]
             if missing:
-                r.fail(end, f"{card} needs {' and '.join(missing)}", usage)
+                r.fail(end, f"{card} needs {' and '.join(missing)}", usage, key="card_needs",
+                       words={"card": card, "missing": missing})
                 continue
             yield replace(PlaySpecial(r.player, card), **fields), end
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.errors import AmbiguousNameError, OrderSyntaxError, PbemError
@@ -21,7 +21,8 @@ from pbem.orders.errors import AmbiguousOrderError
 from pbem.orders.lexer import Token
 from pbem.orders.vocabulary import NameKind, Vocabulary
 
-__all__ = ["Clause", "Failure", "Fields", "Reader", "TooTangled", "or_list", "syntax_error"]
+__all__ = ["Clause", "Failure", "Fields", "Hint", "Reader", "TooTangled", "hint_of", "or_list",
+           "syntax_error"]
 
 Fields = dict[str, Any]
 """Fields of an order value set by clauses, by name (applied with ``dataclasses.replace``)."""
@@ -51,6 +52,16 @@ class TooTangled(Exception):
 
 
 @dataclass(frozen=True)
+class Hint:
+    """A suggestion: its English text, and its key and words for the reader's language (see
+    ``PbemError``)."""
+
+    text: str
+    key: str
+    words: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Failure:
     """Why a reading stopped, and at which token."""
 
@@ -62,6 +73,9 @@ class Failure:
     # without a search: the message and its "did you mean" are made if it is reported.
     unknown: tuple[NameKind, str] | None = None
     hinted: bool = False  # the suggestion is a keyword the writer may have misspelt
+    key: str | None = None  # the message's key, and the words of message and suggestion
+    words: Mapping[str, Any] = field(default_factory=dict)
+    hint: str | None = None  # the suggestion's key
 
 
 def or_list(words: Iterable[str]) -> str:
@@ -87,21 +101,33 @@ class Reader:
         self,
         pos: int,
         message: str,
-        suggestion: str | None = None,
+        suggestion: str | Hint | None = None,
         *,
         ambiguous: bool = False,
         unknown: tuple[NameKind, str] | None = None,
         hinted: bool = False,
         weak: bool = False,
+        key: str | None = None,
+        words: Mapping[str, Any] | None = None,
     ) -> None:
         """Records a failure at token ``pos`` unless one further along is known.
 
         A ``weak`` failure (a generic "unexpected word") does not replace a specific one at
-        the same place.
+        the same place. ``key`` and ``words`` name the message for other languages; a
+        ``Hint`` suggestion brings its own.
         """
         current = self.failure
         if current is None or pos > current.pos or (pos == current.pos and not weak):
-            self.failure = Failure(pos, message, suggestion, ambiguous, unknown, hinted)
+            said = dict(words or {})
+            text: str | None
+            hint: str | None
+            if isinstance(suggestion, Hint):
+                said.update(suggestion.words)
+                text, hint = suggestion.text, suggestion.key
+            else:
+                text, hint = suggestion, None
+            self.failure = Failure(pos, message, text, ambiguous, unknown, hinted, key, said,
+                                   hint)
 
     def _step(self) -> None:
         self._steps += 1
@@ -117,6 +143,11 @@ class Reader:
     def shown(self, pos: int) -> str:
         """Gives token ``pos`` as the writer typed it, for messages."""
         return repr(self.tokens[pos].text) if pos < len(self.tokens) else "the end of the line"
+
+    def seen(self, pos: int) -> str | None:
+        """Gives token ``pos`` quoted as ``shown`` does, or None past the end (the words of a
+        message, for other languages)."""
+        return repr(self.tokens[pos].text) if pos < len(self.tokens) else None
 
     def at_end(self, pos: int) -> bool:
         return pos >= len(self.tokens)
@@ -144,6 +175,8 @@ class Reader:
             pos,
             f"expected {expected}{' ' + where if where else ''}, not {self.shown(pos)}",
             self.keyword_hint(pos, pos + 1, choices),
+            key="expected", words={"expected": [c.upper() for c in choices], "where": where,
+                                   "shown": self.seen(pos)},
         )
 
     def number(
@@ -152,24 +185,31 @@ class Reader:
         """Yields a whole number at ``pos`` (``3``, ``3MB`` or ``3 MB`` for money) and its end."""
         self._step()
         if self.at_end(pos):
-            self.fail(pos, f"{what} is missing at the end of the line")
+            self.fail(pos, f"{what} is missing at the end of the line", key="missing_at_end",
+                      words={"what": what})
             return
         text = self.word(pos)
         found = _MONEY.fullmatch(text)
         if found is None or (found[2] and not money):
             if _NEGATIVE.fullmatch(text) or (text == "-" and _MONEY.match(self.word(pos + 1))):
-                self.fail(pos, f"{what} cannot be negative", f"write {minimum} or more.")
+                self.fail(pos, f"{what} cannot be negative",
+                          Hint(f"write {minimum} or more.", "at_least", {"least": minimum}),
+                          key="negative", words={"what": what})
             elif _FRACTION.fullmatch(text):
-                self.fail(pos, f"{what} must be a whole number, not {self.shown(pos)}")
+                self.fail(pos, f"{what} must be a whole number, not {self.shown(pos)}",
+                          key="not_whole", words={"what": what, "shown": self.seen(pos)})
             else:
-                self.fail(pos, f"expected {what} (a number), not {self.shown(pos)}")
+                self.fail(pos, f"expected {what} (a number), not {self.shown(pos)}",
+                          key="not_a_number", words={"what": what, "shown": self.seen(pos)})
             return
         if len(found[1]) > (_MAX_DIGITS if money else _MAX_COUNT_DIGITS):
-            self.fail(pos, f"{what} is far too large: {self.shown(pos)}")
+            self.fail(pos, f"{what} is far too large: {self.shown(pos)}", key="too_large",
+                      words={"what": what, "shown": self.seen(pos)})
             return
         value = int(found[1])
         if value < minimum:
-            self.fail(pos, f"{what} must be at least {minimum}, not {value}")
+            self.fail(pos, f"{what} must be at least {minimum}, not {value}",
+                      key="below_minimum", words={"what": what, "least": minimum, "value": value})
             return
         end = pos + 1
         if money and not found[2] and self.word(end) == "mb":
@@ -184,7 +224,7 @@ class Reader:
         stops: Iterable[str],
         *,
         at_end: bool = True,
-        expected: str = "",
+        expected: tuple[str, ...] = (),
     ) -> Iterator[tuple[str, int]]:
         """Yields each reading of a name at ``pos`` that ends before one of ``stops``.
 
@@ -197,10 +237,12 @@ class Reader:
         first_words = {s.split()[0] for k in stop_list for s in (k, *SPELLINGS.get(k, ()))}
         tokens = self.tokens
         if self.at_end(pos):
-            self.fail(pos, f"{what} is missing at the end of the line")
+            self.fail(pos, f"{what} is missing at the end of the line", key="missing_at_end",
+                      words={"what": what})
             return
         if not tokens[pos].quoted and (tokens[pos].text == "," or tokens[pos].word in first_words):
-            self.fail(pos, f"{what} is missing before {self.shown(pos)}")
+            self.fail(pos, f"{what} is missing before {self.shown(pos)}", key="missing_before",
+                      words={"what": what, "shown": self.seen(pos)})
             return
         ends: list[int] = []
         if tokens[pos].quoted:
@@ -217,14 +259,18 @@ class Reader:
                         ends.append(end)
                     elif not ends:
                         self.fail(end, f"unexpected {self.shown(end)} in {what}",
-                                  "put a name that holds a comma or a quote in quotes.")
+                                  Hint("put a name that holds a comma or a quote in quotes.",
+                                       "quote_name"),
+                                  key="unexpected_in",
+                                  words={"what": what, "shown": self.seen(end)})
                     break
                 if token.word in first_words:
                     ends.append(end)
         if not ends:
-            expected = expected or or_list([s.upper() for s in stop_list if s != ","])
-            self.fail(len(tokens), f"expected {expected} after {what}",
-                      self.keyword_hint(pos, len(tokens), stop_list))
+            wanted = list(expected) or [s.upper() for s in stop_list if s != ","]
+            self.fail(len(tokens), f"expected {or_list(wanted)} after {what}",
+                      self.keyword_hint(pos, len(tokens), stop_list), key="expected_after",
+                      words={"expected": wanted, "what": what})
             return
         for end in reversed(ends):
             found = self._resolve(kind, what, pos, end, stop_list)
@@ -243,7 +289,8 @@ class Reader:
                 for rest, rest_end in self.names(end + 1, kind, what, stop_list, most=most - 1):
                     yield (first, *rest), rest_end
             else:
-                self.fail(end, f"too many names in {what}")
+                self.fail(end, f"too many names in {what}", key="too_many_names",
+                          words={"what": what})
 
     def clauses(
         self,
@@ -252,7 +299,7 @@ class Reader:
         where: str,
         seen: frozenset[str] = frozenset(),
         *,
-        hint: str | None = None,
+        hint: Hint | None = None,
     ) -> Iterator[tuple[Fields, int]]:
         """Yields the fields set by optional clauses, each at most once, in any order, to the
         end of the line. ``hint`` is the suggestion when an unknown word follows."""
@@ -265,7 +312,8 @@ class Reader:
             if after is None:
                 continue
             if keyword in seen:
-                self.fail(pos, f"{keyword.upper()} is given twice {where}")
+                self.fail(pos, f"{keyword.upper()} is given twice {where}", key="given_twice",
+                          words={"keyword": keyword.upper(), "where": where})
                 return
             for fields, end in clause(self, after):
                 for more, last in self.clauses(end, table, where, seen | {keyword}, hint=hint):
@@ -274,11 +322,13 @@ class Reader:
         left = [k.upper() for k in table if k not in seen]
         expected = f"{or_list(left)} or the end of the line" if left else "the end of the line"
         self.fail(pos, f"expected {expected} {where}, not {self.shown(pos)}",
-                  self.keyword_hint(pos, pos + 1, [k for k in table if k not in seen]) or hint)
+                  self.keyword_hint(pos, pos + 1, [k for k in table if k not in seen]) or hint,
+                  key="expected_or_end",
+                  words={"expected": left, "where": where, "shown": self.seen(pos)})
 
     # --- helpers ------------------------------------------------------------------------
 
-    def keyword_hint(self, start: int, end: int, keywords: Iterable[str]) -> str | None:
+    def keyword_hint(self, start: int, end: int, keywords: Iterable[str]) -> Hint | None:
         """Gives "did you mean SPEND?" when a token in ``start:end`` looks like a keyword."""
         words = [s for k in keywords if k != "," for s in (k, *SPELLINGS.get(k, ()))]
         single = [w for w in words if " " not in w]
@@ -288,7 +338,9 @@ class Reader:
                 continue
             close = difflib.get_close_matches(token.word, single, n=1, cutoff=0.7)
             if close:
-                return f"did you mean {close[0].upper()} instead of {token.text!r}?"
+                return Hint(f"did you mean {close[0].upper()} instead of {token.text!r}?",
+                            "keyword_instead", {"keyword": close[0].upper(),
+                                                "typed": repr(token.text)})
         return None
 
     def _resolve(
@@ -309,11 +361,19 @@ class Reader:
                 found = self.vocabulary.resolve(kind, query)
             except PbemError as error:
                 ambiguous = isinstance(error, AmbiguousNameError)
-                self.fail(start, f"{error.message}: {query!r}", keyword or error.suggestion,
+                self.fail(start, f"{error.message}: {query!r}", keyword or hint_of(error),
                           ambiguous=ambiguous, unknown=None if ambiguous else (kind, query),
-                          hinted=keyword is not None)
+                          hinted=keyword is not None, key=error.key,
+                          words={**error.words, "query": repr(query)})
         self._names[key] = found
         return found
+
+
+def hint_of(error: PbemError) -> Hint | None:
+    """Gives the suggestion of ``error`` with its key and words, if it has one."""
+    if not error.suggestion:
+        return None
+    return Hint(error.suggestion, error.hint or error.key or "", error.words)
 
 
 def syntax_error(
@@ -322,21 +382,31 @@ def syntax_error(
     """Gives the error for a line no reading got through, with the order's form as a hint."""
     if failure is None:
         return OrderSyntaxError("this order could not be read", line=line, text=text,
-                                suggestion=f"write it as: {usage}")
+                                suggestion=f"write it as: {usage}", key="unreadable",
+                                hint="write_as", words={"usage": usage})
     message, suggestion = failure.message, failure.suggestion
+    key, hint, words = failure.key, failure.hint, dict(failure.words)
     if failure.unknown is not None:
         kind, query = failure.unknown
         if not message:
             try:
                 vocabulary.resolve(kind, query)
                 message = f"this name cannot be used here: {query!r}"
+                key = "name_not_here"
             except PbemError as error:
-                message = f"{error.message}: {query!r}"
-                suggestion = suggestion or error.suggestion
+                message, key = f"{error.message}: {query!r}", error.key
+                words.update(error.words)
+                if not suggestion:
+                    suggestion, hint = error.suggestion, error.hint
+            words["query"] = repr(query)
         other = None if failure.hinted else vocabulary.wrong_kind(kind, query)
         if other is not None:
             message, suggestion = f"{other.message}: {query!r}", other.suggestion
-    suggestion = suggestion or f"write it as: {usage}"
-    if failure.ambiguous:
-        return AmbiguousOrderError(message, line=line, text=text, suggestion=suggestion)
-    return OrderSyntaxError(message, line=line, text=text, suggestion=suggestion)
+            key, hint = other.key, other.hint
+            words.update(other.words)
+    if not suggestion:
+        suggestion, hint = f"write it as: {usage}", "write_as"
+        words["usage"] = usage
+    kind_of = AmbiguousOrderError if failure.ambiguous else OrderSyntaxError
+    return kind_of(message, line=line, text=text, suggestion=suggestion, key=key, hint=hint,
+                   words=words)

@@ -76,6 +76,7 @@ def tokenize(line: str) -> tuple[Token, ...]:
                 f"a closing quote {found['stray']} has no opening quote",
                 text=line,
                 suggestion='put names in straight quotes, like "Boy Sprouts".',
+                key="stray_quote", hint="straight_quotes", words={"quote": found["stray"]},
             )
         elif found["open"]:
             opener = found["open"]
@@ -86,6 +87,7 @@ def tokenize(line: str) -> tuple[Token, ...]:
                     f"a quote {opener} is opened and never closed",
                     text=line,
                     suggestion='close the name with a quote, like "Boy Sprouts".',
+                    key="unclosed_quote", hint="close_quote", words={"quote": opener},
                 )
             tokens.append(Token(line[at:end].strip(), quoted=True))
             at = end + 1

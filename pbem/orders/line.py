@@ -126,15 +126,18 @@ def read_order(
             if end == len(tokens):
                 return order
             if keywords in _TAKES_NOTHING:
-                r.fail(end, f"{keywords.upper()} takes nothing after it")
+                r.fail(end, f"{keywords.upper()} takes nothing after it", key="takes_nothing",
+                       words={"order": keywords.upper()})
             else:
-                r.fail(end, f"unexpected {r.shown(end)} after the order", weak=True)
+                r.fail(end, f"unexpected {r.shown(end)} after the order", weak=True,
+                       key="unexpected_after_order", words={"shown": r.seen(end)})
     except TooTangled:
         raise OrderSyntaxError(
             "this line can be read in too many ways to try them all",
             line=line,
             text=text,
             suggestion='put each name in quotes, like "Boy Sprouts".',
+            key="too_tangled", hint="quote_each",
         ) from None
     raise syntax_error(r.failure, vocabulary, line, text, form)
 
@@ -152,12 +155,17 @@ def _keywords(r: Reader, line: int | None, text: str) -> str:
         close = difflib.get_close_matches(
             r.word(1), [k.split(maxsplit=1)[1] for k in started], n=1, cutoff=0.6
         )
+        forms = [ORDER_FORMS[k] for k in started]
         raise OrderSyntaxError(
             f"expected {rest} after {first.upper()}, not {given}",
             line=line,
             text=text,
             suggestion=(f"did you mean {first.upper()} {close[0].upper()}?" if close
-                        else f"write it as: {' or '.join(ORDER_FORMS[k] for k in started)}"),
+                        else f"write it as: {' or '.join(forms)}"),
+            key="expected_after_word", hint="keyword_meant" if close else "write_as_forms",
+            words={"expected": [k.split(maxsplit=1)[1].upper() for k in started],
+                   "first": first.upper(), "shown": r.seen(1), "forms": forms,
+                   "keywords": [f"{first.upper()} {c.upper()}" for c in close]},
         )
     shown = r.tokens[0].text if r.tokens else ""
     close = difflib.get_close_matches(first, list({k.split()[0] for k in _ORDERS}), n=2,
@@ -169,6 +177,8 @@ def _keywords(r: Reader, line: int | None, text: str) -> str:
         suggestion=(f"did you mean {' or '.join(c.upper() for c in close)}?" if close
                     else "an order begins with a word like ATTACK, TRANSFER, GIVE, PLAY, "
                     "DEFEND or PASS (send HELP for the list)."),
+        key="unknown_order", hint="keyword_meant" if close else "order_words",
+        words={"shown": repr(shown), "keywords": [c.upper() for c in close]},
     )
 
 
@@ -191,5 +201,6 @@ def parse_order(
     tokens = tokenize(text)
     if not tokens:
         raise OrderSyntaxError("the line holds no order", text=text,
-                               suggestion="write an order, like PASS.")
+                               suggestion="write an order, like PASS.", key="no_order",
+                               hint="write_an_order")
     return read_order(tokens, Vocabulary(cards, players), player, text=text)

@@ -121,6 +121,7 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = ()) -> Pars
             line=in_press[0],
             text=in_press[1],
             suggestion="end the message with a line END PRESS, then go on with your orders.",
+            key="press_unended", hint="end_press",
         ))
     if ended_by in _NO_END:  # (a pasted mail has its refused line saying so already)
         reading.warnings.append(_NO_END[ended_by])
@@ -144,6 +145,7 @@ class _Reading:
             self.errors.append(OrderSyntaxError(
                 f"this line is too long ({len(line)} characters) to be an order",
                 line=number, text=line[:80] + "...", suggestion="write one order a line.",
+                key="line_too_long", hint="one_order_a_line", words={"length": len(line)},
             ))
             return None
         try:
@@ -169,13 +171,14 @@ class _Reading:
                 "lines from here on were not read",
                 line=number, text=blank_password(line),
                 suggestion="send one set of orders a mail, from its start line to END.",
+                key="second_start", hint="one_set", words={"first_line": first_line},
             ))
             return
         self.errors.append(OrderSyntaxError(
             "an earlier mail begins here, and there was no END line before it: the orders "
             "stop here, and the rest of the mail was not read",
             line=number, text=line,
-            suggestion="end your orders with a line END.",
+            suggestion="end your orders with a line END.", key="pasted", hint="end_with_end",
         ))
 
     def misplaced(self, number: int, line: str, *, first_line: int) -> None:
@@ -185,12 +188,14 @@ class _Reading:
                 f"a second start line: these orders began on line {first_line}",
                 line=number, text=blank_password(line),
                 suggestion="send one set of orders a mail, from its start line to END.",
+                key="second_start_line", hint="one_set", words={"first_line": first_line},
             ))
             return
         self.errors.append(OrderSyntaxError(
             "END PRESS ends a press message, but no PRESS TO came before it",
             line=number, text=line,
             suggestion="begin the message with PRESS TO <player> or PRESS TO ALL.",
+            key="end_press_alone", hint="press_begin",
         ))
 
     def finish_press(self, opened: tuple[int, str, Press], body: list[str]) -> None:
@@ -200,6 +205,7 @@ class _Reading:
             self.errors.append(OrderSyntaxError(
                 "this press message is empty", line=number, text=line,
                 suggestion="write the message on the lines between PRESS TO and END PRESS.",
+                key="press_empty", hint="press_body",
             ))
             return
         self.orders.append(Located(number, line, replace(press, text=message)))
@@ -228,6 +234,7 @@ def _find_header(lines: list[str], vocabulary: Vocabulary) -> tuple[int, Header]
     raise OrderSyntaxError(
         "no start line found: orders begin with a line whose first word is GAME",
         suggestion=f"begin your orders with a line {HEADER_FORM}, and end them with END.",
+        key="no_start_line", hint="start_form", words={"form": HEADER_FORM},
     )
 
 
@@ -247,7 +254,8 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
         for header, end in _header(r):
             if end == len(tokens):
                 return header
-            r.fail(end, f"unexpected {r.shown(end)} at the end of the start line", weak=True)
+            r.fail(end, f"unexpected {r.shown(end)} at the end of the start line", weak=True,
+                   key="unexpected_after_start", words={"shown": r.seen(end)})
         error = syntax_error(r.failure, vocabulary, number, line, HEADER_FORM)
     except OrderSyntaxError as unreadable:
         error = unreadable
@@ -256,13 +264,16 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
         line=number,
         text=blank_password(line),
         suggestion=hidden(error.suggestion),
+        key=error.key,
+        hint=error.hint,
+        words={k: hidden(v) if isinstance(v, str) else v for k, v in error.words.items()},
     )
 
 
 def _header(r: Reader) -> Iterator[tuple[Header, int]]:
     """Yields ``GAME <game> PLAYER <name> PASSWORD <password> [TURN <n>]``."""
     if len(r.tokens) < 2 or r.word(1) == "player":
-        r.fail(1, "the game's name is missing after GAME")
+        r.fail(1, "the game's name is missing after GAME", key="game_missing")
         return
     game = r.tokens[1].text
     for _, at in r.keyword(2, "player", where="after the game's name"):
@@ -270,7 +281,8 @@ def _header(r: Reader) -> Iterator[tuple[Header, int]]:
                                     at_end=False):
             for _, secret_at in r.keyword(pw_at, "password", where="after your name"):
                 if r.at_end(secret_at):
-                    r.fail(secret_at, "the password is missing after PASSWORD")
+                    r.fail(secret_at, "the password is missing after PASSWORD",
+                           key="password_missing")
                     continue
                 password = r.tokens[secret_at].text
                 end = secret_at + 1

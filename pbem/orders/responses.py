@@ -7,7 +7,7 @@ from typing import Literal, cast
 
 from pbem.engine.commands import AbolishPrivilege, Counter, Interfere, PlaySpecial
 from pbem.errors import PbemError
-from pbem.orders.grammar import Clause, Fields, Reader, or_list
+from pbem.orders.grammar import Clause, Fields, Hint, Reader, hint_of, or_list
 from pbem.orders.model import (
     ConditionalPlay,
     DefendOrder,
@@ -97,7 +97,8 @@ def abolish(r: Reader, pos: int) -> Reading:
             if len(cards) == 2 and cards[0] == cards[1] and (
                 r.vocabulary.special_copies(cards[0]) < 2
             ):
-                r.fail(end, f"there is only one {cards[0]}: name two different cards")
+                r.fail(end, f"there is only one {cards[0]}: name two different cards",
+                       key="one_copy", words={"card": cards[0]})
                 continue
             yield AbolishPrivilege(r.player, cards), end
 
@@ -128,7 +129,8 @@ def _card_for(
             continue
         fitting = [n for t in timings for n in r.vocabulary.specials_with_timing(t)]
         r.fail(end, f"{card} cannot {purpose}",
-               f"only {or_list(fitting)} can." if fitting else None)
+               Hint(f"only {or_list(fitting)} can.", "only_these", {"cards": fitting})
+               if fitting else None, key="cannot_purpose", words={"card": card, "purpose": purpose})
 
 
 # --- standing orders ------------------------------------------------------------------------
@@ -236,12 +238,13 @@ def help_topic(r: Reader, pos: int) -> Reading:
 def set_timezone(r: Reader, pos: int) -> Reading:
     """``SET TIMEZONE <IANA zone>``."""
     if r.at_end(pos) or pos + 1 < len(r.tokens):
-        r.fail(pos, "expected one time zone name, like Europe/Paris")
+        r.fail(pos, "expected one time zone name, like Europe/Paris", key="zone_expected")
         return
     try:
         zone = canonical_zone(r.tokens[pos].text)
     except PbemError as error:
-        r.fail(pos, f"{error.message}: {r.tokens[pos].text!r}", error.suggestion)
+        r.fail(pos, f"{error.message}: {r.tokens[pos].text!r}", hint_of(error), key=error.key,
+               words={**error.words, "query": repr(r.tokens[pos].text)})
         return
     yield SetTimezone(zone), pos + 1
 
@@ -250,7 +253,8 @@ def set_language(r: Reader, pos: int) -> Reading:
     """``SET LANGUAGE EN|FR``."""
     language = _LANGUAGES.get(r.word(pos))
     if language is None:
-        r.fail(pos, f"expected EN or FR after SET LANGUAGE, not {r.shown(pos)}")
+        r.fail(pos, f"expected EN or FR after SET LANGUAGE, not {r.shown(pos)}",
+               key="language_expected", words={"shown": r.seen(pos)})
         return
     yield SetLanguage(cast(Literal["en", "fr"], language)), pos + 1
 

@@ -117,10 +117,13 @@ class Vocabulary:
             found = self._names["any"].matcher.match(query)
         except PbemError:
             return None
+        kind_found = self.cards.card(found).kind
         return UnknownNameError(
-            f"{found} is {_WHAT[self.cards.card(found).kind]}, not {_article(wanted)}",
+            f"{found} is {_WHAT[kind_found]}, not {_article(wanted)}",
             text=query,
             suggestion=f"name {_article(wanted)} here.",
+            key="wrong_kind", hint="name_kind_here",
+            words={"found": found, "found_kind": kind_found, "what": wanted},
         )
 
 
@@ -180,9 +183,12 @@ def canonical_zone(query: str) -> str:
     if key is not None:
         return key
     close = difflib.get_close_matches(query.casefold(), list(zones), n=3, cutoff=0.6)
+    names = [zones[c] for c in close]
     hint = (
-        f"did you mean: {', '.join(zones[c] for c in close)}?"
+        f"did you mean: {', '.join(names)}?"
         if close
         else "write a zone like Europe/Paris or America/New_York."
     )
-    raise UnknownNameError("unknown time zone", text=query, suggestion=hint)
+    raise UnknownNameError("unknown time zone", text=query, suggestion=hint, key="unknown_zone",
+                           hint="did_you_mean" if names else "zone_example",
+                           words={"names": names})

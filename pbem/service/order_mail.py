@@ -18,6 +18,7 @@ from pbem.render import render
 from pbem.reports import OrderResult
 from pbem.service.dispatch import advance, carry_out, is_answer, is_move
 from pbem.service.model import Seat
+from pbem.service.refusals import worded
 from pbem.service.table import Notice, Table
 
 
@@ -35,6 +36,7 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
     oldest_action, oldest_answer = _oldest(table)
     stale: list[tuple[int, str]] = []  # (line, text) of the lines refused as stale
     done: list[tuple[Located, str, str, dict[str, Any]]] = []  # (order, text, note, context)
+    refusals: list[tuple[int, str, PbemError]] = []  # (line, text, why) of the lines refused
     for index, located in enumerate(parsed.orders):
         text = blank_password(located.text)
         order = located.order
@@ -45,8 +47,7 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         try:
             note, context = carry_out(table, seat.name, located)
         except PbemError as error:
-            results.append(OrderResult(located.line, text, False, error.message,
-                                       error.suggestion or ""))
+            refusals.append((located.line, text, error))
             continue
         following = parsed.orders[index + 1:index + 2]
         if not _still_answering(table, seat.name, [o.order for o in following]):
@@ -64,9 +65,9 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
     for line, text in stale:  # the acknowledgement says once where the game is now
         results.append(OrderResult(line, text, False,
                                    words(lang, site_dir, "stale", written=turn), stale=True))
-    for bad in parsed.errors:
-        results.append(OrderResult(bad.line or 0, blank_password(bad.text or ""), False,
-                                   bad.message, bad.suggestion or ""))
+    refusals += [(bad.line or 0, blank_password(bad.text or ""), bad) for bad in parsed.errors]
+    for line, text, why in refusals:
+        results.append(OrderResult(line, text, False, *worded(why, lang, site_dir)))
     if parsed.orders:
         table.reset_misses(seat.name)  # whoever writes has not dropped out
     if stale:

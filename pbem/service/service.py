@@ -40,6 +40,7 @@ from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
+from pbem.service.refusals import worded
 from pbem.service.steps import Steps
 from pbem.service.table import Notice, Table
 from pbem.store import Store
@@ -367,9 +368,10 @@ class Service:
     def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
                     now: datetime, reader: Seat | None) -> None:
         """Answer a mail whose orders cannot be read (the postmaster's once an hour)."""
-        self.postmaster.reply(mail_id, mail.sender, "unreadable", now, message=error.message,
-                              suggestion=error.suggestion or "", reply_to=mail.reply_to,
-                              reader=reader)
+        message, suggestion = worded(error, reader.lang if reader else "en",
+                                     self.config.sender.site_dir)
+        self.postmaster.reply(mail_id, mail.sender, "unreadable", now, message=message,
+                              suggestion=suggestion, reply_to=mail.reply_to, reader=reader)
 
     def _reader(self, address: str, problem: Problem, now: datetime,
                 mail: InboundMail | None = None, table: Table | None = None) -> Seat | None:

@@ -43,7 +43,7 @@ from pbem.orders.model import (
 from pbem.service.answers import SECRETS, SENATE, counter_rule, merge
 from pbem.service.entries import GmEvent, command_entry, gm_entry
 from pbem.service.model import Answer, GameService, Queued, Window, iso
-from pbem.service.refusals import refused
+from pbem.service.refusals import refused, worded
 
 AFTER_ROLL_CARDS = ("Assassination", "Murphy's Law")
 PRIVILEGE_CARDS = ("Deep Agent", "Interference")
@@ -308,7 +308,8 @@ class Table:
         try:
             action(*args)
         except IllegalCommandError as exc:
-            self.notify(Notice("order_failed", player, {"reason": exc.message}))
+            reason, _ = worded(exc, self.service.seat(player).lang)
+            self.notify(Notice("order_failed", player, {"reason": reason}))
             return False
         return True
 
