@@ -41,6 +41,7 @@ from pbem.errors import StoreError
 from pbem.mail.imap import ImapIntake, JsonFileCursor, UnprocessableMail
 from pbem.mail.listener import SmtpListener
 from pbem.mail.sender import MaildirSender, Sender, SmtpSender
+from pbem.service.postmaster import Postmaster
 from pbem.service.service import Service
 from pbem.store import Store
 
@@ -106,9 +107,12 @@ class Daemon:
         # The intakes' own: storing mail never waits for the main thread's lock hold.
         self._intake = Service(Store(config.store), config.service_config(), self._service.cards)
         self.sender: Sender = sender if sender is not None else make_sender(config)
-        self.outbox = Outbox(Store(config.store), self.sender, clock,
+        sending = Store(config.store)
+        self.outbox = Outbox(sending, self.sender, clock,
                              envelope_from=config.envelope_from,
-                             give_up_after=config.give_up_after)
+                             give_up_after=config.give_up_after,
+                             given_up=Postmaster(sending, config.service_config().sender,
+                                                 config.mails_per_hour).given_up)
         self._wake = threading.Event()
         self._send_wake = threading.Event()  # wakes the sending thread of serve()
         self._stop = threading.Event()

@@ -69,12 +69,14 @@ class Outbox:
     a thread of its own while another thread processes mail."""
 
     def __init__(self, store: Store, sender: Sender, clock: Callable[[], datetime], *,
-                 envelope_from: str, give_up_after: int) -> None:
+                 envelope_from: str, give_up_after: int,
+                 given_up: Callable[[OutboxItem, str, datetime], None] | None = None) -> None:
         self.store = store
         self.sender = sender
         self._clock = clock
         self._envelope_from = envelope_from
         self._give_up_after = give_up_after
+        self._given_up = given_up  # tells the game master of a mail given up (held lock)
         self._pause_until: datetime | None = None  # no sending before this (server refusing)
 
     def send_due(self) -> Flush:
@@ -121,7 +123,7 @@ class Outbox:
             self.sender.send(item.to, item.raw, envelope_from=self._envelope_from)
         except PermanentSendError as error:
             log.error("mail %s to %s refused for good: %s", item.message_id, item.to, error)
-            self._mark_failed(item, GIVEN_UP + str(error), now, attempts)
+            self._give_up(item, str(error), now, attempts)
             return _Outcome(given_up=True)
         except Exception as error:  # TransientSendError, or a fault of our own: retry later
             if not isinstance(error, TransientSendError):
@@ -129,8 +131,7 @@ class Outbox:
             if attempts >= self._give_up_after:
                 log.error("mail %s to %s given up after %d attempts: %s", item.message_id,
                           item.to, attempts, error)
-                self._mark_failed(item, f"{GIVEN_UP}{attempts} attempts; last: {error}", now,
-                                  attempts)
+                self._give_up(item, f"{attempts} attempts; last: {error}", now, attempts)
                 return _Outcome(given_up=True, refused_for_now=True)
             retry_at = now + timedelta(seconds=retry_delay(attempts))
             log.warning("mail %s to %s not sent (%s); retry at %s", item.message_id, item.to,
@@ -146,6 +147,14 @@ class Outbox:
         with self.store.lock():
             self.store.mark_failed(item.outbox_id, error=error, retry_at=retry_at,
                                    attempts=attempts)
+
+    def _give_up(self, item: OutboxItem, error: str, now: datetime, attempts: int) -> None:
+        """Keep the mail unsent for good, and tell the game master, in one lock hold."""
+        with self.store.lock():
+            self.store.mark_failed(item.outbox_id, error=GIVEN_UP + error, retry_at=now,
+                                   attempts=attempts)
+            if self._given_up is not None:
+                self._given_up(item, error, now)
 
     def close(self) -> None:
         """Close the sender's connection, if it keeps one."""

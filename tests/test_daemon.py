@@ -459,6 +459,36 @@ def test_a_refused_recipient_is_given_up_and_never_retried(
                                                        ("carol@example.org",)}
 
 
+def test_the_game_master_is_mailed_each_mail_given_up(
+        tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
+    """A mail given up stays unsent until the game master acts: they are told, in their
+    language and zone, with the command that sends it again (never about their own mail,
+    which would only be given up in turn)."""
+    config = configure(tmp_path, smtp_relay(
+        smtp_catcher.port, '[mail]\ngm_address = "gm@example.org"\ngm_language = "fr"\n'
+                           'gm_timezone = "Europe/Paris"\n'))
+    smtp_catcher.reject = {"bob@example.org"}
+    new_game(config)
+    daemon = Daemon(config, clock=Clock())
+    assert daemon.run_once().flush.given_up == 2
+    daemon.run_once()  # the notices, queued by the first pass, go out in the next
+    told = [m for m in smtp_catcher.mails if m.rcpt_tos == ("gm@example.org",)]
+    assert len(told) == 2
+    message = email.message_from_bytes(told[0].raw, policy=email.policy.default)
+    assert isinstance(message, email.message.EmailMessage)
+    body = message.get_body(("plain",))
+    assert body is not None
+    text = " ".join(body.get_content().replace("\u00a0", " ").split())
+    assert "pour bob@example.org (partie g1)" in text and "550" in text
+    assert "Europe/Paris" in text and "pbem outbox retry --given-up" in text
+    smtp_catcher.reject = {"bob@example.org", "gm@example.org"}
+    with daemon.store.lock():
+        daemon.store.requeue(next(i.outbox_id for i in daemon.store.outbox()))
+    assert daemon.run_once().flush.given_up == 1  # bob's again: the notice is queued
+    assert daemon.run_once().flush.given_up == 1  # the notice, refused in turn
+    assert daemon.run_once().flush.given_up == 0  # and no notice about the notice
+
+
 def test_the_game_master_lists_given_up_mail_and_queues_it_again(
         tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
     """``pbem outbox list --given-up`` shows the mails the daemon gave up on and why;

@@ -9,9 +9,11 @@ strays: the store moves applied mails out of the hot file with each closed log s
 
 from __future__ import annotations
 
+import email.policy
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from email.parser import BytesHeaderParser
 from typing import Any
 
 from pbem import reports
@@ -84,6 +86,26 @@ class Postmaster:
                                "", rendered, now=now, sender=self.sender)
             items.append(replace(item, game_id=POSTMASTER))
         self._commit(mail_id, "failed", meta, items)
+
+    def given_up(self, item: OutboxItem, error: str, now: datetime) -> None:
+        """Tell the game master that the daemon gave up a mail (refused for good, or too
+        often): it stays in the store, unsent, for ``pbem outbox retry``. Not for mail to
+        the game master's own address, which would only be given up in turn."""
+        if not self.sender.gm_address or item.to == self.sender.gm_address:
+            return
+        subject = str(BytesHeaderParser(policy=email.policy.default).parsebytes(item.raw)[
+            "Subject"] or "")
+        rendered = reports.mail("mail_given_up", self.sender.gm_lang, self.sender.site_dir,
+                                game="", to=item.to, subject=subject, error=error,
+                                mail_game="" if item.game_id == POSTMASTER else item.game_id,
+                                at=moment_facts(now, self.sender.gm_tz))
+        # Each give-up its own notice: a mail queued again may be given up again.
+        entry = self.store.log_length(POSTMASTER)
+        notice = outbox_item(f"{POSTMASTER}-given-up-{entry}", "",
+                             self.sender.gm_address, "", rendered, now=now, sender=self.sender)
+        self.store.commit(POSTMASTER, log_entries=[{"given_up": item.outbox_id, "to": item.to,
+                                                    "error": error}],
+                          snapshot=None, outbox=[replace(notice, game_id=POSTMASTER)])
 
     def _commit(self, mail_id: str, answer: str, meta: dict[str, Any],
                 items: list[OutboxItem]) -> None:
