@@ -193,10 +193,12 @@ def resume(game_id: str, **kw: Any) -> None:
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
-        hours, deadline = gm.resume(service, game_id, where.now)
+        hours, deadline, answer = gm.resume(service, game_id, where.now)
     moved = f"its deadlines moved {hours:g} h later" if hours else "its deadlines stay"
     if deadline is not None:
         moved += f": the deadline is now {deadline:%Y-%m-%d %H:%M} UTC"
+    if answer is not None:
+        moved += f", the answer to the group offered is due {answer:%Y-%m-%d %H:%M} UTC"
     click.echo(f"{game_id} runs again; {moved}.")
 
 
@@ -207,12 +209,18 @@ def resume(game_id: str, **kw: Any) -> None:
 @click.option("--reason", default="", help="Told to the players.")
 @common
 def extend(game_id: str, hours: float, reason: str, **kw: Any) -> None:
-    """Move GAME's running deadline (response window or orders) later."""
+    """Move GAME's running deadline later: the response window's, else the orders'; with a
+    group offered and unanswered, the answer's and the orders' (the turn waits for it)."""
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
-        deadline = gm.extend(service, game_id, hours, where.now, reason)
-    click.echo(f"The deadline of {game_id} is now {deadline:%Y-%m-%d %H:%M} UTC.")
+        deadline, answer = gm.extend(service, game_id, hours, where.now, reason)
+    if answer is not None:
+        click.echo(f"The answer to the group offered in {game_id} is now due "
+                   f"{answer:%Y-%m-%d %H:%M} UTC; the orders deadline is now "
+                   f"{deadline:%Y-%m-%d %H:%M} UTC.")
+    else:
+        click.echo(f"The deadline of {game_id} is now {deadline:%Y-%m-%d %H:%M} UTC.")
 
 
 @click.command("announce")

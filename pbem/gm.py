@@ -22,6 +22,7 @@ from pbem.engine.state import Event, GameState
 from pbem.errors import IllegalCommandError, StoreError
 from pbem.names import CARD_ALIASES, NameMatcher, card_matcher
 from pbem.service import gm_ops
+from pbem.service.deadlines import offer_due
 from pbem.service.entries import command_of, gm_event_of
 from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Timing, iso, parse_iso
@@ -319,9 +320,11 @@ def pause(service: Service, game_id: str, now: datetime, reason: str = "") -> No
         service._finish(table, now)
 
 
-def resume(service: Service, game_id: str, now: datetime) -> tuple[float, datetime | None]:
-    """Run the deadlines again, moved later by the pause; gives the hours paused and the
-    deadline running now (the response window's, else the orders'; None if none runs)."""
+def resume(service: Service, game_id: str,
+           now: datetime) -> tuple[float, datetime | None, datetime | None]:
+    """Run the deadlines again, every one moved later by the pause; gives the hours paused,
+    the deadline running now (the response window's, else the orders'; None if none runs)
+    and the answer's to a group offered (None without one)."""
     with service.store.lock():
         table = service._table(game_id, now)
         _running(table)
@@ -334,10 +337,12 @@ def resume(service: Service, game_id: str, now: datetime) -> tuple[float, dateti
         data: dict[str, Any] = {"paused_hours": hours, "window": window is not None}
         if deadline is not None:  # players are told the new one
             data |= _deadline_data(deadline)
+        offer, answer = _offer_data(table)
+        data |= offer
         gm_ops.tell_players(table, gm=table.record("resume", data))
         service._advance(table)
         service._finish(table, now)
-    return hours, deadline
+    return hours, deadline, answer
 
 
 def _paused_at(log: Iterable[dict[str, Any]]) -> str:
@@ -355,18 +360,32 @@ def _paused_at(log: Iterable[dict[str, Any]]) -> str:
 
 
 def extend(service: Service, game_id: str, hours: float, now: datetime,
-           reason: str = "") -> datetime:
-    """Move the running deadline ``hours`` later; gives the new deadline."""
+           reason: str = "") -> tuple[datetime, datetime | None]:
+    """Move the running deadline ``hours`` later (with a group offered, the answer's and
+    the orders'; see ``gm_ops.extend``); gives the new deadline (the response window's, else
+    the orders') and the answer's to a group offered (None without one)."""
     with service.store.lock():
         table = service._table(game_id, now)
         _running(table)
         window = table.service.window is not None
         deadline = parse_iso(gm_ops.extend(table, hours))
+        offer, answer = _offer_data(table) if not window else ({}, None)
         event = table.record("extend", {"hours": hours, **_deadline_data(deadline),
-                                        "window": window, "reason": reason})
+                                        "window": window, **offer, "reason": reason})
         gm_ops.tell_players(table, gm=event)
         service._finish(table, now)
-    return deadline
+    return deadline, answer
+
+
+def _offer_data(table: Table) -> tuple[dict[str, Any], datetime | None]:
+    """The group offered and unanswered as a GM entry records it for the players' mail
+    (``offer``: who offers what to whom, and by when the answer is due), and that moment;
+    ({}, None) without an offer."""
+    offer, due = table.state.offer, offer_due(table.state, table.service)
+    if offer is None or due is None:
+        return {}, None
+    return {"offer": {"giver": offer.giver, "receiver": offer.receiver, "group": offer.group,
+                      **_deadline_data(due)}}, due
 
 
 def _deadline_data(deadline: datetime) -> dict[str, str]:

@@ -13,6 +13,7 @@ from pbem.history import GameFile
 from pbem.orders.format import format_order
 from pbem.render import environment
 from pbem.reports_context import Deadline, deadline_facts, goal_lines, group_facts
+from pbem.service.deadlines import offer_due
 from pbem.service.model import GameService, parse_iso
 from pbem.tree import tree_rows
 
@@ -37,6 +38,7 @@ def show_text(cards: CardSet, game: GameFile, now: datetime) -> str:
         waiting=[p for p in window.asked if not window.answered(p)] if window else [],
         answered=[a.player for a in window.answers] if window else [],
         window_deadline=_deadline(window.deadline, now) if window else None,
+        offer_deadline=deadline_facts(offer_due(game.state, service), now, "UTC"),
         queue=[format_order(q.order) for q in service.queue],
         standing={s.name: [format_order(o) for o in service.standing_of(s.name)]
                   for s in service.seats},

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.engine.cards import CardSet, Group, Illuminati, Special
@@ -197,19 +198,30 @@ def report_events(events: Iterable[Event], viewer: str | None, tz: str = "UTC") 
             # The dropped roll's draw number lets a reader check the dice after the game.
             e = replace(e, data={**e.data, "draw": draw})
             draw = None
-        out.append(_in_zone(e, tz))
+        out.append(_for_reader(e, viewer, tz))
     return out
 
 
-def _in_zone(e: Event, tz: str) -> Event:
-    """A GM entry's event (extend, resume) with the deadline it sets in zone ``tz`` as well:
-    ``deadline_local`` and ``tz`` beside the UTC time the entry records."""
+def _for_reader(e: Event, viewer: str | None, tz: str) -> Event:
+    """A GM entry's event (extend, resume) as ``viewer`` reads it: each deadline it sets in
+    zone ``tz`` as well (``deadline_local`` and ``tz`` beside the UTC time the entry
+    records, in the entry and in its group ``offer``), and, with an offer, the ``reader``
+    (so its receiver reads of their own answer)."""
     entry = e.data.get("data") if e.kind == "gm" else None
-    if not isinstance(entry, dict) or "deadline" not in entry:
+    if not isinstance(entry, dict):
         return e
-    local = datetime.fromisoformat(entry["deadline"]).astimezone(zone(tz))
-    return replace(e, data={**e.data, "data": {**entry, "deadline_local": _minute(local),
-                                               "tz": tz}})
+    entry = _in_zone(entry, tz)
+    if isinstance(entry.get("offer"), dict):
+        entry = {**entry, "offer": _in_zone(entry["offer"], tz), "reader": viewer or ""}
+    return replace(e, data={**e.data, "data": entry})
+
+
+def _in_zone(facts: dict[str, Any], tz: str) -> dict[str, Any]:
+    """``facts`` with their ``deadline`` in zone ``tz`` as well; as they are without one."""
+    if "deadline" not in facts:
+        return facts
+    local = datetime.fromisoformat(facts["deadline"]).astimezone(zone(tz))
+    return {**facts, "deadline_local": _minute(local), "tz": tz}
 
 
 def _minute(moment: datetime) -> str:

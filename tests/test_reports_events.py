@@ -48,6 +48,9 @@ SAMPLES: dict[str, Any] = {
 BUILT: dict[str, list[dict[str, Any]]] = {
     "espionage": [{"player": "Alice", "looked_at": "Bob", "hand": ("Bribery",)},
                   {"player": "Alice", "looked_at": "Hackers", "treasury": 5}],
+    "offer_declined": [{"player": "Alice", "group": "Hackers", "giver": "Bob"},
+                       {"player": "Alice", "group": "Hackers", "giver": "Bob",
+                        "unanswered": True}],
 }
 
 

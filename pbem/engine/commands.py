@@ -155,6 +155,9 @@ class AcceptGroup:
 @dataclass(frozen=True)
 class DeclineGroup:
     player: str
+    # Nobody answered: the offer's deadline, or the giver's turn, ran out. The service says
+    # so; a player's DECLINE never does.
+    unanswered: bool = False
 
 
 @dataclass(frozen=True)

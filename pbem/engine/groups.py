@@ -164,10 +164,11 @@ def decline_group(cards: CardSet, state: GameState, cmd: DeclineGroup) -> Result
     if offer is None or cmd.player not in (offer.receiver, offer.giver):
         raise IllegalCommandError(f"no group is being offered to {cmd.player}",
                                   key="no_offer", words={"player": cmd.player})
-    return evolve(state, offer=None), [
-        Event("offer_declined", {"player": offer.receiver, "group": offer.group,
-                                 "giver": offer.giver})
-    ]
+    data: dict[str, object] = {"player": offer.receiver, "group": offer.group,
+                               "giver": offer.giver}
+    if cmd.unanswered:  # only then: a decline's event reads as it did before the field
+        data["unanswered"] = True
+    return evolve(state, offer=None), [Event("offer_declined", data)]
 
 
 def _first_open_arrow(cards: CardSet, player: Player) -> tuple[str, int]:

@@ -3,9 +3,11 @@
 What silence means (docs/service.md): at the response deadline the window closes and the
 silent spend nothing (no miss); at the orders deadline a player who did nothing passes and
 collects 5 MB (a miss), one who acted has the turn ended; an offer unanswered by the
-response deadline is declined. Reminders go only to those still silent, once per reminder
-time (a window's and an offer's once, at the first), and a late check sends one, not
-several.
+response deadline lapses (declined, with no answer). Reminders go only to those still
+silent, once per reminder time (a window's and an offer's once, at the first), and a late
+check sends one, not several. A reminder comes its lead before the deadline, but never more
+than half the deadline's period before it (``reminder_time``): a short period gets no
+reminder just after its start.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def tick(table: Table) -> None:
     offer = state.offer
     if offer is not None and service.offer_deadline and (
             table.now >= parse_iso(service.offer_deadline)):
-        table.answer_offer(DeclineGroup(offer.receiver), silence=True)
+        table.answer_offer(DeclineGroup(offer.receiver, unanswered=True), silence=True)
     else:
         _remind_offer(table)
     if table.service.deadline and table.state.phase == "actions":
@@ -42,7 +44,7 @@ def tick(table: Table) -> None:
         if table.now >= deadline:
             missed_orders(table)
         elif not table.state.turn.did_anything and not table.service.queue:
-            _remind_orders(table, deadline)
+            _remind_orders(table)
 
 
 def next_due(state: GameState, service: GameService, after: datetime) -> datetime | None:
@@ -60,11 +62,10 @@ def next_due(state: GameState, service: GameService, after: datetime) -> datetim
     moments = []
     window = service.window
     if window is not None:
-        deadline = parse_iso(window.deadline)
-        moments.append(deadline)
-        first = max(service.timing.reminders, default=0.0)
-        if first:
-            moments.append(deadline - timedelta(hours=first))
+        moments.append(parse_iso(window.deadline))
+        reminder = _window_reminder(service, window)
+        if reminder is not None:
+            moments.append(reminder)
     else:
         if service.offer_deadline:
             moments.append(parse_iso(service.offer_deadline))
@@ -72,11 +73,16 @@ def next_due(state: GameState, service: GameService, after: datetime) -> datetim
         if offer_reminder is not None and not service.offer_reminded:
             moments.append(offer_reminder)
         if service.deadline:
-            deadline = parse_iso(service.deadline)
-            moments.append(deadline)
-            moments += [deadline - timedelta(hours=h) for h in service.timing.reminders
-                        if h not in service.reminded]
+            moments.append(parse_iso(service.deadline))
+            moments += [m for h, m in _orders_reminders(service) if h not in service.reminded]
     return min((m for m in moments if m > after), default=None)
+
+
+def reminder_time(deadline: datetime, lead: float, period: timedelta) -> datetime:
+    """Give the moment a reminder ``lead`` hours before ``deadline`` is sent: the lead, but
+    never more than half the ``period`` that ends at the deadline, so that a reminder comes
+    when it is of use and not just after the mail that started the period."""
+    return deadline - min(timedelta(hours=lead), period / 2)
 
 
 def offer_due(state: GameState, service: GameService) -> datetime | None:
@@ -95,7 +101,7 @@ def missed_orders(table: Table) -> None:
     active = table.state.active_player.name
     table.service = replace(table.service, queue=())
     if table.state.offer is not None:
-        table.do(DeclineGroup(table.state.offer.receiver))
+        table.do(DeclineGroup(table.state.offer.receiver, unanswered=True))
     if table.state.turn.did_anything:
         table.do(EndTurn(active))
     else:
@@ -116,11 +122,18 @@ def _miss(table: Table, player: str) -> None:
     table.service = replace(table.service, seats=tuple(seats))
 
 
-def _remind_orders(table: Table, deadline: datetime) -> None:
+def _orders_reminders(service: GameService) -> list[tuple[float, datetime]]:
+    """Each reminder of the orders deadline (its lead in hours) and the moment it is due."""
+    deadline = parse_iso(service.deadline)
+    period = timedelta(hours=service.timing.orders_hours)
+    return [(h, reminder_time(deadline, h, period)) for h in service.timing.reminders]
+
+
+def _remind_orders(table: Table) -> None:
     """One reminder for the latest reminder time passed; earlier ones are not sent late."""
     service = table.service
-    due = [h for h in service.timing.reminders
-           if h not in service.reminded and table.now >= deadline - timedelta(hours=h)]
+    due = [h for h, moment in _orders_reminders(service)
+           if h not in service.reminded and table.now >= moment]
     if due:
         table.service = replace(service, reminded=(*service.reminded, *due))
         table.notify(Notice("reminder", table.state.active_player.name, {"about": "orders"}))
@@ -128,10 +141,27 @@ def _remind_orders(table: Table, deadline: datetime) -> None:
 
 def _offer_reminder(state: GameState, service: GameService) -> datetime | None:
     """The moment the receiver of the group offered is reminded: the first reminder time
-    before the moment silence declines it, as for a window; None without an offer."""
+    before the moment silence declines it, as for a window; None without an offer.
+
+    The offer's period runs from the offer (its own deadline less the response period) to
+    that moment, which the orders deadline may bring closer.
+    """
     due = offer_due(state, service)
     first = max(service.timing.reminders, default=0.0)
-    return due - timedelta(hours=first) if due is not None and first else None
+    if due is None or not first or not service.offer_deadline:
+        return None
+    made = parse_iso(service.offer_deadline) - timedelta(hours=service.timing.response_hours)
+    return reminder_time(due, first, due - made)
+
+
+def _window_reminder(service: GameService, window: Window) -> datetime | None:
+    """The moment the players asked in ``window`` who have not answered are reminded: the
+    first reminder time before it closes; None without reminders."""
+    first = max(service.timing.reminders, default=0.0)
+    if not first:
+        return None
+    return reminder_time(parse_iso(window.deadline), first,
+                         timedelta(hours=service.timing.response_hours))
 
 
 def _remind_offer(table: Table) -> None:
@@ -148,9 +178,8 @@ def _remind_offer(table: Table) -> None:
 
 def _remind_window(table: Table, window: Window) -> None:
     """One reminder to each player asked who has not answered, at the first reminder time."""
-    deadline = parse_iso(window.deadline)
-    first = max(table.service.timing.reminders, default=0.0)
-    if not first or table.now < deadline - timedelta(hours=first):
+    moment = _window_reminder(table.service, window)
+    if moment is None or table.now < moment:
         return
     late = [p for p in window.asked if not window.answered(p) and p not in window.reminded]
     for player in late:

@@ -20,6 +20,7 @@ from pbem.engine.state import Event, GameState
 from pbem.errors import IllegalCommandError
 from pbem.orders.lexer import RESERVED
 from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
+from pbem.service.deadlines import offer_due
 from pbem.service.entries import GmEvent
 from pbem.service.model import GameService, Seat, iso, parse_iso
 from pbem.service.table import Notice, Table
@@ -166,18 +167,28 @@ def resume(table: Table, paused_at: datetime | None) -> timedelta:
 
 
 def extend(table: Table, hours: float) -> str:
-    """Move the running deadline (the response window's, else the orders') later; gives
-    the new deadline (ISO). Reminders are sent again for the new deadline."""
+    """Move the running deadline later; gives the new deadline (ISO): the response
+    window's, else the orders'. Reminders are sent again for the new deadline.
+
+    With a group offered and unanswered, the answer's deadline (``offer_due``) moves by
+    ``hours``, and so does the orders deadline: the giver's turn waits for the answer, so
+    the time given to the receiver would otherwise be taken from the giver, and the orders
+    deadline, which ends the turn and the offer with it, would cap the answer's.
+    """
     service = table.service
+    by = timedelta(hours=hours)
     if service.window is not None:
-        deadline = iso(parse_iso(service.window.deadline) + timedelta(hours=hours))
+        deadline = iso(parse_iso(service.window.deadline) + by)
         window = replace(service.window, deadline=deadline, reminded=())
         table.service = replace(service, window=window)
         return deadline
     if not service.deadline:
         raise IllegalCommandError("no deadline is running in this game",
                                   suggestion="a deadline runs once the game has started")
-    deadline = iso(parse_iso(service.deadline) + timedelta(hours=hours))
+    due = offer_due(table.state, service)
+    if due is not None:
+        service = replace(service, offer_deadline=iso(due + by), offer_reminded=False)
+    deadline = iso(parse_iso(service.deadline) + by)
     table.service = replace(service, deadline=deadline, reminded=())
     return deadline
 
@@ -215,13 +226,19 @@ def at_rest(state: GameState) -> bool:
 
 
 def _shifted(service: GameService, by: timedelta) -> GameService:
+    """The record with every deadline (the orders', a window's, a group offer's) ``by``
+    later."""
     if not by:
         return service
-    deadline = iso(parse_iso(service.deadline) + by) if service.deadline else ""
+
+    def later(moment: str) -> str:
+        return iso(parse_iso(moment) + by) if moment else ""
+
     window = service.window
     if window is not None:
-        window = replace(window, deadline=iso(parse_iso(window.deadline) + by))
-    return replace(service, deadline=deadline, window=window)
+        window = replace(window, deadline=later(window.deadline))
+    return replace(service, deadline=later(service.deadline), window=window,
+                   offer_deadline=later(service.offer_deadline))
 
 
 def _with_seat(service: GameService, seat: str, **changes: Any) -> GameService:
