@@ -102,6 +102,11 @@ def end_game(game_id: str, winners: tuple[str, ...], reason: str, yes: bool,
     player left alone, players agreeing to stop). Every player gets the game's last mail,
     with its secret seed."""
     where = where_of(kw)
+    # A seat named twice wins once (the engine counts it once too): the question says so.
+    named: dict[str, str] = {}
+    for winner in winners:
+        named.setdefault(winner.casefold(), winner)
+    winners = tuple(named.values())
     if not yes:
         won = f"won by {' and '.join(winners)}" if winners else "with no winner"
         click.confirm(f"End {game_id} now, {won}?", abort=True)

@@ -119,7 +119,10 @@ def explain(error: PbemError) -> str:
 
     def sentence(text: str) -> str:
         text = text.strip()
-        text = text[:1].upper() + text[1:]
+        # A sentence that begins with the input it is about (a seat's name, "ben is not a
+        # player ...") keeps the input's own spelling.
+        if not (error.text and text.startswith(error.text)):
+            text = text[:1].upper() + text[1:]
         return text if text.endswith((".", "?", "!")) else text + "."
 
     message = error.message

@@ -185,17 +185,17 @@ def end_game(service: Service, game_id: str, winners: Sequence[str], now: dateti
 
 def remove_seat(service: Service, game_id: str, seat: str, now: datetime,
                 reason: str = "") -> list[Event]:
-    """The player leaves the game (``LeaveGame``): their groups go free, their money to the
-    bank; if it was their turn, the next player's begins."""
+    """The game master takes the player out of the game (``GmRemovePlayer``): their groups
+    go free, their money to the bank; if it was their turn, the next player's begins. Every
+    player is told, the removed one too, the removal and its reason before what follows."""
     with service.store.lock():
         table = service._table(game_id, now)
         _running(table)
         _started(table, "seat someone else with pbem replace, or create a new game with the "
                         "players you want")
         name = _seat(table.service, seat)
-        events = gm_ops.remove_seat(table, name)
-        event = table.record("remove", {"seat": name, "reason": reason})
-        gm_ops.tell_players(table, events, event, also=(name,))
+        events = gm_ops.remove_seat(table, name, reason)
+        gm_ops.tell_players(table, events, also=(name,))
         service._advance(table)
         service._finish(table, now)
     return events
@@ -237,7 +237,7 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
         service._advance(table)
         if not any(n.kind in ("turn_report", "game_over") for n in table.notices):
             for p in table.state.players:
-                if p.status != "left":
+                if not p.departed:
                     table.notify(Notice("status", p.name))
         service._finish(table, now, cut_to=length)
     return len(log) - length

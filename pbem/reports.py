@@ -229,13 +229,16 @@ def game_over(
 
 def gm_announcement(
     game: str, player: str, message: str = "", *, events: Sequence[Event] = (),
-    tz: str = "UTC", lang: str = "en", site_dir: Path | None = None, html: bool = True,
+    closing: str = "orders", tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
+    html: bool = True,
 ) -> Rendered:
     """A message or an override of the game master, told to one player in their language
     and time zone: ``events`` are what the override did (the GM entry's own event among
-    them), ``message`` an announcement's words."""
+    them), ``message`` an announcement's words; ``closing`` what a reply does ("orders",
+    "out" for a player out of the game, "over" for a finished game: see _words.txt.j2)."""
     return mail("gm_announcement", lang, site_dir, html=html, game=game, player=player,
-                events=tuple(report_events(events, player, tz)), message=message.strip("\n"))
+                events=tuple(report_events(events, player, tz)), message=message.strip("\n"),
+                closing=closing)
 
 
 def press_relay(

@@ -327,9 +327,9 @@ def test_remove_takes_the_player_out_and_the_next_turn_begins(store: Path) -> No
     state, _ = snapshot(store)
     active = state.active_player.name
     result = run(store, "remove", "g", active, "--yes", "--reason", "vanished")
-    assert f"{active} left the game." in result.output
+    assert f"The game master removed {active} from the game (vanished)" in result.output
     after, _ = snapshot(store)
-    assert after.player(active).status == "left" and after.active_player.name != active
+    assert after.player(active).status == "removed" and after.active_player.name != active
     assert after.turn_number == 2
     told = [m for m in gm_mails(store)]
     assert {to(m) for m in told} == {f"{p.name}@example.org" for p in state.players}

@@ -12,6 +12,7 @@ from test_cli_gm import (
     assert_replays,
     gm_mails,
     mails,
+    plain,
     run,
     snapshot,
     text_of,
@@ -175,3 +176,44 @@ def test_an_address_given_to_two_seats_is_pointed_out(store: Path, tmp_path: Pat
     assert "Note:" not in alone.output
     replaced = run(store, "replace", "g", "cy", "--address", "bob@example.org")
     assert "share the address bob@example.org" in replaced.output
+
+
+# --- pbem end ------------------------------------------------------------------------------------
+
+
+def test_end_asks_about_each_winner_once(store: Path) -> None:
+    """A seat given twice as --winner (in any case) wins once: the question says so."""
+    result = run(store, "end", "g", "--winner", "ann", "--winner", "ANN", "--reason", "x",
+                 stdin="n\n", code=1)
+    assert "End g now, won by ann?" in result.output
+    result = run(store, "end", "g", "--winner", "ann", "--winner", "bob", "--reason", "x",
+                 stdin="n\n", code=1)
+    assert "End g now, won by ann and bob?" in result.output
+    assert snapshot(store)[0].phase != "over"
+
+
+def test_a_seat_refused_as_a_winner_keeps_its_own_spelling(store: Path) -> None:
+    """The refusal begins with the seat's name as it is spelled ("cy", not "Cy")."""
+    run(store, "remove", "g", "cy", "--yes", "--reason", "vanished")
+    result = run(store, "end", "g", "--winner", "cy", "--reason", "x", "--yes", code=1)
+    assert "cy is not a player still in the game" in result.output
+    assert "Cy is" not in result.output
+    again = run(store, "remove", "g", "cy", "--yes", code=1)
+    assert "cy is no longer playing" in again.output
+
+
+def test_the_archive_says_the_game_master_ended_the_game_and_why(store: Path,
+                                                                  tmp_path: Path) -> None:
+    """The index and the game's page of a game ended by ``pbem end`` say so, with the
+    reason; the removed player's special cards are out of play in its final structures."""
+    run(store, "edit", "move", "g", "Market Manipulation", "hand:cy", "--reason", "a test")
+    run(store, "remove", "g", "cy", "--yes", "--reason", "vanished")
+    run(store, "end", "g", "--winner", "ann", "--reason", "bob conceded", "--yes")
+    site = tmp_path / "site"
+    run(store, "archive", "build", str(site))
+    index = plain((site / "index.html").read_text(encoding="utf-8"))
+    assert "ann (the game master ended the game: bob conceded)" in index
+    assert "cy (The Network, removed by the game master)" in index
+    page = plain((site / "games" / "g" / "index.html").read_text(encoding="utf-8"))
+    assert "victory for ann. The game master ended the game (bob conceded)." in page
+    assert "1 special card out of play" in page and "Market Manipulation" in page

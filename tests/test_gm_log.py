@@ -31,7 +31,6 @@ OVERRIDES = [
     ("announce", ("announce", "g", "Hello all.")),
     ("replace", ("replace", "g", "cy", "--address", "dee@example.org", "--name", "Dee")),
     ("bot", ("bot", "g", "cy", "on")),
-    ("remove", ("remove", "g", "cy", "--yes", "--reason", "vanished")),
     ("rollback", ("rollback", "g", "--to", "0", "--yes", "--reason", "misdeal")),
 ]
 

@@ -9,6 +9,7 @@ from factory import (
     BAVARIA,
     CARDS,
     GNOMES,
+    NETWORK,
     deal,
     free,
     game,
@@ -22,8 +23,10 @@ from factory import (
 from pbem.engine.commands import (
     Attack,
     EndTurn,
+    GiveCard,
     GmEndGame,
     GmMoveCard,
+    GmRemovePlayer,
     GmSetMoney,
     Pass,
     PlaySpecial,
@@ -121,3 +124,55 @@ def test_the_game_master_ends_a_game_only_between_attacks() -> None:
     attacking, _ = run(state, Attack("ann", "The Mafia", "Loan Sharks", "control"))
     with pytest.raises(IllegalCommandError, match="only between attacks"):
         run(attacking, GmEndGame("gm", ("ann",), "too soon"))
+
+
+def test_the_game_master_removes_a_player_as_if_they_dropped_out() -> None:
+    """rulebook-en: "If a player drops out, his Groups go uncontrolled and their treasuries
+    go to the bank. His Illuminati card is taken out of play." The game master's removal is
+    that, marked as the game master's, with the reason; told first, before what follows."""
+    state = place(game(ann=BAVARIA, bob=GNOMES, cy=NETWORK), "bob", "KGB", treasury=4)
+    state, events = run(state, GmRemovePlayer("gm", "bob", "moved away"))
+    bob = state.player("bob")
+    assert (bob.status, bob.playing, bob.departed) == ("removed", False, True)
+    assert "KGB" in state.uncontrolled and bob.treasury == 0 and money_balances(state)
+    assert events[0].kind == "removed" and events[0].data == {
+        "player": "bob", "groups": ("KGB",), "reason": "moved away"}
+    state, _ = run(state, EndTurn("ann"))
+    assert state.active_player.name == "cy"  # bob's seat is skipped
+    # The active player removed: the removal is told before the next turn it brings.
+    state, events = run(state, GmRemovePlayer("gm", "cy", "silent"))
+    assert [e.kind for e in events] == ["removed", "next_player"]
+    assert state.active_player.name == "ann"
+    with pytest.raises(IllegalCommandError, match="no longer in the game"):
+        run(state, GmRemovePlayer("gm", "bob", "again"))
+    setup = Setup(game="g", seats=(Seat("ann", BAVARIA), Seat("bob", GNOMES)), seed="ab" * 16)
+    replayed = replay(setup, [GmRemovePlayer("gm", "bob", "gone")], CARDS)
+    assert replayed.player("bob").status == "removed"
+
+
+def test_a_player_is_removed_only_between_attacks() -> None:
+    """rulebook-en: "all transferable power to be used in that attack must be announced
+    before any money is spent", so an attack under way is settled before the game master
+    removes a player, as before a player leaves on their own."""
+    state = free(position(), "Loan Sharks")
+    attacking, _ = run(state, Attack("ann", "The Mafia", "Loan Sharks", "control"))
+    with pytest.raises(IllegalCommandError, match="only between attacks"):
+        run(attacking, GmRemovePlayer("gm", "bob", "too soon"))
+
+
+def test_the_special_cards_of_a_player_out_of_the_game_stay_out_of_play() -> None:
+    """endgame-en: "If a player leaves the game, the effect is as though he had been
+    eliminated." rulebook-en: "His Illuminati card is taken out of play." The rules name no
+    fate for the special cards: they stay in the hand of the player removed (as of one
+    eliminated), out of play with them: not discarded, never played or given again, and no
+    one gives them anything."""
+    state = deal(game(ann=BAVARIA, bob=GNOMES, cy=NETWORK), "bob", "Market Manipulation")
+    state = deal(state, "ann", "Deep Agent")
+    state, _ = run(state, GmRemovePlayer("gm", "bob", "moved away"))
+    assert state.player("bob").hand == ("Market Manipulation",) and state.discards == ()
+    with pytest.raises(IllegalCommandError, match="no longer in the game"):
+        run(state, GiveCard("bob", "ann", "Market Manipulation"))
+    with pytest.raises(IllegalCommandError, match="no longer in the game"):
+        run(state, PlaySpecial("bob", "Market Manipulation"))
+    with pytest.raises(IllegalCommandError, match="no longer in the game"):
+        run(state, GiveCard("ann", "bob", "Deep Agent"))

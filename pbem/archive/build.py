@@ -54,6 +54,7 @@ class GameSummary:
     outcome: str
     link: str
     lang: str = "en"  # the language of the game's pages
+    gm_reason: str = ""  # why the game master ended the game, if they did
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,7 @@ def build_game(cards: CardSet, game: GameFile, out: Path,
     # Money is secret while the game runs: a running game's page has no numbers to chart.
     money = {n: [t.money[n] for t in turns] for n in names} if finished else None
     final = view(cards, game.state, viewer)
+    gm_reason = _gm_reason(game) if game.state.outcome == "game master" else ""
     context = {"game": game.game, "finished": finished, "status": status}
     folder = out / "games" / game.game
     folder.mkdir(parents=True, exist_ok=True)  # once the pages are ready to be written
@@ -140,7 +142,7 @@ def build_game(cards: CardSet, game: GameFile, out: Path,
            chart=_chart, groups=groups, money=money,
            labels=[str(t.section.turn) for t in turns],
            svgs=structure_pictures(cards, final, lang), goals=_goals(cards, final),
-           options=game.setup.options)
+           options=game.setup.options, gm_reason=gm_reason)
     # A turn page of an earlier build that this one has not (a rollback since) would show
     # what was undone.
     for page in set(folder.glob("turn-*.html")) - {folder / turn.link for turn in turns}:
@@ -148,7 +150,7 @@ def build_game(cards: CardSet, game: GameFile, out: Path,
     players = tuple((p.name, p.illuminati, p.status) for p in game.state.players)
     return GameSummary(game.game, status, players, game.state.turn_number,
                        game.state.winners, game.state.outcome,
-                       f"games/{game.game}/index.html", lang)
+                       f"games/{game.game}/index.html", lang, gm_reason)
 
 
 def build_index(games: Sequence[GameSummary], out: Path, lang: str | None = None) -> None:
@@ -157,6 +159,16 @@ def build_index(games: Sequence[GameSummary], out: Path, lang: str | None = None
     out.mkdir(parents=True, exist_ok=True)
     lang = lang if lang in LANGUAGES else index_language(games)
     _write(out / "index.html", lang, "index.html.j2", games=games)
+
+
+def _gm_reason(game: GameFile) -> str:
+    """Why the game master ended the game, as they wrote it (``pbem end --reason``): the
+    state keeps only that they did, the log's last ``gm_end`` event says why."""
+    for entry in reversed(game.log):
+        for event in entry.get("events", ()):
+            if event.get("kind") == "gm_end":
+                return str(event.get("data", {}).get("reason", ""))
+    return ""
 
 
 def _chart(title: str, series: Mapping[str, Sequence[int]], labels: Sequence[str],

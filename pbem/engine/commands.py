@@ -246,6 +246,15 @@ class GmRenamePlayer:
 
 
 @dataclass(frozen=True)
+class GmRemovePlayer:
+    """Game master's decision: the player ``seat`` leaves the game, as if they dropped out."""
+
+    player: str
+    seat: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class GmEndGame:
     """Game master's decision: the game ends now, won by ``winners`` (none: no one won)."""
 
@@ -283,5 +292,6 @@ Command = (
     | GmSetMoney
     | GmMoveCard
     | GmRenamePlayer
+    | GmRemovePlayer
     | GmEndGame
 )

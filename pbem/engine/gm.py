@@ -5,11 +5,20 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from pbem.engine import checks
 from pbem.engine.cards import CardSet, Group, Special
-from pbem.engine.commands import GmEndGame, GmMoveCard, GmRenamePlayer, GmSetMoney, PlaySpecial
+from pbem.engine.commands import (
+    GmEndGame,
+    GmMoveCard,
+    GmRemovePlayer,
+    GmRenamePlayer,
+    GmSetMoney,
+    PlaySpecial,
+)
 from pbem.engine.ops import player_of, release_group, set_treasury, update_player
 from pbem.engine.state import Event, GameState, GroupOffer, TurnState
 from pbem.engine.turn import pending_copies
+from pbem.engine.turn import remove_player as leave_play
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
@@ -113,6 +122,19 @@ def rename_player(cards: CardSet, state: GameState, cmd: GmRenamePlayer) -> Resu
     state = evolve(state, players=players, attack=attack, special=special, offer=offer,
                    winners=tuple(map(new, state.winners)))
     return state, [Event("gm_rename", {"old": cmd.seat, "new": name, "reason": cmd.reason})]
+
+
+def remove_player(cards: CardSet, state: GameState, cmd: GmRemovePlayer) -> Result:
+    """The player ``seat`` is out of the game by the game master's decision, as if they had
+    dropped out ("his Groups go uncontrolled and their treasuries go to the bank. His
+    Illuminati card is taken out of play"), but marked "removed", with the reason. Between
+    attacks only, as a player leaving on their own."""
+    p = checks.playing(state, cmd.seat)
+    if state.attack is not None or state.special is not None:
+        raise IllegalCommandError("a player can be removed only between attacks",
+                                  suggestion="wait until the attack or card under way is "
+                                             "settled")
+    return leave_play(cards, state, p, "removed", cmd.reason)
 
 
 def end_game(cards: CardSet, state: GameState, cmd: GmEndGame) -> Result:

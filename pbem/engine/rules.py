@@ -24,6 +24,7 @@ from pbem.engine.commands import (
     GiveMoney,
     GmEndGame,
     GmMoveCard,
+    GmRemovePlayer,
     GmRenamePlayer,
     GmSetMoney,
     Interfere,
@@ -76,6 +77,7 @@ HANDLERS: dict[type, Handler] = {
     GmSetMoney: gm.set_money,
     GmMoveCard: gm.move_card,
     GmRenamePlayer: gm.rename_player,
+    GmRemovePlayer: gm.remove_player,
     GmEndGame: gm.end_game,
 }
 

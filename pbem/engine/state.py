@@ -22,7 +22,7 @@ Phase = Literal[
     "after_roll",  # dice rolled: Assassination / Murphy's Law may be played
     "over",
 ]
-PlayerStatus = Literal["playing", "eliminated", "left"]
+PlayerStatus = Literal["playing", "eliminated", "left", "removed"]  # "removed": by the GM
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,12 @@ class Player:
     @property
     def playing(self) -> bool:
         return self.status == "playing"
+
+    @property
+    def departed(self) -> bool:
+        """Left the game, or removed by the game master: out of play and, unlike an
+        eliminated player, sent no reports while the game goes on."""
+        return self.status in ("left", "removed")
 
     def slot(self, card: str) -> Slot | None:
         """The slot holding ``card`` in this structure, if any."""

@@ -152,17 +152,26 @@ def leave_game(cards: CardSet, state: GameState, cmd: LeaveGame) -> Result:
     return remove_player(cards, state, p, "left")
 
 
-def remove_player(cards: CardSet, state: GameState, p: Player, status: PlayerStatus) -> Result:
-    """The player leaves play (eliminated or left): their groups and money go."""
+def remove_player(cards: CardSet, state: GameState, p: Player, status: PlayerStatus,
+                  reason: str = "") -> Result:
+    """The player leaves play (eliminated, left, or removed by the game master, with
+    ``reason``): their groups and money go. The event's kind is the new status."""
     was_active = state.active_player.name == p.name
     # Groups and money go; special cards still held stay in the hand, out of play with the
-    # player (the rules say nothing of them).
+    # player: the rules name only groups, money and the Illuminati card ("Leaving the Game"),
+    # and a player who leaves is treated as eliminated (endgame-en). The discards never go
+    # back to the draw pile, so discarding the hand would take nothing more out of play; the
+    # final structures say the cards are out of play.
     state = release(state, p.name, p.structure[1:])
     illuminati_money = state.player(p.name).treasury
     state = pay(state, p.name, p.illuminati, illuminati_money)
     state = update_player(state, p.name, status=status)
-    events = [Event("eliminated" if status == "eliminated" else "left",
-                    {"player": p.name, "groups": p.groups})]
+    if status == "removed":
+        told = Event("removed", {"player": p.name, "groups": p.groups, "reason": reason})
+    else:
+        told = Event("eliminated" if status == "eliminated" else "left",
+                     {"player": p.name, "groups": p.groups})
+    events = [told]
     if was_active and state.phase != "over":
         return end_of_turn(cards, evolve(state, attack=None, offer=None), events)
     if sum(1 for x in state.players if x.playing) == 0:

@@ -165,7 +165,7 @@ def _told_only(player: str, events: Sequence[Event]) -> Note:
 
 def _press(table: Table, player: str, order: Press) -> None:
     """Relay press by name: the mail shows who wrote it, never an address."""
-    names = {p.name.casefold(): p.name for p in table.state.players if p.status != "left"}
+    names = {p.name.casefold(): p.name for p in table.state.players if not p.departed}
     if order.recipients:
         recipients = []
         for name in order.recipients:
@@ -261,7 +261,7 @@ def _tell_the_game_master_one_is_left(table: Table) -> None:
     until then: the game master is told once, when the last other player goes, and may end
     the game (``pbem end``)."""
     if table.state.phase == "over" or not any(
-            e.kind in ("eliminated", "left") for e in table.events):
+            e.kind in ("eliminated", "left", "removed") for e in table.events):
         return
     playing = [p.name for p in table.state.players if p.playing]
     if len(playing) == 1 and not any(n.kind == "gm_alert" and n.data.get("alone")

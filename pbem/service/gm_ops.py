@@ -1,10 +1,10 @@
 """The game master's overrides of one game during one step, carried out through a ``Table``.
 
 What changes the game itself is an engine command (``GmSetMoney``, ``GmMoveCard``,
-``GmRenamePlayer``, ``LeaveGame``), so the log replays it. What changes only the service's
-record (a pause, a deadline, a seat's address or bot flag) is a GM entry in the log
-(``Table.record``, see ``pbem.service.entries``), which replay skips. Every override is
-announced to the players by mail, in each one's language.
+``GmRenamePlayer``, ``GmRemovePlayer``, ``GmEndGame``), so the log replays it. What changes
+only the service's record (a pause, a deadline, a seat's address or bot flag) is a GM entry
+in the log (``Table.record``, see ``pbem.service.entries``), which replay skips. Every
+override is announced to the players by mail, in each one's language.
 """
 
 from __future__ import annotations
@@ -15,7 +15,13 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbem.engine.commands import GmEndGame, GmMoveCard, GmRenamePlayer, GmSetMoney, LeaveGame
+from pbem.engine.commands import (
+    GmEndGame,
+    GmMoveCard,
+    GmRemovePlayer,
+    GmRenamePlayer,
+    GmSetMoney,
+)
 from pbem.engine.state import Event, GameState
 from pbem.errors import IllegalCommandError
 from pbem.orders.lexer import RESERVED
@@ -32,11 +38,11 @@ _WHOLE_NAMES = ("all", "any", "anyone", "card", "me", GM)
 
 def tell_players(table: Table, events: Sequence[Event] = (), gm: GmEvent | None = None,
                  also: Iterable[str] = ()) -> None:
-    """Tell every player still in the game (and ``also``) what the game master did: the
+    """Tell every player still sent reports (and ``also``) what the game master did: the
     override's engine ``events`` and its GM entry ``gm``, each put in the reader's language."""
     extra = set(also)
     for p in table.state.players:
-        if p.status != "left" or p.name in extra:
+        if not p.departed or p.name in extra:
             table.notify(Notice("gm", p.name, {"events": list(events), "gm": gm}))
 
 
@@ -65,18 +71,19 @@ def end_game(table: Table, winners: Sequence[str], reason: str) -> list[Event]:
     return events
 
 
-def remove_seat(table: Table, seat: str) -> list[Event]:
-    """The player leaves the game (``LeaveGame``), between attacks only."""
+def remove_seat(table: Table, seat: str, reason: str = "") -> list[Event]:
+    """The game master takes the player out of the game (``GmRemovePlayer``), between
+    attacks only; gives the logged events, the removal and its reason first."""
     player = table.state.player(seat)
     if not player.playing:
-        raise IllegalCommandError(f"{seat} is no longer playing")
+        raise IllegalCommandError(f"{seat} is no longer playing", text=seat)
     if table.state.attack is not None or table.service.window is not None:
         raise IllegalCommandError(
             "a player can be removed only between attacks",
             suggestion="wait until the attack under way is settled (pbem preview shows when)")
     if table.state.active_player.name == seat:
         table.service = replace(table.service, queue=())
-    events = table.do(LeaveGame(seat))
+    events = table.do(GmRemovePlayer(GM, seat, reason))
     table.service = _with_seat(table.service, seat, bot=False, bot_password="")
     return events
 

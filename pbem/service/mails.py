@@ -105,7 +105,9 @@ def render_notice(
         rendered = reports.history_reply(game, player, turns, tz=tz, lang=lang,
                                          site_dir=site, html=html)
     elif kind == "gm":
-        rendered = _gm_announcement(game, player, data, tz, lang, site, html)
+        closing = ("over" if state.phase == "over"
+                   else "orders" if state.player(player).playing else "out")
+        rendered = _gm_announcement(game, player, data, closing, tz, lang, site, html)
     elif kind == "standing":
         from pbem.orders.format import format_order
 
@@ -118,8 +120,8 @@ def render_notice(
     return seat.address, seat.name, rendered
 
 
-def _gm_announcement(game: str, player: str, data: dict[str, Any], tz: str, lang: str,
-                     site: Path | None, html: bool) -> Rendered:
+def _gm_announcement(game: str, player: str, data: dict[str, Any], closing: str, tz: str,
+                     lang: str, site: Path | None, html: bool) -> Rendered:
     """An override told in the reader's language and time zone: its engine events and its GM
     entry's event; an announcement's own words as they were written."""
     events: list[Event] = list(data.get("events", ()))
@@ -129,8 +131,8 @@ def _gm_announcement(game: str, player: str, data: dict[str, Any], tz: str, lang
         message = str(gm.data["text"])
     elif gm is not None:
         events.append(gm.event)
-    return reports.gm_announcement(game, player, message, events=events, tz=tz, lang=lang,
-                                   site_dir=site, html=html)
+    return reports.gm_announcement(game, player, message, events=events, closing=closing,
+                                   tz=tz, lang=lang, site_dir=site, html=html)
 
 
 def outbox_item(

@@ -292,7 +292,7 @@ class Table:
         self.service = replace(self.service, window=None)
         result = self.events[start:]
         for p in self.state.players:
-            if p.status != "left":
+            if not p.departed:
                 self.notify(Notice("attack_result", p.name,
                                    {"events": result, "attacker": attack.player}))
 
@@ -378,10 +378,13 @@ class Table:
         return pending.card == SENATE and player == self.state.active_player.name
 
     def report(self) -> None:
-        """Every player's report of what happened since the last one."""
-        kind = "game_over" if self.state.phase == "over" else "turn_report"
+        """Every player's report of what happened since the last one. The game's last mail
+        goes to every seat dealt in, those who left or were removed too: each was sent the
+        dice commitment at the start, and this mail reveals the seed to check it against."""
+        over = self.state.phase == "over"
+        kind = "game_over" if over else "turn_report"
         for p in self.state.players:
-            if p.status != "left":
+            if over or not p.departed:
                 self.notify(Notice(kind, p.name, {"since": self.service.reported}))
         self.service = replace(self.service, reported=self.log_length)
 
