@@ -112,3 +112,20 @@ def test_one_full_stop_keeps_an_ellipsis_and_markup() -> None:
     template = environment().from_string(
         "{{ a }}. <b>{{ a }}</b>. Plan B... e.g.. {{ a }}...")
     assert template.render(a="C.I.A.") == "C.I.A. <b>C.I.A.</b> Plan B... e.g.. C.I.A...."
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "Goal of The Gnomes of Zurich: hold 150 MB in the whole power structure. "
+           "Progress not shown: it counts money only its player sees."),
+    ("fr", "Objectif de The Gnomes of Zurich : réunir 150 MB dans toute la structure de "
+           "pouvoir. Progression non montrée : elle compte un argent que seul son joueur "
+           "voit."),
+])
+def test_another_players_report_shows_the_gnomes_goal(lang: str, said: str) -> None:
+    """summary-en: "Gnomes of Zurich Collect 150 MegaBucks (in the whole Power Structure's
+    treasuries)": the goal is printed on a card in plain view; only its progress, which
+    adds up money others cannot see, stays hidden from the other players."""
+    state = game(ann=BAVARIA, bob=GNOMES)
+    mail = reports.turn_report(CARDS, state, "ann", (), now=NOW, deadline=DEADLINE, lang=lang)
+    assert said in words(mail.text)
+    assert said in words(html.unescape(re.sub(r"<[^>]+>", "", mail.html)))
