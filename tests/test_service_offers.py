@@ -252,3 +252,16 @@ def test_every_mail_to_a_player_names_them_in_its_subject(lang: str) -> None:
                             data={"reason": "r", "attacker": "Bob", "target": "Feminists"},
                             orders=[], topic="", forms=())
         assert mail.subject.endswith("(Carol)"), (name, mail.subject)
+
+
+def test_status_shows_what_happened_since_the_last_report(room: Mailroom) -> None:
+    """QA: STATUS said "Nothing you can see" after an offer another player declined, which
+    no mail had told Bob. The STATUS report shows what happened since the last turn report,
+    as far as its reader may see."""
+    offer(room)
+    room.at(minutes=5)
+    room.orders("Alice", "DECLINE")
+    room.at(minutes=5)
+    (status,) = room.orders("Bob", "STATUS")[1:]
+    assert f"Alice declined {GROUP}." in words(status.text)
+    assert "Nothing you can see" not in status.text
