@@ -101,7 +101,7 @@ def belief(cards: CardSet, v: View) -> GameState:
     for p in v.players:
         structure = tuple(Slot(c.card, c.x, c.y, c.rotation, c.master or None,
                                c.treasury or 0) for c in p.structure)
-        destroyed = next((g.have for g in p.goals if g.kind == "destroyed"), 0)
+        destroyed = next((g.have for g in p.goals if g.kind == "destroyed"), 0) or 0
         players.append(Player(p.name, p.illuminati, structure, p.hand or (),
                               secret_goal=p.secret_goal, destroyed=destroyed,
                               status=p.status))  # type: ignore[arg-type]

@@ -40,6 +40,8 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
         auto_reload=False,  # a template changed on disk counts from the next start
         bytecode_cache=_compiled_cache(),
     )
+    # Every rendered text, mail or page, has one full stop after a name ending in one.
+    env.template_class = _OneStopTemplate
     env.filters["hang"] = hang
     env.filters["one_stop"] = one_stop
     env.filters["de"], env.filters["que"] = elided("de"), elided("que")
@@ -61,13 +63,24 @@ def elided(word: str) -> Callable[[jinja2.nodes.EvalContext, object], str]:
 _VOWELS = "aeiouyàâäéèêëîïôöùûü"
 
 
-_DOUBLE_STOP = re.compile(r"(?<=\b[A-Z]\.)\.")
+# A full stop right after an abbreviation's ("C.I.A." + "."), closing tags between them
+# allowed ("<strong>C.I.A.</strong>."); never one of an ellipsis ("Plan B...").
+_DOUBLE_STOP = re.compile(r"(?<=\b[A-Z]\.)((?:</[a-z]+>)*)\.(?!\.)")
 
 
 def one_stop(text: str) -> str:
     """``text`` without the second full stop of a sentence ending in an abbreviation
-    ("to C.I.A.." reads "to C.I.A.")."""
-    return _DOUBLE_STOP.sub("", str(text))
+    ("to C.I.A.." reads "to C.I.A."). Markup stays markup."""
+    fixed = _DOUBLE_STOP.sub(r"\1", str(text))
+    return Markup(fixed) if isinstance(text, Markup) else fixed
+
+
+class _OneStopTemplate(jinja2.Template):
+    """A template whose whole output goes through ``one_stop``: any sentence of any template
+    may end on a card name, and "S.M.O.F." ends with its own full stop."""
+
+    def render(self, *args: Any, **kwargs: Any) -> str:
+        return one_stop(super().render(*args, **kwargs))
 
 
 class _CompiledTemplates(jinja2.FileSystemBytecodeCache):

@@ -90,13 +90,13 @@ class GoalLine:
 
     goal: str
     kind: str
-    have: int
-    need: int
+    have: int | None  # None: hidden from this reader (see ``pbem.engine.view``)
+    need: int | None
     alignment: str  # for the goals that count groups of one alignment
 
     @property
     def met(self) -> bool:
-        return self.have >= self.need
+        return self.have is not None and self.need is not None and self.have >= self.need
 
 
 @dataclass(frozen=True)

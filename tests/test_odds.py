@@ -6,14 +6,17 @@ import time
 from dataclasses import replace
 
 import pytest
-from test_reports_game import CARDS, first, steps
+from factory import BAVARIA, DISCORDIA, GNOMES, free, game, money, place
+from test_reports_game import CARDS, DEADLINE, NOW, first, steps
 
+from pbem import reports
 from pbem.engine.breakdown import success_chance
 from pbem.engine.commands import Attack
 from pbem.engine.odds import BEST_NEED, AttackOdds, best_attacks
 from pbem.engine.ops import set_treasury
 from pbem.engine.rules import apply
 from pbem.engine.state import GameState
+from pbem.service.order_mail import words
 
 
 def _position() -> GameState:
@@ -68,7 +71,10 @@ def test_no_better_attack_exists_among_the_legal_ones() -> None:
             key = (cmd.target, cmd.mode)
             best[key] = max(best.get(key, need), need)
     rows = {(r.target, r.mode): r for r in _all(state, player)}
-    assert set(rows) == set(best)
+    assert set(rows) <= set(best)
+    purse = sum(s.treasury for s in state.player(player).structure)
+    for key in set(best) - set(rows):  # left out: not even all the money would do
+        assert best[key] + purse < 2, key
     for key, row in rows.items():
         # Legal attacks take every aid; the table stops adding aids once 10 is reached.
         assert min(best[key], BEST_NEED) <= row.need <= best[key], key
@@ -111,7 +117,7 @@ def test_limit_keeps_the_best_first() -> None:
     every = _all(state, state.active_player.name)
     top = best_attacks(CARDS, state, state.active_player.name, limit=3)
     assert top == every[:3]
-    assert [r.need for r in every] == sorted((r.need for r in every), reverse=True)
+    assert [r.roll for r in every] == sorted((r.roll for r in every), reverse=True)
 
 
 def test_a_player_out_of_the_game_has_no_odds() -> None:
@@ -129,3 +135,50 @@ def test_fast_enough_for_every_report(index: int) -> None:
     for p in state.players:
         best_attacks(CARDS, state, p.name)
     assert time.perf_counter() - start < 0.3
+
+
+def test_an_attack_no_roll_could_win_is_left_out() -> None:
+    """rulebook-en: "Each MB spent (returned to the bank) adds one point of Power to that
+    attack." QA saw "need -6 (0%)": a row is shown only if the attack could succeed (a
+    roll needed of 2 or more) once the attacker adds all the money it can spend."""
+    state = place(game(ann=BAVARIA, bob=GNOMES), "bob", "Phone Phreaks")
+    state = free(state, "Hackers")
+    poor = {(r.target, r.mode): r for r in _all(state, "ann")}
+    assert ("Hackers", "control") in poor
+    assert ("Phone Phreaks", "control") not in poor  # resistance 1 + 10 next to the Gnomes
+    assert all(r.with_all_money >= 2 for r in poor.values())
+    rich = {(r.target, r.mode): r
+            for r in _all(money(state, "ann", BAVARIA, 20), "ann")}
+    row = rich[("Phone Phreaks", "control")]
+    assert row.chance == 0 and row.with_all_money >= 2
+
+
+def test_a_need_past_ten_reads_as_ten_or_less_with_some_to_spare() -> None:
+    """rulebook-en: "Once the roll needed to succeed has reached 10, additional spending will
+    not improve the attacker's odds; an 11 or 12 always fails." QA saw "need 12 (92%)": the
+    report says the roll that wins, 10 or less, and what the attack has to spare against
+    the defender's money."""
+    state = free(game(ann=DISCORDIA, bob=GNOMES), "S.M.O.F.")
+    (row,) = [r for r in _all(state, "ann") if r.mode == "control"]
+    assert (row.need, row.roll, row.spare, row.chance_percent) == (11, 10, 1, 92)
+    en = reports.turn_report(CARDS, state, "ann", (), now=NOW, deadline=DEADLINE)
+    fr = reports.turn_report(CARDS, state, "ann", (), now=NOW, deadline=DEADLINE, lang="fr")
+    assert ("S.M.O.F., to control: need 10 or less (92%), 1 to spare against the "
+            "defender's money.") in " ".join(en.text.split())
+    assert ("S.M.O.F., pour contrôler : il faut 10 ou moins (92 %), 1 point de marge "
+            "contre l'argent du défenseur.") in " ".join(fr.text.split())
+    assert "need 11" not in en.text and "(+1)" in en.html
+
+
+@pytest.mark.parametrize(("lang", "need", "said"), [
+    ("en", 12, "It would need a roll of 10 or less (92% chance), with 2 to spare against "
+               "the defender's money."),
+    ("en", -6, "No roll of the dice would win it: it would need -6 or less."),
+    ("fr", 11, "Il faudrait faire 10 ou moins aux dés (92\\xa0% de chances), avec 1 point de "
+               "marge contre l'argent du défenseur."),
+])
+def test_the_odds_order_says_the_roll_that_wins(lang: str, need: int, said: str) -> None:
+    """The answer to ODDS says the same as the table: 10 or less past 10, and that no roll
+    wins below 2."""
+    chance = round(success_chance(need) * 100)
+    assert words(lang, None, "odds", need=need, chance=chance) == said.replace("\\xa0", "\xa0")

@@ -42,7 +42,7 @@ def test_the_attack_sentence() -> None:
     spent once the answers are in, toward a roll needed of 10 (docs/orders.md), whether or
     not the defence spends."""
     line = "ATTACK Mafia CONTROL Boy Sprouts WITH CIA SPEND 3 UPTO 10"
-    assert said(line) == ("The Mafia attack to control Boy Sprouts, aided by C.I.A., "
+    assert said(line) == ("The Mafia attacks to control Boy Sprouts, aided by C.I.A., "
                           "spending 3 MB and up to 10 MB more once the answers are in, "
                           "toward a roll needed of 10.")
     assert said(line, "fr") == ("The Mafia attaque pour contrôler Boy Sprouts, aidé par "

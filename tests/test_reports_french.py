@@ -149,11 +149,12 @@ def test_the_game_masters_french_mails_are_in_french() -> None:
 
 
 def test_events_and_breakdowns_use_the_reports_words() -> None:
-    """Money spent on either side is counted in MB alike; the Recyclers are a group, named
-    as printed: "Le groupe Recyclers d'Alice a payé 5 MB"."""
+    """Money spent on either side is said alike (what for, then from where: the column
+    counts points, two a MB from the defending group); the Recyclers are a group, named as
+    printed: "Le groupe Recyclers d'Alice a payé 5 MB"."""
     module = words()
     assert str(module.term("defender_money", "Bob")) == (  # type: ignore[attr-defined]
-        "MB dépensés en défense par Bob")
+        "argent dépensé pour défendre, pris sur Bob")
     event = Event("recyclers", {"player": "Alice"})
     text = flat(reports.history_reply(GAME, "Alice", [(1, (event,))], lang="fr").text)
     assert f"Le groupe Recyclers d'Alice a payé 5{NB}MB pour piocher une carte de plus." in text

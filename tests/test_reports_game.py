@@ -224,7 +224,7 @@ def mails(lang: str) -> Iterator[tuple[str, Rendered]]:
     yield "acknowledgement-Bob", reports.acknowledgement(
         GAME, "Bob", [
             OrderResult(2, "ATTACK The Mafia CONTROL Hackers SPEND 2", True,
-                        "The Mafia attack to control Hackers, spending 2 MB."),
+                        "The Mafia attacks to control Hackers, spending 2 MB."),
             OrderResult(3, "TRANSFER 40 FROM The Mafia TO Hackers", False,
                         "The Mafia has only 6 MB, not 40.", "TRANSFER 6 FROM The Mafia TO "
                         "Hackers"),

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from transcripts.harness import Mailroom, Out
 
+from pbem import reports
 from pbem.engine.codec import from_json
 from pbem.engine.commands import AcceptGroup, Command, DeclineGroup
 from pbem.service.model import Timing
@@ -210,3 +211,57 @@ def test_a_bot_seat_answers_the_offer(room: Mailroom) -> None:
                 f"GIVE {GROUP} TO Alice")
     assert DeclineGroup("Alice") in commands_since(room, start)
     assert room.state().offer is None
+
+
+@pytest.mark.parametrize(("lang", "reason"), [
+    ("en", "you cannot give Feminists to yourself: a gift goes to another player"),
+    ("fr", "vous ne pouvez pas vous donner Feminists : un don va à un autre joueur"),
+])
+def test_a_group_given_to_oneself_is_refused_when_the_mail_is_read(
+        room: Mailroom, lang: str, reason: str) -> None:
+    """rulebook-en: "You may only give a Group away with the permission of the player who
+    receives it!": a gift goes to another player. QA: GIVE to oneself behind an attack was
+    acknowledged "OK: you offer ..." and refused later in a mail of its own; it is refused
+    in the acknowledgement, with the reason, and nothing waits behind the attack."""
+    room.new_game("illu", PLAYERS)
+    room.at(minutes=5)
+    if lang == "fr":
+        room.orders("Carol", "SET LANGUAGE fr")
+    out = room.orders("Carol", "ATTACK Bavarian CONTROL Feminists SPEND 1",
+                      f"GIVE {GROUP} TO Carol")
+    assert room.record().window is not None  # the attack waits for Alice's and Bob's answers
+    assert room.record().queue == ()
+    (ack,) = [m for m in room.to("Carol", out) if "[illu] Ord" in m.subject]
+    assert words(ack.subject).endswith(
+        {"en": "1 refused (Carol)", "fr": "1 refusé (Carol)"}[lang]), ack.subject
+    assert reason in words(ack.text)
+    room.at(minutes=5)
+    room.orders("Alice", "NO RESPONSE")
+    later = room.orders("Bob", "NO RESPONSE")
+    assert not [m for m in later if "could not be carried out" in m.subject
+                or "pas pu être exécuté" in m.subject]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_every_mail_to_a_player_names_them_in_its_subject(lang: str) -> None:
+    """QA: the "one of your orders could not be carried out" mail lacked the "(player)" the
+    others end with; so did the short mails (help, standing orders, called off,
+    eliminated)."""
+    for name in ("order_failed", "called_off", "eliminated", "help", "standing"):
+        mail = reports.mail(name, lang, None, html=False, game="illu", player="Carol",
+                            data={"reason": "r", "attacker": "Bob", "target": "Feminists"},
+                            orders=[], topic="", forms=())
+        assert mail.subject.endswith("(Carol)"), (name, mail.subject)
+
+
+def test_status_shows_what_happened_since_the_last_report(room: Mailroom) -> None:
+    """QA: STATUS said "Nothing you can see" after an offer another player declined, which
+    no mail had told Bob. The STATUS report shows what happened since the last turn report,
+    as far as its reader may see."""
+    offer(room)
+    room.at(minutes=5)
+    room.orders("Alice", "DECLINE")
+    room.at(minutes=5)
+    (status,) = room.orders("Bob", "STATUS")[1:]
+    assert f"Alice declined {GROUP}." in words(status.text)
+    assert "Nothing you can see" not in status.text

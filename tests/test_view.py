@@ -18,17 +18,35 @@ def game() -> GameState:
     return state
 
 
-def test_others_treasuries_and_money_goal_are_hidden() -> None:
+def test_others_treasuries_and_money_goals_progress_are_hidden() -> None:
     """Money on another player's cards is hidden ("Computer Espionage: see the money on one
-    group"), and so is the progress of the Gnomes' goal, which would add it up."""
+    group"), and so is the progress of the Gnomes' goal, which would add it up; the goal
+    itself is printed on the Gnomes' card, face up for all (summary-en: "Gnomes of Zurich
+    Collect 150 MegaBucks")."""
     seen = {p.name: p for p in view(CARDS, game(), "other").players}
     gnome = seen["gnome"]
     assert all(c.treasury is None for c in gnome.structure)
     assert gnome.treasury_total is None
-    assert [g.goal for g in gnome.goals] == ["basic"]
+    assert [(g.goal, g.kind, g.have, g.need) for g in gnome.goals][1:] == [
+        ("The Gnomes of Zurich", "treasury", None, 150)]
     own = {p.name: p for p in view(CARDS, game(), "gnome").players}["gnome"]
-    assert [g.goal for g in own.goals] == ["basic", "The Gnomes of Zurich"]
+    assert [(g.goal, g.have) for g in own.goals][1:] == [("The Gnomes of Zurich", 12)]
     assert own.structure[0].treasury == 12
+
+
+def test_every_illuminatis_special_goal_is_public() -> None:
+    """rulebook-en: "The Special Goal is another way a player can win. This is different
+    for each player ... All the Goals are listed on the back page, for easy reference."
+    Every player sees every Illuminati's special goal (the UFOs' only as chosen in secret),
+    with its progress where it tells no secret."""
+    state = game()
+    for viewer in ("gnome", "ufo", "other"):
+        for p in view(CARDS, state, viewer).players:
+            assert [g.goal for g in p.goals] == ["basic", p.illuminati if (
+                viewer != p.name or p.name != "ufo") else "The Network"], (viewer, p.name)
+    network = {p.name: p for p in view(CARDS, state, "gnome").players}["other"]
+    assert [(g.goal, g.kind, g.have, g.need) for g in network.goals][1:] == [
+        ("The Network", "total_transferable", 7, 20)]
 
 
 def test_the_ufos_secret_goal_is_theirs_alone() -> None:
@@ -36,7 +54,8 @@ def test_the_ufos_secret_goal_is_theirs_alone() -> None:
     state = game()
     others = {p.name: p for p in view(CARDS, state, "other").players}["ufo"]
     assert others.secret_goal is None and others.hand is None
-    assert all(g.goal == "basic" for g in others.goals)
+    assert [(g.goal, g.kind, g.have, g.need) for g in others.goals][1:] == [
+        ("The UFOs", "secret_choice", None, None)]
     mine = {p.name: p for p in view(CARDS, state, "ufo").players}["ufo"]
     assert mine.secret_goal == "The Network"
 

@@ -131,7 +131,7 @@ def test_the_players_asked_are_told_when_the_attack_is_called_off() -> None:
     assert [n.to for n in told] == ["bob", "cat"]
     assert told[0].data == {"attacker": "ann", "target": "Boy Sprouts"}
     english = reports.mail("called_off", "en", None, game="g", player="bob", data=told[0].data)
-    assert english.subject == "[g] ann called off the attack on Boy Sprouts"
+    assert english.subject == "[g] ann called off the attack on Boy Sprouts (bob)"
     assert "It needs no answer from you any more" in " ".join(english.text.split())
     french = reports.mail("called_off", "fr", None, game="g", player="bob", data=told[0].data)
     assert "ann a annulé l'attaque contre Boy Sprouts" in french.subject
@@ -152,7 +152,7 @@ def test_an_eliminated_player_gets_a_mail_of_their_own_saying_so() -> None:
     assert told.to == "ann"
     english = reports.mail("eliminated", "en", None, game="g", player="ann", data=told.data)
     text = " ".join(english.text.split())
-    assert english.subject == "[g] You are eliminated"
+    assert english.subject == "[g] You are eliminated (ann)"
     assert "You are eliminated from g, ann" in text and "no more orders to give" in text
     french = reports.mail("eliminated", "fr", None, game="g", player="ann", data=told.data)
     assert "Vous êtes hors jeu dans g, ann" in " ".join(french.text.split())

@@ -93,18 +93,29 @@ def drop_group(cards: CardSet, state: GameState, cmd: DropGroup) -> Result:
     return state, [Event("drop", {"player": p.name, "groups": tuple(released)})]
 
 
+def offer_parties(state: GameState, cmd: OfferGroup) -> tuple[Player, Player]:
+    """The giver and the receiver of a gift, checked as no later position could change: two
+    players in the game, not one and the same. Gives (giver, receiver)."""
+    giver = checks.playing(state, cmd.player)
+    receiver = checks.playing(state, cmd.to)
+    if giver.name == receiver.name:
+        raise IllegalCommandError(
+            f"you cannot give {cmd.group} to yourself: a gift goes to another player",
+            key="group_to_self", words={"group": cmd.group})
+    return giver, receiver
+
+
 def offer_group(cards: CardSet, state: GameState, cmd: OfferGroup) -> Result:
     """Give a group away; it must be the turn of one of the two players, and it costs the
     active player an action when accepted."""
     checks.phase(state, "actions")
-    giver = checks.playing(state, cmd.player)
-    receiver = checks.playing(state, cmd.to)
+    giver, receiver = offer_parties(state, cmd)
     if state.active_player.name not in (giver.name, receiver.name):
         raise IllegalCommandError("groups change hands only on the turn of one of the players",
                                   key="gift_turn")
     checks.action_left(state, state.active_player.name)
     checks.owns(giver, cmd.group)
-    if cmd.group == giver.illuminati or giver.name == receiver.name:
+    if cmd.group == giver.illuminati:
         raise IllegalCommandError(f"{cmd.group} cannot be given to {receiver.name}",
                                   key="group_not_given",
                                   words={"group": cmd.group, "receiver": receiver.name})

@@ -2,7 +2,8 @@
 
 Pure and cheap: every candidate is scored with the same ``breakdown`` that decides real
 attacks, so the table can never promise a number the rules would not give. Money the
-defender or other players may spend later is unknown here and left out.
+defender or other players may spend later is unknown here and left out. An attack that no
+roll could win, even with all the money its player can spend on it, is left out too.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pbem.errors import IllegalCommandError
 
 # 2d6 cannot do better than 10: 11 and 12 always fail, so more help is wasted past it.
 BEST_NEED = AUTOMATIC_FAILURE - 1
+LOWEST_ROLL = 2  # 2d6: a roll needed below 2 never succeeds
 GOOD_NEED = 7  # the first number that wins more often than not (21/36)
 DEFAULT_LIMIT = 12
 
@@ -29,7 +31,9 @@ class AttackOdds:
 
     ``money_to_7`` and ``money_to_10`` are the MB the attacker would spend (from the
     attacking group and the Illuminati) to need 7 or 10; 0 when already there, None when
-    the player does not have that much where it can be spent.
+    the player does not have that much where it can be spent. ``need`` is the attack's
+    number, which may pass 10; ``roll`` is the roll that wins, and ``spare`` what ``need``
+    has beyond it, which the defender's money must take away before the chance drops.
     """
 
     target: str
@@ -47,6 +51,24 @@ class AttackOdds:
     def chance_percent(self) -> int:
         return round(self.chance * 100)
 
+    @property
+    def roll(self) -> int:
+        """The roll (or less) on two dice that wins: 11 and 12 always fail."""
+        return min(self.need, BEST_NEED)
+
+    @property
+    def spare(self) -> int:
+        return max(0, self.need - BEST_NEED)
+
+    @property
+    def with_all_money(self) -> int:
+        """The roll that wins once all the MB available are spent (10 at most)."""
+        return min(self.need + self.available, BEST_NEED)
+
+    @property
+    def with_all_money_percent(self) -> int:
+        return round(success_chance(self.with_all_money) * 100)
+
 
 def best_attacks(
     cards: CardSet,
@@ -55,7 +77,8 @@ def best_attacks(
     limit: int = DEFAULT_LIMIT,
     modes: tuple[AttackMode, ...] = ATTACK_MODES,
 ) -> tuple[AttackOdds, ...]:
-    """The best attack on each reachable target for each mode, best chances first.
+    """The best attack on each reachable target for each mode, best chances first; never
+    one that cannot succeed, even with all the money its player could add.
 
     Targets are the uncontrolled groups and other players' groups. For each target and
     mode the attacking group with the highest need is kept, helped by the fewest aids that
@@ -78,10 +101,11 @@ def best_attacks(
     for target, owner in targets:
         for mode in modes:
             best = _best_for(cards, state, p, target, owner, mode, helpers)
-            if best is not None:
+            if best is not None and best.with_all_money >= LOWEST_ROLL:
                 found.append(best)
     order = {m: i for i, m in enumerate(ATTACK_MODES)}
-    found.sort(key=lambda o: (-o.need, len(o.aids), o.target, order[o.mode]))
+    # Past 10 the chance is the same: fewer aids first, then the most to spare.
+    found.sort(key=lambda o: (-o.roll, len(o.aids), -o.need, o.target, order[o.mode]))
     return tuple(found[:limit]) if limit > 0 else tuple(found)
 
 

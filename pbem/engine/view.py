@@ -1,7 +1,8 @@
 """``view(state, player)``: the only way state reaches a player.
 
 Hidden here: other players' special cards (their number stays public), the UFOs' secret goal,
-other players' treasuries (Computer Espionage exists to peek at them), the dice seed, the
+the progress of a goal that would tell either (the Gnomes' counts hidden money), other
+players' treasuries (Computer Espionage exists to peek at them), the dice seed, the
 deck's order, and events meant for someone else.
 """
 
@@ -15,7 +16,7 @@ from pbem.engine.breakdown import breakdown
 from pbem.engine.cards import CardSet
 from pbem.engine.state import Event, GameState, Player
 from pbem.engine.structure import DIRECTION_NAMES, depth, open_arrows
-from pbem.engine.victory import Progress, progress
+from pbem.engine.victory import progress
 
 
 @dataclass(frozen=True)
@@ -35,10 +36,13 @@ class CardView:
 
 @dataclass(frozen=True)
 class GoalView:
+    """A goal and how far the player is: ``have`` (and for the UFOs' secret goal ``need``)
+    is None where the viewer may not know it."""
+
     goal: str
     kind: str
-    have: int
-    need: int
+    have: int | None
+    need: int | None
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,7 @@ class PlayerView:
     hand_size: int
     treasury_total: int | None
     groups: int
-    goals: tuple[GoalView, ...]  # only the goals this viewer may know
+    goals: tuple[GoalView, ...]  # the basic goal and the Illuminati's special goal
     secret_goal: str | None
 
 
@@ -137,10 +141,18 @@ def _player_view(cards: CardSet, state: GameState, p: Player, viewer: str | None
     sees_all = viewer is None or viewer == p.name or state.phase == "over"
     basic, special = progress(cards, state, p)
     own = cards.illuminati_card(p.illuminati)
-    goals: list[Progress] = [basic]
-    # The UFOs' goal is secret; a treasury goal's progress would tell others' hidden money.
-    if sees_all or own.goal.kind not in ("secret_choice", "treasury"):
-        goals.append(special)
+    # Every Illuminati card lies face up with its goal printed on it ("All the Goals are
+    # listed on the back page"); only the UFOs' choice is "a secret from the other players",
+    # and a treasury goal's progress would add up others' hidden money.
+    goals = [GoalView(basic.goal, basic.kind, basic.have, basic.need)]
+    if sees_all:
+        goals.append(GoalView(special.goal, special.kind, special.have, special.need))
+    elif own.goal.kind == "secret_choice":
+        goals.append(GoalView(own.name, own.goal.kind, None, None))
+    elif own.goal.kind == "treasury":
+        goals.append(GoalView(special.goal, special.kind, None, special.need))
+    else:
+        goals.append(GoalView(special.goal, special.kind, special.have, special.need))
     return PlayerView(
         name=p.name,
         illuminati=p.illuminati,
@@ -159,7 +171,7 @@ def _player_view(cards: CardSet, state: GameState, p: Player, viewer: str | None
         hand_size=len(p.hand),
         treasury_total=sum(s.treasury for s in p.structure) if sees_all else None,
         groups=len(p.structure),
-        goals=tuple(GoalView(g.goal, g.kind, g.have, g.need) for g in goals),
+        goals=tuple(goals),
         secret_goal=p.secret_goal if sees_all else None,
     )
 

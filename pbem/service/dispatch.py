@@ -21,6 +21,7 @@ from pbem.engine.commands import (
     OfferGroup,
     PlaySpecial,
 )
+from pbem.engine.groups import offer_parties
 from pbem.engine.state import Event, PendingAttack, Player
 from pbem.errors import IllegalCommandError
 from pbem.orders.line import ORDER_FORMS
@@ -191,6 +192,9 @@ def _active(table: Table, player: str, located: Located) -> Note:
     if active != player:
         raise _refused(table, player, "not_your_turn", active=active)
     if not table.may_act_now(player):
+        if isinstance(located.order, OfferGroup):
+            # Refused now, not acknowledged and refused when its turn in the queue comes.
+            offer_parties(table.state, located.order)
         table.queue(Queued(located.line, located.text, located.order))
         return ("queued", {})
     run_active(table, player, located.order)

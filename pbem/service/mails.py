@@ -76,8 +76,9 @@ def render_notice(
         rendered = reports.attack_result(cards, state, player, data["events"], now=now,
                                          tz=tz, lang=lang, site_dir=site, html=html)
     elif kind in ("turn_report", "status"):
-        rendered = reports.turn_report(cards, state, player, news if kind == "turn_report"
-                                       else (), now=now, deadline=deadline,
+        # STATUS shows, as a turn report, what happened since the last turn report (the
+        # player saw nothing of it unless mailed about it).
+        rendered = reports.turn_report(cards, state, player, news, now=now, deadline=deadline,
                                        offer_deadline=offer_due(state, service), tz=tz,
                                        lang=lang, site_dir=site, html=html)
     elif kind == "game_over":
