@@ -26,6 +26,7 @@ from pbem.service.deadlines import offer_due
 from pbem.service.entries import command_of, gm_event_of
 from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Timing, iso, parse_iso
+from pbem.service.offers import tell_offer_ended
 from pbem.service.service import Service
 from pbem.service.table import Notice, Table
 from pbem.store import Store
@@ -196,6 +197,7 @@ def remove_seat(service: Service, game_id: str, seat: str, now: datetime,
         name = _seat(table.service, seat)
         events = gm_ops.remove_seat(table, name, reason)
         gm_ops.tell_players(table, events, also=(name,))
+        tell_offer_ended(table, events)
         service._advance(table)
         service._finish(table, now)
     return events

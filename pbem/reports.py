@@ -169,18 +169,20 @@ def reminder(
 def offer_answered(
     cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
     silence: bool, waiting: bool, now: datetime, deadline: datetime | None, tz: str = "UTC",
-    lang: str = "en", site_dir: Path | None = None, html: bool = True,
+    turn_over: bool = False, lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
-    """The answer to a group offered, told to its giver at once (and, when ``silence``
-    declined it, to its receiver): accepted and where it went, or declined and still the
-    giver's; whether the active giver's turn goes on with orders ``waiting`` for the
-    answer, or with new orders by ``deadline``. ``events``: the accept or decline."""
+    """How a group offered ended, told at once to whom it concerns: to its giver, accepted
+    and where it went, declined, or ended as the receiver left play; to its receiver,
+    withdrawn by the giver; to both, lapsed unanswered (``silence``), by its deadline or by
+    the end of the giver's turn (``turn_over``). Whether the active giver's turn goes on
+    with orders ``waiting`` for the answer, or with new orders by ``deadline``.
+    ``events``: the one that ended it."""
     v = view(cards, state, player)
     ctx = _game_context(cards, v, state, now, deadline, tz)
-    answer = next(e for e in report_events(events, player, tz)
-                  if e.kind in ("gift_group", "offer_declined"))
+    answer = next(e for e in report_events(events, player, tz) if e.kind in (
+        "gift_group", "offer_declined", "offer_withdrawn", "offer_ended"))
     return mail("offer_answered", lang, site_dir, html=html, **ctx, answer=answer,
-                silence=silence, waiting=waiting)
+                silence=silence, waiting=waiting, turn_over=turn_over)
 
 
 def turn_report(

@@ -37,6 +37,7 @@ from pbem.engine.commands import (
     TransferMoney,
     UseLasers,
     UseRecyclers,
+    WithdrawOffer,
 )
 from pbem.errors import OrderSyntaxError, PbemError
 from pbem.names import normalize_name
@@ -177,7 +178,8 @@ def strategies(me: str, players: list[str]) -> dict[str, st.SearchStrategy[Order
     bare: dict[str, Order] = {
         "recycle": UseRecyclers(me), "end_powers": EndPowers(me), "pass_turn": Pass(me),
         "end_turn": EndTurn(me), "call_off": CallOff(me), "leave_game": LeaveGame(me),
-        "decline": DeclineGroup(me), "no_response": NoResponse(),
+        "decline": DeclineGroup(me), "withdraw_offer": WithdrawOffer(me),
+        "no_response": NoResponse(),
         "standing_never_interfere": StandingNeverInterfere(), "standing_list": StandingList(),
         "status": Status(),
     }

@@ -43,6 +43,7 @@ SAMPLES: dict[str, Any] = {
               ("attacker_money", "The Mafia", 3)),
     "reason": "a lost mail", "place": "hand:Bob", "change": "add", "alignment": "Weird",
     "now": ("Weird", "Criminal"), "old": "Carl", "new": "Dee", "giver": "Carl",
+    "receiver": "Alice", "status": "left",
 }
 # Events whose data dict is built in a variable rather than written in the call.
 BUILT: dict[str, list[dict[str, Any]]] = {

@@ -31,9 +31,12 @@ from pbem.engine.commands import (
     DropGroup,
     GiveCard,
     GiveMoney,
+    GmRemovePlayer,
+    LeaveGame,
     OfferGroup,
     PlaySpecial,
     ResolveSpecial,
+    WithdrawOffer,
 )
 from pbem.engine.state import GameState
 from pbem.engine.structure import well_formed
@@ -200,6 +203,65 @@ def test_an_offered_group_cannot_be_dropped_before_the_answer() -> None:
     state, _ = run(two_players(), OfferGroup("ann", "The Mafia", "bob"))
     with pytest.raises(IllegalCommandError, match="offered to bob"):
         run(state, DropGroup("ann", "The Mafia"))
+
+
+def test_only_the_receiver_declines_an_offer() -> None:
+    """rulebook-en: "You may only give a Group away with the permission of the player who
+    receives it!" The permission is the receiver's to give or refuse: the giver's DECLINE is
+    refused, with the order that takes the offer back."""
+    state, _ = run(two_players(), OfferGroup("ann", "The Mafia", "bob"))
+    with pytest.raises(IllegalCommandError, match="only bob, who was offered The Mafia, can "
+                                                  "decline it") as refused:
+        run(state, DeclineGroup("ann"))
+    assert refused.value.key == "decline_own_offer"
+    assert "WITHDRAW OFFER" in refused.value.suggestion
+    with pytest.raises(IllegalCommandError, match="no group is being offered to cy"):
+        run(state, DeclineGroup("cy"))
+
+
+def test_the_giver_may_withdraw_an_offer_not_yet_accepted() -> None:
+    """rulebook-en, "When Is a Deal Binding?": "When two players agree to a deal, it is
+    binding if they make the exchange immediately." Until the receiver agrees there is no
+    deal: the giver takes the offer back, the group stays, no action is spent."""
+    state, _ = run(two_players(), OfferGroup("ann", "The Mafia", "bob"))
+    withdrawn, events = run(state, WithdrawOffer("ann"))
+    assert withdrawn.offer is None and withdrawn.turn.actions == 0
+    assert withdrawn.owner("The Mafia").name == "ann"  # type: ignore[union-attr]
+    assert [e.data for e in of_kind(events, "offer_withdrawn")] == [
+        {"player": "ann", "to": "bob", "group": "The Mafia"}]
+    with pytest.raises(IllegalCommandError, match="bob has offered no group") as refused:
+        run(state, WithdrawOffer("bob"))
+    assert refused.value.key == "no_offer_made"
+    with pytest.raises(IllegalCommandError, match="no group is being offered to bob"):
+        run(withdrawn, AcceptGroup("bob"))
+
+
+@pytest.mark.parametrize("leaving", [LeaveGame("bob"), GmRemovePlayer("gm", "bob", "gone")])
+def test_an_offer_to_a_player_who_leaves_ends_and_the_group_stays(leaving: object) -> None:
+    """rulebook-en: "If a player drops out, his Groups go uncontrolled and their treasuries
+    go to the bank. His Illuminati card is taken out of play." A gift needs "the permission
+    of the player who receives it": a receiver out of the game can give none, so the offer
+    ends at once; the group stays with the giver, whose turn goes on."""
+    state, _ = run(two_players(), OfferGroup("ann", "The Mafia", "bob"))
+    state, events = run(state, leaving)  # type: ignore[arg-type]
+    assert state.offer is None
+    assert state.owner("The Mafia").name == "ann"  # type: ignore[union-attr]
+    assert state.active_player.name == "ann" and state.phase == "actions"
+    (ended,) = of_kind(events, "offer_ended")
+    assert ended.data == {"giver": "ann", "receiver": "bob", "group": "The Mafia",
+                          "player": "bob", "status": state.player("bob").status}
+    assert [e.kind for e in events][-1] == "offer_ended"
+
+
+def test_an_offer_from_a_player_who_leaves_ends_with_their_groups() -> None:
+    """rulebook-en: "If a player drops out, his Groups go uncontrolled": the group offered
+    too, so the offer ends, told as ended, and the next player's turn begins."""
+    state, _ = run(two_players(), OfferGroup("ann", "The Mafia", "bob"))
+    state, events = run(state, LeaveGame("ann"))
+    assert state.offer is None and "The Mafia" in state.uncontrolled
+    (ended,) = of_kind(events, "offer_ended")
+    assert ended.data["player"] == "ann" and ended.data["status"] == "left"
+    assert state.active_player.name != "ann"
 
 
 def test_another_players_group_is_reached_only_through_its_owner() -> None:

@@ -115,9 +115,8 @@ def test_each_kind_of_mail_closes_with_what_a_reply_does(tmp_path: Path) -> None
     gm.remove_seat(room.service, "g2", "ben", room.now, "moved away")
     removal = {m.to: plain(m.text) for m in room._collect()}
     assert removal[address("ann")].endswith(orders)
-    assert removal[address("ben")].endswith("You are out of this game: it takes no more "
-                                            "orders from you, but STATUS and HISTORY still "
-                                            "get an answer.")
+    assert removal[address("ben")].endswith("It takes no more orders from you in this game, "
+                                            "but STATUS and HISTORY still get an answer.")
     gm.remove_seat(room.service, "g2", "cam", room.now, "silent")
     (alert,) = [m for m in room._collect() if m.to == GM]
     assert plain(alert.text).endswith("This mail is for the game master: replies to it are "

@@ -79,13 +79,17 @@ def test_silence_tells_both_the_giver_and_the_receiver(room: Mailroom) -> None:
     (giver,) = about_the_offer(room.to("Carol", out))
     assert giver.subject == ("[illu] Turn 1: no answer from Alice, Feminists stays yours "
                              "(Carol)")
-    assert ("Alice did not answer your offer of Feminists by its deadline, so the offer is "
-            "declined: Feminists stays in your power structure, as it was.") in words(giver.text)
+    assert ("Alice did not answer your offer of Feminists in time, so the offer lapsed with "
+            "no answer: Feminists stays in your power structure, as it was.") in words(giver.text)
+    assert "declined" not in giver.text
     assert "Your turn goes on." in words(giver.text)
     (receiver,) = about_the_offer(room.to("Alice", out))
     assert receiver.subject == ("[illu] Turn 1: your answer did not come, Feminists stays "
                                 "Carol's (Alice)")
+    assert ("Your answer to Carol's offer of Feminists did not come in time, so the offer "
+            "lapsed with no answer") in words(receiver.text)
     assert "an ACCEPT sent now would be refused" in words(receiver.text)
+    assert "declined" not in receiver.text
     assert "Your turn goes on" not in receiver.text
 
 
@@ -165,7 +169,7 @@ def test_the_receiver_is_reminded_once_with_the_lines_to_answer(room: Mailroom,
                                     "(Alice)")
         assert ("Carol offered you Feminists and the turn waits for your answer. Deadline: "
                 "2026-11-30 12:15 UTC, in 12 h 00 min.") in text
-        assert "the offer is declined and Feminists stays Carol's." in text
+        assert "the offer lapses and Feminists stays Carol's." in text
     else:
         assert "Carol vous a offert Feminists et le tour attend votre réponse." in text
         assert "Date limite : 2026-11-30 12:15 UTC" in text

@@ -89,7 +89,7 @@ def test_the_receiver_is_told_how_to_answer_and_by_when(room: Mailroom) -> None:
               if line.startswith("    ACCEPT AT ")]
     assert len(placed) == 1
     assert ("Deadline for your answer: 2026-11-30 12:15 UTC (2026-11-30 13:15 Europe/Paris), "
-            "in 1 day 0 h 00 min. With no answer by then, the offer is declined.") in text
+            "in 1 day 0 h 00 min. With no answer by then, the offer lapses.") in text
     html = words(mail.html)
     for line in ("ACCEPT", placed[0], "DECLINE"):
         assert f"<code>{line}</code>" in html
@@ -174,8 +174,8 @@ def test_the_french_receiver_gets_the_lines_and_the_deadline(room: Mailroom) -> 
     for line in ("    ACCEPT", "    DECLINE"):
         assert line in mail.text.splitlines()
     assert ("Date limite de votre réponse : 2026-11-30 12:15 UTC (2026-11-30 13:15 "
-            "Europe/Paris), dans 1 jour 0 h 00 min. Sans réponse d'ici là, l'offre est "
-            "refusée.") in text
+            "Europe/Paris), dans 1 jour 0 h 00 min. Sans réponse d'ici là, l'offre "
+            "expire.") in text
     assert "Date limite de votre réponse\xa0: 2026-11-30 12:15 UTC" in mail.text
     assert "<code>DECLINE</code>" in (mail.html or "")
     room.at(hours=2)

@@ -161,6 +161,15 @@ class DeclineGroup:
 
 
 @dataclass(frozen=True)
+class WithdrawOffer:
+    """The giver takes back the group offered before its receiver answers: no deal is made
+    until the receiver agrees ("When two players agree to a deal, it is binding if they make
+    the exchange immediately")."""
+
+    player: str
+
+
+@dataclass(frozen=True)
 class GiveMoney:
     player: str
     to: str
@@ -281,6 +290,7 @@ Command = (
     | OfferGroup
     | AcceptGroup
     | DeclineGroup
+    | WithdrawOffer
     | GiveMoney
     | GiveCard
     | Pass

@@ -6,7 +6,14 @@ from __future__ import annotations
 from pbem.engine import checks
 from pbem.engine.abilities import abilities
 from pbem.engine.cards import CardSet
-from pbem.engine.commands import AcceptGroup, DeclineGroup, DropGroup, MoveGroup, OfferGroup
+from pbem.engine.commands import (
+    AcceptGroup,
+    DeclineGroup,
+    DropGroup,
+    MoveGroup,
+    OfferGroup,
+    WithdrawOffer,
+)
 from pbem.engine.ops import release, release_group
 from pbem.engine.state import Event, GameState, GroupOffer, Player
 from pbem.engine.structure import (
@@ -171,8 +178,16 @@ def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
 
 
 def decline_group(cards: CardSet, state: GameState, cmd: DeclineGroup) -> Result:
+    """The receiver says no: the group stays with the giver ("You may only give a Group
+    away with the permission of the player who receives it!"). Only the receiver answers;
+    the giver may withdraw the offer instead (``withdraw_offer``)."""
     offer = state.offer
-    if offer is None or cmd.player not in (offer.receiver, offer.giver):
+    if offer is not None and cmd.player == offer.giver:
+        raise IllegalCommandError(
+            f"only {offer.receiver}, who was offered {offer.group}, can decline it",
+            suggestion="WITHDRAW OFFER takes your offer back",
+            key="decline_own_offer", words={"receiver": offer.receiver, "group": offer.group})
+    if offer is None or cmd.player != offer.receiver:
         raise IllegalCommandError(f"no group is being offered to {cmd.player}",
                                   key="no_offer", words={"player": cmd.player})
     data: dict[str, object] = {"player": offer.receiver, "group": offer.group,
@@ -180,6 +195,36 @@ def decline_group(cards: CardSet, state: GameState, cmd: DeclineGroup) -> Result
     if cmd.unanswered:  # only then: a decline's event reads as it did before the field
         data["unanswered"] = True
     return evolve(state, offer=None), [Event("offer_declined", data)]
+
+
+def withdraw_offer(cards: CardSet, state: GameState, cmd: WithdrawOffer) -> Result:
+    """The giver takes the offer back before the receiver answers: a deal binds only once
+    both agree and the exchange is made ("When Is a Deal Binding?"), so until the receiver
+    accepts, the giver may change their mind, as an attacker may call off an attack until
+    money is spent. Not an action: the group never moved."""
+    offer = state.offer
+    if offer is None or cmd.player != offer.giver:
+        raise IllegalCommandError(f"{cmd.player} has offered no group to withdraw",
+                                  key="no_offer_made", words={"player": cmd.player})
+    return evolve(state, offer=None), [Event("offer_withdrawn", {
+        "player": offer.giver, "to": offer.receiver, "group": offer.group})]
+
+
+def end_offer_of(state: GameState, player: str) -> Result:
+    """The state without the group offer ``player`` gives or receives, as they leave play,
+    and the event saying it ended; the state unchanged and no event when they have none.
+
+    The rules say nothing of a pending gift when a player drops out; they say the groups go
+    uncontrolled and the Illuminati card out of play ("Leaving the Game"), and a gift needs
+    the receiver's permission: a receiver gone can give none, and a giver gone has nothing
+    left to give. The group stays where it is (with a giver still in play)."""
+    offer = state.offer
+    if offer is None or player not in (offer.giver, offer.receiver):
+        return state, []
+    status = state.player(player).status
+    return evolve(state, offer=None), [Event("offer_ended", {
+        "giver": offer.giver, "receiver": offer.receiver, "group": offer.group,
+        "player": player, "status": status})]
 
 
 def _first_open_arrow(cards: CardSet, player: Player) -> tuple[str, int]:

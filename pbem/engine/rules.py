@@ -40,6 +40,7 @@ from pbem.engine.commands import (
     TransferMoney,
     UseLasers,
     UseRecyclers,
+    WithdrawOffer,
 )
 from pbem.engine.setup import Setup, new_game
 from pbem.engine.state import Event, GameState
@@ -56,6 +57,7 @@ HANDLERS: dict[type, Handler] = {
     OfferGroup: turn.offer_group,
     AcceptGroup: turn.accept_group,
     DeclineGroup: turn.decline_group,
+    WithdrawOffer: turn.withdraw_offer,
     GiveMoney: turn.give_money,
     GiveCard: turn.give_card,
     Pass: turn.pass_turn,

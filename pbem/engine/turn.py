@@ -17,8 +17,10 @@ from pbem.engine.groups import (
     accept_group,
     decline_group,
     drop_group,
+    end_offer_of,
     move_group,
     offer_group,
+    withdraw_offer,
 )
 from pbem.engine.income import collect_income, draw_card
 from pbem.engine.money import give_card, give_money, pending_copies, transfer_money
@@ -54,6 +56,7 @@ __all__ = [
     "transfer_money",
     "use_lasers",
     "use_recyclers",
+    "withdraw_offer",
 ]
 
 PASS_INCOME = 5
@@ -171,7 +174,8 @@ def remove_player(cards: CardSet, state: GameState, p: Player, status: PlayerSta
     else:
         told = Event("eliminated" if status == "eliminated" else "left",
                      {"player": p.name, "groups": p.groups})
-    events = [told]
+    state, ended = end_offer_of(state, p.name)
+    events = [told, *ended]
     if was_active and state.phase != "over":
         return end_of_turn(cards, evolve(state, attack=None, offer=None), events)
     if sum(1 for x in state.players if x.playing) == 0:

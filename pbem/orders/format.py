@@ -30,6 +30,7 @@ from pbem.engine.commands import (
     TransferMoney,
     UseLasers,
     UseRecyclers,
+    WithdrawOffer,
 )
 from pbem.orders.active import SIDES
 from pbem.orders.lexer import quote_name as q
@@ -70,6 +71,7 @@ _BARE: dict[type, str] = {
     CallOff: "CALL OFF",
     LeaveGame: "LEAVE GAME",
     DeclineGroup: "DECLINE",
+    WithdrawOffer: "WITHDRAW OFFER",
     Counter: "COUNTER",
     NoResponse: "NO RESPONSE",
     StandingNeverInterfere: "STANDING NEVER INTERFERE",

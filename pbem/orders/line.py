@@ -20,6 +20,7 @@ from pbem.engine.commands import (
     LeaveGame,
     Pass,
     UseRecyclers,
+    WithdrawOffer,
 )
 from pbem.errors import OrderSyntaxError
 from pbem.orders import active, responses
@@ -74,6 +75,7 @@ _ORDERS: dict[str, tuple[OrderReader, str]] = {
     "leave game": (_bare(LeaveGame), "LEAVE GAME"),
     "accept": (active.accept, "ACCEPT [AT <card> TOP|RIGHT|BOTTOM|LEFT]"),
     "decline": (_bare(DeclineGroup), "DECLINE"),
+    "withdraw offer": (_bare(WithdrawOffer), "WITHDRAW OFFER"),
     "defend": (responses.defend, "DEFEND <n> [FROM <card>] [UPTO <n>]"),
     "interfere": (responses.interference("interfere"), "INTERFERE <n> [UPTO <n>]"),
     "assist": (responses.interference("assist"), "ASSIST <n> [UPTO <n>]"),

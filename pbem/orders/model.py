@@ -34,6 +34,7 @@ from pbem.engine.commands import (
     TransferMoney,
     UseLasers,
     UseRecyclers,
+    WithdrawOffer,
 )
 from pbem.errors import OrderSyntaxError
 
@@ -260,6 +261,7 @@ Order = (
     | LeaveGame
     | AcceptGroup
     | DeclineGroup
+    | WithdrawOffer
     | DefendOrder
     | InterfereOrder
     | AbolishPrivilege
@@ -301,6 +303,7 @@ KINDS: dict[type, str] = {
     LeaveGame: "leave_game",
     AcceptGroup: "accept",
     DeclineGroup: "decline",
+    WithdrawOffer: "withdraw_offer",
     DefendOrder: "defend",
     InterfereOrder: "interfere",
     AbolishPrivilege: "abolish",

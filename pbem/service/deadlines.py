@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from pbem.engine.commands import DeclineGroup, EndTurn, Pass
 from pbem.engine.state import GameState
 from pbem.service.model import GameService, Window, parse_iso
+from pbem.service.offers import answer_offer
 from pbem.service.table import Notice, Table
 
 
@@ -34,9 +35,13 @@ def tick(table: Table) -> None:
             _remind_window(table, window)
         return
     offer = state.offer
-    if offer is not None and service.offer_deadline and (
-            table.now >= parse_iso(service.offer_deadline)):
-        table.answer_offer(DeclineGroup(offer.receiver, unanswered=True), silence=True)
+    turn_over = bool(service.deadline) and state.phase == "actions" and (
+        table.now >= parse_iso(service.deadline))
+    if offer is not None and (turn_over or (service.offer_deadline and (
+            table.now >= parse_iso(service.offer_deadline)))):
+        # Told to both as a lapse, whichever deadline ran out first; the turn ends below.
+        answer_offer(table, DeclineGroup(offer.receiver, unanswered=True), silence=True,
+                     turn_over=turn_over)
     else:
         _remind_offer(table)
     if table.service.deadline and table.state.phase == "actions":
@@ -95,13 +100,35 @@ def offer_due(state: GameState, service: GameService) -> datetime | None:
                default=None)
 
 
+def past_reminders_sent(state: GameState, service: GameService, now: datetime) -> GameService:
+    """The record with every reminder whose time is past at ``now`` counted as sent.
+
+    For a deadline just moved (``pbem extend``): the mail telling the new deadline reaches
+    every player as the reminders would, so only reminder times still ahead are sent; one
+    past already would otherwise follow that mail at once.
+    """
+    window = service.window
+    if window is not None:
+        moment = _window_reminder(service, window)
+        if moment is not None and now >= moment:
+            reminded = tuple(dict.fromkeys((*window.reminded, *window.asked)))
+            service = replace(service, window=replace(window, reminded=reminded))
+        return service
+    if service.deadline:
+        past = [h for h, moment in _orders_reminders(service)
+                if h not in service.reminded and now >= moment]
+        service = replace(service, reminded=(*service.reminded, *past))
+    moment = _offer_reminder(state, service)
+    if moment is not None and now >= moment:
+        service = replace(service, offer_reminded=True)
+    return service
+
+
 def missed_orders(table: Table) -> None:
     """The orders deadline passed: a player who did nothing passes (and collects 5 MB)
     and the miss is counted; one who already acted simply ends the turn."""
     active = table.state.active_player.name
     table.service = replace(table.service, queue=())
-    if table.state.offer is not None:
-        table.do(DeclineGroup(table.state.offer.receiver, unanswered=True))
     if table.state.turn.did_anything:
         table.do(EndTurn(active))
     else:

@@ -20,6 +20,7 @@ from pbem.engine.commands import (
     LeaveGame,
     OfferGroup,
     PlaySpecial,
+    WithdrawOffer,
 )
 from pbem.engine.groups import offer_parties
 from pbem.engine.state import Event, PendingAttack, Player
@@ -50,6 +51,7 @@ from pbem.orders.model import (
 )
 from pbem.service.answers import DEEP_AGENT, INTERFERENCE, SECRETS
 from pbem.service.model import Answer, Queued
+from pbem.service.offers import answer_offer, offered, tell_offer_ended
 from pbem.service.refusals import refused
 from pbem.service.table import Notice, Table
 
@@ -106,9 +108,11 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
         table.notify(Notice("standing", player))
     elif isinstance(order, StandingClear):
         _clear_standing(table, player, order.number)
-    elif isinstance(order, AcceptGroup | DeclineGroup):
-        table.answer_offer(order)
-    elif isinstance(order, GiveMoney | GiveCard | LeaveGame):
+    elif isinstance(order, AcceptGroup | DeclineGroup | WithdrawOffer):
+        answer_offer(table, order)
+    elif isinstance(order, LeaveGame):
+        tell_offer_ended(table, table.do(order))
+    elif isinstance(order, GiveMoney | GiveCard):
         table.do(order)
     elif isinstance(order, CallOff) and table.service.window is not None:
         asked = table.service.window.asked
@@ -216,7 +220,7 @@ def run_active(table: Table, player: str, order: Order) -> None:
     elif isinstance(order, OfferGroup):
         since = table.log_length
         table.do(order)
-        table.offered(since)
+        offered(table, since)
     else:
         table.do(order)  # type: ignore[arg-type]
 

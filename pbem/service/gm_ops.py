@@ -26,7 +26,7 @@ from pbem.engine.state import Event, GameState
 from pbem.errors import IllegalCommandError
 from pbem.orders.lexer import RESERVED
 from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
-from pbem.service.deadlines import offer_due
+from pbem.service.deadlines import offer_due, past_reminders_sent
 from pbem.service.entries import GmEvent
 from pbem.service.model import GameService, Seat, iso, parse_iso
 from pbem.service.table import Notice, Table
@@ -175,7 +175,9 @@ def resume(table: Table, paused_at: datetime | None) -> timedelta:
 
 def extend(table: Table, hours: float) -> str:
     """Move the running deadline later; gives the new deadline (ISO): the response
-    window's, else the orders'. Reminders are sent again for the new deadline.
+    window's, else the orders'. Reminders are sent again for the new deadline, those whose
+    time is still ahead: the mail telling the extension stands for any already past
+    (``past_reminders_sent``), so that no reminder follows it at once.
 
     With a group offered and unanswered, the answer's deadline (``offer_due``) moves by
     ``hours``, and so does the orders deadline: the giver's turn waits for the answer, so
@@ -187,7 +189,8 @@ def extend(table: Table, hours: float) -> str:
     if service.window is not None:
         deadline = iso(parse_iso(service.window.deadline) + by)
         window = replace(service.window, deadline=deadline, reminded=())
-        table.service = replace(service, window=window)
+        table.service = past_reminders_sent(table.state, replace(service, window=window),
+                                            table.now)
         return deadline
     if not service.deadline:
         raise IllegalCommandError("no deadline is running in this game",
@@ -196,7 +199,9 @@ def extend(table: Table, hours: float) -> str:
     if due is not None:
         service = replace(service, offer_deadline=iso(due + by), offer_reminded=False)
     deadline = iso(parse_iso(service.deadline) + by)
-    table.service = replace(service, deadline=deadline, reminded=())
+    table.service = past_reminders_sent(table.state,
+                                        replace(service, deadline=deadline, reminded=()),
+                                        table.now)
     return deadline
 
 
@@ -210,6 +215,11 @@ def rolled_back(service: GameService, state: GameState, length: int, now: dateti
     its old name back (whoever plays it now goes on playing it); the orders deadline is a
     full period from now, or the one given before if that is later. ``steps`` is kept so the
     names of the mails sent from now on never repeat those of mails already sent.
+
+    A group offer pending at ``state`` gets its answer's deadline the same way: a full
+    response period from now, or the one given before if later, and its reminder is due
+    again; with no offer pending, no answer's deadline or reminder is kept (one from the
+    steps cut off would outlive its offer).
     """
     if state.attack is not None or state.special is not None:
         raise IllegalCommandError("the game cannot be rolled back into the middle of an attack "
@@ -221,9 +231,15 @@ def rolled_back(service: GameService, state: GameState, length: int, now: dateti
     if state.phase == "actions":
         fresh = now + timedelta(hours=service.timing.orders_hours)
         deadline = iso(max(fresh, parse_iso(service.deadline)) if service.deadline else fresh)
+    offer_deadline = ""
+    if state.offer is not None:
+        fresh = now + timedelta(hours=service.timing.response_hours)
+        offer_deadline = iso(max(fresh, parse_iso(service.offer_deadline))
+                             if service.offer_deadline else fresh)
     return replace(
         service, window=None, queue=(), reminded=(), turn_seq=state.seq, deadline=deadline,
-        reported=min(service.reported, length),
+        reported=min(service.reported, length), offer_deadline=offer_deadline,
+        offer_reminded=False,
     )
 
 

@@ -95,6 +95,7 @@ def render_notice(
     elif kind == "offer_answered":
         rendered = reports.offer_answered(cards, state, player, data["events"],
                                           silence=data["silence"], waiting=data["waiting"],
+                                          turn_over=data.get("turn_over", False),
                                           now=now, deadline=deadline, tz=tz, lang=lang,
                                           site_dir=site, html=html)
     elif kind == "press":

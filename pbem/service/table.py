@@ -19,12 +19,10 @@ from pbem.engine.breakdown import breakdown, succeeds
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import (
     AbolishPrivilege,
-    AcceptGroup,
     Attack,
     BeginTurn,
     Command,
     Counter,
-    DeclineGroup,
     PlaySpecial,
     ResolveSpecial,
     Roll,
@@ -78,10 +76,16 @@ class Table:
     # --- commands -------------------------------------------------------------------------
 
     def do(self, command: Command) -> list[Event]:
-        """Apply one engine command and log it; IllegalCommandError leaves nothing changed."""
+        """Apply one engine command and log it; IllegalCommandError leaves nothing changed.
+
+        An offer that the command ended, however it ended (answered, withdrawn, a player
+        gone, the turn over), takes its answer's deadline and reminder with it."""
         self.state, events = apply(self.state, command, self.cards)
         self.entries.append(command_entry(command, events, iso(self.now), self.state.seq))
         self.events += events
+        if self.state.offer is None and (self.service.offer_deadline
+                                         or self.service.offer_reminded):
+            self.service = replace(self.service, offer_deadline="", offer_reminded=False)
         return events
 
     def record(self, kind: str, data: dict[str, Any]) -> GmEvent:
@@ -312,36 +316,6 @@ class Table:
             self.notify(Notice("order_failed", player, {"reason": reason}))
             return False
         return True
-
-    # --- offers ---------------------------------------------------------------------------
-
-    def offered(self, since: int) -> None:
-        """A group was offered: the receiver is told (their report shows the offer)."""
-        offer = self.state.offer
-        if offer is not None:
-            self.service = replace(self.service, offer_deadline=iso(
-                self.now + timedelta(hours=self.service.timing.response_hours)),
-                offer_reminded=False)
-            self.notify(Notice("turn_report", offer.receiver, {"since": since}))
-
-    def answer_offer(self, command: AcceptGroup | DeclineGroup, silence: bool = False) -> None:
-        """The group offered is accepted or declined (``silence``: by its deadline passing).
-
-        The offer's deadline goes with it. When the receiver answered, the giver, whose
-        orders waited for the answer, is told at once; a silent receiver is told as well,
-        since no mail of theirs said it.
-        """
-        offer = self.state.offer
-        events = self.do(command)
-        self.service = replace(self.service, offer_deadline="", offer_reminded=False)
-        if offer is None or command.player != offer.receiver:
-            return
-        data = {"events": events, "giver": offer.giver, "receiver": offer.receiver,
-                "group": offer.group, "silence": silence,
-                "waiting": bool(self.service.queue)}
-        self.notify(Notice("offer_answered", offer.giver, data))
-        if silence:
-            self.notify(Notice("offer_answered", offer.receiver, data))
 
     # --- turns ----------------------------------------------------------------------------
 

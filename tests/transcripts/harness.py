@@ -120,12 +120,14 @@ class Mailroom:
             self.passwords[(game, name)] = password
         return self._collect()
 
-    def override(self, name: str, *args: Any, game: str = "") -> list[Out]:
+    def override(self, name: str, *args: Any, game: str = "", **options: Any) -> list[Out]:
         """A game master's override of ``pbem.gm`` (``name``: "pause", "resume", "extend"...)
-        on the game, with ``args`` after the game; gives the mails sent."""
+        on the game, with ``args`` after the game and keyword ``options`` after the clock
+        (``reason=``); gives the mails sent."""
         game = game or self._only_game()
-        self.lines.append(f"=== GM {self._when()}: {name} {game} {' '.join(map(str, args))}")
-        getattr(gm, name)(self.service, game, *args, now=self.now)
+        words = [*map(str, args), *(f"--{k} {v}" for k, v in options.items())]
+        self.lines.append(f"=== GM {self._when()}: {name} {game} {' '.join(words)}")
+        getattr(gm, name)(self.service, game, *args, now=self.now, **options)
         return self._collect()
 
     # --- players --------------------------------------------------------------------------
