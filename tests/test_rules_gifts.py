@@ -220,7 +220,7 @@ def test_only_the_receiver_declines_an_offer() -> None:
 
 
 def test_the_giver_may_withdraw_an_offer_not_yet_accepted() -> None:
-    """rulebook-en, "When Is a Deal Binding?": "When two players agree to a deal, it is
+    """When Is a Deal Binding? rulebook-en: "When two players agree to a deal, it is
     binding if they make the exchange immediately." Until the receiver agrees there is no
     deal: the giver takes the offer back, the group stays, no action is spent."""
     state, _ = run(two_players(), OfferGroup("ann", "The Mafia", "bob"))
@@ -254,7 +254,7 @@ def test_an_offer_to_a_player_who_leaves_ends_and_the_group_stays(leaving: objec
 
 
 def test_an_offer_from_a_player_who_leaves_ends_with_their_groups() -> None:
-    """rulebook-en: "If a player drops out, his Groups go uncontrolled": the group offered
+    """rulebook-en: "If a player drops out, his Groups go uncontrolled" - the group offered
     too, so the offer ends, told as ended, and the next player's turn begins."""
     state, _ = run(two_players(), OfferGroup("ann", "The Mafia", "bob"))
     state, events = run(state, LeaveGame("ann"))
