@@ -270,3 +270,13 @@ def test_another_players_group_is_reached_only_through_its_owner() -> None:
     state = place(two_players(), "bob", "KGB")
     with pytest.raises(IllegalCommandError, match="not in ann's power structure"):
         run(state, OfferGroup("ann", "KGB", "cy"))
+
+
+def test_a_special_card_is_not_given_to_its_own_holder() -> None:
+    """rulebook-en: "Groups, special cards, and money may be transferred between players:
+    traded, sold (that is, traded for money) or given away." (between players: a card given
+    to its holder would go nowhere, and must not be copied)"""
+    state = deal(two_players(), "ann", "Swiss Bank Account")
+    with pytest.raises(IllegalCommandError, match="to yourself"):
+        run(state, GiveCard("ann", "ann", "Swiss Bank Account"))
+    assert state.player("ann").hand == ("Swiss Bank Account",)

@@ -56,6 +56,25 @@ def test_the_invariant_check_catches_money_from_nowhere() -> None:
     assert any("cards" in v for v in invariant_violations(CARDS, lost))
 
 
+def test_the_invariant_check_catches_a_special_card_in_two_places() -> None:
+    """A special card both in a hand and in the discards (a gift to oneself once copied it,
+    then it was played) is reported, as is a second copy in one hand."""
+    setup = with_options(CARDS, Setup("t", (Seat("a"), Seat("b"), Seat("c")), "00" * 16))
+    state, _ = new_game(CARDS, setup)
+    state, _ = apply(state, BeginTurn(), CARDS)
+    card = next(c for c in state.deck if c in {s.name for s in CARDS.specials})
+    deck = list(state.deck)
+    deck.remove(card)
+    a = state.player("a")
+    held = state.with_player(replace(a, hand=(*a.hand, card)))
+    held = replace(held, deck=tuple(deck))
+    assert invariant_violations(CARDS, held) == []
+    played_twice = replace(held, discards=(*held.discards, card))
+    assert any(f"extra ['{card}']" in v for v in invariant_violations(CARDS, played_twice))
+    copied = held.with_player(replace(a, hand=(*a.hand, card, card)))
+    assert any(f"extra ['{card}']" in v for v in invariant_violations(CARDS, copied))
+
+
 def test_pbem_simulate_prints_the_summary_as_json() -> None:
     """`pbem simulate --json` reports games, winners by goal, violations and speed."""
     result = CliRunner().invoke(main, ["simulate", "--games", "3", "--players", "4",

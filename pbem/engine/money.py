@@ -72,9 +72,15 @@ def give_money(cards: CardSet, state: GameState, cmd: GiveMoney) -> Result:
 
 
 def give_card(cards: CardSet, state: GameState, cmd: GiveCard) -> Result:
+    """A special card from one hand to another player's, at any time but a privileged
+    attack."""
     giver = checks.playing(state, cmd.player)
     receiver = checks.playing(state, cmd.to)
     _no_privileged_attack(state)
+    if giver.name == receiver.name:
+        raise IllegalCommandError(
+            f"you cannot give {cmd.card} to yourself: a gift goes to another player",
+            key="card_to_self", words={"card": cmd.card})
     if cmd.card not in giver.hand:
         raise IllegalCommandError(f"{giver.name} does not hold {cmd.card}",
                                   key="not_held_by", words={"player": giver.name, "card": cmd.card})
@@ -85,7 +91,9 @@ def give_card(cards: CardSet, state: GameState, cmd: GiveCard) -> Result:
     hand = list(giver.hand)
     hand.remove(cmd.card)
     state = update_player(state, giver.name, hand=tuple(hand))
-    state = update_player(state, receiver.name, hand=(*receiver.hand, cmd.card))
+    # The receiver's hand as it is now, not as read before the card left the giver's.
+    state = update_player(state, receiver.name,
+                          hand=(*state.player(receiver.name).hand, cmd.card))
     state = _mark_free_action(state, cmd.player)
     return state, [
         Event("gift_card", {"player": giver.name, "to": receiver.name, "card": cmd.card},
