@@ -25,6 +25,7 @@ from pbem.engine.commands import (
 from pbem.engine.groups import offer_parties
 from pbem.engine.state import Event, PendingAttack, Player
 from pbem.errors import IllegalCommandError
+from pbem.orders.format import format_order
 from pbem.orders.line import ORDER_FORMS
 from pbem.orders.model import (
     AttackOrder,
@@ -211,6 +212,7 @@ def run_active(table: Table, player: str, order: Order) -> None:
         p = table.state.player(player)
         sources = ((order.spend_from,) if order.spend_from
                    else tuple(dict.fromkeys((order.attack.attacker, p.illuminati))))
+        _check_attack_money(table, p, sources, order)
         stance = Stance(player, "attack", order.spend, order.spend + order.upto, sources)
         table.announce(order.attack, stance)
     elif isinstance(order, PlaySpecial):
@@ -244,7 +246,8 @@ def advance(table: Table) -> None:
             item = service.queue[0]
             table.service = replace(service, queue=service.queue[1:])
             active = table.state.active_player.name
-            table.attempt(active, run_active, table, active, item.order)
+            table.attempt(active, run_active, table, active, item.order,
+                          line=item.line, text=item.text)
             continue
         break
     if table.state.phase == "over" and table.service.reported < table.log_length:
@@ -333,6 +336,19 @@ def _check_defence(table: Table, p: Player, target: str, sources: tuple[str, ...
         raise _refused(table, p.name, "defence_short", text=sources[0], source=sources[0],
                        have=total, other=other, other_have=have[other], **words)
     raise _refused(table, p.name, "defence_short_both", have=total, **words)
+
+
+def _check_attack_money(table: Table, p: Player, sources: tuple[str, ...],
+                        order: AttackOrder) -> None:
+    """Refuse an attack whose money put in at once its sources cannot pay now: "Attacking
+    money may be spent from both the attacking Group's treasury and the Illuminati
+    treasury." The suggestion is the same attack with what they hold."""
+    have = sum(slot.treasury for s in sources if (slot := p.slot(s)) is not None)
+    if order.spend <= have:
+        return
+    instead = replace(order, spend=have, spend_from=order.spend_from if have else "")
+    raise _refused(table, p.name, "attack_short", sources=sources, have=have,
+                   amount=order.spend, instead=format_order(instead))
 
 
 def _privileged_note(table: Table, player: str, order: Order) -> Note:

@@ -307,13 +307,16 @@ class Table:
             return not attack.privileged or stance.player in attack.interference_cards
         return True
 
-    def attempt(self, player: str, action: Callable[..., object], *args: Any) -> bool:
-        """Carry out an order given earlier; if the rules refuse it now, tell the player."""
+    def attempt(self, player: str, action: Callable[..., object], *args: Any,
+                line: int = 0, text: str = "") -> bool:
+        """Carry out an order given earlier; if the rules refuse it now, tell the player,
+        quoting the order (its ``line`` in the mail and ``text``) when it was written."""
         try:
             action(*args)
         except IllegalCommandError as exc:
-            reason, _ = worded(exc, self.service.seat(player).lang)
-            self.notify(Notice("order_failed", player, {"reason": reason}))
+            reason, suggestion = worded(exc, self.service.seat(player).lang)
+            self.notify(Notice("order_failed", player, {
+                "reason": reason, "suggestion": suggestion, "line": line, "order": text}))
             return False
         return True
 
