@@ -7,7 +7,7 @@ from pbem.engine import checks
 from pbem.engine.attack import Result, current_attack, discard
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import AbolishPrivilege, PlaySpecial
-from pbem.engine.state import Event, GameState, PendingSpecial
+from pbem.engine.state import Event, GameState, PendingSpecial, Player
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
@@ -15,6 +15,18 @@ from pbem.errors import IllegalCommandError
 def abolish(cards: CardSet, state: GameState, cmd: AbolishPrivilege) -> Result:
     """Two special cards shown together to end another player's privilege; like any special
     card they wait for a possible Secrets Man Was Not Meant To Know before taking effect."""
+    p = check_abolish(state, cmd)
+    first, partner = cmd.cards[0], (cmd.cards[1] if len(cmd.cards) > 1 else "")
+    pending = PendingSpecial(play=PlaySpecial(p.name, first), partner=partner, abolish=True)
+    return evolve(state, special=pending), [
+        Event("abolish_played", {"player": p.name, "cards": cmd.cards})
+    ]
+
+
+def check_abolish(state: GameState, cmd: AbolishPrivilege) -> Player:
+    """The player abolishing the privilege of the attack under way, as the rules allow it
+    now: a privileged attack of another player, and the cards in hand. Raises
+    IllegalCommandError otherwise."""
     checks.phase(state, "attack")
     attack = current_attack(state)
     p = checks.playing(state, cmd.player)
@@ -36,11 +48,7 @@ def abolish(cards: CardSet, state: GameState, cmd: AbolishPrivilege) -> Result:
             raise IllegalCommandError(f"{p.name} does not hold {card}",
                                       key="not_held_by", words={"player": p.name, "card": card})
         hand.remove(card)
-    first, partner = cmd.cards[0], (cmd.cards[1] if len(cmd.cards) > 1 else "")
-    pending = PendingSpecial(play=PlaySpecial(p.name, first), partner=partner, abolish=True)
-    return evolve(state, special=pending), [
-        Event("abolish_played", {"player": p.name, "cards": cmd.cards})
-    ]
+    return p
 
 
 def abolish_resolved(state: GameState, pending: PendingSpecial) -> Result:

@@ -22,7 +22,7 @@ from pbem.engine.commands import (
     PlaySpecial,
     WithdrawOffer,
 )
-from pbem.engine.groups import offer_parties
+from pbem.engine.privilege import check_abolish
 from pbem.engine.state import Event, PendingAttack, Player
 from pbem.errors import IllegalCommandError
 from pbem.orders.format import format_order
@@ -55,6 +55,7 @@ from pbem.service.model import Answer, Queued
 from pbem.service.offers import answer_offer, offered, tell_offer_ended
 from pbem.service.refusals import refused
 from pbem.service.table import Notice, Table
+from pbem.service.waiting import check_waiting
 
 ANY_TIME = ("any_time",)
 WINDOW_TIMINGS = ("after_privilege", "privileged_attack")
@@ -197,9 +198,8 @@ def _active(table: Table, player: str, located: Located) -> Note:
     if active != player:
         raise _refused(table, player, "not_your_turn", active=active)
     if not table.may_act_now(player):
-        if isinstance(located.order, OfferGroup):
-            # Refused now, not acknowledged and refused when its turn in the queue comes.
-            offer_parties(table.state, located.order)
+        # Refused now what no attack can change, not acknowledged and refused later.
+        check_waiting(table, player, located.order)
         table.queue(Queued(located.line, located.text, located.order))
         return ("queued", {})
     run_active(table, player, located.order)
@@ -305,6 +305,7 @@ def _answer(table: Table, player: str, order: Order) -> Answer:
             raise _refused(table, player, "not_held", card=order.play.card)
         return Answer(player, reactions=(order,))
     if isinstance(order, AbolishPrivilege):
+        check_abolish(table.state, order)
         return Answer(player, abolish=order.cards)
     if isinstance(order, PlaySpecial):
         if order.card not in p.hand:

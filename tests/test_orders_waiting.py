@@ -1,0 +1,54 @@
+"""Orders waiting behind an attack: what no attack can change is checked when the mail is
+read; an answer abolishing privilege is checked at once too. docs/service.md states the
+flow."""
+
+from __future__ import annotations
+
+from factory import deal, place
+from test_service_flow import mail, position, table
+
+from pbem.reports import OrderResult
+
+
+def notes(results: list[OrderResult]) -> dict[str, tuple[bool, str]]:
+    return {r.text: (r.accepted, r.note) for r in results}
+
+
+def test_orders_behind_an_attack_are_refused_at_once_when_no_attack_can_help() -> None:
+    """A card not held, a group neither held nor under attack, a power the player's groups
+    and Illuminati lack: refused when the mail is read. A group the attack may bring is
+    given later, if it comes."""
+    t = table(deal(position(), "ann", "Deep Agent"))
+    results = notes(mail(t, "ann", "ATTACK Bavarian CONTROL Hackers",
+                         "PLAY Swiss Bank Account",
+                         "GIVE Boy Sprouts TO cat",
+                         "GIVE Hackers TO cat",
+                         "LASERS ADD Weird ON Flat Earthers",
+                         "RECYCLE",
+                         "END POWERS"))
+    assert results["ATTACK Bavarian CONTROL Hackers"][0]
+    assert results["PLAY Swiss Bank Account"] == (False, "you do not hold Swiss Bank Account")
+    assert results["GIVE Boy Sprouts TO cat"] == (
+        False, "Boy Sprouts is not in ann's power structure")
+    assert results["GIVE Hackers TO cat"][0]
+    assert results["LASERS ADD Weird ON Flat Earthers"] == (
+        False, "ann cannot use the Orbital Mind Control Lasers now")
+    assert results["RECYCLE"] == (False, "ann cannot use the Recyclers now")
+    assert results["END POWERS"] == (
+        False, "The Bavarian Illuminati have no end-of-turn power")
+    assert [q.text for q in t.service.queue] == ["GIVE Hackers TO cat"]
+
+
+def test_abolishing_privilege_needs_a_privileged_attack_and_the_cards() -> None:
+    """rulebook-en: "Privilege may be abolished by use of the Special card Deep Agent, or by
+    discarding two Special cards (see p. 8)." An attack that is not privileged has none to
+    abolish, and cards not held cannot be discarded."""
+    t = table(place(deal(position(), "ann", "Slush Fund"), "ann", "The Mafia", treasury=4))
+    mail(t, "ann", "ATTACK Bavarian CONTROL Hackers")
+    (no,) = mail(t, "bob", "ABOLISH PRIVILEGE WITH Slush Fund, Bribery")
+    assert not no.accepted and no.note == "this attack is not privileged"
+    t = table(place(deal(position(), "ann", "Slush Fund"), "ann", "The Mafia", treasury=4))
+    assert all(r.accepted for r in mail(
+        t, "ann", "ATTACK The Mafia CONTROL Boy Sprouts PRIVILEGE Slush Fund"))
+    (no,) = mail(t, "bob", "ABOLISH PRIVILEGE WITH Slush Fund, Bribery")
+    assert not no.accepted and no.note == "bob does not hold Slush Fund"
