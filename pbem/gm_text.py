@@ -73,12 +73,18 @@ def preview_text(seen: Preview) -> str:
     else:
         waiting = (f"{state.active_player.name}'s orders are due by "
                    f"{after.deadline[:16].replace('T', ' ') or 'no deadline'} UTC.")
+    # A group offered waits for its receiver's answer, by a deadline of its own; said beside
+    # the orders' deadline (a paused game or an attack's window waits on something else).
+    running = state.phase != "over" and after.started and not after.paused
+    offer = state.offer if running and after.window is None else None
+    due = offer_due(state, after) if offer else None
     template = environment().get_template("archive/preview.txt.j2")
     return template.render(
         game=seen.game, when=seen.now.astimezone(UTC).strftime("%Y-%m-%d %H:%M"),
         closing=closing, steps=steps, mails=list(mails.items()),
         deadline_moves=after.deadline != before.deadline,
         after_deadline=after.deadline[:16].replace("T", " "), waiting=waiting,
+        offer=offer, offer_due=due.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if due else "",
         inbox=seen.inbox,
     ).rstrip() + "\n"
 

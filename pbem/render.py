@@ -11,7 +11,7 @@ import contextlib
 import hashlib
 import re
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,29 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
     env.filters["hang"] = hang
     env.filters["one_stop"] = one_stop
     env.filters["de"], env.filters["que"] = elided("de"), elided("que")
+    env.filters["summed"] = summed
+    env.filters["sentence"] = sentence
     return env
+
+
+def summed(terms: Iterable[Sequence[Any]]) -> list[tuple[str, str, int]]:
+    """The terms of an attack's breakdown, one per kind and source, their amounts added up.
+
+    The engine keeps each payment as its own term (a SPEND, then what its UPTO added); a
+    reader wants one line "-9 money spent to interfere, by anne", not "-2" then "-7".
+    """
+    totals: dict[tuple[str, str], int] = {}
+    for kind, source, amount in terms:
+        totals[(kind, source)] = totals.get((kind, source), 0) + amount
+    return [(kind, source, amount) for (kind, source), amount in totals.items()]
+
+
+def sentence(text: object) -> str:
+    """``text`` with its first letter a capital, the rest untouched: a card's ability text
+    ("may declare one attack per turn privileged") where it begins a sentence."""
+    value = str(text)
+    fixed = value[:1].upper() + value[1:]
+    return Markup(fixed) if isinstance(text, Markup) else fixed
 
 
 def elided(word: str) -> Callable[[jinja2.nodes.EvalContext, object], str]:

@@ -45,6 +45,7 @@ from pbem.reports_orders import (
     attack_lines,
     offer_lines,
     order_form,
+    response_form,
     response_lines,
     welcome_example,
 )
@@ -159,9 +160,13 @@ def reminder(
     tz: str = "UTC", lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
     """The deadline is near and we have not heard from this player (``offer``: about the
-    group offered to them, with the lines that answer it)."""
+    group offered to them, with the lines that answer it; ``response``: about the attack
+    waiting for their answer, with the lines the response request gave, as they stand)."""
     v = view(cards, state, player)
     ctx = _game_context(cards, v, state, now, deadline, tz)
+    if about == "response" and v.attack is not None:
+        lines = response_lines(v.attack, answers(cards, v, v.attack), ctx["me"])
+        ctx["form"] = response_form(ctx["form"], lines)
     return mail("reminder", lang, site_dir, html=html, **ctx, about=about,
                 offer=offer_facts(v, ctx["deadline"]), offer_lines=offer_lines(v, ctx["me"]))
 
@@ -201,7 +206,7 @@ def turn_report(
     # The pictures are for the HTML part only.
     svgs = structure_pictures(cards, v, lang, site_dir) if html else {}
     rendered = mail("turn_report", lang, site_dir, html=html, **ctx,
-                    events=report_events(events, player, tz), svgs=svgs,
+                    events=report_events(events, player, tz), quiet=not events, svgs=svgs,
                     offer=offer_facts(v, deadline_facts(offer_deadline, now, tz)),
                     offer_lines=offer_lines(v, ctx["me"]))
     return Rendered(rendered.subject, rendered.text, rendered.html, (_view_attachment(v),))

@@ -187,3 +187,13 @@ def response_lines(attack: AttackView, answers: Answers, me: PlayerView) -> Resp
         reactions=tuple(reactions),
         no_response=format_order(NoResponse()),
     )
+
+
+def response_form(form: OrderForm, lines: ResponseLines) -> OrderForm:
+    """``form`` with the lines answering an attack as its examples, in the order the
+    response request shows them: what a reminder repeats, as the answers stand now."""
+    examples = [line for _, _, line in lines.spend]
+    examples += [line for line in (lines.upto, lines.call_off, lines.assist, lines.interfere,
+                                   lines.abolish) if line]
+    examples += [line for _, line in lines.reactions]
+    return OrderForm(form.start, (*examples, lines.no_response), form.end)

@@ -108,8 +108,9 @@ def test_the_welcome_says_plain_text_and_why_lines_were_refused() -> None:
 
 
 def test_the_report_names_the_phase_of_someone_elses_turn() -> None:
-    """"C'est au tour de Chloé (actions en cours)", not a bare "(actions)"."""
-    assert "C'est au tour de Chloé (actions en cours)." in flat(french("turn_report-other").text)
+    """"C'est au tour de Chloé : Chloé peut agir ...", not a bare "(actions)"."""
+    assert ("C'est au tour de Chloé\xa0: Chloé peut agir jusqu'à la date limite"
+            in flat(french("turn_report-other").text))
 
 
 def test_a_player_who_left_is_told_in_the_rules_words() -> None:

@@ -377,13 +377,17 @@ def hint_of(error: PbemError) -> Hint | None:
 
 
 def syntax_error(
-    failure: Failure | None, vocabulary: Vocabulary, line: int | None, text: str, usage: str
+    failure: Failure | None, vocabulary: Vocabulary, line: int | None, text: str,
+    forms: tuple[str, ...],
 ) -> OrderSyntaxError:
-    """Gives the error for a line no reading got through, with the order's form as a hint."""
+    """Gives the error for a line no reading got through, with the order's forms (one, or
+    its alternatives) as a hint."""
+    usage = {"usage": forms[0]} if len(forms) == 1 else {"forms": list(forms)}
+    write_as = "write_as" if len(forms) == 1 else "write_as_forms"
     if failure is None:
         return OrderSyntaxError("this order could not be read", line=line, text=text,
-                                suggestion=f"write it as: {usage}", key="unreadable",
-                                hint="write_as", words={"usage": usage})
+                                suggestion=f"write it as: {or_list(forms)}", key="unreadable",
+                                hint=write_as, words=usage)
     message, suggestion = failure.message, failure.suggestion
     key, hint, words = failure.key, failure.hint, dict(failure.words)
     if failure.unknown is not None:
@@ -405,8 +409,8 @@ def syntax_error(
             key, hint = other.key, other.hint
             words.update(other.words)
     if not suggestion:
-        suggestion, hint = f"write it as: {usage}", "write_as"
-        words["usage"] = usage
+        suggestion, hint = f"write it as: {or_list(forms)}", write_as
+        words.update(usage)
     kind_of = AmbiguousOrderError if failure.ambiguous else OrderSyntaxError
     return kind_of(message, line=line, text=text, suggestion=suggestion, key=key, hint=hint,
                    words=words)

@@ -24,7 +24,7 @@ from pbem.engine.commands import (
 )
 from pbem.errors import OrderSyntaxError
 from pbem.orders import active, responses
-from pbem.orders.grammar import Reader, TooTangled, syntax_error
+from pbem.orders.grammar import Reader, TooTangled, or_list, syntax_error
 from pbem.orders.lexer import Token, tokenize
 from pbem.orders.model import (
     NoResponse,
@@ -54,16 +54,17 @@ def _drop(r: Reader, pos: int) -> Iterator[tuple[Order, int]]:
         yield DropGroup(r.player, group), end
 
 
-# Every order: its keywords, how to read the rest, and its form for "write it as: ...".
-_ORDERS: dict[str, tuple[OrderReader, str]] = {
+# Every order: its keywords, how to read the rest, and its form for "write it as: ..." (a
+# tuple: its alternative forms, which the reader's language joins with its own "or").
+_ORDERS: dict[str, tuple[OrderReader, str | tuple[str, ...]]] = {
     "attack": (active.attack, "ATTACK <group> CONTROL|NEUTRALIZE|DESTROY <target> "
                "[WITH <group>, ...] [PRIVILEGE <special card>|BAVARIAN] "
                "[SPEND <n> [FROM <card>]] [UPTO <n>] [THEN MOVE <n>] [AT <side>]"),
     "transfer": (active.transfer, "TRANSFER <n> FROM <card> TO <card>"),
     "move": (active.move, "MOVE <group> TO <card> TOP|RIGHT|BOTTOM|LEFT"),
     "drop": (_drop, "DROP <group>"),
-    "give": (active.give, "GIVE <n> MB TO <player>, GIVE CARD <special card> TO <player> "
-             "or GIVE <group> TO <player>"),
+    "give": (active.give, ("GIVE <n> MB TO <player>", "GIVE CARD <special card> TO <player>",
+                           "GIVE <group> TO <player>")),
     "play": (active.play, "PLAY <special card> [ON <group>] [WITH <group>] "
              "[AT <card> <side>] [MOVE <n> FROM <card> TO <card>, ...] [BONUS TO <card>]"),
     "lasers": (active.lasers, "LASERS ADD|REMOVE|REVERSE <alignment> ON <group>"),
@@ -88,9 +89,9 @@ _ORDERS: dict[str, tuple[OrderReader, str]] = {
     "standing never interfere": (_bare(lambda _: StandingNeverInterfere()),
                                  "STANDING NEVER INTERFERE"),
     "standing if": (responses.standing_if,
-                    "STANDING IF <player>|ANYONE|ME ATTACKS <group>|ANY [AND SUCCEEDS|FAILS] "
-                    "PLAY <special card>, or STANDING IF <player>|ANYONE|ME STARTS TURN "
-                    "PLAY <special card>"),
+                    ("STANDING IF <player>|ANYONE|ME ATTACKS <group>|ANY [AND SUCCEEDS|FAILS] "
+                     "PLAY <special card>",
+                     "STANDING IF <player>|ANYONE|ME STARTS TURN PLAY <special card>")),
     "standing list": (_bare(lambda _: StandingList()), "STANDING LIST"),
     "standing clear": (responses.standing_clear, "STANDING CLEAR [<n>|ALL]"),
     "press to": (responses.press, "PRESS TO <player>[, <player>...]|ALL, then the message, "
@@ -105,9 +106,12 @@ _ORDERS: dict[str, tuple[OrderReader, str]] = {
     "set html": (responses.set_html, "SET HTML ON|OFF"),
 }
 
-ORDER_FORMS: dict[str, str] = {keywords: form for keywords, (_, form) in _ORDERS.items()}
-"""The written form of every order, by its keywords (``"end turn"``)."""
-_TAKES_NOTHING = frozenset(k for k, form in ORDER_FORMS.items() if form == k.upper())
+ORDER_FORMS: dict[str, tuple[str, ...]] = {
+    keywords: (form,) if isinstance(form, str) else form for keywords, (_, form) in _ORDERS.items()
+}
+"""The written forms of every order (one, or its alternatives), by its keywords
+(``"end turn"``)."""
+_TAKES_NOTHING = frozenset(k for k, forms in ORDER_FORMS.items() if forms == (k.upper(),))
 
 
 def read_order(
@@ -121,7 +125,7 @@ def read_order(
     """Gives the order the tokens of one line say; raises OrderSyntaxError if none."""
     r = Reader(tokens, vocabulary, player)
     keywords = _keywords(r, line, text)
-    reader, form = _ORDERS[keywords]
+    reader = _ORDERS[keywords][0]
     start = len(keywords.split())
     try:
         for order, end in reader(r, start):
@@ -141,7 +145,7 @@ def read_order(
             suggestion='put each name in quotes, like "Boy Sprouts".',
             key="too_tangled", hint="quote_each",
         ) from None
-    raise syntax_error(r.failure, vocabulary, line, text, form)
+    raise syntax_error(r.failure, vocabulary, line, text, ORDER_FORMS[keywords])
 
 
 def _keywords(r: Reader, line: int | None, text: str) -> str:
@@ -157,13 +161,13 @@ def _keywords(r: Reader, line: int | None, text: str) -> str:
         close = difflib.get_close_matches(
             r.word(1), [k.split(maxsplit=1)[1] for k in started], n=1, cutoff=0.6
         )
-        forms = [ORDER_FORMS[k] for k in started]
+        forms = [form for k in started for form in ORDER_FORMS[k]]
         raise OrderSyntaxError(
             f"expected {rest} after {first.upper()}, not {given}",
             line=line,
             text=text,
             suggestion=(f"did you mean {first.upper()} {close[0].upper()}?" if close
-                        else f"write it as: {' or '.join(forms)}"),
+                        else f"write it as: {or_list(forms)}"),
             key="expected_after_word", hint="keyword_meant" if close else "write_as_forms",
             words={"expected": [k.split(maxsplit=1)[1].upper() for k in started],
                    "first": first.upper(), "shown": r.seen(1), "forms": forms,

@@ -256,7 +256,7 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
                 return header
             r.fail(end, f"unexpected {r.shown(end)} at the end of the start line", weak=True,
                    key="unexpected_after_start", words={"shown": r.seen(end)})
-        error = syntax_error(r.failure, vocabulary, number, line, HEADER_FORM)
+        error = syntax_error(r.failure, vocabulary, number, line, (HEADER_FORM,))
     except OrderSyntaxError as unreadable:
         error = unreadable
     raise type(error)(

@@ -147,8 +147,9 @@ def _forms_about(topic: str) -> tuple[str, ...]:
     start with the topic's words, or have its first word among them (``defend``: DEFEND
     and STANDING DEFEND)."""
     words = topic.split()
-    return tuple(form for keywords, form in ORDER_FORMS.items() if words and (
-        keywords.split()[:len(words)] == words or words[0] in keywords.split()))
+    return tuple(form for keywords, forms in ORDER_FORMS.items() if words and (
+        keywords.split()[:len(words)] == words or words[0] in keywords.split())
+        for form in forms)
 
 
 def _standing_answers_now(table: Table, player: str) -> None:
