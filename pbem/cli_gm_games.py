@@ -60,7 +60,7 @@ def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...],
            **kw: Any) -> None:
     """Create GAME for its players; nothing is mailed until `pbem game start`."""
     where = where_of(kw)
-    seats = [_player(text) for text in players]
+    seats = [(n, where.address(a, "--player"), i) for n, a, i in map(_player, players)]
     chosen = _options(options)
     if seed is not None:
         try:

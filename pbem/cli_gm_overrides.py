@@ -130,9 +130,8 @@ def end_game(game_id: str, winners: tuple[str, ...], reason: str, yes: bool,
 def replace_seat(game_id: str, seat: str, address: str, name: str, show_password: bool,
                  **kw: Any) -> None:
     """Give SEAT of GAME to someone new: new address, new password mailed to it."""
-    if "@" not in address:
-        raise click.BadParameter("an address has an @", param_hint="--address")
     where = where_of(kw)
+    address = where.address(address, "--address")
     with session(where) as service:
         game_id = game_named(service, game_id)
         password = gm.replace_seat(service, game_id, seat, address, where.now, name=name)

@@ -17,7 +17,8 @@ from pbem import gm
 from pbem.config import load_config
 from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import CardSet
-from pbem.errors import PbemError
+from pbem.errors import AddressError, PbemError
+from pbem.mail.address import deliverable
 from pbem.service.service import Service, ServiceConfig
 from pbem.store import Store
 
@@ -39,6 +40,15 @@ class Where:
     wait: float
     now: datetime
     config: ServiceConfig
+    maildir: bool = False  # mail goes out into Maildirs (no [smtp]): see pbem.mail.address
+
+    def address(self, text: str, option: str) -> str:
+        """``text`` as a seat's address, checked as every address is (pbem.mail.address),
+        and as one the sender configured delivers to; else the command ends naming it."""
+        try:
+            return deliverable(text, maildir=self.maildir)
+        except AddressError as error:
+            raise click.BadParameter(explain(error), param_hint=option) from None
 
 
 def _where(config_path: Path | None, store: Path | None, wait: float,
@@ -60,7 +70,7 @@ def _where(config_path: Path | None, store: Path | None, wait: float,
                                      param_hint="--now") from None
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
-    return Where(store, wait, moment, config.service_config())
+    return Where(store, wait, moment, config.service_config(), maildir=config.smtp is None)
 
 
 def common(command: F) -> F:

@@ -1,14 +1,16 @@
-"""The game master's view of outgoing mail: ``pbem outbox list`` and ``pbem outbox retry``.
+"""The game master's view of outgoing mail: ``pbem outbox list``, ``retry`` and ``drop``.
 
 The daemon gives a mail up after too many refusals for now, or at once when the server
 refuses it for good (an address that does not exist); it stays in the store, marked. The
 game master lists what waits and why, fixes the cause (an address, with ``pbem replace``; the
 relay's settings) and queues it again; the daemon sends it on its next pass (within a
-minute).
+minute); or drops it for good. Mail queued for a seat whose address ``pbem replace`` changed
+is dropped by the replacement itself (docs/service.md).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import click
@@ -19,10 +21,12 @@ from pbem.store import OutboxItem
 
 __all__ = ["outbox"]
 
+log = logging.getLogger(__name__)
+
 
 @click.group("outbox")
 def outbox() -> None:
-    """Outgoing mail not sent yet: list it, queue given-up mail again."""
+    """Outgoing mail not sent yet: list it, queue given-up mail again, or drop it."""
 
 
 def given_up(item: OutboxItem) -> bool:
@@ -66,3 +70,31 @@ def retry(outbox_ids: tuple[str, ...], all_given_up: bool, **kw: Any) -> None:
             service.store.requeue(outbox_id)
     click.echo(f"{len(ids)} mail(s) queued again; the daemon sends them within a minute."
                if ids else "No mail given up.")
+
+
+@outbox.command("drop")
+@click.argument("outbox_ids", nargs=-1, metavar="[ID]...")
+@click.option("--given-up", "all_given_up", is_flag=True,
+              help="Every mail the daemon gave up on.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@common
+def drop(outbox_ids: tuple[str, ...], all_given_up: bool, yes: bool, **kw: Any) -> None:
+    """Discard mails for good, unsent: the daemon will never send them."""
+    if not outbox_ids and not all_given_up:
+        raise click.UsageError("Name the mails to drop (see `pbem outbox list`), or give "
+                               "--given-up for all the mails the daemon gave up on.")
+    where = where_of(kw)
+    with session(where) as service:
+        items = {i.outbox_id: i for i in service.store.outbox()}
+        ids = list(outbox_ids) or [i for i, item in items.items() if given_up(item)]
+        if not ids:
+            click.echo("No mail given up.")
+            return
+        if not yes:
+            click.confirm(f"Drop {len(ids)} mail(s) for good, unsent?", abort=True)
+        for outbox_id in ids:
+            service.store.drop(outbox_id)
+            item = items.get(outbox_id)
+            log.warning("game master dropped mail %s (game %s, to %s), unsent", outbox_id,
+                        item.game_id if item else "?", item.to if item else "?")
+    click.echo(f"{len(ids)} mail(s) dropped; they will not be sent.")

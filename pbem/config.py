@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pbem.errors import ConfigError
+from pbem.errors import AddressError, ConfigError
+from pbem.mail.address import deliverable, mail_address
 from pbem.mail.imap import ImapConfig
 from pbem.mail.sender import Security
 from pbem.render import LANGUAGES
@@ -216,11 +217,17 @@ class _Reader:
         return value
 
 
-def _address(reader: _Reader, key: str, value: str) -> str:
-    local, _, domain = value.partition("@")
-    if not local or not domain or any(c.isspace() or c in "<>,;" for c in value):
-        raise reader.fail(key, "a plain mail address like pbem@example.org", value)
-    return value.lower()
+def _address(reader: _Reader, key: str, value: str, *, maildir: bool = False) -> str:
+    """The address checked as a seat's is (``pbem.mail.address``)."""
+    try:
+        mail_address(value)
+        return deliverable(value, maildir=maildir)
+    except AddressError as error:
+        why = error.message[:1].upper() + error.message[1:]
+        raise ConfigError(f"In {reader.origin}, [{reader.section}] {key} must be a plain "
+                          f"mail address like pbem@example.org, not {value!r}.",
+                          suggestion=None if error.message.startswith("this is not")
+                          else f"{why}. {error.suggestion}") from None
 
 
 def _build(data: Mapping[str, Any], source: Path | None, base: Path,
@@ -248,7 +255,9 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         raise mail.fail("gm_timezone", "an IANA time zone such as Europe/Paris or UTC",
                         gm_tz) from None
     sender = Sender(address=address, name=mail.text("name", "Illuminati PBEM"), domain=domain,
-                    gm_address=_address(mail, "gm_address", gm) if gm else "",
+                    # Mailed to like a player, so a Maildir must take it too.
+                    gm_address=_address(mail, "gm_address", gm, maildir="smtp" not in data)
+                    if gm else "",
                     site_dir=templates if "templates" in mail.values else None,
                     gm_lang=mail.choice("gm_language", "en", LANGUAGES), gm_tz=gm_tz)
     if sender.site_dir is not None and not sender.site_dir.is_dir():

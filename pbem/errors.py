@@ -80,3 +80,7 @@ class StoreError(PbemError):
 
 class ConfigError(PbemError, ValueError):
     """The daemon's configuration is wrong."""
+
+
+class AddressError(PbemError, ValueError):
+    """A mail address we could not write to (or not deliver to with the sender configured)."""

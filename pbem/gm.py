@@ -20,6 +20,7 @@ from pbem.engine.rules import apply
 from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS, Setup, new_game
 from pbem.engine.state import Event, GameState
 from pbem.errors import IllegalCommandError, StoreError
+from pbem.mail.address import mail_address
 from pbem.names import CARD_ALIASES, NameMatcher, card_matcher
 from pbem.service import gm_ops
 from pbem.service.deadlines import offer_due
@@ -66,7 +67,7 @@ def create_game(service: Service, game_id: str, players: Sequence[tuple[str, str
                                   f"not {len(players)}")
     illuminati = NameMatcher([i.name for i in service.cards.illuminati],
                              aliases=CARD_ALIASES, what="Illuminati")
-    players = [(name, address, illuminati.match(chosen) if chosen else "")
+    players = [(name, mail_address(address), illuminati.match(chosen) if chosen else "")
                for name, address, chosen in players]
     def note(table: Table) -> None:
         table.record("create", {"players": [p[0] for p in players],
@@ -272,6 +273,7 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
     """Someone new plays ``seat`` from ``address``, under ``name`` if given (the seat is
     renamed in the game: ``GmRenamePlayer``); gives their new password ("" before the start:
     the welcome mail brings it then)."""
+    address = mail_address(address)
     with service.store.lock():
         table = service._table(game_id, now)
         _running(table)
@@ -289,8 +291,20 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
             table.notify(Notice("welcome", now_called, {
                 "password": password, "settings": welcome_settings(table.service.timing)}))
         gm_ops.tell_players(table, events, event)
-        service._finish(table, now)
+        service._finish(table, now, drop=_superseded(service, table, old))
     return password
+
+
+def _superseded(service: Service, table: Table, old: str) -> list[str]:
+    """The mails of the game still queued for ``old``, a seat's address just replaced:
+    written for the player who left the seat (a welcome with a password that no longer
+    works, reports they will not read), and superseded by what the new player is sent (the
+    welcome, then every report with the game as it stands). None while another seat of
+    the game keeps that address: a queued mail does not say which seat it is for."""
+    if any(s.address == old for s in table.service.seats):
+        return []
+    game = table.state.game
+    return [i.outbox_id for i in service.store.outbox() if i.game_id == game and i.to == old]
 
 
 def set_bot(service: Service, game_id: str, seat: str, on: bool, now: datetime) -> None:

@@ -361,7 +361,36 @@ def test_replace_gives_the_seat_a_new_address_password_and_name(store: Path) -> 
     assert "before cy@example.org" in run(store, "history", "g").output.replace("\n      ", " ")
     assert "before" not in run(store, "history", "g", "--player", "ann").output
     bad = run(store, "replace", "g", "cy", "--address", "nowhere", code=2)
-    assert "an address has an @" in bad.output
+    assert "This is not a mail address ('nowhere')" in plain(bad.output)
+
+
+@pytest.mark.parametrize("address", [".gus@localhost", "gus@", "Gus <gus@localhost>",
+                                     "gus@local host"])
+def test_replace_refuses_an_address_mail_cannot_be_written_to(store: Path,
+                                                               address: str) -> None:
+    """QA: `pbem replace g3 gus --address ".gus@localhost"` ended in a traceback when the
+    welcome was composed; the address is refused when given, named, and nothing changes."""
+    before = snapshot(store)
+    bad = run(store, "replace", "g", "ann", "--address", address, code=2)
+    assert f"This is not a mail address ({address!r})" in plain(bad.output)
+    assert "Traceback" not in bad.output
+    assert snapshot(store) == before
+
+
+def test_replace_refuses_an_address_the_maildir_sender_cannot_deliver_to(store: Path) -> None:
+    """QA: `--address "gus/x@localhost"` was taken, but the Maildir sender (the configuration
+    has no [smtp]) cannot make a folder of it: refused, saying why."""
+    bad = run(store, "replace", "g", "ann", "--address", "gus/x@localhost", code=2)
+    assert "this address cannot name a folder" in plain(bad.output)
+    assert "'gus/x@localhost'" in bad.output
+
+
+def test_create_checks_each_address_as_replace_does(tmp_path: Path) -> None:
+    """Every address that enters meets the same check: `pbem game create` too."""
+    bad = run(tmp_path, "game", "create", "h", "--player", "ann=.ann@example.org",
+              "--player", "bob=bob@example.org", "--player", "cy=cy/x@example.org", code=2)
+    assert "This is not a mail address ('.ann@example.org')" in plain(bad.output)
+    assert not (tmp_path / "games" / "h").exists()
 
 
 def test_bot_on_plays_the_seat_and_off_gives_it_back(store: Path) -> None:

@@ -150,6 +150,12 @@ def test_imap_turns_the_listener_off_unless_asked(tmp_path: Path) -> None:
     ("[mail]\naddress = 'nobody'\n",
      "In {file}, [mail] address must be a plain mail address like pbem@example.org, "
      "not 'nobody'."),
+    ("[mail]\ngm_address = '.gm@example.org'\n",
+     "In {file}, [mail] gm_address must be a plain mail address like pbem@example.org, "
+     "not '.gm@example.org'."),
+    ("[mail]\ngm_address = 'gm/x@example.org'\n",
+     "In {file}, [mail] gm_address must be a plain mail address like pbem@example.org, "
+     "not 'gm/x@example.org'. Mail goes into one Maildir folder per address"),
     ("[mail]\ntemplates = 'missing'\n", "In {file}, [mail] templates names {dir}/missing, "
      "which is not a folder."),
     ("[smtp]\nhost = 'h'\nsecurity = 'ssl'\n",

@@ -489,17 +489,24 @@ def test_the_game_master_is_mailed_each_mail_given_up(
     assert daemon.run_once().flush.given_up == 0  # and no notice about the notice
 
 
-def test_the_game_master_lists_given_up_mail_and_queues_it_again(
-        tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
-    """``pbem outbox list --given-up`` shows the mails the daemon gave up on and why;
-    once the cause is fixed, ``pbem outbox retry --given-up`` queues them again and the
-    daemon's next pass sends them."""
+def bob_given_up(tmp_path: Path,
+                 smtp_catcher: SmtpCatcher) -> tuple[Daemon, CliRunner, list[str]]:
+    """A game whose two mails to bob the relay refused for good, given up by the daemon;
+    with a CLI runner and the options that point it at the daemon's configuration."""
     config = configure(tmp_path, smtp_relay(smtp_catcher.port))
     smtp_catcher.reject = {"bob@example.org"}
     new_game(config)
     daemon = Daemon(config, clock=Clock())
     assert daemon.run_once().flush.given_up == 2
-    runner, where = CliRunner(), ["--config", str(tmp_path / "pbem.toml")]
+    return daemon, CliRunner(), ["--config", str(tmp_path / "pbem.toml")]
+
+
+def test_the_game_master_lists_given_up_mail_and_queues_it_again(
+        tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
+    """``pbem outbox list --given-up`` shows the mails the daemon gave up on and why;
+    once the cause is fixed, ``pbem outbox retry --given-up`` queues them again and the
+    daemon's next pass sends them."""
+    daemon, runner, where = bob_given_up(tmp_path, smtp_catcher)
     listed = runner.invoke(pbem_main, ["outbox", "list", "--given-up", *where])
     assert listed.exit_code == 0, listed.output
     lines = listed.output.splitlines()
@@ -575,3 +582,51 @@ def test_one_recipient_refused_for_now_holds_up_nobody_else(tmp_path: Path) -> N
         catcher.stop()
     assert {m.rcpt_tos for m in catcher.mails} == {("alice@example.org",), ("bob@example.org",),
                                                   ("carol@example.org",)}
+
+
+def test_mail_given_up_for_a_replaced_address_does_not_go_to_it_again(
+        tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
+    """QA: after `pbem replace` gave bob's seat a new address, `pbem outbox retry
+    --given-up` sent the given-up mails to the old one (a welcome with a dead password
+    among them). docs/service.md: "mail of the game still queued for the old address is
+    dropped"; the new player gets the welcome, and the game as it stands from then on."""
+    daemon, runner, where = bob_given_up(tmp_path, smtp_catcher)
+    smtp_catcher.reject = set()
+    replaced = runner.invoke(pbem_main, ["replace", "g1", "bob", "--address",
+                                         "bob2@example.org", *where])
+    assert replaced.exit_code == 0, replaced.output
+    with daemon.store.lock():
+        assert [i for i in daemon.store.outbox() if i.to == "bob@example.org"] == []
+    retried = runner.invoke(pbem_main, ["outbox", "retry", "--given-up", *where])
+    assert retried.output == "No mail given up.\n"
+    daemon.run_once()
+    assert ("bob@example.org",) not in {m.rcpt_tos for m in smtp_catcher.mails}
+    assert ("bob2@example.org",) in {m.rcpt_tos for m in smtp_catcher.mails}
+
+
+def test_the_game_master_drops_given_up_mail_for_good(
+        tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
+    """``pbem outbox drop --given-up`` (or ID) discards mail the daemon gave up on, after a
+    confirmation; it is never sent, and the other mail queued is untouched."""
+    daemon, runner, where = bob_given_up(tmp_path, smtp_catcher)
+    with daemon.store.lock():
+        first, second = (i.outbox_id for i in daemon.store.outbox())
+    refused = runner.invoke(pbem_main, ["outbox", "drop", *where])
+    assert refused.exit_code == 2 and "--given-up" in refused.output
+    kept = runner.invoke(pbem_main, ["outbox", "drop", first, *where], input="n\n")
+    assert kept.exit_code == 1 and "Drop 1 mail(s) for good, unsent?" in kept.output
+    one = runner.invoke(pbem_main, ["outbox", "drop", first, *where], input="y\n")
+    assert one.exit_code == 0 and "1 mail(s) dropped" in one.output
+    with daemon.store.lock():
+        assert [i.outbox_id for i in daemon.store.outbox()] == [second]
+    again = runner.invoke(pbem_main, ["outbox", "drop", first, "--yes", *where])
+    assert again.exit_code == 1 and "No queued mail has this id" in again.output
+    rest = runner.invoke(pbem_main, ["outbox", "drop", "--given-up", "--yes", *where])
+    assert rest.exit_code == 0 and "1 mail(s) dropped" in rest.output
+    assert runner.invoke(pbem_main, ["outbox", "list", *where]).output == (
+        "No mail waiting to be sent.\n")
+    smtp_catcher.reject = set()
+    daemon.run_once()
+    assert ("bob@example.org",) not in {m.rcpt_tos for m in smtp_catcher.mails}
+    assert [p.name for p in (daemon.store.root / "outbox").iterdir()
+            if p.name.endswith(".mails")] == []

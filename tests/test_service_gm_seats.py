@@ -143,3 +143,40 @@ def test_the_closings_are_in_french_too(tmp_path: Path) -> None:
     (last,) = [m for m in room._collect() if m.to == address("ann")]
     assert plain(last.text).endswith("La partie est finie : il ne prend plus d'ordres, mais "
                                      "STATUS et HISTORY ont toujours une réponse.")
+
+
+def acknowledgement(room: Mailroom, mails: list) -> str:
+    """The one acknowledgement among ``mails``, its words with blanks as single spaces."""
+    (ack,) = [m for m in mails if m.headers.get("In-Reply-To")]
+    return plain(ack.text)
+
+
+def test_a_removed_player_may_only_ask_status_and_history(tmp_path: Path) -> None:
+    """docs/service.md: "A player out of the game (removed, left, or eliminated) may still
+    ask `STATUS` and `HISTORY`; every other order is refused, saying why": press to all is
+    relayed to nobody, a standing order is not kept."""
+    room = three(tmp_path)
+    gm.remove_seat(room.service, "g2", "ben", room.now, "moved away")
+    room._collect()
+    mails = room.orders("ben", "PRESS TO ALL", "I am still here.", "END PRESS",
+                        "STANDING NEVER INTERFERE", "SET HTML OFF", "STATUS", "HISTORY")
+    assert [m.to for m in mails if "I am still here" in m.text] == []
+    assert room.record().standing == ()
+    text = acknowledgement(room, mails)
+    assert text.count("you are out of this game (removed by the game master): only "
+                      "STATUS and HISTORY are answered") == 3
+    assert {m.to for m in mails} == {address("ben")}
+    assert len(mails) == 3  # the acknowledgement, the status, the history
+
+
+def test_a_player_who_left_is_refused_in_french(tmp_path: Path) -> None:
+    """The refusal in the seat's language, for a player who left with LEAVE GAME."""
+    room = three(tmp_path)
+    room.orders("cam", "SET LANGUAGE FR")
+    room.orders("cam", "LEAVE GAME")
+    mails = room.orders("cam", "PRESS TO ann", "Encore là.", "END PRESS")
+    assert [m for m in mails if m.to == address("ann")] == []
+    (ack,) = [m for m in mails if m.headers.get("In-Reply-To")]
+    assert "vous n'êtes plus dans cette partie (vous l'avez quittée)\xa0: seuls" in ack.text
+    assert ("vous n'êtes plus dans cette partie (vous l'avez quittée) : seuls STATUS et "
+            "HISTORY reçoivent une réponse") in plain(ack.text)

@@ -95,7 +95,7 @@ class OutgoingMail:
 
     def __post_init__(self) -> None:
         for field, value in (("to", self.to), ("from_addr", self.from_addr)):
-            if not _is_address(value):
+            if not is_address(value):
                 raise ValueError(f"OutgoingMail.{field} is not a mail address: {value!r}")
         if self.date.tzinfo is None or self.date.utcoffset() is None:
             raise ValueError(f"OutgoingMail.date must be timezone-aware, got {self.date!r}")
@@ -220,7 +220,7 @@ def message_id_for(*parts: str, domain: str) -> str:
 
 
 @lru_cache(maxsize=4096)  # a game writes to the same few addresses again and again
-def _is_address(addr_spec: str) -> bool:
+def is_address(addr_spec: str) -> bool:
     """Tell whether ``addr_spec`` is a mail address (user@domain)."""
     try:
         address = Address(addr_spec=addr_spec)

@@ -136,6 +136,28 @@ def missed_orders(table: Table) -> None:
         table.do(Pass(active))
 
 
+def end_overdue_turn(table: Table) -> bool:
+    """End the turn when its orders deadline passed while it waited for a response window
+    (or a mail came in before the deadline was checked); gives whether it did.
+
+    Nothing happens at the orders deadline while a window is open: the attack under way is
+    settled first, at the window's own deadline or when everyone answered. Then the turn
+    ends as at the orders deadline, and the orders still waiting behind the attack are not
+    carried out: an order run after the deadline could start what the turn no longer has
+    time for (a group offered with its answer's deadline already past). The active player
+    is told which were dropped.
+    """
+    service, state = table.service, table.state
+    if (state.phase != "actions" or service.window is not None or state.offer is not None
+            or not service.deadline or table.now < parse_iso(service.deadline)):
+        return False
+    if service.queue:
+        table.notify(Notice("orders_dropped", state.active_player.name, {
+            "lines": [item.text for item in service.queue]}))
+    missed_orders(table)
+    return True
+
+
 def _miss(table: Table, player: str) -> None:
     limit = table.service.timing.miss_limit
     seats = []

@@ -51,6 +51,7 @@ from pbem.orders.model import (
     Status,
 )
 from pbem.service.answers import DEEP_AGENT, INTERFERENCE, SECRETS
+from pbem.service.deadlines import end_overdue_turn
 from pbem.service.model import Answer, Queued
 from pbem.service.offers import answer_offer, offered, tell_offer_ended
 from pbem.service.refusals import refused
@@ -70,6 +71,9 @@ NO_NOTE: Note = ("", {})
 FREE_ORDERS = (Press, Status, History, Help, Odds, SetTimezone, SetLanguage, SetHtml,
                StandingDefend, StandingNeverInterfere, StandingAttackReaction,
                StandingTurnReaction, StandingList, StandingClear)
+# All a seat out of the game (removed, left, eliminated) may still ask: it speaks no more
+# to the others (no press) and has nothing left to order (no standing orders, settings).
+OUT_OF_GAME_ORDERS = (Status, History)
 ANSWERS = (DefendOrder, InterfereOrder, NoResponse, ConditionalPlay, AbolishPrivilege, Counter)
 
 
@@ -90,6 +94,9 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
     """Do (or queue, or record) one order of ``player``; gives a note for the acknowledgement
     (key "" when the paraphrase says it all). Raises a PbemError when the order is refused."""
     order = located.order
+    seat = table.state.player(player)
+    if not seat.playing and not isinstance(order, OUT_OF_GAME_ORDERS):
+        raise _refused(table, player, "out_of_game", status=seat.status)
     if isinstance(order, SetTimezone | SetLanguage | SetHtml):
         _setting(table, player, order)
     elif isinstance(order, Press):
@@ -242,6 +249,8 @@ def advance(table: Table) -> None:
             break
         if table.state.phase == "turn_start":
             table.start_turn()
+            continue
+        if end_overdue_turn(table):
             continue
         if table.state.phase == "actions" and service.queue and table.state.offer is None:
             item = service.queue[0]

@@ -41,7 +41,9 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         text = blank_password(located.text)
         order = located.order
         oldest = oldest_answer if is_answer(table, order) else oldest_action
-        if turn is not None and is_move(order) and turn < oldest:
+        # A seat out of the game is told that, not that its orders are stale.
+        if (turn is not None and is_move(order) and turn < oldest
+                and table.state.player(seat.name).playing):
             stale.append((located.line, text))
             continue
         try:

@@ -440,12 +440,13 @@ class Service:
         return {"state": to_json(state), "service": to_json(service)}
 
     def _finish(self, table: Table, now: datetime, mail_id: str | None = None,
-                cut_to: int | None = None) -> None:
-        """Commit the step (after cutting the log to ``cut_to`` entries: a rollback), then
-        queue the bot seats' answers to its mails in the inbox."""
+                cut_to: int | None = None, drop: Sequence[str] = ()) -> None:
+        """Commit the step (after cutting the log to ``cut_to`` entries: a rollback; the
+        queued mails ``drop`` names forgotten unsent), then queue the bot seats' answers to
+        its mails in the inbox."""
         steps = Steps(table)
         self._seal(steps, now, mail_id)
-        self._write(steps, now, cut_to)
+        self._write(steps, now, cut_to, drop)
 
     def _seal(self, steps: Steps, now: datetime, mail_id: str | None = None) -> None:
         """End a step: its number, its notices rendered and composed into mails."""
@@ -459,7 +460,8 @@ class Service:
             steps.mail_ids[mail_id] = steps.began
         steps.began = table.log_length
 
-    def _write(self, steps: Steps, now: datetime, cut_to: int | None = None) -> None:
+    def _write(self, steps: Steps, now: datetime, cut_to: int | None = None,
+               drop: Sequence[str] = ()) -> None:
         """One store write of sealed steps: log entries, snapshot, the mails applied, the
         outgoing mails (the log cut to ``cut_to`` entries first, when given); then the bot
         seats' answers to those mails go to the inbox."""
@@ -467,7 +469,8 @@ class Service:
         self.store.commit(table.state.game, log_entries=table.entries,
                           snapshot=self._snapshot(table.state, table.service),
                           mail_ids=steps.mail_ids, cut_to=cut_to,
-                          outbox=[item for _, item in steps.sent], expect_length=table.base)
+                          outbox=[item for _, item in steps.sent], expect_length=table.base,
+                          drop=drop)
         replies = [_receipt(raw) for raw in bot_mail.replies(
             self.cards, table.state.game, table.service.seats, steps.sent, self.config.sender)]
         if replies:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from pbem.atomicfile import read_json, write_json_atomic
@@ -75,13 +75,16 @@ class Log(Outbox):
                snapshot: dict[str, Any] | None, meta: dict[str, Any] | None = None,
                mail_ids: Sequence[str] | Mapping[str, int] = (),
                outbox: Sequence[OutboxItem] = (),
-               expect_length: int | None = None, cut_to: int | None = None) -> None:
+               expect_length: int | None = None, cut_to: int | None = None,
+               drop: Collection[str] = ()) -> None:
         """Append one step atomically: log entries, snapshot, meta, applied mails, outbox.
 
         ``snapshot`` or ``meta`` None keeps the current one. ``expect_length`` (if given) is
         the log length the step was computed against; StoreError if the log has moved.
         Outbox items already queued or sent under the same ``outbox_id`` are not queued again.
         ``cut_to`` (a rollback) first cuts the log to that many entries, in the same write.
+        ``drop`` names queued mails of the game the step supersedes: forgotten unsent in the
+        same write.
         ``mail_ids`` may map each mail to the log length its step began at (several steps in
         one commit); a plain sequence puts them all at the log's length before this commit.
         """
@@ -130,7 +133,7 @@ class Log(Outbox):
             applied = {m: i for m, i in applied.items() if i >= end}
             entries, base = entries[size:], end
         hot.set_open(base, entries, applied)
-        emptied = self._drop_sent(game_id, hot)
+        emptied = self._drop_sent(game_id, hot) | self._forget(hot, set(drop))
         changes: dict[str, Any] = {"fresh": False}
         if snapshot is not None:
             changes["snapshot"] = snapshot

@@ -184,6 +184,32 @@ class Outbox(Games):
         self._update_queued(outbox_id, {"last_error": None, "retry_at": None, "attempts": 0},
                             suggestion="`pbem outbox list` shows the ids")
 
+    def drop(self, outbox_id: str) -> None:
+        """Forget a queued mail for good, unsent (the game master discarding mail the daemon
+        gave up on); StoreError if sent or unknown.
+
+        The hot file, written whole, is the commit point: the mail's record goes from it,
+        and its bundle only after, once no mail left in it waits, so a crash between keeps a
+        bundle nobody points to (``recover`` tidies it) and never a record without bytes.
+        """
+        self._require_lock("drop a mail")
+        queued = self._queued_doc(outbox_id)
+        if queued is None or outbox_id in self._sent(queued[0]):
+            self._update_queued(outbox_id, {})  # raises, saying sent or unknown
+            return
+        game_id, _ = queued
+        hot = self._hot(game_id, writing=True)
+        emptied = self._drop_sent(game_id, hot) | self._forget(hot, {outbox_id})
+        self._save(game_id, hot)
+        self._remove_bundles(emptied)
+
+    def _forget(self, hot: HotFile, outbox_ids: set[str]) -> set[str]:
+        """Drop these queued mails from a hot file about to be saved; give the bundles no
+        mail left in it is in (to remove once it is saved)."""
+        gone = [doc for doc in hot.outbox if doc["outbox_id"] in outbox_ids]
+        hot.outbox.remove(doc_ids=[doc.doc_id for doc in gone])
+        return {doc["bundle"] for doc in gone} - {doc["bundle"] for doc in hot.outbox}
+
     def _update_queued(self, outbox_id: str, changes: dict[str, Any],
                        suggestion: str = "") -> None:
         """Change the record of a mail still queued; StoreError if sent or unknown."""

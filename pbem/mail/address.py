@@ -1,0 +1,45 @@
+"""The one check a mail address meets wherever it enters: a seat's (``pbem game create``,
+``pbem replace``) and the configuration's.
+
+An address accepted here is one the mail composer takes (``OutgoingMail``) and, with
+``deliverable``, one the sender configured can deliver to; a bad one is refused when it is
+given, naming it, rather than when a mail to it is composed or sent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pbem.errors import AddressError
+from pbem.mail.compose import is_address
+from pbem.mail.sender import MaildirSender, PermanentSendError
+
+
+def mail_address(text: str) -> str:
+    """Give ``text`` as the address mail is written to (stripped, in lower case), or raise
+    AddressError naming it: a plain address (name@domain), no display name, no brackets,
+    no blanks."""
+    address = text.strip()
+    if any(c.isspace() or c in "<>,;" or not c.isprintable() for c in address) or (
+            not is_address(address)):
+        raise AddressError("this is not a mail address", text=text,
+                           suggestion="Write a plain address such as ann@example.org.")
+    return address.lower()
+
+
+def deliverable(address: str, *, maildir: bool) -> str:
+    """Give ``address`` checked as ``mail_address`` does, and, when mail goes out into
+    Maildirs (``maildir``: no [smtp] configured), as one the Maildir sender can deliver to:
+    it files mail in a folder named by the address, so refuses one with a slash or a
+    backslash, or starting with a dot."""
+    address = mail_address(address)
+    if maildir:
+        try:
+            MaildirSender(Path()).maildir_path(address)  # only checks the name
+        except PermanentSendError:
+            raise AddressError(
+                "mail goes into one Maildir folder per address, and this address cannot "
+                "name a folder (a slash, a backslash, or a dot first)", text=address,
+                suggestion="Give an address without those, or send through SMTP "
+                "([smtp] in the configuration).") from None
+    return address
