@@ -153,8 +153,9 @@ def acknowledgement(room: Mailroom, mails: list) -> str:
 
 def test_a_removed_player_may_only_ask_status_and_history(tmp_path: Path) -> None:
     """docs/service.md: "A player out of the game (removed, left, or eliminated) may still
-    ask `STATUS` and `HISTORY`; every other order is refused, saying why": press to all is
-    relayed to nobody, a standing order is not kept."""
+    ask `STATUS` and `HISTORY`, and change their `SET` settings; every other order is
+    refused, saying why": press to all is relayed to nobody, a standing order is not
+    kept."""
     room = three(tmp_path)
     gm.remove_seat(room.service, "g2", "ben", room.now, "moved away")
     room._collect()
@@ -164,7 +165,8 @@ def test_a_removed_player_may_only_ask_status_and_history(tmp_path: Path) -> Non
     assert room.record().standing == ()
     text = acknowledgement(room, mails)
     assert text.count("you are out of this game (removed by the game master): only "
-                      "STATUS and HISTORY are answered") == 3
+                      "STATUS, HISTORY and SET are answered") == 2
+    assert not room.record().seat("ben").html  # their mail goes on: settings still count
     assert {m.to for m in mails} == {address("ben")}
     assert len(mails) == 3  # the acknowledgement, the status, the history
 
@@ -178,5 +180,5 @@ def test_a_player_who_left_is_refused_in_french(tmp_path: Path) -> None:
     assert [m for m in mails if m.to == address("ann")] == []
     (ack,) = [m for m in mails if m.headers.get("In-Reply-To")]
     assert "vous n'êtes plus dans cette partie (vous l'avez quittée)\xa0: seuls" in ack.text
-    assert ("vous n'êtes plus dans cette partie (vous l'avez quittée) : seuls STATUS et "
-            "HISTORY reçoivent une réponse") in plain(ack.text)
+    assert ("vous n'êtes plus dans cette partie (vous l'avez quittée) : seuls STATUS, "
+            "HISTORY et SET reçoivent une réponse") in plain(ack.text)

@@ -73,7 +73,7 @@ FREE_ORDERS = (Press, Status, History, Help, Odds, SetTimezone, SetLanguage, Set
                StandingTurnReaction, StandingList, StandingClear)
 # All a seat out of the game (removed, left, eliminated) may still ask: it speaks no more
 # to the others (no press) and has nothing left to order (no standing orders, settings).
-OUT_OF_GAME_ORDERS = (Status, History)
+OUT_OF_GAME_ORDERS = (Status, History, SetTimezone, SetLanguage, SetHtml)  # their mail goes on
 ANSWERS = (DefendOrder, InterfereOrder, NoResponse, ConditionalPlay, AbolishPrivilege, Counter)
 
 
