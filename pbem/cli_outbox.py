@@ -4,8 +4,9 @@ The daemon gives a mail up after too many refusals for now, or at once when the 
 refuses it for good (an address that does not exist); it stays in the store, marked. The
 game master lists what waits and why, fixes the cause (an address, with ``pbem replace``; the
 relay's settings) and queues it again; the daemon sends it on its next pass (within a
-minute); or drops it for good. Mail queued for a seat whose address ``pbem replace`` changed
-is dropped by the replacement itself (docs/service.md).
+minute); or drops it for good, each drop a GM entry of the game's log that only the game
+master's views show. Mail queued for a seat whose address ``pbem replace`` changed is
+dropped by the replacement itself (docs/service.md).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import click
 
 from pbem.cli_gm_session import common, session, where_of
 from pbem.daemon_outbox import GIVEN_UP
+from pbem.gm_outbox import drop_mail
 from pbem.store import OutboxItem
 
 __all__ = ["outbox"]
@@ -76,25 +78,27 @@ def retry(outbox_ids: tuple[str, ...], all_given_up: bool, **kw: Any) -> None:
 @click.argument("outbox_ids", nargs=-1, metavar="[ID]...")
 @click.option("--given-up", "all_given_up", is_flag=True,
               help="Every mail the daemon gave up on.")
+@click.option("--reason", default="", help="Why: logged in the game's log, for you alone.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @common
-def drop(outbox_ids: tuple[str, ...], all_given_up: bool, yes: bool, **kw: Any) -> None:
-    """Discard mails for good, unsent: the daemon will never send them."""
+def drop(outbox_ids: tuple[str, ...], all_given_up: bool, reason: str, yes: bool,
+         **kw: Any) -> None:
+    """Discard mails for good, unsent: the daemon will never send them.
+
+    Each is logged in its game's log, shown in your `pbem history GAME` and to no player."""
     if not outbox_ids and not all_given_up:
         raise click.UsageError("Name the mails to drop (see `pbem outbox list`), or give "
                                "--given-up for all the mails the daemon gave up on.")
     where = where_of(kw)
     with session(where) as service:
-        items = {i.outbox_id: i for i in service.store.outbox()}
-        ids = list(outbox_ids) or [i for i, item in items.items() if given_up(item)]
+        ids = list(outbox_ids) or [i.outbox_id for i in service.store.outbox() if given_up(i)]
         if not ids:
             click.echo("No mail given up.")
             return
         if not yes:
             click.confirm(f"Drop {len(ids)} mail(s) for good, unsent?", abort=True)
-        for outbox_id in ids:
-            service.store.drop(outbox_id)
-            item = items.get(outbox_id)
-            log.warning("game master dropped mail %s (game %s, to %s), unsent", outbox_id,
-                        item.game_id if item else "?", item.to if item else "?")
-    click.echo(f"{len(ids)} mail(s) dropped; they will not be sent.")
+        dropped = drop_mail(service, ids, where.now, reason)
+    for item in dropped:
+        log.warning("game master dropped mail %s (game %s, to %s), unsent", item.outbox_id,
+                    item.game_id, item.to)
+    click.echo(f"{len(dropped)} mail(s) dropped; they will not be sent.")

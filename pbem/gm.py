@@ -232,10 +232,13 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
         cut = [from_json(Event, e) for entry in log[length:] for e in entry["events"]]
         table = Table(service.cards, state, gm_ops.rolled_back(old, state, length, now, cut),
                       now, length)
-        # The overrides cut off stay on record (the GM did them), by kind and time.
-        undone = [{"kind": e.kind, "at": e.at} for e in map(gm_event_of, log[length:]) if e]
+        # The overrides cut off stay on record (the GM did them), by kind and time; those
+        # only the GM sees (mail dropped: done for good) whole, in the GM's own views.
+        cut_off = [e for e in map(gm_event_of, log[length:]) if e]
+        undone = [{"kind": e.kind, "at": e.at} for e in cut_off if not e.gm_only]
+        kept = [{"kind": e.kind, "at": e.at, "data": e.data} for e in cut_off if e.gm_only]
         event = table.record("rollback", {"to": to, "from": current, "reason": reason,
-                                          "undone": undone})
+                                          "undone": undone} | ({"gm_only": kept} if kept else {}))
         gm_ops.tell_players(table, gm=event)
         service._advance(table)
         if not any(n.kind in ("turn_report", "game_over") for n in table.notices):

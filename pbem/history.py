@@ -101,8 +101,11 @@ class Section:
     end: int
 
 
-def timeline(cards: CardSet, game: GameFile, viewer: str | None = None) -> list[Section]:
-    """The game turn by turn as ``viewer`` may see it (None: the game master sees all).
+def timeline(cards: CardSet, game: GameFile, viewer: str | None = None, *,
+             gm_only: bool = False) -> list[Section]:
+    """The game turn by turn as ``viewer`` may see it (None: every event); the GM entries
+    only the game master sees (``GmEvent.gm_only``) too when ``gm_only`` (their own view, not
+    a finished game's archive page).
 
     A turn runs from the step after the previous turn ended (so start-of-turn cards played
     before the income belong to it) to the step that ends it.
@@ -117,7 +120,9 @@ def timeline(cards: CardSet, game: GameFile, viewer: str | None = None) -> list[
     for index, (entry, events) in enumerate(zip(game.log, logged, strict=True)):
         gm_event = gm_event_of(entry)
         if gm_event is not None:
-            items.append(Item("gm", int(entry["seq"]), gm_event.at, gm_event=gm_event))
+            if gm_only or not gm_event.gm_only:
+                items.append(Item("gm", int(entry["seq"]), gm_event.at,
+                                  gm_event=gm_event))
             continue
         begins = next((e for e in events if e.kind == "turn_begins"), None)
         if ended or (begins is not None and begun):
@@ -151,10 +156,11 @@ def _worth(item: Item) -> bool:
 
 
 def timeline_text(cards: CardSet, game: GameFile, viewer: str | None = None) -> str:
-    """The timeline as text for the terminal (the game master's, or a player's own view)."""
+    """The timeline as text for the terminal (the game master's, every override of theirs
+    included, or a player's own view)."""
     template = environment().get_template("archive/timeline.txt.j2")
-    return template.render(game=game.game, viewer=viewer,
-                           sections=timeline(cards, game, viewer)).rstrip() + "\n"
+    sections = timeline(cards, game, viewer, gm_only=viewer is None)
+    return template.render(game=game.game, viewer=viewer, sections=sections).rstrip() + "\n"
 
 
 # --- export and replay -------------------------------------------------------------------------

@@ -607,7 +607,8 @@ def test_mail_given_up_for_a_replaced_address_does_not_go_to_it_again(
 def test_the_game_master_drops_given_up_mail_for_good(
         tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
     """``pbem outbox drop --given-up`` (or ID) discards mail the daemon gave up on, after a
-    confirmation; it is never sent, and the other mail queued is untouched."""
+    confirmation; it is never sent, and the other mail queued is untouched. Each drop is
+    in the game master's history of the game, not in the player's."""
     daemon, runner, where = bob_given_up(tmp_path, smtp_catcher)
     with daemon.store.lock():
         first, second = (i.outbox_id for i in daemon.store.outbox())
@@ -615,8 +616,14 @@ def test_the_game_master_drops_given_up_mail_for_good(
     assert refused.exit_code == 2 and "--given-up" in refused.output
     kept = runner.invoke(pbem_main, ["outbox", "drop", first, *where], input="n\n")
     assert kept.exit_code == 1 and "Drop 1 mail(s) for good, unsent?" in kept.output
-    one = runner.invoke(pbem_main, ["outbox", "drop", first, *where], input="y\n")
+    one = runner.invoke(pbem_main, ["outbox", "drop", first, "--reason", "bounced", *where],
+                        input="y\n")
     assert one.exit_code == 0 and "1 mail(s) dropped" in one.output
+    # Logged like every override, for the game master's eyes alone.
+    told = runner.invoke(pbem_main, ["history", "g1", *where]).output
+    assert f"dropped mail {first} for good" in told and "Reason: bounced." in told
+    assert first not in runner.invoke(pbem_main, ["history", "g1", "--player", "bob",
+                                                  *where]).output
     with daemon.store.lock():
         assert [i.outbox_id for i in daemon.store.outbox()] == [second]
     again = runner.invoke(pbem_main, ["outbox", "drop", first, "--yes", *where])

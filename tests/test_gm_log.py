@@ -17,9 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from test_cli_gm import LATER, PLAYERS, START, gm_mails, mails, plain, run, snapshot, text_of, to
 from test_history import SEED
 
+from pbem import history
+from pbem.cli import main
+from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import Service
 from pbem.store import Store
 
@@ -273,3 +277,72 @@ def test_orders_sent_while_the_game_is_paused_are_answered_so(
     mail_in(store, "ann", passwords["ann"], "STANDING LIST")
     (ack,) = [m for m in mails(store)[-2:] if "Orders received" in subject(m)]
     assert "The game master has paused the game" in plain(text_of(ack))
+
+
+def drop(store: Path, *args: str) -> None:
+    """``pbem outbox drop ARGS --yes`` (``pbem outbox`` is no GM command of test_cli_gm's)."""
+    result = CliRunner().invoke(main, ["outbox", "drop", *args, "--yes", "--store", str(store),
+                                       "--now", LATER, "--wait", "5"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+def test_a_dropped_mail_is_logged_for_the_game_master_alone(
+        game: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pbem outbox drop`` is an override like any other: a GM entry of the game's log, in
+    the same write that forgets the mail. Where a mail went and what it said are its
+    recipient's business: the game master's history shows the entry, no player's view does
+    (their history, their HISTORY reply, the archive's timeline)."""
+    store, passwords = game
+    welcome = next(i.outbox_id for i in Store(store).outbox() if i.to == "bob@example.org")
+    commits: list[dict[str, Any]] = []
+    real = Store.commit
+
+    def spy(self: Store, game_id: str, **kwargs: Any) -> None:
+        commits.append(kwargs)
+        real(self, game_id, **kwargs)
+
+    monkeypatch.setattr(Store, "commit", spy)
+    drop(store, welcome, "--reason", "bounced twice")
+    monkeypatch.undo()
+    (write,) = commits
+    assert list(write["drop"]) == [welcome]
+    (entry,) = [e for e in write["log_entries"] if "gm" in e]
+    assert entry["gm"] == {"kind": "drop_mail", "gm_only": True, "data": {
+        "mail": welcome, "seat": "bob", "address": "bob@example.org",
+        "reason": "bounced twice"}}
+    assert entry["events"] == [] and log(store)[-1] == entry
+    assert welcome not in [i.outbox_id for i in Store(store).outbox()]
+    assert "gives the snapshot exactly" in run(store, "replay", "g", "--check").output
+
+    told = (f"The game master dropped mail {welcome} for good, unsent, for bob (to "
+            "bob@example.org). Reason: bounced twice.")
+    assert told in plain(run(store, "history", "g").output)
+    assert welcome not in run(store, "history", "g", "--player", "bob").output
+    record = history.read_game(Store(store), "g")
+    cards = Service(Store(store)).cards
+    assert not [i for s in history.timeline(cards, record) for i in s.items
+                if i.gm_event is not None and i.gm_event.gm_only]
+    mail_in(store, "bob", passwords["bob"], "HISTORY")
+    reply = next(plain(text_of(m)) for m in mails(store) if to(m) == "bob@example.org"
+                 and "History" in subject(m))
+    assert "created the game" in reply and welcome not in reply and "dropped" not in reply
+
+
+def test_mail_of_no_game_dropped_is_logged_in_the_postmasters_record(
+        game: tuple[Path, dict[str, str]]) -> None:
+    """A reply to a stranger (queued in the postmaster's record, no game's) dropped: the
+    record's log keeps which, to whom and why, in the write that forgets it."""
+    store, _ = game
+    raw = "\n".join([
+        "From: Eve <eve@example.org>", "To: pbem@localhost", "Subject: hello",
+        "Message-ID: <eve-1@example.org>", "Date: Sun, 05 May 2024 12:00:00 +0000",
+        "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8", "",
+        "GAME nowhere PLAYER eve PASSWORD x", "STATUS", "END", ""]).encode()
+    Service(Store(store)).accept(raw, datetime.fromisoformat(LATER))
+    run(store, "process")
+    (reply,) = [i for i in Store(store).outbox() if i.to == "eve@example.org"]
+    assert reply.game_id == POSTMASTER
+    drop(store, reply.outbox_id, "--reason", "spam")
+    assert list(Store(store).log(POSTMASTER))[-1] == {
+        "dropped": reply.outbox_id, "to": "eve@example.org", "reason": "spam"}
+    assert [i for i in Store(store).outbox() if i.to == "eve@example.org"] == []

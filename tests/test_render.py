@@ -84,3 +84,20 @@ def test_a_sentence_ending_in_an_abbreviation_has_one_full_stop(lang: str, ends:
     text = module.event(Event("transfer", {"player": "carol", "amount": 4,  # type: ignore[attr-defined]
                                            "from": "The UFOs", "to": "C.I.A."}))
     assert text.endswith(ends), text
+
+
+def test_the_press_form_is_worded_in_french_for_a_french_reader() -> None:
+    """The PRESS TO form's prose (the message, then END PRESS) follows the reader's
+    language; the order words stay English, and the English form is unchanged."""
+    from pbem.orders.line import ORDER_FORMS
+    from pbem.render import environment
+
+    (form,) = ORDER_FORMS["press to"]
+    assert form.endswith(", then the message, then END PRESS")
+    refusals = environment().get_template("fr/_parser_refusals.txt.j2").module
+    said = [str(refusals.suggestion("write_as", {"usage": form})),  # type: ignore[attr-defined]
+            str(refusals.suggestion("write_as_forms",  # type: ignore[attr-defined]
+                                    {"forms": [form, "STATUS"]}))]
+    for text in said:
+        assert "PRESS TO <player>[, <player>...]|ALL, puis le message, puis END PRESS" in text
+        assert "then" not in text

@@ -11,7 +11,12 @@ the entry: a GM entry keeps the number of the step before it)::
     {"at": ..., "gm": {"kind": "pause", "data": {...}}, "events": [<the "gm" event>], "seq": 7}
 
 The GM entry's single event (kind ``gm``) is what players may see of it: the same facts
-without the addresses, rendered in each reader's language like any other event.
+without the addresses, rendered in each reader's language like any other event. A GM entry
+marked ``gm_only`` (mail the game master dropped unsent: its recipient's business) has no
+event: only the game master's own views show it::
+
+    {"at": ..., "gm": {"kind": "drop_mail", "data": {...}, "gm_only": true}, "events": [],
+     "seq": 7}
 """
 
 from __future__ import annotations
@@ -24,19 +29,23 @@ from pbem.engine.codec import from_json, to_json
 from pbem.engine.commands import Command
 from pbem.engine.state import Event
 
-PRIVATE = ("address", "old_address")  # only the game master's own views show these
+# Only the game master's own views show these (``gm_only``: what a rollback cut off of the
+# GM entries only they see).
+PRIVATE = ("address", "old_address", "gm_only")
 
 
 @dataclass(frozen=True)
 class GmEvent:
     """An override the engine state does not show, as its GM entry records it.
 
-    ``data`` may hold addresses; ``public`` is what the players may see.
+    ``data`` may hold addresses; ``public`` is what the players may see, unless the whole
+    override is ``gm_only``.
     """
 
     kind: str
     at: str
     data: dict[str, Any] = field(default_factory=dict)
+    gm_only: bool = False
 
     @property
     def public(self) -> dict[str, Any]:
@@ -54,6 +63,9 @@ def command_entry(command: Command, events: Sequence[Event], at: str, seq: int) 
 
 
 def gm_entry(event: GmEvent, seq: int) -> dict[str, Any]:
+    if event.gm_only:
+        return {"at": event.at, "gm": {"kind": event.kind, "data": event.data, "gm_only": True},
+                "events": [], "seq": seq}
     return {"at": event.at, "gm": {"kind": event.kind, "data": event.data},
             "events": [to_json(event.event)], "seq": seq}
 
@@ -66,7 +78,8 @@ def command_of(entry: dict[str, Any]) -> Command | None:
 def gm_event_of(entry: dict[str, Any]) -> GmEvent | None:
     """The entry's GM event; None for a command entry."""
     gm = entry.get("gm")
-    return None if gm is None else GmEvent(gm["kind"], entry["at"], dict(gm["data"]))
+    return None if gm is None else GmEvent(gm["kind"], entry["at"], dict(gm["data"]),
+                                           bool(gm.get("gm_only")))
 
 
 def commands(log: Iterable[dict[str, Any]]) -> Iterator[Command]:

@@ -83,8 +83,8 @@ class Log(Outbox):
         the log length the step was computed against; StoreError if the log has moved.
         Outbox items already queued or sent under the same ``outbox_id`` are not queued again.
         ``cut_to`` (a rollback) first cuts the log to that many entries, in the same write.
-        ``drop`` names queued mails of the game the step supersedes: forgotten unsent in the
-        same write.
+        ``drop`` names queued mails of the game the step supersedes (or the game master
+        drops, the step logging it): forgotten unsent in the same write.
         ``mail_ids`` may map each mail to the log length its step began at (several steps in
         one commit); a plain sequence puts them all at the log's length before this commit.
         """

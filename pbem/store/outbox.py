@@ -184,24 +184,10 @@ class Outbox(Games):
         self._update_queued(outbox_id, {"last_error": None, "retry_at": None, "attempts": 0},
                             suggestion="`pbem outbox list` shows the ids")
 
-    def drop(self, outbox_id: str) -> None:
-        """Forget a queued mail for good, unsent (the game master discarding mail the daemon
-        gave up on); StoreError if sent or unknown.
-
-        The hot file, written whole, is the commit point: the mail's record goes from it,
-        and its bundle only after, once no mail left in it waits, so a crash between keeps a
-        bundle nobody points to (``recover`` tidies it) and never a record without bytes.
-        """
-        self._require_lock("drop a mail")
-        queued = self._queued_doc(outbox_id)
-        if queued is None or outbox_id in self._sent(queued[0]):
-            self._update_queued(outbox_id, {})  # raises, saying sent or unknown
-            return
-        game_id, _ = queued
-        hot = self._hot(game_id, writing=True)
-        emptied = self._drop_sent(game_id, hot) | self._forget(hot, {outbox_id})
-        self._save(game_id, hot)
-        self._remove_bundles(emptied)
+    def queued_game(self, outbox_id: str) -> str:
+        """Give the game (or record) a mail still queued belongs to; StoreError if sent or
+        unknown. (``commit(drop=...)`` forgets it, in the write that logs why.)"""
+        return self._queued(outbox_id, "`pbem outbox list` shows the ids")[0]
 
     def _forget(self, hot: HotFile, outbox_ids: set[str]) -> set[str]:
         """Drop these queued mails from a hot file about to be saved; give the bundles no
@@ -213,18 +199,22 @@ class Outbox(Games):
     def _update_queued(self, outbox_id: str, changes: dict[str, Any],
                        suggestion: str = "") -> None:
         """Change the record of a mail still queued; StoreError if sent or unknown."""
+        game_id, doc = self._queued(outbox_id, suggestion)
+        hot = self._hot(game_id, writing=True)
+        hot.outbox.update(changes, doc_ids=[doc.doc_id])
+        self._save(game_id, hot)
+
+    def _queued(self, outbox_id: str, suggestion: str = "") -> tuple[str, Document]:
+        """Give the game and record of a mail still queued; StoreError if sent or unknown."""
         queued = self._queued_doc(outbox_id)
         if queued is None:
             if self.sent_at(outbox_id) is not None:
                 raise StoreError("This mail was already sent.", text=outbox_id)
             raise StoreError("No queued mail has this id.", text=outbox_id,
                              suggestion=suggestion or None)
-        game_id, doc = queued
-        if outbox_id in self._sent(game_id):
+        if outbox_id in self._sent(queued[0]):
             raise StoreError("This mail was already sent.", text=outbox_id)
-        hot = self._hot(game_id, writing=True)
-        hot.outbox.update(changes, doc_ids=[doc.doc_id])
-        self._save(game_id, hot)
+        return queued
 
     def _drop_sent(self, game_id: str, hot: HotFile) -> set[str]:
         """Drop the mails already sent from a hot file about to be saved; give the bundles
