@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from pbem.engine.breakdown import success_chance
 from pbem.engine.cards import CardSet
+from pbem.engine.checks import ACTIONS_PER_TURN
 from pbem.engine.codec import to_json
 from pbem.engine.odds import AttackOdds, best_attacks
 from pbem.engine.state import Event, GameState
@@ -140,18 +141,32 @@ def response_request(
 
 def attack_result(
     cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
-    now: datetime, tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
-    html: bool = True,
+    now: datetime, deadline: datetime | None = None, latest: GameState | None = None,
+    tz: str = "UTC", lang: str = "en", site_dir: Path | None = None, html: bool = True,
 ) -> Rendered:
-    """The result of an attack: breakdown, dice, what happened after (given its events)."""
+    """The result of an attack: breakdown, dice, what happened after (given its events).
+
+    To the attacker whose turn still goes on, it ends as a turn report does: the regular
+    actions left, the orders ``deadline`` and the order form. That is told from ``latest``,
+    the game as the mail goes out (``state`` if None): orders sent with the attack or
+    waiting behind it may have been carried out since, ending the turn or moving it on, and
+    a form written for ``state`` would then be refused as stale.
+    """
     v = view(cards, state, player)
     shown = report_events(events, player, tz)
     results = [e for e in shown if e.kind == "attack_result"]
     if not results:
         raise ValueError("an attack result mail needs an attack_result event")
-    ctx = _game_context(cards, v, state, now, None, tz)
-    return mail("attack_result", lang, site_dir, html=html, **ctx, result=results[-1],
-                events=shown)
+    ctx = _game_context(cards, v, state, now, deadline, tz)
+    now_state = latest or state
+    lv = view(cards, now_state, player)
+    mine = me(lv)
+    goes_on = (lv.active == player == results[-1].data["player"] and lv.phase == "actions"
+               and mine.status == "playing" and lv.offer is None and lv.special is None)
+    form = order_form(lv, mine, _odds(cards, now_state, lv)) if goes_on else ctx["form"]
+    return mail("attack_result", lang, site_dir, html=html, **{**ctx, "form": form},
+                result=results[-1], events=shown, goes_on=goes_on,
+                actions_left=max(0, ACTIONS_PER_TURN - lv.actions_used))
 
 
 def reminder(

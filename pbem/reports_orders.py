@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pbem.engine.bidding import ATTACKER_GOAL, DEFENDER_GOAL, defence_to_stop
+from pbem.engine.checks import ACTIONS_PER_TURN, FREE_TRANSFERS
 from pbem.engine.commands import (
     AbolishPrivilege,
     AcceptGroup,
@@ -117,9 +118,12 @@ def order_form(v: View, me: PlayerView, odds: Sequence[AttackOdds]) -> OrderForm
     if offer is not None:  # nothing else is possible until the reader answers
         examples += [line for line in (offer.accept, offer.accept_at, offer.decline) if line]
     elif v.viewer == v.active and v.phase in ("turn_start", "actions"):
-        if odds:
+        # With both regular actions used (an attack settled, say), no attack can follow, and
+        # a transfer only while a free one is left.
+        action_left = v.actions_used < ACTIONS_PER_TURN
+        if odds and action_left:
             examples.append(attack_line(me.name, odds[0]))
-        if len(me.structure) > 1:
+        if len(me.structure) > 1 and (action_left or v.free_transfers_used < FREE_TRANSFERS):
             examples.append(format_order(TransferMoney(me.name, me.illuminati,
                                                        me.structure[1].card, 1)))
         # Passing is only for a turn with nothing done yet; after that the turn is ended.

@@ -43,8 +43,11 @@ def welcome_settings(timing: Timing) -> ServiceSettings:
 def render_notice(
     cards: CardSet, state: GameState, service: GameService, notice: Notice, *, now: datetime,
     news: Sequence[Event], history: Sequence[tuple[int, Sequence[Event]]], sender: Sender,
+    latest: GameState | None = None,
 ) -> tuple[str, str, Rendered]:
-    """(address, name, content) of the mail a notice asks for."""
+    """(address, name, content) of the mail a notice asks for. ``state`` is the game as it
+    stood when the mail was called for, ``latest`` as it stands at the end of the step (the
+    attack result tells the attacker how their turn goes on from there)."""
     site = sender.site_dir
     if notice.to == "":
         seat = Seat(name="Game master", address=sender.gm_address, lang=sender.gm_lang,
@@ -74,6 +77,7 @@ def render_notice(
             site_dir=site, html=html)
     elif kind == "attack_result":
         rendered = reports.attack_result(cards, state, player, data["events"], now=now,
+                                         deadline=deadline, latest=latest,
                                          tz=tz, lang=lang, site_dir=site, html=html)
     elif kind in ("turn_report", "status"):
         # STATUS shows, as a turn report, what happened since the last turn report (the

@@ -30,7 +30,7 @@ def addressed_mails(cards: CardSet, store: Store, sender: Sender, table: Table,
         to, name, rendered = render_notice(
             cards, notice.state or table.state, notice.service or table.service,
             notice, now=now,
-            news=news_cache[since], history=history, sender=sender)
+            news=news_cache[since], history=history, sender=sender, latest=table.state)
         outbox_id = f"{game_id}-{table.service.steps}-{n}"
         items.append((notice.to, outbox_item(outbox_id, game_id, to, name, rendered,
                                              now=now, sender=sender,
