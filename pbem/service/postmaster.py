@@ -79,12 +79,8 @@ class Postmaster:
                                              "error": error}][-FAILED_KEPT:]
         items: list[OutboxItem] = []
         if self.sender.gm_address:
-            rendered = reports.mail("mail_failed", self.sender.gm_lang, self.sender.site_dir,
-                                    game="", mail_id=mail_id, error=error,
-                                    at=moment_facts(now, self.sender.gm_tz))
-            item = outbox_item(f"{POSTMASTER}-failed-{mail_id}", "", self.sender.gm_address,
-                               "", rendered, now=now, sender=self.sender)
-            items.append(replace(item, game_id=POSTMASTER))
+            items.append(self._to_gm(f"{POSTMASTER}-failed-{mail_id}", "mail_failed", now,
+                                     mail_id=mail_id, error=error))
         self._commit(mail_id, "failed", meta, items)
 
     def given_up(self, item: OutboxItem, error: str, now: datetime) -> None:
@@ -95,17 +91,24 @@ class Postmaster:
             return
         subject = str(BytesHeaderParser(policy=email.policy.default).parsebytes(item.raw)[
             "Subject"] or "")
-        rendered = reports.mail("mail_given_up", self.sender.gm_lang, self.sender.site_dir,
-                                game="", to=item.to, subject=subject, error=error,
-                                mail_game="" if item.game_id == POSTMASTER else item.game_id,
-                                at=moment_facts(now, self.sender.gm_tz))
         # Each give-up its own notice: a mail queued again may be given up again.
         entry = self.store.log_length(POSTMASTER)
-        notice = outbox_item(f"{POSTMASTER}-given-up-{entry}", "",
-                             self.sender.gm_address, "", rendered, now=now, sender=self.sender)
+        notice = self._to_gm(f"{POSTMASTER}-given-up-{entry}", "mail_given_up", now,
+                             to=item.to, subject=subject, error=error,
+                             mail_game="" if item.game_id == POSTMASTER else item.game_id)
         self.store.commit(POSTMASTER, log_entries=[{"given_up": item.outbox_id, "to": item.to,
                                                     "error": error}],
-                          snapshot=None, outbox=[replace(notice, game_id=POSTMASTER)])
+                          snapshot=None, outbox=[notice])
+
+    def _to_gm(self, outbox_id: str, template: str, now: datetime,
+               **words: Any) -> OutboxItem:
+        """The mail ``template`` to the game master, in their language and time zone, queued
+        in the postmaster's record."""
+        rendered = reports.mail(template, self.sender.gm_lang, self.sender.site_dir, game="",
+                                at=moment_facts(now, self.sender.gm_tz), **words)
+        item = outbox_item(outbox_id, "", self.sender.gm_address, "", rendered, now=now,
+                           sender=self.sender)
+        return replace(item, game_id=POSTMASTER)
 
     def _commit(self, mail_id: str, answer: str, meta: dict[str, Any],
                 items: list[OutboxItem]) -> None:
