@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from pbem.engine.codec import from_json
@@ -22,6 +22,7 @@ from pbem.engine.state import Event, GameState
 from pbem.errors import IllegalCommandError, StoreError
 from pbem.mail.address import mail_address
 from pbem.names import CARD_ALIASES, NameMatcher, card_matcher
+from pbem.reports_context import utc_minute
 from pbem.service import gm_ops
 from pbem.service.deadlines import offer_due
 from pbem.service.entries import command_of, gm_event_of
@@ -410,7 +411,7 @@ def _offer_data(table: Table) -> tuple[dict[str, Any], datetime | None]:
 def _deadline_data(deadline: datetime) -> dict[str, str]:
     """A deadline as a GM entry records it for the players' mail: ISO, and UTC to read."""
     return {"deadline": iso(deadline),
-            "deadline_utc": deadline.astimezone(UTC).strftime("%Y-%m-%d %H:%M")}
+            "deadline_utc": utc_minute(deadline)}
 
 
 def announce(service: Service, game_id: str, text: str, now: datetime) -> int:

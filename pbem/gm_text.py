@@ -3,7 +3,7 @@ whole game with its secrets, and what the next step would do."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pbem.engine.cards import CardSet
 from pbem.engine.state import GameState
@@ -12,7 +12,13 @@ from pbem.gm import Preview
 from pbem.history import GameFile
 from pbem.orders.format import format_order
 from pbem.render import environment
-from pbem.reports_context import Deadline, deadline_facts, goal_lines, group_facts
+from pbem.reports_context import (
+    Deadline,
+    deadline_facts,
+    goal_lines,
+    group_facts,
+    utc_minute,
+)
 from pbem.service.deadlines import offer_due
 from pbem.service.model import GameService, parse_iso
 from pbem.tree import tree_rows
@@ -80,11 +86,11 @@ def preview_text(seen: Preview) -> str:
     due = offer_due(state, after) if offer else None
     template = environment().get_template("archive/preview.txt.j2")
     return template.render(
-        game=seen.game, when=seen.now.astimezone(UTC).strftime("%Y-%m-%d %H:%M"),
+        game=seen.game, when=utc_minute(seen.now),
         closing=closing, steps=steps, mails=list(mails.items()),
         deadline_moves=after.deadline != before.deadline,
         after_deadline=after.deadline[:16].replace("T", " "), waiting=waiting,
-        offer=offer, offer_due=due.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if due else "",
+        offer=offer, offer_due=utc_minute(due) if due else "",
         inbox=seen.inbox,
     ).rstrip() + "\n"
 

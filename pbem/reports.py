@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -41,6 +41,7 @@ from pbem.reports_context import (
     others,
     report_events,
     special_facts,
+    utc_minute,
 )
 from pbem.reports_orders import (
     attack_lines,
@@ -339,7 +340,7 @@ def _game_context(
             cards, (c.card for p in v.players for c in p.structure))},
         "dead": group_facts(cards, v.dead),
         "deadline": deadline_facts(deadline, now, tz),
-        "now": now.astimezone(UTC).strftime("%Y-%m-%d %H:%M"),
+        "now": utc_minute(now),
         "tz": tz,
         "active": v.active == v.viewer and v.phase not in ("over",),
         "odds": odds,

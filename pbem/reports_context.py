@@ -145,7 +145,7 @@ def deadline_facts(deadline: datetime | None, now: datetime, tz: str) -> Deadlin
     left = max(0, int((deadline - now).total_seconds()) // 60)
     local = deadline.astimezone(zone(tz))
     return Deadline(
-        utc=_minute(deadline.astimezone(UTC)),
+        utc=utc_minute(deadline),
         local=_minute(local),
         tz=tz,
         days=left // (24 * 60),
@@ -157,7 +157,7 @@ def deadline_facts(deadline: datetime | None, now: datetime, tz: str) -> Deadlin
 
 def moment_facts(moment: datetime, tz: str) -> Moment:
     """``moment`` as the templates show it: to the minute, in UTC and in the zone ``tz``."""
-    return Moment(utc=_minute(moment.astimezone(UTC)),
+    return Moment(utc=utc_minute(moment),
                   local=_minute(moment.astimezone(zone(tz))), tz=tz)
 
 
@@ -222,6 +222,11 @@ def _in_zone(facts: dict[str, Any], tz: str) -> dict[str, Any]:
         return facts
     local = datetime.fromisoformat(facts["deadline"]).astimezone(zone(tz))
     return {**facts, "deadline_local": _minute(local), "tz": tz}
+
+
+def utc_minute(moment: datetime) -> str:
+    """``moment`` as the mails and the game master's texts write it: to the minute, in UTC."""
+    return _minute(moment.astimezone(UTC))
 
 
 def _minute(moment: datetime) -> str:
