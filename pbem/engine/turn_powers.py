@@ -9,12 +9,31 @@ from pbem.engine.cards import CardSet, Group
 from pbem.engine.commands import EndPowers, UseLasers, UseRecyclers
 from pbem.engine.income import draw_card
 from pbem.engine.ops import pay
-from pbem.engine.state import Event, GameState
+from pbem.engine.state import Event, GameState, Player
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
 RECYCLERS_COST = 5
 Result = tuple[GameState, list[Event]]
+
+
+def lasers_unusable(p: Player) -> IllegalCommandError:
+    """The refusal of ``p``'s use of the Orbital Mind Control Lasers."""
+    return IllegalCommandError(f"{p.name} cannot use the Orbital Mind Control Lasers now",
+                               key="lasers_unusable", words={"player": p.name})
+
+
+def recyclers_unusable(p: Player) -> IllegalCommandError:
+    """The refusal of ``p``'s use of the Recyclers."""
+    return IllegalCommandError(f"{p.name} cannot use the Recyclers now",
+                               key="recyclers_unusable", words={"player": p.name})
+
+
+def check_end_powers(cards: CardSet, p: Player) -> None:
+    """Raise IllegalCommandError unless ``p``'s Illuminati have an end-of-turn power."""
+    if not ({"gnomes_money", "bermuda_reorganize"} & set(abilities(cards, p.illuminati).special)):
+        raise IllegalCommandError(f"{p.illuminati} have no end-of-turn power",
+                                  key="no_end_powers", words={"illuminati": p.illuminati})
 
 
 def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
@@ -25,8 +44,7 @@ def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
     lasers = [c for c in (s.card for s in p.structure)
               if "orbital_mind_control_lasers" in abilities(cards, c).special]
     if not lasers or state.turn.lasers_used or state.turn.end_powers:
-        raise IllegalCommandError(f"{p.name} cannot use the Orbital Mind Control Lasers now",
-                                  key="lasers_unusable", words={"player": p.name})
+        raise lasers_unusable(p)
     target = cards.card(cmd.group) if cmd.group in cards.names() else None
     if not isinstance(target, Group) or cmd.group == lasers[0]:
         raise IllegalCommandError(f"the Lasers can change only another group, not {cmd.group}",
@@ -68,8 +86,7 @@ def use_recyclers(cards: CardSet, state: GameState, cmd: UseRecyclers) -> Result
     p = checks.active(state, cmd.player)
     recyclers = has_special(cards, p, "recyclers")
     if recyclers is None or state.turn.recyclers_used or state.turn.end_powers:
-        raise IllegalCommandError(f"{p.name} cannot use the Recyclers now",
-                                  key="recyclers_unusable", words={"player": p.name})
+        raise recyclers_unusable(p)
     state = pay(state, p.name, recyclers, RECYCLERS_COST)
     state = evolve(state, turn=evolve(state.turn, recyclers_used=True, did_anything=True))
     state, events = draw_card(cards, state, p.name)
@@ -79,10 +96,7 @@ def use_recyclers(cards: CardSet, state: GameState, cmd: UseRecyclers) -> Result
 def end_powers(cards: CardSet, state: GameState, cmd: EndPowers) -> Result:
     checks.phase(state, "actions")
     p = checks.active(state, cmd.player)
-    special = abilities(cards, p.illuminati).special
-    if not ({"gnomes_money", "bermuda_reorganize"} & set(special)):
-        raise IllegalCommandError(f"{p.illuminati} have no end-of-turn power",
-                                  key="no_end_powers", words={"illuminati": p.illuminati})
+    check_end_powers(cards, p)
     if state.offer is not None:
         raise IllegalCommandError("the offered group must be answered first", key="offer_first")
     state = evolve(state, turn=evolve(state.turn, end_powers=True, did_anything=True))

@@ -9,7 +9,7 @@ from pbem.engine.commands import EndPowers, OfferGroup, PlaySpecial, UseLasers, 
 from pbem.engine.groups import offer_parties
 from pbem.engine.state import Player
 from pbem.engine.structure import subtree
-from pbem.errors import IllegalCommandError
+from pbem.engine.turn_powers import check_end_powers, lasers_unusable, recyclers_unusable
 from pbem.orders.model import AttackOrder, Order
 from pbem.service.refusals import refused
 from pbem.service.table import Table
@@ -28,16 +28,11 @@ def check_waiting(table: Table, player: str, order: Order) -> None:
         if order.group not in _may_become_theirs(table, giver):
             checks.owns(giver, order.group)
     if isinstance(order, UseLasers) and not _may_hold(table, p, "orbital_mind_control_lasers"):
-        raise IllegalCommandError(f"{p.name} cannot use the Orbital Mind Control Lasers now",
-                                  key="lasers_unusable", words={"player": p.name})
+        raise lasers_unusable(p)
     if isinstance(order, UseRecyclers) and not _may_hold(table, p, "recyclers"):
-        raise IllegalCommandError(f"{p.name} cannot use the Recyclers now",
-                                  key="recyclers_unusable", words={"player": p.name})
-    if isinstance(order, EndPowers) and not (
-            {"gnomes_money", "bermuda_reorganize"}
-            & set(abilities(table.cards, p.illuminati).special)):
-        raise IllegalCommandError(f"{p.illuminati} have no end-of-turn power",
-                                  key="no_end_powers", words={"illuminati": p.illuminati})
+        raise recyclers_unusable(p)
+    if isinstance(order, EndPowers):
+        check_end_powers(table.cards, p)
 
 
 def _may_become_theirs(table: Table, p: Player) -> set[str]:
