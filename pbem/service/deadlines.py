@@ -196,21 +196,25 @@ def _offer_reminder(state: GameState, service: GameService) -> datetime | None:
     that moment, which the orders deadline may bring closer.
     """
     due = offer_due(state, service)
-    first = max(service.timing.reminders, default=0.0)
-    if due is None or not first or not service.offer_deadline:
+    if due is None or not service.offer_deadline:
         return None
     made = parse_iso(service.offer_deadline) - timedelta(hours=service.timing.response_hours)
-    return reminder_time(due, first, due - made)
+    return _first_reminder(service, due, due - made)
 
 
 def _window_reminder(service: GameService, window: Window) -> datetime | None:
     """The moment the players asked in ``window`` who have not answered are reminded: the
     first reminder time before it closes; None without reminders."""
+    return _first_reminder(service, parse_iso(window.deadline),
+                           timedelta(hours=service.timing.response_hours))
+
+
+def _first_reminder(service: GameService, deadline: datetime,
+                    period: timedelta) -> datetime | None:
+    """The moment of the one reminder a window or an offer gets, at the first (longest)
+    reminder lead before ``deadline``; None without reminders."""
     first = max(service.timing.reminders, default=0.0)
-    if not first:
-        return None
-    return reminder_time(parse_iso(window.deadline), first,
-                         timedelta(hours=service.timing.response_hours))
+    return reminder_time(deadline, first, period) if first else None
 
 
 def _remind_offer(table: Table) -> None:
