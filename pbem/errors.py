@@ -66,10 +66,6 @@ class OrderSyntaxError(PbemError, ValueError):
     """An order line could not be read."""
 
 
-class StaleOrderError(PbemError, ValueError):
-    """Orders written for a turn that is already resolved."""
-
-
 class MailFormatError(PbemError, ValueError):
     """An inbound mail could not be turned into order text."""
 

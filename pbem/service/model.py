@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from pbem.engine.bidding import Stance
-from pbem.engine.setup import Setup
 from pbem.orders.model import (
     ConditionalPlay,
     Order,
@@ -133,14 +132,6 @@ class GameService:
 
     def standing_of(self, player: str) -> tuple[StandingOrder, ...]:
         return tuple(o for p, o in self.standing if p == player)
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """What the store keeps as a game's setup: the engine's setup and the seats' addresses."""
-
-    setup: Setup
-    service: GameService
 
 
 def iso(moment: datetime) -> str:
