@@ -198,9 +198,11 @@ OLD_GM_KINDS = {"remove"}
 
 
 def test_every_kind_of_gm_entry_has_a_sample() -> None:
-    """The kinds pbem.gm records (``table.record("<kind>", ...)``), and those of older
-    logs, are the kinds sampled."""
-    source = (ENGINE.parent / "gm.py").read_text()
+    """The kinds pbem.gm and pbem.gm_deadlines record (``table.record("<kind>", ...)``),
+    and those of older logs, are the kinds sampled (pbem.gm_outbox's are the game master's
+    alone: players never see them)."""
+    source = "".join((ENGINE.parent / name).read_text() for name in ("gm.py",
+                                                                    "gm_deadlines.py"))
     recorded = set(re.findall(r'record\(\s*"(\w+)"', source))
     assert not recorded & OLD_GM_KINDS
     assert recorded | OLD_GM_KINDS == set(GM_SAMPLES)

@@ -16,7 +16,7 @@ from test_cli_gm import run
 from test_service_offers import GROUP, PLAYERS, STANDING, offer, words
 from transcripts.harness import START, Mailroom, Out
 
-from pbem import gm, gm_text, history, reports
+from pbem import gm_deadlines, gm_text, history, reports
 from pbem.archive.build import build_game
 from pbem.engine.state import Event
 from pbem.service.deadlines import next_due, reminder_time
@@ -100,7 +100,7 @@ def test_resume_gives_the_game_master_the_answers_deadline(room: Mailroom) -> No
     offer(room)
     room.override("pause")
     room.at(days=1)
-    hours, deadline, answer = gm.resume(room.service, "illu", room.now)
+    hours, deadline, answer = gm_deadlines.resume(room.service, "illu", room.now)
     assert hours == 24 and answer is not None and deadline is not None
     assert (f"{deadline:%Y-%m-%d %H:%M}", f"{answer:%Y-%m-%d %H:%M}") == (
         "2026-12-03 12:00", "2026-12-01 12:15")
@@ -136,7 +136,7 @@ def test_extend_moves_an_answer_the_orders_deadline_cuts_short(tmp_path: Path) -
     turn ends, 2026-11-30 00:00; extended by 6 hours, both are 6 hours later, so the extension
     is not lost to the turn's end."""
     room = offered_in_a_short_turn(tmp_path)
-    deadline, answer = gm.extend(room.service, "illu", 6, room.now)
+    deadline, answer = gm_deadlines.extend(room.service, "illu", 6, room.now)
     assert answer is not None
     assert (f"{deadline:%Y-%m-%d %H:%M}", f"{answer:%Y-%m-%d %H:%M}") == (
         "2026-11-30 06:00", "2026-11-30 06:00")

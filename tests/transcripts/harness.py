@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pbem import gm
+from pbem import gm, gm_deadlines
 from pbem.engine.state import GameState
 from pbem.service.mails import Sender
 from pbem.service.model import GameService, Timing
@@ -127,7 +127,8 @@ class Mailroom:
         game = game or self._only_game()
         words = [*map(str, args), *(f"--{k} {v}" for k, v in options.items())]
         self.lines.append(f"=== GM {self._when()}: {name} {game} {' '.join(words)}")
-        getattr(gm, name)(self.service, game, *args, now=self.now, **options)
+        operation = getattr(gm_deadlines, name, None) or getattr(gm, name)
+        operation(self.service, game, *args, now=self.now, **options)
         return self._collect()
 
     # --- players --------------------------------------------------------------------------
