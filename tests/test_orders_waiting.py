@@ -15,9 +15,9 @@ def notes(results: list[OrderResult]) -> dict[str, tuple[bool, str]]:
 
 
 def test_orders_behind_an_attack_are_refused_at_once_when_no_attack_can_help() -> None:
-    """A card not held, a group neither held nor under attack, a power the player's groups
-    and Illuminati lack: refused when the mail is read. A group the attack may bring is
-    given later, if it comes."""
+    """A card not held, a group neither held nor under attack (to give, transfer money to or
+    drop), a power the player's groups and Illuminati lack: refused when the mail is read. A
+    group the attack may bring is given (or paid) later, if it comes."""
     t = table(deal(position(), "ann", "Deep Agent"))
     results = notes(mail(t, "ann", "ATTACK Bavarian CONTROL Hackers",
                          "PLAY Swiss Bank Account",
@@ -25,7 +25,10 @@ def test_orders_behind_an_attack_are_refused_at_once_when_no_attack_can_help() -
                          "GIVE Hackers TO cat",
                          "LASERS ADD Weird ON Flat Earthers",
                          "RECYCLE",
-                         "END POWERS"))
+                         "END POWERS",
+                         "TRANSFER 1 FROM Bavarian TO Boy Sprouts",
+                         "TRANSFER 1 FROM Bavarian TO Hackers",
+                         "DROP Boy Sprouts"))
     assert results["ATTACK Bavarian CONTROL Hackers"][0]
     assert results["PLAY Swiss Bank Account"] == (False, "you do not hold Swiss Bank Account")
     assert results["GIVE Boy Sprouts TO cat"] == (
@@ -36,7 +39,11 @@ def test_orders_behind_an_attack_are_refused_at_once_when_no_attack_can_help() -
     assert results["RECYCLE"] == (False, "ann cannot use the Recyclers now")
     assert results["END POWERS"] == (
         False, "The Bavarian Illuminati have no end-of-turn power")
-    assert [q.text for q in t.service.queue] == ["GIVE Hackers TO cat"]
+    assert results["TRANSFER 1 FROM Bavarian TO Boy Sprouts"] == (
+        False, "Boy Sprouts is not in ann's power structure")
+    assert results["DROP Boy Sprouts"] == (False, "Boy Sprouts is not in ann's power structure")
+    assert [q.text for q in t.service.queue] == ["GIVE Hackers TO cat",
+                                                 "TRANSFER 1 FROM Bavarian TO Hackers"]
 
 
 def test_abolishing_privilege_needs_a_privileged_attack_and_the_cards() -> None:

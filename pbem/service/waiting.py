@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from pbem.engine import checks
 from pbem.engine.abilities import abilities, has_special
-from pbem.engine.commands import EndPowers, OfferGroup, PlaySpecial, UseLasers, UseRecyclers
+from pbem.engine.commands import (
+    DropGroup,
+    EndPowers,
+    MoveGroup,
+    OfferGroup,
+    PlaySpecial,
+    TransferMoney,
+    UseLasers,
+    UseRecyclers,
+)
 from pbem.engine.groups import offer_parties
 from pbem.engine.state import Player
 from pbem.engine.structure import subtree
@@ -17,9 +26,9 @@ from pbem.service.table import Table
 
 def check_waiting(table: Table, player: str, order: Order) -> None:
     """Raise the refusal of ``order`` (``player``'s, waiting behind an attack) if it fails a
-    check whose answer no attack can change: the card is in hand, the group is the player's
-    or may become theirs by an attack under way or waiting, the power belongs to their
-    Illuminati."""
+    check whose answer no attack can change: the card is in hand, the groups a gift,
+    transfer, move or drop names are the player's or may become theirs by an attack under way
+    or waiting, the power belongs to their Illuminati."""
     p = table.state.player(player)
     if isinstance(order, PlaySpecial) and order.card not in p.hand:
         raise refused(table.service.seat(player).lang, "not_held", card=order.card)
@@ -27,12 +36,26 @@ def check_waiting(table: Table, player: str, order: Order) -> None:
         giver, _ = offer_parties(table.state, order)
         if order.group not in _may_become_theirs(table, giver):
             checks.owns(giver, order.group)
+    for card in _cards_named(order):
+        if card not in _may_become_theirs(table, p):
+            checks.owns(p, card)
     if isinstance(order, UseLasers) and not _may_hold(table, p, "orbital_mind_control_lasers"):
         raise lasers_unusable(p)
     if isinstance(order, UseRecyclers) and not _may_hold(table, p, "recyclers"):
         raise recyclers_unusable(p)
     if isinstance(order, EndPowers):
         check_end_powers(table.cards, p)
+
+
+def _cards_named(order: Order) -> tuple[str, ...]:
+    """The cards of the player's own structure a transfer, move or drop names."""
+    if isinstance(order, TransferMoney):
+        return (order.source, order.dest)
+    if isinstance(order, MoveGroup):
+        return (order.group, order.master)
+    if isinstance(order, DropGroup):
+        return (order.group,)
+    return ()
 
 
 def _may_become_theirs(table: Table, p: Player) -> set[str]:
