@@ -103,7 +103,7 @@ def test_removing_the_giver_ends_the_offer_with_their_groups(room: Mailroom) -> 
 
 @pytest.mark.parametrize(("lang", "reason"), [
     ("en", "only Alice, who was offered Feminists, can decline it"),
-    ("fr", "seul Alice, à qui Feminists est offert, peut le refuser")])
+    ("fr", "Feminists est offert à Alice, et la réponse revient à qui reçoit l'offre")])
 def test_the_givers_decline_is_refused_with_its_reason(room: Mailroom, lang: str,
                                                        reason: str) -> None:
     """rulebook-en: "You may only give a Group away with the permission of the player who
