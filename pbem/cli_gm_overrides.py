@@ -20,7 +20,7 @@ from pbem.cli_gm_session import (
 )
 from pbem.engine.state import Event
 from pbem.render import environment
-from pbem.reports_context import report_events
+from pbem.reports_context import report_events, utc_minute
 
 __all__ = ["announce", "bot", "edit", "end_game", "extend", "pause", "remove_seat",
            "replace_seat", "resume", "rollback"]
@@ -200,9 +200,9 @@ def resume(game_id: str, **kw: Any) -> None:
         hours, deadline, answer = gm_deadlines.resume(service, game_id, where.now)
     moved = f"its deadlines moved {hours:g} h later" if hours else "its deadlines stay"
     if deadline is not None:
-        moved += f": the deadline is now {deadline:%Y-%m-%d %H:%M} UTC"
+        moved += f": the deadline is now {utc_minute(deadline)} UTC"
     if answer is not None:
-        moved += f", the answer to the group offered is due {answer:%Y-%m-%d %H:%M} UTC"
+        moved += f", the answer to the group offered is due {utc_minute(answer)} UTC"
     click.echo(f"{game_id} runs again; {moved}.")
 
 
@@ -221,10 +221,10 @@ def extend(game_id: str, hours: float, reason: str, **kw: Any) -> None:
         deadline, answer = gm_deadlines.extend(service, game_id, hours, where.now, reason)
     if answer is not None:
         click.echo(f"The answer to the group offered in {game_id} is now due "
-                   f"{answer:%Y-%m-%d %H:%M} UTC; the orders deadline is now "
-                   f"{deadline:%Y-%m-%d %H:%M} UTC.")
+                   f"{utc_minute(answer)} UTC; the orders deadline is now "
+                   f"{utc_minute(deadline)} UTC.")
     else:
-        click.echo(f"The deadline of {game_id} is now {deadline:%Y-%m-%d %H:%M} UTC.")
+        click.echo(f"The deadline of {game_id} is now {utc_minute(deadline)} UTC.")
 
 
 @click.command("announce")

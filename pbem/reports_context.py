@@ -143,10 +143,10 @@ def deadline_facts(deadline: datetime | None, now: datetime, tz: str) -> Deadlin
         if value.tzinfo is None or value.utcoffset() is None:
             raise ValueError(f"{value!r} must be timezone-aware")
     left = max(0, int((deadline - now).total_seconds()) // 60)
-    local = deadline.astimezone(zone(tz))
+    at = moment_facts(deadline, tz)
     return Deadline(
-        utc=utc_minute(deadline),
-        local=_minute(local),
+        utc=at.utc,
+        local=at.local,
         tz=tz,
         days=left // (24 * 60),
         hours=left // 60 % 24,
@@ -220,8 +220,8 @@ def _in_zone(facts: dict[str, Any], tz: str) -> dict[str, Any]:
     """``facts`` with their ``deadline`` in zone ``tz`` as well; as they are without one."""
     if "deadline" not in facts:
         return facts
-    local = datetime.fromisoformat(facts["deadline"]).astimezone(zone(tz))
-    return {**facts, "deadline_local": _minute(local), "tz": tz}
+    local = moment_facts(datetime.fromisoformat(facts["deadline"]), tz).local
+    return {**facts, "deadline_local": local, "tz": tz}
 
 
 def utc_minute(moment: datetime) -> str:

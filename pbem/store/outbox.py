@@ -220,11 +220,10 @@ class Outbox(Games):
         """Drop the mails already sent from a hot file about to be saved; give the bundles
         no mail left in it is in (to remove once it is saved)."""
         sent = self._sent(game_id)
-        done = [doc for doc in hot.outbox if doc["outbox_id"] in sent]
+        done = {doc["outbox_id"] for doc in hot.outbox if doc["outbox_id"] in sent}
         if done:
             self._sent_journal(game_id).sync()  # before the hot file forgets them
-            hot.outbox.remove(doc_ids=[doc.doc_id for doc in done])
-        return {doc["bundle"] for doc in done} - {doc["bundle"] for doc in hot.outbox}
+        return self._forget(hot, done)
 
     def _remove_bundles(self, names: set[str]) -> None:
         """Remove bundles that hold no mail left to send (``mark_sent`` may have already)."""
