@@ -24,6 +24,20 @@ def no_margin(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_games, "STAMP_MARGIN", 0.0)
 
 
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The store files the games module reads from now on (TinyDB files), in order."""
+    read: list[Path] = []
+    real = TinyFile
+
+    def counting(path: Path) -> TinyFile:
+        read.append(path)
+        return real(path)
+
+    monkeypatch.setattr(games_module, "TinyFile", counting)
+    return read
+
+
 def created(root: Path, *game_ids: str) -> Store:
     store = Store(root)
     with store.lock():
@@ -48,17 +62,10 @@ def test_the_newest_of_two_games_differing_in_case_gets_the_mail(tmp_path: Path)
 
 
 def test_the_index_file_is_read_once_while_it_does_not_change(
-        tmp_path: Path, no_margin: None, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, no_margin: None, reads: list[Path]) -> None:
     """Many lookups, one read; creating a game makes the next lookup read it again."""
     store = created(tmp_path, "g1", "g2")
-    reads: list[Path] = []
-    real = TinyFile
-
-    def counting(path: Path) -> TinyFile:
-        reads.append(path)
-        return real(path)
-
-    monkeypatch.setattr(games_module, "TinyFile", counting)
+    reads.clear()
     for _ in range(5):
         assert store.games() == ["g1", "g2"] and store.game_named("G2") == "g2"
     assert [p.name for p in reads] == ["index.json"]
@@ -78,6 +85,23 @@ def test_a_game_created_by_another_process_is_routed_at_once(
     created(tmp_path, "g2")  # another Store object: the daemon's cache is not told
     assert daemon.game_named("g2") == "g2"
     assert daemon.games() == ["g1", "g2"]
+
+
+def test_the_index_just_written_is_read_once_per_lock_hold(
+        tmp_path: Path, reads: list[Path]) -> None:
+    """A game just created has no stamp yet (its index file is too new to tell a later
+    change apart), but while the lock is held only the holder writes the index: mails
+    routed during one hold read it once. Once the lock goes, a game another process
+    creates is found on the next mail."""
+    store = created(tmp_path, "g1")
+    reads.clear()
+    with store.lock():
+        for _ in range(5):
+            assert store.game_named("G1") == "g1" and store.game_named("g2") is None
+    assert [p.name for p in reads] == ["index.json"]
+    created(tmp_path, "g2")  # another Store object, between two lock holds
+    with store.lock():
+        assert store.game_named("g2") == "g2"
 
 
 def test_a_file_just_written_has_no_stamp_yet(tmp_path: Path) -> None:

@@ -28,6 +28,30 @@ def test_readers_read_only_what_was_added_and_see_every_writer(tmp_path: Path) -
     assert len(reader) == 2
 
 
+def test_a_writer_knows_what_it_added_unless_another_wrote_since_it_read(
+        tmp_path: Path) -> None:
+    """Marking a mail sent appends a line, then looks at the journal: a writer that had
+    read up to the end keeps what it wrote without reading it back; one that had not
+    (another writer added lines meanwhile) says so, and reads them all."""
+    path = tmp_path / "j.log"
+    first, second = journal(path), journal(path)
+    assert first.values() == {}
+    assert not first.append([{"id": "a", "at": 1}])  # no file when it looked
+    assert first.values() == {"a": 1}
+    assert first.append([{"id": "b", "at": 2}])
+    assert first.values_read() == {"a": 1, "b": 2} == journal(path).values()
+    second.append([{"id": "c", "at": 3}])
+    assert not first.append([{"id": "d", "at": 4}])
+    assert first.values() == {"a": 1, "b": 2, "c": 3, "d": 4}
+    assert first.append([{"id": "a", "at": 5}], flush=False)  # a later line wins
+    assert first.values_read() == {"a": 5, "b": 2, "c": 3, "d": 4} == journal(path).values()
+    size = path.stat().st_size
+    path.unlink()  # written anew, as long as the one read (its inode number may come back)
+    path.write_bytes(b'{"id":"z","at":0}'.ljust(size - 1) + b"\n")
+    assert not first.append([{"id": "e", "at": 6}])
+    assert first.values() == {"z": 0, "e": 6}
+
+
 def test_a_partial_last_line_is_skipped_then_cut_off_by_the_next_writer(tmp_path: Path) -> None:
     path = tmp_path / "j.log"
     journal(path).append([{"id": "a", "at": 1}])

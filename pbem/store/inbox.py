@@ -138,6 +138,11 @@ class Inbox(Locked):
         for mail_id in mail_ids:
             check_mail_id(mail_id)
             pending, done = self._pending_path(mail_id), self._done_path(mail_id)
+            try:
+                os.replace(pending, done)
+                continue
+            except FileNotFoundError:  # done before, or the first mail of its folder
+                pass
             if pending.exists():
                 make_dir(done.parent)
                 os.replace(pending, done)

@@ -74,27 +74,45 @@ class Journal:
         self._offset += len(whole)
         return self._values
 
-    def append(self, records: Sequence[dict[str, Any]], *, flush: bool = True) -> None:
+    def append(self, records: Sequence[dict[str, Any]], *, flush: bool = True) -> bool:
         """Add records at the end, on disk before this returns (only in the file system's
         memory with ``flush=False``: kept if the process is killed, not if power is cut,
-        until ``sync``)."""
+        until ``sync``). Give whether ``values_read`` holds the whole file now (it did up
+        to the end before: nothing needs reading back while writers stay kept apart)."""
         if not records:
-            return
+            return False
         data = b"".join(dump_json(record) + b"\n" for record in records)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         try:
-            size = os.fstat(fd).st_size
+            info = os.fstat(fd)
+            size = info.st_size
+            # The file as read so far, nothing added since (writers are kept apart): what is
+            # written here is then known without reading it back.
+            known = ((info.st_dev, info.st_ino) == self._file and size == self._offset
+                     and os.pread(fd, len(self._head), 0) == self._head)
             if size and os.pread(fd, 1, size - 1) != b"\n":  # a killed writer's partial line
                 tail = os.pread(fd, min(size, _TAIL), max(0, size - _TAIL))
                 os.ftruncate(fd, size - len(tail) + tail.rfind(b"\n") + 1)
+            written = data
             while data:
                 data = data[os.write(fd, data):]
             if flush:
                 os.fdatasync(fd)
         finally:
             os.close(fd)
+        if known:
+            for record in records:
+                self._values[record[self._key]] = record[self._value]
+            if not self._offset:
+                self._head = written[:_HEAD]
+            self._offset += len(written)
         if flush:
             self._sync_dir()
+        return known
+
+    def values_read(self) -> dict[str, Any]:
+        """Give the records' values as last read or written, without looking at the file."""
+        return self._values
 
     def sync(self) -> None:
         """Make sure what is in the file is on disk (a writer killed before its flush may

@@ -32,8 +32,10 @@ class Locked:
         self._lock_depth = 0
         self._hot_files: dict[str, HotFile] = {}  # read during this lock hold; see _hot
         self._records: dict[str, dict[str, Any]] = {}  # inbox records read, by file name
+        self._bundle_ids_read: dict[str, list[str]] = {}  # outbox bundles' mail ids, by name
         # (the index file's stamp, the ids, the ids by case-folded name); see _game_index
-        self._index_cache: tuple[list[int], tuple[str, ...], dict[str, str]] | None = None
+        self._index_cache: tuple[list[int] | None, tuple[str, ...], dict[str, str]] | None = None
+        self._index_held = False  # the index cache was read during this lock hold
         self._journals = Journals()
         self._check_format()
         for folder in ("inbox", "mail", "outbox", "games"):
@@ -82,6 +84,7 @@ class Locked:
         finally:
             self._lock_depth = 0
             self._hot_files.clear()  # others may write once the lock is released
+            self._index_held = False
             os.close(fd)  # closing the descriptor releases the flock
 
     def _acquire(self, fd: int, timeout: float | None) -> None:

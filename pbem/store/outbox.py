@@ -21,6 +21,7 @@ from pbem.store.journal import Journal
 from pbem.store.tinyfile import HotFile
 
 _BUNDLE = ".mails"
+_BUNDLES_KEPT = 256  # bundles whose ids are kept in memory (marking sent reads them per mail)
 
 
 class Outbox(Games):
@@ -48,9 +49,15 @@ class Outbox(Games):
         return found
 
     def _bundle_ids(self, name: str) -> list[str]:
-        """Give the outbox ids of the mails in a bundle (FileNotFoundError once it went)."""
-        with open(self.root / "outbox" / name, "rb") as handle:
-            ids: list[str] = json.loads(handle.readline())["ids"]
+        """Give the outbox ids of the mails in a bundle (FileNotFoundError if it went before
+        they were read: a bundle never changes, and its name is never used again)."""
+        ids = self._bundle_ids_read.get(name)
+        if ids is None:
+            with open(self.root / "outbox" / name, "rb") as handle:
+                ids = json.loads(handle.readline())["ids"]
+            if len(self._bundle_ids_read) >= _BUNDLES_KEPT:
+                self._bundle_ids_read.clear()
+            self._bundle_ids_read[name] = ids
         return ids
 
     def _bundle(self, name: str) -> dict[str, bytes]:
@@ -161,8 +168,8 @@ class Outbox(Games):
             bundle_path = self.root / "outbox" / bundle
             if not bundle_path.exists():
                 raise StoreError("No queued mail has this id.", text=outbox_id)
-            journal.append([record | {"sent_at": stored_time(sent_at)}], flush=False)
-            sent = journal.values()
+            whole = journal.append([record | {"sent_at": stored_time(sent_at)}], flush=False)
+            sent = journal.values_read() if whole else journal.values()
             # Tidying, redone by the next commit or recover() if lost. The marks go to disk
             # before their mails' bytes go.
             with contextlib.suppress(FileNotFoundError):
