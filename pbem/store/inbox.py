@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,15 +24,21 @@ class Inbox(Locked):
     ``inbox/`` while it waits, moved to ``mail/<aa>/`` once done (a rename: creating a file
     is what costs the disk most, so each mail makes just one)."""
 
-    def _pending_path(self, mail_id: str) -> Path:
-        return self.root / "inbox" / f"{mail_id}{_MAIL}"
+    # Plain strings: these are built several times per mail, and pathlib costs more.
+    def _pending_path(self, mail_id: str) -> str:
+        return f"{self.root}/inbox/{mail_id}{_MAIL}"
 
-    def _done_path(self, mail_id: str) -> Path:
-        return self.root / "mail" / mail_id[:2] / f"{mail_id}{_MAIL}"
+    def _done_path(self, mail_id: str) -> str:
+        return f"{self.root}/mail/{mail_id[:2]}/{mail_id}{_MAIL}"
+
+    def _paths(self, mail_id: str) -> Iterator[str]:
+        """Give where a received mail is: waiting, else done (built only if looked at)."""
+        yield self._pending_path(mail_id)
+        yield self._done_path(mail_id)
 
     def _record(self, mail_id: str) -> dict[str, Any] | None:
         """Give the inbox record of a received mail (waiting or done), or None."""
-        for path in (self._pending_path(mail_id), self._done_path(mail_id)):
+        for path in self._paths(mail_id):
             try:
                 with open(path, "rb") as handle:
                     record: dict[str, Any] = json.loads(handle.readline())
@@ -89,10 +95,14 @@ class Inbox(Locked):
         if not new:
             return ids
         seq = 1 + max((i["seq"] for i in self._pending_records()), default=-1)
-        write_many_atomic([(self._pending_path(mail_id), b"%s\n%s" % (dump_json({
-            "mail_id": mail_id, "message_id": message_id, "sender": sender,
-            "received_at": stored_time(received_at), "seq": seq + n}), raw))
-            for n, (mail_id, (raw, message_id, sender)) in enumerate(new.items())])
+        records = {mail_id: {"mail_id": mail_id, "message_id": message_id, "sender": sender,
+                             "received_at": stored_time(received_at), "seq": seq + n}
+                   for n, (mail_id, (_, message_id, sender)) in enumerate(new.items())}
+        write_many_atomic([(Path(self._pending_path(mail_id)),
+                            b"%s\n%s" % (dump_json(records[mail_id]), raw))
+                           for mail_id, (raw, _, _) in new.items()])
+        # Known now: the next group's numbering need not read them back.
+        self._records.update((f"{mail_id}{_MAIL}", record) for mail_id, record in records.items())
         return ids  # from here on they are "seen"
 
     def _pending_records(self) -> list[dict[str, Any]]:
@@ -120,9 +130,10 @@ class Inbox(Locked):
     def raw_mail(self, mail_id: str) -> bytes:
         """Give the raw bytes of a received mail."""
         check_mail_id(mail_id)
-        for path in (self._pending_path(mail_id), self._done_path(mail_id)):
+        for path in self._paths(mail_id):
             try:
-                data = path.read_bytes()
+                with open(path, "rb") as handle:
+                    data = handle.read()
             except FileNotFoundError:  # (done meanwhile, if it was waiting)
                 continue
             return data[data.index(b"\n") + 1:]
@@ -143,8 +154,8 @@ class Inbox(Locked):
                 continue
             except FileNotFoundError:  # done before, or the first mail of its folder
                 pass
-            if pending.exists():
-                make_dir(done.parent)
+            if os.path.exists(pending):
+                make_dir(Path(done).parent)
                 os.replace(pending, done)
-            elif not done.exists():
+            elif not os.path.exists(done):
                 raise StoreError("No received mail has this id.", text=mail_id)
