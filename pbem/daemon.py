@@ -235,9 +235,9 @@ class Daemon:
             try:
                 self._start_intakes(lock_fd)
                 log.info("daemon running: store %s, %s; mail out %s%s", self.config.store,
-                         self._intakes(), self._way_out(),
-                         "; sending and IMAP intake in processes of their own"
-                         if self.in_processes else "")
+                         self._intakes(), self._way_out(), "".join(
+                             f"; {child.role} in a process of its own"
+                             for child in self._children))
                 if ready is not None:
                     ready()
                 run_loop(self._work, self._wake, self._stop, "a pass")
