@@ -29,6 +29,7 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Literal
 
 from pbem.config import DaemonConfig
@@ -81,6 +82,14 @@ def _logging() -> tuple[int, str, str | None]:
         if handler.formatter is not None:
             return level, handler.formatter._fmt or _DEFAULT_FORMAT, handler.formatter.datefmt
     return level, _DEFAULT_FORMAT, None
+
+
+def _child_environment() -> dict[str, str]:
+    """Give this process's environment, with the folder this ``pbem`` came from first on
+    the child's path: the child runs the same code, wherever it was found."""
+    here = str(Path(__file__).resolve().parents[1])
+    paths = [here, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
 
 
 class ChildProcess:
@@ -177,7 +186,8 @@ class ChildProcess:
                     return None
                 process = subprocess.Popen(
                     [sys.executable, "-m", "pbem.daemon_child"], stdin=subprocess.PIPE,
-                    pass_fds=(control_read, notify_write, self._lock_fd), close_fds=True)
+                    pass_fds=(control_read, notify_write, self._lock_fd), close_fds=True,
+                    env=_child_environment())
                 os.set_blocking(control_write, False)
                 self._process, self._control = process, control_write
                 control_write = -1
