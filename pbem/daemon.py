@@ -1,23 +1,29 @@
 """The mail daemon: mail in through the intakes, turns played by the service, mail out.
 
-Threads and who may touch what, each with store objects of its own (a store object counts
-its lock holds per object, not per thread):
+Its parts, and who may touch what, each with store objects of its own (a store object
+counts its lock holds per object, not per thread):
 
-- the intakes (the SMTP listener's worker thread, the IMAP thread) only *store* mail, with
-  ``Service.accept``: a mail is durable before the SMTP 250 or the IMAP move. Storing takes
-  the inbox's own lock, so mail comes in while a round of mail is being processed;
+- the intakes only *store* mail, with ``Service.accept``: a mail is durable before the SMTP
+  250 or the IMAP move. Storing takes the inbox's own lock, so mail comes in while a round
+  of mail is being processed. The SMTP listener stores from its worker thread; the IMAP
+  intake runs in a child process of its own and wakes the main loop through a pipe;
 - the main thread processes the inbox and ticks the deadlines, holding the store's lock for
   one round at a time, so the GM's command line (another process) interleaves between them;
-- the sending thread sends the outbox (``run_once`` sends from the main thread): reading
-  the outbox takes no lock and marking a mail sent only the outbox's own, so sending goes on
-  during a round.
+- the sending loop runs in a child process of its own, woken through a pipe after each
+  round that made mail: reading the outbox takes no lock and marking a mail sent only the
+  outbox's own, so sending goes on during a round.
 
-Anyone else in the process uses store objects of their own (see ``Daemon.store``).
+The children (``pbem.daemon_children``) let the daemon's Python work spread over several
+cores. They need the way out built from the configuration and a clock a child can import:
+with a ``sender`` object, or a clock object a test moves, the IMAP intake and the sending
+loop run as threads of the daemon's process instead, as does ``run_once`` (sending from the
+main thread). Anyone else in the process uses store objects of their own (``Daemon.store``).
 
 A crash anywhere loses nothing and repeats nothing: the inbox is processed again from the
 store, a mail whose step committed is not applied again (the store knows), and a mail sent
 but not yet marked sent is sent again under the same Message-ID, which a Maildir and any
-mail client recognise.
+mail client recognise. The instance lock is held until the daemon and all its children have
+ended, so a new daemon never sends alongside an old one's child.
 """
 
 from __future__ import annotations
@@ -35,42 +41,35 @@ from pathlib import Path
 
 from pbem.atomicfile import make_dir
 from pbem.config import DaemonConfig
-from pbem.daemon_outbox import Flush, Outbox, make_sender
+from pbem.daemon_children import ChildProcess, crosses
+from pbem.daemon_intake import MailIntake, with_return_path
+from pbem.daemon_loop import MAX_WAIT, run_loop
+from pbem.daemon_outbox import Flush, make_outbox, make_sender
 from pbem.engine.cards import CardSet
 from pbem.errors import StoreError
-from pbem.mail.imap import ImapIntake, JsonFileCursor, UnprocessableMail
+from pbem.mail.imap import ImapIntake, JsonFileCursor
 from pbem.mail.listener import SmtpListener
 from pbem.mail.sender import MaildirSender, Sender, SmtpSender
-from pbem.service.postmaster import Postmaster
 from pbem.service.service import Service
 from pbem.store import Store
+
+__all__ = ["Daemon", "Pass", "utc_now", "with_return_path"]
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
 
-# After a failure of the main loop itself (not of one mail), wait this long, doubling.
-_LOOP_RETRY_BASE, _LOOP_RETRY_CAP = 1.0, 300.0
-# The longest the main loop sleeps with nothing due: a bound, not a schedule.
-_MAX_WAIT = 60.0
 # Mail arriving this close together is processed together, up to this long after the first.
 _GATHER, _GATHER_MAX = 0.02, 0.25
+# How long a new daemon waits for the children of a dead one to end (they finish a send).
+_ORPHANS_SECONDS = 60.0
+# How long ``serve`` waits for its children to be at work before it says it is ready.
+_CHILDREN_START_SECONDS = 60.0
 
 
 def utc_now() -> datetime:
     """Give the current time, timezone-aware in UTC."""
     return datetime.now(UTC)
-
-
-def with_return_path(raw: bytes, envelope_from: str) -> bytes:
-    """Give the mail with its envelope sender on top as ``Return-Path``.
-
-    That is what a delivering server writes, and the only Return-Path the loop guard trusts
-    (the topmost): a bounce arrives with the null sender and so reads ``Return-Path: <>``.
-    """
-    bare = "".join(c for c in envelope_from if c.isprintable() and c not in "<>")
-    newline = b"\r\n" if b"\r\n" in raw[:2048] else b"\n"
-    return b"Return-Path: <" + bare.encode("utf-8", "replace") + b">" + newline + raw
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,9 @@ class Daemon:
     """One daemon over one store: build it, then ``serve()`` until stopped, or ``run_once()``.
 
     ``clock`` gives the time every step is stamped with (tests pin it); ``sender`` replaces
-    the configured way out (tests and benches count what leaves).
+    the configured way out (tests and benches count what leaves). ``serve`` runs the IMAP
+    intake and the sending in child processes unless either is given an object a child
+    process cannot share (see the module's docstring); ``in_processes`` says which.
 
     ``store`` and ``service`` are for the caller's own thread (to create a game, or read
     one, while the daemon serves): they are objects of their own on the same folder, so the
@@ -99,67 +100,41 @@ class Daemon:
                  cards: CardSet | None = None, sender: Sender | None = None) -> None:
         self.config = config
         self._clock = clock
+        self.in_processes = sender is None and crosses(clock)
         self._instance = _InstanceLock(config.store / "daemon" / "running.lock")
         self._store = Store(config.store)
         self._service = Service(self._store, config.service_config(), cards)
         self.store = Store(config.store)
         self.service = Service(self.store, config.service_config(), self._service.cards)
         # The intakes' own: storing mail never waits for the main thread's lock hold.
-        self._intake = Service(Store(config.store), config.service_config(), self._service.cards)
+        self._intake = MailIntake(
+            Service(Store(config.store), config.service_config(), self._service.cards),
+            clock, config.max_mail_bytes, stored=self._mail_stored)
         self.sender: Sender = sender if sender is not None else make_sender(config)
-        sending = Store(config.store)
-        self.outbox = Outbox(sending, self.sender, clock,
-                             envelope_from=config.envelope_from,
-                             give_up_after=config.give_up_after,
-                             given_up=Postmaster(sending, config.service_config().sender,
-                                                 config.mails_per_hour).given_up)
+        self.outbox = make_outbox(config, self.sender, clock)
         self._wake = threading.Event()
         self._send_wake = threading.Event()  # wakes the sending thread of serve()
         self._stop = threading.Event()
         self._listener: SmtpListener | None = None
-        self._imap: ImapIntake | None = None
-        self._imap_thread: threading.Thread | None = None
-        self._send_thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
+        self._children: list[ChildProcess] = []
         self._next_tick = 0.0  # monotonic time of the next deadline tick
 
     # ---- intake -------------------------------------------------------------------------
 
     def deliver_smtp(self, raw: bytes, envelope_from: str, rcpt_tos: list[str]) -> None:
         """Store a mail the SMTP listener took; returns once it is durable."""
-        self._accept(with_return_path(raw, envelope_from), f"SMTP from <{envelope_from}>")
+        self._intake.deliver_smtp(raw, envelope_from, rcpt_tos)
 
     def deliver_imap_group(self, raws: Sequence[bytes]) -> list[BaseException | None]:
         """Store mails fetched together over IMAP, durable together; gives each one's fate
         (see ``pbem.mail.imap.GroupDelivery``)."""
-        limit = self.config.max_mail_bytes
-        # The listener refuses these with 552; here they go to the failed folder.
-        fates: list[BaseException | None] = [
-            UnprocessableMail(f"the mail is {len(raw)} bytes, more than the {limit} allowed")
-            if len(raw) > limit else None for raw in raws]
-        taken = [raw for raw, fate in zip(raws, fates, strict=True) if fate is None]
-        if not taken:
-            return fates
-        try:
-            mail_ids = self._intake.accept_many(taken, self._clock())
-        except Exception as error:  # none of them is stored: the intake stops at the first
-            return [*fates[:fates.index(None)], error]
-        self._stored(mail_ids, "IMAP")
-        return fates
+        return self._intake.deliver_imap_group(raws)
 
-    def _accept(self, raw: bytes, via: str) -> None:
-        self._stored([self._intake.accept(raw, self._clock())], via)
+    def _mail_stored(self) -> None:
+        self._wake.set()
 
-    def _stored(self, mail_ids: Sequence[str | None], via: str) -> None:
-        """Log what an intake stored (None: received before) and wake the main loop."""
-        for mail_id in mail_ids:
-            if mail_id is None:
-                log.info("mail via %s was received before; ignored", via)
-            else:
-                log.info("stored mail %s via %s", mail_id, via)
-        if any(mail_ids):
-            self._wake.set()
-
-    def _start_intakes(self) -> None:
+    def _start_intakes(self, lock_fd: int) -> None:
         config = self.config
         if config.listener is not None:
             listener = SmtpListener(self.deliver_smtp, host=config.listener.host,
@@ -168,17 +143,27 @@ class Daemon:
                                     accept_recipient=config.listener.accepts)
             listener.start()
             self._listener = listener
+        # Sending has a loop of its own: it waits on the mail server while mail is processed.
+        if self.in_processes:
+            self._children = [ChildProcess("sending", config, self._clock, lock_fd, self._stop)]
+            if config.imap is not None:
+                self._children.append(ChildProcess("intake", config, self._clock, lock_fd,
+                                                   self._stop, notified=self._wake.set))
+            for child in self._children:
+                child.start()
+            for child in self._children:
+                if not child.wait_ready(_CHILDREN_START_SECONDS) and not self._stop.is_set():
+                    log.warning("the %s process is not at work yet; going on", child.role)
+            return
         if config.imap is not None:
-            intake = self._imap_intake()
-            thread = threading.Thread(target=intake.run, args=(self._stop,), name="imap-intake",
-                                      daemon=True)
+            self._threads.append(threading.Thread(
+                target=self._imap_intake().run, args=(self._stop,), name="imap-intake",
+                daemon=True))
+        self._threads.append(threading.Thread(
+            target=run_loop, args=(self.outbox.send_pass, self._send_wake, self._stop,
+                                   "sending"), name="outbox", daemon=True))
+        for thread in self._threads:
             thread.start()
-            self._imap, self._imap_thread = intake, thread
-        # Sending has a thread of its own: it waits on the mail server while mail is processed.
-        self._send_thread = threading.Thread(
-            target=self._loop, args=(self._send, self._send_wake, "sending"), name="outbox",
-            daemon=True)
-        self._send_thread.start()
 
     def _imap_intake(self) -> ImapIntake:
         assert self.config.imap is not None
@@ -190,11 +175,15 @@ class Daemon:
         """Give the port the SMTP listener is bound to, None when it is not running."""
         return self._listener.port if self._listener is not None else None
 
+    def child_pids(self) -> dict[str, int]:
+        """Give the process id of each child process running now, by its part."""
+        return {child.role: pid for child in self._children if (pid := child.pid) is not None}
+
     # ---- the steps ----------------------------------------------------------------------
 
     def process(self) -> int:
         """Give the number of stored mails processed now (every one waiting)."""
-        count = self._service.process(self._clock(), after_round=self._send_wake.set)
+        count = self._service.process(self._clock(), after_round=self._wake_sending)
         if count:
             log.info("processed %d mail(s)", count)
         return count
@@ -242,25 +231,27 @@ class Daemon:
 
     def serve(self, ready: Callable[[], None] | None = None) -> None:
         """Run until ``request_stop``: intakes on, then pass after pass; closes everything."""
-        with self._instance.held():
+        with self._instance.held() as lock_fd:
             try:
-                self._start_intakes()
-                log.info("daemon running: store %s, %s; mail out %s", self.config.store,
-                         self._intakes(), self._way_out())
+                self._start_intakes(lock_fd)
+                log.info("daemon running: store %s, %s; mail out %s%s", self.config.store,
+                         self._intakes(), self._way_out(), "".join(
+                             f"; {child.role} in a process of its own"
+                             for child in self._children))
                 if ready is not None:
                     ready()
-                self._loop(self._work, self._wake, "a pass")
+                run_loop(self._work, self._wake, self._stop, "a pass")
             finally:
                 self.close()
         log.info("daemon stopped")
 
     def _work(self) -> float:
-        """Process and tick, wake the sending thread if that made mail; give the wait."""
+        """Process and tick, wake the sending loop if that made mail; give the wait."""
         self._gather()
         processed = self.process()
         if self._tick_if_due() or processed:  # (both run: mail never holds up a deadline)
-            self._send_wake.set()
-        return min(_MAX_WAIT, max(0.0, self._next_tick - time.monotonic()))
+            self._wake_sending()
+        return min(MAX_WAIT, max(0.0, self._next_tick - time.monotonic()))
 
     def _gather(self) -> None:
         """While mail keeps coming in, wait for it a moment (``_GATHER``, never longer than
@@ -278,33 +269,16 @@ class Daemon:
         self.tick()
         return True
 
-    def _send(self) -> float:
-        """Send what is due; give the wait until a retry is due (or a bound)."""
-        retry_at = self.flush().retry_at
-        if retry_at is None:
-            return _MAX_WAIT
-        return min(_MAX_WAIT, max(0.05, (retry_at - self._clock()).total_seconds()))
-
-    def _loop(self, work: Callable[[], float], wake: threading.Event, what: str) -> None:
-        """Run ``work`` until stopped, waiting what it says or until woken; a failure waits
-        longer each time it repeats."""
-        failures = 0
-        while not self._stop.is_set():
-            wake.clear()
-            try:
-                wait = work()
-                failures = 0
-            except Exception:  # the daemon must outlive any one failure
-                failures += 1
-                wait = min(_LOOP_RETRY_CAP, _LOOP_RETRY_BASE * 2 ** (failures - 1))
-                log.exception("%s failed; trying again in %.0f s", what, wait)
-            if not self._stop.is_set():  # the stop's wake may have been taken by _gather
-                wake.wait(wait)
+    def _wake_sending(self) -> None:
+        self._send_wake.set()
+        for child in self._children:
+            if child.role == "sending":
+                child.wake()
 
     def wake(self) -> None:
         """Make the main loop pass again now (new mail, or a test moved the clock)."""
         self._wake.set()
-        self._send_wake.set()
+        self._wake_sending()
 
     def request_stop(self) -> None:
         """Ask the loop to stop after the step in progress; safe from a signal handler."""
@@ -313,17 +287,20 @@ class Daemon:
         self._send_wake.set()
 
     def close(self) -> None:
-        """Stop the intakes (waiting for a mail being stored) and close connections."""
+        """Stop the intakes and the sending (waiting for a mail being stored or sent) and
+        close connections."""
         self._stop.set()
         listener, self._listener = self._listener, None
         if listener is not None:
             listener.stop()
         self._send_wake.set()
-        for thread in (self._imap_thread, self._send_thread):
-            if thread is not None:
-                thread.join(timeout=60)
-        self._imap_thread = self._send_thread = None
-        self._imap = None
+        for child in self._children:
+            child.stop()
+        for child in self._children:
+            child.join()
+        for thread in self._threads:
+            thread.join(timeout=60)
+        self._threads, self._children = [], []
         self.outbox.close()
 
     def _intakes(self) -> str:
@@ -344,26 +321,60 @@ class Daemon:
 
 
 class _InstanceLock:
-    """One daemon per store: a file lock held while it runs, released by the kernel on death."""
+    """One daemon per store: a file lock held while it runs, released by the kernel once the
+    daemon and every child of it (they inherit the open file) have ended."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
     @contextmanager
-    def held(self) -> Iterator[None]:
+    def held(self) -> Iterator[int]:
+        """Hold the lock; gives the open file's descriptor, for the children to inherit."""
         make_dir(self.path.parent)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
+            self._take(fd)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            yield fd
+        finally:
+            os.close(fd)
+
+    def _take(self, fd: int) -> None:
+        """Take the lock; wait for it only while the daemon holding it is dead (its children
+        are finishing a send)."""
+        waited_until = time.monotonic() + _ORPHANS_SECONDS
+        told = False
+        while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
             except BlockingIOError:
                 holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            if _alive(holder) or time.monotonic() >= waited_until:
                 raise StoreError(f"Another pbem daemon (process {holder}) is running on the "
                                  f"store {self.path.parent.parent}.",
                                  suggestion="Stop it first, or give this one a store of its "
                                  "own.") from None
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-            yield
-        finally:
-            os.close(fd)
+            if not told:
+                log.info("waiting for the processes of the daemon %s, which ended, to end",
+                         holder)
+                told = True
+            time.sleep(0.01)
+
+
+def _alive(pid: str) -> bool:
+    """Tell whether the process ``pid`` runs (a zombie does not; an unknown holder does)."""
+    if not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # no /proc: take it as running
+        return True
+    return stat.rpartition(")")[2].split()[0] != "Z"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from pbem.config import DaemonConfig
+from pbem.daemon_loop import MAX_WAIT
 from pbem.mail.sender import (
     MaildirSender,
     PermanentSendError,
@@ -24,6 +25,7 @@ from pbem.mail.sender import (
     TransientSendError,
     retry_delay,
 )
+from pbem.service.postmaster import Postmaster
 from pbem.store import OutboxItem, Store
 
 log = logging.getLogger("pbem.daemon")
@@ -42,6 +44,17 @@ def make_sender(config: DaemonConfig) -> SmtpSender | MaildirSender:
         return MaildirSender(config.maildir)
     return SmtpSender(smtp.host, smtp.port, smtp.security,
                       smtp.username, smtp.password, smtp.timeout, ca_file=smtp.ca_file)
+
+
+def make_outbox(config: DaemonConfig, sender: Sender,
+                clock: Callable[[], datetime]) -> Outbox:
+    """Give the outbox of the configured store, sending through ``sender``, with a store
+    object of its own."""
+    sending = Store(config.store)
+    return Outbox(sending, sender, clock, envelope_from=config.envelope_from,
+                  give_up_after=config.give_up_after,
+                  given_up=Postmaster(sending, config.service_config().sender,
+                                      config.mails_per_hour).given_up)
 
 
 @dataclass(frozen=True)
@@ -115,6 +128,13 @@ class Outbox:
         if sent or failed or given_up:
             log.info("outbox: %d sent, %d to retry, %d given up", sent, failed, given_up)
         return Flush(sent, failed, given_up, retry_at)
+
+    def send_pass(self) -> float:
+        """Send what is due; give the seconds to wait until a retry is due (or a bound)."""
+        retry_at = self.send_due().retry_at
+        if retry_at is None:
+            return MAX_WAIT
+        return min(MAX_WAIT, max(0.05, (retry_at - self._clock()).total_seconds()))
 
     def _send(self, item: OutboxItem, now: datetime) -> _Outcome:
         """Give the outcome of sending one mail (and record it in the store)."""

@@ -5,6 +5,11 @@ The daemon runs in child processes forked from a multiprocessing fork server tha
 pbem and warmed its caches once (the card set, the compiled templates), so a restart costs
 milliseconds instead of the second a cold interpreter needs; each child is a real process,
 killed by its own process id with SIGKILL at a moment drawn from a seeded generator.
+The daemon's sending runs in a child process of its own (a fresh interpreter): half the
+kills take that process down at the same moment (as the OOM killer or ``systemctl kill -s
+KILL`` would, cutting a send short), the other half leave it to end with the daemon (it
+finishes the mail it sends and holds the instance lock until it has, so the next daemon
+waits for it).
 
 Mails go in over SMTP to the daemon's listener, one at a time and in order, each sent again
 until it is answered 250, as a sending mail server does. The clock is pinned (the same in
@@ -18,6 +23,7 @@ on tmpfs it costs nothing, keeping the test within its time budget.
 
 from __future__ import annotations
 
+import contextlib
 import email.parser
 import email.policy
 import json
@@ -33,12 +39,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
 
 import pytest
+from clocks import pinned
 from servers import free_port, sent_message_ids, wait_until
-from test_daemon import GAME, T0, new_game
+from test_daemon import GAME, new_game
+from test_daemon_processes import children_of
 
 from pbem.config import load_config
 from pbem.daemon import Daemon
@@ -68,12 +75,8 @@ tick_seconds = 3600
 """
 
 
-def _pinned() -> datetime:
-    return T0
-
-
 def _daemon(root: Path) -> Daemon:
-    return Daemon(load_config(root / "pbem.toml", env={}), clock=_pinned)
+    return Daemon(load_config(root / "pbem.toml", env={}), clock=pinned)
 
 
 def _serve(root: str) -> None:
@@ -238,7 +241,7 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(
     sender = threading.Thread(target=_send_all, args=(port, mails, done, errors, allowed))
     sender.start()
     rng = random.Random(SEED)
-    busy_kills = 0
+    busy_kills = killed_with_children = 0
     began = time.monotonic()
     for _ in range(KILLS):
         child = fork_server.Process(target=_serve, args=(str(killed),))
@@ -246,7 +249,11 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(
         allowed.release(MAILS // KILLS)
         time.sleep(rng.uniform(0.05, 0.7))
         assert child.pid is not None and child.is_alive(), "the daemon died by itself"
-        os.kill(child.pid, signal.SIGKILL)
+        sending = children_of(child.pid)
+        killed_with_children += bool(sending)
+        for pid in ([child.pid, *sending] if rng.random() < 0.5 else [child.pid]):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         child.join()
         assert child.exitcode == -signal.SIGKILL
         busy_kills += not _settled(killed) or not done.is_set()
@@ -271,8 +278,10 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(
     uninterrupted.join(180)
     assert uninterrupted.exitcode == 0
     print(f"{KILLS} kills in {killing:.1f} s with {progress} steps made; caught up at "
-          f"{caught_up:.1f} s; uninterrupted run done at {time.monotonic() - began:.1f} s")
+          f"{caught_up:.1f} s; uninterrupted run done at {time.monotonic() - began:.1f} s; "
+          f"{killed_with_children} kills met a child process")
     assert busy_kills >= 50, f"only {busy_kills} kills met work in progress"
+    assert killed_with_children >= 30, f"only {killed_with_children} kills met a child"
 
     store, ref_store = Store(killed / "store"), Store(reference / "store")
     cut, whole = Service(store), Service(ref_store)

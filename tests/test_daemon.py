@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from clocks import T0
 from servers import Account, Dovecot, SmtpCatcher, wait_until
 
 from pbem.cli import main as pbem_main
@@ -41,7 +42,6 @@ GAME = "g1"
 PLAYERS = (("Alice", "alice@example.org", ""), ("Bob", "bob@example.org", ""),
            ("Carol", "carol@example.org", ""))
 SEED = "5eed" * 8
-T0 = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
 CHEAP_PASSWORDS = 10
 
 
@@ -115,8 +115,8 @@ def maildir(root: Path) -> dict[str, list[email.message.EmailMessage]]:
     if not root.is_dir():
         return found
     for folder in sorted(root.iterdir()):
-        if folder.name.startswith("."):
-            continue
+        if folder.name.startswith(".") or not (folder / "new").is_dir():
+            continue  # (a Maildir the sender is creating right now)
         found[folder.name] = [parse(path.read_bytes())
                               for path in sorted((folder / "new").iterdir())]
     return found
@@ -268,20 +268,25 @@ def test_a_second_daemon_on_the_same_store_is_refused(tmp_path: Path) -> None:
 
 # ---- IMAP intake, SMTP out -------------------------------------------------------------
 
-def imap_config(folder: Path, dovecot: Dovecot, account: Account, catcher: SmtpCatcher,
-                extra: str = "", mail: str = "") -> DaemonConfig:
-    return configure(folder, f"""
-[mail]
-address = "game@pbem.test"
-{mail}
-[imap]
+def imap_section(dovecot: Dovecot, account: Account) -> str:
+    """Give the TOML section that takes mail from the account over plain IMAP."""
+    return f"""[imap]
 host = "127.0.0.1"
 port = {dovecot.imap_port}
 security = "plain"
 username = "{account.username}"
 password = "{account.password}"
 poll_seconds = 2
-[smtp]
+"""
+
+
+def imap_config(folder: Path, dovecot: Dovecot, account: Account, catcher: SmtpCatcher,
+                extra: str = "", mail: str = "") -> DaemonConfig:
+    return configure(folder, f"""
+[mail]
+address = "game@pbem.test"
+{mail}
+{imap_section(dovecot, account)}[smtp]
 host = "127.0.0.1"
 port = {catcher.port}
 security = "plain"

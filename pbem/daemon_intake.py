@@ -1,0 +1,72 @@
+"""What the daemon's intakes do with the mail they take: store it durably, log it, and say so.
+
+Used by the SMTP listener's worker thread in the daemon's process, and by the IMAP intake in
+a process of its own (see ``pbem.daemon``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from pbem.mail.imap import UnprocessableMail
+from pbem.service.service import Service
+
+log = logging.getLogger("pbem.daemon")
+
+
+def with_return_path(raw: bytes, envelope_from: str) -> bytes:
+    """Give the mail with its envelope sender on top as ``Return-Path``.
+
+    That is what a delivering server writes, and the only Return-Path the loop guard trusts
+    (the topmost): a bounce arrives with the null sender and so reads ``Return-Path: <>``.
+    """
+    bare = "".join(c for c in envelope_from if c.isprintable() and c not in "<>")
+    newline = b"\r\n" if b"\r\n" in raw[:2048] else b"\n"
+    return b"Return-Path: <" + bare.encode("utf-8", "replace") + b">" + newline + raw
+
+
+class MailIntake:
+    """Stores the mail an intake took, through a service of the intake's own; calls
+    ``stored`` once new mail is durable (to wake the processing)."""
+
+    def __init__(self, service: Service, clock: Callable[[], datetime], max_bytes: int,
+                 stored: Callable[[], None]) -> None:
+        self._service = service
+        self._clock = clock
+        self._max_bytes = max_bytes
+        self._on_stored = stored
+
+    def deliver_smtp(self, raw: bytes, envelope_from: str, rcpt_tos: list[str]) -> None:
+        """Store a mail the SMTP listener took; returns once it is durable."""
+        self._stored([self._service.accept(with_return_path(raw, envelope_from),
+                                           self._clock())], f"SMTP from <{envelope_from}>")
+
+    def deliver_imap_group(self, raws: Sequence[bytes]) -> list[BaseException | None]:
+        """Store mails fetched together over IMAP, durable together; gives each one's fate
+        (see ``pbem.mail.imap.GroupDelivery``)."""
+        limit = self._max_bytes
+        # The listener refuses these with 552; here they go to the failed folder.
+        fates: list[BaseException | None] = [
+            UnprocessableMail(f"the mail is {len(raw)} bytes, more than the {limit} allowed")
+            if len(raw) > limit else None for raw in raws]
+        taken = [raw for raw, fate in zip(raws, fates, strict=True) if fate is None]
+        if not taken:
+            return fates
+        try:
+            mail_ids = self._service.accept_many(taken, self._clock())
+        except Exception as error:  # none of them is stored: the intake stops at the first
+            return [*fates[:fates.index(None)], error]
+        self._stored(mail_ids, "IMAP")
+        return fates
+
+    def _stored(self, mail_ids: Sequence[str | None], via: str) -> None:
+        """Log what an intake stored (None: received before); say so if any is new."""
+        for mail_id in mail_ids:
+            if mail_id is None:
+                log.info("mail via %s was received before; ignored", via)
+            else:
+                log.info("stored mail %s via %s", mail_id, via)
+        if any(mail_ids):
+            self._on_stored()
