@@ -8,7 +8,7 @@ anything but its closing quote, commas and ``#`` included.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pbem.errors import OrderSyntaxError
 
@@ -46,11 +46,12 @@ class Token:
 
     text: str
     quoted: bool = False
+    # The keyword form (lower case), or ``""`` for a quoted name: read again and again as a
+    # line's readings are tried, so worked out once.
+    word: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def word(self) -> str:
-        """Gives the keyword form (lower case), or ``""`` for a quoted name."""
-        return "" if self.quoted else self.text.casefold()
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "word", "" if self.quoted else self.text.casefold())
 
 
 def tokenize(line: str) -> tuple[Token, ...]:
