@@ -40,8 +40,9 @@ ADDRESS = st.tuples(DOT_ATOM, DOT_ATOM).map("@".join)
 SPACE = st.sampled_from(["", " ", "  ", "\t"])
 MAILBOX = st.one_of(
     st.tuples(SPACE, ADDRESS, SPACE).map("".join),
-    st.tuples(SPACE, st.lists(ATOM, max_size=3).map(" ".join), st.sampled_from([" ", "\t"]),
-              ADDRESS, SPACE).map(lambda p: f"{p[0]}{p[1]}{p[2]}<{p[3]}>{p[4]}"),
+    st.tuples(SPACE, st.lists(st.tuples(ATOM, st.sampled_from([" ", "  ", "\t", " \t "])),
+                              max_size=3).map(lambda words: "".join(a + s for a, s in words)),
+              ADDRESS, SPACE).map(lambda p: f"{p[0]}{p[1]}<{p[2]}>{p[3]}"),
 )
 
 
