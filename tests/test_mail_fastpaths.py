@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.mail.automatic import OWN_HEADER, OWN_MARK_HEADER
-from pbem.mail.body import _parse
+from pbem.mail.body import _parse, _parse_plain, _ReadOnce
 from pbem.mail.compose import (
     _MAX_LINE,
     _POLICY,
@@ -96,6 +96,62 @@ def test_each_distinct_header_is_parsed_once_per_mail() -> None:
     assert isinstance(part, email.message.Message)
     assert part.get("Content-Type") is part.get("Content-Type")
     assert part.get_content_charset() == "utf-8" and msg.get_content_type() == "multipart/mixed"
+
+
+HEADER_NAME = st.one_of(
+    st.sampled_from(["From", "To", "Subject", "Content-Type", "Content-Transfer-Encoding",
+                     "MIME-Version", "Received", "X-Mailer", "From ", "X Bad", "", "Sübject"]),
+    st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=8))
+CONTENT_TYPE = st.sampled_from([
+    "text/plain; charset=utf-8", "multipart/mixed; boundary=b", "TEXT/HTML", "message/rfc822",
+    "Message/Delivery-Status", "multipart/alternative", "text/plain; format=flowed", "x"])
+HEADER_VALUE = st.one_of(
+    CONTENT_TYPE,
+    st.sampled_from(["quoted-printable", "base64", "", "  x ", "Ann <ann@example.org>",
+                     "=?utf-8?q?=C3=A9?="]),
+    st.binary(max_size=30).filter(lambda b: b"\n" not in b and b"\r" not in b).map(
+        lambda b: b.decode("latin-1")),
+    st.text(st.sampled_from("ab :;\t\x0b\x0c\x1c\x1d\x1e\r\x00é"), max_size=12))
+LINE_END = st.sampled_from(["\n", "\r\n", "\n", "\r\n", "\r"])
+HEAD_LINE = st.tuples(
+    st.one_of(st.tuples(HEADER_NAME, st.sampled_from([":", ": ", ":\t", " :"]), HEADER_VALUE)
+              .map("".join),
+              st.tuples(st.sampled_from([" ", "\t"]), HEADER_VALUE).map("".join),
+              CONTENT_TYPE.map(lambda value: f"Content-Type: {value}")),
+    LINE_END).map("".join)
+RAW_MAIL = st.tuples(
+    st.lists(HEAD_LINE, max_size=6), st.sampled_from(["\n", "\r\n", "", "\r", "x\n"]),
+    st.binary(max_size=60) | st.sampled_from([b"GAME g\r\nEND\r\n", b"a\rb\n\nc", b""]),
+).map(lambda m: "".join(m[0]).encode("latin-1") + m[1].encode("ascii") + m[2])
+
+
+def parsed_state(msg: email.message.Message) -> dict[str, object]:
+    """Give all a parsed message holds but its policy, its defects by type."""
+    state = {k: v for k, v in vars(msg).items() if k not in ("policy", "defects")}
+    return {**state, "defects": [type(d) for d in msg.defects]}
+
+
+@settings(max_examples=1000, deadline=None)
+@given(RAW_MAIL)
+def test_a_plain_head_parses_as_the_parser_parses_it(raw: bytes) -> None:
+    policy = email.policy.default.clone(header_factory=_ReadOnce())
+    plain = _parse_plain(raw, policy)
+    if plain is not None:
+        parsed = email.message_from_bytes(raw, policy=email.policy.default.clone(
+            header_factory=_ReadOnce()))
+        assert parsed_state(plain) == parsed_state(parsed)
+
+
+def test_an_order_mail_takes_the_plain_head_path() -> None:
+    policy = email.policy.default.clone(header_factory=_ReadOnce())
+    for end in (b"\n", b"\r\n"):
+        raw = end.join([b"From: Ann <ann@example.org>", b"Subject: orders",
+                        b"Content-Type: text/plain;", b' charset="utf-8"', b"",
+                        b"GAME g PLAYER Ann PASSWORD x", b"END", b""])
+        assert _parse_plain(raw, policy) is not None
+        for other in (b"Content-Type: multipart/mixed; boundary=b", b"From nobody",
+                      b"Subject : x", b" folded first", b"Subject: a\rb"):
+            assert _parse_plain(other + end + raw, policy) is None
 
 
 def reference_compose(mail: OutgoingMail) -> bytes:
