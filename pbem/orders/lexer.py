@@ -66,20 +66,21 @@ def tokenize(line: str) -> tuple[Token, ...]:
         if found is None:  # only trailing whitespace is left
             break
         at = found.end()
-        if found["comment"]:
+        kind = found.lastgroup  # the one alternative that matched
+        if kind == "comment":
             break
-        if found["comma"]:
+        if kind == "comma":
             tokens.append(Token(","))
-        elif found["word"]:
+        elif kind == "word":
             tokens.append(Token(found["word"]))
-        elif found["stray"]:
+        elif kind == "stray":
             raise OrderSyntaxError(
                 f"a closing quote {found['stray']} has no opening quote",
                 text=line,
                 suggestion='put names in straight quotes, like "Boy Sprouts".',
                 key="stray_quote", hint="straight_quotes", words={"quote": found["stray"]},
             )
-        elif found["open"]:
+        elif kind == "open":
             opener = found["open"]
             closers = {_CLOSING[opener], '"'}
             end = min((i for i in (line.find(c, at) for c in closers) if i >= 0), default=-1)

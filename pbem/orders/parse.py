@@ -248,7 +248,8 @@ def _start_line(lines: list[str], vocabulary: Vocabulary,
             player = vocabulary.resolve("player", start.header.player)
         except PbemError:  # read again with the players, for the error or a later line
             return _find_header(lines, vocabulary)
-        return start.index, replace(start.header, player=player)
+        header = start.header
+        return start.index, header if player == header.player else replace(header, player=player)
     return _find_header(lines, vocabulary)
 
 
