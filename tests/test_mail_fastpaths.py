@@ -11,6 +11,7 @@ import base64
 import binascii
 import email.headerregistry
 import email.message
+import email.parser
 import email.policy
 import email.utils
 from datetime import UTC, datetime, timedelta, timezone
@@ -19,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.mail.automatic import OWN_HEADER, OWN_MARK_HEADER
-from pbem.mail.body import _parse, _parse_plain, _ReadOnce
+from pbem.mail.body import _parse, _parse_plain, _parse_plain_head, _ReadOnce
 from pbem.mail.compose import (
     _MAX_LINE,
     _POLICY,
@@ -30,7 +31,7 @@ from pbem.mail.compose import (
     _one_line,
     compose,
 )
-from pbem.mail.envelope import _PLAIN_MAILBOX, _date, _mailboxes, _subject
+from pbem.mail.envelope import _PLAIN_MAILBOX, _date, _head_bytes, _mailboxes, _subject
 
 FAST = settings(max_examples=300, deadline=None)
 ATEXT = "abcXYZ019!#$%&'*+/=?^_`{|}~-"
@@ -119,10 +120,21 @@ HEAD_LINE = st.tuples(
               st.tuples(st.sampled_from([" ", "\t"]), HEADER_VALUE).map("".join),
               CONTENT_TYPE.map(lambda value: f"Content-Type: {value}")),
     LINE_END).map("".join)
-RAW_MAIL = st.tuples(
-    st.lists(HEAD_LINE, max_size=6), st.sampled_from(["\n", "\r\n", "", "\r", "x\n"]),
-    st.binary(max_size=60) | st.sampled_from([b"GAME g\r\nEND\r\n", b"a\rb\n\nc", b""]),
-).map(lambda m: "".join(m[0]).encode("latin-1") + m[1].encode("ascii") + m[2])
+BODY = st.binary(max_size=60) | st.sampled_from([b"GAME g\r\nEND\r\n", b"a\rb\n\nc", b""])
+# Heads of any lines, and heads of plain lines only (the paths taken for most mail).
+PLAIN_LINE = st.tuples(
+    st.one_of(HEADER_NAME.filter(lambda n: n.isascii() and " " not in n and ":" not in n
+                                 and n != ""), st.just("Content-Type")),
+    st.sampled_from([": ", ":"]), HEADER_VALUE.filter(lambda v: "\r" not in v),
+    st.lists(st.sampled_from(["\n x", "\n\ty z", "\r\n continued"]), max_size=2).map("".join),
+).map("".join)
+RAW_MAIL = st.one_of(
+    st.tuples(st.lists(HEAD_LINE, max_size=6),
+              st.sampled_from(["\n", "\r\n", "", "\r", "x\n"]), BODY).map(
+        lambda m: "".join(m[0]).encode("latin-1") + m[1].encode("ascii") + m[2]),
+    st.tuples(st.lists(PLAIN_LINE, min_size=1, max_size=6), st.sampled_from(["\n", "\r\n"]),
+              BODY).map(lambda m: (m[1].join(m[0]) + m[1] * 2).encode("latin-1") + m[2]),
+)
 
 
 def parsed_state(msg: email.message.Message) -> dict[str, object]:
@@ -131,7 +143,7 @@ def parsed_state(msg: email.message.Message) -> dict[str, object]:
     return {**state, "defects": [type(d) for d in msg.defects]}
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(RAW_MAIL)
 def test_a_plain_head_parses_as_the_parser_parses_it(raw: bytes) -> None:
     policy = email.policy.default.clone(header_factory=_ReadOnce())
@@ -142,6 +154,16 @@ def test_a_plain_head_parses_as_the_parser_parses_it(raw: bytes) -> None:
         assert parsed_state(plain) == parsed_state(parsed)
 
 
+@settings(max_examples=500, deadline=None)
+@given(RAW_MAIL)
+def test_a_plain_head_alone_parses_as_the_header_parser_parses_it(raw: bytes) -> None:
+    head = _head_bytes(raw)
+    plain = _parse_plain_head(head)
+    if plain is not None:
+        parsed = email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(head)
+        assert parsed_state(plain) == parsed_state(parsed)
+
+
 def test_an_order_mail_takes_the_plain_head_path() -> None:
     policy = email.policy.default.clone(header_factory=_ReadOnce())
     for end in (b"\n", b"\r\n"):
@@ -149,9 +171,12 @@ def test_an_order_mail_takes_the_plain_head_path() -> None:
                         b"Content-Type: text/plain;", b' charset="utf-8"', b"",
                         b"GAME g PLAYER Ann PASSWORD x", b"END", b""])
         assert _parse_plain(raw, policy) is not None
+        assert _parse_plain_head(_head_bytes(raw)) is not None
         for other in (b"Content-Type: multipart/mixed; boundary=b", b"From nobody",
                       b"Subject : x", b" folded first", b"Subject: a\rb"):
             assert _parse_plain(other + end + raw, policy) is None
+            if not other.startswith(b"Content-Type"):  # a head alone may be multipart
+                assert _parse_plain_head(_head_bytes(other + end + raw)) is None
 
 
 def reference_compose(mail: OutgoingMail) -> bytes:

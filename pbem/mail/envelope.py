@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from pbem.mail.body import _decode_fallback, _printable
+from pbem.mail.body import _decode_fallback, _parse_plain_head, _printable
 
 # The stdlib header parser is quadratic in a header's length (an 8 KB From took 1.4 s).
 _MAX_HEADER = 2000  # characters of From, Subject... read; the rest is cut before parsing
@@ -51,14 +51,21 @@ class _Envelope:
     references: tuple[str, ...]
 
 
-def _head(raw: bytes) -> email.message.EmailMessage:
+def _head(raw: bytes) -> email.message.Message:
+    head = _head_bytes(raw)
+    return (_parse_plain_head(head)
+            or email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(head))
+
+
+def _head_bytes(raw: bytes) -> bytes:
+    """Give the head of a raw mail, without the blank line, each header cut to a size the
+    parser copes with."""
     end = min((i for i in (raw.find(b"\n\n"), raw.find(b"\r\n\r\n")) if i >= 0),
               default=len(raw))
     # Even a headers-only parse reads Content-Type, quadratic in its length: cut every
     # header to what the parser copes with (our checks only look at the start of values).
-    head = _LOGICAL_HEADER.sub(lambda found: found.group(0)[:_MAX_HEADER],
+    return _LOGICAL_HEADER.sub(lambda found: found.group(0)[:_MAX_HEADER],
                                raw[: min(end, _HEADER_LIMIT)])
-    return email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(head)
 
 
 def first_headers(msg: email.message.Message) -> _Heads:
