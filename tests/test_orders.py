@@ -63,7 +63,7 @@ from pbem.orders import (
 )
 from pbem.orders.grammar import Reader, TooTangled
 from pbem.orders.lexer import quote_name, tokenize
-from pbem.orders.parse import parse_header
+from pbem.orders.parse import parse_header, read_start
 from pbem.orders.vocabulary import Vocabulary
 
 CARDS = load_cardset()
@@ -122,6 +122,39 @@ def test_the_start_line_alone_reads_as_parse_orders_reads_it() -> None:
     assert parse_header(text, CARDS) == parse_orders(text, CARDS).header
     with pytest.raises(OrderSyntaxError, match="no start line"):
         parse_header("Thanks for the game!\nPASS\nEND\n", CARDS)
+
+
+@pytest.mark.parametrize("text", [
+    "GAME g PLAYER carol ann PASSWORD p\nPASS\nEND",  # matched to Carol Ann
+    'GAME g PLAYER "carol   ANN" PASSWORD p TURN 3\nEND',
+    "GAME g PLAYER Zed PASSWORD p\nGAME g PLAYER bob PASSWORD q\nPASS\nEND",  # Zed: no player
+    "GAME g PLAYER Password PASSWORD x\nEND",
+    "Hi\ngame g player al password p turn 2 extra\ngame g player al password p\nEND",
+    "GAME g PLAYER Zed PASSWORD p\nEND",  # no start line that reads with the players
+    'GAME g PLAYER "" PASSWORD p\nEND',
+])
+@pytest.mark.parametrize("players", [PLAYERS, ("Alice", "Alan"), ()])
+def test_the_start_line_read_once_reads_as_when_read_again(
+        text: str, players: tuple[str, ...]) -> None:
+    """parse_orders given read_start's start line (read without the players) gives what it
+    gives reading the text alone: the player matched, or a later start line that reads."""
+    try:
+        start = read_start(text, CARDS)
+    except OrderSyntaxError:  # a start line no players make readable
+        with pytest.raises(OrderSyntaxError):
+            parse_orders(text, CARDS, players)
+        return
+    try:
+        expected = parse_orders(text, CARDS, players)
+    except OrderSyntaxError as error:
+        with pytest.raises(OrderSyntaxError) as raised:
+            parse_orders(text, CARDS, players, start)
+        assert vars(raised.value) == vars(error)
+        return
+    got = parse_orders(text, CARDS, players, start)
+    assert (got.header, got.orders, got.warnings) == (
+        expected.header, expected.orders, expected.warnings)
+    assert [vars(e) for e in got.errors] == [vars(e) for e in expected.errors]
 
 
 def test_the_password_keeps_its_case() -> None:

@@ -10,18 +10,15 @@ from __future__ import annotations
 import base64
 import binascii
 import email.errors
-import email.generator
 import email.policy
 import email.utils
 import hashlib
-import io
 import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
 from email.header import Header
 from email.headerregistry import Address
-from email.message import Message
 from functools import lru_cache
 from typing import Any
 
@@ -45,16 +42,6 @@ class _Policy(email.policy.Compat32):
 
 
 _POLICY = _Policy(linesep="\r\n", max_line_length=_MAX_LINE)
-
-
-class _Generator(email.generator.BytesGenerator):
-    """BytesGenerator writing a body in one piece rather than two writes per line (a tenth of
-    the time a mail took); the bytes are the same: every line end (CRLF, CR, LF) becomes
-    the policy's linesep, as in BytesGenerator._write_lines."""
-
-    def _write_lines(self, lines: str) -> None:
-        newline: str = self._NL  # type: ignore[attr-defined]
-        self.write(lines.replace("\r\n", "\n").replace("\r", "\n").replace("\n", newline))
 
 
 _ID_PART = r"[!-;=?-~]+"  # printable ASCII without < and >
@@ -117,95 +104,148 @@ class OutgoingMail:
 def compose(mail: OutgoingMail) -> bytes:
     """Give the mail as RFC 5322 bytes with CRLF line ends, ready for SMTP.
 
-    Built with the email package's classic (compat32) classes: every header value here is
-    ours and already checked, so the modern API's parsing of each header on the way in (3/4
-    of the time a mail took) buys nothing.
+    Written directly, as the email package's compat32 generator writes the same headers and
+    parts (tests/test_mail_fastpaths.py pins that): every header value here is ours and
+    already checked, so building and walking Message objects (most of the time a mail
+    took) buys nothing. Headers are still folded by the email package's policy.
     """
+    fold = _POLICY.fold_binary
+    head = [
+        # Checked in OutgoingMail.__post_init__; RFC 2047 words for a name that is not ASCII.
+        _fold_address("From", mail.from_name, mail.from_addr),
+        _fold_address("To", mail.to_name, mail.to),
+        fold("Subject", _header_text(mail.subject, "Subject")),
+        fold("Date", email.utils.format_datetime(mail.date)),
+        fold("Message-ID", _angled(mail.message_id)),
+    ]
+    if mail.in_reply_to:
+        head.append(fold("In-Reply-To", _angled(mail.in_reply_to)))
+    thread = (*mail.references, *([mail.in_reply_to] if mail.in_reply_to else []))
+    if thread:
+        head.append(fold("References", " ".join(_angled(ref) for ref in dict.fromkeys(thread))))
+    # RFC 3834: a reply to a mail is auto-replied, anything else (reports, reminders)
+    # auto-generated. Either one stops well-behaved responders from answering us.
+    head.append(_AUTO_REPLIED if mail.in_reply_to else _AUTO_GENERATED)
+    # Exchange's own switch (MS-OXCMAIL 2.1.3.2.20): no out-of-office or auto-replies to
+    # this mail, while the delivery failure reports we want to see still come.
+    head.append(_NO_AUTO_RESPONSE)
+    if mail.game:
+        head.append(fold(OWN_HEADER, _header_text(mail.game, OWN_HEADER)))
+    else:
+        head.append(_OWN_MARK)
+    # No Precedence header: it is non-standard (RFC 3834 prefers Auto-Submitted), and
+    # "bulk" or "list" lets providers file a player's personal report as bulk mail.
+    head.extend(fold(name, _header_text(value, name)) for name, value in mail.headers)
+    head.append(_MIME_VERSION)
     body = _text_part(mail.text, "plain")
     if mail.html is not None or mail.attachments:
         body = _multiparts(mail, body)
-    msg: Message[Any, Any] = Message()  # the headers first, then the content's own
-    # Checked in OutgoingMail.__post_init__; RFC 2047 words for a name that is not ASCII.
-    msg["From"] = email.utils.formataddr((_one_line(mail.from_name), mail.from_addr), "utf-8")
-    msg["To"] = email.utils.formataddr((_one_line(mail.to_name), mail.to), "utf-8")
-    msg["Subject"] = _header_text(mail.subject, "Subject")
-    msg["Date"] = email.utils.format_datetime(mail.date)
-    msg["Message-ID"] = _angled(mail.message_id)
-    if mail.in_reply_to:
-        msg["In-Reply-To"] = _angled(mail.in_reply_to)
-    thread = (*mail.references, *([mail.in_reply_to] if mail.in_reply_to else []))
-    if thread:
-        msg["References"] = " ".join(_angled(ref) for ref in dict.fromkeys(thread))
-    # RFC 3834: a reply to a mail is auto-replied, anything else (reports, reminders)
-    # auto-generated. Either one stops well-behaved responders from answering us.
-    msg["Auto-Submitted"] = "auto-replied" if mail.in_reply_to else "auto-generated"
-    # Exchange's own switch (MS-OXCMAIL 2.1.3.2.20): no out-of-office or auto-replies to
-    # this mail, while the delivery failure reports we want to see still come.
-    msg["X-Auto-Response-Suppress"] = "OOF, AutoReply"
-    if mail.game:
-        msg[OWN_HEADER] = _header_text(mail.game, OWN_HEADER)
-    else:
-        msg[OWN_MARK_HEADER] = "1"
-    # No Precedence header: it is non-standard (RFC 3834 prefers Auto-Submitted), and
-    # "bulk" or "list" lets providers file a player's personal report as bulk mail.
-    for name, value in mail.headers:
-        msg[name] = _header_text(value, name)
-    msg["MIME-Version"] = "1.0"
-    for name, value in body.items():
-        msg[name] = value
-    msg.set_payload(body.get_payload())
-    out = io.BytesIO()  # what msg.as_bytes does, with the faster generator
-    _Generator(out, mangle_from_=False, policy=_POLICY).flatten(msg)
-    return out.getvalue()
+    out: list[bytes] = []
+    _write(out, _Part((*head, *body.headers), body.payload, body.boundary))
+    return b"".join(out)
 
 
-def _text_part(text: str, subtype: str) -> Message:
+@dataclass(frozen=True)
+class _Part:
+    """A MIME part to write: its headers (folded), and its content as written or its parts."""
+
+    headers: tuple[bytes, ...]
+    payload: bytes | tuple[_Part, ...]
+    boundary: str = ""
+
+
+def _write(out: list[bytes], part: _Part) -> None:
+    """Append the part's bytes as email.generator.BytesGenerator writes them with _POLICY."""
+    out.extend(part.headers)
+    out.append(b"\r\n")  # the blank line after the headers
+    if isinstance(part.payload, bytes):
+        out.append(part.payload)
+        return
+    delimiter = f"--{part.boundary}\r\n".encode("ascii")
+    for index, inner in enumerate(part.payload):
+        out.append(b"\r\n" + delimiter if index else delimiter)
+        _write(out, inner)
+    out.append(f"\r\n--{part.boundary}--\r\n".encode("ascii"))
+
+
+@lru_cache(maxsize=1024)  # a game writes to the same few addresses again and again
+def _fold_address(name: str, display_name: str, addr_spec: str) -> bytes:
+    return _POLICY.fold_binary(
+        name, email.utils.formataddr((_one_line(display_name), addr_spec), "utf-8"))
+
+
+# The headers that never change, folded once.
+_AUTO_REPLIED = _POLICY.fold_binary("Auto-Submitted", "auto-replied")
+_AUTO_GENERATED = _POLICY.fold_binary("Auto-Submitted", "auto-generated")
+_NO_AUTO_RESPONSE = _POLICY.fold_binary("X-Auto-Response-Suppress", "OOF, AutoReply")
+_OWN_MARK = _POLICY.fold_binary(OWN_MARK_HEADER, "1")
+_MIME_VERSION = _POLICY.fold_binary("MIME-Version", "1.0")
+_TEXT_HEADERS = {
+    (subtype, encoding): (_POLICY.fold_binary("Content-Type", f'text/{subtype}; charset="utf-8"'),
+                          _POLICY.fold_binary("Content-Transfer-Encoding", encoding))
+    for subtype in ("plain", "html") for encoding in ("7bit", "quoted-printable")
+}
+
+
+def _text_part(text: str, subtype: str) -> _Part:
     """A UTF-8 text part: 7bit when it can be, else quoted-printable (readable as it is)."""
-    text = "\n".join(text.splitlines()) + "\n"
-    part = Message()
-    part["Content-Type"] = f'text/{subtype}; charset="utf-8"'
-    if _transfer_encoding(text) == "7bit":
-        part["Content-Transfer-Encoding"] = "7bit"
-        part.set_payload(text)
-    else:
-        part["Content-Transfer-Encoding"] = "quoted-printable"
-        # binascii's encoder (in C; the email package's own is Python, 4 times slower)
-        # keeps to RFC 2045's 76-character lines.
-        part.set_payload(binascii.b2a_qp(text.encode("utf-8"), istext=True).decode("ascii"))
-    return part
+    lines = text.splitlines()
+    text = "\n".join(lines) + "\n"  # every line end (CR, LF, U+2028...) now LF
+    if _transfer_encoding(text, lines) == "7bit":
+        return _Part(_TEXT_HEADERS[subtype, "7bit"], text.encode("ascii").replace(b"\n", b"\r\n"))
+    # binascii's encoder (in C; the email package's own is Python, 4 times slower)
+    # keeps to RFC 2045's 76-character lines; given no CR, it ends lines with LF alone.
+    encoded = binascii.b2a_qp(text.encode("utf-8"), istext=True)
+    return _Part(_TEXT_HEADERS[subtype, "quoted-printable"], encoded.replace(b"\n", b"\r\n"))
 
 
-def _multiparts(mail: OutgoingMail, text_part: Message) -> Message:
+def _multiparts(mail: OutgoingMail, text_part: _Part) -> _Part:
     """Give the text part with the HTML in multipart/alternative, that with the attachments
     in multipart/mixed."""
     boundary = _boundary(mail)  # ending in _0 for the outer multipart, _1 for one inside it
     body = text_part
     if mail.html is not None:
-        body = _multipart("alternative", [body, _text_part(mail.html, "html")],
+        body = _multipart("alternative", (body, _text_part(mail.html, "html")),
                           boundary + ("1" if mail.attachments else "0"))
     if mail.attachments:
-        body = _multipart("mixed", [body, *(_attachment(*a) for a in mail.attachments)],
+        body = _multipart("mixed", (body, *(_attachment(*a) for a in mail.attachments)),
                           boundary + "0")
     return body
 
 
-def _multipart(subtype: str, parts: list[Message], boundary: str) -> Message:
-    whole = Message()
-    whole["Content-Type"] = f'multipart/{subtype}; boundary="{boundary}"'
-    for part in parts:
-        whole.attach(part)
-    return whole
+def _multipart(subtype: str, parts: tuple[_Part, ...], boundary: str) -> _Part:
+    before, after = _multipart_type(subtype, len(boundary))
+    return _Part((before + boundary.encode("ascii") + after,), parts, boundary)
 
 
-def _attachment(filename: str, mimetype: str, content: bytes) -> Message:
-    part = Message()
-    part["Content-Type"] = mimetype
-    part["Content-Transfer-Encoding"] = "base64"
-    name: str | tuple[str, str, str] = filename if filename.isascii() else ("utf-8", "",
-                                                                          filename)
-    part.add_header("Content-Disposition", "attachment", filename=name)
-    part.set_payload(base64.encodebytes(content).decode("ascii"))
-    return part
+@lru_cache(maxsize=16)
+def _multipart_type(subtype: str, length: int) -> tuple[bytes, bytes]:
+    """Give a multipart's Content-Type header folded, in two pieces around its boundary.
+
+    Folding breaks lines only at spaces, ';' and ',', which no boundary from ``_boundary``
+    holds: the header folds the same for every boundary of one length.
+    """
+    stand_in = "x" * length
+    folded = _POLICY.fold_binary("Content-Type", f'multipart/{subtype}; boundary="{stand_in}"')
+    before, _, after = folded.partition(stand_in.encode("ascii"))
+    return before, after
+
+
+def _attachment(filename: str, mimetype: str, content: bytes) -> _Part:
+    if filename.isascii():  # Message.add_header's parameter, quoted as it quotes it
+        disposition = f'attachment; filename="{email.utils.quote(filename)}"'
+    else:  # RFC 2231
+        disposition = f"attachment; filename*={email.utils.encode_rfc2231(filename, 'utf-8', '')}"
+    # base64.encodebytes ends lines with LF; the generator makes them CRLF but in a
+    # message/* or multipart/* part, whose text it writes as it is.
+    encoded = base64.encodebytes(content)
+    ctype = mimetype.split(";")[0].strip().lower()
+    if not (ctype.count("/") == 1 and ctype.split("/")[0] in ("message", "multipart")):
+        encoded = encoded.replace(b"\n", b"\r\n")
+    return _Part((_POLICY.fold_binary("Content-Type", mimetype),
+                  _POLICY.fold_binary("Content-Transfer-Encoding", "base64"),
+                  _POLICY.fold_binary("Content-Disposition", disposition)),
+                 encoded)
 
 
 def message_id_for(*parts: str, domain: str) -> str:
@@ -246,9 +286,9 @@ def _angled(message_id: str) -> str:
     return f"<{message_id.strip().strip('<>')}>"
 
 
-def _transfer_encoding(text: str) -> str:
+def _transfer_encoding(text: str, lines: list[str]) -> str:
     """Give 7bit for short ASCII lines, else quoted-printable, which keeps text readable."""
-    if text.isascii() and max(map(len, text.splitlines()), default=0) <= _MAX_LINE:
+    if text.isascii() and max(map(len, lines), default=0) <= _MAX_LINE:
         return "7bit"
     return "quoted-printable"
 

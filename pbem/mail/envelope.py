@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from pbem.mail.body import _decode_fallback, _printable
+from pbem.mail.body import _decode_fallback, _parse_plain_head, _printable
 
 # The stdlib header parser is quadratic in a header's length (an 8 KB From took 1.4 s).
 _MAX_HEADER = 2000  # characters of From, Subject... read; the rest is cut before parsing
@@ -27,12 +27,13 @@ _MSG_ID = re.compile(r"<([!-;=?-~]{1,250})>")  # printable ASCII without < and >
 _BARE_MSG_ID = re.compile(r"[!-;=?-~]{1,250}")
 _FOLD = re.compile(r"\r?\n(?=[ \t])|[\r\n]")  # removed to unfold a header, as are bare line ends
 # One mailbox in its plainest form, "Name <local@domain>" or "local@domain": atoms only, no
-# quotes, comments, dots in the name, groups or lists. getaddresses reads it exactly as the
-# header registry does, for a tenth of the cost; anything else goes to the registry.
+# quotes, comments, dots in the name, groups or lists. The header registry reads it as the
+# address and the name's words joined by one space; anything else goes to the registry.
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
 _PLAIN_ADDRESS = rf"{_ATOM}(?:\.{_ATOM})*@{_ATOM}(?:\.{_ATOM})*"
 _PLAIN_MAILBOX = re.compile(
-    rf"[ \t]*(?:(?:{_ATOM}[ \t]+)*<{_PLAIN_ADDRESS}>|{_PLAIN_ADDRESS})[ \t]*")
+    rf"[ \t]*(?:(?P<name>(?:{_ATOM}[ \t]+)*)<(?P<angled>{_PLAIN_ADDRESS})>"
+    rf"|(?P<bare>{_PLAIN_ADDRESS}))[ \t]*")
 
 
 _Heads = dict[str, str]  # the first value of each header, by its lower-cased name
@@ -50,14 +51,21 @@ class _Envelope:
     references: tuple[str, ...]
 
 
-def _head(raw: bytes) -> email.message.EmailMessage:
+def _head(raw: bytes) -> email.message.Message:
+    head = _head_bytes(raw)
+    return (_parse_plain_head(head)
+            or email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(head))
+
+
+def _head_bytes(raw: bytes) -> bytes:
+    """Give the head of a raw mail, without the blank line, each header cut to a size the
+    parser copes with."""
     end = min((i for i in (raw.find(b"\n\n"), raw.find(b"\r\n\r\n")) if i >= 0),
               default=len(raw))
     # Even a headers-only parse reads Content-Type, quadratic in its length: cut every
     # header to what the parser copes with (our checks only look at the start of values).
-    head = _LOGICAL_HEADER.sub(lambda found: found.group(0)[:_MAX_HEADER],
+    return _LOGICAL_HEADER.sub(lambda found: found.group(0)[:_MAX_HEADER],
                                raw[: min(end, _HEADER_LIMIT)])
-    return email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(head)
 
 
 def first_headers(msg: email.message.Message) -> _Heads:
@@ -105,9 +113,9 @@ def _mailboxes(heads: _Heads, name: str) -> list[tuple[str, str]]:
     text = _value(heads, name)
     if text is None:
         return []
-    if "=?" not in text and _PLAIN_MAILBOX.fullmatch(text):
-        return [(address, display_name)
-                for display_name, address in email.utils.getaddresses([text])]
+    plain = None if "=?" in text else _PLAIN_MAILBOX.fullmatch(text)
+    if plain is not None:
+        return [(plain["angled"] or plain["bare"], " ".join((plain["name"] or "").split()))]
     header = _structured(name, text)
     return [(address.addr_spec, address.display_name)
             for address in getattr(header, "addresses", ())

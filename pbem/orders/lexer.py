@@ -8,7 +8,7 @@ anything but its closing quote, commas and ``#`` included.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pbem.errors import OrderSyntaxError
 
@@ -46,11 +46,12 @@ class Token:
 
     text: str
     quoted: bool = False
+    # The keyword form (lower case), or ``""`` for a quoted name: read again and again as a
+    # line's readings are tried, so worked out once.
+    word: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def word(self) -> str:
-        """Gives the keyword form (lower case), or ``""`` for a quoted name."""
-        return "" if self.quoted else self.text.casefold()
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "word", "" if self.quoted else self.text.casefold())
 
 
 def tokenize(line: str) -> tuple[Token, ...]:
@@ -65,20 +66,21 @@ def tokenize(line: str) -> tuple[Token, ...]:
         if found is None:  # only trailing whitespace is left
             break
         at = found.end()
-        if found["comment"]:
+        kind = found.lastgroup  # the one alternative that matched
+        if kind == "comment":
             break
-        if found["comma"]:
+        if kind == "comma":
             tokens.append(Token(","))
-        elif found["word"]:
+        elif kind == "word":
             tokens.append(Token(found["word"]))
-        elif found["stray"]:
+        elif kind == "stray":
             raise OrderSyntaxError(
                 f"a closing quote {found['stray']} has no opening quote",
                 text=line,
                 suggestion='put names in straight quotes, like "Boy Sprouts".',
                 key="stray_quote", hint="straight_quotes", words={"quote": found["stray"]},
             )
-        elif found["open"]:
+        elif kind == "open":
             opener = found["open"]
             closers = {_CLOSING[opener], '"'}
             end = min((i for i in (line.find(c, at) for c in closers) if i >= 0), default=-1)

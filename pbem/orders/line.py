@@ -111,6 +111,10 @@ ORDER_FORMS: dict[str, tuple[str, ...]] = {
 }
 """The written forms of every order (one, or its alternatives), by its keywords
 (``"end turn"``)."""
+# The keywords of each order as words, by their first word, in _ORDERS' order.
+_BY_FIRST_WORD: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+for _keys in _ORDERS:
+    _BY_FIRST_WORD.setdefault(_keys.split()[0], []).append((_keys, tuple(_keys.split())))
 _TAKES_NOTHING = frozenset(k for k, forms in ORDER_FORMS.items() if forms == (k.upper(),))
 
 
@@ -150,7 +154,8 @@ def read_order(
 
 def _keywords(r: Reader, line: int | None, text: str) -> str:
     """Gives the keywords of the order the line begins with (the longest that fits)."""
-    found = [k for k in _ORDERS if _begins_with(r, k)]
+    found = [keywords for keywords, words in _BY_FIRST_WORD.get(r.word(0), ())
+             if all(r.word(i) == word for i, word in enumerate(words))]
     if found:
         return max(found, key=len)
     first = r.word(0)
@@ -186,10 +191,6 @@ def _keywords(r: Reader, line: int | None, text: str) -> str:
         key="unknown_order", hint="keyword_meant" if close else "order_words",
         words={"shown": repr(shown), "keywords": [c.upper() for c in close]},
     )
-
-
-def _begins_with(r: Reader, keywords: str) -> bool:
-    return all(r.word(i) == word for i, word in enumerate(keywords.split()))
 
 
 def or_words(words: Iterator[str] | Sequence[str]) -> str:

@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from pbem.engine.cards import CardSet
-from pbem.errors import OrderSyntaxError
+from pbem.errors import OrderSyntaxError, PbemError
 from pbem.orders.grammar import Reader, syntax_error
 from pbem.orders.lexer import split_comment, tokenize
 from pbem.orders.line import read_order
 from pbem.orders.model import Header, Located, OrderWarning, ParsedOrders, Press
 from pbem.orders.vocabulary import Vocabulary
 
-__all__ = ["HEADER_FORM", "blank_password", "parse_header", "parse_orders"]
+__all__ = ["HEADER_FORM", "StartLine", "blank_password", "parse_header", "parse_orders",
+           "read_start"]
 
 HEADER_FORM = "GAME <game> PLAYER <name> PASSWORD <password> [TURN <number>]"
 _PASSWORD = re.compile(r"""(\bpassword\s+)("[^"]*"|“[^”]*”|\S+)""", re.IGNORECASE)
@@ -66,27 +67,44 @@ def _secret_span(line: str) -> tuple[int, int] | None:
     return None
 
 
+@dataclass(frozen=True)
+class StartLine:
+    """An order mail's start line read without the game's players: its index among the
+    text's lines, and its header (the player's name as written)."""
+
+    index: int
+    header: Header
+
+
 def parse_header(text: str, cards: CardSet) -> Header:
     """Gives the start line of an order mail's text alone (which game, which player), as
     ``parse_orders`` reads it; raises OrderSyntaxError when there is no readable one."""
-    return _find_header(text.splitlines(), Vocabulary(cards))[1]
+    return read_start(text, cards).header
 
 
-def parse_orders(text: str, cards: CardSet, players: Sequence[str] = ()) -> ParsedOrders:
+def read_start(text: str, cards: CardSet) -> StartLine:
+    """Gives where the start line of an order mail's text is and what it says, as
+    ``parse_header``; ``parse_orders`` takes it to read that line only once."""
+    return StartLine(*_find_header(text.splitlines(), Vocabulary(cards)))
+
+
+def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
+                 start: StartLine | None = None) -> ParsedOrders:
     """Gives the header and every order of an order mail's text, with the errors found.
 
     A bad line becomes an OrderSyntaxError in ``errors`` and reading goes on with the next
     line. Names are matched to ``cards``, and to ``players`` when given (else player names
     are kept as written). Raises OrderSyntaxError only when there is no readable start line.
+    ``start``, if given, is what ``read_start`` gave for the same text and cards.
     """
     lines = text.splitlines()
     vocabulary = Vocabulary(cards, players)
-    start, header = _find_header(lines, vocabulary)
+    at, header = _start_line(lines, vocabulary, start)
     reading = _Reading(header.player, vocabulary)
     ended_by = ""
     in_press: tuple[int, str, Press] | None = None
     press_lines: list[str] = []
-    for number, raw in enumerate(lines[start + 1:], start=start + 2):
+    for number, raw in enumerate(lines[at + 1:], start=at + 2):
         line = raw.strip()
         if line.startswith(">"):
             continue
@@ -99,7 +117,7 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = ()) -> Pars
             break
         second_start = _is_start_line(words)
         if in_press is None and (second_start or _PASTED.fullmatch(line)):
-            reading.pasted(number, line, first_line=start + 1, second_start=second_start)
+            reading.pasted(number, line, first_line=at + 1, second_start=second_start)
             ended_by = "pasted"
             break
         if in_press is not None:
@@ -112,7 +130,7 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = ()) -> Pars
         if not words:
             continue
         if words == ["end", "press"] or words[0] == "game":
-            reading.misplaced(number, line, first_line=start + 1)
+            reading.misplaced(number, line, first_line=at + 1)
             continue
         in_press = reading.line(number, line)
     if in_press is not None:
@@ -215,6 +233,24 @@ def _is_start_line(words: list[str]) -> bool:
     """True for the words of a start line (GAME ... PLAYER ...): the order form of a pasted
     report, or a second set of orders."""
     return bool(words) and words[0] == "game" and "player" in words
+
+
+def _start_line(lines: list[str], vocabulary: Vocabulary,
+                start: StartLine | None) -> tuple[int, Header]:
+    """Gives the index of the start line and its header, as ``_find_header`` does.
+
+    The start line read without the players is the one read with them when its player's
+    name matches one of them: nothing else on it depends on the players, and lines before
+    it that cannot be read without them cannot be with them. Only the name is matched then.
+    """
+    if start is not None and vocabulary.could_match("player", start.header.player):
+        try:
+            player = vocabulary.resolve("player", start.header.player)
+        except PbemError:  # read again with the players, for the error or a later line
+            return _find_header(lines, vocabulary)
+        header = start.header
+        return start.index, header if player == header.player else replace(header, player=player)
+    return _find_header(lines, vocabulary)
 
 
 def _find_header(lines: list[str], vocabulary: Vocabulary) -> tuple[int, Header]:

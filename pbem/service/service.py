@@ -27,7 +27,7 @@ from pbem.errors import IllegalCommandError, MailFormatError, OrderSyntaxError, 
 from pbem.mail.inbound import InboundMail, header_summary, parse_mail
 from pbem.orders.format import format_orders
 from pbem.orders.model import Header
-from pbem.orders.parse import parse_header, parse_orders
+from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
 from pbem.reports import Problem
 from pbem.service import bot_mail
 from pbem.service.auth import COST, check_password, hash_password, new_password
@@ -315,16 +315,16 @@ class Service:
                                   reader=self._reader(mail.sender, "flooding", now, mail))
             return
         try:
-            header = parse_header(mail.text, self.cards)
+            start = read_start(mail.text, self.cards)
         except OrderSyntaxError as error:
             self._unreadable(mail_id, mail, error, now,
                              self._reader(mail.sender, "unreadable", now))
             return
-        game_id = self.store.game_named(header.game)
+        game_id = self.store.game_named(start.header.game)
         if game_id is None or game_id == POSTMASTER:
-            close = difflib.get_close_matches(header.game, self.games(), n=3)
+            close = difflib.get_close_matches(start.header.game, self.games(), n=3)
             self.postmaster.reply(mail_id, mail.sender, "unknown_game", now,
-                                  game=header.game, games=close,
+                                  game=start.header.game, games=close,
                                   reply_to=mail.reply_to,
                                   reader=self._reader(mail.sender, "unknown_game", now))
             return
@@ -334,14 +334,15 @@ class Service:
         if self.store.applied_mails(game_id, [mail_id]):
             return
         with game_steps.undone_on_error():
-            self._carry_out(game_steps, mail_id, mail, now)
+            self._carry_out(game_steps, mail_id, mail, start, now)
 
-    def _carry_out(self, steps: Steps, mail_id: str, mail: InboundMail, now: datetime) -> None:
+    def _carry_out(self, steps: Steps, mail_id: str, mail: InboundMail, start: StartLine,
+                   now: datetime) -> None:
         """One order mail of a game: authenticated, carried out and acknowledged, as a step."""
         table, game_id = steps.table, steps.table.state.game
         names = tuple(s.name for s in table.service.seats)
         try:
-            parsed = parse_orders(mail.text, self.cards, names)
+            parsed = parse_orders(mail.text, self.cards, names, start)
         except OrderSyntaxError as error:  # e.g. a player's name the game does not know
             self._unreadable(mail_id, mail, error, now,
                              self._reader(mail.sender, "unreadable", now, table=table))
