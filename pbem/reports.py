@@ -9,7 +9,6 @@ reach the templates, so a mail can never show what its reader may not see.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,10 +22,10 @@ from markupsafe import Markup
 from pbem.engine.breakdown import success_chance
 from pbem.engine.cards import CardSet
 from pbem.engine.checks import ACTIONS_PER_TURN
-from pbem.engine.codec import to_json
 from pbem.engine.odds import AttackOdds, best_attacks
 from pbem.engine.state import Event, GameState
 from pbem.engine.view import PlayerView, View, view
+from pbem.json_text import indented_json
 from pbem.render import LANGUAGES, environment, render
 from pbem.reports_context import (
     ServiceSettings,
@@ -231,7 +230,7 @@ def turn_report(
 def _view_attachment(v: View) -> Attachment:
     """The reader's view as JSON, as the turn report attaches it: what a program (a bot, a
     player's own tool) reads instead of the text."""
-    body = json.dumps(to_json(v), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    body = indented_json(v) + "\n"
     return (f"view-{_safe(v.game)}-{v.seq}.json", "application/json", body.encode())
 
 
