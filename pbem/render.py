@@ -12,7 +12,7 @@ import hashlib
 import re
 import textwrap
 from collections.abc import Callable, Iterable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -168,9 +168,16 @@ def hang(text: str, first: str = "", rest: str = "", width: int = 78) -> str:
     """``text`` wrapped to ``width`` columns, its first line after ``first``, the others after
     ``rest``: the lines Jinja's ``wordwrap`` gives (never breaking at hyphens) to the width
     both leads leave, each one's newlines trimmed. A line that fits is kept as it is."""
+    return _hung(str(text), first, rest, width)
+
+
+@lru_cache(maxsize=4096)
+def _hung(text: str, first: str, rest: str, width: int) -> str:
+    # Kept: most of what a mail wraps (its fixed paragraphs, the lines of the cards in play)
+    # is wrapped again, the same, for the next mail.
     room = width - max(len(first), len(rest))
     rows: list[str] = []
-    for line in str(text).splitlines():
+    for line in text.splitlines():
         if len(line) <= room and not line[-1:].isspace():
             rows.append(line)  # what textwrap would give, at a fraction of the cost
         else:
