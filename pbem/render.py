@@ -11,7 +11,7 @@ import contextlib
 import hashlib
 import re
 import textwrap
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
     if site_dir:
         loaders.append(jinja2.FileSystemLoader(site_dir))
     loaders.append(jinja2.PackageLoader("pbem", "templates"))
-    env = jinja2.Environment(
+    env = _Environment(
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",),
@@ -52,6 +52,15 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
     env.filters["summed"] = summed
     env.filters["sentence"] = sentence
     return env
+
+
+class _Environment(jinja2.Environment):
+    """Jinja's environment, each template's globals one plain dictionary: Jinja layers them
+    over the environment's in a ChainMap, which each render copies key by key, twice, in
+    Python. Nothing changes the environment's globals once it is made."""
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        return {**self.globals, **(d or {})}
 
 
 def summed(terms: Iterable[Sequence[Any]]) -> list[tuple[str, str, int]]:

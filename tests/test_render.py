@@ -134,6 +134,14 @@ def test_macros_called_the_short_way_give_what_jinja_gives(escaped: bool) -> Non
     assert environment().context_class is render._MacroCallingContext
 
 
+def test_templates_see_jinja_globals_from_a_plain_dictionary() -> None:
+    """A site's template may still call Jinja's globals (range, namespace...); each template
+    holds them in a dictionary of its own, not the ChainMap each render would copy."""
+    template = environment().from_string("{{ range(3) | list }} {{ namespace(a=1).a }}")
+    assert template.render() == "[0, 1, 2] 1"
+    assert type(environment().get_template("en/help.txt.j2").globals) is dict
+
+
 @pytest.mark.parametrize(("lang", "ends"), [("en", "to C.I.A."), ("fr", "à C.I.A.")])
 def test_a_sentence_ending_in_an_abbreviation_has_one_full_stop(lang: str, ends: str) -> None:
     module = environment().get_template(f"{lang}/_events.txt.j2").module
