@@ -134,12 +134,23 @@ def test_macros_called_the_short_way_give_what_jinja_gives(escaped: bool) -> Non
     assert environment().context_class is render._MacroCallingContext
 
 
-def test_templates_see_jinja_globals_from_a_plain_dictionary() -> None:
+def test_a_render_s_fixed_costs_are_paid_once(tmp_path: Path) -> None:
     """A site's template may still call Jinja's globals (range, namespace...); each template
-    holds them in a dictionary of its own, not the ChainMap each render would copy."""
+    holds them in a dictionary of its own, not the ChainMap each render would copy. A
+    template loaded is kept by its name; a site's template still wins over ours."""
     template = environment().from_string("{{ range(3) | list }} {{ namespace(a=1).a }}")
     assert template.render() == "[0, 1, 2] 1"
-    assert type(environment().get_template("en/help.txt.j2").globals) is dict
+    help_template = environment().get_template("en/help.txt.j2")
+    assert type(help_template.globals) is dict
+    assert environment().get_template("en/help.txt.j2", "en/error.txt.j2") is help_template
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "help.txt.j2").write_text("site help")
+    site = environment(str(tmp_path))
+    assert site.get_template("en/help.txt.j2").render() == "site help"
+    kept = site.get_template("en/help.txt.j2")
+    assert site.cache is not None
+    site.cache.clear()  # Jinja's own cache, where it would look first
+    assert site.get_template("en/help.txt.j2") is kept
 
 
 @pytest.mark.parametrize(("lang", "ends"), [("en", "to C.I.A."), ("fr", "à C.I.A.")])
