@@ -9,7 +9,6 @@ reach the templates, so a mail can never show what its reader may not see.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,40 +22,30 @@ from markupsafe import Markup
 from pbem.engine.breakdown import success_chance
 from pbem.engine.cards import CardSet
 from pbem.engine.checks import ACTIONS_PER_TURN
-from pbem.engine.codec import to_json
-from pbem.engine.odds import AttackOdds, best_attacks
 from pbem.engine.state import Event, GameState
-from pbem.engine.view import PlayerView, View, view
+from pbem.engine.view import PlayerView, View
 from pbem.render import LANGUAGES, environment, render
 from pbem.reports_context import (
     ServiceSettings,
     answers,
     deadline_facts,
-    goal_lines,
-    group_facts,
-    illuminati_facts,
     me,
     moment_facts,
     offer_facts,
-    others,
     report_events,
-    special_facts,
     utc_minute,
 )
 from pbem.reports_orders import (
-    attack_lines,
     offer_lines,
     order_form,
     response_form,
     response_lines,
     welcome_example,
 )
+from pbem.reports_position import Attachment, position
 from pbem.svg import structure_svg
-from pbem.tree import tree_rows
 
-Attachment = tuple[str, str, bytes]  # (filename, mimetype, content)
 Problem = Literal["unknown_game", "unreadable", "auth_failed", "flooding"]
-ODDS_ROWS = 12
 
 
 @dataclass(frozen=True)
@@ -95,8 +84,8 @@ def welcome(
 
     ``settings`` are the service's own options (its deadlines), shown after the rule options.
     """
-    v = view(cards, state, player)
-    ctx = _game_context(cards, v, state, now, deadline, tz)
+    ctx = _game_context(cards, state, player, now, deadline, tz)
+    v = ctx["v"]
     return mail("welcome", lang, site_dir, html=html, **ctx, password=password,
                 options=state.options, settings=settings, example=welcome_example(v, ctx["me"]))
 
@@ -129,15 +118,16 @@ def response_request(
 ) -> Rendered:
     """The open attack, its breakdown, and what this player may answer, ready to copy; the
     reader's view attached as JSON, as with the turn report."""
-    v = view(cards, state, player)
+    seen = position(cards, state, player)
+    v = seen.v
     if v.attack is None:
         raise ValueError("a response request needs an attack under way")
-    ctx = _game_context(cards, v, state, now, deadline, tz)
+    ctx = _game_context(cards, state, player, now, deadline, tz)
     them = answers(cards, v, v.attack)
     rendered = mail("response_request", lang, site_dir, html=html, **ctx, attack=v.attack,
                     answers=them, lines=response_lines(v.attack, them, ctx["me"]),
                     chance=round(success_chance(v.attack.need) * 100))
-    return Rendered(rendered.subject, rendered.text, rendered.html, (_view_attachment(v),))
+    return Rendered(rendered.subject, rendered.text, rendered.html, (seen.attachment,))
 
 
 def attack_result(
@@ -153,18 +143,17 @@ def attack_result(
     waiting behind it may have been carried out since, ending the turn or moving it on, and
     a form written for ``state`` would then be refused as stale.
     """
-    v = view(cards, state, player)
     shown = report_events(events, player, tz)
     results = [e for e in shown if e.kind == "attack_result"]
     if not results:
         raise ValueError("an attack result mail needs an attack_result event")
-    ctx = _game_context(cards, v, state, now, deadline, tz)
-    now_state = latest or state
-    lv = view(cards, now_state, player)
+    ctx = _game_context(cards, state, player, now, deadline, tz)
+    latest_seen = position(cards, latest or state, player)
+    lv = latest_seen.v
     mine = me(lv)
     goes_on = (lv.active == player == results[-1].data["player"] and lv.phase == "actions"
                and mine.status == "playing" and lv.offer is None and lv.special is None)
-    form = order_form(lv, mine, _odds(cards, now_state, lv)) if goes_on else ctx["form"]
+    form = order_form(lv, mine, latest_seen.odds) if goes_on else ctx["form"]
     return mail("attack_result", lang, site_dir, html=html, **{**ctx, "form": form},
                 result=results[-1], events=shown, goes_on=goes_on,
                 actions_left=max(0, ACTIONS_PER_TURN - lv.actions_used))
@@ -178,8 +167,8 @@ def reminder(
     """The deadline is near and we have not heard from this player (``offer``: about the
     group offered to them, with the lines that answer it; ``response``: about the attack
     waiting for their answer, with the lines the response request gave, as they stand)."""
-    v = view(cards, state, player)
-    ctx = _game_context(cards, v, state, now, deadline, tz)
+    ctx = _game_context(cards, state, player, now, deadline, tz)
+    v = ctx["v"]
     if about == "response" and v.attack is not None:
         lines = response_lines(v.attack, answers(cards, v, v.attack), ctx["me"])
         ctx["form"] = response_form(ctx["form"], lines)
@@ -198,8 +187,7 @@ def offer_answered(
     the end of the giver's turn (``turn_over``). Whether the active giver's turn goes on
     with orders ``waiting`` for the answer, or with new orders by ``deadline``.
     ``events``: the one that ended it."""
-    v = view(cards, state, player)
-    ctx = _game_context(cards, v, state, now, deadline, tz)
+    ctx = _game_context(cards, state, player, now, deadline, tz)
     answer = next(e for e in report_events(events, player, tz) if e.kind in (
         "gift_group", "offer_declined", "offer_withdrawn", "offer_ended"))
     return mail("offer_answered", lang, site_dir, html=html, **ctx, answer=answer,
@@ -217,22 +205,16 @@ def turn_report(
     answer (the lines to copy) and by when: ``offer_deadline``, when silence declines it.
     The player's view goes with it as a JSON attachment.
     """
-    v = view(cards, state, player)
-    ctx = _game_context(cards, v, state, now, deadline, tz)
+    seen = position(cards, state, player)
+    v = seen.v
+    ctx = _game_context(cards, state, player, now, deadline, tz)
     # The pictures are for the HTML part only.
     svgs = structure_pictures(cards, v, lang, site_dir) if html else {}
     rendered = mail("turn_report", lang, site_dir, html=html, **ctx,
                     events=report_events(events, player, tz), quiet=not events, svgs=svgs,
                     offer=offer_facts(v, deadline_facts(offer_deadline, now, tz)),
                     offer_lines=offer_lines(v, ctx["me"]))
-    return Rendered(rendered.subject, rendered.text, rendered.html, (_view_attachment(v),))
-
-
-def _view_attachment(v: View) -> Attachment:
-    """The reader's view as JSON, as the turn report attaches it: what a program (a bot, a
-    player's own tool) reads instead of the text."""
-    body = json.dumps(to_json(v), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-    return (f"view-{_safe(v.game)}-{v.seq}.json", "application/json", body.encode())
+    return Rendered(rendered.subject, rendered.text, rendered.html, (seen.attachment,))
 
 
 def game_over(
@@ -242,10 +224,9 @@ def game_over(
 ) -> Rendered:
     """The end: winners or why it stopped, final structures, the revealed seed and how to
     check every roll against the commitment."""
-    v = view(cards, state, player)
-    if v.seed is None:
+    if position(cards, state, player).v.seed is None:
         raise ValueError("the game is not over: its seed is still secret")
-    ctx = _game_context(cards, v, state, now, None, tz)
+    ctx = _game_context(cards, state, player, now, None, tz)
     return mail("game_over", lang, site_dir, html=html, **ctx,
                 events=report_events(events, player, tz))
 
@@ -319,41 +300,13 @@ def mail(name: str, lang: str, site_dir: Path | None, *, html: bool = True,
 
 
 def _game_context(
-    cards: CardSet, v: View, state: GameState, now: datetime, deadline: datetime | None,
+    cards: CardSet, state: GameState, player: str, now: datetime, deadline: datetime | None,
     tz: str,
 ) -> dict[str, Any]:
-    """What every mail about a game position may show, all of it from the view."""
-    mine = me(v)
-    odds = _odds(cards, state, v)
-    return {
-        "v": v,
-        "game": v.game,
-        "player": v.viewer,
-        "me": mine,
-        "others": others(v),
-        "illuminati": illuminati_facts(cards, mine.illuminati),
-        "goals": {p.name: goal_lines(cards, p) for p in v.players},
-        "hand": special_facts(cards, mine.hand or ()),
-        "trees": {p.name: tree_rows(p.structure) for p in v.players},
-        "uncontrolled": group_facts(cards, v.uncontrolled),
-        "resistance": {g.name: g.resistance for g in group_facts(
-            cards, (c.card for p in v.players for c in p.structure))},
-        "dead": group_facts(cards, v.dead),
-        "deadline": deadline_facts(deadline, now, tz),
-        "now": utc_minute(now),
-        "tz": tz,
-        "active": v.active == v.viewer and v.phase not in ("over",),
-        "odds": odds,
-        "odds_lines": attack_lines(v.viewer, odds),
-        "form": order_form(v, mine, odds),
-    }
-
-
-def _odds(cards: CardSet, state: GameState, v: View) -> tuple[AttackOdds, ...]:
-    """The odds table, for the active player only, while the turn's actions are open."""
-    if v.viewer != v.active or v.phase not in ("turn_start", "actions"):
-        return ()
-    return best_attacks(cards, state, v.viewer, limit=ODDS_ROWS)
+    """What every mail about a game position may show, all of it from the reader's view:
+    the position's facts (worked out once for it) and the time."""
+    return {**position(cards, state, player).facts,
+            "deadline": deadline_facts(deadline, now, tz), "now": utc_minute(now), "tz": tz}
 
 
 def structure_pictures(cards: CardSet, v: View, lang: str = "en",
@@ -389,6 +342,3 @@ def _tidy(text: str) -> str:
     lines = [line if line == "-- " else line.rstrip() for line in text.split("\n")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n") + "\n"
 
-
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or "game"

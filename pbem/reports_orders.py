@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pbem.engine.bidding import ATTACKER_GOAL, DEFENDER_GOAL, defence_to_stop
+from pbem.engine.cards import AttackMode
 from pbem.engine.checks import ACTIONS_PER_TURN, FREE_TRANSFERS
 from pbem.engine.commands import (
     AbolishPrivilege,
@@ -87,7 +89,16 @@ def start_line(game: str, player: str, seq: int) -> str:
 
 
 def attack_line(player: str, odds: AttackOdds, spend: int = 0) -> str:
-    attack = Attack(player, odds.attacker, odds.target, odds.mode, aids=odds.aids)
+    return _attack_line(player, odds.attacker, odds.target, odds.mode, odds.aids, spend)
+
+
+@lru_cache(maxsize=1024)
+def _attack_line(player: str, attacker: str, target: str, mode: AttackMode,
+                 aids: tuple[str, ...], spend: int) -> str:
+    # Kept: a report writes the line of each row of the odds table, its order form the first
+    # again, and the next report of the position the same ones (formatting an order reads
+    # each name back to see whether it needs quotes).
+    attack = Attack(player, attacker, target, mode, aids=aids)
     return format_order(AttackOrder(attack, spend=spend))
 
 

@@ -4,12 +4,15 @@ macro it replaced did, and a reader of plain text gets the same mail without its
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import jinja2
+import jinja2.runtime
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markupsafe import Markup
 from test_reports_game import CARDS, DEADLINE, NOW, first, steps, turn_of
 
 from pbem import render, reports
@@ -76,6 +79,78 @@ def test_compiled_templates_are_kept_and_a_cache_that_fails_costs_nothing(
         bytecode_cache=render._CompiledTemplates(str(tmp_path / "gone")))
     assert broken.get_template("t.txt.j2").render(x=2) == "2!"
     assert environment().bytecode_cache is not None
+
+
+# ``one_stop`` as it was written first, its pattern led by the look-behind: the reference.
+ONE_STOP_REFERENCE = re.compile(r"(?<=\b[A-Z]\.)((?:</[a-z]+>)*)\.(?!\.)")
+STOPS = st.lists(st.sampled_from(["A", "B", "a", "É", "1", "_", ".", "..", " ", "\n", "<b>",
+                                  "</b>", "</strong>", "C.I.A."]), max_size=16).map("".join)
+
+
+@pytest.mark.parametrize(("text", "fixed"), [
+    ("to C.I.A..", "to C.I.A."), ("<strong>C.I.A.</strong>.", "<strong>C.I.A.</strong>"),
+    ("A.</b></i>. Next", "A.</b></i> Next"), ("Plan B...", "Plan B..."), ("e.g.. x", "e.g.. x"),
+    ("XA.. B.", "XA.. B."), ("S.M.O.F.. C.I.A..", "S.M.O.F. C.I.A.")])
+def test_one_full_stop_is_dropped_after_an_abbreviation_only(text: str, fixed: str) -> None:
+    assert render.one_stop(text) == fixed
+    assert isinstance(render.one_stop(Markup(text)), Markup)
+
+
+@given(STOPS)
+@settings(max_examples=400, deadline=None)
+def test_one_stop_drops_what_the_reference_drops(text: str) -> None:
+    """The pattern led by the full stop (so the regex engine skips from one "." to the next)
+    drops the very full stops the look-behind-led one did."""
+    assert render.one_stop(text) == ONE_STOP_REFERENCE.sub(r"\1", text)
+
+
+MACROS = {
+    "m.j2": '{% macro one(a, b="<b>", c=none) %}[{{ a }}|{{ b }}|{{ c }}]{% endmacro %}'
+            '{% macro wrap() %}({{ caller() }}){% endmacro %}'
+            '{% macro rest(a) %}{{ a }}{{ varargs | join }}{{ kwargs | dictsort }}{% endmacro %}',
+    "t.j2": '{% import "m.j2" as m %}{{ m.one("&") }}{{ m.one("x", "<i>") }}'
+            '{{ m.one("x", c=3) }}{{ m.one(b="y", a="z") }}'
+            '{% for i in [1, 2] %}{{ m.one(i) }}{% endfor %}'
+            '{% call m.wrap() %}in{% endcall %}{{ m.rest(1, 2, k=3) }}'
+            '{{ "a,b".split(",") }}',
+}
+
+
+@pytest.mark.parametrize("escaped", [False, True])
+def test_macros_called_the_short_way_give_what_jinja_gives(escaped: bool) -> None:
+    """The context that calls macros straight away: the same output as Jinja's own, with
+    defaults, keywords, loops, call blocks and autoescaping; errors the same too."""
+    def output(context_class: type[jinja2.runtime.Context]) -> list[str]:
+        env = jinja2.Environment(loader=jinja2.DictLoader(MACROS), autoescape=escaped,
+                                 undefined=jinja2.StrictUndefined)
+        env.context_class = context_class
+        with pytest.raises(TypeError) as many:
+            env.from_string('{% import "m.j2" as m %}{{ m.one(1, 2, 3, 4) }}').render()
+        return [env.get_template("t.j2").render(), str(many.value)]
+
+    ours = output(render._MacroCallingContext)
+    assert ours == output(jinja2.runtime.Context)
+    assert ours[0].startswith("[&amp;|&lt;b&gt;|None]" if escaped else "[&|<b>|None]")
+    assert environment().context_class is render._MacroCallingContext
+
+
+def test_a_render_s_fixed_costs_are_paid_once(tmp_path: Path) -> None:
+    """A site's template may still call Jinja's globals (range, namespace...); each template
+    holds them in a dictionary of its own, not the ChainMap each render would copy. A
+    template loaded is kept by its name; a site's template still wins over ours."""
+    template = environment().from_string("{{ range(3) | list }} {{ namespace(a=1).a }}")
+    assert template.render() == "[0, 1, 2] 1"
+    help_template = environment().get_template("en/help.txt.j2")
+    assert type(help_template.globals) is dict
+    assert environment().get_template("en/help.txt.j2", "en/error.txt.j2") is help_template
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "help.txt.j2").write_text("site help")
+    site = environment(str(tmp_path))
+    assert site.get_template("en/help.txt.j2").render() == "site help"
+    kept = site.get_template("en/help.txt.j2")
+    assert site.cache is not None
+    site.cache.clear()  # Jinja's own cache, where it would look first
+    assert site.get_template("en/help.txt.j2") is kept
 
 
 @pytest.mark.parametrize(("lang", "ends"), [("en", "to C.I.A."), ("fr", "à C.I.A.")])
