@@ -203,9 +203,9 @@ def test_a_message_id_another_sender_used_first_does_not_drop_a_mail(store: Stor
     store.inbox_done(first, second)
     assert store.seen("<same@x>", "bob@example.org")
     assert not store.seen("<same@x>", "carol@example.org")
-    old = store.root / "inbox" / f"{mail_id_for('<old@x>')}.mail"  # a record with no sender
-    old.write_bytes(b'{"mail_id":"%s","message_id":"<old@x>","received_at":"t","seq":9}\nold'
-                    % mail_id_for("<old@x>").encode())
+    old = store.root / "inbox" / "0000000009.0123456789abcdef.mails"  # a record, no sender
+    old.write_bytes(b'{"mails":[{"mail_id":"%s","message_id":"<old@x>","received_at":"t",'
+                    b'"seq":9,"size":3}]}\nold' % mail_id_for("<old@x>").encode())
     assert store.receive(b"copy", message_id="<old@x>", received_at="t",
                          sender="bob@example.org") is None
 
@@ -239,14 +239,18 @@ def test_a_store_of_the_earlier_layout_is_refused_untouched(tmp_path: Path, left
     assert "new store folder" in str(refused.value.suggestion)
     assert [p.name for p in tmp_path.iterdir()] == [left]
     Store(tmp_path / "new")
-    assert (tmp_path / "new" / "format").read_text() == "2\n"
+    assert (tmp_path / "new" / "format").read_text() == "3\n"
     Store(tmp_path / "new")  # and opened again
 
 
 def read_seq(root: Path, mail_id: str) -> int:
-    with (root / "inbox" / f"{mail_id}.mail").open("rb") as handle:
-        value: int = json.loads(handle.readline())["seq"]
-    return value
+    for path in (root / "inbox").glob("*.mails"):
+        with path.open("rb") as handle:
+            for record in json.loads(handle.readline())["mails"]:
+                if record["mail_id"] == mail_id:
+                    value: int = record["seq"]
+                    return value
+    raise AssertionError(f"{mail_id} is not in inbox/")
 
 
 def test_arrival_order_survives_done_items_and_a_new_lock_hold(tmp_path: Path) -> None:
@@ -555,11 +559,12 @@ def test_every_file_the_store_writes_is_json_or_a_mail(store: Store) -> None:
             json.loads(path.read_bytes())
         elif path.suffix == ".log":  # a journal: a JSON value a line
             assert all(json.loads(line) for line in path.read_bytes().splitlines())
-        elif path.suffix == ".mails":  # a bundle: its header, then the mails' bytes
+        elif path.suffix == ".mails":  # mails queued or received: a header, then their bytes
             header, _, mails = path.read_bytes().partition(b"\n")
-            assert sum(json.loads(header)["sizes"]) == len(mails)
-        elif path.suffix == ".mail":  # a received mail: its record, then its bytes
-            assert json.loads(path.read_bytes().partition(b"\n")[0])["mail_id"] == path.stem
+            sizes = json.loads(header).get("sizes") or [
+                record["size"] for record in json.loads(header)["mails"]]
+            assert sum(sizes) == len(mails)
+            kinds.add(path.parent.name)
         else:
             assert path.is_dir() or path.suffix == ".lock" or path.name in ("lock", "format"), path
-    assert {".log", ".mails", ".mail"} <= kinds
+    assert {".log", ".mails", "outbox", "mail"} <= kinds

@@ -119,11 +119,11 @@ def check_files(root: Path) -> None:
             elif name.endswith(".log"):
                 for line in data[:data.rfind(b"\n") + 1].splitlines():
                     json.loads(line)
-            elif name.endswith(".mails"):  # a bundle: its header, then the mails' bytes
+            elif name.endswith(".mails"):  # mails queued or received: a header, their bytes
                 header, _, mails = data.partition(b"\n")
-                assert sum(json.loads(header)["sizes"]) == len(mails), name
-            elif name.endswith(".mail"):  # a received mail: its record, then its bytes
-                assert json.loads(data.partition(b"\n")[0])["mail_id"] + ".mail" == name
+                sizes = json.loads(header).get("sizes") or [
+                    record["size"] for record in json.loads(header)["mails"]]
+                assert sum(sizes) == len(mails), name
 
 
 def check_log(store: Store, game: str) -> list[dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 Layout under the root folder::
 
-    format                        the layout's version ("2"); a store without it is refused
+    format                        the layout's version ("3"; "3" then "2" for a store of
+                                  layout 2 taken over); a store without it is refused
     lock                          flock'ed by the one process that may write games
     inbox.lock, outbox.lock       flock'ed while mail is received / marked sent: those touch
                                   no file a commit writes, so they go on while a game is
@@ -10,11 +11,20 @@ Layout under the root folder::
                                   order listed here
     index.json                    TinyDB: the list of games
     due.json                      the deadline tick's note of when each game is next due
-    inbox/<mail_id>.mail          a received mail not yet done: a JSON line (its seq keeps
-                                  arrival order), then the mail's bytes; the id is its
-                                  Message-ID's (with its sender's if another took it first)
-    mail/<aa>/<mail_id>.mail      the same file, moved here once the mail is done (a move a
-                                  power cut undoes is redone by ``recover``)
+    inbox/<seq>.<token>.mails     the mails received together: a JSON header line with each
+                                  mail's record (id, Message-ID, sender, when, seq: arrival
+                                  order, size), then their bytes one after another; a mail's
+                                  id is its Message-ID's (with its sender's if another took
+                                  it first)
+    done.log                      a line per mail taken off the inbox whose group file is
+                                  still in inbox/ (emptied when none is); not flushed: a
+                                  line a power cut loses is redone by ``recover``
+    seen/<h>.log                  a line per mail whose group file left inbox/, naming it (h:
+                                  the mail id's first hex digit); flushed before it leaves
+    mail/<seq>.<token>.mails      a group file all of whose mails are done, moved from inbox/
+                                  (a move a power cut undoes is redone by ``recover``)
+    inbox/<mail_id>.mail, mail/<aa>/<mail_id>.mail   a mail received by layout 2, waiting or
+                                  done: its record on a line, then its bytes
     outbox/<game_id>.<token>.mails   bytes of the mails one commit queued, written before the
                                   commit naming them; removed once every one is sent
     games/<game_id>/setup.json    written once
@@ -28,9 +38,9 @@ Layout under the root folder::
                                   mail's bundle goes or the hot file forgets it, not each line
 
 Every file is replaced whole (see ``pbem.atomicfile``) or, the ``.log`` files, only ever
-appended to (see ``pbem.store.journal``). The hot file is written last in each change, so
-it is the commit point: what it points to is on disk before it is, and what nobody points
-to yet is ignored (and tidied by ``recover``).
+appended to (see ``pbem.store.journal``; ``done.log`` is also emptied). The hot file is
+written last in each change, so it is the commit point: what it points to is on disk before
+it is, and what nobody points to yet is ignored (and tidied by ``recover``).
 """
 
 from __future__ import annotations
@@ -80,6 +90,7 @@ class Store(Log, Inbox):
             if done := self.applied_mails(game_id, waiting):
                 self.inbox_done(*done)
                 waiting = [mail_id for mail_id in waiting if mail_id not in done]
+        self.inbox_done()  # groups all done whose move out of inbox/ never happened
         # Bundles with no mail left to send: all sent, or written by a step that never
         # committed (or for a game whose creation never finished).
         for game_id, names in self._bundles().items():

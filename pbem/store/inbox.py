@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+import secrets
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -12,39 +13,84 @@ from typing import Any
 from pbem.atomicfile import dump_json, make_dir, write_many_atomic
 from pbem.errors import StoreError
 from pbem.store.items import InboxItem, check_mail_id, file_key, mail_id_for, stored_time
+from pbem.store.journal import Journal
 from pbem.store.lock import Locked
 
-_MAIL = ".mail"  # a JSON line (the inbox record), then the mail's bytes as received
+_GROUP = ".mails"  # a JSON header line (each mail's record), then the mails' bytes
+_LEGACY = ".mail"  # layout 2: a file per mail, its record on the first line, then its bytes
+
+Record = dict[str, Any]  # as written, plus "at": where the mail's bytes start in its file
 
 
 class Inbox(Locked):
     """Receiving mail, and the inbox of mails not yet done.
 
-    A received mail is one file, its record on the first line and its bytes after: in
-    ``inbox/`` while it waits, moved to ``mail/<aa>/`` once done (a rename: creating a file
-    is what costs the disk most, so each mail makes just one)."""
+    Creating a file is what costs the disk most, so the mails received together are one
+    group file (``inbox/<seq>.<token>.mails``), and taking a mail off creates none: a line
+    in ``done.log``, then, once every mail of its group is done, a line per mail in its
+    seen shard (``seen/<h>.log``, h the mail id's first hex digit) naming the group, and
+    the group file moved to ``mail/``. A mail is seen if its shard names it or a group file
+    in ``inbox/`` holds it.
+    """
 
-    # Plain strings: these are built several times per mail, and pathlib costs more.
-    def _pending_path(self, mail_id: str) -> str:
-        return f"{self.root}/inbox/{mail_id}{_MAIL}"
+    # ---- reading ---------------------------------------------------------------------
 
-    def _done_path(self, mail_id: str) -> str:
-        return f"{self.root}/mail/{mail_id[:2]}/{mail_id}{_MAIL}"
-
-    def _paths(self, mail_id: str) -> Iterator[str]:
-        """Give where a received mail is: waiting, else done (built only if looked at)."""
-        yield self._pending_path(mail_id)
-        yield self._done_path(mail_id)
-
-    def _record(self, mail_id: str) -> dict[str, Any] | None:
-        """Give the inbox record of a received mail (waiting or done), or None."""
-        for path in self._paths(mail_id):
-            try:
-                with open(path, "rb") as handle:
-                    record: dict[str, Any] = json.loads(handle.readline())
-                    return record
-            except FileNotFoundError:  # (done meanwhile, if it was waiting)
+    def _refresh(self) -> dict[str, list[Record]]:
+        """Give the records of the mails in ``inbox/`` (done or not) by file name, listing
+        the folder again; a file's header is read once (it never changes, its name is never
+        used again). Whoever looks up the seen shards does it after this: a group that left
+        ``inbox/`` since had its shard lines written first."""
+        known, self._groups = self._groups, {}
+        self._shards_read = {}
+        folder = f"{self.root}/inbox"
+        for name in os.listdir(folder):
+            if name in known:
+                self._groups[name] = known[name]
                 continue
+            if not name.endswith(_GROUP) and not (self._legacy and name.endswith(_LEGACY)):
+                continue
+            try:
+                self._groups[name] = _read_header(f"{folder}/{name}")
+            except FileNotFoundError:  # done meanwhile by the writing process
+                continue
+        if self._groups.keys() != known.keys():
+            self._waiting = {r["mail_id"]: (name, r)
+                             for name, records in self._groups.items() for r in records}
+        return self._groups
+
+    def _seen_shard(self, mail_id: str) -> Journal:
+        return self._seen_journals.get(self.root / "seen" / f"{mail_id[0]}.log",
+                                       "mail_id", "group")
+
+    def _done_group(self, mail_id: str) -> str | None:
+        """Give the group file a mail left ``inbox/`` in, by its seen shard (read once per
+        ``_refresh``), or None."""
+        shard = mail_id[0]
+        groups = self._shards_read.get(shard)
+        if groups is None:
+            groups = self._shards_read[shard] = self._seen_shard(mail_id).values()
+        return groups.get(mail_id)
+
+    def _record(self, mail_id: str) -> tuple[str, Record] | None:
+        """Give the file of a received mail (waiting or done) and its record, or None."""
+        if (waiting := self._waiting.get(mail_id)) is not None:
+            return f"{self.root}/inbox/{waiting[0]}", waiting[1]
+        if (name := self._done_group(mail_id)) is not None:
+            # A group only ever moves from inbox/ to mail/ (its shard lines written first):
+            # looked for in this order, it is found even if it moves meanwhile.
+            for path in (f"{self.root}/inbox/{name}", f"{self.root}/mail/{name}"):
+                try:
+                    return path, next(r for r in _read_header(path) if r["mail_id"] == mail_id)
+                except FileNotFoundError:
+                    continue
+            raise StoreError(f"The received mails of {name} are missing.",
+                             suggestion="Restore the store's mail/ folder from a backup.")
+        if self._legacy:
+            path = f"{self.root}/mail/{mail_id[:2]}/{mail_id}{_LEGACY}"
+            try:
+                return path, _read_header(path)[0]
+            except FileNotFoundError:
+                pass
         return None
 
     def _received_as(self, message_id: str, sender: str) -> tuple[str, bool]:
@@ -57,7 +103,7 @@ class Inbox(Locked):
         """
         mail_id = mail_id_for(message_id)
         first = self._record(mail_id)
-        if first is None or first.get("sender", sender).lower() == sender.lower():
+        if first is None or first[1].get("sender", sender).lower() == sender.lower():
             return mail_id, first is not None
         mail_id = file_key(f"{mail_id} {sender.lower()}")
         return mail_id, self._record(mail_id) is not None
@@ -65,7 +111,35 @@ class Inbox(Locked):
     def seen(self, message_id: str, sender: str = "") -> bool:
         """Tell whether this sender's mail with this Message-ID was received (waiting or
         done)."""
+        self._refresh()
         return self._received_as(message_id, sender)[1]
+
+    def _done_marks(self) -> Journal:
+        return self._journals.get(self.root / "done.log", "mail_id", "group")
+
+    def inbox(self) -> list[InboxItem]:
+        """Give the received mails not yet done, oldest first."""
+        done = self._done_marks().values()  # before the listing: see inbox_done's end
+        records = sorted((r for records in self._refresh().values() for r in records
+                          if r["mail_id"] not in done), key=lambda r: r["seq"])
+        return [InboxItem(r["mail_id"], r["message_id"], r["received_at"]) for r in records]
+
+    def raw_mail(self, mail_id: str) -> bytes:
+        """Give the raw bytes of a received mail."""
+        check_mail_id(mail_id)
+        for fresh in (False, True):
+            found = self._record(mail_id)
+            if found is not None:
+                path, record = found
+                try:
+                    return _read_bytes(path, record)
+                except FileNotFoundError:  # done meanwhile: its group moved
+                    pass
+            if not fresh:
+                self._refresh()
+        raise StoreError("No received mail has this id.", text=mail_id)
+
+    # ---- writing ---------------------------------------------------------------------
 
     def receive(self, raw: bytes, *, message_id: str, received_at: str | datetime,
                 sender: str = "") -> str | None:
@@ -74,7 +148,8 @@ class Inbox(Locked):
 
     def receive_many(self, mails: Sequence[tuple[bytes, str, str]], *,
                      received_at: str | datetime) -> list[str | None]:
-        """``receive`` for several mails (bytes, Message-ID, sender), made durable together.
+        """``receive`` for several mails (bytes, Message-ID, sender), kept durably together
+        in one file.
 
         Receiving takes the inbox's own lock, not the store's: mail comes in while a step is
         processed (it only adds files; processing reads the inbox once a round).
@@ -84,6 +159,7 @@ class Inbox(Locked):
 
     def _receive_many(self, mails: Sequence[tuple[bytes, str, str]],
                       received_at: str | datetime) -> list[str | None]:
+        groups = self._refresh()
         ids: list[str | None] = []
         new: dict[str, tuple[bytes, str, str]] = {}
         for raw, message_id, sender in mails:
@@ -94,68 +170,109 @@ class Inbox(Locked):
                 new[mail_id] = (raw, message_id, sender)
         if not new:
             return ids
-        seq = 1 + max((i["seq"] for i in self._pending_records()), default=-1)
-        records = {mail_id: {"mail_id": mail_id, "message_id": message_id, "sender": sender,
-                             "received_at": stored_time(received_at), "seq": seq + n}
-                   for n, (mail_id, (_, message_id, sender)) in enumerate(new.items())}
-        write_many_atomic([(Path(self._pending_path(mail_id)),
-                            b"%s\n%s" % (dump_json(records[mail_id]), raw))
-                           for mail_id, (raw, _, _) in new.items()])
-        # Known now: the next group's numbering need not read them back.
-        self._records.update((f"{mail_id}{_MAIL}", record) for mail_id, record in records.items())
+        seq = 1 + max((r["seq"] for records in groups.values() for r in records), default=-1)
+        when = stored_time(received_at)
+        records: list[Record] = [
+            {"mail_id": mail_id, "message_id": message_id, "sender": sender,
+             "received_at": when, "seq": seq + n, "size": len(raw)}
+            for n, (mail_id, (raw, message_id, sender)) in enumerate(new.items())]
+        header = dump_json({"mails": records})
+        name = f"{seq:010d}.{secrets.token_hex(8)}{_GROUP}"
+        write_many_atomic([(Path(f"{self.root}/inbox/{name}"),
+                            b"".join([header, b"\n", *(raw for raw, _, _ in new.values())]))])
+        # Known now: the next group's numbering need not read it back.
+        _place(records, len(header) + 1)
+        self._groups[name] = records
+        self._waiting.update((r["mail_id"], (name, r)) for r in records)
         return ids  # from here on they are "seen"
-
-    def _pending_records(self) -> list[dict[str, Any]]:
-        # A record never changes once written (the file is only moved), so each is read once.
-        folder = self.root / "inbox"
-        known, self._records = self._records, {}
-        for name in os.listdir(folder):
-            if not name.endswith(_MAIL):
-                continue
-            if name in known:
-                self._records[name] = known[name]
-                continue
-            try:
-                with open(folder / name, "rb") as handle:
-                    self._records[name] = json.loads(handle.readline())
-            except FileNotFoundError:  # marked done meanwhile by the writing process
-                continue
-        return list(self._records.values())
-
-    def inbox(self) -> list[InboxItem]:
-        """Give the received mails not yet done, oldest first."""
-        records = sorted(self._pending_records(), key=lambda r: r["seq"])
-        return [InboxItem(r["mail_id"], r["message_id"], r["received_at"]) for r in records]
-
-    def raw_mail(self, mail_id: str) -> bytes:
-        """Give the raw bytes of a received mail."""
-        check_mail_id(mail_id)
-        for path in self._paths(mail_id):
-            try:
-                with open(path, "rb") as handle:
-                    data = handle.read()
-            except FileNotFoundError:  # (done meanwhile, if it was waiting)
-                continue
-            return data[data.index(b"\n") + 1:]
-        raise StoreError("No received mail has this id.", text=mail_id)
 
     def inbox_done(self, *mail_ids: str) -> None:
         """Take mails off the inbox for good (they stay seen); doing it twice is harmless.
 
-        The moves are not flushed to disk (a folder flush each cost more than the rest of
-        taking a mail off): one a power cut undoes leaves the mail waiting, and ``recover``
-        finds its step committed and takes it off again."""
+        Nothing is flushed to disk here but the seen lines of a group leaving ``inbox/`` (a
+        flush per mail cost more than the rest of taking it off): a mark or a move a power
+        cut undoes leaves the mail waiting, and ``recover`` finds its step committed and
+        takes it off again."""
         self._require_lock("mark a mail done")
         for mail_id in mail_ids:
             check_mail_id(mail_id)
-            pending, done = self._pending_path(mail_id), self._done_path(mail_id)
-            try:
-                os.replace(pending, done)
-                continue
-            except FileNotFoundError:  # done before, or the first mail of its folder
-                pass
-            if os.path.exists(pending):
-                make_dir(Path(done).parent)
-                os.replace(pending, done)
-            elif not os.path.exists(done):
-                raise StoreError("No received mail has this id.", text=mail_id)
+        marks = self._done_marks()
+        done = marks.values()
+        groups = self._refresh()
+        new: dict[str, str] = {}
+        for mail_id in mail_ids:
+            waiting = self._waiting.get(mail_id)
+            if waiting is None:
+                if self._record(mail_id) is None:
+                    raise StoreError("No received mail has this id.", text=mail_id)
+            elif waiting[0].endswith(_LEGACY):
+                self._legacy_done(mail_id)
+            elif mail_id not in done:
+                new[mail_id] = waiting[0]
+        if marks.append([{"mail_id": m, "group": name} for m, name in new.items()],
+                        flush=False):
+            done = marks.values_read()
+        elif new:
+            done = marks.values()
+        leaving = [name for name, records in groups.items() if name.endswith(_GROUP)
+                   and all(r["mail_id"] in done for r in records)]
+        if leaving:
+            self._leave(leaving)
+        # No group in inbox/ has a mail marked done any more: the marks are of no use.
+        # (Readers read the marks before listing inbox/, so none takes a group left in it
+        # for one whose marks are gone.) Not flushed: marks a power cut brings back name
+        # mails no group in inbox/ holds.
+        if done and not any(r["mail_id"] in done for name in self._groups
+                            for r in self._groups[name]):
+            marks.clear()
+
+    def _leave(self, names: Sequence[str]) -> None:
+        """Move group files all of whose mails are done out of ``inbox/``, their seen lines
+        on disk first."""
+        lines: dict[str, list[dict[str, str]]] = {}
+        for name in names:
+            for record in self._groups[name]:
+                lines.setdefault(record["mail_id"][0], []).append(
+                    {"mail_id": record["mail_id"], "group": name})
+        for shard_lines in lines.values():
+            self._seen_shard(shard_lines[0]["mail_id"]).append(shard_lines)
+        for name in names:
+            os.replace(f"{self.root}/inbox/{name}", f"{self.root}/mail/{name}")
+            for record in self._groups.pop(name):
+                del self._waiting[record["mail_id"]]
+
+    def _legacy_done(self, mail_id: str) -> None:
+        """Take off a mail a pbem of layout 2 received: its file moves to ``mail/<aa>/``."""
+        done = Path(f"{self.root}/mail/{mail_id[:2]}/{mail_id}{_LEGACY}")
+        make_dir(done.parent)
+        name = f"{mail_id}{_LEGACY}"
+        os.replace(f"{self.root}/inbox/{name}", done)
+        self._groups.pop(name, None)
+        self._waiting.pop(mail_id, None)
+
+
+def _read_header(path: str) -> list[Record]:
+    """Give the records of the mails in a group file (or a layout 2 mail file)."""
+    with open(path, "rb") as handle:
+        line = handle.readline()
+    header = json.loads(line)
+    if path.endswith(_LEGACY):
+        return [header | {"at": len(line), "size": None}]
+    records: list[Record] = header["mails"]
+    _place(records, len(line))
+    return records
+
+
+def _place(records: list[Record], at: int) -> None:
+    """Note where each mail's bytes start, the header taking ``at`` bytes."""
+    for record in records:
+        record["at"] = at
+        at += record["size"]
+
+
+def _read_bytes(path: str, record: Record) -> bytes:
+    with open(path, "rb") as handle:
+        if record["size"] is None:
+            handle.seek(record["at"])
+            return handle.read()
+        return os.pread(handle.fileno(), record["size"], record["at"])

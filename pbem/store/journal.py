@@ -110,6 +110,21 @@ class Journal:
             self._sync_dir()
         return known
 
+    def clear(self) -> None:
+        """Empty the file in place (creating none), its records forgotten; readers read it
+        again from the start. Not flushed: a power cut may bring the records back."""
+        try:
+            fd = os.open(self.path, os.O_WRONLY)
+        except FileNotFoundError:
+            return
+        try:
+            os.ftruncate(fd, 0)
+            info = os.fstat(fd)
+        finally:
+            os.close(fd)
+        self._file, self._head, self._offset = (info.st_dev, info.st_ino), b"", 0
+        self._values = {}
+
     def values_read(self) -> dict[str, Any]:
         """Give the records' values as last read or written, without looking at the file."""
         return self._values

@@ -17,8 +17,13 @@ from pbem.store.journal import Journals
 from pbem.store.tinyfile import HotFile
 
 SEGMENT_SIZE = 64
-FORMAT = b"2\n"  # the layout's version, in the file ``format``: a journal per game (see
-# pbem.store.journal) since 2; 1 kept a file per mail
+_SEEN_KEPT = 2_000_000  # seen shards' records kept in memory (the intake looks up each mail)
+# The layout's version, in the file ``format``: 3 keeps a file per group of mails received
+# (see pbem.store.inbox); 2 kept a file per received mail, and a journal per game (see
+# pbem.store.journal); 1 kept a file per mail for everything. A store of layout 2 is taken
+# over as it is: its format file says 3, then 2 (its mail files are read where they are).
+FORMAT = b"3\n"
+_FROM_2 = b"3\n2\n"
 
 
 class Locked:
@@ -31,34 +36,45 @@ class Locked:
         self._segment_size = segment_size  # for games created from now on; each game keeps its own
         self._lock_depth = 0
         self._hot_files: dict[str, HotFile] = {}  # read during this lock hold; see _hot
-        self._records: dict[str, dict[str, Any]] = {}  # inbox records read, by file name
+        # The inbox: the records of the files in inbox/ by name, and by mail id with their
+        # file's; the seen shards read since the last listing (see pbem.store.inbox)
+        self._groups: dict[str, list[dict[str, Any]]] = {}
+        self._waiting: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._shards_read: dict[str, dict[str, Any]] = {}
+        self._seen_journals = Journals(kept=_SEEN_KEPT)
         self._bundle_ids_read: dict[str, list[str]] = {}  # outbox bundles' mail ids, by name
         # (the index file's stamp, the ids, the ids by case-folded name); see _game_index
         self._index_cache: tuple[list[int] | None, tuple[str, ...], dict[str, str]] | None = None
         self._index_held = False  # the index cache was read during this lock hold
         self._journals = Journals()
-        self._check_format()
-        for folder in ("inbox", "mail", "outbox", "games"):
+        found = self._check_format()
+        for folder in ("inbox", "mail", "seen", "outbox", "games"):
             make_dir(self.root / folder)
-        if not (self.root / "format").exists():
-            write_atomic(self.root / "format", FORMAT)
+        # Mail files of layout 2 may be in inbox/ and mail/<aa>/: looked for there too.
+        self._legacy = found in (b"2\n", _FROM_2)
+        if found != (_FROM_2 if self._legacy else FORMAT):
+            # Its pbem (of layout 2) would not see the mail received from now on.
+            write_atomic(self.root / "format", _FROM_2 if self._legacy else FORMAT)
 
-    def _check_format(self) -> None:
-        """StoreError unless the folder is new or holds a store of this layout."""
+    def _check_format(self) -> bytes | None:
+        """Give the format file's bytes (None for a new folder); StoreError unless this
+        layout, or the one before, which this one reads."""
         try:
             found = (self.root / "format").read_bytes()
         except FileNotFoundError:
             # Older stores have no format file: the first layout had these from the start.
             if not any((self.root / name).exists() for name in ("index.json", "sent")):
-                return
+                return None
             found = b"1\n"
-        if found != FORMAT:
+        if found not in (FORMAT, _FROM_2, b"2\n"):
+            layout = (found.split() or [b"?"])[0].decode(errors="replace")
             raise StoreError(
-                f"The store {self.root} has layout {found.decode(errors='replace').strip()}, "
-                f"written by another version of pbem; this one reads layout "
+                f"The store {self.root} has layout {layout},"
+                f" written by another version of pbem; this one reads layouts 2 and "
                 f"{FORMAT.decode().strip()} only.",
                 suggestion="Finish its games with the pbem that wrote it (its `pbem export` "
                            "keeps a record of each), and give this one a new store folder.")
+        return found
 
     @contextmanager
     def lock(self, timeout: float | None = None) -> Iterator[None]:
