@@ -16,8 +16,9 @@ turn, up to the turn wanted (the basic goal is set out of reach, and the seats' 
 have goals that passing never meets). Bots never reach turn 500 by playing, they win long
 before. The log and the snapshot are written into the store the way the service writes
 them, and ``Service.replay_check`` confirms they agree. The 1,000 games are copies of one
-game under other names. The memory is that of a real ``pbem run`` process (its peak
-resident set, VmHWM) after a tick over all games and orders to a sample of them.
+game under other names. The memory is that of a real ``pbem run`` (the peak resident sets,
+VmHWM, of its process and its child processes, added) after a tick over all games and
+orders to a sample of them.
 """
 
 from __future__ import annotations
@@ -218,13 +219,19 @@ def _daemon_memory(root: Path, games: list[str], orders: int) -> dict[str, float
             if time.monotonic() > deadline:
                 raise RuntimeError("the daemon did not process the orders")
             time.sleep(0.2)
-        status = Path(f"/proc/{process.pid}/status").read_text()
+        # The daemon and its child processes (the sending one here): each one's memory, added.
+        pids = [process.pid, *(int(pid) for task in Path(f"/proc/{process.pid}/task").iterdir()
+                               for pid in (task / "children").read_text().split())]
+        statuses = [Path(f"/proc/{pid}/status").read_text() for pid in pids]
     finally:
         process.terminate()
         process.wait(60)
-    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-    return {name: round(int(fields[key].split()[0]) / 1024, 1)
-            for name, key in (("rss_mb", "VmRSS"), ("peak_rss_mb", "VmHWM"))}
+    figures = {name: 0.0 for name in ("rss_mb", "peak_rss_mb")}
+    for status in statuses:
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        for name, key in (("rss_mb", "VmRSS"), ("peak_rss_mb", "VmHWM")):
+            figures[name] += int(fields[key].split()[0]) / 1024
+    return {name: round(mb, 1) for name, mb in figures.items()} | {"processes": len(pids)}
 
 
 def run(games: int = 1000, samples: int = 30, short: int = 5, long: int = 500,
