@@ -50,7 +50,7 @@ from pbem.errors import StoreError
 from pbem.mail.imap import ImapIntake, JsonFileCursor
 from pbem.mail.listener import SmtpListener
 from pbem.mail.sender import MaildirSender, Sender, SmtpSender
-from pbem.service.service import Service
+from pbem.service.service import BATCH, Service
 from pbem.store import Store
 
 __all__ = ["Daemon", "Pass", "utc_now", "with_return_path"]
@@ -255,12 +255,13 @@ class Daemon:
 
     def _gather(self) -> None:
         """While mail keeps coming in, wait for it a moment (``_GATHER``, never longer than
-        ``_GATHER_MAX``): the mails then share one round and its store write."""
+        ``_GATHER_MAX``): the mails then share one round and its store write. A round's worth
+        waiting (a burst, an IMAP group) goes at once: a round is all it would share."""
         until = time.monotonic() + _GATHER_MAX
         while not self._stop.is_set() and self._wake.wait(
                 min(_GATHER, max(0.0, until - time.monotonic()))):
             self._wake.clear()
-            if time.monotonic() >= until:
+            if time.monotonic() >= until or len(self._store.inbox()) >= BATCH:
                 return
 
     def _tick_if_due(self) -> bool:

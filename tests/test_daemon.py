@@ -34,7 +34,7 @@ from pbem.config import DaemonConfig, load_config
 from pbem.daemon import Daemon
 from pbem.daemon_outbox import GIVEN_UP
 from pbem.errors import StoreError
-from pbem.service.service import Service
+from pbem.service.service import BATCH, Service
 from pbem.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -257,6 +257,34 @@ def test_a_pass_with_mail_still_runs_a_due_tick(tmp_path: Path) -> None:
     daemon._work()
     assert daemon.store.inbox() == []  # the mail was processed ...
     assert daemon._next_tick > before  # ... and the tick ran in the same pass
+
+
+def test_a_round_s_worth_of_mail_waiting_is_not_held_back_by_more_arriving(
+        tmp_path: Path) -> None:
+    """Mail arriving close together is gathered into one round, but a burst that keeps
+    coming must not keep the round waiting (up to a quarter of a second) once a whole round
+    of mail waits: it could share no more than that round."""
+    config = configure(tmp_path, "[listener]\nport = 0\n")
+    passwords = new_game(config)
+    daemon = Daemon(config, clock=Clock())
+    daemon._intake.deliver_imap_group([order_mail(n, "Alice", passwords["Alice"], "STATUS")
+                                       for n in range(BATCH)])
+    stop = threading.Event()
+
+    def more_arriving() -> None:  # a wake every 5 ms, as a stream of mail gives
+        while not stop.wait(0.005):
+            daemon._wake.set()
+
+    stream = threading.Thread(target=more_arriving)
+    stream.start()
+    try:
+        began = time.monotonic()
+        daemon._gather()
+        waited = time.monotonic() - began
+    finally:
+        stop.set()
+        stream.join()
+    assert waited < 0.1
 
 
 def test_a_second_daemon_on_the_same_store_is_refused(tmp_path: Path) -> None:
