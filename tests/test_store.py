@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -546,7 +548,7 @@ def test_a_damaged_file_is_reported_not_guessed(store: Store) -> None:
         store.snapshot("g1")
 
 
-def test_every_file_the_store_writes_is_json_or_a_mail(store: Store) -> None:
+def test_every_file_the_store_writes_is_json_a_mail_or_the_seen_index(store: Store) -> None:
     mail_id = receive(store, 0)
     for n in range(6):
         step(store, n, mail_ids=[mail_id] if n == 0 else [], outbox=[mail(n)])
@@ -565,6 +567,11 @@ def test_every_file_the_store_writes_is_json_or_a_mail(store: Store) -> None:
                 record["size"] for record in json.loads(header)["mails"]]
             assert sum(sizes) == len(mails)
             kinds.add(path.parent.name)
+        elif path.name.startswith("seen.sqlite"):  # the seen index, and SQLite's WAL files
+            kinds.add("seen.sqlite")
         else:
             assert path.is_dir() or path.suffix == ".lock" or path.name in ("lock", "format"), path
-    assert {".log", ".mails", "outbox", "mail"} <= kinds
+    assert {".log", ".mails", "outbox", "mail", "seen.sqlite"} <= kinds
+    with closing(sqlite3.connect(store.root / "seen.sqlite")) as index:
+        assert index.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert index.execute("SELECT mail_id FROM seen").fetchall() == [(mail_id,)]

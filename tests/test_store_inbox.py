@@ -1,10 +1,15 @@
-"""The store's inbox on disk: a file per group of mails received, done marks, seen shards,
+"""The store's inbox on disk: a file per group of mails received, done marks, the seen index,
 and the mail of a store written by layout 2."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
+import subprocess
+import sys
+import tracemalloc
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -40,9 +45,15 @@ def names(folder: Path) -> list[str]:
     return sorted(path.name for path in folder.iterdir())
 
 
+def seen_rows(root: Path) -> dict[str, str]:
+    """Give the seen index's group file name by mail id, read as any SQLite client would."""
+    with closing(sqlite3.connect(root / "seen.sqlite")) as index:
+        return dict(index.execute("SELECT mail_id, grp FROM seen").fetchall())
+
+
 def test_mails_received_together_are_one_file_until_all_are_done(store: Store) -> None:
     """One file created per group received, none per mail taken off: the group file stays in
-    inbox/ while any of its mails waits, then moves to mail/, named in the seen shards."""
+    inbox/ while any of its mails waits, then moves to mail/, named in the seen index."""
     received = store.receive_many([*group(3), group(1)[0]], received_at=WHEN)
     assert received[3] is None  # the same mail twice in one group is kept once
     ids = [mail_id for mail_id in received if mail_id is not None]
@@ -55,13 +66,7 @@ def test_mails_received_together_are_one_file_until_all_are_done(store: Store) -
     assert store.inbox() == [] and names(store.root / "inbox") == []
     assert names(store.root / "mail") == [name]
     assert (store.root / "done.log").read_bytes() == b""  # no group in inbox/ needs its marks
-    shards = {}
-    for shard in (store.root / "seen").iterdir():
-        for line in shard.read_bytes().splitlines():
-            record = json.loads(line)
-            assert shard.name == f"{record['mail_id'][0]}.log"
-            shards[record["mail_id"]] = record["group"]
-    assert shards == dict.fromkeys(ids[:3], name)
+    assert seen_rows(store.root) == dict.fromkeys(ids[:3], name)
     fresh = Store(store.root)
     assert [fresh.raw_mail(m) for m in ids[:3]] == [b"mail 0", b"mail 1", b"mail 2"]
 
@@ -102,6 +107,122 @@ def test_done_marks_lost_in_a_crash_are_redone_by_recover(store: Store) -> None:
     store.recover()
     assert names(store.root / "inbox") == [] and names(store.root / "mail") == [name]
     assert Store(store.root).receive_many(group(3), received_at=WHEN) == [None] * 3
+
+
+TAKE_OFF = """
+import sys
+from pathlib import Path
+from pbem.store import Store
+store = Store(Path(sys.argv[1]))
+with store.lock():
+    store.inbox_done(*sys.argv[2:])
+"""
+
+RECEIVE = """
+import sys
+from pathlib import Path
+from pbem.store import Store
+mails = [(b"copy", f"<m{k}@example.org>", f"p{k}@example.org") for k in range(3)]
+print(*Store(Path(sys.argv[1])).receive_many(mails, received_at="2024-05-01T09:00:00"))
+"""
+
+
+def python(script: str, *args: str) -> str:
+    """Give what a fresh interpreter running the script printed."""
+    return subprocess.run([sys.executable, "-c", script, *args], check=True,
+                          capture_output=True, text=True, timeout=60).stdout
+
+
+def test_a_mail_another_process_took_off_is_seen_by_every_process(tmp_path: Path) -> None:
+    """The intake's process looks mails up while the daemon's takes them off: a row the
+    other process committed counts from then on, in a store object that had read the index
+    before (no snapshot of it is kept open), and in a process started later."""
+    intake = Store(tmp_path)
+    ids = kept(intake, group(2))
+    assert intake.receive_many(group(1), received_at=WHEN) == [None]  # looked up: index open
+    python(TAKE_OFF, str(tmp_path), *ids)
+    assert names(tmp_path / "inbox") == [] and seen_rows(tmp_path).keys() == set(ids)
+    assert intake.receive_many(group(2), received_at=WHEN) == [None, None]
+    later = python(RECEIVE, str(tmp_path)).split()
+    assert later == ["None", "None", mail_id_for("<m2@example.org>")]
+
+
+def test_a_crash_between_the_index_and_the_move_is_recovered(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Killed after a group's rows are committed, before its file leaves inbox/: the mails
+    are done and seen, their bytes still readable, and recover moves the file."""
+    ids = kept(store, group(2))
+    store.commit("g1", log_entries=[{"n": 0}], snapshot={}, mail_ids=ids)
+    [name] = names(store.root / "inbox")
+
+    def killed(*_: object) -> None:
+        raise SystemExit("killed")
+
+    monkeypatch.setattr("pbem.store.inbox.os.replace", killed)
+    with pytest.raises(SystemExit):
+        store.inbox_done(*ids)
+    monkeypatch.undo()
+    assert seen_rows(store.root) == dict.fromkeys(ids, name)
+    assert names(store.root / "inbox") == [name]
+    after = Store(store.root)
+    assert after.inbox() == [] and after.raw_mail(ids[1]) == b"mail 1"
+    assert after.receive_many(group(2), received_at=WHEN) == [None, None]
+    store.recover()
+    assert names(store.root / "inbox") == [] and names(store.root / "mail") == [name]
+    assert Store(store.root).raw_mail(ids[0]) == b"mail 0"
+    assert Store(store.root).receive_many(group(2), received_at=WHEN) == [None, None]
+
+
+def fake_rows(n: int, first: int = 0) -> list[tuple[str, str]]:
+    """Give n seen rows: made-up mail ids, 50 a group."""
+    return [(mail_id_for(f"<old{k}@example.org>"), f"{k // 50:010d}.0123456789abcdef.mails")
+            for k in range(first, first + n)]
+
+
+def test_looking_a_mail_up_costs_no_memory_per_mail_ever_seen(tmp_path: Path) -> None:
+    """A store that received 200,000 mails: a new store object looks mails up (not seen,
+    seen) holding a few kilobytes, not the store's history, in memory."""
+    rows = fake_rows(200_000)
+    Store(tmp_path)._seen_index.add(rows)
+    fresh = Store(tmp_path)
+    tracemalloc.start()
+    try:
+        assert not fresh.seen("<new@example.org>", "ann@example.org")
+        assert fresh._done_group(rows[123_456][0]) == rows[123_456][1]
+        assert fresh._done_group(rows[-1][0]) == rows[-1][1]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 256 * 1024
+
+
+def lookup_steps(root: Path, mail_id: str) -> int:
+    """Give the SQLite virtual machine steps one lookup takes in a new store object."""
+    store = Store(root)
+    store._done_group(mail_id)  # the index opened: its set-up is not the lookup's
+    steps = 0
+
+    def count() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    db = store._seen_index._connection()
+    db.set_progress_handler(count, 1)
+    store._done_group(mail_id)
+    db.set_progress_handler(None, 1)
+    return steps
+
+
+def test_a_lookup_costs_the_same_with_1000_or_200000_mails_seen(tmp_path: Path) -> None:
+    """A lookup is a descent of the index, not a walk through the store's history: as many
+    steps of SQLite's machine with 200 times as many mails seen."""
+    Store(tmp_path)._seen_index.add(fake_rows(1_000))
+    seen, absent = fake_rows(1)[0][0], mail_id_for("<new@example.org>")
+    few = lookup_steps(tmp_path, seen), lookup_steps(tmp_path, absent)
+    Store(tmp_path)._seen_index.add(fake_rows(199_000, first=1_000))
+    assert (lookup_steps(tmp_path, seen), lookup_steps(tmp_path, absent)) == few
+    assert 0 < few[0] < 100
 
 
 def legacy_mail(path: Path, mail_id: str, message_id: str, seq: int, raw: bytes,

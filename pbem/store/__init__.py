@@ -19,8 +19,9 @@ Layout under the root folder::
     done.log                      a line per mail taken off the inbox whose group file is
                                   still in inbox/ (emptied when none is); not flushed: a
                                   line a power cut loses is redone by ``recover``
-    seen/<h>.log                  a line per mail whose group file left inbox/, naming it (h:
-                                  the mail id's first hex digit); flushed before it leaves
+    seen.sqlite (-wal, -shm)      SQLite, in WAL mode: a row per mail whose group file left
+                                  inbox/, naming it (``pbem.store.seen``); committed to disk
+                                  before it leaves, written only by the store lock's holder
     mail/<seq>.<token>.mails      a group file all of whose mails are done, moved from inbox/
                                   (a move a power cut undoes is redone by ``recover``)
     inbox/<mail_id>.mail, mail/<aa>/<mail_id>.mail   a mail received by layout 2, waiting or
@@ -38,7 +39,8 @@ Layout under the root folder::
                                   mail's bundle goes or the hot file forgets it, not each line
 
 Every file is replaced whole (see ``pbem.atomicfile``) or, the ``.log`` files, only ever
-appended to (see ``pbem.store.journal``; ``done.log`` is also emptied). The hot file is
+appended to (see ``pbem.store.journal``; ``done.log`` is also emptied), but the seen index,
+which SQLite keeps whole through crashes its own way. The hot file is
 written last in each change, so it is the commit point: what it points to is on disk before
 it is, and what nobody points to yet is ignored (and tidied by ``recover``).
 """

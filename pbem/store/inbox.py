@@ -27,10 +27,10 @@ class Inbox(Locked):
 
     Creating a file is what costs the disk most, so the mails received together are one
     group file (``inbox/<seq>.<token>.mails``), and taking a mail off creates none: a line
-    in ``done.log``, then, once every mail of its group is done, a line per mail in its
-    seen shard (``seen/<h>.log``, h the mail id's first hex digit) naming the group, and
-    the group file moved to ``mail/``. A mail is seen if its shard names it or a group file
-    in ``inbox/`` holds it.
+    in ``done.log``, then, once every mail of its group is done, a row per mail in the seen
+    index (``seen.sqlite``, see ``pbem.store.seen``) naming the group, and the group file
+    moved to ``mail/``. A mail is seen if the index names it or a group file in ``inbox/``
+    holds it.
     """
 
     # ---- reading ---------------------------------------------------------------------
@@ -38,10 +38,9 @@ class Inbox(Locked):
     def _refresh(self) -> dict[str, list[Record]]:
         """Give the records of the mails in ``inbox/`` (done or not) by file name, listing
         the folder again; a file's header is read once (it never changes, its name is never
-        used again). Whoever looks up the seen shards does it after this: a group that left
-        ``inbox/`` since had its shard lines written first."""
+        used again). Whoever looks up the seen index does it after this: a group that left
+        ``inbox/`` since had its rows committed first."""
         known, self._groups = self._groups, {}
-        self._shards_read = {}
         folder = f"{self.root}/inbox"
         for name in os.listdir(folder):
             if name in known:
@@ -58,25 +57,16 @@ class Inbox(Locked):
                              for name, records in self._groups.items() for r in records}
         return self._groups
 
-    def _seen_shard(self, mail_id: str) -> Journal:
-        return self._seen_journals.get(self.root / "seen" / f"{mail_id[0]}.log",
-                                       "mail_id", "group")
-
     def _done_group(self, mail_id: str) -> str | None:
-        """Give the group file a mail left ``inbox/`` in, by its seen shard (read once per
-        ``_refresh``), or None."""
-        shard = mail_id[0]
-        groups = self._shards_read.get(shard)
-        if groups is None:
-            groups = self._shards_read[shard] = self._seen_shard(mail_id).values()
-        return groups.get(mail_id)
+        """Give the group file a mail left ``inbox/`` in, by the seen index, or None."""
+        return self._seen_index.group(mail_id)
 
     def _record(self, mail_id: str) -> tuple[str, Record] | None:
         """Give the file of a received mail (waiting or done) and its record, or None."""
         if (waiting := self._waiting.get(mail_id)) is not None:
             return f"{self.root}/inbox/{waiting[0]}", waiting[1]
         if (name := self._done_group(mail_id)) is not None:
-            # A group only ever moves from inbox/ to mail/ (its shard lines written first):
+            # A group only ever moves from inbox/ to mail/ (its index rows written first):
             # looked for in this order, it is found even if it moves meanwhile.
             for path in (f"{self.root}/inbox/{name}", f"{self.root}/mail/{name}"):
                 try:
@@ -189,7 +179,7 @@ class Inbox(Locked):
     def inbox_done(self, *mail_ids: str) -> None:
         """Take mails off the inbox for good (they stay seen); doing it twice is harmless.
 
-        Nothing is flushed to disk here but the seen lines of a group leaving ``inbox/`` (a
+        Nothing is flushed to disk here but the seen rows of a group leaving ``inbox/`` (a
         flush per mail cost more than the rest of taking it off): a mark or a move a power
         cut undoes leaves the mail waiting, and ``recover`` finds its step committed and
         takes it off again."""
@@ -227,15 +217,10 @@ class Inbox(Locked):
             marks.clear()
 
     def _leave(self, names: Sequence[str]) -> None:
-        """Move group files all of whose mails are done out of ``inbox/``, their seen lines
-        on disk first."""
-        lines: dict[str, list[dict[str, str]]] = {}
-        for name in names:
-            for record in self._groups[name]:
-                lines.setdefault(record["mail_id"][0], []).append(
-                    {"mail_id": record["mail_id"], "group": name})
-        for shard_lines in lines.values():
-            self._seen_shard(shard_lines[0]["mail_id"]).append(shard_lines)
+        """Move group files all of whose mails are done out of ``inbox/``, their seen rows
+        on disk first (one transaction)."""
+        self._seen_index.add([(record["mail_id"], name)
+                              for name in names for record in self._groups[name]])
         for name in names:
             os.replace(f"{self.root}/inbox/{name}", f"{self.root}/mail/{name}")
             for record in self._groups.pop(name):

@@ -14,10 +14,10 @@ from typing import Any
 from pbem.atomicfile import make_dir, write_atomic
 from pbem.errors import StoreError
 from pbem.store.journal import Journals
+from pbem.store.seen import SeenIndex
 from pbem.store.tinyfile import HotFile
 
 SEGMENT_SIZE = 64
-_SEEN_KEPT = 2_000_000  # seen shards' records kept in memory (the intake looks up each mail)
 # The layout's version, in the file ``format``: 3 keeps a file per group of mails received
 # (see pbem.store.inbox); 2 kept a file per received mail, and a journal per game (see
 # pbem.store.journal); 1 kept a file per mail for everything. A store of layout 2 is taken
@@ -37,18 +37,17 @@ class Locked:
         self._lock_depth = 0
         self._hot_files: dict[str, HotFile] = {}  # read during this lock hold; see _hot
         # The inbox: the records of the files in inbox/ by name, and by mail id with their
-        # file's; the seen shards read since the last listing (see pbem.store.inbox)
+        # file's; the index of the mails whose file left inbox/ (see pbem.store.inbox)
         self._groups: dict[str, list[dict[str, Any]]] = {}
         self._waiting: dict[str, tuple[str, dict[str, Any]]] = {}
-        self._shards_read: dict[str, dict[str, Any]] = {}
-        self._seen_journals = Journals(kept=_SEEN_KEPT)
+        self._seen_index = SeenIndex(self.root / "seen.sqlite")
         self._bundle_ids_read: dict[str, list[str]] = {}  # outbox bundles' mail ids, by name
         # (the index file's stamp, the ids, the ids by case-folded name); see _game_index
         self._index_cache: tuple[list[int] | None, tuple[str, ...], dict[str, str]] | None = None
         self._index_held = False  # the index cache was read during this lock hold
         self._journals = Journals()
         found = self._check_format()
-        for folder in ("inbox", "mail", "seen", "outbox", "games"):
+        for folder in ("inbox", "mail", "outbox", "games"):
             make_dir(self.root / folder)
         # Mail files of layout 2 may be in inbox/ and mail/<aa>/: looked for there too.
         self._legacy = found in (b"2\n", _FROM_2)
