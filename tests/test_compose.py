@@ -176,6 +176,28 @@ def test_non_ascii_headers_are_encoded_words(subject: str) -> None:
     assert str(parsed(raw)["To"]) == "Élodie Durand <alice.smith@gmail.com>"
 
 
+NB = "\xa0"  # the no-break space French puts before : ; ? ! and inside « »
+
+
+@pytest.mark.parametrize("subject", [
+    f"[illu1] Ordres reçus{NB}: 2 acceptés, 0 refusé (Chloé)",
+    f"[illu1] Tour 3{NB}: Bob attaque les Trekkies, votre réponse{NB}? (Chloé){NB}!",
+    f"[illu1] «{NB}Société Secrète{NB}»{NB}; un sujet assez long pour être replié sur deux "
+    f"lignes{NB}: de Gnomes de Zurich{NB}?",
+    f"{NB}[illu1] Rappel{NB}:\tvos ordres{NB}",
+])
+def test_no_break_spaces_read_back_as_no_break_spaces(subject: str) -> None:
+    """A mail client decodes the subject as it was rendered, no-break spaces included, from
+    RFC 2047 words on folded lines of 78 characters at most."""
+    raw = compose(report(subject=subject, to_name=f"Chloé{NB}Martin"))
+    head = raw.split(b"\r\n\r\n", 1)[0]
+    assert head.isascii()
+    assert max(len(line) for line in head.split(b"\r\n")) <= 78
+    msg = parsed(raw)
+    assert msg["Subject"] == subject.replace("\t", " ")
+    assert msg["To"].addresses[0].display_name == f"Chloé{NB}Martin"
+
+
 # --- wire form ---------------------------------------------------------------------------
 
 

@@ -7,6 +7,8 @@ texts quoted are ``rules-fr`` (/work/shared/reference/rules/rules-fr.txt).
 
 from __future__ import annotations
 
+import email
+import email.policy
 import re
 from dataclasses import replace
 
@@ -17,6 +19,7 @@ from pbem import reports
 from pbem.engine.state import Event
 from pbem.render import environment
 from pbem.reports_context import moment_facts
+from pbem.service.mails import Sender, outbox_item
 from pbem.service.refusals import refused
 
 NB = "\xa0"
@@ -159,3 +162,15 @@ def test_events_and_breakdowns_use_the_reports_words() -> None:
     event = Event("recyclers", {"player": "Alice"})
     text = flat(reports.history_reply(GAME, "Alice", [(1, (event,))], lang="fr").text)
     assert f"Le groupe Recyclers d'Alice a payé 5{NB}MB pour piocher une carte de plus." in text
+
+
+def test_french_subjects_arrive_with_their_no_break_spaces() -> None:
+    """A French subject reaches the reader as rendered: "Tour 1\xa0: ..." did arrive as
+    "Tour 1 : ...", its no-break space made a plain one on the way to the mail's bytes."""
+    mails = rendered("fr")
+    assert any(NB in mail.subject for mail in mails.values())
+    for name, mail in mails.items():
+        raw = outbox_item(name, GAME, "chloe@example.org", "Chloé", mail, now=NOW,
+                          sender=Sender()).raw
+        subject = email.message_from_bytes(raw, policy=email.policy.default)["Subject"]
+        assert subject == mail.subject, name

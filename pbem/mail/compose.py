@@ -276,10 +276,16 @@ def _header_text(value: str, name: str) -> str | Header:
     return line if line.isascii() else Header(line, "utf-8", header_name=name)
 
 
+# ASCII white space and every line boundary str.splitlines knows (the email package's
+# Header splits its text there too). Not str.split(): it also splits at U+00A0, the no-break
+# space French puts before : ; ? ! and inside « », and a subject would lose it.
+_BREAKS = re.compile("[ \t\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]+")
+
+
 def _one_line(value: str) -> str:
     # Values can come from player mail (a subject, a name); a line break would end the
     # header, so it becomes a space rather than an error at sending time.
-    return " ".join(value.split())
+    return _BREAKS.sub(" ", value).strip(" ")
 
 
 def _angled(message_id: str) -> str:
