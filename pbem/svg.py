@@ -40,7 +40,8 @@ def structure_svg(
 
     ``words`` translates the labels: each alignment name, and the keys ``title``,
     ``power``, ``resistance``, ``money``, ``hidden`` and ``open``; a missing key shows the
-    key itself.
+    key itself. ``unit_gap`` is what goes between an amount and its unit (a space unless
+    given: French wants a no-break one).
     """
     w = dict(words or {})
     structure = player.structure
@@ -75,13 +76,14 @@ def _draw_card(
     is_group = isinstance(printed, Group)
     g = _sub(root, "g", {"class": "card", "data-card": card.card})
     x0, y0 = cx - CARD_W // 2, cy - CARD_H // 2
-    money = w.get("hidden", "?") if card.treasury is None else str(card.treasury)
+    amount = w.get("hidden", "?") if card.treasury is None else str(card.treasury)
+    treasury = amount + w.get("unit_gap", " ") + w.get("money", "MB")
     stats = f"{w.get('power', 'P')} {card.power}/{card.transferable}"
     if isinstance(printed, Group):
         stats += f"  {w.get('resistance', 'R')} {printed.resistance}"
     aligned = [w.get(a, a) for a in card.alignments]
     _sub(g, "title").text = "\n".join(
-        [card.card, stats, ", ".join(aligned), f"{money} {w.get('money', 'MB')}"]
+        [card.card, stats, ", ".join(aligned), treasury]
     )
     _sub(g, "rect", {
         "x": str(x0), "y": str(y0), "width": str(CARD_W), "height": str(CARD_H), "rx": "6",
@@ -107,7 +109,7 @@ def _draw_card(
         for line in textwrap.wrap(", ".join(aligned), 28)[:2]:
             y += 11
             _text(g, cx, y + 1, line, {"font-size": "9", "fill": "#444444"})
-    _text(g, x0 + CARD_W - 6, y0 + CARD_H - 6, f"{money} {w.get('money', 'MB')}",
+    _text(g, x0 + CARD_W - 6, y0 + CARD_H - 6, treasury,
           {"font-size": "10", "font-weight": "bold", "text-anchor": "end",
            "class": "treasury"})
     _draw_arrows(g, card, sides(cards, card.card), cx, cy, w)

@@ -196,6 +196,21 @@ def test_every_thing_and_place_the_parser_names_is_french() -> None:
     assert english == []
 
 
+def test_an_amount_of_money_keeps_its_unit_on_its_line() -> None:
+    """French typography puts a no-break space between a number and its unit, as the
+    reports write money ("3\xa0MB"): every refusal, and every thing the parser names."""
+    engine, parser = _french("_engine_refusals"), _french("_parser_refusals")
+    said = [*(str(engine.message(k, {w: SAMPLES[w] for w in ENGINE[k]})) for k in ENGINE),
+            *(str(engine.suggestion(k, {w: SAMPLES[w] for w in ENGINE[k]})) for k in ENGINE),
+            *(str(parser.message(k, {w: SAMPLES[w] for w in PARSER[k] | {"what", "query"}}))
+              for k in PARSER),
+            *(str(parser.suggestion(k, {w: SAMPLES[w] for w in HINTS[k] | {"what"}}))
+              for k in HINTS),
+            *parser.things.values()]
+    assert sum(bool(re.search(r"\d\sMB", text)) for text in said) >= 5
+    assert [text for text in said if re.search(r"[\d?] MB", text)] == []
+
+
 def test_a_key_with_no_french_wording_keeps_the_english() -> None:
     error = IllegalCommandError("something new", key="no_such_key", suggestion="do this")
     assert worded(error, "fr") == ("something new", "do this")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
@@ -9,6 +10,7 @@ from test_reports_game import CARDS, first, steps
 
 from pbem.engine.structure import sides
 from pbem.engine.view import PlayerView, view
+from pbem.reports import structure_pictures
 from pbem.svg import CARD_W, CELL_H, CELL_W, SVG_NS, structure_svg
 
 NS = {"svg": SVG_NS}
@@ -102,3 +104,20 @@ def test_ampersand_in_a_card_name_is_escaped() -> None:
     assert "Tobacco &amp; Liquor" in svg
     assert _parse(svg).findall("svg:g[@class='card']", NS)[1].get("data-card") == (
         "Tobacco & Liquor Companies")
+
+
+def test_french_pictures_keep_an_amount_and_its_unit_together() -> None:
+    """French typography puts a no-break space between a number and its unit, as the
+    French reports write money ("12\xa0MB"); the English pictures keep their plain space."""
+    v = view(CARDS, steps()[-1].state, "Alice")
+    for lang, gap in (("fr", "\xa0"), ("en", " ")):
+        for name, picture in structure_pictures(CARDS, v, lang).items():
+            root = _parse(str(picture))
+            treasuries = [t.text or "" for t in root.iter(f"{{{SVG_NS}}}text")
+                          if t.get("class") == "treasury"]
+            titles = [(t.text or "").splitlines()[-1]
+                      for g in root.findall("svg:g[@class='card']", NS)
+                      for t in g.findall("svg:title", NS)]
+            assert treasuries and titles == treasuries, (lang, name)
+            for shown in treasuries:
+                assert re.fullmatch(rf"(\d+|\?){gap}MB", shown), (lang, name, shown)
