@@ -19,11 +19,12 @@ from pbem.engine.commands import (
     Attack,
     Command,
     EndTurn,
+    OfferGroup,
     Pass,
     PlaySpecial,
     TransferMoney,
 )
-from pbem.engine.state import GameState, PendingAttack, Player
+from pbem.engine.state import GameState, GroupOffer, PendingAttack, Player
 from pbem.engine.structure import depth, open_arrows
 from pbem.engine.victory import progress
 from pbem.errors import IllegalCommandError
@@ -33,6 +34,8 @@ MONEY_CARDS = ("Swiss Bank Account", "Slush Fund")
 SHORTLIST = 6  # attacks weighed in full each decision
 CANDIDATES = 4  # strongest attackers considered for each target
 TARGETS = 14  # easiest targets considered each decision
+GIFT_CHANCE = 0.04  # a turn on which the bot offers a spare group away
+WITHDRAW_CHANCE = 0.3  # an offer of its own, still unanswered, that the bot takes back
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,32 @@ def choose_action(cards: CardSet, state: GameState, me: str, rng: random.Random)
         if not state.turn.did_anything and rng.random() < 0.6:
             return Pass(me)
     return EndTurn(me)
+
+
+def choose_gift(cards: CardSet, state: GameState, me: str,
+                rng: random.Random) -> OfferGroup | None:
+    """Now and then (``GIFT_CHANCE``, one draw a call), the active bot's offer of its least
+    group with no puppets to the player furthest from winning: a gift that helps no one win
+    ("No player may simply 'throw' the game to another"). None most of the time, and when
+    no action is left or an offer already waits."""
+    if (rng.random() >= GIFT_CHANCE or state.phase != "actions" or state.offer is not None
+            or state.active_player.name != me or state.turn.actions >= 2):
+        return None
+    p = state.player(me)
+    masters = {s.master for s in p.structure}
+    spare = [s.card for s in p.structure[1:] if s.card not in masters]
+    others = [o for o in state.players if o.name != me and o.playing]
+    if not spare or not others:
+        return None
+    group = min(spare, key=lambda g: (power(cards, g) + transferable(cards, g), g))
+    receiver = min(others, key=lambda o: (leader_score(cards, state, o), o.name))
+    return OfferGroup(me, group, receiver.name)
+
+
+def withdraws(offer: GroupOffer | None, me: str, rng: random.Random) -> bool:
+    """Whether the bot takes back its offer still unanswered (``WITHDRAW_CHANCE``): nothing
+    binds it before the receiver agrees ("When Is a Deal Binding?")."""
+    return offer is not None and offer.giver == me and rng.random() < WITHDRAW_CHANCE
 
 
 def _feed_money(cards: CardSet, state: GameState, p: Player) -> Command | None:

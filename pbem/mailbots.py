@@ -35,14 +35,24 @@ from pbem.engine.commands import (
     DeclineGroup,
     EndTurn,
     Interfere,
+    OfferGroup,
     Pass,
     PlaySpecial,
     ResolveSpecial,
     TransferMoney,
+    WithdrawOffer,
 )
 from pbem.engine.dice import Dice
 from pbem.engine.rules import apply
-from pbem.engine.state import GameState, Options, PendingAttack, Player, Slot, TurnState
+from pbem.engine.state import (
+    GameState,
+    GroupOffer,
+    Options,
+    PendingAttack,
+    Player,
+    Slot,
+    TurnState,
+)
 from pbem.engine.view import View
 from pbem.errors import IllegalCommandError
 from pbem.orders.format import format_order
@@ -160,7 +170,8 @@ def orders_for(cards: CardSet, v: View) -> list[Order]:
     if v.offer is not None and v.offer[1] == me:
         return [DeclineGroup(me)]
     if v.active == me and v.phase == "actions":
-        return _turn(cards, state, me, rng)
+        # Gifts drawn apart, so the other choices of a turn without one stay as they were.
+        return _turn(cards, state, me, rng, random.Random(f"{v.game}:{me}:{v.seq}:gifts"))
     return []
 
 
@@ -184,9 +195,13 @@ def _answer(cards: CardSet, state: GameState, me: str, rng: random.Random) -> li
     return orders or [NoResponse()]
 
 
-def _turn(cards: CardSet, state: GameState, me: str, rng: random.Random) -> list[Order]:
-    """A whole turn in one mail: cards, up to two actions, then END TURN (or PASS)."""
+def _turn(cards: CardSet, state: GameState, me: str, rng: random.Random,
+          gifts: random.Random) -> list[Order]:
+    """A whole turn in one mail: cards, up to two actions, then END TURN (or PASS); now and
+    then a group offered too (see ``_gift``)."""
     orders: list[Order] = _standing(cards, state, me)
+    gift, taken_back = _gift(cards, state, me, gifts)
+    orders += taken_back
     attacked = False
     for _ in range(MAX_LINES):
         command: Command | None = bots.special_action(cards, state, me)
@@ -207,7 +222,22 @@ def _turn(cards: CardSet, state: GameState, me: str, rng: random.Random) -> list
         else:
             orders.append(command)  # type: ignore[arg-type]
             state = _after(cards, state, command)
+    if gift is not None and state.turn.actions < 2:
+        orders.append(gift)  # its answer waits for the attacks, END TURN for the answer
     return [*orders, EndTurn(me)]
+
+
+def _gift(cards: CardSet, state: GameState, me: str,
+          gifts: random.Random) -> tuple[OfferGroup | None, list[Order]]:
+    """The group the bot offers this turn, written after its actions, if any; or the lines
+    of one offered and withdrawn at once, written first (WITHDRAW OFFER is carried out as
+    it is read, so it must not follow an attack the offer would wait behind)."""
+    gift = bots.choose_gift(cards, state, me, gifts)
+    if gift is None:
+        return None, []
+    if bots.withdraws(GroupOffer(me, gift.to, gift.group), me, gifts):
+        return None, [gift, WithdrawOffer(me)]
+    return gift, []
 
 
 def _standing(cards: CardSet, state: GameState, me: str) -> list[Order]:

@@ -26,6 +26,7 @@ from pbem.engine.state import Event, GameState
 from pbem.engine.view import PlayerView, View
 from pbem.render import LANGUAGES, environment, render
 from pbem.reports_context import (
+    Deadline,
     ServiceSettings,
     answers,
     deadline_facts,
@@ -36,8 +37,8 @@ from pbem.reports_context import (
     utc_minute,
 )
 from pbem.reports_orders import (
+    OrderForm,
     offer_lines,
-    order_form,
     response_form,
     response_lines,
     welcome_example,
@@ -93,7 +94,8 @@ def welcome(
 def acknowledgement(
     game: str, player: str, results: Sequence[OrderResult], *, pending: str = "",
     warnings: Sequence[str] = (), turn: int = 0, turn_number: int = 0, paused: bool = False,
-    lang: str = "en", site_dir: Path | None = None, html: bool = True,
+    goes_on: TurnGoesOn | None = None, lang: str = "en", site_dir: Path | None = None,
+    html: bool = True,
 ) -> Rendered:
     """The answer to a mail of orders: each line accepted or refused, the ``warnings`` (in
     the reader's words: no END line), then what waits (``paused``: until the game master
@@ -101,10 +103,12 @@ def acknowledgement(
 
     ``turn`` is the TURN the next orders carry, ``turn_number`` the game's turn. When a line
     was refused as stale the answer says where the game is now, and that the current report
-    follows (the service sends it right after).
+    follows (the service sends it right after). ``goes_on``: the deadline and order form of
+    the writer's turn, when no other mail will tell them that it goes on (see
+    ``turn_goes_on``).
     """
     return mail("acknowledgement", lang, site_dir, html=html, game=game, player=player,
-                results=tuple(results), warnings=tuple(warnings),
+                results=tuple(results), warnings=tuple(warnings), goes_on=goes_on,
                 pending=pending.strip("\n"), turn=turn,
                 turn_number=turn_number, paused=paused, stale=any(r.stale for r in results),
                 accepted=sum(1 for r in results if r.accepted),
@@ -150,13 +154,36 @@ def attack_result(
     ctx = _game_context(cards, state, player, now, deadline, tz)
     latest_seen = position(cards, latest or state, player)
     lv = latest_seen.v
-    mine = me(lv)
-    goes_on = (lv.active == player == results[-1].data["player"] and lv.phase == "actions"
-               and mine.status == "playing" and lv.offer is None and lv.special is None)
-    form = order_form(lv, mine, latest_seen.odds) if goes_on else ctx["form"]
+    goes_on = player == results[-1].data["player"] and _own_turn_open(lv)
+    form = latest_seen.facts["form"] if goes_on else ctx["form"]
     return mail("attack_result", lang, site_dir, html=html, **{**ctx, "form": form},
                 result=results[-1], events=shown, goes_on=goes_on,
                 actions_left=max(0, ACTIONS_PER_TURN - lv.actions_used))
+
+
+@dataclass(frozen=True)
+class TurnGoesOn:
+    """What a mail that leaves the active player's turn open shows at its end."""
+
+    deadline: Deadline | None
+    form: OrderForm
+
+
+def turn_goes_on(cards: CardSet, state: GameState, player: str, *, now: datetime,
+                 deadline: datetime | None, tz: str = "UTC") -> TurnGoesOn | None:
+    """The orders ``deadline`` and the order form of ``player``'s turn, if it is theirs and
+    open in ``state`` (their actions, nothing waiting for an answer); None otherwise."""
+    seen = position(cards, state, player)
+    if deadline is None or not _own_turn_open(seen.v):
+        return None
+    return TurnGoesOn(deadline_facts(deadline, now, tz), seen.facts["form"])
+
+
+def _own_turn_open(v: View) -> bool:
+    """True when it is the viewer's move in their turn's actions, with no group offer or
+    special card waiting for an answer."""
+    return (v.active == v.viewer and v.phase == "actions" and me(v).status == "playing"
+            and v.offer is None and v.special is None)
 
 
 def reminder(

@@ -26,6 +26,7 @@ from pbem.engine.commands import (
     ResolveSpecial,
     Roll,
     Settle,
+    WithdrawOffer,
 )
 from pbem.engine.rules import apply, replay
 from pbem.engine.setup import Seat, Setup, new_game, with_options
@@ -46,6 +47,7 @@ class GameResult:
     turns: int
     commands: int
     violations: list[str] = field(default_factory=list)
+    withdrawals: int = 0  # group offers taken back by their giver
 
 
 @dataclass
@@ -119,6 +121,9 @@ class BotTable:
         self.violations: list[str] = []
         self.check_every = check_every
         self.sound: dict[int, object] = {}
+        # Gifts drawn apart, so the other choices of a game without one stay as they were.
+        self.gifts = random.Random(f"{state.game}:{state.dice.seed}:gifts")
+        self.gift_turn = -1  # the turn whose gift was drawn: one draw a turn
 
     def do(self, command: Command) -> bool:
         """Apply a command; False (and nothing changes) if the rules refuse it."""
@@ -153,7 +158,9 @@ class BotTable:
         if s.special is not None:
             self.answer_special()
         elif s.offer is not None:
-            self.do(DeclineGroup(s.offer.receiver))
+            if not (bots.withdraws(s.offer, s.offer.giver, self.gifts)
+                    and self.do(WithdrawOffer(s.offer.giver))):
+                self.do(DeclineGroup(s.offer.receiver))
         elif s.phase == "turn_start":
             for p in s.players:
                 if p.playing:
@@ -174,6 +181,11 @@ class BotTable:
         if special is not None and self.do(special):
             self.answer_special()
             return
+        if self.gift_turn != self.state.turn_number:
+            self.gift_turn = self.state.turn_number
+            gift = bots.choose_gift(self.cards, self.state, me, self.gifts)
+            if gift is not None and self.do(gift):
+                return
         command = bots.choose_action(self.cards, self.state, me, self.rng)
         if self.do(command):
             if not isinstance(command, Attack):
@@ -239,7 +251,8 @@ def play_game(cards: CardSet, index: int, players: int, base_seed: int,
         met = [g.goal for g in progress(cards, final, final.player(name)) if g.met]
         goals.append(met[0] if met else "?")
     return GameResult(index, final.outcome, final.winners, tuple(goals), final.turn_number,
-                      len(table.log), table.violations)
+                      len(table.log), table.violations,
+                      sum(isinstance(c, WithdrawOffer) for c in table.log))
 
 
 def simulate(cards: CardSet, games: int, players: int, seed: int,

@@ -11,7 +11,7 @@ from transcripts.harness import Mailroom
 
 from pbem.engine.carddata import load_cardset
 from pbem.engine.codec import from_json
-from pbem.engine.commands import Command
+from pbem.engine.commands import Command, WithdrawOffer
 from pbem.mail.inbound import parse_mail
 from pbem.mailbots import BotSeat, belief, decide, play_game, read_view
 from pbem.orders.parse import parse_orders
@@ -44,6 +44,23 @@ def test_four_mail_bots_play_a_game_to_victory(tmp_path: Path) -> None:
     acted = {c.player for c in log if c.player not in ("*", "")}
     assert acted == {name for name, _ in players(4)}
     assert svc.service_record("bots").steps > played.turns
+
+
+def test_a_mail_bot_takes_back_a_group_it_offered(tmp_path: Path) -> None:
+    """rulebook-en: "When two players agree to a deal, it is binding if they make the
+    exchange immediately." A bot may withdraw its offer before the answer: in this seeded
+    game of mail-bots one does, the service accepts its WITHDRAW OFFER, tells the receiver,
+    and the log replays."""
+    svc = service(tmp_path)
+    played = play_game(svc, "bots", players(4), start=START, seed=f"{6:064x}",
+                       options={"victory_groups": 4}, keep_mail=True)
+    assert played.outcome == "victory" and svc.replay_check("bots")
+    log = [from_json(Command, e["command"]) for e in svc.store.log("bots")]
+    assert sum(isinstance(c, WithdrawOffer) for c in log) == 1
+    acks = [m for m in played.outbox if b"Orders received" in m]
+    assert any(b"WITHDRAW OFFER\n    OK" in m.replace(b"\r\n", b"\n") for m in acks)
+    assert not [m for m in acks if b" 0 refused" not in m]
+    assert any(b"withdrew the offer of" in m for m in played.outbox)
 
 
 def test_a_capped_game_ends_at_the_documented_cap(tmp_path: Path) -> None:

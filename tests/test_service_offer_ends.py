@@ -141,6 +141,56 @@ def test_the_giver_withdraws_the_offer_and_the_receiver_is_told(room: Mailroom) 
     assert not reminders(room.tick(hours=12))
 
 
+@pytest.mark.parametrize(("lang", "goes_on"), [
+    ("en", "Your turn goes on. Deadline for your orders: 2026-12-02 12:00 UTC, in 2 days"),
+    ("fr", "Votre tour continue. Date limite de vos ordres\xa0: 2026-12-02 12:00 UTC")])
+def test_the_givers_answer_to_a_withdrawal_tells_how_the_turn_goes_on(
+        room: Mailroom, lang: str, goes_on: str) -> None:
+    """rulebook-en: "When two players agree to a deal, it is binding if they make the
+    exchange immediately." Nothing bound Carol, so her turn goes on as it was: the answer to
+    her WITHDRAW OFFER, her one mail of that step, ends as the mail of an offer answered
+    does, with her orders deadline and the order form to fill, in her language, text and
+    HTML."""
+    offer(room)
+    if lang == "fr":
+        room.orders("Carol", "SET LANGUAGE FR")
+    room.at(hours=1)
+    out = room.orders("Carol", "WITHDRAW OFFER")
+    (ack,) = room.to("Carol", out)
+    assert goes_on in ack.text
+    start = f"GAME illu PLAYER Carol PASSWORD ______ TURN {room.state().seq}"
+    assert start in ack.text and ack.text.index(goes_on) < ack.text.index(start)
+    assert "2026-12-02 12:00 UTC" in words(ack.html) and start in words(ack.html)
+
+
+def test_a_withdrawal_that_ends_the_turn_gives_no_order_form(room: Mailroom) -> None:
+    """Withdrawn, then END TURN in the same mail: the turn is over, so the answer gives no
+    deadline or form; the next turn's report tells where the game goes."""
+    offer(room)
+    out = room.orders("Carol", "WITHDRAW OFFER", "END TURN")
+    ack = next(m for m in room.to("Carol", out) if "Orders received" in m.subject)
+    assert "Your turn goes on" not in ack.text and "PASSWORD ______" not in ack.text
+
+
+def test_an_offer_withdrawn_in_the_mail_that_made_it_is_never_put_to_the_receiver(
+        room: Mailroom) -> None:
+    """rulebook-en: "A deal is not binding if it involves an exchange of one thing now for
+    something in the future." Offered and withdrawn in one mail, the offer is gone before
+    Alice could answer: she gets no report asking for an answer (a DECLINE would be
+    refused) nor news of its end, and her next report shows both."""
+    room.new_game("illu", PLAYERS)
+    room.orders("Alice", *STANDING)
+    room.orders("Bob", *STANDING)
+    out = room.orders("Carol", "ATTACK Bavarian CONTROL Feminists SPEND 1 UPTO 3",
+                      f"GIVE {GROUP} TO Alice", "WITHDRAW OFFER")
+    assert room.state().offer is None and owner(room) == "Carol"
+    assert [m.subject for m in room.to("Alice", out) if GROUP in m.subject
+            and "succeeded" not in m.subject] == []
+    assert [m for m in room.to("Alice", out) if m.view_json() is not None] == []
+    (report,) = [m for m in room.orders("Alice", "STATUS") if m.view_json() is not None]
+    assert "withdrew" in words(report.text)
+
+
 # --- the giver's turn ends with the offer unanswered ---------------------------------------
 
 

@@ -7,17 +7,23 @@ one place, no two cards overlap, the state survives JSON, replay equals the fina
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
 
+from pbem import bots, mailbots
 from pbem.cli import main
 from pbem.engine.carddata import load_cardset
 from pbem.engine.commands import BeginTurn
 from pbem.engine.rules import apply
 from pbem.engine.setup import Seat, Setup, new_game, with_options
-from pbem.simulate import invariant_violations, play_game, simulate
+from pbem.engine.state import GameState
+from pbem.engine.view import view
+from pbem.mailbots import belief
+from pbem.orders.format import format_order
+from pbem.simulate import BotTable, invariant_violations, play_game, simulate
 
 CARDS = load_cardset()
 CHUNKS = 20
@@ -85,3 +91,60 @@ def test_pbem_simulate_prints_the_summary_as_json() -> None:
     assert summary["invariant_violations"] == 0
     assert sum(summary["winners_by_goal"].values()) >= 1
     assert summary["games_per_second"] > 0
+
+
+class _Draws(random.Random):
+    """A generator whose every draw is ``value``: 0.0 takes each rare choice a bot weighs,
+    0.99 none (no attack)."""
+
+    def __init__(self, value: float) -> None:
+        super().__init__(0)
+        self.value = value
+
+    def random(self) -> float:
+        return self.value
+
+
+def _always() -> random.Random:
+    return _Draws(0.0)
+
+
+def _with_a_puppet() -> GameState:
+    """A seeded bot game played on until the active player, in their actions, holds a group
+    besides their Illuminati and no offer waits."""
+    seats = tuple(Seat(f"player{i + 1}") for i in range(4))
+    state, _ = new_game(CARDS, Setup("gifts", seats, "ab" * 32))
+    table = BotTable(CARDS, state, random.Random(5))
+    while not (table.state.phase == "actions" and table.state.offer is None
+               and len(table.state.active_player.structure) > 1):
+        table.step()
+    return table.state
+
+
+def test_a_bot_offers_a_spare_group_and_may_take_it_back_unanswered() -> None:
+    """rulebook-en: "When two players agree to a deal, it is binding if they make the
+    exchange immediately." Until the receiver agrees nothing binds the giver: a bot that
+    offered a group may withdraw the offer still unanswered, by mail as on the table (by
+    mail, first in the turn's mail, before any attack the offer would wait behind)."""
+    state = _with_a_puppet()
+    me = state.active_player
+    gift = bots.choose_gift(CARDS, state, me.name, _always())
+    assert gift is not None and gift.player == me.name and gift.to != me.name
+    assert gift.group in [s.card for s in me.structure[1:]]
+    offered, _ = apply(state, gift, CARDS)
+    assert bots.withdraws(offered.offer, me.name, _always())
+    assert not bots.withdraws(offered.offer, gift.to, _always())  # only the giver takes back
+    orders = mailbots._turn(CARDS, belief(CARDS, view(CARDS, state, me.name)), me.name,
+                            random.Random(1), _always())
+    lines = [format_order(o) for o in orders]
+    assert lines[:2] == [f"GIVE {gift.group} TO {gift.to}", "WITHDRAW OFFER"]
+    assert lines[-1] == "END TURN"
+
+
+def test_a_simulated_game_has_an_offer_withdrawn() -> None:
+    """rulebook-en: "A deal is not binding if it involves an exchange of one thing now for
+    something in the future." Game 1 of seed 1 (four players) has a bot take back a group
+    it offered, and every invariant holds through it and the replay."""
+    result = play_game(CARDS, 1, 4, 1)
+    assert result.withdrawals == 1
+    assert result.violations == []

@@ -60,11 +60,16 @@ def render_notice(
     data = notice.data
     kind = notice.kind
     if kind == "ack":
+        # A withdrawn offer's giver gets no other mail: the answer tells them their turn
+        # goes on, as the mail of an offer answered or an attack's result would.
+        goes_on = (reports.turn_goes_on(cards, state, player, now=now, deadline=deadline,
+                                        tz=tz)
+                   if data.get("withdrew") and not service.paused else None)
         rendered = reports.acknowledgement(game, player, data["results"], pending=data["pending"],
                                            warnings=data["warnings"], turn=state.seq,
                                            turn_number=state.turn_number,
-                                           paused=service.paused, lang=lang, site_dir=site,
-                                           html=html)
+                                           paused=service.paused, goes_on=goes_on, lang=lang,
+                                           site_dir=site, html=html)
     elif kind == "welcome":
         rendered = reports.welcome(cards, state, player, password=data["password"], now=now,
                                    deadline=deadline, settings=data["settings"], tz=tz,

@@ -24,7 +24,7 @@ def offered(table: Table, since: int) -> None:
         table.service = replace(table.service, offer_deadline=iso(
             table.now + timedelta(hours=table.service.timing.response_hours)),
             offer_reminded=False)
-        table.notify(Notice("turn_report", offer.receiver, {"since": since}))
+        table.notify(Notice("turn_report", offer.receiver, {"since": since, "offer": offer}))
 
 
 def answer_offer(table: Table, command: AcceptGroup | DeclineGroup | WithdrawOffer,
@@ -41,9 +41,21 @@ def answer_offer(table: Table, command: AcceptGroup | DeclineGroup | WithdrawOff
     events = table.do(command)
     if offer is None:
         return
+    if isinstance(command, WithdrawOffer) and _forget_unseen(table, offer):
+        return
     other = offer.receiver if command.player == offer.giver else offer.giver
     told = (offer.giver, offer.receiver) if silence else (other,)
     _tell_end(table, offer, events, told, silence=silence, turn_over=turn_over)
+
+
+def _forget_unseen(table: Table, offer: GroupOffer) -> bool:
+    """Whether ``offer`` was made in this step, so its receiver has not been told of it
+    yet: the report asking for their answer is dropped (they would answer an offer already
+    gone), and so is the news of its withdrawal. Their next report shows both events."""
+    mine = [n for n in table.notices if n.kind == "turn_report" and n.to == offer.receiver
+            and n.data.get("offer") == offer]
+    table.notices = [n for n in table.notices if not any(n is m for m in mine)]
+    return bool(mine)
 
 
 def tell_offer_ended(table: Table, events: list[Event]) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json, to_json
+from pbem.engine.commands import WithdrawOffer
 from pbem.engine.rules import replay
 from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.setup import Setup, new_game, with_options
@@ -360,9 +361,12 @@ class Service:
         mine = table.service.queue and table.state.active_player.name == seat.name
         pending = format_orders(replace(parsed.header, password="******"),
                                 [q.order for q in table.service.queue]) if mine else ""
+        done = {r.line for r in results if r.accepted}
+        withdrew = any(isinstance(o.order, WithdrawOffer) and o.line in done
+                       for o in parsed.orders)
         table.notify(Notice("ack", seat.name, {
             "results": results, "warnings": warnings, "pending": pending,
-            "reply_to": mail.reply_to}))
+            "withdrew": withdrew, "reply_to": mail.reply_to}))
         table.notices.insert(0, table.notices.pop())
         self._seal(steps, now, mail_id)
 
