@@ -40,6 +40,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from servers import children_of  # type: ignore[import-not-found]
+
 from pbem import store as store_module
 from pbem.config import load_config
 from pbem.daemon import Daemon
@@ -220,8 +224,7 @@ def _daemon_memory(root: Path, games: list[str], orders: int) -> dict[str, float
                 raise RuntimeError("the daemon did not process the orders")
             time.sleep(0.2)
         # The daemon and its child processes (the sending one here): each one's memory, added.
-        pids = [process.pid, *(int(pid) for task in Path(f"/proc/{process.pid}/task").iterdir()
-                               for pid in (task / "children").read_text().split())]
+        pids = [process.pid, *children_of(process.pid)]
         statuses = [Path(f"/proc/{pid}/status").read_text() for pid in pids]
     finally:
         process.terminate()

@@ -232,7 +232,7 @@ def _announced(dovecot: Dovecot, account: Any) -> float:
     with dovecot.client(account) as watcher:
         watcher.select_folder("INBOX", readonly=True)
         watcher.idle()
-        _stage(dovecot, account, "INBOX")
+        _move(dovecot, account, _STAGING, "INBOX")
         while not any(kind == b"EXISTS" for _, kind, *_ in watcher.idle_check(timeout=10)):
             pass
         announced = time.time()
@@ -240,10 +240,9 @@ def _announced(dovecot: Dovecot, account: Any) -> float:
     return announced
 
 
-def _stage(dovecot: Dovecot, account: Any, into: str) -> None:
-    """Move every mail of the account's INBOX into folder ``into`` or, with ``into`` INBOX,
-    every mail of the staging folder into the INBOX: one command either way."""
-    source, target = (_STAGING, "INBOX") if into == "INBOX" else ("INBOX", into)
+def _move(dovecot: Dovecot, account: Any, source: str, target: str) -> None:
+    """Move every mail of the account's folder ``source`` into ``target``, in one command
+    (the staging folder made first if missing)."""
     with dovecot.client(account) as client:
         if not client.folder_exists(_STAGING):
             client.create_folder(_STAGING)
@@ -308,7 +307,7 @@ security = "plain"
             for sender, raw in _orders(n, passwords):
                 dovecot.deliver(game_box, raw, sender)
                 dovecot.deliver(raw_box, raw, sender)
-            _stage(dovecot, game_box, _STAGING)
+            _move(dovecot, game_box, "INBOX", _STAGING)
             # A running server's state, not part of the figure either: one mail of each
             # player, before the burst, has the daemon check each password once (scrypt,
             # ~0.1 s, once per player and process) and load what the answers use.

@@ -42,18 +42,16 @@ from pathlib import Path
 from pbem.atomicfile import make_dir
 from pbem.config import DaemonConfig
 from pbem.daemon_children import ChildProcess, crosses
-from pbem.daemon_intake import MailIntake, with_return_path
+from pbem.daemon_intake import make_imap_intake, make_mail_intake
 from pbem.daemon_loop import MAX_WAIT, run_loop
 from pbem.daemon_outbox import Flush, make_outbox, make_sender
 from pbem.engine.cards import CardSet
 from pbem.errors import StoreError
-from pbem.mail.imap import ImapIntake, JsonFileCursor
+from pbem.mail.imap import ImapIntake
 from pbem.mail.listener import SmtpListener
 from pbem.mail.sender import MaildirSender, Sender, SmtpSender
 from pbem.service.service import BATCH, Service
 from pbem.store import Store
-
-__all__ = ["Daemon", "Pass", "utc_now", "with_return_path"]
 
 log = logging.getLogger(__name__)
 
@@ -106,14 +104,11 @@ class Daemon:
         self._service = Service(self._store, config.service_config(), cards)
         self.store = Store(config.store)
         self.service = Service(self.store, config.service_config(), self._service.cards)
-        # The intakes' own: storing mail never waits for the main thread's lock hold.
-        self._intake = MailIntake(
-            Service(Store(config.store), config.service_config(), self._service.cards),
-            clock, config.max_mail_bytes, stored=self._mail_stored)
+        self._wake = threading.Event()
+        self._send_wake = threading.Event()  # wakes the sending loop when it is a thread
+        self._intake = make_mail_intake(config, clock, stored=self._wake.set)
         self.sender: Sender = sender if sender is not None else make_sender(config)
         self.outbox = make_outbox(config, self.sender, clock)
-        self._wake = threading.Event()
-        self._send_wake = threading.Event()  # wakes the sending thread of serve()
         self._stop = threading.Event()
         self._listener: SmtpListener | None = None
         self._threads: list[threading.Thread] = []
@@ -130,9 +125,6 @@ class Daemon:
         """Store mails fetched together over IMAP, durable together; gives each one's fate
         (see ``pbem.mail.imap.GroupDelivery``)."""
         return self._intake.deliver_imap_group(raws)
-
-    def _mail_stored(self) -> None:
-        self._wake.set()
 
     def _start_intakes(self, lock_fd: int) -> None:
         config = self.config
@@ -166,9 +158,7 @@ class Daemon:
             thread.start()
 
     def _imap_intake(self) -> ImapIntake:
-        assert self.config.imap is not None
-        return ImapIntake(self.config.imap, None, JsonFileCursor(self.config.imap_cursor),
-                          deliver_group=self.deliver_imap_group)
+        return make_imap_intake(self.config, self.deliver_imap_group)
 
     @property
     def listener_port(self) -> int | None:

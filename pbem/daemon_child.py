@@ -74,23 +74,15 @@ def _send(orders: ChildOrders, wake: threading.Event, stop: threading.Event) -> 
 
 
 def _take_in(orders: ChildOrders, stop: threading.Event) -> None:
-    from pbem.daemon_intake import MailIntake
-    from pbem.mail.imap import ImapIntake, JsonFileCursor
-    from pbem.service.service import Service
-    from pbem.store import Store
-
-    config = orders.config
-    assert config.imap is not None
+    from pbem.daemon_intake import make_imap_intake, make_mail_intake
 
     def stored() -> None:
         if not _tell(orders, STORED):  # the daemon is gone: the mail is stored, that is all
             stop.set()
 
-    intake = MailIntake(Service(Store(config.store), config.service_config()), orders.clock,
-                        config.max_mail_bytes, stored)
+    intake = make_mail_intake(orders.config, orders.clock, stored)
     _tell(orders, READY)
-    ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
-               deliver_group=intake.deliver_imap_group).run(stop)
+    make_imap_intake(orders.config, intake.deliver_imap_group).run(stop)
 
 
 def main() -> None:

@@ -69,9 +69,15 @@ class ChildOrders:
 def crosses(clock: Callable[[], datetime]) -> bool:
     """Tell whether ``clock`` can be handed to a child process: a plain function named in a
     module the child can import (``utc_now``, a test's pinned clock), not a clock object the
-    caller moves (a test's), which a copy would not follow."""
-    return (isinstance(clock, types.FunctionType) and clock.__module__ != "__main__"
-            and clock.__qualname__ == clock.__name__)
+    caller moves (a test's), which a copy would not follow. Pickle finds a function by its
+    module and name: one it cannot find (a lambda, a nested function) does not cross."""
+    if not isinstance(clock, types.FunctionType) or clock.__module__ == "__main__":
+        return False
+    try:
+        pickle.dumps(clock)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return False
+    return True
 
 
 def _logging() -> tuple[int, str, str | None]:
@@ -163,17 +169,18 @@ class ChildProcess:
                 ended = self._run_one()
             except Exception as error:  # e.g. no more processes: try again later
                 log.exception("the %s process could not be started", self.role)
-                ended = f"could not start ({error})"
-            if ended is None or self._stopping.wait(
-                    _GROUP_STOP_SECONDS if ended.endswith(" stopped") else 0):
+                ended = (f"could not start ({error})", False)
+            if ended is None or self._stopping.wait(_GROUP_STOP_SECONDS if ended[1] else 0):
                 return
             failures = 1 if time.monotonic() - began >= _STEADY_SECONDS else failures + 1
             delay = backoff_delay(failures, base=_RESTART_BASE, cap=_RESTART_CAP)
-            log.error("the %s process %s; starting it again in %.0f s", self.role, ended, delay)
+            log.error("the %s process %s; starting it again in %.0f s", self.role, ended[0],
+                      delay)
             self._stopping.wait(delay)
 
-    def _run_one(self) -> str | None:
-        """Run one child until it ends; give how it ended (None: not started, stopping)."""
+    def _run_one(self) -> tuple[str, bool] | None:
+        """Run one child until it ends; give how it ended, and whether it stopped cleanly
+        (None: not started, stopping)."""
         control_read, control_write = os.pipe()
         notify_read, notify_write = os.pipe()
         try:
@@ -220,4 +227,4 @@ class ChildProcess:
                 log.info("%s process %s", self.role, ended)
             else:
                 log.error("the %s process %s while the daemon stopped", self.role, ended)
-        return ended
+        return ended, code == 0

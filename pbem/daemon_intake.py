@@ -10,8 +10,10 @@ import logging
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from pbem.mail.imap import UnprocessableMail
-from pbem.service.service import Service
+from pbem.config import DaemonConfig
+from pbem.mail.imap import GroupDelivery, ImapIntake, JsonFileCursor, UnprocessableMail
+from pbem.mail.inbound import receipt
+from pbem.store import Store
 
 log = logging.getLogger("pbem.daemon")
 
@@ -28,20 +30,20 @@ def with_return_path(raw: bytes, envelope_from: str) -> bytes:
 
 
 class MailIntake:
-    """Stores the mail an intake took, through a service of the intake's own; calls
+    """Stores the mail an intake took, in a store object of the intake's own; calls
     ``stored`` once new mail is durable (to wake the processing)."""
 
-    def __init__(self, service: Service, clock: Callable[[], datetime], max_bytes: int,
+    def __init__(self, store: Store, clock: Callable[[], datetime], max_bytes: int,
                  stored: Callable[[], None]) -> None:
-        self._service = service
+        self._store = store
         self._clock = clock
         self._max_bytes = max_bytes
         self._on_stored = stored
 
     def deliver_smtp(self, raw: bytes, envelope_from: str, rcpt_tos: list[str]) -> None:
         """Store a mail the SMTP listener took; returns once it is durable."""
-        self._stored([self._service.accept(with_return_path(raw, envelope_from),
-                                           self._clock())], f"SMTP from <{envelope_from}>")
+        self._stored(self._accept([with_return_path(raw, envelope_from)]),
+                     f"SMTP from <{envelope_from}>")
 
     def deliver_imap_group(self, raws: Sequence[bytes]) -> list[BaseException | None]:
         """Store mails fetched together over IMAP, durable together; gives each one's fate
@@ -55,11 +57,16 @@ class MailIntake:
         if not taken:
             return fates
         try:
-            mail_ids = self._service.accept_many(taken, self._clock())
+            mail_ids = self._accept(taken)
         except Exception as error:  # none of them is stored: the intake stops at the first
             return [*fates[:fates.index(None)], error]
         self._stored(mail_ids, "IMAP")
         return fates
+
+    def _accept(self, raws: Sequence[bytes]) -> list[str | None]:
+        """Keep mails durably, together, before the mail server is told they arrived; give
+        each one's id, None for one received before."""
+        return self._store.receive_many([receipt(raw) for raw in raws], received_at=self._clock())
 
     def _stored(self, mail_ids: Sequence[str | None], via: str) -> None:
         """Log what an intake stored (None: received before); say so if any is new."""
@@ -70,3 +77,17 @@ class MailIntake:
                 log.info("stored mail %s via %s", mail_id, via)
         if any(mail_ids):
             self._on_stored()
+
+
+def make_mail_intake(config: DaemonConfig, clock: Callable[[], datetime],
+                     stored: Callable[[], None]) -> MailIntake:
+    """Give the intakes' store keeper, on a store object of its own (storing mail never
+    waits for the processing's lock hold)."""
+    return MailIntake(Store(config.store), clock, config.max_mail_bytes, stored)
+
+
+def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery) -> ImapIntake:
+    """Give the configured IMAP intake, handing each fetched group to ``deliver_group``."""
+    assert config.imap is not None
+    return ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
+                      deliver_group=deliver_group)

@@ -6,6 +6,8 @@ import logging
 import threading
 from collections.abc import Callable
 
+from pbem.mail.backoff import backoff_delay
+
 log = logging.getLogger("pbem.daemon")
 
 # After a failure of a loop itself (not of one mail), wait this long, doubling.
@@ -26,7 +28,7 @@ def run_loop(work: Callable[[], float], wake: threading.Event, stop: threading.E
             failures = 0
         except Exception:  # the daemon must outlive any one failure
             failures += 1
-            wait = min(_LOOP_RETRY_CAP, _LOOP_RETRY_BASE * 2 ** (failures - 1))
+            wait = backoff_delay(failures, base=_LOOP_RETRY_BASE, cap=_LOOP_RETRY_CAP)
             log.exception("%s failed; trying again in %.0f s", what, wait)
         if not stop.is_set():  # the stop's wake may have been taken by the work
             wake.wait(wait)

@@ -446,6 +446,15 @@ class SmtpCatcher:
         self._controller.stop()
 
 
+def children_of(pid: int) -> set[int]:
+    """Give the process ids of the children of ``pid`` (none once it is gone)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            found.update(int(child) for child in (task / "children").read_text().split())
+    return found
+
+
 def wait_until(condition: Callable[[], bool], timeout: float = 5.0, step: float = 0.02) -> bool:
     """Give True once ``condition()`` holds, False after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout

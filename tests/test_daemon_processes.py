@@ -17,7 +17,7 @@ from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 
-from servers import Account, Dovecot, free_port, sent_message_ids, wait_until
+from servers import Account, Dovecot, children_of, free_port, sent_message_ids, wait_until
 from test_daemon import (
     REPO,
     _port_answers,
@@ -44,15 +44,6 @@ def _config(folder: Path, dovecot: Dovecot, account: Account, port: int) -> Daem
 enabled = true
 port = {port}
 {imap_section(dovecot, account)}""")
-
-
-def children_of(pid: int) -> set[int]:
-    """Give the process ids of the children of ``pid`` (none once it is gone)."""
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        with suppress(OSError):
-            found.update(int(child) for child in (task / "children").read_text().split())
-    return found
 
 
 def _gone(pid: int) -> bool:

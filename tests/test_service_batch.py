@@ -90,7 +90,7 @@ def test_a_round_is_one_write_and_equals_one_mail_at_a_time(
 
 
 def test_after_round_is_called_once_a_round_is_committed(tmp_path: Path) -> None:
-    """The daemon's sending thread is woken after each round, with that round's answers
+    """The daemon's sending loop is woken after each round, with that round's answers
     already queued, so they leave while later rounds are processed."""
     service = new_service(tmp_path)
     for raw in mails(BATCH + 10):

@@ -142,6 +142,12 @@ def header_summary(raw: bytes) -> tuple[str, str, bool]:
         return "", _synthetic_id(raw), True
 
 
+def receipt(raw: bytes) -> tuple[bytes, str, str]:
+    """Give what the store keeps a received mail by: its bytes, Message-ID and sender."""
+    sender, message_id, _ = header_summary(raw)
+    return raw, message_id, sender
+
+
 def redact_passwords(text: str) -> str:
     """Give the text with the password blanked on every start line (quoted or not)."""
     return "".join(_redact_line(line) for line in text.splitlines(keepends=True))

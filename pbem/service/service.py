@@ -25,7 +25,7 @@ from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.setup import Setup, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError, MailFormatError, OrderSyntaxError, StoreError
-from pbem.mail.inbound import InboundMail, header_summary, parse_mail
+from pbem.mail.inbound import InboundMail, header_summary, parse_mail, receipt
 from pbem.orders.format import format_orders
 from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
@@ -182,7 +182,7 @@ class Service:
     def accept_many(self, raws: Sequence[bytes], now: datetime) -> list[str | None]:
         """``accept`` for several mails, made durable together (fewer disk flushes). Takes
         only the inbox's lock: mail comes in while a step is processed."""
-        return self.store.receive_many([_receipt(raw) for raw in raws], received_at=now)
+        return self.store.receive_many([receipt(raw) for raw in raws], received_at=now)
 
     def receive(self, raw: bytes, now: datetime) -> None:
         """Take one mail in and process everything waiting."""
@@ -192,7 +192,7 @@ class Service:
     def process(self, now: datetime, after_round: Callable[[], None] | None = None) -> int:
         """Process every mail waiting in the inbox (the bot seats' answers included); gives
         how many. ``after_round`` is called after each round is committed (the daemon wakes
-        its sending thread, so answers leave while later rounds are processed).
+        its sending loop, so answers leave while later rounds are processed).
 
         Mails are taken in rounds of at most ``BATCH``: each mail is its own step (its own
         step number, log entries and answers, as if processed alone), but a round's steps of
@@ -476,7 +476,7 @@ class Service:
                           mail_ids=steps.mail_ids, cut_to=cut_to,
                           outbox=[item for _, item in steps.sent], expect_length=table.base,
                           drop=drop)
-        replies = [_receipt(raw) for raw in bot_mail.replies(
+        replies = [receipt(raw) for raw in bot_mail.replies(
             self.cards, table.state.game, table.service.seats, steps.sent, self.config.sender)]
         if replies:
             self._bot_mail.update(message_id for _, message_id, _ in replies)
@@ -488,9 +488,3 @@ class Service:
         """True when the setup and the log rebuild the snapshot's state exactly."""
         setup = from_json(Setup, self.store.setup(game_id)["setup"])
         return replay(setup, commands(self.store.log(game_id)), self.cards) == self.state(game_id)
-
-
-def _receipt(raw: bytes) -> tuple[bytes, str, str]:
-    """Give what the store keeps a received mail by: its bytes, Message-ID and sender."""
-    sender, message_id, _ = header_summary(raw)
-    return raw, message_id, sender
