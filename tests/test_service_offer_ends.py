@@ -172,6 +172,17 @@ def test_a_withdrawal_that_ends_the_turn_gives_no_order_form(room: Mailroom) -> 
     assert "Your turn goes on" not in ack.text and "PASSWORD ______" not in ack.text
 
 
+def test_a_withdrawal_with_a_status_gives_the_order_form_once(room: Mailroom) -> None:
+    """Withdrawn, then STATUS in the same mail: the status report gives the form, so the
+    answer to the orders does not give it again."""
+    offer(room)
+    out = room.orders("Carol", "WITHDRAW OFFER", "STATUS")
+    start = f"GAME illu PLAYER Carol PASSWORD ______ TURN {room.state().seq}"
+    assert [start in m.text for m in room.to("Carol", out)].count(True) == 1
+    ack = next(m for m in room.to("Carol", out) if "Orders received" in m.subject)
+    assert "Your turn goes on" not in ack.text
+
+
 def test_an_offer_withdrawn_in_the_mail_that_made_it_is_never_put_to_the_receiver(
         room: Mailroom) -> None:
     """rulebook-en: "A deal is not binding if it involves an exchange of one thing now for

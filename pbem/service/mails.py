@@ -60,8 +60,8 @@ def render_notice(
     data = notice.data
     kind = notice.kind
     if kind == "ack":
-        # A withdrawn offer's giver gets no other mail: the answer tells them their turn
-        # goes on, as the mail of an offer answered or an attack's result would.
+        # A withdrawn offer's giver with no other mail of the step: the answer tells them
+        # their turn goes on, as the mail of an offer answered or an attack's result would.
         goes_on = (reports.turn_goes_on(cards, state, player, now=now, deadline=deadline,
                                         tz=tz)
                    if data.get("withdrew") and not service.paused else None)

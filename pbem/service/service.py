@@ -362,8 +362,11 @@ class Service:
         pending = format_orders(replace(parsed.header, password="******"),
                                 [q.order for q in table.service.queue]) if mine else ""
         done = {r.line for r in results if r.accepted}
-        withdrew = any(isinstance(o.order, WithdrawOffer) and o.line in done
-                       for o in parsed.orders)
+        # The turn-goes-on block, unless another mail of this step to the writer (a STATUS
+        # report, an attack's result) gives the form already.
+        withdrew = (any(isinstance(o.order, WithdrawOffer) and o.line in done
+                        for o in parsed.orders)
+                    and not any(n.to == seat.name for n in table.notices))
         table.notify(Notice("ack", seat.name, {
             "results": results, "warnings": warnings, "pending": pending,
             "withdrew": withdrew, "reply_to": mail.reply_to}))
