@@ -39,10 +39,10 @@ Layout under the root folder::
                                   mail's bundle goes or the hot file forgets it, not each line
 
 Every file is replaced whole (see ``pbem.atomicfile``) or, the ``.log`` files, only ever
-appended to (see ``pbem.store.journal``; ``done.log`` is also emptied), but the seen index,
-which SQLite keeps whole through crashes its own way. The hot file is
-written last in each change, so it is the commit point: what it points to is on disk before
-it is, and what nobody points to yet is ignored (and tidied by ``recover``).
+appended to (see ``pbem.store.journal``; ``done.log`` is also emptied), except the seen
+index, which SQLite keeps whole through crashes its own way. The hot file is written last in
+each change, so it is the commit point: what it points to is on disk before it is, and what
+nobody points to yet is ignored (and tidied by ``recover``).
 """
 
 from __future__ import annotations

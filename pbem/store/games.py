@@ -135,17 +135,15 @@ class Games(Locked):
         cached = self._index_cache
         # Read during this lock hold: only a holder writes the index (``create_game``, which
         # forgets this), so it is as read until the lock goes, however new the file is.
-        if cached is not None and self._index_held:
-            return cached[1], cached[2]
-        stamp = file_stamp(path)
-        if stamp is not None and cached is not None and cached[0] == stamp:
+        if cached is None or not self._index_held:
+            stamp = file_stamp(path)
+            if cached is None or stamp is None or cached[0] != stamp:
+                ids = tuple(doc["game_id"] for doc in TinyFile(path).table("games"))
+                # The newest of a name wins.
+                named = {game_id.casefold(): game_id for game_id in ids}
+                cached = self._index_cache = (stamp, ids, named)
             self._index_held = self._lock_depth > 0
-            return cached[1], cached[2]
-        ids = tuple(doc["game_id"] for doc in TinyFile(path).table("games"))
-        named = {game_id.casefold(): game_id for game_id in ids}  # the newest of a name wins
-        self._index_cache = (stamp, ids, named)
-        self._index_held = self._lock_depth > 0
-        return ids, named
+        return cached[1], cached[2]
 
     def game_stamp(self, game_id: str) -> list[int] | None:
         """Give a value that changes whenever anything of the game that a step reads is

@@ -30,7 +30,7 @@ class Inbox(Locked):
     in ``done.log``, then, once every mail of its group is done, a row per mail in the seen
     index (``seen.sqlite``, see ``pbem.store.seen``) naming the group, and the group file
     moved to ``mail/``. A mail is seen if the index names it or a group file in ``inbox/``
-    holds it.
+    holds it (in a store of layout 2, also its own mail file).
     """
 
     # ---- reading ---------------------------------------------------------------------
@@ -76,7 +76,7 @@ class Inbox(Locked):
             raise StoreError(f"The received mails of {name} are missing.",
                              suggestion="Restore the store's mail/ folder from a backup.")
         if self._legacy:
-            path = f"{self.root}/mail/{mail_id[:2]}/{mail_id}{_LEGACY}"
+            path = self._legacy_done_path(mail_id)
             try:
                 return path, _read_header(path)[0]
             except FileNotFoundError:
@@ -188,7 +188,7 @@ class Inbox(Locked):
             check_mail_id(mail_id)
         marks = self._done_marks()
         done = marks.values()
-        groups = self._refresh()
+        self._refresh()
         new: dict[str, str] = {}
         for mail_id in mail_ids:
             waiting = self._waiting.get(mail_id)
@@ -204,16 +204,21 @@ class Inbox(Locked):
             done = marks.values_read()
         elif new:
             done = marks.values()
-        leaving = [name for name, records in groups.items() if name.endswith(_GROUP)
-                   and all(r["mail_id"] in done for r in records)]
+        leaving: list[str] = []
+        marked = False  # a mail marked done in a group that stays in inbox/
+        for name, records in self._groups.items():
+            done_here = [r["mail_id"] in done for r in records]
+            if name.endswith(_GROUP) and all(done_here):
+                leaving.append(name)
+            else:
+                marked = marked or any(done_here)
         if leaving:
             self._leave(leaving)
         # No group in inbox/ has a mail marked done any more: the marks are of no use.
         # (Readers read the marks before listing inbox/, so none takes a group left in it
         # for one whose marks are gone.) Not flushed: marks a power cut brings back name
         # mails no group in inbox/ holds.
-        if done and not any(r["mail_id"] in done for name in self._groups
-                            for r in self._groups[name]):
+        if done and not marked:
             marks.clear()
 
     def _leave(self, names: Sequence[str]) -> None:
@@ -223,17 +228,24 @@ class Inbox(Locked):
                               for name in names for record in self._groups[name]])
         for name in names:
             os.replace(f"{self.root}/inbox/{name}", f"{self.root}/mail/{name}")
-            for record in self._groups.pop(name):
-                del self._waiting[record["mail_id"]]
+            self._forget_file(name)
 
     def _legacy_done(self, mail_id: str) -> None:
         """Take off a mail a pbem of layout 2 received: its file moves to ``mail/<aa>/``."""
-        done = Path(f"{self.root}/mail/{mail_id[:2]}/{mail_id}{_LEGACY}")
+        done = Path(self._legacy_done_path(mail_id))
         make_dir(done.parent)
         name = f"{mail_id}{_LEGACY}"
         os.replace(f"{self.root}/inbox/{name}", done)
-        self._groups.pop(name, None)
-        self._waiting.pop(mail_id, None)
+        self._forget_file(name)
+
+    def _legacy_done_path(self, mail_id: str) -> str:
+        """Give where a mail a pbem of layout 2 received is once done."""
+        return f"{self.root}/mail/{mail_id[:2]}/{mail_id}{_LEGACY}"
+
+    def _forget_file(self, name: str) -> None:
+        """Forget a file that left ``inbox/``, and the mails it holds as waiting."""
+        for record in self._groups.pop(name, []):
+            self._waiting.pop(record["mail_id"], None)
 
 
 def _read_header(path: str) -> list[Record]:

@@ -1,9 +1,12 @@
-"""Append-only files of JSON lines, for what the store writes once per mail.
+"""Files of JSON lines added to at the end, for what the store writes once per mail.
 
 Creating a file costs the file system far more than adding to one (here 0.3-0.9 ms of kernel
 time, against about 0.1 ms to add a line and flush it to disk), so what is written for
-every mail (a sent record, where a mail's step sits in the log) is a line in one file per
-game, not a file of its own.
+every mail (a sent record, where a mail's step sits in the log, a mail taken off the inbox)
+is a line in a journal, not a file of its own: one file per game (``sent.log``,
+``applied.log``), or one for the whole store (``done.log``). Lines are only ever added,
+except that a journal may be emptied whole (``clear``: ``done.log``, once no mail waiting
+needs it).
 
 A line counts once it ends in a newline. A writer killed mid-write, or a power cut, may
 leave a partial last line: readers skip it, the next writer cuts it off.
@@ -14,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +53,7 @@ class Journal:
         try:
             with open(self.path, "rb") as handle:
                 info = os.fstat(handle.fileno())
-                if ((info.st_dev, info.st_ino) != self._file or info.st_size < self._offset
-                        or os.pread(handle.fileno(), len(self._head), 0) != self._head):
+                if info.st_size < self._offset or not self._is_read(handle.fileno(), info):
                     self._file, self._head, self._offset = (info.st_dev, info.st_ino), b"", 0
                     self._values = {}
                 if info.st_size == self._offset:
@@ -63,15 +65,10 @@ class Journal:
             return self._values
         whole = data[:data.rfind(b"\n") + 1]
         try:
-            for line in whole.splitlines():
-                record = json.loads(line)
-                self._values[record[self._key]] = record[self._value]
+            self._take((json.loads(line) for line in whole.splitlines()), whole)
         except (ValueError, KeyError, TypeError) as error:
             raise StoreError(f"The journal {self.path} is damaged after byte {self._offset} "
                              f"({error}).", suggestion="Restore it from a backup.") from error
-        if not self._offset:
-            self._head = whole[:_HEAD]
-        self._offset += len(whole)
         return self._values
 
     def append(self, records: Sequence[dict[str, Any]], *, flush: bool = True) -> bool:
@@ -88,8 +85,7 @@ class Journal:
             size = info.st_size
             # The file as read so far, nothing added since (writers are kept apart): what is
             # written here is then known without reading it back.
-            known = ((info.st_dev, info.st_ino) == self._file and size == self._offset
-                     and os.pread(fd, len(self._head), 0) == self._head)
+            known = size == self._offset and self._is_read(fd, info)
             if size and os.pread(fd, 1, size - 1) != b"\n":  # a killed writer's partial line
                 tail = os.pread(fd, min(size, _TAIL), max(0, size - _TAIL))
                 os.ftruncate(fd, size - len(tail) + tail.rfind(b"\n") + 1)
@@ -101,14 +97,24 @@ class Journal:
         finally:
             os.close(fd)
         if known:
-            for record in records:
-                self._values[record[self._key]] = record[self._value]
-            if not self._offset:
-                self._head = written[:_HEAD]
-            self._offset += len(written)
+            self._take(records, written)
         if flush:
             self._sync_dir()
         return known
+
+    def _is_read(self, fd: int, info: os.stat_result) -> bool:
+        """Tell whether the open file ``fd`` (``info`` its stat) is the one read so far: the
+        same (device, inode) and first bytes."""
+        return ((info.st_dev, info.st_ino) == self._file
+                and os.pread(fd, len(self._head), 0) == self._head)
+
+    def _take(self, records: Iterable[dict[str, Any]], data: bytes) -> None:
+        """Keep the records of ``data``, the whole lines that follow those read so far."""
+        for record in records:
+            self._values[record[self._key]] = record[self._value]
+        if not self._offset:
+            self._head = data[:_HEAD]
+        self._offset += len(data)
 
     def clear(self) -> None:
         """Empty the file in place (creating none), its records forgotten; readers read it

@@ -51,9 +51,10 @@ class Locked:
             make_dir(self.root / folder)
         # Mail files of layout 2 may be in inbox/ and mail/<aa>/: looked for there too.
         self._legacy = found in (b"2\n", _FROM_2)
-        if found != (_FROM_2 if self._legacy else FORMAT):
+        wanted = _FROM_2 if self._legacy else FORMAT
+        if found != wanted:
             # Its pbem (of layout 2) would not see the mail received from now on.
-            write_atomic(self.root / "format", _FROM_2 if self._legacy else FORMAT)
+            write_atomic(self.root / "format", wanted)
 
     def _check_format(self) -> bytes | None:
         """Give the format file's bytes (None for a new folder); StoreError unless this
