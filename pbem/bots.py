@@ -1,4 +1,5 @@
-"""Random-but-sensible players: they attack with fair odds, defend, interfere and play cards.
+"""Random-but-sensible players: they attack with fair odds, defend, interfere and play cards,
+and now and then offer a spare group away, and may withdraw the offer before its answer.
 
 A bot reads only what its player may know (its own structure and money, the public board) and
 draws its choices from a ``random.Random`` it is given, so a simulated game is reproducible.
@@ -194,7 +195,12 @@ def choose_gift(cards: CardSet, state: GameState, me: str,
 def withdraws(offer: GroupOffer | None, me: str, rng: random.Random) -> bool:
     """Whether the bot takes back its offer still unanswered (``WITHDRAW_CHANCE``): nothing
     binds it before the receiver agrees ("When Is a Deal Binding?")."""
-    return offer is not None and offer.giver == me and rng.random() < WITHDRAW_CHANCE
+    return offer is not None and offer.giver == me and takes_back(rng)
+
+
+def takes_back(rng: random.Random) -> bool:
+    """Whether the bot takes back an offer of its own (``WITHDRAW_CHANCE``, one draw)."""
+    return rng.random() < WITHDRAW_CHANCE
 
 
 def _feed_money(cards: CardSet, state: GameState, p: Player) -> Command | None:

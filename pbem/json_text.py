@@ -15,6 +15,8 @@ from functools import cache
 from json.encoder import encode_basestring
 from typing import Any
 
+from pbem.engine.codec import init_fields
+
 
 def indented_json(value: Any) -> str:
     """``json.dumps(to_json(value), ensure_ascii=False, indent=1, sort_keys=True)``."""
@@ -79,5 +81,5 @@ def _write_object(members: dict[str, Any], newline: str, out: list[str]) -> None
 
 @cache
 def _fields(cls: type) -> tuple[tuple[str, ...], str]:
-    """The names ``to_json`` writes of a dataclass (those ``__init__`` takes), its tag."""
-    return tuple(f.name for f in dataclasses.fields(cls) if f.init), cls.__name__
+    """The names ``to_json`` writes of a dataclass (its ``init_fields``), its tag."""
+    return tuple(f.name for f in init_fields(cls)), cls.__name__

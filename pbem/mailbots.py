@@ -35,7 +35,6 @@ from pbem.engine.commands import (
     DeclineGroup,
     EndTurn,
     Interfere,
-    OfferGroup,
     Pass,
     PlaySpecial,
     ResolveSpecial,
@@ -46,7 +45,6 @@ from pbem.engine.dice import Dice
 from pbem.engine.rules import apply
 from pbem.engine.state import (
     GameState,
-    GroupOffer,
     Options,
     PendingAttack,
     Player,
@@ -198,10 +196,14 @@ def _answer(cards: CardSet, state: GameState, me: str, rng: random.Random) -> li
 def _turn(cards: CardSet, state: GameState, me: str, rng: random.Random,
           gifts: random.Random) -> list[Order]:
     """A whole turn in one mail: cards, up to two actions, then END TURN (or PASS); now and
-    then a group offered too (see ``_gift``)."""
+    then a group offered too, written after the actions, or offered and withdrawn at once."""
     orders: list[Order] = _standing(cards, state, me)
-    gift, taken_back = _gift(cards, state, me, gifts)
-    orders += taken_back
+    gift = bots.choose_gift(cards, state, me, gifts)
+    if gift is not None and bots.takes_back(gifts):
+        # Written first: WITHDRAW OFFER is carried out as it is read, so it must not follow
+        # an attack the offer would wait behind.
+        orders += [gift, WithdrawOffer(me)]
+        gift = None
     attacked = False
     for _ in range(MAX_LINES):
         command: Command | None = bots.special_action(cards, state, me)
@@ -225,19 +227,6 @@ def _turn(cards: CardSet, state: GameState, me: str, rng: random.Random,
     if gift is not None and state.turn.actions < 2:
         orders.append(gift)  # its answer waits for the attacks, END TURN for the answer
     return [*orders, EndTurn(me)]
-
-
-def _gift(cards: CardSet, state: GameState, me: str,
-          gifts: random.Random) -> tuple[OfferGroup | None, list[Order]]:
-    """The group the bot offers this turn, written after its actions, if any; or the lines
-    of one offered and withdrawn at once, written first (WITHDRAW OFFER is carried out as
-    it is read, so it must not follow an attack the offer would wait behind)."""
-    gift = bots.choose_gift(cards, state, me, gifts)
-    if gift is None:
-        return None, []
-    if bots.withdraws(GroupOffer(me, gift.to, gift.group), me, gifts):
-        return None, [gift, WithdrawOffer(me)]
-    return gift, []
 
 
 def _standing(cards: CardSet, state: GameState, me: str) -> list[Order]:

@@ -43,7 +43,7 @@ from pbem.reports_orders import (
     response_lines,
     welcome_example,
 )
-from pbem.reports_position import Attachment, position
+from pbem.reports_position import Attachment, Position, position
 from pbem.svg import structure_svg
 
 Problem = Literal["unknown_game", "unreadable", "auth_failed", "flooding"]
@@ -85,7 +85,7 @@ def welcome(
 
     ``settings`` are the service's own options (its deadlines), shown after the rule options.
     """
-    ctx = _game_context(cards, state, player, now, deadline, tz)
+    ctx = _game_context(position(cards, state, player), now, deadline, tz)
     v = ctx["v"]
     return mail("welcome", lang, site_dir, html=html, **ctx, password=password,
                 options=state.options, settings=settings, example=welcome_example(v, ctx["me"]))
@@ -126,7 +126,7 @@ def response_request(
     v = seen.v
     if v.attack is None:
         raise ValueError("a response request needs an attack under way")
-    ctx = _game_context(cards, state, player, now, deadline, tz)
+    ctx = _game_context(seen, now, deadline, tz)
     them = answers(cards, v, v.attack)
     rendered = mail("response_request", lang, site_dir, html=html, **ctx, attack=v.attack,
                     answers=them, lines=response_lines(v.attack, them, ctx["me"]),
@@ -151,7 +151,7 @@ def attack_result(
     results = [e for e in shown if e.kind == "attack_result"]
     if not results:
         raise ValueError("an attack result mail needs an attack_result event")
-    ctx = _game_context(cards, state, player, now, deadline, tz)
+    ctx = _game_context(position(cards, state, player), now, deadline, tz)
     latest_seen = position(cards, latest or state, player)
     lv = latest_seen.v
     goes_on = player == results[-1].data["player"] and _own_turn_open(lv)
@@ -194,7 +194,7 @@ def reminder(
     """The deadline is near and we have not heard from this player (``offer``: about the
     group offered to them, with the lines that answer it; ``response``: about the attack
     waiting for their answer, with the lines the response request gave, as they stand)."""
-    ctx = _game_context(cards, state, player, now, deadline, tz)
+    ctx = _game_context(position(cards, state, player), now, deadline, tz)
     v = ctx["v"]
     if about == "response" and v.attack is not None:
         lines = response_lines(v.attack, answers(cards, v, v.attack), ctx["me"])
@@ -214,7 +214,7 @@ def offer_answered(
     the end of the giver's turn (``turn_over``). Whether the active giver's turn goes on
     with orders ``waiting`` for the answer, or with new orders by ``deadline``.
     ``events``: the one that ended it."""
-    ctx = _game_context(cards, state, player, now, deadline, tz)
+    ctx = _game_context(position(cards, state, player), now, deadline, tz)
     answer = next(e for e in report_events(events, player, tz) if e.kind in (
         "gift_group", "offer_declined", "offer_withdrawn", "offer_ended"))
     return mail("offer_answered", lang, site_dir, html=html, **ctx, answer=answer,
@@ -234,7 +234,7 @@ def turn_report(
     """
     seen = position(cards, state, player)
     v = seen.v
-    ctx = _game_context(cards, state, player, now, deadline, tz)
+    ctx = _game_context(seen, now, deadline, tz)
     # The pictures are for the HTML part only.
     svgs = structure_pictures(cards, v, lang, site_dir) if html else {}
     rendered = mail("turn_report", lang, site_dir, html=html, **ctx,
@@ -251,9 +251,10 @@ def game_over(
 ) -> Rendered:
     """The end: winners or why it stopped, final structures, the revealed seed and how to
     check every roll against the commitment."""
-    if position(cards, state, player).v.seed is None:
+    seen = position(cards, state, player)
+    if seen.v.seed is None:
         raise ValueError("the game is not over: its seed is still secret")
-    ctx = _game_context(cards, state, player, now, None, tz)
+    ctx = _game_context(seen, now, None, tz)
     return mail("game_over", lang, site_dir, html=html, **ctx,
                 events=report_events(events, player, tz))
 
@@ -327,12 +328,11 @@ def mail(name: str, lang: str, site_dir: Path | None, *, html: bool = True,
 
 
 def _game_context(
-    cards: CardSet, state: GameState, player: str, now: datetime, deadline: datetime | None,
-    tz: str,
+    seen: Position, now: datetime, deadline: datetime | None, tz: str,
 ) -> dict[str, Any]:
     """What every mail about a game position may show, all of it from the reader's view:
-    the position's facts (worked out once for it) and the time."""
-    return {**position(cards, state, player).facts,
+    the facts of ``seen`` (worked out once for it) and the time."""
+    return {**seen.facts,
             "deadline": deadline_facts(deadline, now, tz), "now": utc_minute(now), "tz": tz}
 
 

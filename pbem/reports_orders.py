@@ -88,18 +88,18 @@ def start_line(game: str, player: str, seq: int) -> str:
     return first.replace(f"PASSWORD {BLANKED_PASSWORD}", f"PASSWORD {PASSWORD_BLANK}")
 
 
-def attack_line(player: str, odds: AttackOdds, spend: int = 0) -> str:
-    return _attack_line(player, odds.attacker, odds.target, odds.mode, odds.aids, spend)
+def attack_line(player: str, odds: AttackOdds) -> str:
+    return _attack_line(player, odds.attacker, odds.target, odds.mode, odds.aids)
 
 
 @lru_cache(maxsize=1024)
 def _attack_line(player: str, attacker: str, target: str, mode: AttackMode,
-                 aids: tuple[str, ...], spend: int) -> str:
+                 aids: tuple[str, ...]) -> str:
     # Kept: a report writes the line of each row of the odds table, its order form the first
     # again, and the next report of the position the same ones (formatting an order reads
     # each name back to see whether it needs quotes).
     attack = Attack(player, attacker, target, mode, aids=aids)
-    return format_order(AttackOrder(attack, spend=spend))
+    return format_order(AttackOrder(attack))
 
 
 def attack_lines(player: str, odds: Sequence[AttackOdds]) -> tuple[str, ...]:

@@ -94,8 +94,9 @@ def position(cards: CardSet, state: GameState, player: str) -> Position:
     key = (id(cards), id(state), player)
     with _keeping:
         kept = _kept.get(key)
-    # The kept position holds its state and cards, so their ids are not reused while kept.
-    if kept is not None and kept.state is state and kept.cards is cards:
+    # The kept position holds its state and cards, so their ids are not reused while kept:
+    # one found under these ids holds this very state and these very cards.
+    if kept is not None:
         return kept
     found = Position(cards, state, player)
     with _keeping:

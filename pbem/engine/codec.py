@@ -22,7 +22,7 @@ def to_json(value: Any) -> Any:
     """The JSON-ready form of an engine value."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {"type": type(value).__name__}
-        for f in _fields(type(value)):
+        for f in init_fields(type(value)):
             out[f.name] = to_json(getattr(value, f.name))
         return out
     if isinstance(value, tuple | list):
@@ -58,7 +58,8 @@ def from_json(cls: Any, data: Any) -> Any:
             raise ValueError(f"expected {cls.__name__}, got {data.get('type')}")
         hints = _hints(cls)
         kwargs = {
-            f.name: from_json(hints[f.name], data[f.name]) for f in _fields(cls) if f.name in data
+            f.name: from_json(hints[f.name], data[f.name])
+            for f in init_fields(cls) if f.name in data
         }
         return cls(**kwargs)
     if cls in (int, str, bool, float):
@@ -102,7 +103,8 @@ def _thaw(data: Any) -> Any:
 
 
 @cache
-def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
+def init_fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
+    """The fields of a dataclass that ``to_json`` writes: those ``__init__`` takes."""
     return tuple(f for f in dataclasses.fields(cls) if f.init)
 
 

@@ -40,7 +40,8 @@ _LINE = re.compile(r"[^\n]*\n")  # a head's lines, CR LF or LF ended (never the 
 def _parse(data: bytes) -> email.message.Message:
     """Give a raw mail parsed with ``email.policy.default``, each distinct header read once."""
     policy = email.policy.default.clone(header_factory=_ReadOnce())
-    return _parse_plain(data, policy) or email.message_from_bytes(data, policy=policy)
+    plain = _parse_plain(data, policy)
+    return plain if plain is not None else email.message_from_bytes(data, policy=policy)
 
 
 def _parse_plain(

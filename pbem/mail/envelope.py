@@ -53,8 +53,10 @@ class _Envelope:
 
 def _head(raw: bytes) -> email.message.Message:
     head = _head_bytes(raw)
-    return (_parse_plain_head(head)
-            or email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(head))
+    plain = _parse_plain_head(head)
+    if plain is not None:
+        return plain
+    return email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(head)
 
 
 def _head_bytes(raw: bytes) -> bytes:

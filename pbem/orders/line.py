@@ -159,7 +159,7 @@ def _keywords(r: Reader, line: int | None, text: str) -> str:
     if found:
         return max(found, key=len)
     first = r.word(0)
-    started = [k for k in _ORDERS if k.split()[0] == first]
+    started = [keywords for keywords, _ in _BY_FIRST_WORD.get(first, ())]
     if started:
         rest = or_words(k.split(maxsplit=1)[1] for k in started)
         given = r.shown(1)
@@ -179,8 +179,8 @@ def _keywords(r: Reader, line: int | None, text: str) -> str:
                    "keywords": [f"{first.upper()} {c.upper()}" for c in close]},
         )
     shown = r.tokens[0].text if r.tokens else ""
-    close = difflib.get_close_matches(first, list({k.split()[0] for k in _ORDERS}), n=2,
-                                      cutoff=0.6)
+    # get_close_matches ranks ties by the word itself, so the words' order does not matter.
+    close = difflib.get_close_matches(first, list(_BY_FIRST_WORD), n=2, cutoff=0.6)
     raise OrderSyntaxError(
         f"unknown order {shown!r}",
         line=line,

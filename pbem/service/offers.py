@@ -52,10 +52,11 @@ def _forget_unseen(table: Table, offer: GroupOffer) -> bool:
     """Whether ``offer`` was made in this step, so its receiver has not been told of it
     yet: the report asking for their answer is dropped (they would answer an offer already
     gone), and so is the news of its withdrawal. Their next report shows both events."""
-    mine = [n for n in table.notices if n.kind == "turn_report" and n.to == offer.receiver
-            and n.data.get("offer") == offer]
-    table.notices = [n for n in table.notices if not any(n is m for m in mine)]
-    return bool(mine)
+    kept = [n for n in table.notices if not (n.kind == "turn_report" and n.to == offer.receiver
+                                             and n.data.get("offer") == offer)]
+    dropped = len(kept) < len(table.notices)
+    table.notices = kept
+    return dropped
 
 
 def tell_offer_ended(table: Table, events: list[Event]) -> None:
