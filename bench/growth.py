@@ -45,8 +45,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from servers import children_of  # type: ignore[import-not-found]
 
 from pbem import store as store_module
-from pbem.config import load_config
-from pbem.daemon import Daemon
+from pbem.bots.simulate import BotTable
+from pbem.daemon.config import load_config
+from pbem.daemon.server import Daemon
 from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json, to_json
@@ -56,7 +57,6 @@ from pbem.engine.setup import Setup
 from pbem.engine.state import GameState
 from pbem.service.auth import hash_password
 from pbem.service.service import Service
-from pbem.simulate import BotTable
 from pbem.store import Store
 
 TARGET_RATIO = 1.2
@@ -200,7 +200,7 @@ def _daemon_memory(root: Path, games: list[str], orders: int) -> dict[str, float
         port = probe.getsockname()[1]
     config = _config(root, port)
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    process = subprocess.Popen([sys.executable, "-m", "pbem.cli_daemon", "run", "--config",
+    process = subprocess.Popen([sys.executable, "-m", "pbem.cli.daemon", "run", "--config",
                                 str(config)], env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     try:

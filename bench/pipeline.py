@@ -57,13 +57,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from servers import Dovecot, SmtpCatcher  # type: ignore[import-not-found]
 
-from pbem.config import load_config
-from pbem.daemon import Daemon
-from pbem.daemon_outbox import make_sender
-from pbem.mail.imap import ImapConfig, ImapIntake, JsonFileCursor
-from pbem.mail.sender import SmtpSender
+from pbem.daemon.config import load_config
+from pbem.daemon.outbox import make_sender
+from pbem.daemon.server import Daemon
 from pbem.service.service import Service
 from pbem.store import Store
+from pbem.transport.imap import ImapConfig, ImapIntake, JsonFileCursor
+from pbem.transport.sender import SmtpSender
 
 TARGET = 0.7
 _STAGING = "staging"  # where the daemon's mails wait while it starts

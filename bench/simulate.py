@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pbem.bots.simulate import simulate
 from pbem.engine.carddata import load_cardset
-from pbem.simulate import simulate
 
 
 def run(games: int = 100, players: int = 4, seed: int = 1) -> dict[str, Any]:

@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from servers import Dovecot, SmtpCatcher
 
-from pbem.mail.imap import ImapConfig, ImapIntake, JsonFileCursor
-from pbem.mail.listener import SmtpListener
-from pbem.mail.sender import SmtpSender
+from pbem.transport.imap import ImapConfig, ImapIntake, JsonFileCursor
+from pbem.transport.listener import SmtpListener
+from pbem.transport.sender import SmtpSender
 
 
 def _mail(n: int, body_lines: int = 20) -> bytes:

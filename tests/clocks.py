@@ -1,5 +1,5 @@
 """Clocks for daemons whose parts run in child processes: a plain function each, which the
-children import by name (see ``pbem.daemon_children.crosses``); kept apart so a child
+children import by name (see ``pbem.daemon.children.crosses``); kept apart so a child
 imports nothing else of the tests."""
 
 from __future__ import annotations

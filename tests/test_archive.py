@@ -18,9 +18,9 @@ import pytest
 from test_cli_gm import run
 from test_history import CARDS, SEED, simulated_store
 
-from pbem import gm, history
 from pbem.archive.build import build_game, build_index, game_ids, game_language
 from pbem.archive.chart import line_chart
+from pbem.service import gm, history
 from pbem.service.model import GameService, Seat
 from pbem.service.service import Service
 from pbem.store import Store

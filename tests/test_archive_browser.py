@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from test_history import CARDS, SEED, T0, simulated_store
 
-from pbem import gm, history
 from pbem.archive.build import build_game, build_index
 from pbem.archive.chart import line_chart
+from pbem.service import gm, history
 from pbem.service.service import Service
 from pbem.store import Store
 

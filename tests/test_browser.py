@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from test_reports_game import CARDS, DEADLINE, NOW, first, steps
 
-from pbem import reports
 from pbem.engine.view import view
+from pbem.reports import mails as reports
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"

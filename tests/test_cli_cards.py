@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from pbem.cli_cards import card_record, cards
+from pbem.cli.cards import card_record, cards
 from pbem.engine.carddata import default_card_file, load_cardset
 
 CARDS = load_cardset()

@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner, Result
 from test_history import SEED, edit_stored_log, simulated_store
 
-from pbem.cli_gm import GM_COMMANDS, cli
+from pbem.cli.gm import GM_COMMANDS, cli
 from pbem.engine.codec import from_json
 from pbem.engine.state import GameState
 from pbem.service.model import GameService

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pbem.cli_daemon import run
-from pbem.config import ListenerSettings, load_config
+from pbem.cli.daemon import run
+from pbem.daemon.config import ListenerSettings, load_config
 from pbem.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[1]

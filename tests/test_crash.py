@@ -46,8 +46,8 @@ from clocks import pinned
 from servers import children_of, free_port, sent_message_ids, wait_until
 from test_daemon import GAME, new_game
 
-from pbem.config import load_config
-from pbem.daemon import Daemon
+from pbem.daemon.config import load_config
+from pbem.daemon.server import Daemon
 from pbem.service.service import Service
 from pbem.store import Store, mail_id_for
 

@@ -28,11 +28,11 @@ from click.testing import CliRunner
 from clocks import T0
 from servers import Account, Dovecot, SmtpCatcher, wait_until
 
-from pbem.cli import main as pbem_main
-from pbem.cli_daemon import run
-from pbem.config import DaemonConfig, load_config
-from pbem.daemon import Daemon
-from pbem.daemon_outbox import GIVEN_UP
+from pbem.cli.daemon import run
+from pbem.cli.main import main as pbem_main
+from pbem.daemon.config import DaemonConfig, load_config
+from pbem.daemon.outbox import GIVEN_UP
+from pbem.daemon.server import Daemon
 from pbem.errors import StoreError
 from pbem.service.service import BATCH, Service
 from pbem.store import Store
@@ -194,7 +194,7 @@ def test_embedded_default_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyP
     passwords = new_game(config, now=datetime.now(UTC))  # the daemon runs on real time
     env = dict(os.environ, PYTHONPATH=str(REPO))
     log = (tmp_path / "daemon.log").open("wb")
-    process = subprocess.Popen([sys.executable, "-m", "pbem.cli_daemon", "run"], cwd=tmp_path,
+    process = subprocess.Popen([sys.executable, "-m", "pbem.cli.daemon", "run"], cwd=tmp_path,
                                env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         assert wait_until(lambda: _port_answers(2525), timeout=30), "the daemon did not listen"

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 from servers import Account, Dovecot, SmtpCatcher, free_port
 
-from pbem.cli_daemon import doctor
+from pbem.cli.daemon import doctor
 
 
 def write(folder: Path, text: str) -> Path:

@@ -31,8 +31,8 @@ from test_daemon import (
     serving,
 )
 
-from pbem.config import DaemonConfig
-from pbem.daemon import Daemon
+from pbem.daemon.config import DaemonConfig
+from pbem.daemon.server import Daemon
 from pbem.store import Store
 
 _HEADERS = email.parser.BytesHeaderParser(policy=email.policy.default)
@@ -70,7 +70,7 @@ def _pbem_run(folder: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
     give it once it listens. Kills what is left of it afterwards."""
     with (folder / "daemon.log").open("ab") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "pbem.cli_daemon", "run", "--config",
+            [sys.executable, "-m", "pbem.cli.daemon", "run", "--config",
              str(folder / "pbem.toml")], env=dict(os.environ, PYTHONPATH=str(REPO)),
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     children: set[int] = set()

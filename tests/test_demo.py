@@ -6,7 +6,7 @@ import email
 import mailbox
 from pathlib import Path
 
-from pbem.demo import run_demo
+from pbem.cli.demo import run_demo
 from pbem.service.postmaster import POSTMASTER
 from pbem.store import Store
 

@@ -95,7 +95,7 @@ def test_a_money_edit_logged_before_owners_were_recorded_still_reads() -> None:
     """A gm_money event of an older log has no "player": history and reports still render it
     (StrictUndefined would otherwise stop them)."""
     from pbem.engine.state import Event
-    from pbem.render import environment
+    from pbem.reports.templating import environment
 
     for lang in ("en", "fr"):
         module = environment().get_template(f"{lang}/_events.txt.j2").module
@@ -115,7 +115,7 @@ def test_a_money_edit_names_an_illuminati_card_as_one_and_a_group_as_one() -> No
 
     from pbem.engine.commands import GmSetMoney
     from pbem.engine.state import Event
-    from pbem.render import environment
+    from pbem.reports.templating import environment
 
     position = place(game(ann=BAVARIA), "ann", "The Mafia", treasury=3)
     said = {("en", BAVARIA): "(ann's Illuminati)", ("en", "The Mafia"): "(ann's group)",

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from pbem.cli_gm import cli
-from pbem.demo import run_demo
+from pbem.cli.demo import run_demo
+from pbem.cli.gm import cli
 
 
 def test_the_demo_game_verifies(tmp_path: Path) -> None:

@@ -21,8 +21,8 @@ from click.testing import CliRunner
 from test_cli_gm import LATER, PLAYERS, START, gm_mails, mails, plain, run, snapshot, text_of, to
 from test_history import SEED
 
-from pbem import history
-from pbem.cli import main
+from pbem.cli.main import main
+from pbem.service import history
 from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import Service
 from pbem.store import Store

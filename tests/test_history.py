@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from pbem import gm, history
+from pbem.bots.simulate import BotTable
 from pbem.engine.carddata import load_cardset
 from pbem.engine.codec import to_json
 from pbem.engine.dice import Dice, roll_2d6
 from pbem.engine.rules import apply
 from pbem.engine.setup import Seat, Setup, new_game, with_options
+from pbem.service import gm, history
 from pbem.service.service import Service
-from pbem.simulate import BotTable
 from pbem.store import Store
 
 CARDS = load_cardset()
@@ -32,7 +32,7 @@ SEED = "5eed" * 16
 
 def simulated_store(root: Path, game_id: str = "sim", players: int = 3, turn_cap: int = 8,
                     seed: str = SEED) -> Service:
-    """A store holding one finished game: bots play it (``pbem.simulate``), then its setup
+    """A store holding one finished game: bots play it (``pbem.bots.simulate``), then its setup
     and command log are written to the store as the service would have logged them."""
     names = [f"p{i + 1}" for i in range(players)]
     setup = with_options(CARDS, Setup(game_id, tuple(Seat(n) for n in names), seed),

@@ -16,7 +16,7 @@ import pytest
 from servers import Account, Dovecot, wait_until
 
 from pbem.errors import ConfigError, StoreError
-from pbem.mail.imap import (
+from pbem.transport.imap import (
     ImapConfig,
     ImapError,
     ImapIntake,
@@ -226,7 +226,7 @@ def test_a_rebuilt_folder_is_reread_from_the_start(
             client.delete_folder("orders")
             client.create_folder("orders")
         dovecot.append(account, mail("d"), folder="orders")  # UID 1 in the new folder
-        with caplog.at_level(logging.WARNING, logger="pbem.mail.imap"):
+        with caplog.at_level(logging.WARNING, logger="pbem.transport.imap"):
             assert intake.fetch_new() == 1
     finally:
         intake.close()
@@ -340,7 +340,7 @@ def test_run_survives_a_server_restart_losing_and_doubling_nothing(
     intake = intake_for(dovecot, account, tmp_path, inbox)
     stop = threading.Event()
     runner = threading.Thread(target=intake.run, args=(stop,))
-    with caplog.at_level(logging.INFO, logger="pbem.mail.imap"):
+    with caplog.at_level(logging.INFO, logger="pbem.transport.imap"):
         runner.start()
         try:
             for tag in ("a", "b", "c"):

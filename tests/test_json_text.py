@@ -16,7 +16,7 @@ from test_reports_game import CARDS, steps
 
 from pbem.engine.codec import to_json
 from pbem.engine.view import view
-from pbem.json_text import indented_json
+from pbem.reports.json_text import indented_json
 
 
 def reference(value: Any) -> str:

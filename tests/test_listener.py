@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import pytest
 
 from pbem.errors import ConfigError
-from pbem.mail.imap import UnprocessableMail
-from pbem.mail.listener import SmtpListener
+from pbem.transport.imap import UnprocessableMail
+from pbem.transport.listener import SmtpListener
 
 GAME = "game@pbem.test"
 

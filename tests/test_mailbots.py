@@ -9,12 +9,13 @@ from pathlib import Path
 
 from transcripts.harness import Mailroom
 
+from pbem.bots.mailbots import BotSeat, belief, decide, read_view
 from pbem.engine.carddata import load_cardset
 from pbem.engine.codec import from_json
 from pbem.engine.commands import Command, WithdrawOffer
 from pbem.mail.inbound import parse_mail
-from pbem.mailbots import BotSeat, belief, decide, play_game, read_view
 from pbem.orders.parse import parse_orders
+from pbem.service.bot_games import play_game
 from pbem.service.model import Timing
 from pbem.service.service import Service, ServiceConfig
 from pbem.store import Store

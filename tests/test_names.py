@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from pbem.engine.carddata import load_cardset
 from pbem.errors import AmbiguousNameError, UnknownNameError
-from pbem.names import CARD_ALIASES, NameMatcher, card_matcher, match_name, normalize_name
+from pbem.orders.names import CARD_ALIASES, NameMatcher, card_matcher, match_name, normalize_name
 
 CARDS = load_cardset()
 MATCHER = card_matcher(CARDS)

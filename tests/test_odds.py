@@ -9,13 +9,13 @@ import pytest
 from factory import BAVARIA, DISCORDIA, GNOMES, free, game, money, place
 from test_reports_game import CARDS, DEADLINE, NOW, first, steps
 
-from pbem import reports
 from pbem.engine.breakdown import success_chance
 from pbem.engine.commands import Attack
 from pbem.engine.odds import BEST_NEED, AttackOdds, best_attacks
 from pbem.engine.ops import set_treasury
 from pbem.engine.rules import apply
 from pbem.engine.state import GameState
+from pbem.reports import mails as reports
 from pbem.service.order_mail import words
 
 

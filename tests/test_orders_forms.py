@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 
 from factory import CARDS, DISCORDIA, GNOMES, free, game, money, place
 
-from pbem import reports
 from pbem.engine.state import GameState
 from pbem.orders.parse import parse_orders
+from pbem.reports import mails as reports
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 LONG = "Evil Geniuses for a Better Tomorrow"

@@ -13,9 +13,9 @@ from factory import BAVARIA, CARDS, GNOMES, NETWORK, deal, free, game, money, pl
 from transcripts.harness import Mailroom, Out
 
 from pbem.engine.state import GameState
-from pbem.orders.paraphrase import paraphrase
 from pbem.orders.parse import parse_orders
-from pbem.reports import OrderResult
+from pbem.reports.mails import OrderResult
+from pbem.reports.paraphrase import paraphrase
 from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.table import Table

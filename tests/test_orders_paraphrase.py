@@ -6,11 +6,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_orders_roundtrip import orders
 
-from pbem import reports
 from pbem.engine.carddata import load_cardset
 from pbem.engine.state import Event
-from pbem.orders import KINDS, Order, paraphrase, parse_order
-from pbem.render import environment
+from pbem.orders import KINDS, Order, parse_order
+from pbem.reports import mails as reports
+from pbem.reports.paraphrase import paraphrase
+from pbem.reports.templating import environment
 
 CARDS = load_cardset()
 PLAYERS = ("Alice", "Bob")

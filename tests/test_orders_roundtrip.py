@@ -40,7 +40,6 @@ from pbem.engine.commands import (
     WithdrawOffer,
 )
 from pbem.errors import OrderSyntaxError, PbemError
-from pbem.names import normalize_name
 from pbem.orders import (
     KINDS,
     AttackOrder,
@@ -69,6 +68,7 @@ from pbem.orders import (
     parse_orders,
 )
 from pbem.orders.lexer import split_comment
+from pbem.orders.names import normalize_name
 from pbem.orders.vocabulary import Vocabulary
 
 T = TypeVar("T")

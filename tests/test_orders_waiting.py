@@ -7,7 +7,7 @@ from __future__ import annotations
 from factory import deal, place
 from test_service_flow import mail, position, table
 
-from pbem.reports import OrderResult
+from pbem.reports.mails import OrderResult
 
 
 def notes(results: list[OrderResult]) -> dict[str, tuple[bool, str]]:

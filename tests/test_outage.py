@@ -17,8 +17,8 @@ import pytest
 from servers import Account, Dovecot, SmtpCatcher, dovecot_binary, sent_message_ids, wait_until
 from test_daemon import Clock, imap_config, new_game, order_mail, serving
 
-from pbem.config import DaemonConfig
-from pbem.daemon import Daemon
+from pbem.daemon.config import DaemonConfig
+from pbem.daemon.server import Daemon
 from pbem.store import OutboxItem, Store
 
 _HEADERS = email.parser.BytesHeaderParser(policy=email.policy.default)

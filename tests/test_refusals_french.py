@@ -15,12 +15,12 @@ from transcripts.harness import Mailroom
 
 import pbem
 from pbem.errors import IllegalCommandError, OrderSyntaxError
-from pbem.render import environment
+from pbem.reports.templating import environment
 from pbem.service.refusals import worded
 
 PACKAGE = Path(pbem.__file__).parent
 SOURCES = [*sorted((PACKAGE / "engine").glob("*.py")), *sorted((PACKAGE / "orders").glob("*.py")),
-           PACKAGE / "names.py", PACKAGE / "orders" / "vocabulary.py"]
+           PACKAGE / "orders" / "names.py", PACKAGE / "orders" / "vocabulary.py"]
 
 # A value for every word a raise site gives (a new word needs a sample here).
 SAMPLES: dict[str, Any] = {

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from markupsafe import Markup
 from test_reports_game import CARDS, DEADLINE, NOW, first, steps, turn_of
 
-from pbem import render, reports
 from pbem.engine.state import Event
-from pbem.render import environment, hang
+from pbem.reports import mails as reports
+from pbem.reports import templating as render
+from pbem.reports.templating import environment, hang
 
 # The macro as it was, on Jinja's own ``wordwrap``: the reference for every byte.
 REFERENCE = jinja2.Environment(keep_trailing_newline=True).from_string(
@@ -165,7 +166,7 @@ def test_the_press_form_is_worded_in_french_for_a_french_reader() -> None:
     """The PRESS TO form's prose (the message, then END PRESS) follows the reader's
     language; the order words stay English, and the English form is unchanged."""
     from pbem.orders.line import ORDER_FORMS
-    from pbem.render import environment
+    from pbem.reports.templating import environment
 
     (form,) = ORDER_FORMS["press to"]
     assert form.endswith(", then the message, then END PRESS")

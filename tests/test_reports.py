@@ -21,21 +21,21 @@ import pytest
 from factory import BAVARIA, GNOMES, chain, game
 from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, mails, steps, turn_of
 
-from pbem import reports
 from pbem.engine.codec import from_json
 from pbem.engine.commands import GmMoveCard, OfferGroup
 from pbem.engine.rules import apply
 from pbem.engine.state import Event, GameState
 from pbem.engine.view import View, view
 from pbem.orders import parse_orders
-from pbem.render import render
-from pbem.reports import Rendered
-from pbem.reports_context import ServiceSettings
+from pbem.reports import mails as reports
+from pbem.reports.context import ServiceSettings
+from pbem.reports.mails import Rendered
+from pbem.reports.templating import render
 from pbem.service.mails import welcome_settings
 from pbem.service.model import Timing
 
 GOLDEN = Path(__file__).parent / "golden" / "reports"
-TEMPLATES = Path(reports.__file__).parent / "templates"
+TEMPLATES = Path(reports.__file__).parent.parent / "templates"
 REGENERATE = os.environ.get("PBEM_REGENERATE_GOLDEN") == "1"
 LANGS = ("en", "fr")
 MAX_LINE = 78

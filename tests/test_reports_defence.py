@@ -13,10 +13,10 @@ import pytest
 from factory import CARDS, GNOMES, money, need, of_kind
 from test_service_flow import NOW, mail, position, table
 
-from pbem import reports
 from pbem.engine.bidding import defence_to_stop
 from pbem.engine.state import GameState
 from pbem.orders import DefendOrder, parse_order
+from pbem.reports import mails as reports
 from pbem.service.table import Table
 
 ATTACK = "ATTACK Bavarian NEUTRALIZE Boy Sprouts"  # needs 3 before anyone spends

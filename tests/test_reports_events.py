@@ -16,12 +16,12 @@ from typing import Any
 import jinja2
 import pytest
 
-from pbem import reports
 from pbem.engine.state import Event
-from pbem.reports_context import report_events
+from pbem.reports import mails as reports
+from pbem.reports.context import report_events
 from pbem.service.entries import GmEvent
 
-ENGINE = Path(reports.__file__).parent / "engine"
+ENGINE = Path(reports.__file__).parent.parent / "engine"
 LANGS = ("en", "fr")
 
 # A plausible value for each key any event's data holds.
@@ -175,7 +175,7 @@ def test_a_roll_is_said_once_with_its_draw_number() -> None:
     assert [e.kind for e in alone] == ["roll"]
 
 
-# A sample of each kind of GM entry's data (pbem.service.entries), as pbem.gm records it.
+# A sample of each kind of GM entry's data (pbem.service.entries), as pbem.service.gm records it.
 GM_SAMPLES: dict[str, dict[str, Any]] = {
     "create": {"players": ["Alice", "Bob"], "commitment": "ab" * 32},
     "start": {"commitment": "ab" * 32},
@@ -198,10 +198,10 @@ OLD_GM_KINDS = {"remove"}
 
 
 def test_every_kind_of_gm_entry_has_a_sample() -> None:
-    """The kinds pbem.gm and pbem.gm_deadlines record (``table.record("<kind>", ...)``),
-    and those of older logs, are the kinds sampled (pbem.gm_outbox's are the game master's
+    """The kinds pbem.service.gm and gm_deadlines record (``table.record("<kind>", ...)``),
+    and those of older logs, are the kinds sampled (pbem.service.gm_outbox's are the game master's
     alone: players never see them)."""
-    source = "".join((ENGINE.parent / name).read_text() for name in ("gm.py",
+    source = "".join((ENGINE.parent / "service" / name).read_text() for name in ("gm.py",
                                                                     "gm_deadlines.py"))
     recorded = set(re.findall(r'record\(\s*"(\w+)"', source))
     assert not recorded & OLD_GM_KINDS

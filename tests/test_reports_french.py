@@ -15,10 +15,10 @@ from dataclasses import replace
 from test_reports import TEMPLATES, rendered
 from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, steps
 
-from pbem import reports
 from pbem.engine.state import Event
-from pbem.render import environment
-from pbem.reports_context import moment_facts
+from pbem.reports import mails as reports
+from pbem.reports.context import moment_facts
+from pbem.reports.templating import environment
 from pbem.service.mails import Sender, outbox_item
 from pbem.service.refusals import refused
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
-from pbem import reports
 from pbem.engine.breakdown import breakdown
 from pbem.engine.carddata import load_cardset
 from pbem.engine.commands import (
@@ -30,9 +29,10 @@ from pbem.engine.legal import legal
 from pbem.engine.rules import apply
 from pbem.engine.setup import Seat, Setup, new_game, with_options
 from pbem.engine.state import Event, GameState, PendingAttack
-from pbem.render import render
-from pbem.reports import OrderResult, Rendered
-from pbem.reports_context import ServiceSettings
+from pbem.reports import mails as reports
+from pbem.reports.context import ServiceSettings
+from pbem.reports.mails import OrderResult, Rendered
+from pbem.reports.templating import render
 from pbem.service.entries import GmEvent
 
 CARDS = load_cardset()

@@ -8,9 +8,10 @@ from dataclasses import replace
 
 from test_reports_game import CARDS, DEADLINE, NOW, steps
 
-from pbem import reports, reports_position
 from pbem.engine.view import view
-from pbem.reports_position import KEPT, position
+from pbem.reports import mails as reports
+from pbem.reports import position as reports_position
+from pbem.reports.position import KEPT, position
 
 
 def test_the_same_state_gives_the_kept_position_and_nothing_else_does() -> None:

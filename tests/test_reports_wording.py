@@ -12,12 +12,13 @@ import pytest
 from factory import BAVARIA, GNOMES, chain, game
 from test_reports_game import CARDS, DEADLINE, NOW, mails
 
-from pbem import reports
 from pbem.engine import breakdown as breakdown_module
 from pbem.engine.commands import OfferGroup
 from pbem.engine.rules import apply
-from pbem.orders import paraphrase, parse_order
-from pbem.render import environment
+from pbem.orders import parse_order
+from pbem.reports import mails as reports
+from pbem.reports.paraphrase import paraphrase
+from pbem.reports.templating import environment
 
 ABBREVIATED = ("S.M.O.F.", "C.I.A.")
 

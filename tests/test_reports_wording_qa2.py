@@ -16,13 +16,13 @@ from test_refusals_french import _french_room, _refusals
 from test_reports_game import CARDS, DEADLINE, NOW, first, steps, turn_of
 from transcripts.harness import Mailroom
 
-from pbem import reports
+from pbem.cli.gm_text import preview_text
 from pbem.engine.commands import OfferGroup
 from pbem.engine.rules import apply
 from pbem.engine.state import Event
-from pbem.gm import Preview
-from pbem.gm_text import preview_text
-from pbem.render import environment
+from pbem.reports import mails as reports
+from pbem.reports.templating import environment
+from pbem.service.gm import Preview
 from pbem.service.model import GameService, Seat
 
 

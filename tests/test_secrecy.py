@@ -7,7 +7,7 @@ the open. Two sweeps:
 
 - **Mail-bot games** through the real service: every mail as sent (composed bytes), step by
   step, passwords included.
-- **1,000 seeded bot games** (``pbem.simulate``'s table, short, every hand dealt special
+- **1,000 seeded bot games** (``pbem.bots.simulate``'s table, short, every hand dealt special
   cards, often a UFO): at each moment the service mails (a turn begins, an attack is
   announced, it is settled) every player's mail is rendered by the service's own renderer
   and scanned. Composing the bytes adds no content and costs more than rendering, so this
@@ -32,6 +32,7 @@ from typing import Any
 
 import pytest
 
+from pbem.bots.simulate import BotTable
 from pbem.engine import view as view_module
 from pbem.engine.carddata import load_cardset
 from pbem.engine.rules import apply
@@ -39,13 +40,12 @@ from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.setup import Setup, new_game, with_options
 from pbem.engine.state import Event, GameState
 from pbem.errors import IllegalCommandError
-from pbem.mailbots import play_game
-from pbem.reports import Rendered
+from pbem.reports.mails import Rendered
+from pbem.service.bot_games import play_game
 from pbem.service.mails import Sender, render_notice
 from pbem.service.model import GameService, Seat
 from pbem.service.service import Service, ServiceConfig
 from pbem.service.table import Notice
-from pbem.simulate import BotTable
 from pbem.store import Store
 
 CARDS = load_cardset()

@@ -15,8 +15,8 @@ import pytest
 from servers import SmtpCatcher, make_certificate
 
 from pbem.errors import ConfigError
-from pbem.mail.backoff import backoff_delay, jittered
-from pbem.mail.sender import (
+from pbem.transport.backoff import backoff_delay, jittered
+from pbem.transport.sender import (
     MaildirSender,
     PermanentSendError,
     SmtpSender,

@@ -27,8 +27,9 @@ from factory import (
 from pbem.engine.commands import Command
 from pbem.engine.state import GameState
 from pbem.orders.parse import parse_orders
-from pbem.reports import OrderResult
+from pbem.reports.mails import OrderResult
 from pbem.service.auth import check_password, hash_password
+from pbem.service.deadlines import tick
 from pbem.service.dispatch import advance
 from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.order_mail import carry_out_mail
@@ -173,7 +174,7 @@ def test_a_group_offer_waits_for_the_receiver() -> None:
     assert [(n.kind, n.to) for n in t.notices] == [("turn_report", "cat")]
     assert t.state.offer is not None and t.service.queue
     t.now = NOW + timedelta(hours=25)
-    t.tick()
+    tick(t)
     advance(t)
     assert t.state.offer is None and "Hackers" in t.state.player("ann").groups
     assert not t.service.queue  # the transfer went on
@@ -212,11 +213,11 @@ def test_whispering_campaign_opens_a_window() -> None:
 def test_reminders_go_once_and_only_to_a_silent_player() -> None:
     t = table(position(), orders_hours=48, reminders=(12, 2))
     t.now = NOW + timedelta(hours=47)  # both reminder times passed: one mail
-    t.tick()
+    tick(t)
     assert [(n.kind, n.to) for n in t.notices] == [("reminder", "ann")]
     assert t.service.reminded == (12.0, 2.0)
     t.notices.clear()
-    t.tick()
+    tick(t)
     assert t.notices == []
 
 
@@ -227,10 +228,10 @@ def test_no_reminder_and_no_miss_for_a_player_who_acted() -> None:
     mail(t, "cat", "NO RESPONSE")
     t.notices.clear()
     t.now = NOW + timedelta(hours=40)
-    t.tick()
+    tick(t)
     assert t.notices == []
     t.now = NOW + timedelta(hours=48)
-    t.tick()
+    tick(t)
     assert t.service.seat("ann").misses == 0
     assert [type(c).__name__ for c in commands(t)][-1] == "EndTurn"
 

@@ -1,5 +1,5 @@
 """The game master ends a game the rules do not end: told when one player is left, and
-`pbem end` (pbem.gm.end_game) in each player's language."""
+`pbem end` (pbem.service.gm.end_game) in each player's language."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from transcripts.harness import GM, SERVICE, Mailroom
 
-from pbem import gm
+from pbem.service import gm
 from pbem.service.mails import Sender
 
 

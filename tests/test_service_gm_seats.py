@@ -1,6 +1,6 @@
 """Players the game master removes, and the end of a game, as QA met them by mail: who gets
 the game's last mail, how a removal is told, what the final structures and a STATUS after
-the end say, and how each kind of mail closes (pbem.gm through a ``Mailroom``)."""
+the end say, and how each kind of mail closes (pbem.service.gm through a ``Mailroom``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from transcripts.harness import GM, SEED, SERVICE, Mailroom
 
-from pbem import gm
+from pbem.service import gm
 from pbem.service.mails import Sender
 
 SEED_LINE = SEED[:32]  # the game-over mail shows the seed in two lines of 32

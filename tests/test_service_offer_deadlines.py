@@ -16,9 +16,11 @@ from test_cli_gm import run
 from test_service_offers import GROUP, PLAYERS, STANDING, offer, words
 from transcripts.harness import START, Mailroom, Out
 
-from pbem import gm_deadlines, gm_text, history, reports
 from pbem.archive.build import build_game
+from pbem.cli import gm_text
 from pbem.engine.state import Event
+from pbem.reports import mails as reports
+from pbem.service import gm_deadlines, history
 from pbem.service.deadlines import next_due, reminder_time
 from pbem.service.model import Timing
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from transcripts.harness import Mailroom, Out
 
-from pbem import reports
 from pbem.engine.codec import from_json
 from pbem.engine.commands import AcceptGroup, Command, DeclineGroup
+from pbem.reports import mails as reports
 from pbem.service.model import Timing
 
 PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed makes Carol play first

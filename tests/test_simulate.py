@@ -13,17 +13,18 @@ from dataclasses import replace
 import pytest
 from click.testing import CliRunner
 
-from pbem import bots, mailbots
-from pbem.cli import main
+from pbem import bots
+from pbem.bots import mailbots
+from pbem.bots.mailbots import belief
+from pbem.bots.simulate import BotTable, invariant_violations, play_game, simulate
+from pbem.cli.main import main
 from pbem.engine.carddata import load_cardset
 from pbem.engine.commands import BeginTurn
 from pbem.engine.rules import apply
 from pbem.engine.setup import Seat, Setup, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.engine.view import view
-from pbem.mailbots import belief
 from pbem.orders.format import format_order
-from pbem.simulate import BotTable, invariant_violations, play_game, simulate
 
 CARDS = load_cardset()
 CHUNKS = 20

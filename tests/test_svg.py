@@ -10,8 +10,8 @@ from test_reports_game import CARDS, first, steps
 
 from pbem.engine.structure import sides
 from pbem.engine.view import PlayerView, view
-from pbem.reports import structure_pictures
-from pbem.svg import CARD_W, CELL_H, CELL_W, SVG_NS, structure_svg
+from pbem.reports.mails import structure_pictures
+from pbem.reports.svg import CARD_W, CELL_H, CELL_W, SVG_NS, structure_svg
 
 NS = {"svg": SVG_NS}
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from factory import CARDS, deal, in_round, of_kind, place
 from test_service_flow import mail, position, table
 
-from pbem import reports
 from pbem.orders.parse import parse_orders
-from pbem.reports import OrderResult
+from pbem.reports import mails as reports
+from pbem.reports.mails import OrderResult
 from pbem.service.dispatch import advance, carry_out
 
 

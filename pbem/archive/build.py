@@ -30,11 +30,11 @@ from pbem.engine.rules import apply
 from pbem.engine.setup import new_game
 from pbem.engine.state import Event, GameState
 from pbem.engine.view import View, view
-from pbem.history import GameFile, Section, timeline
-from pbem.render import LANGUAGES, environment
-from pbem.reports import structure_pictures
-from pbem.reports_context import goal_lines, group_facts
+from pbem.reports.context import goal_lines, group_facts
+from pbem.reports.mails import structure_pictures
+from pbem.reports.templating import LANGUAGES, environment
 from pbem.service.entries import command_of
+from pbem.service.history import GameFile, Section, timeline
 from pbem.service.model import GameService
 from pbem.service.service import POSTMASTER
 from pbem.store import Store

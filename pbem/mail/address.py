@@ -8,11 +8,8 @@ given, naming it, rather than when a mail to it is composed or sent.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pbem.errors import AddressError
 from pbem.mail.compose import is_address
-from pbem.mail.sender import MaildirSender, PermanentSendError
 
 
 def mail_address(text: str) -> str:
@@ -33,13 +30,21 @@ def deliverable(address: str, *, maildir: bool) -> str:
     it files mail in a folder named by the address, so refuses one with a slash or a
     backslash, or starting with a dot."""
     address = mail_address(address)
-    if maildir:
-        try:
-            MaildirSender(Path()).maildir_path(address)  # only checks the name
-        except PermanentSendError:
-            raise AddressError(
-                "mail goes into one Maildir folder per address, and this address cannot "
-                "name a folder (a slash, a backslash, or a dot first)", text=address,
-                suggestion="Give an address without those, or send through SMTP "
-                "([smtp] in the configuration).") from None
+    if maildir and maildir_folder(address) is None:
+        raise AddressError(
+            "mail goes into one Maildir folder per address, and this address cannot "
+            "name a folder (a slash, a backslash, or a dot first)", text=address,
+            suggestion="Give an address without those, or send through SMTP "
+            "([smtp] in the configuration).")
     return address
+
+
+def maildir_folder(address: str) -> str | None:
+    """Give the name of the Maildir folder that mail to ``address`` is filed in, or None
+    when the address could not name one safely (a slash, a dot first: it could escape the
+    folder of Maildirs)."""
+    name = address.strip().strip("<>").strip().lower()
+    unsafe = any(c in "/\\<>" or c.isspace() or not c.isprintable() for c in name)
+    if not name or name.startswith(".") or unsafe or "@" not in name:
+        return None
+    return name

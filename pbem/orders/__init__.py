@@ -1,9 +1,9 @@
 """The order language: order mail text to order values, and back to text and plain words.
 
 ``parse_orders`` reads a whole mail (start line, orders, END), ``parse_order`` one line;
-``format_order`` gives the canonical text that reads back to the same value; ``paraphrase``
-says an order in plain English or French. Syntax is checked here, without the game state;
-legality is the engine's.
+``format_order`` gives the canonical text that reads back to the same value (the plain
+words for an order are ``pbem.reports.paraphrase``'s). Syntax is checked here, without
+the game state; legality is the engine's.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from pbem.orders.model import (
     Status,
     kind_of,
 )
-from pbem.orders.paraphrase import paraphrase
 from pbem.orders.parse import HEADER_FORM, blank_password, parse_orders
 
 __all__ = [
@@ -76,7 +75,6 @@ __all__ = [
     "format_order",
     "format_orders",
     "kind_of",
-    "paraphrase",
     "parse_order",
     "parse_orders",
 ]

@@ -1,6 +1,6 @@
 """Names an order may hold, by what the order expects there: a group, a special card, a player.
 
-Matching itself is ``pbem.names`` (case, punctuation, prefixes, aliases, "did you mean");
+Matching itself is ``pbem.orders.names`` (case, punctuation, prefixes, aliases, "did you mean");
 this module only picks the list to match against, so ``DROP Brib`` can say that Bribery is a
 special card rather than "no such group".
 """
@@ -16,7 +16,7 @@ from typing import Literal
 
 from pbem.engine.cards import ALIGNMENTS, CardSet
 from pbem.errors import PbemError, UnknownNameError
-from pbem.names import CARD_ALIASES, NameMatcher, normalize_name
+from pbem.orders.names import CARD_ALIASES, NameMatcher, normalize_name
 
 __all__ = ["NameKind", "Vocabulary", "canonical_zone"]
 

@@ -8,12 +8,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pbem import reports
 from pbem.engine.cards import CardSet
 from pbem.engine.state import Event, GameState
 from pbem.mail.compose import OutgoingMail, compose, message_id_for
-from pbem.reports import Rendered
-from pbem.reports_context import ServiceSettings
+from pbem.reports import mails as reports
+from pbem.reports.context import ServiceSettings
+from pbem.reports.mails import Rendered
 from pbem.service.deadlines import offer_due
 from pbem.service.entries import GmEvent
 from pbem.service.model import GameService, Seat, Timing, parse_iso

@@ -12,10 +12,10 @@ from typing import Any
 
 from pbem.errors import PbemError
 from pbem.orders.model import Located, ParsedOrders
-from pbem.orders.paraphrase import paraphrase
 from pbem.orders.parse import blank_password
-from pbem.render import render
-from pbem.reports import OrderResult
+from pbem.reports.mails import OrderResult
+from pbem.reports.paraphrase import paraphrase
+from pbem.reports.templating import render
 from pbem.service.dispatch import advance, carry_out, is_answer, is_move
 from pbem.service.model import Seat
 from pbem.service.refusals import worded

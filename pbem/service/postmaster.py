@@ -16,8 +16,8 @@ from datetime import datetime, timedelta
 from email.parser import BytesHeaderParser
 from typing import Any
 
-from pbem import reports
-from pbem.reports_context import moment_facts
+from pbem.reports import mails as reports
+from pbem.reports.context import moment_facts
 from pbem.service.mails import Sender, outbox_item
 from pbem.service.model import Seat, iso, parse_iso
 from pbem.store import OutboxItem, Store

@@ -15,7 +15,7 @@ from typing import Any
 import jinja2
 
 from pbem.errors import IllegalCommandError, PbemError
-from pbem.render import LANGUAGES, environment
+from pbem.reports.templating import LANGUAGES, environment
 
 
 def refused(lang: str, key: str, text: str = "", **words: Any) -> IllegalCommandError:

@@ -29,10 +29,10 @@ from pbem.mail.inbound import InboundMail, header_summary, parse_mail, receipt
 from pbem.orders.format import format_orders
 from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
-from pbem.reports import Problem
-from pbem.service import bot_mail
+from pbem.reports.mails import Problem
+from pbem.service import bot_seats
 from pbem.service.auth import COST, check_password, hash_password, new_password
-from pbem.service.deadlines import next_due, still_quiet
+from pbem.service.deadlines import next_due, still_quiet, tick
 from pbem.service.directory import Directory, seat_at
 from pbem.service.dispatch import advance
 from pbem.service.entries import commands
@@ -255,7 +255,7 @@ class Service:
         if state.phase == "over" or not service.started:
             return False, None
         table = Table(self.cards, state, service, now, self.store.log_length(game_id))
-        table.tick()
+        tick(table)
         self._advance(table)
         if table.entries or table.notices or table.service != service or any(
                 s.bot != bool(s.bot_password) for s in service.seats):
@@ -459,7 +459,7 @@ class Service:
     def _seal(self, steps: Steps, now: datetime, mail_id: str | None = None) -> None:
         """End a step: its number, its notices rendered and composed into mails."""
         table = steps.table
-        bot_mail.upkeep(table, lambda player: self._new_password(table.state.game, player),
+        bot_seats.upkeep(table, lambda player: self._new_password(table.state.game, player),
                         self.config.password_cost)
         table.service = replace(table.service, steps=table.service.steps + 1)
         steps.sent += addressed_mails(self.cards, self.store, self.config.sender, table, now)
@@ -479,7 +479,7 @@ class Service:
                           mail_ids=steps.mail_ids, cut_to=cut_to,
                           outbox=[item for _, item in steps.sent], expect_length=table.base,
                           drop=drop)
-        replies = [receipt(raw) for raw in bot_mail.replies(
+        replies = [receipt(raw) for raw in bot_seats.replies(
             self.cards, table.state.game, table.service.seats, steps.sent, self.config.sender)]
         if replies:
             self._bot_mail.update(message_id for _, message_id, _ in replies)

@@ -370,9 +370,3 @@ class Table:
         seats = tuple(replace(s, misses=0) if s.name == player else s
                       for s in self.service.seats)
         self.service = replace(self.service, seats=seats)
-
-    def tick(self) -> None:
-        """Deadlines and reminders at ``now`` (see ``pbem.service.deadlines``)."""
-        from pbem.service.deadlines import tick  # it builds on this module
-
-        tick(self)

@@ -22,8 +22,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pbem import gm, gm_deadlines
 from pbem.engine.state import GameState
+from pbem.service import gm, gm_deadlines
 from pbem.service.mails import Sender
 from pbem.service.model import GameService, Timing
 from pbem.service.service import Service, ServiceConfig
@@ -121,7 +121,7 @@ class Mailroom:
         return self._collect()
 
     def override(self, name: str, *args: Any, game: str = "", **options: Any) -> list[Out]:
-        """A game master's override of ``pbem.gm`` (``name``: "pause", "resume", "extend"...)
+        """A GM override of ``pbem.service.gm`` (``name``: "pause", "resume", "extend"...)
         on the game, with ``args`` after the game and keyword ``options`` after the clock
         (``reason=``); gives the mails sent."""
         game = game or self._only_game()

@@ -1,0 +1,96 @@
+"""``pbem run`` (the mail daemon) and ``pbem doctor`` (its configuration checked for real)."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+
+import click
+
+from pbem.errors import ConfigError, PbemError
+
+__all__ = ["doctor", "run"]
+
+_CONFIG_HELP = ("The TOML configuration file (see deploy/pbem.toml). Without it: the embedded "
+                "default (store in ./var/pbem, SMTP listener on 127.0.0.1:2525, outgoing mail "
+                "into Maildirs under ./var/pbem/maildirs).")
+_config_option = click.option(
+    "--config", "config_path", metavar="FILE", envvar="PBEM_CONFIG",
+    type=click.Path(dir_okay=False, path_type=Path), help=_CONFIG_HELP)
+
+
+def _fail(error: PbemError, code: int) -> None:
+    click.echo(f"pbem: {error}", err=True)
+    sys.exit(code)
+
+
+@click.command("run")
+@_config_option
+@click.option("--once", is_flag=True,
+              help="Process the mail waiting now (fetched once over IMAP), run the deadlines, "
+              "send the outbox, and exit.")
+def run(config_path: Path | None, once: bool) -> None:
+    """Run the mail daemon until SIGTERM or Ctrl-C (exit 2 on a bad configuration)."""
+    from pbem.daemon.config import load_config
+    from pbem.daemon.server import Daemon
+
+    try:
+        config = load_config(config_path)
+    except ConfigError as error:
+        _fail(error, 2)
+    logging.basicConfig(level=config.log_level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if config.log_level != "DEBUG":
+        # aiosmtpd logs every SMTP command at INFO: our own lines say what matters.
+        logging.getLogger("mail.log").setLevel(logging.WARNING)
+    try:
+        daemon = Daemon(config)
+        if once:
+            done = daemon.run_once()
+            click.echo(f"processed {done.processed} mail(s), sent {done.flush.sent}, "
+                       f"{done.flush.failed} to retry, {done.flush.given_up} given up")
+            for problem in done.problems:
+                click.echo(f"pbem: {problem}", err=True)
+            sys.exit(1 if done.problems else 0)
+
+        def stop(signum: int, frame: FrameType | None) -> None:
+            logging.getLogger("pbem.daemon.server").info(
+                "%s received: stopping after the current step", signal.Signals(signum).name)
+            daemon.request_stop()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        daemon.serve()
+    except ConfigError as error:  # e.g. the listener's port is taken
+        _fail(error, 2)
+    except PbemError as error:
+        _fail(error, 1)
+
+
+@click.command("doctor")
+@_config_option
+def doctor(config_path: Path | None) -> None:
+    """Check the configuration against the real servers and folders (exit 1 if anything is
+    wrong)."""
+    from pbem.daemon.config import load_config
+    from pbem.daemon.doctor import examine
+
+    try:
+        config = load_config(config_path)
+    except ConfigError as error:
+        click.echo(f"problem: {error}")
+        sys.exit(1)
+    findings = examine(config)
+    for finding in findings:
+        click.echo(f"{finding.level}: {finding.text}")
+    problems = sum(1 for f in findings if f.level == "problem")
+    click.echo("All is well." if not problems else
+               f"{problems} problem(s) found: the daemon would not work as configured.")
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":  # `python -m pbem.cli.daemon run ...` until pbem.cli.main lists them
+    click.Group(commands=[run, doctor])()

@@ -1,0 +1,180 @@
+"""``pbem demo``: a whole game on the embedded default, four bots playing by real mail.
+
+The daemon runs here with its own SMTP listener for mail in and local Maildirs for mail out.
+Each bot reads its Maildir, decides, and sends its orders over SMTP to the listener, as a
+person's mail client would. At the end the archive is built and the paths printed. With
+``keep_running`` the first seat is left to a person, and the daemon goes on serving.
+"""
+
+from __future__ import annotations
+
+import smtplib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from pbem.archive.build import build_game, build_index
+from pbem.bots.mailbots import BotSeat, MailBot
+from pbem.daemon.config import load_config
+from pbem.daemon.server import Daemon, utc_now
+from pbem.service import gm, history
+from pbem.transport.sender import MaildirSender, open_maildir
+
+GAME = "demo"
+BOTS = ("Adam", "Eve", "Mallory", "Trent")
+PLAYER_DOMAIN = "players.example"
+TURN_CAP = 300  # a documented cap: bots that stall cannot keep the demo running forever
+TIME_LIMIT = 30 * 60.0  # seconds before the demo gives up waiting for the game's end
+DEMO_MAILS_PER_HOUR = 1_000_000
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    outcome: str
+    winners: tuple[str, ...]
+    turns: int
+    maildirs: Path
+    archive: Path
+    mails_sent: int
+
+
+class _Mailbox:
+    """One seat's Maildir as its mail client sees it: the new mails, once each."""
+
+    def __init__(self, path: Path) -> None:
+        # The daemon may be delivering the welcome into it this very moment.
+        self.folder = open_maildir(path)
+        self._read: set[str] = set()  # keys already handed out: never parsed again
+
+    def new(self) -> list[bytes]:
+        fresh = []
+        for key in sorted(set(self.folder.iterkeys()) - self._read):
+            self._read.add(key)
+            message = self.folder[key]
+            if message.get_subdir() == "new":
+                fresh.append(self.folder.get_bytes(key))
+                message.set_subdir("cur")
+                message.add_flag("S")
+                self.folder[key] = message
+        return fresh
+
+
+def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
+             seed: str | None = None, victory_groups: int | None = None,
+             echo: Callable[[str], None] = print) -> DemoResult:
+    """Play the demo game in ``folder`` and give how it went (``victory_groups`` makes a
+    shorter game, for the tests)."""
+    folder = folder.resolve()
+    base = load_config(None)
+    assert base.listener is not None
+    # The bots write far more than a person: the per-sender hourly limit against floods
+    # (60 by default) would drop their mail unanswered a few dozen turns in.
+    config = replace(base, store=folder / "store", maildir=folder / "maildirs",
+                     listener=replace(base.listener, port=port), tick_seconds=5.0,
+                     mails_per_hour=DEMO_MAILS_PER_HOUR)
+    daemon = Daemon(config)
+    ready = threading.Event()
+    server = threading.Thread(target=daemon.serve, kwargs={"ready": ready.set}, daemon=True)
+    server.start()
+    if not ready.wait(30):
+        raise RuntimeError("the daemon did not start within 30 s")
+    listener = daemon.listener_port or port
+    service = daemon.service
+    maildir = MaildirSender(config.maildir)
+    names = [("You" if keep_running and i == 0 else name) for i, name in enumerate(BOTS)]
+    addresses = {n: f"{n.lower()}@{PLAYER_DOMAIN}" for n in names}
+    if GAME in service.games():
+        raise RuntimeError(f"{folder} already holds a demo game: give another folder")
+    options: dict[str, int] = {"max_turns": TURN_CAP}
+    if victory_groups is not None:
+        options["victory_groups"] = victory_groups
+    # As `pbem game create` and `start` do: the dice commitment is logged, for `pbem verify`.
+    gm.create_game(service, GAME, [(n, addresses[n], "") for n in names], seed=seed,
+                   options=options, now=utc_now())
+    passwords = gm.start_game(service, GAME, utc_now())
+    daemon.wake()
+    echo(f"Game {GAME!r} started: {', '.join(names)}. The daemon listens on "
+         f"127.0.0.1:{listener}; mail out goes to {config.maildir}.")
+
+    def mailer(sender: str) -> Callable[[bytes], None]:
+        """How a seat's mail client sends: SMTP to the listener, from the seat's address."""
+        def send(raw: bytes) -> None:
+            with smtplib.SMTP("127.0.0.1", listener, timeout=30) as smtp:
+                smtp.sendmail(sender, [config.sender.address], raw)
+            daemon.wake()
+        return send
+
+    bots = []
+    for name in names:
+        if name == "You":
+            continue
+        address = addresses[name]
+        seat = BotSeat(GAME, name, passwords[name], address, config.sender.address)
+        bot = MailBot(service.cards, seat, mailer(address))
+        bots.append((bot, _Mailbox(maildir.maildir_path(address))))
+    if keep_running:
+        _explain_joining(echo, passwords["You"], addresses["You"], listener,
+                         config.sender.address, maildir.maildir_path(addresses["You"]))
+
+    started = time.monotonic()
+    last_turn = -1
+    while True:
+        state = service.state(GAME)
+        if state.phase == "over":
+            break
+        if state.turn_number != last_turn and state.turn_number % 10 == 0:
+            echo(f"  turn {state.turn_number}: {state.active_player.name} to play")
+        last_turn = state.turn_number
+        moved = False
+        for bot, box in bots:
+            mails = box.new()
+            if mails and bot.receive(mails):
+                moved = True
+        if not moved:
+            if not keep_running and time.monotonic() - started > TIME_LIMIT:
+                raise RuntimeError("the demo game did not end in time")
+            time.sleep(0.05)
+    # Let the daemon send the last reports, then stop it and build the archive.
+    daemon.wake()
+    _wait_for_outbox(daemon)
+    final = service.state(GAME)
+    if not keep_running:
+        daemon.request_stop()
+        server.join(30)
+    archive = folder / "archive"
+    with daemon.store.lock():
+        record = history.read_game(daemon.store, GAME)
+    build_index([build_game(service.cards, record, archive)], archive)
+    result = DemoResult(final.outcome, final.winners, final.turn_number, config.maildir,
+                        archive / "index.html", _count(config.maildir))
+    if keep_running:
+        echo("The game is over; the daemon keeps running (Ctrl-C to stop).")
+        server.join()
+    return result
+
+
+def _wait_for_outbox(daemon: Daemon, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with daemon.store.lock():
+            if not daemon.store.outbox():
+                return
+        daemon.wake()
+        time.sleep(0.1)
+
+
+def _count(root: Path) -> int:
+    return sum(1 for path in root.glob("*/*/*") if path.is_file())
+
+
+def _explain_joining(echo: Callable[[str], None], password: str, address: str, port: int,
+                     service_address: str, maildir: Path) -> None:
+    echo("")
+    echo("You play the seat 'You'. Your mail client's outgoing server: 127.0.0.1, port "
+         f"{port}, no login. Send your orders to {service_address} from {address}.")
+    echo(f"Your password: {password}")
+    echo(f"Mail to you is delivered into the Maildir {maildir} (mutt -f {maildir} reads it).")
+    echo("Each report ends with an order form: reply with your orders filled in.")
+

@@ -1,0 +1,210 @@
+"""The game master's commands for whole games: ``pbem game create|start|show``, ``pbem
+games``, ``pbem process`` and ``pbem preview``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from typing import Any
+
+import click
+
+from pbem.cli import gm_text
+from pbem.cli.session import (
+    common,
+    counted,
+    explain,
+    game_named,
+    session,
+    shared_addresses,
+    where_of,
+)
+from pbem.engine.cards import CardSet
+from pbem.engine.state import Options
+from pbem.errors import PbemError
+from pbem.orders.names import CARD_ALIASES, NameMatcher
+from pbem.reports.templating import LANGUAGES
+from pbem.service import gm, history
+from pbem.service.model import Timing
+
+__all__ = ["game", "games", "preview", "process"]
+
+
+# --- games -------------------------------------------------------------------------------------
+
+
+@click.group("game")
+def game() -> None:
+    """Create, start and inspect one game."""
+
+
+@game.command("create")
+@click.argument("game_id", metavar="GAME")
+@click.option("--player", "players", multiple=True, required=True,
+              metavar="NAME=ADDRESS[:ILLUMINATI]",
+              help="A player, their address and (if chosen, not dealt) their Illuminati. "
+              "Give one --player per player, in seating order.")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="A rule option, e.g. network_goal=25, media_alignment=yes, max_turns=40.")
+@click.option("--orders-hours", type=click.FloatRange(0, min_open=True), default=72.0,
+              show_default=True, help="Hours the active player has for orders.")
+@click.option("--response-hours", type=click.FloatRange(0, min_open=True), default=24.0,
+              show_default=True, help="Hours the players have to answer an attack.")
+@click.option("--language", type=click.Choice(LANGUAGES), default="en", show_default=True,
+              help="The language of the players' mail, the welcome included, until each "
+              "chooses another (SET LANGUAGE).")
+@click.option("--seed", metavar="HEX", help="The secret seed of the dice (hex; default: "
+              "random). Only for tests and replays of a known game.")
+@common
+def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...],
+           orders_hours: float, response_hours: float, language: str, seed: str | None,
+           **kw: Any) -> None:
+    """Create GAME for its players; nothing is mailed until `pbem game start`."""
+    where = where_of(kw)
+    seats = [(n, where.address(a, "--player"), i) for n, a, i in map(_player, players)]
+    chosen = _options(options)
+    if seed is not None:
+        try:
+            bytes.fromhex(seed)
+        except ValueError:
+            raise click.BadParameter("the seed is hex digits, an even number of them",
+                                     param_hint="--seed") from None
+    with session(where, create=True) as service:
+        seats = [(n, a, _illuminati(service.cards, i) if i else "") for n, a, i in seats]
+        promise = gm.create_game(service, game_id, seats, options=chosen, seed=seed,
+                                 timing=Timing(orders_hours=orders_hours,
+                                               response_hours=response_hours),
+                                 now=where.now, lang=language)
+    click.echo(f"Created game {game_id} for {', '.join(s[0] for s in seats)}.")
+    shared_addresses([(name, address) for name, address, _ in seats])
+    click.echo(f"Dice commitment (SHA-256 of the secret seed): {promise}")
+    click.echo(f"Start it with: pbem game start {game_id}")
+
+
+def _player(text: str) -> tuple[str, str, str]:
+    name, sep, rest = text.partition("=")
+    address, _, illuminati = rest.partition(":")
+    if not sep or not name.strip() or "@" not in address:
+        raise click.BadParameter(f"{text!r} is not NAME=ADDRESS[:ILLUMINATI], e.g. "
+                                 "ann=ann@example.org:Bavarian", param_hint="--player")
+    return name.strip(), address.strip(), illuminati.strip()
+
+
+def _illuminati(cards: CardSet, query: str) -> str:
+    names = [i.name for i in cards.illuminati]
+    try:
+        return NameMatcher(names, aliases=CARD_ALIASES, what="Illuminati").match(query)
+    except PbemError as error:
+        raise click.BadParameter(explain(error), param_hint="--player") from error
+
+
+def _options(items: tuple[str, ...]) -> dict[str, Any]:
+    known = {f.name: f.type for f in fields(Options)}
+    chosen: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or key not in known:
+            close = ", ".join(known)
+            raise click.BadParameter(f"{item!r}: the options are {close} (KEY=VALUE)",
+                                     param_hint="--option")
+        word = value.strip().lower()
+        if known[key] in ("bool", bool):
+            if word not in ("yes", "no", "true", "false", "on", "off", "1", "0"):
+                raise click.BadParameter(f"{key} is yes or no", param_hint="--option")
+            chosen[key] = word in ("yes", "true", "on", "1")
+        else:
+            try:
+                chosen[key] = int(word)
+            except ValueError:
+                raise click.BadParameter(f"{key} is a whole number",
+                                         param_hint="--option") from None
+    return chosen
+
+
+@game.command("start")
+@click.argument("game_id", metavar="GAME")
+@click.option("--show-passwords", is_flag=True,
+              help="Print the players' passwords (they are mailed in any case).")
+@common
+def start(game_id: str, show_passwords: bool, **kw: Any) -> None:
+    """Start GAME: passwords made, welcome mails queued, the first turn begins."""
+    where = where_of(kw)
+    with session(where) as service:
+        game_id = game_named(service, game_id)
+        passwords = gm.start_game(service, game_id, where.now)
+    click.echo(f"Started {game_id}: welcome mails queued for {', '.join(passwords)}.")
+    if show_passwords:
+        for name, password in passwords.items():
+            click.echo(f"  {name}: {password}")
+
+
+@game.command("show")
+@click.argument("game_id", metavar="GAME")
+@click.option("--json", "as_json", is_flag=True, help="The state and service record as JSON.")
+@common
+def show(game_id: str, as_json: bool, **kw: Any) -> None:
+    """Everything about GAME, secrets included: the game master sees it all."""
+    where = where_of(kw)
+    with session(where) as service:
+        game_id = game_named(service, game_id)
+        record = history.read_game(service.store, game_id)
+        cards = service.cards
+    if as_json:
+        click.echo(json.dumps(history.export(record)["snapshot"], indent=1, ensure_ascii=False))
+        return
+    click.echo(gm_text.show_text(cards, record, where.now), nl=False)
+
+
+@click.command("games")
+@common
+def games(**kw: Any) -> None:
+    """List the games of the store."""
+    where = where_of(kw)
+    with session(where) as service:
+        records = [history.read_game(service.store, g) for g in service.games()]
+    if not records:
+        click.echo("No games yet. Create one with `pbem game create`.")
+        return
+    rows = [("GAME", "STATUS", "TURN", "STEP", "PLAYERS", "DEADLINE")]
+    for r in records:
+        state = r.state
+        status = gm_text.status(r.state, r.service)
+        if state.phase == "over":
+            status = f"over: {', '.join(state.winners) or state.outcome}"
+        elif r.service.started:
+            status += f", {state.active_player.name} to play"
+        deadline = "" if state.phase == "over" else (
+            r.service.window.deadline if r.service.window else r.service.deadline)
+        rows.append((r.game, status, str(state.turn_number), str(state.seq),
+                     ", ".join(p.name for p in state.players), deadline[:16]))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+# --- running -----------------------------------------------------------------------------------
+
+
+@click.command("process")
+@common
+def process(**kw: Any) -> None:
+    """Process the waiting mail now, run the deadlines, and let bot seats play."""
+    where = where_of(kw)
+    with session(where) as service:
+        done = gm.process(service, where.now)
+    click.echo(f"{counted(done.mails, 'mail')} processed.")
+    for game_id, steps in sorted(done.steps.items()):
+        click.echo(f"{game_id}: {counted(steps, 'step')} logged.")
+
+
+@click.command("preview")
+@click.argument("game_id", metavar="GAME")
+@common
+def preview(game_id: str, **kw: Any) -> None:
+    """What `pbem process` would do to GAME now (or at --now), without doing it."""
+    where = where_of(kw)
+    with session(where) as service:
+        game_id = game_named(service, game_id)
+        seen = gm.preview(service, game_id, where.now)
+    click.echo(gm_text.preview_text(seen), nl=False)

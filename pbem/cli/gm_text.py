@@ -1,0 +1,99 @@
+"""The game master's pictures of a game, as text for the terminal (English): its status, the
+whole game with its secrets, and what the next step would do."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pbem.engine.cards import CardSet
+from pbem.engine.state import GameState
+from pbem.engine.view import view
+from pbem.orders.format import format_order
+from pbem.reports.context import (
+    Deadline,
+    deadline_facts,
+    goal_lines,
+    group_facts,
+    utc_minute,
+)
+from pbem.reports.templating import environment
+from pbem.reports.tree import tree_rows
+from pbem.service.deadlines import offer_due
+from pbem.service.gm import Preview
+from pbem.service.history import GameFile
+from pbem.service.model import GameService, parse_iso
+
+
+def status(state: GameState, service: GameService) -> str:
+    """One word or two: over, not started, paused or running."""
+    if state.phase == "over":
+        return "over"
+    if not service.started:
+        return "not started"
+    return "paused" if service.paused else "running"
+
+
+def show_text(cards: CardSet, game: GameFile, now: datetime) -> str:
+    """Everything about a game as the game master sees it (secrets included), as text."""
+    v = view(cards, game.state, None)
+    service, window = game.service, game.service.window
+    template = environment().get_template("archive/show.txt.j2")
+    return template.render(
+        v=v, service=service, status=status(game.state, service),
+        deadline=_deadline(service.deadline, now), window=window,
+        waiting=[p for p in window.asked if not window.answered(p)] if window else [],
+        answered=[a.player for a in window.answers] if window else [],
+        window_deadline=_deadline(window.deadline, now) if window else None,
+        offer_deadline=deadline_facts(offer_due(game.state, service), now, "UTC"),
+        queue=[format_order(q.order) for q in service.queue],
+        standing={s.name: [format_order(o) for o in service.standing_of(s.name)]
+                  for s in service.seats},
+        trees={p.name: tree_rows(p.structure) for p in v.players},
+        goals={p.name: goal_lines(cards, p) for p in v.players},
+        resistance={g.name: g.resistance for g in group_facts(
+            cards, (c.card for p in v.players for c in p.structure))},
+        draws=game.state.dice.draws, deck_top=game.state.deck[:5],
+    ).rstrip() + "\n"
+
+
+def preview_text(seen: Preview) -> str:
+    """A preview as text: the steps, the mails and the deadline that would change."""
+    before, after, state = seen.before, seen.after, seen.state
+    closing = ""
+    if before.window is not None and (after.window is None
+                                      or after.window.opened != before.window.opened):
+        closing = before.window.deadline[:16].replace("T", " ")
+    mails: dict[str, list[str]] = {}
+    for kind, to in seen.mails:
+        mails.setdefault(kind, []).append(to or "the game master")
+    steps = [(seq, type(c).__name__ + ("" if c.player in ("*", "") else f" by {c.player}"),
+              events) for seq, c, events in seen.steps]
+    if state.phase == "over":
+        waiting = "The game is over."
+    elif not after.started or after.paused:
+        waiting = "The game has not started." if not after.started else "The game is paused."
+    elif after.window is not None:
+        late = [p for p in after.window.asked if not after.window.answered(p)]
+        waiting = (f"The response window waits for {', '.join(late) or 'nobody'} until "
+                   f"{after.window.deadline[:16].replace('T', ' ')} UTC.")
+    else:
+        waiting = (f"{state.active_player.name}'s orders are due by "
+                   f"{after.deadline[:16].replace('T', ' ') or 'no deadline'} UTC.")
+    # A group offered waits for its receiver's answer, by a deadline of its own; said beside
+    # the orders' deadline (a paused game or an attack's window waits on something else).
+    running = state.phase != "over" and after.started and not after.paused
+    offer = state.offer if running and after.window is None else None
+    due = offer_due(state, after) if offer else None
+    template = environment().get_template("archive/preview.txt.j2")
+    return template.render(
+        game=seen.game, when=utc_minute(seen.now),
+        closing=closing, steps=steps, mails=list(mails.items()),
+        deadline_moves=after.deadline != before.deadline,
+        after_deadline=after.deadline[:16].replace("T", " "), waiting=waiting,
+        offer=offer, offer_due=utc_minute(due) if due else "",
+        inbox=seen.inbox,
+    ).rstrip() + "\n"
+
+
+def _deadline(moment: str, now: datetime) -> Deadline | None:
+    return deadline_facts(parse_iso(moment), now, "UTC") if moment else None

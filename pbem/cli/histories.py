@@ -1,0 +1,192 @@
+"""The game master's view of what happened: ``pbem history``, ``export``, ``replay``,
+``verify`` and the static web site, ``pbem archive build``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pbem.archive.build import build_game, build_index, game_ids
+from pbem.cli.session import (
+    BusyError,
+    common,
+    counted,
+    explain,
+    game_named,
+    session,
+    where_of,
+)
+from pbem.engine.codec import to_json
+from pbem.errors import PbemError
+from pbem.orders.names import NameMatcher
+from pbem.reports.templating import LANGUAGES
+from pbem.service import gm, history
+
+__all__ = ["archive", "export", "history_command", "replay", "verify"]
+
+
+# --- histories ---------------------------------------------------------------------------------
+
+
+@click.command("history")
+@click.argument("game_id", metavar="GAME")
+@click.option("--player", help="Only what this player may see (their own view, their own "
+              "secrets included).")
+@common
+def history_command(game_id: str, player: str | None, **kw: Any) -> None:
+    """Print GAME's timeline, turn by turn (step numbers are for `pbem rollback`).
+
+    Without --player it is the game master's view: every hand, secret goal and hidden
+    treasury of a game in progress. Keep it to yourself."""
+    where = where_of(kw)
+    with session(where) as service:
+        game_id = game_named(service, game_id)
+        record = history.read_game(service.store, game_id)
+        cards = service.cards
+        if player is not None:
+            try:
+                player = NameMatcher([p.name for p in record.state.players],
+                                     what="player").match(player)
+            except PbemError as error:
+                raise click.BadParameter(explain(error), param_hint="--player") from error
+    click.echo(history.timeline_text(cards, record, player), nl=False)
+
+
+@click.command("export")
+@click.argument("game_id", metavar="GAME")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to this file instead of standard output.")
+@common
+def export(game_id: str, output: Path | None, **kw: Any) -> None:
+    """Write GAME as JSON: setup, seats (no password hashes), log (GM entries too), snapshot.
+
+    While the game runs the export holds its secret seed: keep it to yourself.
+    """
+    where = where_of(kw)
+    with session(where) as service:
+        game_id = game_named(service, game_id)
+        data = history.export(history.read_game(service.store, game_id))
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise click.ClickException(f"Cannot write {output}: {error.strerror or error}. "
+                                       "Give a file in a folder that exists and you may "
+                                       "write to.") from error
+        click.echo(f"Wrote {output} ({len(data['log'])} log entries).")
+
+
+@click.command("replay")
+@click.argument("game_id", metavar="GAME")
+@click.option("--check", is_flag=True,
+              help="Compare the rebuilt state with the snapshot; exit 1 at the first "
+              "difference.")
+@click.option("--to", "to", type=click.IntRange(0), metavar="STEP",
+              help="Rebuild only up to this step.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rebuilt state as JSON.")
+@common
+def replay(game_id: str, check: bool, to: int | None, as_json: bool, **kw: Any) -> None:
+    """Rebuild GAME's state from its setup and log."""
+    if check and to is not None:
+        raise click.UsageError("--check compares the whole log with the snapshot: drop --to.")
+    where = where_of(kw)
+    with session(where) as service:
+        game_id = game_named(service, game_id)
+        record = history.read_game(service.store, game_id)
+        cards = service.cards
+    try:
+        if check:
+            difference = history.replay_difference(cards, record)
+            if difference:
+                raise click.ClickException(f"The log and the snapshot differ: {difference}.")
+            click.echo(f"{game_id}: replaying its "
+                       f"{counted(len(record.log), 'log entry', 'log entries')} gives the "
+                       "snapshot exactly.")
+            return
+        state = history.replayed(cards, record, to)
+    except PbemError as error:
+        raise click.ClickException(explain(error)) from error
+    if as_json:
+        click.echo(json.dumps(to_json(state), indent=1, ensure_ascii=False))
+    else:
+        click.echo(f"{game_id} rebuilt to step {state.seq}: turn {state.turn_number}, "
+                   f"{state.active_player.name} active, phase {state.phase}.")
+
+
+@click.command("verify")
+@click.argument("game_id", metavar="GAME")
+@click.option("--running", is_flag=True,
+              help="Check a game still running (its seed is known only to the game master).")
+@common
+def verify(game_id: str, running: bool, **kw: Any) -> None:
+    """Recompute every roll and shuffle of GAME from its revealed seed; exit 1 if any
+    differs from the log or the seed from the commitment sent at the start."""
+    where = where_of(kw)
+    with session(where) as service:
+        game_id = game_named(service, game_id)
+        record = history.read_game(service.store, game_id)
+        cards = service.cards
+    if record.state.phase != "over" and not running:
+        raise click.ClickException(
+            f"{game_id} is not over: its seed is still secret. Add --running to check it "
+            "anyway (as the game master).")
+    result = history.verify(cards, record)
+    click.echo(f"Seed:       {result.seed}")
+    click.echo(f"SHA-256:    {result.commitment}")
+    click.echo(f"Checked:    {counted(result.setup_draws, 'draw')} of the setup, "
+               f"{counted(result.steps, 'step')}, {counted(result.rolls, 'roll')}.")
+    if result.ok:
+        click.echo("Every roll and shuffle matches the seed, and the seed its commitment.")
+        return
+    for problem in result.problems:
+        click.echo(f"PROBLEM: {problem}", err=True)
+    raise click.ClickException(f"{counted(len(result.problems), 'problem')} found.")
+
+
+# --- the archive -------------------------------------------------------------------------------
+
+
+@click.group("archive")
+def archive() -> None:
+    """The static web site of every game."""
+
+
+@archive.command("build")
+@click.argument("folder", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--language", type=click.Choice(LANGUAGES), default=None,
+              help="The language of every page. Default: each game's pages in the game's "
+              "language (the one most of its players read their mail in), the list of games "
+              "in the one all the games share; English otherwise.")
+@common
+def archive_build(folder: Path, language: str | None, **kw: Any) -> None:
+    """Write the archive of all games to DIR: finished games in full, running games as
+    every player may see them."""
+    where = where_of(kw)
+    with session(where) as service:
+        store, cards = service.store, service.cards
+        ids = game_ids(store)
+    summaries = []
+    try:
+        with click.progressbar(ids, label="Building the archive",
+                               item_show_func=lambda g: g or "") as bar:
+            for game_id in bar:
+                with gm.locked(store, where.wait):
+                    record = history.read_game(store, game_id)
+                summaries.append(build_game(cards, record, folder, language))
+        build_index(summaries, folder, language)
+    except gm.StoreBusyError as error:
+        raise BusyError(explain(error)) from error
+    except PbemError as error:
+        raise click.ClickException(explain(error)) from error
+    except OSError as error:
+        raise click.ClickException(f"Cannot write the archive to {folder}: "
+                                   f"{error.strerror or error}.") from error
+    count = len(summaries)
+    click.echo(f"Wrote {folder / 'index.html'} ({counted(count, 'game')}).")
+

@@ -1,0 +1,104 @@
+"""The game master's view of outgoing mail: ``pbem outbox list``, ``retry`` and ``drop``.
+
+The daemon gives a mail up after too many refusals for now, or at once when the server
+refuses it for good (an address that does not exist); it stays in the store, marked. The
+game master lists what waits and why, fixes the cause (an address, with ``pbem replace``; the
+relay's settings) and queues it again; the daemon sends it on its next pass (within a
+minute); or drops it for good, each drop a GM entry of the game's log that only the game
+master's views show. Mail queued for a seat whose address ``pbem replace`` changed is
+dropped by the replacement itself (docs/service.md).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import click
+
+from pbem.cli.session import common, session, where_of
+from pbem.daemon.outbox import GIVEN_UP
+from pbem.service.gm_outbox import drop_mail
+from pbem.store import OutboxItem
+
+__all__ = ["outbox"]
+
+log = logging.getLogger(__name__)
+
+
+@click.group("outbox")
+def outbox() -> None:
+    """Outgoing mail not sent yet: list it, queue given-up mail again, or drop it."""
+
+
+def given_up(item: OutboxItem) -> bool:
+    """True when the daemon will not try this mail again by itself."""
+    return (item.last_error or "").startswith(GIVEN_UP)
+
+
+@outbox.command("list")
+@click.option("--given-up", "only_given_up", is_flag=True,
+              help="Only the mails the daemon gave up on.")
+@common
+def list_mail(only_given_up: bool, **kw: Any) -> None:
+    """List the mails waiting to be sent, oldest first, with their last error."""
+    with session(where_of(kw)) as service:
+        items = [i for i in service.store.outbox() if given_up(i) or not only_given_up]
+    if not items:
+        click.echo("No mail given up." if only_given_up else "No mail waiting to be sent.")
+        return
+    for item in items:
+        state = ("given up" if given_up(item) else
+                 f"retry at {item.retry_at[:16]}" if item.retry_at else "due")
+        click.echo(f"{item.outbox_id}  game {item.game_id or '-'}  to {item.to}  "
+                   f"queued {item.created_at[:16]}  tries {item.attempts}  {state}")
+        if item.last_error:
+            click.echo(f"    last error: {item.last_error.removeprefix(GIVEN_UP)}")
+
+
+@outbox.command("retry")
+@click.argument("outbox_ids", nargs=-1, metavar="[ID]...")
+@click.option("--given-up", "all_given_up", is_flag=True,
+              help="Every mail the daemon gave up on.")
+@common
+def retry(outbox_ids: tuple[str, ...], all_given_up: bool, **kw: Any) -> None:
+    """Queue mails again, as if never tried: the daemon sends them on its next pass."""
+    if not outbox_ids and not all_given_up:
+        raise click.UsageError("Name the mails to retry (see `pbem outbox list`), or give "
+                               "--given-up for all the mails the daemon gave up on.")
+    with session(where_of(kw)) as service:
+        ids = list(outbox_ids) or [i.outbox_id for i in service.store.outbox() if given_up(i)]
+        for outbox_id in ids:
+            service.store.requeue(outbox_id)
+    click.echo(f"{len(ids)} mail(s) queued again; the daemon sends them within a minute."
+               if ids else "No mail given up.")
+
+
+@outbox.command("drop")
+@click.argument("outbox_ids", nargs=-1, metavar="[ID]...")
+@click.option("--given-up", "all_given_up", is_flag=True,
+              help="Every mail the daemon gave up on.")
+@click.option("--reason", default="", help="Why: logged in the game's log, for you alone.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@common
+def drop(outbox_ids: tuple[str, ...], all_given_up: bool, reason: str, yes: bool,
+         **kw: Any) -> None:
+    """Discard mails for good, unsent: the daemon will never send them.
+
+    Each is logged in its game's log, shown in your `pbem history GAME` and to no player."""
+    if not outbox_ids and not all_given_up:
+        raise click.UsageError("Name the mails to drop (see `pbem outbox list`), or give "
+                               "--given-up for all the mails the daemon gave up on.")
+    where = where_of(kw)
+    with session(where) as service:
+        ids = list(outbox_ids) or [i.outbox_id for i in service.store.outbox() if given_up(i)]
+        if not ids:
+            click.echo("No mail given up.")
+            return
+        if not yes:
+            click.confirm(f"Drop {len(ids)} mail(s) for good, unsent?", abort=True)
+        dropped = drop_mail(service, ids, where.now, reason)
+    for item in dropped:
+        log.warning("game master dropped mail %s (game %s, to %s), unsent", item.outbox_id,
+                    item.game_id, item.to)
+    click.echo(f"{len(dropped)} mail(s) dropped; they will not be sent.")

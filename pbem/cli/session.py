@@ -1,0 +1,175 @@
+"""What every game master command shares: its options, the store's lock held while it
+works, and typed errors turned into messages a person can act on."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from pbem.daemon.config import load_config
+from pbem.engine.carddata import load_cardset
+from pbem.engine.cards import CardSet
+from pbem.errors import AddressError, PbemError
+from pbem.mail.address import deliverable
+from pbem.service import gm
+from pbem.service.service import Service, ServiceConfig
+from pbem.store import Store
+
+__all__ = ["BusyError", "Where", "common", "counted", "explain", "game_named", "session",
+           "where_of"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class BusyError(click.ClickException):
+    exit_code = 3
+
+
+@dataclass(frozen=True)
+class Where:
+    """The store, the service's settings and the clock the command works with."""
+
+    store: Path
+    wait: float
+    now: datetime
+    config: ServiceConfig
+    maildir: bool = False  # mail goes out into Maildirs (no [smtp]): see pbem.mail.address
+
+    def address(self, text: str, option: str) -> str:
+        """``text`` as a seat's address, checked as every address is (pbem.mail.address),
+        and as one the sender configured delivers to; else the command ends naming it."""
+        try:
+            return deliverable(text, maildir=self.maildir)
+        except AddressError as error:
+            raise click.BadParameter(explain(error), param_hint=option) from None
+
+
+def _where(config_path: Path | None, store: Path | None, wait: float,
+           now: str | None) -> Where:
+    try:
+        config = load_config(config_path)
+    except PbemError as error:
+        raise click.ClickException(explain(error)) from error
+    if store is None:
+        root = click.get_current_context().find_root().obj
+        given = root.get("store") if isinstance(root, dict) else None
+        store = Path(given) if given else config.store
+    moment = datetime.now(UTC)
+    if now:
+        try:
+            moment = datetime.fromisoformat(now)
+        except ValueError:
+            raise click.BadParameter("write a time as 2024-05-01T18:00 (ISO 8601)",
+                                     param_hint="--now") from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+    return Where(store, wait, moment, config.service_config(), maildir=config.smtp is None)
+
+
+def common(command: F) -> F:
+    """The options every game master command takes: the daemon's configuration (for the
+    store and who the mails come from), the store, the wait for its lock, the clock."""
+    options = [
+        click.option("--config", "config_path", metavar="FILE", envvar="PBEM_CONFIG",
+                     type=click.Path(dir_okay=False, path_type=Path),
+                     help="The daemon's TOML configuration: the store and the mail "
+                     "settings [env PBEM_CONFIG; default: the embedded one]."),
+        click.option("--store", type=click.Path(file_okay=False, path_type=Path),
+                     envvar="PBEM_STORE", help="The game store folder, instead of the "
+                     "configuration's [env PBEM_STORE; default ./var/pbem]."),
+        click.option("--wait", type=click.FloatRange(0), default=30.0, show_default=True,
+                     help="Seconds to wait for the store's lock if the daemon holds it."),
+        click.option("--now", metavar="TIME", envvar="PBEM_NOW",
+                     help="Act as if the time were this (ISO 8601, UTC unless it says; "
+                     "default: now) [env PBEM_NOW]."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@contextmanager
+def session(where: Where, *, create: bool = False) -> Iterator[Service]:
+    """The service of the store, its lock held; PbemErrors become plain messages."""
+    if not create and not (where.store / "games").is_dir():
+        raise click.ClickException(
+            f"There is no game store at {where.store}. Give --store (or set PBEM_STORE), or "
+            "create a game first with `pbem game create`.")
+    try:
+        store = Store(where.store)
+        with gm.locked(store, where.wait):
+            yield Service(store, where.config, _cards())
+    except gm.StoreBusyError as error:
+        raise BusyError(explain(error)) from error
+    except PbemError as error:
+        raise click.ClickException(explain(error)) from error
+
+
+def game_named(service: Service, name: str) -> str:
+    """The id of the game ``name`` names, letter case aside (as a mail may name it); an
+    unknown name ends the command with the games whose ids come close."""
+    found = service.store.game_named(name)
+    if found is not None and found in service.games():
+        return found
+    ids = {g.casefold(): g for g in service.games()}
+    close = [ids[c] for c in difflib.get_close_matches(name.casefold(), ids, n=3, cutoff=0.5)]
+    hint = f"Did you mean {' or '.join(close)}?" if close else "See `pbem games`."
+    raise click.ClickException(f"There is no game {name!r} in this store. {hint}")
+
+
+def explain(error: PbemError) -> str:
+    """A typed error as sentences a person can act on: what is wrong, then what to do."""
+
+    def sentence(text: str) -> str:
+        text = text.strip()
+        # A sentence that begins with the input it is about (a seat's name, "ben is not a
+        # player ...") keeps the input's own spelling.
+        if not (error.text and text.startswith(error.text)):
+            text = text[:1].upper() + text[1:]
+        return text if text.endswith((".", "?", "!")) else text + "."
+
+    message = error.message
+    if error.text and error.text not in message:
+        message += f" ({error.text!r})"
+    hint = f" {sentence(error.suggestion)}" if error.suggestion else ""
+    return sentence(message) + hint
+
+
+_CARDS: list[CardSet] = []
+
+
+def _cards() -> CardSet:
+    if not _CARDS:
+        _CARDS.append(load_cardset())
+    return _CARDS[0]
+
+
+def where_of(kwargs: dict[str, Any]) -> Where:
+    """The ``common`` options taken out of a command's keyword arguments."""
+    return _where(kwargs.pop("config_path"), kwargs.pop("store"), kwargs.pop("wait"),
+                  kwargs.pop("now"))
+
+
+def shared_addresses(seats: list[tuple[str, str]]) -> None:
+    """Point out an address given to several seats (a typo, most often): allowed, since each
+    mail names its player, but both passwords then go to one mailbox."""
+    by_address: dict[str, list[str]] = {}
+    for name, address in seats:
+        by_address.setdefault(address.lower(), []).append(name)
+    for address, names in by_address.items():
+        if len(names) > 1:
+            click.echo(f"Note: {' and '.join(names)} share the address {address}: their "
+                       "mail (passwords included) goes to one mailbox.")
+
+
+def counted(n: int, one: str, more: str = "") -> str:
+    """``n`` and the noun after it, in the plural unless n is 1 (``more``: an irregular
+    plural; by default ``one`` with an s)."""
+    return f"{n} {one if n == 1 else more or one + 's'}"

@@ -1,0 +1,352 @@
+"""The daemon's configuration: a TOML file (or nothing: the embedded default) plus secrets
+from the environment.
+
+With no file at all the daemon keeps its store in ``./var/pbem``, listens for SMTP on
+127.0.0.1:2525 for mail to our address or domain, and writes outgoing mail into one local
+Maildir per player under ``./var/pbem/maildirs/``. ``deploy/pbem.toml`` documents every key.
+
+Relative paths in a file are taken from the file's folder, so the daemon finds its store
+whatever folder it is started from. Passwords may be left out of the file and given as
+``PBEM_IMAP_PASSWORD`` and ``PBEM_SMTP_PASSWORD``; the environment wins over the file.
+Every mistake is a :class:`~pbem.errors.ConfigError` naming the key and the file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar, cast
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pbem.errors import AddressError, ConfigError
+from pbem.mail.address import deliverable, mail_address
+from pbem.reports.templating import LANGUAGES
+from pbem.service.mails import Sender
+from pbem.service.service import ServiceConfig
+from pbem.transport.imap import ImapConfig
+from pbem.transport.sender import Security
+
+DEFAULT_STORE = Path("var/pbem")
+IMAP_PASSWORD_ENV = "PBEM_IMAP_PASSWORD"
+SMTP_PASSWORD_ENV = "PBEM_SMTP_PASSWORD"
+_SECURITY = ("tls", "starttls", "plain")
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+# Every section and key a file may hold; anything else is a mistake worth naming.
+_KEYS: dict[str, tuple[str, ...]] = {
+    "store": ("path",),
+    "mail": ("address", "name", "domain", "gm_address", "gm_language", "gm_timezone",
+             "templates", "max_kib", "mails_per_hour", "envelope_from"),
+    "listener": ("enabled", "host", "port", "accept"),
+    "imap": ("host", "port", "security", "username", "password", "folder",
+             "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
+             "ca_file"),
+    "smtp": ("host", "port", "security", "username", "password", "timeout", "ca_file"),
+    "maildir": ("path",),
+    "daemon": ("tick_seconds", "give_up_after", "log_level"),
+}
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ListenerSettings:
+    """The embedded SMTP listener: where it listens and whose mail it takes."""
+
+    host: str = "127.0.0.1"
+    port: int = 2525
+    accept: tuple[str, ...] = ()  # addresses, or "@domain" for a whole domain
+
+    def accepts(self, address: str) -> bool:
+        """Tell whether mail for ``address`` is ours to take."""
+        bare = address.strip().strip("<>").strip().lower()
+        domain = "@" + bare.rsplit("@", 1)[-1] if "@" in bare else ""
+        return bare in self.accept or (domain != "" and domain in self.accept)
+
+
+@dataclass(frozen=True)
+class SmtpSettings:
+    """The relay our mail goes out through."""
+
+    host: str
+    port: int
+    security: Security = "starttls"
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    timeout: float = 30.0
+    ca_file: str | None = None
+
+
+@dataclass(frozen=True)
+class DaemonConfig:
+    """Everything ``pbem run`` and ``pbem doctor`` need, checked."""
+
+    source: Path | None  # the file read, None for the embedded default
+    store: Path
+    sender: Sender
+    envelope_from: str
+    max_mail_bytes: int = 256 * 1024
+    mails_per_hour: int = 60
+    listener: ListenerSettings | None = field(default_factory=ListenerSettings)
+    imap: ImapConfig | None = None
+    smtp: SmtpSettings | None = None
+    maildir: Path = DEFAULT_STORE / "maildirs"
+    tick_seconds: float = 60.0
+    give_up_after: int = 30  # failed attempts before a mail is given up as undeliverable
+    log_level: str = "INFO"
+
+    @property
+    def origin(self) -> str:
+        """Give where the settings came from, for messages."""
+        return str(self.source) if self.source else "the embedded default configuration"
+
+    @property
+    def imap_cursor(self) -> Path:
+        """Give the file keeping the IMAP intake's position."""
+        return self.store / "daemon" / "imap-cursor.json"
+
+    def service_config(self) -> ServiceConfig:
+        """Give the game service's settings."""
+        return ServiceConfig(sender=self.sender, max_mail_bytes=self.max_mail_bytes,
+                             mails_per_hour=self.mails_per_hour)
+
+
+def load_config(path: Path | None = None,
+                env: Mapping[str, str] | None = None) -> DaemonConfig:
+    """Give the configuration read from ``path`` (None: the embedded default)."""
+    env = os.environ if env is None else env
+    if path is None:
+        return _build({}, None, Path.cwd(), env)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"The configuration file {path} does not exist.",
+                          suggestion="Give the right path, or leave out --config to run "
+                          "with the embedded default.") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"Cannot read the configuration file {path}: {error}.") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"The configuration file {path} is not valid TOML: {error}.",
+                          suggestion="Check the quotes and brackets on that line.") from None
+    return _build(data, path, path.resolve().parent, env)
+
+
+class _Reader:
+    """Reads typed values out of one section, naming the key and the file on a mistake."""
+
+    def __init__(self, data: Mapping[str, Any], section: str, origin: str, base: Path) -> None:
+        self.section, self.origin, self.base = section, origin, base
+        value = data.get(section, {})
+        if not isinstance(value, dict):
+            raise ConfigError(f"In {origin}, [{section}] must be a table of keys.",
+                              suggestion=f"Write it as a section: [{section}] on a line of "
+                              "its own, the keys below it.")
+        self.values: dict[str, Any] = value
+        for key in value:
+            if key not in _KEYS[section]:
+                close = difflib.get_close_matches(key, _KEYS[section], n=1)
+                hint = (f"Did you mean {close[0]}?" if close
+                        else f"Known keys: {', '.join(_KEYS[section])}.")
+                raise ConfigError(f"In {origin}, [{section}] has an unknown key {key!r}.",
+                                  suggestion=hint)
+
+    def fail(self, key: str, wanted: str, value: object) -> ConfigError:
+        return ConfigError(f"In {self.origin}, [{self.section}] {key} must be {wanted}, "
+                           f"not {value!r}.")
+
+    def _get(self, key: str, default: T, kind: type | tuple[type, ...], wanted: str) -> T:
+        value: Any = self.values.get(key, default)
+        # TOML booleans are ints to isinstance; a port of `true` is still a mistake.
+        if value is not default and (not isinstance(value, kind) or (
+                isinstance(value, bool) and kind is not bool)):
+            raise self.fail(key, wanted, value)
+        return cast(T, value)
+
+    def text(self, key: str, default: str) -> str:
+        return self._get(key, default, str, "a quoted string")
+
+    def optional_text(self, key: str) -> str | None:
+        value = self._get(key, "", str, "a quoted string")
+        return value or None
+
+    def flag(self, key: str, default: bool) -> bool:
+        return self._get(key, default, bool, "true or false")
+
+    def whole(self, key: str, default: int, low: int, high: int) -> int:
+        value = self._get(key, default, int, f"a whole number from {low} to {high}")
+        if not low <= value <= high:
+            raise self.fail(key, f"a whole number from {low} to {high}", value)
+        return value
+
+    def seconds(self, key: str, default: float) -> float:
+        value = self._get(key, default, (int, float), "a number of seconds above 0")
+        if value <= 0:
+            raise self.fail(key, "a number of seconds above 0", value)
+        return float(value)
+
+    def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
+        value = self.text(key, default)
+        if value not in choices:
+            raise self.fail(key, " or ".join(repr(c) for c in choices), value)
+        return value
+
+    def path(self, key: str, default: Path) -> Path:
+        value = self.values.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, str) or not value:
+            raise self.fail(key, "a folder name in quotes", value)
+        found = Path(value).expanduser()
+        return found if found.is_absolute() else self.base / found
+
+    def strings(self, key: str) -> tuple[str, ...]:
+        value = self.values.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise self.fail(key, "a list of quoted addresses", value)
+        return tuple(v.strip().lower() for v in value)
+
+    def required(self, key: str) -> str:
+        value = self.text(key, "")
+        if not value:
+            raise ConfigError(f"In {self.origin}, [{self.section}] needs {key}.",
+                              suggestion=f"Add a line {key} = \"...\" under [{self.section}].")
+        return value
+
+
+def _address(reader: _Reader, key: str, value: str, *, maildir: bool = False) -> str:
+    """The address checked as a seat's is (``pbem.mail.address``)."""
+    try:
+        mail_address(value)
+        return deliverable(value, maildir=maildir)
+    except AddressError as error:
+        why = error.message[:1].upper() + error.message[1:]
+        raise ConfigError(f"In {reader.origin}, [{reader.section}] {key} must be a plain "
+                          f"mail address like pbem@example.org, not {value!r}.",
+                          suggestion=None if error.message.startswith("this is not")
+                          else f"{why}. {error.suggestion}") from None
+
+
+def _build(data: Mapping[str, Any], source: Path | None, base: Path,
+           env: Mapping[str, str]) -> DaemonConfig:
+    origin = str(source) if source else "the embedded default configuration"
+    for section in data:
+        if section not in _KEYS:
+            close = difflib.get_close_matches(section, _KEYS, n=1)
+            hint = (f"Did you mean [{close[0]}]?" if close
+                    else f"Known sections: {', '.join(f'[{s}]' for s in _KEYS)}.")
+            raise ConfigError(f"In {origin}, there is an unknown section [{section}].",
+                              suggestion=hint)
+    read = {section: _Reader(data, section, origin, base) for section in _KEYS}
+
+    store = read["store"].path("path", base / DEFAULT_STORE)
+    mail = read["mail"]
+    address = _address(mail, "address", mail.text("address", "pbem@localhost"))
+    domain = mail.text("domain", address.rsplit("@", 1)[1])
+    gm = mail.text("gm_address", "")
+    templates = mail.path("templates", Path())
+    gm_tz = mail.text("gm_timezone", "UTC")
+    try:
+        ZoneInfo(gm_tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise mail.fail("gm_timezone", "an IANA time zone such as Europe/Paris or UTC",
+                        gm_tz) from None
+    sender = Sender(address=address, name=mail.text("name", "Illuminati PBEM"), domain=domain,
+                    # Mailed to like a player, so a Maildir must take it too.
+                    gm_address=_address(mail, "gm_address", gm, maildir="smtp" not in data)
+                    if gm else "",
+                    site_dir=templates if "templates" in mail.values else None,
+                    gm_lang=mail.choice("gm_language", "en", LANGUAGES), gm_tz=gm_tz)
+    if sender.site_dir is not None and not sender.site_dir.is_dir():
+        raise ConfigError(f"In {origin}, [mail] templates names {sender.site_dir}, "
+                          "which is not a folder.")
+    envelope_from = mail.text("envelope_from", address)
+    if envelope_from:
+        _address(mail, "envelope_from", envelope_from)
+
+    imap = _imap(read["imap"], env) if "imap" in data else None
+    listener_section = read["listener"]
+    enabled = listener_section.flag("enabled", imap is None)
+    listener = None
+    if enabled:
+        accept = listener_section.strings("accept") or (address, "@" + domain.lower())
+        listener = ListenerSettings(host=listener_section.text("host", "127.0.0.1"),
+                                    port=listener_section.whole("port", 2525, 0, 65535),
+                                    accept=accept)
+    if listener is None and imap is None:
+        raise ConfigError(f"In {origin}, no mail comes in: the listener is off and there is "
+                          "no [imap] section.",
+                          suggestion="Set [listener] enabled = true, or add an [imap] section.")
+    daemon = read["daemon"]
+    return DaemonConfig(
+        source=source, store=store, sender=sender, envelope_from=envelope_from,
+        max_mail_bytes=mail.whole("max_kib", 256, 1, 100 * 1024) * 1024,
+        mails_per_hour=mail.whole("mails_per_hour", 60, 1, 1_000_000),
+        listener=listener, imap=imap,
+        smtp=_smtp(read["smtp"], env) if "smtp" in data else None,
+        maildir=read["maildir"].path("path", store / "maildirs"),
+        tick_seconds=daemon.seconds("tick_seconds", 60.0),
+        give_up_after=daemon.whole("give_up_after", 30, 1, 10_000),
+        log_level=daemon.choice("log_level", "INFO", _LOG_LEVELS),
+    )
+
+
+def _secret(reader: _Reader, env: Mapping[str, str], name: str) -> str | None:
+    """Give a password from the environment, else from the file, else None."""
+    return env.get(name) or reader.optional_text("password")
+
+
+def _imap(reader: _Reader, env: Mapping[str, str]) -> ImapConfig:
+    password = _secret(reader, env, IMAP_PASSWORD_ENV)
+    if password is None:
+        raise ConfigError(f"In {reader.origin}, [imap] has no password.",
+                          suggestion=f"Set the environment variable {IMAP_PASSWORD_ENV}, or "
+                          "add password = \"...\" under [imap].")
+    security = reader.choice("security", "tls", _SECURITY)
+    processed = reader.text("processed_folder", "pbem-done")
+    return ImapConfig(
+        host=reader.required("host"),
+        port=reader.whole("port", 993 if security == "tls" else 143, 1, 65535),
+        username=reader.required("username"),
+        password=password,
+        security=cast(Security, security),
+        folder=reader.text("folder", "INBOX"),
+        # An empty name leaves handled mail in place, flagged, for a shared mailbox.
+        processed_folder=processed or None,
+        failed_folder=reader.text("failed_folder", "pbem-failed"),
+        poll_seconds=reader.seconds("poll_seconds", 60.0),
+        idle_seconds=reader.seconds("idle_seconds", 300.0),
+        timeout=reader.seconds("timeout", 30.0),
+        ca_file=_file(reader, "ca_file"),
+    )
+
+
+def _smtp(reader: _Reader, env: Mapping[str, str]) -> SmtpSettings:
+    security = reader.choice("security", "starttls", _SECURITY)
+    username = reader.optional_text("username")
+    password = _secret(reader, env, SMTP_PASSWORD_ENV)
+    if username is not None and password is None:
+        raise ConfigError(f"In {reader.origin}, [smtp] has a username but no password.",
+                          suggestion=f"Set the environment variable {SMTP_PASSWORD_ENV}, or "
+                          "add password = \"...\" under [smtp].")
+    default_port = {"tls": 465, "starttls": 587, "plain": 25}[security]
+    return SmtpSettings(
+        host=reader.required("host"),
+        port=reader.whole("port", default_port, 1, 65535),
+        security=cast(Security, security), username=username, password=password,
+        timeout=reader.seconds("timeout", 30.0),
+        ca_file=_file(reader, "ca_file"),
+    )
+
+
+def _file(reader: _Reader, key: str) -> str | None:
+    if key not in reader.values:
+        return None
+    path = reader.path(key, Path())
+    if not path.is_file():
+        raise ConfigError(f"In {reader.origin}, [{reader.section}] {key} names {path}, "
+                          "which is not a file.")
+    return str(path)

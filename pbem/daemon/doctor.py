@@ -1,0 +1,143 @@
+"""``pbem doctor``: the daemon's configuration checked against the real servers and folders.
+
+Each check gives findings in plain words: what is fine, what is wrong (the daemon would
+fail or lose its way) and what is merely worth knowing (no IDLE: mail is polled instead).
+Nothing here changes the store or any mailbox.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import socket
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pbem.daemon.config import DaemonConfig
+from pbem.daemon.outbox import make_sender
+from pbem.transport.imap import ImapIntake, JsonFileCursor
+from pbem.transport.sender import SmtpSender
+
+Level = Literal["ok", "warning", "problem"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the doctor found."""
+
+    level: Level
+    text: str
+
+
+def examine(config: DaemonConfig) -> list[Finding]:
+    """Give every finding about ``config``, in the order the daemon would meet them."""
+    findings = [Finding("ok", f"configuration read from {config.origin}")]
+    findings += _folder("game store", config.store)
+    findings += _running(config)
+    if config.listener is not None:
+        findings += _port_free(config.listener.host, config.listener.port,
+                               running=_daemon_running(config))
+    if config.imap is not None:
+        findings += _imap(config)
+    if config.smtp is not None:
+        findings += _smtp(config)
+    else:
+        findings += _folder("Maildir folder for outgoing mail", config.maildir)
+    return findings
+
+
+def _nearest_existing(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _folder(what: str, path: Path) -> list[Finding]:
+    """Give whether the daemon can write in ``path`` (or create it)."""
+    existing = _nearest_existing(path)
+    if not existing.is_dir():
+        return [Finding("problem", f"the {what} {path} cannot be made: {existing} is a file")]
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as error:
+        return [Finding("problem", f"the {what} {path} is not writable "
+                        f"({error.strerror or error}); give the daemon's user write access "
+                        f"to {existing}")]
+    if existing != path:
+        return [Finding("ok", f"the {what} {path} will be created (its parent is writable)")]
+    return [Finding("ok", f"the {what} {path} is writable")]
+
+
+def _daemon_running(config: DaemonConfig) -> int | None:
+    """Give the process id of a daemon running on the store, or None."""
+    path = config.store / "daemon" / "running.lock"
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+        return int(text) if text.isdigit() else -1
+    finally:
+        os.close(fd)
+    return None
+
+
+def _running(config: DaemonConfig) -> list[Finding]:
+    pid = _daemon_running(config)
+    if pid is None:
+        return []
+    return [Finding("ok", f"a pbem daemon (process {pid}) is running on this store")]
+
+
+def _port_free(host: str, port: int, running: int | None) -> list[Finding]:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE and running is not None:
+                return [Finding("ok", f"the SMTP listener port {host}:{port} is taken, "
+                                "presumably by the running daemon")]
+            if error.errno == errno.EADDRINUSE:
+                return [Finding("problem", f"the SMTP listener port {host}:{port} is already "
+                                "in use by another program; stop it or choose another "
+                                "[listener] port")]
+            if error.errno == errno.EACCES:
+                return [Finding("problem", f"the SMTP listener cannot use port {port} without "
+                                "root rights; choose a port above 1023")]
+            return [Finding("problem", f"the SMTP listener cannot listen on {host}:{port} "
+                            f"({error.strerror or error}); check [listener] host")]
+    return [Finding("ok", f"the SMTP listener port {host}:{port} is free")]
+
+
+def _imap(config: DaemonConfig) -> list[Finding]:
+    imap = config.imap
+    assert imap is not None
+    intake = ImapIntake(imap, lambda raw: None, JsonFileCursor(config.imap_cursor))
+    problems = intake.check()
+    findings = [Finding("warning" if "IDLE" in p else "problem", p) for p in problems]
+    if not any(f.level == "problem" for f in findings):
+        findings.insert(0, Finding("ok", f"IMAP login as {imap.username} at {imap.where} works "
+                                   f"and folder {imap.folder!r} exists"))
+    return findings
+
+
+def _smtp(config: DaemonConfig) -> list[Finding]:
+    smtp = config.smtp
+    assert smtp is not None
+    sender = make_sender(config)
+    assert isinstance(sender, SmtpSender)
+    problems = sender.check()
+    if problems:
+        return [Finding("problem", p) for p in problems]
+    login = f", logged in as {smtp.username}" if smtp.username else ""
+    return [Finding("ok", f"the SMTP server {sender.where} takes a session "
+                    f"({smtp.security}{login})")]

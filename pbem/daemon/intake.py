@@ -1,0 +1,93 @@
+"""What the daemon's intakes do with the mail they take: store it durably, log it, and say so.
+
+Used by the SMTP listener's worker thread in the daemon's process, and by the IMAP intake in
+a process of its own (see ``pbem.daemon.server``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from pbem.daemon.config import DaemonConfig
+from pbem.mail.inbound import receipt
+from pbem.store import Store
+from pbem.transport.imap import GroupDelivery, ImapIntake, JsonFileCursor, UnprocessableMail
+
+log = logging.getLogger("pbem.daemon.server")
+
+
+def with_return_path(raw: bytes, envelope_from: str) -> bytes:
+    """Give the mail with its envelope sender on top as ``Return-Path``.
+
+    That is what a delivering server writes, and the only Return-Path the loop guard trusts
+    (the topmost): a bounce arrives with the null sender and so reads ``Return-Path: <>``.
+    """
+    bare = "".join(c for c in envelope_from if c.isprintable() and c not in "<>")
+    newline = b"\r\n" if b"\r\n" in raw[:2048] else b"\n"
+    return b"Return-Path: <" + bare.encode("utf-8", "replace") + b">" + newline + raw
+
+
+class MailIntake:
+    """Stores the mail an intake took, in a store object of the intake's own; calls
+    ``stored`` once new mail is durable (to wake the processing)."""
+
+    def __init__(self, store: Store, clock: Callable[[], datetime], max_bytes: int,
+                 stored: Callable[[], None]) -> None:
+        self._store = store
+        self._clock = clock
+        self._max_bytes = max_bytes
+        self._on_stored = stored
+
+    def deliver_smtp(self, raw: bytes, envelope_from: str, rcpt_tos: list[str]) -> None:
+        """Store a mail the SMTP listener took; returns once it is durable."""
+        self._stored(self._accept([with_return_path(raw, envelope_from)]),
+                     f"SMTP from <{envelope_from}>")
+
+    def deliver_imap_group(self, raws: Sequence[bytes]) -> list[BaseException | None]:
+        """Store mails fetched together over IMAP, durable together; gives each one's fate
+        (see ``pbem.transport.imap.GroupDelivery``)."""
+        limit = self._max_bytes
+        # The listener refuses these with 552; here they go to the failed folder.
+        fates: list[BaseException | None] = [
+            UnprocessableMail(f"the mail is {len(raw)} bytes, more than the {limit} allowed")
+            if len(raw) > limit else None for raw in raws]
+        taken = [raw for raw, fate in zip(raws, fates, strict=True) if fate is None]
+        if not taken:
+            return fates
+        try:
+            mail_ids = self._accept(taken)
+        except Exception as error:  # none of them is stored: the intake stops at the first
+            return [*fates[:fates.index(None)], error]
+        self._stored(mail_ids, "IMAP")
+        return fates
+
+    def _accept(self, raws: Sequence[bytes]) -> list[str | None]:
+        """Keep mails durably, together, before the mail server is told they arrived; give
+        each one's id, None for one received before."""
+        return self._store.receive_many([receipt(raw) for raw in raws], received_at=self._clock())
+
+    def _stored(self, mail_ids: Sequence[str | None], via: str) -> None:
+        """Log what an intake stored (None: received before); say so if any is new."""
+        for mail_id in mail_ids:
+            if mail_id is None:
+                log.info("mail via %s was received before; ignored", via)
+            else:
+                log.info("stored mail %s via %s", mail_id, via)
+        if any(mail_ids):
+            self._on_stored()
+
+
+def make_mail_intake(config: DaemonConfig, clock: Callable[[], datetime],
+                     stored: Callable[[], None]) -> MailIntake:
+    """Give the intakes' store keeper, on a store object of its own (storing mail never
+    waits for the processing's lock hold)."""
+    return MailIntake(Store(config.store), clock, config.max_mail_bytes, stored)
+
+
+def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery) -> ImapIntake:
+    """Give the configured IMAP intake, handing each fetched group to ``deliver_group``."""
+    assert config.imap is not None
+    return ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
+                      deliver_group=deliver_group)

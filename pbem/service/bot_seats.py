@@ -1,0 +1,79 @@
+"""Seats played by a bot (the GM's stand-in for a dropped player) play by mail too.
+
+The bot reads the mails its seat is sent, exactly as a person would, and answers with an
+order mail that goes through the normal intake: the inbox, authentication, the order
+language, the acknowledgement. So a bot can do nothing a player could not, and the log
+shows its orders like anyone's.
+
+The bot needs the seat's password. The store keeps only a hash of a person's password, so
+when a bot takes a seat the seat gets a new password, which the service record keeps in
+clear for as long as the bot plays (``Seat.bot_password``). The dropped player's old
+password stops working; when the GM gives the seat back, it gets yet another password,
+mailed to the seat's address like a welcome, and the clear one is forgotten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from pbem.bots import mailbots
+from pbem.engine.cards import CardSet
+from pbem.service.auth import hash_password
+from pbem.service.mails import Sender, welcome_settings
+from pbem.service.model import Seat
+from pbem.service.table import Notice, Table
+from pbem.store import OutboxItem
+
+
+def upkeep(table: Table, new_password: Callable[[str], str], cost: int) -> None:
+    """New bot seats get a password and are shown where the game stands; seats given back
+    to a person get a fresh password by mail. ``new_password(player)`` makes one."""
+    for seat in table.service.seats:
+        if seat.bot and not seat.bot_password:
+            password = new_password(seat.name)
+            _set(table, replace(seat, bot_password=password,
+                                password_hash=hash_password(password, cost=cost)))
+            prompt(table, seat.name)
+        elif not seat.bot and seat.bot_password:
+            password = new_password(seat.name)
+            _set(table, replace(seat, bot_password="",
+                                password_hash=hash_password(password, cost=cost)))
+            table.notify(Notice("welcome", seat.name, {
+                "password": password, "settings": welcome_settings(table.service.timing)}))
+
+
+def prompt(table: Table, player: str) -> None:
+    """The mail that asks ``player`` to act now, if the game waits for them."""
+    state, window = table.state, table.service.window
+    if state.phase == "over" or not state.player(player).playing:
+        return
+    if window is not None:
+        if player in window.asked and not window.answered(player):
+            table.notify(Notice("response_request", player))
+    elif (state.active_player.name == player and table.may_act_now(player)) or (
+            state.offer is not None and state.offer.receiver == player):
+        table.notify(Notice("status", player))
+
+
+def replies(cards: CardSet, game: str, seats: Sequence[Seat],
+            sent: Sequence[tuple[str, OutboxItem]], sender: Sender) -> list[bytes]:
+    """The order mails the bot seats write in answer to the mails of one step."""
+    out: list[bytes] = []
+    for seat in seats:
+        if not (seat.bot and seat.bot_password):
+            continue
+        received = [item.raw for to, item in sent if to == seat.name]
+        if not received:
+            continue
+        bot = mailbots.BotSeat(game=game, player=seat.name, password=seat.bot_password,
+                               address=seat.address, service_address=sender.address)
+        raw = mailbots.decide(cards, bot, received)
+        if raw is not None:
+            out.append(raw)
+    return out
+
+
+def _set(table: Table, seat: Seat) -> None:
+    seats = tuple(seat if s.name == seat.name else s for s in table.service.seats)
+    table.service = replace(table.service, seats=seats)

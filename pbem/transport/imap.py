@@ -1,0 +1,385 @@
+"""IMAP intake: fetches new mail from one folder, hands it over, and only then files it away.
+
+A mail is acknowledged to the server (moved to the processed folder, or flagged) only after
+``deliver(raw)`` returned, that is after the caller stored it durably. The position reached
+is kept in a :class:`CursorStore` as (UIDVALIDITY, last UID), so a restart neither skips nor
+repeats mail; a crash between storing and filing a mail fetches it once more, which the
+store ignores by its Message-ID.
+
+New mail is noticed with IDLE where the server offers it, by polling otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from imapclient.exceptions import IMAPClientError
+
+from pbem.errors import PbemError
+from pbem.transport.backoff import backoff_delay, jittered
+from pbem.transport.imap_config import ImapConfig, Security
+from pbem.transport.imap_connection import (
+    ImapError,
+    ImapLoginError,
+    is_loopback,
+    open_client,
+    quietly_close,
+)
+from pbem.transport.imap_cursor import CursorStore, JsonFileCursor
+
+# The settings, the connection and the cursor have modules of their own; their names stay
+# importable from here. The intake itself stays here so its log lines keep this logger's name.
+__all__ = [
+    "CursorStore",
+    "GroupDelivery",
+    "ImapConfig",
+    "ImapError",
+    "ImapIntake",
+    "ImapLoginError",
+    "JsonFileCursor",
+    "Security",
+    "UnprocessableMail",
+    "is_loopback",
+]
+
+log = logging.getLogger(__name__)
+
+_SEEN = b"\\Seen"
+_FLAGGED = b"\\Flagged"
+_DELETED = b"\\Deleted"
+# Fetching in groups saves round trips; the group is small so memory stays bounded.
+_FETCH_GROUP = 25
+# How often a wait with a stop event looks at that event; IDLE itself stays open.
+_STOP_CHECK_SECONDS = 0.5
+
+
+class UnprocessableMail(PbemError):
+    """Raised by a ``deliver`` callable: this mail can never be processed, do not retry it."""
+
+
+def _announces_mail(response: Sequence[Any]) -> bool:
+    """Tell whether an IDLE response says a message arrived (EXISTS or RECENT)."""
+    return len(response) >= 2 and response[1] in (b"EXISTS", b"RECENT")
+
+
+GroupDelivery = Callable[[Sequence[bytes]], Sequence[BaseException | None]]
+"""Stores fetched mails together: for each, None (stored) or the exception it met, in order;
+a list shorter than the mails means the rest were not tried."""
+
+
+class ImapIntake:
+    """Fetches mail from one IMAP folder into ``deliver`` and files it once delivered.
+
+    ``deliver_group``, when given, takes a whole fetched group at once instead (so a store
+    can make them durable together); see ``GroupDelivery``.
+
+    ``rng`` spreads reconnection delays; pass a seeded one for repeatable runs. Reconnection
+    waits double from ``retry_base`` seconds up to ``retry_cap``.
+    """
+
+    def __init__(
+        self,
+        config: ImapConfig,
+        deliver: Callable[[bytes], None] | None,
+        cursor: CursorStore,
+        *,
+        deliver_group: GroupDelivery | None = None,
+        rng: random.Random | None = None,
+        retry_base: float = 1.0,
+        retry_cap: float = 300.0,
+    ) -> None:
+        if deliver is None and deliver_group is None:
+            raise ValueError("ImapIntake needs deliver or deliver_group")
+        self.config = config
+        self._deliver = deliver
+        self._deliver_group = deliver_group or self._one_by_one
+        self._cursor = cursor
+        self._rng = rng if rng is not None else random.Random()
+        self._retry_base = retry_base
+        self._retry_cap = retry_cap
+        self._client: Any = None
+        self._folders: set[str] = set()
+        # UIDVALIDITY of the selected folder; None while no folder is selected.
+        self._uidvalidity: int | None = None
+
+    # -- connection ---------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _talking(self, doing: str) -> Iterator[None]:
+        """Turn socket and protocol failures into ImapError and drop the broken connection."""
+        try:
+            yield
+        except ImapError:
+            self.close()
+            raise
+        except (OSError, IMAPClientError) as error:
+            self.close()
+            raise ImapError(f"{doing} at {self.config.where} failed: {error}") from error
+
+    def _connected(self) -> Any:
+        if self._client is None:
+            self._client = open_client(self.config)
+            self._folders = set()
+            log.info("logged in to %s as %s", self.config.where, self.config.username)
+        return self._client
+
+    def close(self) -> None:
+        """Log out, or drop the connection if logging out fails."""
+        client, self._client = self._client, None
+        self._uidvalidity = None
+        if client is not None:
+            quietly_close(client)
+
+    def _select(self, client: Any) -> int:
+        """Select the intake folder and give its UIDVALIDITY."""
+        try:
+            info = client.select_folder(self.config.folder)
+        except IMAPClientError as error:
+            raise ImapError(
+                f"cannot open folder {self.config.folder!r} on {self.config.where}: {error}",
+                suggestion="Check the folder name; it is case sensitive on many servers.",
+            ) from error
+        self._uidvalidity = int(info[b"UIDVALIDITY"])
+        return self._uidvalidity
+
+    # -- intake -------------------------------------------------------------------------
+
+    def _pending_uids(self, client: Any, last_uid: int) -> list[int]:
+        """Give the UIDs still to handle, oldest first."""
+        criteria: list[str] = ["UID", f"{last_uid + 1}:*", "UNDELETED"]
+        if self.config.processed_folder is None:
+            # Handled mail stays here, marked \Seen and \Flagged; a person would have to set
+            # both flags on a new mail before we saw it for it to be skipped.
+            criteria += ["OR", "UNSEEN", "UNFLAGGED"]
+        # "n:*" always matches the highest UID, even one below n.
+        return sorted(uid for uid in client.search(criteria) if uid > last_uid)
+
+    def fetch_new(self) -> int:
+        """Give the number of mails handed to ``deliver`` (and filed) in this pass.
+
+        A mail whose ``deliver`` raised :class:`UnprocessableMail` goes to the failed folder;
+        any other exception from ``deliver`` stops the pass and leaves that mail in place to
+        be fetched again later.
+        """
+        with self._talking("reading new mail"):
+            client = self._connected()
+            uidvalidity = self._select(client)
+        saved_validity, last_uid = self._cursor.load()
+        if saved_validity != uidvalidity:
+            if saved_validity is not None:
+                log.warning(
+                    "folder %r on %s was rebuilt (UIDVALIDITY %s -> %s); "
+                    "re-reading every mail still waiting in it",
+                    self.config.folder,
+                    self.config.where,
+                    saved_validity,
+                    uidvalidity,
+                )
+            last_uid = 0
+            self._cursor.save(uidvalidity, 0)
+        with self._talking("searching for new mail"):
+            pending = self._pending_uids(client, last_uid)
+        handled = 0
+        done = saved = last_uid
+        try:
+            for start in range(0, len(pending), _FETCH_GROUP):
+                group = pending[start : start + _FETCH_GROUP]
+                with self._talking("fetching mail"):
+                    bodies = client.fetch(group, [b"BODY.PEEK[]"])
+                found = [(uid, body) for uid in group
+                         if (body := bodies.get(uid, {}).get(b"BODY[]")) is not None]
+                outcomes = self._deliver_group([body for _, body in found])
+                filed: list[tuple[int, BaseException | None]] = []
+                broken: BaseException | None = None
+                for (uid, _), outcome in zip(found, outcomes, strict=False):
+                    if outcome is not None and not isinstance(outcome, UnprocessableMail):
+                        broken = outcome  # not the mail's fault: it and the rest stay
+                        break
+                    if outcome is not None:
+                        log.warning("mail UID %d cannot be processed (%s); filing it as failed",
+                                    uid, outcome)
+                    filed.append((uid, outcome))
+                self._file(client, [uid for uid, out in filed if out is None],
+                           [uid for uid, out in filed if out is not None])
+                handled += len(filed)
+                if len(filed) < len(found):  # a pass cut short keeps what it filed
+                    done = max([done, *(uid for uid, _ in filed)])
+                    if broken is not None:
+                        raise broken
+                    break
+                done = group[-1]
+                # Saved once a group, not once a mail (an fsync each): a filed mail is out of
+                # the search anyway (moved, or flagged and filtered), so a cursor lagging by a
+                # group after a crash repeats nothing.
+                self._cursor.save(uidvalidity, done)
+                saved = done
+        finally:
+            if done != saved:  # a pass cut short keeps what it filed
+                self._cursor.save(uidvalidity, done)
+        return handled
+
+    def _one_by_one(self, raws: Sequence[bytes]) -> list[BaseException | None]:
+        """The group delivery made of ``deliver``: mail after mail, stopping at a failure
+        that is not the mail's own fault."""
+        assert self._deliver is not None
+        outcomes: list[BaseException | None] = []
+        for raw in raws:
+            try:
+                self._deliver(raw)
+                outcomes.append(None)
+            except UnprocessableMail as error:
+                outcomes.append(error)
+            except Exception as error:
+                outcomes.append(error)
+                break
+        return outcomes
+
+    def _file(self, client: Any, stored: list[int], failed: list[int]) -> None:
+        """File delivered mail away, and mail that can never be processed apart."""
+        if failed:
+            with self._talking("filing a failed mail"):
+                self._move(client, failed, self.config.failed_folder)
+        if stored:
+            with self._talking("filing a handled mail"):
+                if self.config.processed_folder is None:
+                    client.add_flags(stored, [_SEEN, _FLAGGED], silent=True)
+                else:
+                    self._move(client, stored, self.config.processed_folder)
+
+    def _move(self, client: Any, uids: list[int], folder: str) -> None:
+        if folder not in self._folders:
+            if not client.folder_exists(folder):
+                try:
+                    client.create_folder(folder)
+                except IMAPClientError:
+                    # Another client may have created it meanwhile; fail only if it is absent.
+                    if not client.folder_exists(folder):
+                        raise
+            self._folders.add(folder)
+        if client.has_capability("MOVE"):
+            client.move(uids, folder)
+            return
+        client.copy(uids, folder)
+        client.add_flags(uids, [_DELETED], silent=True)
+        if client.has_capability("UIDPLUS"):
+            client.uid_expunge(uids)
+        else:
+            # Without UIDPLUS, EXPUNGE also removes other mail marked \Deleted in the folder,
+            # which is what any mail client would do with it next anyway.
+            client.expunge()
+
+    # -- waiting ------------------------------------------------------------------------
+
+    def wait(self, timeout: float, stop: threading.Event | None = None) -> None:
+        """Return when new mail may have arrived, at ``timeout`` seconds, or once ``stop`` is set.
+
+        Uses IDLE where the server offers it, re-issuing it every ``idle_seconds``; sleeps
+        otherwise (the caller then polls with ``fetch_new``).
+        """
+        with self._talking("waiting for new mail"):
+            client = self._connected()
+            idle = client.has_capability("IDLE")
+        if not idle:
+            if stop is None:
+                time.sleep(timeout)
+            else:
+                stop.wait(timeout)
+            return
+        saved_validity, last_uid = self._cursor.load()
+        with self._talking("waiting for new mail with IDLE"):
+            if self._uidvalidity is None:
+                self._select(client)
+            # Mail that came in while the last pass was filing mail was announced in
+            # replies to those commands, and IDLE will not announce it again: look for it
+            # first. Dovecot reports a mail that arrives during a SEARCH only after the
+            # result, so a NOOP after the SEARCH catches that one.
+            if saved_validity != self._uidvalidity or self._pending_uids(client, last_uid):
+                return
+            if any(_announces_mail(response) for response in client.noop()[1]):
+                return
+            self._idle(client, time.monotonic() + timeout, stop)
+
+    def _idle(self, client: Any, deadline: float, stop: threading.Event | None) -> None:
+        while True:
+            client.idle()
+            started = time.monotonic()
+            try:
+                while True:
+                    now = time.monotonic()
+                    renew_at = started + self.config.idle_seconds
+                    if now >= deadline or (stop is not None and stop.is_set()):
+                        return
+                    if now >= renew_at:
+                        break
+                    slice_ = min(deadline, renew_at) - now
+                    if stop is not None:
+                        slice_ = min(slice_, _STOP_CHECK_SECONDS)
+                    responses = client.idle_check(timeout=slice_)
+                    if any(_announces_mail(response) for response in responses):
+                        return
+                    if not responses and time.monotonic() - now < slice_ / 2:
+                        # idle_check gives nothing at once when the server hung up; ending
+                        # IDLE below then fails and reports the lost connection.
+                        return
+            finally:
+                client.idle_done()
+
+    def run(self, stop: threading.Event) -> None:
+        """Fetch and wait until ``stop`` is set, reconnecting with backoff after failures."""
+        failures = 0
+        while not stop.is_set():
+            try:
+                handled = self.fetch_new()
+                if handled:
+                    log.info("took in %d mail(s) from %s", handled, self.config.where)
+                failures = 0
+                self.wait(self.config.poll_seconds, stop)
+            except Exception as error:  # the intake must outlive any one failure
+                failures += 1
+                delay = jittered(
+                    backoff_delay(failures, base=self._retry_base, cap=self._retry_cap),
+                    self._rng,
+                )
+                if isinstance(error, ImapError):
+                    log.warning("%s; trying again in %.1f s", error, delay)
+                else:
+                    # Most likely the store refused a mail: it stays on the server for then.
+                    log.exception("IMAP intake interrupted; trying again in %.1f s", delay)
+                self.close()
+                stop.wait(delay)
+        self.close()
+
+    # -- doctor -------------------------------------------------------------------------
+
+    def check(self) -> list[str]:
+        """Give the problems found with the IMAP settings, in plain words; empty when fine."""
+        config = self.config
+        problems: list[str] = []
+        if config.security == "plain" and not is_loopback(config.host):
+            problems.append(
+                f"the IMAP password for {config.username} would cross the network "
+                "unencrypted: use security = tls or starttls"
+            )
+        try:
+            client = open_client(config)
+        except ImapError as error:
+            return [*problems, str(error)]
+        try:
+            if not client.folder_exists(config.folder):
+                problems.append(f"folder {config.folder!r} does not exist on {config.where}")
+            if not client.has_capability("IDLE"):
+                problems.append(
+                    f"{config.where} does not offer IDLE: new mail will be noticed only "
+                    f"by looking every {config.poll_seconds:g} s"
+                )
+        except (OSError, IMAPClientError) as error:
+            problems.append(f"the IMAP server {config.where} broke off the check: {error}")
+        finally:
+            quietly_close(client)
+        return problems

@@ -1,0 +1,135 @@
+"""The layers of DESIGN.md hold: no module imports a layer above its own.
+
+Every import counts: at module level, inside a function, and under ``TYPE_CHECKING``. A
+layer is a package of ``pbem`` (or one of the few shared modules at its top); ``LAYERS``
+lists, for each, the layers it may import. The same walk finds import cycles between
+modules, which must be none.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pbem
+
+ROOT = Path(pbem.__file__).parent
+
+# Each layer and the layers below it that it may import (its own is always allowed).
+SHARED = {"errors", "atomicfile"}
+LAYERS: dict[str, set[str]] = {
+    "engine": {"errors"},
+    "games": set(),
+    "store": {"errors", "atomicfile"},
+    "mail": {"errors"},
+    "orders": {"engine", "errors"},
+    "reports": {"orders", "engine", "errors"},
+    "service": {"bots", "reports", "orders", "engine", "store", "mail", "errors",
+                "atomicfile"},
+    "bots": {"orders", "engine", "errors"},
+    "transport": {"mail", "errors", "atomicfile"},
+    "archive": {"service", "bots", "reports", "orders", "engine", "store", "errors"},
+    "daemon": {"transport", "bots", "archive", "service", "reports", "orders", "engine",
+               "store", "mail", "errors", "atomicfile"},
+    "cli": set(),  # the top: anything
+    "errors": set(),
+    "atomicfile": {"errors"},
+}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = path.relative_to(ROOT.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _layer(module: str) -> str:
+    return module.split(".")[1] if "." in module else "pbem"
+
+
+def _imports(module: str, path: Path) -> set[str]:
+    """Give every ``pbem`` module that ``module`` imports, wherever the import stands."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                stem = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*stem, base] if base else stem)
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+                     for alias in node.names]
+        found.update(name for name in names if name.split(".")[0] == "pbem")
+    found.discard(module)
+    return found
+
+
+GRAPH = {module: _imports(module, path) for module, path in MODULES.items()}
+
+
+def test_every_layer_is_listed() -> None:
+    """A new package of ``pbem`` has its place in the table before it has code."""
+    assert {_layer(m) for m in MODULES} - {"pbem"} <= set(LAYERS)
+
+
+def test_no_module_imports_a_layer_above_its_own() -> None:
+    """DESIGN.md, Layers: imports point one way, down."""
+    upward = sorted(
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items() if _layer(module) not in ("cli", "pbem")
+        for target in targets
+        if _layer(target) not in ("pbem", _layer(module))
+        and _layer(target) not in LAYERS[_layer(module)])
+    assert upward == []
+
+
+def test_no_import_cycles() -> None:
+    """No two modules import each other, directly or through others."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's strongly connected components
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in GRAPH.get(module, ()):
+            if target not in GRAPH:
+                continue
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in GRAPH:
+        if module not in index:
+            visit(module)
+    assert cycles == []
+
+
+def test_the_walk_sees_imports_inside_functions_and_type_checking(tmp_path: Path) -> None:
+    """The check reads imports wherever they stand, so hiding one does not pass it."""
+    source = tmp_path / "hidden.py"
+    source.write_text("from typing import TYPE_CHECKING\n"
+                      "if TYPE_CHECKING:\n    from pbem.daemon.server import Daemon\n"
+                      "def f():\n    import pbem.cli.main\n")
+    assert _imports("pbem.engine.hidden", source) == {"pbem.daemon.server", "pbem.cli.main"}
