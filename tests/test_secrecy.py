@@ -44,8 +44,8 @@ from pbem.reports.mails import Rendered
 from pbem.service.bot_games import play_game
 from pbem.service.mails import Sender, render_notice
 from pbem.service.model import GameService, Seat
+from pbem.service.notices import KINDS
 from pbem.service.service import Service, ServiceConfig
-from pbem.service.table import Notice
 from pbem.store import Store
 
 CARDS = load_cardset()
@@ -249,7 +249,7 @@ def sweep_game(index: int, leaky: bool = False) -> tuple[int, list[str]]:
     def scan(kind: str, readers: Sequence[str], data: dict[str, Any]) -> None:
         nonlocal scanned
         for reader in readers:
-            notice = Notice(kind, reader, data)
+            notice = KINDS[kind](reader, **{k: v for k, v in data.items() if k != "news"})
             _, _, rendered = render_notice(CARDS, table.state, record, notice, now=NOW,
                                            news=data.get("news", ()), history=(),
                                            sender=SENDER)

@@ -27,9 +27,10 @@ from pbem.service.deadlines import tick
 from pbem.service.entries import command_of, gm_event_of
 from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Timing
+from pbem.service.notices import GameOver, StatusReport, TurnReport, Welcome
 from pbem.service.offers import tell_offer_ended
 from pbem.service.service import Service
-from pbem.service.table import Notice, Table
+from pbem.service.table import Table
 from pbem.store import Store
 
 PLACES = ("uncontrolled", "dead", "deck", "discards")
@@ -241,10 +242,10 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
                                           "undone": undone} | ({"gm_only": kept} if kept else {}))
         gm_ops.tell_players(table, gm=event)
         service._advance(table)
-        if not any(n.kind in ("turn_report", "game_over") for n in table.notices):
+        if not any(isinstance(n, TurnReport | GameOver) for n in table.notices):
             for p in table.state.players:
                 if not p.departed:
-                    table.notify(Notice("status", p.name))
+                    table.notify(StatusReport(p.name))
         service._finish(table, now, cut_to=length)
     return len(log) - length
 
@@ -291,8 +292,7 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
                                          "address": address.lower(), "old_address": old,
                                          "reason": reason})
         if password:
-            table.notify(Notice("welcome", now_called, {
-                "password": password, "settings": welcome_settings(table.service.timing)}))
+            table.notify(Welcome(now_called, password, welcome_settings(table.service.timing)))
         gm_ops.tell_players(table, events, event)
         service._finish(table, now, drop=_superseded(service, table, old))
     return password

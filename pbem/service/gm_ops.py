@@ -29,7 +29,8 @@ from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
 from pbem.service.deadlines import offer_due, past_reminders_sent
 from pbem.service.entries import GmEvent
 from pbem.service.model import GameService, Seat, iso, parse_iso
-from pbem.service.table import Notice, Table
+from pbem.service.notices import GmNews
+from pbem.service.table import Table
 
 GM = "gm"  # the ``player`` of the game master's engine commands
 _NAME = re.compile(r"[^\W\d_][\w.'-]*( [\w.'-]+)*")
@@ -43,7 +44,7 @@ def tell_players(table: Table, events: Sequence[Event] = (), gm: GmEvent | None 
     extra = set(also)
     for p in table.state.players:
         if not p.departed or p.name in extra:
-            table.notify(Notice("gm", p.name, {"events": list(events), "gm": gm}))
+            table.notify(GmNews(p.name, tuple(events), gm))
 
 
 # --- changes to the game: engine commands ----------------------------------------------------
