@@ -23,8 +23,9 @@ from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, mails, steps, t
 
 from pbem.engine.codec import from_json
 from pbem.engine.commands import GmMoveCard, OfferGroup
+from pbem.engine.events import Event
 from pbem.engine.rules import apply
-from pbem.engine.state import Event, GameState
+from pbem.engine.state import GameState
 from pbem.engine.view import View, view
 from pbem.orders import parse_orders
 from pbem.reports import mails as reports

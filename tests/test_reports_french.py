@@ -15,7 +15,7 @@ from dataclasses import replace
 from test_reports import TEMPLATES, rendered
 from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, steps
 
-from pbem.engine.state import Event
+from pbem.engine.events import Event
 from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
 from pbem.reports.templating import environment

@@ -18,8 +18,8 @@ from transcripts.harness import Mailroom
 
 from pbem.cli.gm_text import preview_text
 from pbem.engine.commands import OfferGroup
+from pbem.engine.events import Event
 from pbem.engine.rules import apply
-from pbem.engine.state import Event
 from pbem.reports import mails as reports
 from pbem.reports.templating import environment
 from pbem.service.gm import Preview

@@ -35,10 +35,11 @@ import pytest
 from pbem.bots.simulate import BotTable
 from pbem.engine import view as view_module
 from pbem.engine.carddata import load_cardset
+from pbem.engine.events import Event
 from pbem.engine.rules import apply
 from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.setup import Setup, new_game, with_options
-from pbem.engine.state import Event, GameState
+from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError
 from pbem.reports.mails import Rendered
 from pbem.service.bot_games import play_game

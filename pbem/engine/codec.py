@@ -1,6 +1,8 @@
 """JSON form of engine values: frozen dataclasses of tuples, ints, strings and literals.
 
-``to_json`` and ``from_json`` round-trip exactly: ``from_json(T, to_json(v)) == v``. Unions of
+``to_json`` and ``from_json`` round-trip exactly: ``from_json(T, to_json(v)) == v``. A class may
+write its own form (``__json__``, read back by the class method ``__from_json__``: events do,
+see ``pbem.engine.events``). Unions of
 dataclasses are tagged with the class name under ``"type"`` so commands and events decode
 without knowing their class beforehand.
 """
@@ -21,6 +23,9 @@ JSON = dict[str, Any] | list[Any] | str | int | float | bool | None
 def to_json(value: Any) -> Any:
     """The JSON-ready form of an engine value."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        own = getattr(value, "__json__", None)  # a class with its own JSON form (events)
+        if own is not None:
+            return own()
         out: dict[str, Any] = {"type": type(value).__name__}
         for f in init_fields(type(value)):
             out[f.name] = to_json(getattr(value, f.name))
@@ -54,6 +59,9 @@ def from_json(cls: Any, data: Any) -> Any:
         args = get_args(cls) or (str, Any)
         return {k: from_json(args[1], v) for k, v in data.items()}
     if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+        own = getattr(cls, "__from_json__", None)
+        if own is not None:
+            return own(data)
         if data.get("type", cls.__name__) != cls.__name__:
             raise ValueError(f"expected {cls.__name__}, got {data.get('type')}")
         hints = _hints(cls)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from pbem.engine import events as ev
 from pbem.engine.attack import validate_attack
 from pbem.engine.bidding import Stance
 from pbem.engine.breakdown import breakdown, success_chance
@@ -22,8 +23,9 @@ from pbem.engine.commands import (
     PlaySpecial,
     WithdrawOffer,
 )
+from pbem.engine.events import Event
 from pbem.engine.privilege import check_abolish
-from pbem.engine.state import Event, PendingAttack, Player
+from pbem.engine.state import PendingAttack, Player
 from pbem.errors import IllegalCommandError
 from pbem.orders.format import format_order
 from pbem.orders.line import ORDER_FORMS
@@ -378,8 +380,8 @@ def _tell_the_eliminated(table: Table) -> None:
     they have no more orders to give."""
     told = {n.to for n in table.notices if isinstance(n, Eliminated)}
     for e in table.events:
-        name = str(e.data.get("player", ""))
-        if e.kind == "eliminated" and name not in told:
+        name = e.player if isinstance(e, ev.Eliminated) else ""
+        if name and name not in told:
             table.notify(Eliminated(name))
             told.add(name)
 
@@ -389,7 +391,7 @@ def _tell_the_game_master_one_is_left(table: Table) -> None:
     until then: the game master is told once, when the last other player goes, and may end
     the game (``pbem end``)."""
     if table.state.phase == "over" or not any(
-            e.kind in ("eliminated", "left", "removed") for e in table.events):
+            isinstance(e, ev.Eliminated | ev.Left | ev.Removed) for e in table.events):
         return
     playing = [p.name for p in table.state.players if p.playing]
     if len(playing) == 1 and not any(isinstance(n, GmAlert) and n.alone

@@ -16,9 +16,10 @@ from typing import Any
 
 from pbem.engine.codec import from_json
 from pbem.engine.commands import Command
+from pbem.engine.events import Event, GmRename
 from pbem.engine.rules import apply
 from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS, Setup, new_game
-from pbem.engine.state import Event, GameState
+from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError, StoreError
 from pbem.mail.address import mail_address
 from pbem.orders.names import CARD_ALIASES, NameMatcher, card_matcher
@@ -284,7 +285,8 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
         who = _seat(table.service, seat)
         old = table.service.seat(who).address
         events = gm_ops.rename_seat(table, who, name, reason) if name.strip() else []
-        now_called = str(events[-1].data["new"]) if events else who
+        renamed = events[-1] if events else None
+        now_called = renamed.new if isinstance(renamed, GmRename) else who
         password = service._new_password(game_id, now_called) if table.service.started else ""
         gm_ops.replace_seat(table, now_called, address,
                             service._hash(password) if password else "")

@@ -22,7 +22,8 @@ from pbem.engine.commands import (
     GmRenamePlayer,
     GmSetMoney,
 )
-from pbem.engine.state import Event, GameState
+from pbem.engine.events import Event, GmRename
+from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError
 from pbem.orders.lexer import RESERVED
 from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
@@ -226,8 +227,8 @@ def rolled_back(service: GameService, state: GameState, length: int, now: dateti
         raise IllegalCommandError("the game cannot be rolled back into the middle of an attack "
                                   "or of a special card being played")
     for event in reversed(cut):
-        if event.kind == "gm_rename":
-            service = _renamed(service, str(event.data["new"]), str(event.data["old"]))
+        if isinstance(event, GmRename):
+            service = _renamed(service, event.new, event.old)
     deadline = ""
     if state.phase == "actions":
         fresh = now + timedelta(hours=service.timing.orders_hours)

@@ -8,7 +8,8 @@ from datetime import datetime
 from pathlib import Path
 
 from pbem.engine.cards import CardSet
-from pbem.engine.state import Event, GameState
+from pbem.engine.events import Event
+from pbem.engine.state import GameState
 from pbem.mail.compose import OutgoingMail, compose, message_id_for
 from pbem.reports import mails as reports
 from pbem.reports.context import ServiceSettings

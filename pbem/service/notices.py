@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
-from pbem.engine.state import Event, GameState, GroupOffer
+from pbem.engine.events import Event
+from pbem.engine.state import GameState, GroupOffer
 from pbem.reports.context import ServiceSettings
 from pbem.service.entries import GmEvent
 from pbem.service.model import GameService

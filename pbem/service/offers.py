@@ -11,7 +11,8 @@ from dataclasses import replace
 from datetime import timedelta
 
 from pbem.engine.commands import AcceptGroup, DeclineGroup, WithdrawOffer
-from pbem.engine.state import Event, GroupOffer
+from pbem.engine.events import Event, OfferEnded
+from pbem.engine.state import GroupOffer
 from pbem.service.model import iso
 from pbem.service.notices import OfferAnswered, TurnReport
 from pbem.service.table import Table
@@ -65,11 +66,11 @@ def tell_offer_ended(table: Table, events: list[Event]) -> None:
     the departure): the group stays theirs and their turn goes on. A giver who leaves ends
     their turn, and the next turn's report tells the receiver."""
     for e in events:
-        if e.kind != "offer_ended" or e.data["player"] != e.data["receiver"]:
+        if not isinstance(e, OfferEnded) or e.player != e.receiver:
             continue
-        giver = str(e.data["giver"])
+        giver = e.giver
         if table.state.player(giver).playing:
-            offer = GroupOffer(giver, str(e.data["receiver"]), str(e.data["group"]))
+            offer = GroupOffer(giver, e.receiver, e.group)
             _tell_end(table, offer, [e], (giver,))
 
 

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json
-from pbem.engine.state import Event
+from pbem.engine.events import Event, TurnBegins
 from pbem.service.entries import under_current_names
 from pbem.service.mails import Sender, outbox_item, render_notice
 from pbem.service.notices import HistoryReply
@@ -58,7 +58,7 @@ def timeline(store: Store, table: Table) -> list[tuple[int, list[Event]]]:
     """Every event of the game so far, by turn (turn 0: before the first)."""
     turns: list[tuple[int, list[Event]]] = [(0, [])]
     for event in events_since(store, table, 0):
-        if event.kind == "turn_begins":
-            turns.append((int(event.data["turn"]), []))
+        if isinstance(event, TurnBegins):
+            turns.append((event.turn, []))
         turns[-1][1].append(event)
     return [t for t in turns if t[1]]

@@ -28,8 +28,9 @@ from pbem.engine.commands import (
     Roll,
     Settle,
 )
+from pbem.engine.events import Event
 from pbem.engine.rules import apply
-from pbem.engine.state import Event, GameState, PendingSpecial
+from pbem.engine.state import GameState, PendingSpecial
 from pbem.errors import IllegalCommandError
 from pbem.orders.model import (
     ConditionalPlay,
