@@ -453,7 +453,7 @@ class Service:
     def _seal(self, steps: Steps, now: datetime, mail_id: str | None = None) -> None:
         """End a step: its number, its notices rendered and composed into mails."""
         table = steps.table
-        table.in_mail_order()  # the bot seats' mails of upkeep follow
+        table.in_mail_order()  # then the mails of the bot seats' upkeep, after all others
         bot_seats.upkeep(table, lambda player: self._new_password(table.state.game, player),
                         self.config.password_cost)
         table.service = replace(table.service, steps=table.service.steps + 1)
