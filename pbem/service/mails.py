@@ -148,10 +148,13 @@ def _gm_announcement(game: str, player: str, data: dict[str, Any], closing: str,
 
 def outbox_item(
     outbox_id: str, game: str, to: str, to_name: str, rendered: Rendered, *, now: datetime,
-    sender: Sender, in_reply_to: str | None = None,
+    sender: Sender, in_reply_to: str | None = None, salt: str = "",
 ) -> OutboxItem:
-    """The composed mail, ready for the outbox, with a Message-ID derived from its id."""
-    message_id = message_id_for(game, outbox_id, domain=sender.domain)
+    """The composed mail, ready for the outbox, with a Message-ID derived from its id and
+    ``salt``: a game's mail takes its dice commitment, so that two stores each with a game
+    of the same id (and so the same outbox ids) never send the same Message-ID, which mail
+    clients would take for one mail and show once."""
+    message_id = message_id_for(*filter(None, (game, salt)), outbox_id, domain=sender.domain)
     mail = OutgoingMail(
         to=to, to_name=to_name, from_addr=sender.address, from_name=sender.name,
         subject=rendered.subject, text=rendered.text, html=rendered.html or None,
