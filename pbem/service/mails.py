@@ -125,7 +125,11 @@ def render_notice(
         mine = [format_order(o) for p, o in service.standing if p == player]
         rendered = reports.mail("standing", lang, site, html=html, game=game, player=player,
                                 orders=mine)
-    else:  # help, order_failed, gm_alert
+    elif kind == "order_failed":
+        rendered = reports.order_failed(cards, latest or state, player, data, now=now,
+                                        deadline=None if service.paused else deadline, tz=tz,
+                                        lang=lang, site_dir=site, html=html)
+    else:  # help, gm_alert
         rendered = reports.mail(kind, lang, site, html=html, game=game, player=player,
                                 data=data)
     return seat.address, seat.name, rendered
