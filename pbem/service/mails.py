@@ -24,6 +24,7 @@ from pbem.service.notices import (
     HistoryReply,
     Notice,
     OfferAnswered,
+    OrderFailed,
     PressRelay,
     Reminder,
     ResponseRequest,
@@ -207,9 +208,16 @@ def _standing(notice: Notice, r: Reader) -> Rendered:
                         player=notice.to, orders=mine)
 
 
+def _order_failed(notice: Notice, r: Reader) -> Rendered:
+    return reports.order_failed(r.cards, r.latest or r.state, notice.to, notice, now=r.now,
+                                deadline=None if r.service.paused else r.deadline,
+                                tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
+                                html=r.seat.html)
+
+
 def _from_fields(notice: Notice, r: Reader) -> Rendered:
-    """A mail whose template reads the notice's own fields (``data``): help, order_failed,
-    gm_alert, orders_dropped, called_off, eliminated."""
+    """A mail whose template reads the notice's own fields (``data``): help, gm_alert,
+    orders_dropped, called_off, eliminated."""
     return reports.mail(notice.kind, r.seat.lang, r.site, html=r.seat.html,
                         game=r.state.game, player=notice.to, data=notice)
 
@@ -220,15 +228,19 @@ RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
     AttackResult: _attack_result, TurnReport: _turn_report, StatusReport: _turn_report,
     GameOver: _game_over, Reminder: _reminder, OfferAnswered: _offer_answered,
     PressRelay: _press, HistoryReply: _history, GmNews: _gm_news, StandingOrders: _standing,
+    OrderFailed: _order_failed,
 }
 
 
 def outbox_item(
     outbox_id: str, game: str, to: str, to_name: str, rendered: Rendered, *, now: datetime,
-    sender: Sender, in_reply_to: str | None = None,
+    sender: Sender, in_reply_to: str | None = None, salt: str = "",
 ) -> OutboxItem:
-    """The composed mail, ready for the outbox, with a Message-ID derived from its id."""
-    message_id = message_id_for(game, outbox_id, domain=sender.domain)
+    """The composed mail, ready for the outbox, with a Message-ID derived from its id and
+    ``salt``: a game's mail takes its dice commitment, so that two stores each with a game
+    of the same id (and so the same outbox ids) never send the same Message-ID, which mail
+    clients would take for one mail and show once."""
+    message_id = message_id_for(*filter(None, (game, salt)), outbox_id, domain=sender.domain)
     mail = OutgoingMail(
         to=to, to_name=to_name, from_addr=sender.address, from_name=sender.name,
         subject=rendered.subject, text=rendered.text, html=rendered.html or None,
