@@ -178,7 +178,7 @@ class OrderFailed(Notice):
     suggestion: str = ""
     line: int = 0
     order: str = ""
-    skipped: tuple[tuple[int, str], ...] = ()  # (line, text) of those that were to follow
+    skipped: Sequence[tuple[int, str]] = ()  # (line, text) of those that were to follow
 
 
 @dataclass(frozen=True)

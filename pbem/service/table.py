@@ -318,7 +318,7 @@ class Table:
         except IllegalCommandError as exc:
             reason, suggestion = worded(exc, self.service.seat(player).lang)
             self.notify(OrderFailed(player, reason, suggestion, line, text,
-                                    tuple((q.line, q.text) for q in skipped)))
+                                    [(q.line, q.text) for q in skipped]))
             return False
         return True
 
