@@ -40,6 +40,11 @@ class Notice:
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.name not in ("to", "state", "service")}
 
+    def get(self, name: str, default: Any = None) -> Any:
+        """A field by name, as a dict gives a key: the templates of the kinds rendered from
+        their fields alone read optional ones so, and render plain dicts too."""
+        return getattr(self, name, default)
+
     @property
     def news_since(self) -> int | None:
         """The log entry the mail's news start at; None: at the reader's last report."""
