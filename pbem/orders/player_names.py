@@ -18,7 +18,7 @@ from pbem.orders.line import ORDER_FORMS
 
 __all__ = ["MAX_NAME_LENGTH", "check_player_name"]
 
-MAX_NAME_LENGTH = 24
+MAX_NAME_LENGTH = 32
 # Characters that are markup in a mail's HTML part or quote marks of the order language.
 _MARKUP = frozenset('<>&"\\`“”«»#,')
 _ORDER_WORDS = frozenset(
