@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.engine.state import GameState
-from pbem.service import gm, gm_deadlines
+from pbem.service import gm
 from pbem.service.mails import Sender
 from pbem.service.model import GameService, Timing
 from pbem.service.service import Service, ServiceConfig
@@ -127,8 +127,7 @@ class Mailroom:
         game = game or self._only_game()
         words = [*map(str, args), *(f"--{k} {v}" for k, v in options.items())]
         self.lines.append(f"=== GM {self._when()}: {name} {game} {' '.join(words)}")
-        operation = getattr(gm_deadlines, name, None) or getattr(gm, name)
-        operation(self.service, game, *args, now=self.now, **options)
+        getattr(gm, name)(self.service, game, *args, now=self.now, **options)
         return self._collect()
 
     # --- players --------------------------------------------------------------------------
