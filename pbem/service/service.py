@@ -3,6 +3,12 @@
 ``receive(raw, now)`` and ``tick(now)`` are the whole interface the mail transports and the
 daemon need; time is always passed in. Many games share one mailbox: each mail is routed by
 the game its start line names. The turn flow players see is described in docs/service.md.
+
+Every change to a game is a step (``pbem.service.steps``): ``step(game_id, now)`` loads the
+game under the store's lock, and commits it once, advanced and sealed, when its body ends,
+or writes nothing should the body raise. The deadline tick and the game master's overrides
+(``pbem.service.gm``) go through it; a round of mail seals each mail as a step of the same
+kind and writes a game's steps of the round together.
 """
 
 from __future__ import annotations
