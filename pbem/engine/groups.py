@@ -141,7 +141,7 @@ def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
     receiver = state.player(offer.receiver)
     master, arrow = cmd.master, cmd.arrow
     if not master:
-        master, arrow = _first_open_arrow(cards, receiver)
+        master, arrow = first_open_arrow(cards, receiver)
         if not master:
             raise IllegalCommandError(f"{receiver.name} has no open outgoing arrow",
                                       suggestion="decline the group",
@@ -227,7 +227,9 @@ def end_offer_of(state: GameState, player: str) -> Result:
         "player": player, "status": status})]
 
 
-def _first_open_arrow(cards: CardSet, player: Player) -> tuple[str, int]:
+def first_open_arrow(cards: CardSet, player: Player) -> tuple[str, int]:
+    """Give the first card of ``player``'s power structure with an open outgoing arrow, and
+    that arrow; ("", -1) when there is none."""
     for slot in player.structure:
         arrows = open_arrows(cards, player, slot.card)
         if arrows:

@@ -13,11 +13,11 @@ from pbem.engine import checks
 from pbem.engine.attack import discard, open_attack, take_privilege, validate_attack
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import Counter, PlaySpecial, ResolveSpecial
+from pbem.engine.groups import first_open_arrow
 from pbem.engine.ops import earn, move_money
 from pbem.engine.privilege import abolish_countered, abolish_privilege, abolish_resolved
 from pbem.engine.state import Event, GameState, PendingAttack, PendingSpecial, Player, Slot
 from pbem.engine.structure import attach, open_arrows
-from pbem.engine.turn import _first_open_arrow
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
@@ -187,7 +187,7 @@ def _roll_becomes(value: int) -> Effect:
 def _bribery_arrow(cards: CardSet, p: Player, cmd: PlaySpecial) -> tuple[str, int]:
     """Where the bribed group hangs: the named card and arrow, or the first open arrow."""
     if not cmd.master:
-        master, arrow = _first_open_arrow(cards, p)
+        master, arrow = first_open_arrow(cards, p)
         if not master:
             raise IllegalCommandError("you have no open outgoing arrow for a new group",
                                       key="no_open_arrow")

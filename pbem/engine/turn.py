@@ -13,7 +13,6 @@ from pbem.engine.abilities import abilities
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import BeginTurn, EndTurn, LeaveGame, Pass
 from pbem.engine.groups import (
-    _first_open_arrow,
     accept_group,
     decline_group,
     drop_group,
@@ -31,10 +30,8 @@ from pbem.engine.values import evolve
 from pbem.engine.victory import progress, victory_allowed, winners
 from pbem.errors import IllegalCommandError
 
-# _first_open_arrow stays private: specials.py imports it from here, as it always has.
 __all__ = [
     "PASS_INCOME",
-    "_first_open_arrow",
     "accept_group",
     "begin_turn",
     "check_eliminations",

@@ -13,8 +13,8 @@ from datetime import datetime
 
 from pbem.errors import MailFormatError
 from pbem.mail.automatic import automatic_reason
-from pbem.mail.body import Source, _candidates, _parse, _part_text
-from pbem.mail.envelope import _Envelope, _envelope, _head, _synthetic_id, first_headers
+from pbem.mail.body import Source, parse_message, part_text, text_candidates
+from pbem.mail.envelope import Envelope, first_headers, parse_head, read_envelope, synthetic_id
 from pbem.mail.html_text import html_to_text
 
 __all__ = [
@@ -100,13 +100,13 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
             f"the {_MAX_MIME_HEADER} we read), and no orders could be read from it.",
             suggestion="Send your orders as plain text, without attachments."))
     defects: list[str] = []
-    msg = _parse(raw)
+    msg = parse_message(raw)
     heads = first_headers(msg)
-    envelope = _envelope(heads, raw, defects)
+    envelope = read_envelope(heads, raw, defects)
     automatic = automatic_reason(heads)
     texts: list[str] = []
-    for source, part in _candidates(msg, defects):
-        text = _part_text(part, source, defects)
+    for source, part in text_candidates(msg, defects):
+        text = part_text(part, source, defects)
         if automatic is not None:  # never acted on: keep the human-readable notice
             return _inbound(envelope, text, source, automatic, defects)
         if START_LINE.search(text):
@@ -136,10 +136,10 @@ def header_summary(raw: bytes) -> tuple[str, str, bool]:
     """Give (sender, message_id, whether that id is synthetic) of any mail, best effort, for
     replying; never raises."""
     try:
-        envelope = _envelope(first_headers(_head(raw)), raw, [])
+        envelope = read_envelope(first_headers(parse_head(raw)), raw, [])
         return envelope.sender, envelope.message_id, envelope.synthetic
     except Exception:  # a last resort for replies: any failure still yields an id
-        return "", _synthetic_id(raw), True
+        return "", synthetic_id(raw), True
 
 
 def receipt(raw: bytes) -> tuple[bytes, str, str]:
@@ -177,7 +177,7 @@ def _redact_line(line: str) -> str:
 
 
 def _inbound(
-    envelope: _Envelope, text: str, source: Source, automatic: str | None, defects: list[str]
+    envelope: Envelope, text: str, source: Source, automatic: str | None, defects: list[str]
 ) -> InboundMail:
     return InboundMail(
         sender=envelope.sender,
@@ -198,12 +198,12 @@ def _inbound(
 def _unreadable(raw: bytes, defect: str, error: MailFormatError) -> InboundMail:
     """Give automatic mail that is too big to read as such; raise ``error`` for any other."""
     # Only the head is read: cheap, and enough to tell a bounce that must not be answered.
-    heads = first_headers(_head(raw))
+    heads = first_headers(parse_head(raw))
     automatic = automatic_reason(heads)
     if automatic is None:
         raise error
     defects = [defect]
-    return _inbound(_envelope(heads, raw, defects), "", "plain", automatic, defects)
+    return _inbound(read_envelope(heads, raw, defects), "", "plain", automatic, defects)
 
 
 def _mime_load(raw: bytes) -> tuple[int, int]:
