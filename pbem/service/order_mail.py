@@ -15,10 +15,10 @@ from pbem.orders.model import Located, ParsedOrders
 from pbem.orders.parse import blank_password
 from pbem.reports.mails import OrderResult
 from pbem.reports.paraphrase import paraphrase
+from pbem.reports.refusals import worded
 from pbem.reports.templating import render
 from pbem.service.dispatch import advance, carry_out, is_answer, is_move
 from pbem.service.model import Seat
-from pbem.service.refusals import worded
 from pbem.service.table import Notice, Table
 
 

@@ -30,6 +30,7 @@ from pbem.orders.format import format_orders
 from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
 from pbem.reports.mails import Problem
+from pbem.reports.refusals import worded
 from pbem.service import bot_seats
 from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.deadlines import next_due, still_quiet, tick
@@ -41,7 +42,6 @@ from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
-from pbem.service.refusals import worded
 from pbem.service.steps import Steps
 from pbem.service.table import Notice, Table
 from pbem.store import Store
