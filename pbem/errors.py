@@ -34,6 +34,9 @@ class PbemError(Exception):
         hint: str | None = None,
         **words: Any,
     ) -> None:
+        if key is not None and self.catalogue is not None and (message or suggestion):
+            raise TypeError(f"{type(self).__name__}({key!r}) is worded by its catalogue, "
+                            f"{self.catalogue}: give it values, not English")
         super().__init__(message or key)
         self.line = line
         self.text = text
@@ -45,9 +48,9 @@ class PbemError(Exception):
 
     @property
     def own_words(self) -> tuple[str, str] | None:
-        """The reason and suggestion in English as the raising code wrote them, or None when
-        the catalogue words this error (a key, and no message of its own)."""
-        if self.key is not None and self.catalogue is not None and not self._message:
+        """The reason and suggestion in English as the raising code wrote them (an error no
+        player reads), or None when the catalogue words this error (it has a key)."""
+        if self.key is not None and self.catalogue is not None:
             return None
         return self._message, self._suggestion or ""
 
@@ -109,7 +112,10 @@ class OrderSyntaxError(PbemError, ValueError):
 
 
 class MailFormatError(PbemError, ValueError):
-    """An inbound mail could not be turned into order text."""
+    """An inbound mail could not be turned into order text: worded for its sender by the
+    catalogue (``_mail_refusals``)."""
+
+    catalogue = "_mail_refusals"
 
 
 class StoreError(PbemError):

@@ -298,10 +298,12 @@ class Service:
             mail = parse_mail(raw, max_bytes=self.config.max_mail_bytes)
         except MailFormatError as error:
             sender, message_id, synthetic = header_summary(raw)
-            self.postmaster.reply(mail_id, sender, "unreadable", now, message=error.message,
-                                  suggestion=error.suggestion or "",
-                                  reply_to=None if synthetic else message_id,
-                                  reader=self._reader(sender, "unreadable", now))
+            reader = self._reader(sender, "unreadable", now)
+            message, suggestion = worded(error, reader.lang if reader else "en",
+                                         self.config.sender.site_dir)
+            self.postmaster.reply(mail_id, sender, "unreadable", now, message=message,
+                                  suggestion=suggestion,
+                                  reply_to=None if synthetic else message_id, reader=reader)
             return
         ours = mail.message_id in self._bot_mail  # a bot seat's: never a flood
         self._bot_mail.discard(mail.message_id)

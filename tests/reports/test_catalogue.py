@@ -4,8 +4,9 @@ catalogue has is an error, never a silent fallback to another language.
 
 The keys are read from the code (``ast``), where the errors are raised: the rules engine's
 ``IllegalCommandError(key=...)`` (``_engine_refusals``), the service's ``refused(key, ...)``
-(``_refusals``), and the order parser's errors, failures and hints (``_parser_refusals``:
-messages by ``key``, suggestions by ``hint`` or ``Hint``'s key).
+(``_refusals``), the order parser's errors, failures and hints (``_parser_refusals``:
+messages by ``key``, suggestions by ``hint`` or ``Hint``'s key), and an unreadable mail's
+``MailFormatError(key=...)`` (``_mail_refusals``).
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ PACKAGE = Path(pbem.__file__).parent
 SOURCES = sorted(PACKAGE.rglob("*.py"))
 
 ENGINE, PARSER, SERVICE = "_engine_refusals", "_parser_refusals", "_refusals"
+MAIL = "_mail_refusals"
 PARSER_ERRORS = {"fail", "OrderSyntaxError", "UnknownNameError", "AmbiguousNameError",
                  "AmbiguousOrderError", "kind_of"}
 NOT_WORDS = {"key", "hint", "line", "text", "suggestion", "ambiguous", "unknown", "hinted",
              "weak", "words"}
+CLASSES = {"IllegalCommandError": ENGINE, "ServiceRefusal": SERVICE, "MailFormatError": MAIL}
 ALL = "*"  # a site whose words are given as a mapping: any sample word may be in it
 
 # A value for every word a raise site gives (a new word needs a sample here).
@@ -50,6 +53,8 @@ SAMPLES: dict[str, Any] = {
     "receiver": "Bob", "shield": "The Discordian Society", "shown": "'x'", "side": "ASSIST",
     "source": "The Network", "sources": ("The Mafia", "The Network"), "status": "left",
     "target": "Feminists", "typed": "'spnd'", "usage": "PASS", "value": 0,
+    "size": 5121, "limit": 5120, "parts": 152, "damage": ["mime-base64"], "quoted": True,
+    "example": "GAME <game> PLAYER <name> PASSWORD <password>",
     "what": "the MB to spend", "where": "after the attacking group",
 }
 
@@ -98,8 +103,8 @@ def _raised() -> Raised:
             if isinstance(node, ast.Call):
                 name, given = _name(node), _words(node)
                 kw = {k.arg: k.value for k in node.keywords}
-                if name in ("IllegalCommandError", "ServiceRefusal") and "key" in kw:
-                    catalogue = ENGINE if name == "IllegalCommandError" else SERVICE
+                if name in CLASSES and "key" in kw:
+                    catalogue = CLASSES[name]
                     for key in _strings(kw["key"]):
                         add(catalogue, "message", key, given)
                 elif name == "refused" and node.args:
@@ -174,9 +179,10 @@ def test_the_scan_finds_the_raise_sites() -> None:
     assert {"unknown_name", "expected", "unknown_order", "unreadable"} <= set(
         RAISED[PARSER, "message"])
     assert {"did_you_mean", "write_as", "keyword_instead"} <= set(RAISED[PARSER, "suggestion"])
+    assert RAISED[MAIL, "message"]["damaged"] == {"damage", "example"}
 
 
-@pytest.mark.parametrize("catalogue", [ENGINE, SERVICE, PARSER])
+@pytest.mark.parametrize("catalogue", [ENGINE, SERVICE, PARSER, MAIL])
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_each_language_words_exactly_the_keys_the_code_raises(lang: str,
                                                                catalogue: str) -> None:
@@ -218,12 +224,18 @@ def test_a_key_no_catalogue_has_is_an_error_in_every_language(lang: str) -> None
         with pytest.raises(UnknownRefusal, match="no_such_key"):
             worded(error, lang)
     with pytest.raises(UnknownRefusal):
-        worded(UnknownNameError("unknown group name", key="no_such_key"), "fr")
+        worded(UnknownNameError(key="no_such_key", what="group"), "fr")
 
 
 def test_an_error_with_no_key_is_the_game_masters_and_keeps_its_english() -> None:
     plain = OrderSyntaxError("no key at all", suggestion="ask")
     assert worded(plain, "fr") == ("no key at all", "ask")
+
+
+def test_a_keyed_error_takes_values_not_english() -> None:
+    """A key and an English message in one error would be two wordings that can drift."""
+    with pytest.raises(TypeError, match="catalogue"):
+        IllegalCommandError("you cannot give money to yourself", key="gift_to_self")
 
 
 def test_the_english_of_an_engine_refusal_is_its_catalogues() -> None:
