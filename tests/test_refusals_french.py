@@ -148,3 +148,17 @@ def test_a_french_player_whose_start_line_cannot_be_read_is_told_why_in_french(
     (unread,) = room.orders("Alicia", "STATUS", game="illu", address=room.addresses["Alice"])
     text = unread.text.replace("\xa0", " ")
     assert "nom de joueur inconnu : 'Alicia'\n\nvouliez-vous dire : Alice ?" in text, text
+
+
+def test_a_french_player_whose_mail_holds_no_orders_is_told_why_in_french(
+        tmp_path: Path) -> None:
+    """A mail with no start line cannot be read at all: the postmaster's reason and what to
+    send instead are the mail catalogue's, in the writer's language (once English whatever
+    the reader's)."""
+    room = _french_room(tmp_path)
+    room.at(hours=2)  # the postmaster answers an address at most once an hour
+    (unread,) = room.mail("Alice", "> GAME illu PLAYER Alice PASSWORD x\nhello")
+    text = unread.text.replace("\xa0", " ")
+    assert "Aucun ordre trouvé dans ce mail. Ses seules lignes GAME sont citées" in text, text
+    assert "Les ordres commencent par une ligne dont le premier mot est GAME" in text
+    assert "No orders found" not in text
