@@ -90,6 +90,28 @@ def validate_attack(
             raise IllegalCommandError(key="aid_used", aid=aid)
 
 
+def take_privilege(cards: CardSet, state: GameState, p: Player,
+                   privilege: Literal["none", "card", "bavarian"], card: str) -> Result:
+    """The privilege an attack is announced with, paid for: ``card`` discarded, or the
+    Bavarian Illuminati's 5 MB (rulebook-en, Privileged Attacks)."""
+    events: list[Event] = []
+    if privilege == "card":
+        if card not in p.hand:
+            raise IllegalCommandError(key="privilege_card_not_held", player=p.name, card=card)
+        state = discard(state, p.name, card)
+        events.append(Event("privilege", {"player": p.name, "card": card}))
+    elif privilege == "bavarian":
+        if "bavarian_privilege" not in abilities(cards, p.illuminati).special:
+            raise IllegalCommandError(key="bavarian_only")
+        if state.turn.privileged_bavarian:
+            raise IllegalCommandError(key="bavarian_once")
+        state = pay(state, p.name, p.illuminati, BAVARIAN_PRIVILEGE_COST)
+        state = evolve(state, turn=evolve(state.turn, privileged_bavarian=True))
+        events.append(Event("privilege", {"player": p.name, "card": "",
+                                          "amount": BAVARIAN_PRIVILEGE_COST}))
+    return state, events
+
+
 def announce(cards: CardSet, state: GameState, cmd: Attack) -> Result:
     """A regular action: the attack and all the transferable power aiding it, and privilege."""
     p = checks.action_left(state, cmd.player)
@@ -103,22 +125,7 @@ def announce(cards: CardSet, state: GameState, cmd: Attack) -> Result:
         if cmd.arrow not in arrows:
             raise IllegalCommandError(key="attack_arrow_closed", attacker=cmd.attacker,
                                       arrow=cmd.arrow, arrows=tuple(arrows))
-    events: list[Event] = []
-    if cmd.privilege == "card":
-        if cmd.privilege_card not in p.hand:
-            raise IllegalCommandError(key="privilege_card_not_held", player=p.name,
-                                      card=cmd.privilege_card)
-        state = discard(state, p.name, cmd.privilege_card)
-        events.append(Event("privilege", {"player": p.name, "card": cmd.privilege_card}))
-    elif cmd.privilege == "bavarian":
-        if "bavarian_privilege" not in abilities(cards, p.illuminati).special:
-            raise IllegalCommandError(key="bavarian_only")
-        if state.turn.privileged_bavarian:
-            raise IllegalCommandError(key="bavarian_once")
-        state = pay(state, p.name, p.illuminati, BAVARIAN_PRIVILEGE_COST)
-        state = evolve(state, turn=evolve(state.turn, privileged_bavarian=True))
-        events.append(Event("privilege", {"player": p.name, "card": "",
-                                          "amount": BAVARIAN_PRIVILEGE_COST}))
+    state, events = take_privilege(cards, state, p, cmd.privilege, cmd.privilege_card)
     attack = PendingAttack(
         player=p.name, attacker=cmd.attacker, target=cmd.target, mode=cmd.mode, aids=cmd.aids,
         privilege=cmd.privilege, transfer_on_success=cmd.transfer_on_success, arrow=cmd.arrow,

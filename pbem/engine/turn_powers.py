@@ -59,9 +59,13 @@ def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
                                       alignment=cmd.alignment)
         current.remove(cmd.alignment)
     else:
-        if cmd.alignment not in current or cmd.alignment not in OPPOSITES:
+        if cmd.alignment not in current:
             raise IllegalCommandError(key="alignment_not_reversible", group=cmd.group,
                                       alignment=cmd.alignment)
+        if OPPOSITES.get(cmd.alignment, cmd.alignment) == cmd.alignment:
+            # Criminal and Media have no opposite, and Fanatic's is Fanatic: reversing them
+            # would change nothing and spend the Lasers' one use of the turn.
+            raise IllegalCommandError(key="alignment_no_opposite", alignment=cmd.alignment)
         current[current.index(cmd.alignment)] = OPPOSITES[cmd.alignment]  # type: ignore[call-overload]
     changes = tuple(c for c in state.turn.alignment_changes if c[0] != cmd.group)
     turn = evolve(state.turn, lasers_used=True, did_anything=True,
