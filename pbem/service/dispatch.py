@@ -188,9 +188,11 @@ def _press(table: Table, player: str, order: Press) -> None:
             recipients.append(names[name.casefold()])
     else:
         recipients = [n for n in names.values() if n != player]
-    for name in dict.fromkeys(recipients):
-        table.notify(Notice("press", name, {"sender": player, "text": order.text,
-                                            "to_all": not order.recipients}))
+    recipients = list(dict.fromkeys(recipients))
+    for name in recipients:
+        table.notify(Notice("press", name, {
+            "sender": player, "text": order.text, "to_all": not order.recipients,
+            "others": tuple(n for n in recipients if n != name)}))
 
 
 def _timing(table: Table, order: PlaySpecial) -> str:

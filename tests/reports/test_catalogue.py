@@ -47,14 +47,14 @@ SAMPLES: dict[str, Any] = {
     "giver": "Bob", "group": "Feminists", "have": 3, "illuminati": "The Network",
     "instead": "ATTACK Feminists WITH The Network SPEND 3", "keyword": "SPEND",
     "keywords": ["PASS"], "least": 1, "length": 240, "master": "The Network", "missing":
-    ["ON <group>"], "more": 0, "name": "Carol", "names": ["The Mafia"], "number": 2,
+    ["ON <group>"], "more": 0, "most": 24, "name": "Carol", "names": ["The Mafia"], "number": 2,
     "order": "PASS", "other": "Dee", "other_have": 4, "owner": "Bob", "phase": "actions",
     "player": "Bob", "purpose": "wait for the roll", "query": "'Mafai'", "quote": "»",
     "receiver": "Bob", "shield": "The Discordian Society", "shown": "'x'", "side": "ASSIST",
     "source": "The Network", "sources": ("The Mafia", "The Network"), "status": "left",
     "target": "Feminists", "typed": "'spnd'", "usage": "PASS", "value": 0,
     "size": 5121, "limit": 5120, "parts": 152, "damage": ["mime-base64"], "quoted": True,
-    "example": "GAME <game> PLAYER <name> PASSWORD <password>",
+    "example": "GAME <game> PLAYER <name> PASSWORD <password>", "ended_at": 3,
     "what": "the MB to spend", "where": "after the attacking group",
 }
 
