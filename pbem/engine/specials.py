@@ -111,8 +111,8 @@ def _check_timing(cards: CardSet, state: GameState, card: Special, cmd: PlaySpec
                             whispering=True)
             if cmd.privilege == "card" and cmd.privilege_card == cmd.card and \
                     p.hand.count(cmd.card) < 2:
-                raise IllegalCommandError(key="privilege_copy_missing", player=p.name,
-                                          card=cmd.card)
+                raise IllegalCommandError(key="privilege_card_not_held", player=p.name,
+                                          card=cmd.card, another=True)
             take_privilege(cards, state, p, cmd.privilege, cmd.privilege_card)  # a check
     elif timing in ("after_privilege", "privileged_attack"):
         checks.phase(state, "attack")

@@ -39,7 +39,7 @@ ALL = "*"  # a site whose words are given as a mapping: any sample word may be i
 
 # A value for every word a raise site gives (a new word needs a sample here).
 SAMPLES: dict[str, Any] = {
-    "active": "Alice", "aid": "Junk Mail", "alignment": "Weird", "amount": 9,
+    "active": "Alice", "aid": "Junk Mail", "another": True, "alignment": "Weird", "amount": 9,
     "arrow": 1, "arrows": (0, 2), "attacker": "The Mafia", "card": "Bribery",
     "cards": ["Assassination", "Murphy's Law"], "dest": "Empty Vee", "expected": ["CONTROL"],
     "first": "PLAY", "first_line": 1, "form": "GAME <game> PLAYER <name> PASSWORD <password>",
