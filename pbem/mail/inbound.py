@@ -42,10 +42,8 @@ _MAX_MIME_HEADER = 2000  # characters in one Content-* header, folded lines incl
 _CONTENT_HEADER = re.compile(rb"^content-([!-9;-~]*)[ \t]*:[^\r\n]*(?:\r?\n[ \t][^\r\n]*)*",
                              re.I | re.M)
 # Defect codes that explain why no orders were found, in words for the reply.
-_DAMAGE = {
-    "mime-multipart-unreadable": "its parts could not be told apart",
-    "mime-base64": "its encoded text is broken",
-}
+# The defects that make a mail unreadable (worded by the catalogue, _mail_refusals).
+_DAMAGE = ("mime-multipart-unreadable", "mime-base64")
 
 
 @dataclass(frozen=True)
@@ -86,19 +84,14 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
     """
     if len(raw) > max_bytes:
         return _unreadable(raw, f"over-size: {len(raw)} bytes, limit {max_bytes}", MailFormatError(
-            f"This mail is {_kib(len(raw))} KB, more than the {_kib(max_bytes)} KB we accept.",
-            suggestion="Send your orders as plain text, without attachments and without "
-            "quoting whole reports."))
+            key="too_big", size=_kib(len(raw)), limit=_kib(max_bytes)))
     parts, longest = _mime_load(raw)
     if parts > _MAX_PARTS:
         return _unreadable(raw, f"too-many-parts: {parts}, limit {_MAX_PARTS}", MailFormatError(
-            f"This mail has {parts} MIME parts, more than the {_MAX_PARTS} we read.",
-            suggestion="Send your orders as plain text, without attachments."))
+            key="too_many_parts", parts=parts, limit=_MAX_PARTS))
     if longest > _MAX_MIME_HEADER:
         return _unreadable(raw, f"mime-header-too-long: {longest}", MailFormatError(
-            f"This mail is damaged (a Content- header is {longest} characters long, more than "
-            f"the {_MAX_MIME_HEADER} we read), and no orders could be read from it.",
-            suggestion="Send your orders as plain text, without attachments."))
+            key="header_too_long", length=longest, limit=_MAX_MIME_HEADER))
     defects: list[str] = []
     msg = parse_message(raw)
     heads = first_headers(msg)
@@ -114,22 +107,11 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
         texts.append(text)
     if automatic is not None:
         return _inbound(envelope, "", "plain", automatic, defects)
-    damage = [words for code, words in _DAMAGE.items() if any(d.startswith(code) for d in defects)]
+    damage = [code for code in _DAMAGE if any(d.startswith(code) for d in defects)]
     if not texts or damage:
-        raise MailFormatError(
-            f"This mail is damaged ({'; '.join(damage or ['it has no text'])}), and no orders "
-            "could be read from it.",
-            suggestion=f"Send your orders again as plain text in the mail body, from a line "
-            f"like '{START_LINE_EXAMPLE}' to a line END.",
-        )
+        raise MailFormatError(key="damaged", damage=damage, example=START_LINE_EXAMPLE)
     quoted = any(_QUOTED_START_LINE.search(text) for text in texts)
-    raise MailFormatError(
-        "No orders found in this mail."
-        + (" The only GAME lines in it are quoted (they start with '>'), and quoted lines are "
-           "ignored." if quoted else ""),
-        suggestion=f"Orders start with a line whose first word is GAME, like "
-        f"'{START_LINE_EXAMPLE}', and end with a line END.",
-    )
+    raise MailFormatError(key="no_orders", quoted=quoted, example=START_LINE_EXAMPLE)
 
 
 def header_summary(raw: bytes) -> tuple[str, str, bool]:

@@ -38,6 +38,7 @@ from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
 from pbem.orders.player_names import check_player_name
 from pbem.reports.mails import Problem
+from pbem.reports.refusals import worded
 from pbem.service import bot_seats
 from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.deadlines import next_due, still_quiet, tick
@@ -48,7 +49,6 @@ from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
-from pbem.service.refusals import worded
 from pbem.service.steps import Step
 from pbem.service.table import Notice, Table
 from pbem.store import Store
@@ -321,10 +321,12 @@ class Service:
             mail = parse_mail(raw, max_bytes=self.config.max_mail_bytes)
         except MailFormatError as error:
             sender, message_id, synthetic = header_summary(raw)
-            self.postmaster.reply(mail_id, sender, "unreadable", now, message=error.message,
-                                  suggestion=error.suggestion or "",
-                                  reply_to=None if synthetic else message_id,
-                                  reader=self._reader(sender, "unreadable", now))
+            reader = self._reader(sender, "unreadable", now)
+            message, suggestion = worded(error, reader.lang if reader else "en",
+                                         self.config.sender.site_dir)
+            self.postmaster.reply(mail_id, sender, "unreadable", now, message=message,
+                                  suggestion=suggestion,
+                                  reply_to=None if synthetic else message_id, reader=reader)
             return
         ours = mail.message_id in self._bot_mail  # a bot seat's: never a flood
         self._bot_mail.discard(mail.message_id)
