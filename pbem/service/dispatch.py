@@ -26,7 +26,6 @@ from pbem.engine.commands import (
 from pbem.engine.events import Event
 from pbem.engine.privilege import check_abolish
 from pbem.engine.state import PendingAttack, Player
-from pbem.errors import IllegalCommandError
 from pbem.orders.format import format_order
 from pbem.orders.line import ORDER_FORMS
 from pbem.orders.model import (
@@ -107,7 +106,7 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
     order = located.order
     seat = table.state.player(player)
     if not seat.playing and not isinstance(order, OUT_OF_GAME_ORDERS):
-        raise _refused(table, player, "out_of_game", status=seat.status)
+        raise refused("out_of_game", status=seat.status)
     if is_answer(table, order):
         table.answer(_answer(table, player, order))
         return _privileged_note(table, player, order)
@@ -222,9 +221,9 @@ def _play(table: Table, player: str, located: Located) -> Note:
         table.play_special(order)
         return _told_only(player, table.events[start:])
     if timing == "after_roll":
-        raise _refused(table, player, "after_roll", card=order.card)
+        raise refused("after_roll", card=order.card)
     if timing in ("turn_start", "own_income"):
-        raise _refused(table, player, "turn_start_card", card=order.card)
+        raise refused("turn_start_card", card=order.card)
     return _active(table, player, located)
 
 
@@ -277,12 +276,14 @@ def _press(table: Table, player: str, order: Press) -> None:
         recipients = []
         for name in order.recipients:
             if name.casefold() not in names:
-                raise _refused(table, player, "no_player", name=name)
+                raise refused("no_player", name=name)
             recipients.append(names[name.casefold()])
     else:
         recipients = [n for n in names.values() if n != player]
-    for name in dict.fromkeys(recipients):
-        table.notify(PressRelay(name, player, order.text, not order.recipients))
+    recipients = list(dict.fromkeys(recipients))
+    for name in recipients:
+        table.notify(PressRelay(name, player, order.text, not order.recipients,
+                                tuple(n for n in recipients if n != name)))
 
 
 def _timing(table: Table, order: PlaySpecial) -> str:
@@ -292,10 +293,10 @@ def _timing(table: Table, order: PlaySpecial) -> str:
 def _active(table: Table, player: str, located: Located) -> Note:
     """An order only the active player gives: done now, or queued behind an attack."""
     if table.state.phase == "over":
-        raise _refused(table, player, "game_over")
+        raise refused("game_over")
     active = table.state.active_player.name
     if active != player:
-        raise _refused(table, player, "not_your_turn", active=active)
+        raise refused("not_your_turn", active=active)
     if not table.may_act_now(player):
         # Refused now what no attack can change, not acknowledged and refused later.
         check_waiting(table, player, located.order)
@@ -406,7 +407,7 @@ def _tell_the_game_master_one_is_left(table: Table) -> None:
 def _answer(table: Table, player: str, order: Order) -> Answer:
     attack = table.state.attack
     if attack is None or table.service.window is None:
-        raise _refused(table, player, "no_window")
+        raise refused("no_window")
     return ANSWER[type(order)](table, table.state.player(player), attack, order)
 
 
@@ -414,7 +415,7 @@ def _defend(table: Table, p: Player, attack: PendingAttack, order: Order) -> Ans
     assert isinstance(order, DefendOrder)
     owner = table.state.owner(attack.target)
     if owner is None or owner.name != p.name:
-        raise _refused(table, p.name, "not_yours", target=attack.target)
+        raise refused("not_yours", target=attack.target)
     sources = (order.source,) if order.source else (attack.target, p.illuminati)
     _check_defence(table, p, attack.target, sources, order.amount)
     return Answer(p.name, stance=Stance(p.name, "defense", order.amount,
@@ -426,7 +427,7 @@ def _interfere(table: Table, p: Player, attack: PendingAttack, order: Order) -> 
     side = order.interfere.side
     amount = order.interfere.amount
     if amount > p.treasury:
-        raise _refused(table, p.name, "treasury_short", have=p.treasury, amount=amount,
+        raise refused("treasury_short", have=p.treasury, amount=amount,
                        side=side.upper())
     return Answer(p.name, stance=Stance(p.name, side, amount, amount + order.upto))
 
@@ -434,7 +435,7 @@ def _interfere(table: Table, p: Player, attack: PendingAttack, order: Order) -> 
 def _react(table: Table, p: Player, attack: PendingAttack, order: Order) -> Answer:
     assert isinstance(order, ConditionalPlay)
     if order.play.card not in p.hand:
-        raise _refused(table, p.name, "not_held", card=order.play.card)
+        raise refused("not_held", card=order.play.card)
     return Answer(p.name, reactions=(order,))
 
 
@@ -447,13 +448,13 @@ def _abolish(table: Table, p: Player, attack: PendingAttack, order: Order) -> An
 def _play_on(table: Table, p: Player, attack: PendingAttack, order: Order) -> Answer:
     assert isinstance(order, PlaySpecial)
     if order.card not in p.hand:
-        raise _refused(table, p.name, "not_held", card=order.card)
+        raise refused("not_held", card=order.card)
     return Answer(p.name, plays=(order.card,))
 
 
 def _counter(table: Table, p: Player, attack: PendingAttack, order: Order) -> Answer:
     if SECRETS not in p.hand:
-        raise _refused(table, p.name, "not_held", card=SECRETS)
+        raise refused("not_held", card=SECRETS)
     return Answer(p.name, counter=True)
 
 
@@ -479,16 +480,16 @@ def _check_defence(table: Table, p: Player, target: str, sources: tuple[str, ...
     words: dict[str, Any] = {"target": target, "illuminati": p.illuminati, "amount": amount}
     for source in sources:
         if source not in allowed:
-            raise _refused(table, p.name, "defence_source", text=source, **words)
+            raise refused("defence_source", text=source, **words)
     have = {s: (slot.treasury if (slot := p.slot(s)) else 0) for s in allowed}
     total = sum(have[s] for s in sources)
     if amount <= total:
         return
     if len(sources) == 1:
         other = p.illuminati if sources[0] == target else target
-        raise _refused(table, p.name, "defence_short", text=sources[0], source=sources[0],
+        raise refused("defence_short", text=sources[0], source=sources[0],
                        have=total, other=other, other_have=have[other], **words)
-    raise _refused(table, p.name, "defence_short_both", have=total, **words)
+    raise refused("defence_short_both", have=total, **words)
 
 
 def _check_attack_money(table: Table, p: Player, sources: tuple[str, ...],
@@ -500,7 +501,7 @@ def _check_attack_money(table: Table, p: Player, sources: tuple[str, ...],
     if order.spend <= have:
         return
     instead = replace(order, spend=have, spend_from=order.spend_from if have else "")
-    raise _refused(table, p.name, "attack_short", sources=sources, have=have,
+    raise refused("attack_short", sources=sources, have=have,
                    amount=order.spend, instead=format_order(instead))
 
 
@@ -519,15 +520,10 @@ def _privileged_note(table: Table, player: str, order: Order) -> Note:
     return ("privileged", {"card": INTERFERENCE})
 
 
-def _refused(table: Table, player: str, key: str, text: str = "",
-             **words: Any) -> IllegalCommandError:
-    return refused(table.service.seat(player).lang, key, text, **words)
-
-
 def _clear_standing(table: Table, player: str, number: int | None) -> None:
     mine = [i for i, (p, _) in enumerate(table.service.standing) if p == player]
     if number is not None and not 1 <= number <= len(mine):
-        raise _refused(table, player, "no_standing", number=number)
+        raise refused("no_standing", number=number)
     drop = set(mine) if number is None else {mine[number - 1]}
     kept = tuple(o for i, o in enumerate(table.service.standing) if i not in drop)
     table.service = replace(table.service, standing=kept)

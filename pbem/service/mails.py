@@ -170,8 +170,8 @@ def _offer_answered(notice: Notice, r: Reader) -> Rendered:
 def _press(notice: Notice, r: Reader) -> Rendered:
     assert isinstance(notice, PressRelay)
     return reports.press_relay(r.state.game, notice.to, notice.sender, notice.text,
-                               to_all=notice.to_all, lang=r.seat.lang, site_dir=r.site,
-                               html=r.seat.html)
+                               to_all=notice.to_all, others=notice.others, lang=r.seat.lang,
+                               site_dir=r.site, html=r.seat.html)
 
 
 def _history(notice: Notice, r: Reader) -> Rendered:

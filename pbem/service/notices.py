@@ -145,6 +145,7 @@ class PressRelay(Notice):
     sender: str
     text: str
     to_all: bool
+    others: tuple[str, ...] = ()  # the other players it went to
 
 
 @dataclass(frozen=True)

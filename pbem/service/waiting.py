@@ -39,7 +39,7 @@ def check_waiting(table: Table, player: str, order: Order) -> None:
 def _held(table: Table, p: Player, order: Order) -> None:
     assert isinstance(order, PlaySpecial)
     if order.card not in p.hand:
-        raise refused(table.service.seat(p.name).lang, "not_held", card=order.card)
+        raise refused("not_held", card=order.card)
 
 
 def _offerable(table: Table, p: Player, order: Order) -> None:
