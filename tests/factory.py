@@ -23,9 +23,10 @@ from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import Attack, Command, ResolveSpecial, Roll, Settle
 from pbem.engine.dice import Dice, roll_2d6
+from pbem.engine.events import Event
 from pbem.engine.ops import set_treasury
 from pbem.engine.rules import apply
-from pbem.engine.state import Event, GameState, Options, Phase, Player, Slot
+from pbem.engine.state import GameState, Options, Phase, Player, Slot
 from pbem.engine.structure import open_arrows, puppet_slot
 
 CARDS: CardSet = load_cardset()

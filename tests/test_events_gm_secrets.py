@@ -94,12 +94,12 @@ def test_a_card_put_in_the_draw_pile_is_not_named_where_it_lies(store: Path) -> 
 def test_a_money_edit_logged_before_owners_were_recorded_still_reads() -> None:
     """A gm_money event of an older log has no "player": history and reports still render it
     (StrictUndefined would otherwise stop them)."""
-    from pbem.engine.state import Event
+    from pbem.engine.events import event_of
     from pbem.reports.templating import environment
 
     for lang in ("en", "fr"):
         module = environment().get_template(f"{lang}/_events.txt.j2").module
-        text = module.event(Event("gm_money", {"card": "The Mafia", "amount": 3,  # type: ignore[attr-defined]
+        text = module.event(event_of("gm_money", {"card": "The Mafia", "amount": 3,  # type: ignore[attr-defined]
                                                "reason": ""}))
         assert "The Mafia" in text and "(" not in text
 
@@ -114,7 +114,7 @@ def test_a_money_edit_names_an_illuminati_card_as_one_and_a_group_as_one() -> No
     from factory import run as play
 
     from pbem.engine.commands import GmSetMoney
-    from pbem.engine.state import Event
+    from pbem.engine.events import event_of
     from pbem.reports.templating import environment
 
     position = place(game(ann=BAVARIA), "ann", "The Mafia", treasury=3)
@@ -126,7 +126,7 @@ def test_a_money_edit_names_an_illuminati_card_as_one_and_a_group_as_one() -> No
         texts = [module.event(e) for e in events]  # type: ignore[attr-defined]
         assert [e.kind for e in events] == ["gm_money", "gm_money_count"]
         assert all(f"{card} {whose}" in t for t in texts), texts
-        old = Event("gm_money", {"card": card, "player": "ann", "amount": 3, "reason": ""})
+        old = event_of("gm_money", {"card": card, "player": "ann", "amount": 3, "reason": ""})
         structure = {"en": "in ann's power structure",
                      "fr": "dans la structure de pouvoir d'ann"}[lang]
         assert f"({structure})" in module.event(old)  # type: ignore[attr-defined]

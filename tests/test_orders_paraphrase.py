@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from test_orders_roundtrip import orders
 
 from pbem.engine.carddata import load_cardset
-from pbem.engine.state import Event
+from pbem.engine.events import event_of
 from pbem.orders import KINDS, Order, parse_order
 from pbem.reports import mails as reports
 from pbem.reports.paraphrase import paraphrase
@@ -87,7 +87,7 @@ def test_french_readbacks_name_cards_as_printed_like_the_reports() -> None:
     assert said("MOVE Hackers TO Mafia LEFT", "fr") == (
         "Vous déplacez Hackers sur la flèche de gauche de The Mafia.")
     assert said("ATTACK Mafia DESTROY Hackers", "fr").startswith("The Mafia attaque pour détruire")
-    event = Event("transfer", {"player": "Alice", "amount": 3, "from": "The Mafia",
+    event = event_of("transfer", {"player": "Alice", "amount": 3, "from": "The Mafia",
                                "to": "C.I.A."})
     report = reports.history_reply("illu", "Alice", [(1, (event,))], lang="fr").text
     assert "3\xa0MB de The Mafia à C.I.A." in report

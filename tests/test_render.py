@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from markupsafe import Markup
 from test_reports_game import CARDS, DEADLINE, NOW, first, steps, turn_of
 
-from pbem.engine.state import Event
+from pbem.engine.events import event_of
 from pbem.reports import mails as reports
 from pbem.reports import templating as render
 from pbem.reports.templating import environment, hang
@@ -157,7 +157,7 @@ def test_a_render_s_fixed_costs_are_paid_once(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("lang", "ends"), [("en", "to C.I.A."), ("fr", "à C.I.A.")])
 def test_a_sentence_ending_in_an_abbreviation_has_one_full_stop(lang: str, ends: str) -> None:
     module = environment().get_template(f"{lang}/_events.txt.j2").module
-    text = module.event(Event("transfer", {"player": "carol", "amount": 4,  # type: ignore[attr-defined]
+    text = module.event(event_of("transfer", {"player": "carol", "amount": 4,  # type: ignore[attr-defined]
                                            "from": "The UFOs", "to": "C.I.A."}))
     assert text.endswith(ends), text
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import astuple, replace
+from dataclasses import astuple, dataclass, replace
 from datetime import timedelta
 from functools import cache
 from html.parser import HTMLParser
@@ -23,8 +23,9 @@ from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, mails, steps, t
 
 from pbem.engine.codec import from_json
 from pbem.engine.commands import GmMoveCard, OfferGroup
+from pbem.engine.events import Event, event_of
 from pbem.engine.rules import apply
-from pbem.engine.state import Event, GameState
+from pbem.engine.state import GameState
 from pbem.engine.view import View, view
 from pbem.orders import parse_orders
 from pbem.reports import mails as reports
@@ -186,7 +187,12 @@ def test_an_unknown_event_kind_fails_loudly() -> None:
     """An event the templates have no sentence for stops the rendering with its name."""
     for lang in LANGS:
         with pytest.raises(jinja2.UndefinedError, match="unknown_event_kind"):
-            reports.history_reply(GAME, "Bob", [(1, (Event("tea_party", {}),))], lang=lang)
+            reports.history_reply(GAME, "Bob", [(1, (TeaParty(),))], lang=lang)
+
+
+@dataclass(frozen=True)
+class TeaParty(Event):
+    kind = "tea_party"
 
 
 def test_player_names_are_escaped_in_html_and_plain_in_text() -> None:
@@ -400,9 +406,9 @@ def _secret_position() -> GameState:
 
 
 def _mails_for(state: GameState, who: str, lang: str) -> list[Rendered]:
-    drew = (Event("drew_special", {"player": "Alice", "card": SECRET_CARD},
+    drew = (event_of("drew_special", {"player": "Alice", "card": SECRET_CARD},
                   visible_to=("Alice",)),
-            Event("drew_special_count", {"player": "Alice"}))
+            event_of("drew_special_count", {"player": "Alice"}))
     out = [
         reports.turn_report(CARDS, state, who, drew, now=NOW, deadline=DEADLINE, lang=lang),
         reports.reminder(CARDS, state, who, about="orders", now=NOW, deadline=DEADLINE,

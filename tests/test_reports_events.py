@@ -1,22 +1,22 @@
 """Every kind of event the engine emits has a sentence, in English and in French.
 
-The kinds, and the keys of each event's data, are read from the engine's source with
-``ast``, so a new kind of event fails here until the templates say it. Each event is filled
-with sample values chosen by key name; a new key fails here until it gets a sample.
+The kinds, and the facts of each, are the event classes' (``pbem.engine.events.KINDS``), so
+a new kind of event fails here until the templates say it. Each event is filled with sample
+values chosen by the fact's log name; a new fact fails here until it gets a sample.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import jinja2
 import pytest
 
-from pbem.engine.state import Event
+from pbem.engine.events import KINDS, Event, event_of
 from pbem.reports import mails as reports
 from pbem.reports.context import report_events
 from pbem.service.entries import GmEvent
@@ -45,69 +45,61 @@ SAMPLES: dict[str, Any] = {
     "now": ("Weird", "Criminal"), "old": "Carl", "new": "Dee", "giver": "Carl",
     "receiver": "Alice", "status": "left",
 }
-# Events whose data dict is built in a variable rather than written in the call.
+# Events the engine writes in more than one shape (optional facts).
 BUILT: dict[str, list[dict[str, Any]]] = {
     "espionage": [{"player": "Alice", "looked_at": "Bob", "hand": ("Bribery",)},
                   {"player": "Alice", "looked_at": "Hackers", "treasury": 5}],
     "offer_declined": [{"player": "Alice", "group": "Hackers", "giver": "Bob"},
                        {"player": "Alice", "group": "Hackers", "giver": "Bob",
                         "unanswered": True}],
+    "money_card": [{"player": "Alice", "card": "Swiss Bank Account", "amount": 8},
+                   {"player": "Alice", "card": "White Collar Crime", "to": "Hackers",
+                    "amount": 5}],
+    "privilege": [{"player": "Alice", "card": "Deep Agent"},
+                  {"player": "Alice", "card": "", "amount": 5}],
 }
 
 
-def _kinds(node: ast.expr) -> Iterator[str]:
-    """The string constants an Event's kind argument can take (``a if x else b`` too)."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        yield node.value
-    elif isinstance(node, ast.IfExp):
-        yield from _kinds(node.body)
-        yield from _kinds(node.orelse)
-    else:
-        raise AssertionError(f"an Event kind that is not a string: {ast.dump(node)}")
-
-
-def engine_events() -> dict[str, list[tuple[str, ...] | None]]:
-    """For each kind of Event built in pbem/engine, the key sets of its data dicts (None
-    when the dict is built elsewhere)."""
-    found: dict[str, list[tuple[str, ...] | None]] = {}
-    for path in sorted(ENGINE.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                    and node.func.id == "Event" and node.args):
-                continue
-            data = node.args[1] if len(node.args) > 1 else None
-            keys: tuple[str, ...] | None = ()
-            if isinstance(data, ast.Dict):
-                keys = tuple(k.value for k in data.keys
-                             if isinstance(k, ast.Constant) and isinstance(k.value, str))
-            elif data is not None:
-                keys = None
-            for kind in _kinds(node.args[0]):
-                found.setdefault(kind, []).append(keys)
-    return found
+def _log_names(cls: type[Event]) -> list[str]:
+    """The log names of an event class's facts."""
+    return [cls.NAMES.get(f.name, f.name) for f in dataclasses.fields(cls)
+            if f.name != "visible_to"]
 
 
 def sample_events() -> list[Event]:
-    """One sample event per data shape of every kind the engine emits."""
+    """One sample event with all its facts per kind of event (``KINDS``), one per shape
+    where the engine writes several (``BUILT``), but for the GM entry's event (whose
+    sentences are the GM's: see test_events_gm_secrets)."""
     out = []
-    for kind, shapes in sorted(engine_events().items()):
-        for keys in shapes:
-            if keys is None:
-                assert kind in BUILT, f"give sample data for {kind!r} in BUILT"
-                out += [Event(kind, data) for data in BUILT[kind]]
-                continue
-            missing = [k for k in keys if k not in SAMPLES]
-            assert not missing, f"give a sample value for {missing} (event {kind!r})"
-            out.append(Event(kind, {k: SAMPLES[k] for k in keys}))
+    for kind, cls in sorted(KINDS.items()):
+        if kind == "gm":
+            continue
+        if kind in BUILT:
+            out += [event_of(kind, data) for data in BUILT[kind]]
+            continue
+        keys = _log_names(cls)
+        missing = [k for k in keys if k not in SAMPLES]
+        assert not missing, f"give a sample value for {missing} (event {kind!r})"
+        out.append(event_of(kind, {k: SAMPLES[k] for k in keys}))
     return out
 
 
-def test_the_engine_is_read_for_the_kinds_the_brief_lists() -> None:
-    """The walk finds the engine's events, the conditional one ("left") included."""
-    kinds = set(engine_events())
+def test_the_engine_emits_the_kinds_the_brief_lists() -> None:
+    """Every event class the engine builds is a kind of the table, the conditional one
+    ("left") included."""
+    built = {node.attr for path in sorted(ENGINE.glob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text(), str(path)))
+             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+             and node.value.id == "ev"}
+    classes = {cls.__name__ for cls in KINDS.values()}
+    assert built <= classes
+    kinds = {KINDS_BY_CLASS[name] for name in built}
     assert {"attack", "attack_result", "captured", "victory", "turn_order", "espionage",
             "eliminated", "left", "money_card", "drew_special_count"} <= kinds
     assert len(kinds) >= 50
+
+
+KINDS_BY_CLASS = {cls.__name__: kind for kind, cls in KINDS.items()}
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -148,15 +140,19 @@ def test_the_two_languages_say_different_things() -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_an_event_the_templates_do_not_know_is_an_error(lang: str) -> None:
     with pytest.raises(jinja2.UndefinedError, match="unknown_event_kind"):
-        reports.history_reply("illu1", "Carol", [(1, (Event("brand_new_kind", {}),))],
-                              lang=lang)
+        reports.history_reply("illu1", "Carol", [(1, (BrandNew(),))], lang=lang)
+
+
+@dataclasses.dataclass(frozen=True)
+class BrandNew(Event):
+    kind = "brand_new_kind"
 
 
 def test_a_secret_event_is_shown_only_to_whom_it_concerns() -> None:
     """drew_special names the card to its drawer only; others read the public count."""
-    drew = [Event("drew_special", {"player": "Alice", "card": "Bribery"},
-                  visible_to=("Alice",)),
-            Event("drew_special_count", {"player": "Alice"})]
+    drew = [event_of("drew_special", {"player": "Alice", "card": "Bribery"},
+                     visible_to=("Alice",)),
+            event_of("drew_special_count", {"player": "Alice"})]
     assert [e.kind for e in report_events(drew, "Alice")] == ["drew_special"]
     assert [e.kind for e in report_events(drew, "Bob")] == ["drew_special_count"]
     bob = reports.history_reply("illu1", "Bob", [(1, drew)])
@@ -165,8 +161,8 @@ def test_a_secret_event_is_shown_only_to_whom_it_concerns() -> None:
 
 def test_a_roll_is_said_once_with_its_draw_number() -> None:
     """The roll event is folded into the attack result that follows it."""
-    events = [Event("roll", {"player": "Alice", "dice": (2, 3), "draw": 41, "need": 7}),
-              Event("attack_result", {**{k: SAMPLES[k] for k in (
+    events = [event_of("roll", {"player": "Alice", "dice": (2, 3), "draw": 41, "need": 7}),
+              event_of("attack_result", {**{k: SAMPLES[k] for k in (
                   "player", "attacker", "target", "mode", "need", "terms", "success")},
                   "dice": (2, 3), "roll": 5})]
     shown = report_events(events, "Alice")

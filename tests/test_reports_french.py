@@ -15,7 +15,7 @@ from dataclasses import replace
 from test_reports import TEMPLATES, rendered
 from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, steps
 
-from pbem.engine.state import Event
+from pbem.engine.events import event_of
 from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
 from pbem.reports.refusals import worded
@@ -161,7 +161,7 @@ def test_events_and_breakdowns_use_the_reports_words() -> None:
     module = words()
     assert str(module.term("defender_money", "Bob")) == (  # type: ignore[attr-defined]
         "argent dépensé pour défendre, pris sur Bob")
-    event = Event("recyclers", {"player": "Alice"})
+    event = event_of("recyclers", {"player": "Alice"})
     text = flat(reports.history_reply(GAME, "Alice", [(1, (event,))], lang="fr").text)
     assert f"Le groupe Recyclers d'Alice a payé 5{NB}MB pour piocher une carte de plus." in text
 

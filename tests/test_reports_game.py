@@ -25,10 +25,11 @@ from pbem.engine.commands import (
     Settle,
     Spend,
 )
+from pbem.engine.events import Event, event_of
 from pbem.engine.legal import legal
 from pbem.engine.rules import apply
 from pbem.engine.setup import Seat, Setup, new_game, with_options
-from pbem.engine.state import Event, GameState, PendingAttack
+from pbem.engine.state import GameState, PendingAttack
 from pbem.reports import mails as reports
 from pbem.reports.context import ServiceSettings
 from pbem.reports.mails import OrderResult, Rendered
@@ -241,7 +242,7 @@ def mails(lang: str) -> Iterator[tuple[str, Rendered]]:
         GAME, "Bob", "The server moves on Sunday.\nDeadlines are extended by one day.",
         lang=lang)
     yield "gm_announcement-override-Bob", reports.gm_announcement(GAME, "Bob", events=[
-        Event("gm_rename", {"old": "Chloé", "new": "Dee", "reason": ""}),
+        event_of("gm_rename", {"old": "Chloé", "new": "Dee", "reason": ""}),
         GmEvent("replace", "2026-11-29T12:00:00+00:00", {
             "seat": "Chloé", "name": "Dee", "address": "dee@example.org",
             "old_address": "chloe@example.org", "reason": "Chloé moved away"}).event,

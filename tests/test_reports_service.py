@@ -15,7 +15,7 @@ import pytest
 from transcripts.harness import Mailroom
 
 from pbem.service.mails import Sender, render_notice
-from pbem.service.table import Notice
+from pbem.service.notices import HelpReply
 
 PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed makes Carol play first
 STANDING = ("STANDING DEFEND ANY UPTO 3", "STANDING NEVER INTERFERE")
@@ -117,7 +117,7 @@ def test_short_service_mails_are_tidied_like_every_other(tmp_path: Path) -> None
     assert help_.text == "Écrivez vos ordres.\n\nGAME illu PLAYER Carol\n"
     # The subject as rendered (composing the mail flattens header whitespace on its own).
     _, _, rendered = render_notice(
-        room.service.cards, room.state(), room.record(), Notice("help", "Carol"),
+        room.service.cards, room.state(), room.record(), HelpReply("Carol"),
         now=room.now, news=(), history=(), sender=room.sender)
     assert rendered.subject == "[illu] Aide\xa0: vos ordres"
     assert rendered.text == help_.text

@@ -18,8 +18,8 @@ from transcripts.harness import Mailroom
 
 from pbem.cli.gm_text import preview_text
 from pbem.engine.commands import OfferGroup
+from pbem.engine.events import event_of
 from pbem.engine.rules import apply
-from pbem.engine.state import Event
 from pbem.reports import mails as reports
 from pbem.reports.templating import environment
 from pbem.service.gm import Preview
@@ -159,7 +159,7 @@ def test_a_report_tells_nothing_happened_from_nothing_to_see(
     """QA: STATUS at a turn start said "Nothing you can see." when nothing happened at all,
     as if something was hidden: the two cases are told apart."""
     state = game(ann=BAVARIA, bob=GNOMES)
-    secret = Event("espionage", {"player": "bob", "looked_at": "ann", "hand": ()},
+    secret = event_of("espionage", {"player": "bob", "looked_at": "ann", "hand": ()},
                    visible_to=("bob",))
     for events, said, not_said in (((), quiet, hidden), ((secret,), hidden, quiet)):
         mail = reports.turn_report(CARDS, state, "ann", events, now=NOW, deadline=DEADLINE,

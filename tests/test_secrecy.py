@@ -35,17 +35,18 @@ import pytest
 from pbem.bots.simulate import BotTable
 from pbem.engine import view as view_module
 from pbem.engine.carddata import load_cardset
+from pbem.engine.events import Event
 from pbem.engine.rules import apply
 from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.setup import Setup, new_game, with_options
-from pbem.engine.state import Event, GameState
+from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError
 from pbem.reports.mails import Rendered
 from pbem.service.bot_games import play_game
 from pbem.service.mails import Sender, render_notice
 from pbem.service.model import GameService, Seat
+from pbem.service.notices import KINDS
 from pbem.service.service import Service, ServiceConfig
-from pbem.service.table import Notice
 from pbem.store import Store
 
 CARDS = load_cardset()
@@ -249,7 +250,7 @@ def sweep_game(index: int, leaky: bool = False) -> tuple[int, list[str]]:
     def scan(kind: str, readers: Sequence[str], data: dict[str, Any]) -> None:
         nonlocal scanned
         for reader in readers:
-            notice = Notice(kind, reader, data)
+            notice = KINDS[kind](reader, **{k: v for k, v in data.items() if k != "news"})
             _, _, rendered = render_notice(CARDS, table.state, record, notice, now=NOW,
                                            news=data.get("news", ()), history=(),
                                            sender=SENDER)

@@ -18,7 +18,7 @@ from transcripts.harness import START, Mailroom, Out
 
 from pbem.archive.build import build_game
 from pbem.cli import gm_text
-from pbem.engine.state import Event
+from pbem.engine.events import event_of
 from pbem.reports import mails as reports
 from pbem.service import gm, history
 from pbem.service.deadlines import next_due, reminder_time
@@ -259,7 +259,7 @@ def test_the_archive_says_the_offer_lapsed(room: Mailroom, tmp_path: Path) -> No
 def test_an_older_logs_decline_reads_as_before(lang: str, sentence: str) -> None:
     """An event of a log written before the lapse was told apart has no ``unanswered``:
     it still renders, as the decline it was recorded as."""
-    event = Event("offer_declined", {"player": "Alice", "group": "Hackers", "giver": "Bob"})
+    event = event_of("offer_declined", {"player": "Alice", "group": "Hackers", "giver": "Bob"})
     mail = reports.history_reply("illu", "Carol", [(4, (event,))], lang=lang)
     assert sentence in words(mail.text)
 

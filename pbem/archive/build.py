@@ -26,9 +26,10 @@ from markupsafe import Markup
 
 from pbem.archive.chart import line_chart
 from pbem.engine.cards import CardSet
+from pbem.engine.events import AttackResult, Event
 from pbem.engine.rules import apply
 from pbem.engine.setup import new_game
-from pbem.engine.state import Event, GameState
+from pbem.engine.state import GameState
 from pbem.engine.view import View, view
 from pbem.reports.context import goal_lines, group_facts
 from pbem.reports.mails import structure_pictures
@@ -86,7 +87,7 @@ class Turn:
     def results(self) -> list[Event]:
         """The attack results of the turn."""
         return [e for item in self.section.items for e in item.events
-                if e.kind == "attack_result"]
+                if isinstance(e, AttackResult)]
 
     @property
     def link(self) -> str:
@@ -224,9 +225,8 @@ def _lines(section: Section, lang: str) -> tuple[Line, ...]:
             lines.append(Line("gm", str(gm_sentence(item.gm_event.kind, item.gm_event.public))))
         for e in item.events:
             text = str(event_sentence(e))
-            if e.kind == "attack_result":
-                terms = tuple((str(k), str(src), int(n)) for k, src, n in e.data["terms"])
-                lines.append(Line(e.kind, text, terms, int(e.data["need"])))
+            if isinstance(e, AttackResult):
+                lines.append(Line(e.kind, text, e.terms, e.need))
             else:
                 lines.append(Line(e.kind, text))
     return tuple(lines)

@@ -17,7 +17,7 @@ from pbem.cli.session import (
     shared_addresses,
     where_of,
 )
-from pbem.engine.state import Event
+from pbem.engine.events import Event
 from pbem.reports.context import report_events, utc_minute
 from pbem.reports.templating import environment
 from pbem.service import gm

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pbem.engine import checks
+from pbem.engine import events as ev
 from pbem.engine.abilities import abilities, attacks_allowed, immune, power, transferable
 from pbem.engine.breakdown import breakdown, succeeds
 from pbem.engine.cards import CardSet, Group
@@ -18,15 +19,9 @@ from pbem.engine.commands import (
     Spend,
 )
 from pbem.engine.dice import roll_2d6
+from pbem.engine.events import Event
 from pbem.engine.ops import move_money, pay, release, treasury, update_player
-from pbem.engine.state import (
-    Event,
-    GameState,
-    Payment,
-    PendingAttack,
-    Player,
-    Slot,
-)
+from pbem.engine.state import GameState, Payment, PendingAttack, Player, Slot
 from pbem.engine.structure import attach, open_arrows, remove, subtree
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
@@ -99,7 +94,7 @@ def take_privilege(cards: CardSet, state: GameState, p: Player,
         if card not in p.hand:
             raise IllegalCommandError(key="privilege_card_not_held", player=p.name, card=card)
         state = discard(state, p.name, card)
-        events.append(Event("privilege", {"player": p.name, "card": card}))
+        events.append(ev.Privilege(player=p.name, card=card))
     elif privilege == "bavarian":
         if "bavarian_privilege" not in abilities(cards, p.illuminati).special:
             raise IllegalCommandError(key="bavarian_only")
@@ -107,8 +102,7 @@ def take_privilege(cards: CardSet, state: GameState, p: Player,
             raise IllegalCommandError(key="bavarian_once")
         state = pay(state, p.name, p.illuminati, BAVARIAN_PRIVILEGE_COST)
         state = evolve(state, turn=evolve(state.turn, privileged_bavarian=True))
-        events.append(Event("privilege", {"player": p.name, "card": "",
-                                          "amount": BAVARIAN_PRIVILEGE_COST}))
+        events.append(ev.Privilege(player=p.name, card="", amount=BAVARIAN_PRIVILEGE_COST))
     return state, events
 
 
@@ -145,11 +139,11 @@ def open_attack(cards: CardSet, state: GameState, attack: PendingAttack,
     state = evolve(state, attack=attack, phase="attack", turn=turn)
     need = breakdown(cards, state, attack).need
     owner = state.owner(attack.target)
-    return state, [*events, Event("attack", {
-        "player": attack.player, "attacker": attack.attacker, "target": attack.target,
-        "mode": attack.mode, "aids": attack.aids, "privileged": attack.privileged,
-        "defender": owner.name if owner else "", "need": need, "whispering": attack.whispering,
-    })]
+    return state, [*events, ev.AttackAnnounced(player=attack.player, attacker=attack.attacker,
+                                               target=attack.target, mode=attack.mode,
+                                               aids=attack.aids, privileged=attack.privileged,
+                                               defender=owner.name if owner else "", need=need,
+                                               whispering=attack.whispering)]
 
 
 def spend(cards: CardSet, state: GameState, cmd: Spend) -> Result:
@@ -198,9 +192,8 @@ def _with_payment(cards: CardSet, state: GameState, attack: PendingAttack,
                   payment: Payment) -> Result:
     attack = evolve(attack, payments=(*attack.payments, payment))
     state = evolve(state, attack=attack)
-    return state, [Event("spend", {"player": payment.player, "source": payment.source,
-                                   "amount": payment.amount, "side": payment.side,
-                                   "need": breakdown(cards, state, attack).need})]
+    return state, [ev.Spent(player=payment.player, source=payment.source, amount=payment.amount,
+                            side=payment.side, need=breakdown(cards, state, attack).need)]
 
 
 def call_off(cards: CardSet, state: GameState, cmd: CallOff) -> Result:
@@ -219,7 +212,7 @@ def call_off(cards: CardSet, state: GameState, cmd: CallOff) -> Result:
     # A special card discarded for privilege stays discarded: only money commits an attack.
     turn = evolve(state.turn, actions=state.turn.actions - 1, attacked=tuple(attacked))
     state = evolve(state, attack=None, phase="actions", turn=turn)
-    return state, [Event("called_off", {"player": cmd.player, "target": attack.target})]
+    return state, [ev.CalledOff(player=cmd.player, target=attack.target)]
 
 
 def roll(cards: CardSet, state: GameState, cmd: Roll) -> Result:
@@ -229,8 +222,8 @@ def roll(cards: CardSet, state: GameState, cmd: Roll) -> Result:
     dice_rolled, dice = roll_2d6(state.dice)
     state = evolve(state, dice=dice, attack=evolve(attack, roll=dice_rolled),
                     phase="after_roll")
-    return state, [Event("roll", {"player": attack.player, "dice": dice_rolled,
-                                  "draw": index, "need": breakdown(cards, state, attack).need})]
+    return state, [ev.Rolled(player=attack.player, dice=dice_rolled, draw=index,
+                             need=breakdown(cards, state, attack).need)]
 
 
 def settle(cards: CardSet, state: GameState, cmd: Settle) -> Result:
@@ -241,12 +234,10 @@ def settle(cards: CardSet, state: GameState, cmd: Settle) -> Result:
     terms = breakdown(cards, state, attack)
     total = attack.roll_becomes if attack.roll_becomes is not None else sum(attack.roll)
     success = succeeds(terms.need, total)
-    result = Event("attack_result", {
-        "player": attack.player, "attacker": attack.attacker, "target": attack.target,
-        "mode": attack.mode, "need": terms.need, "dice": attack.roll, "roll": total,
-        "success": success,
-        "terms": tuple((t.kind, t.source, t.amount) for t in terms.terms),
-    })
+    result = ev.AttackResult(player=attack.player, attacker=attack.attacker, target=attack.target,
+                             mode=attack.mode, need=terms.need, dice=attack.roll, roll=total,
+                             success=success,
+                             terms=tuple((t.kind, t.source, t.amount) for t in terms.terms))
     state = evolve(state, attack=None, phase="actions")
     if not success:
         return state, [result]
@@ -279,26 +270,26 @@ def _capture(cards: CardSet, state: GameState, attack: PendingAttack) -> Result:
         # its puppets) cannot be placed, so it becomes uncontrolled, money to the bank.
         state = state.with_player(evolve(attacker, structure=(*attacker.structure, *moving)))
         state = release(state, attacker.name, moving)
-        return state, [Event("captured", {"player": attacker.name, "group": attack.target,
-                                          "from": owner.name if owner else "", "puppets": (),
-                                          "lost": tuple(s.card for s in moving)})]
+        return state, [ev.Captured(player=attacker.name, group=attack.target,
+                                   source=owner.name if owner else "", puppets=(),
+                                   lost=tuple(s.card for s in moving))]
     arrow = attack.arrow if attack.arrow in arrows else arrows[0]
     placed, lost = attach(cards, attacker, attack.attacker, arrow, moving)
     state = state.with_player(placed)
     if lost:
         state = state.with_player(evolve(placed, structure=(*placed.structure, *lost)))
         state = release(state, attacker.name, lost)
-    events = [Event("captured", {"player": attacker.name, "group": attack.target,
-                                 "from": owner.name if owner else "",
-                                 "puppets": tuple(s.card for s in moving[1:]),
-                                 "lost": tuple(s.card for s in lost)})]
+    events: list[Event] = [ev.Captured(player=attacker.name, group=attack.target,
+                          source=owner.name if owner else "",
+                          puppets=tuple(s.card for s in moving[1:]),
+                          lost=tuple(s.card for s in lost))]
     # "any or all of its treasury": fixed when announcing, so cut to what the attacking group
     # still holds after its spending.
     amount = min(attack.transfer_on_success, treasury(state, attacker.name, attack.attacker))
     if amount > 0:
         state = move_money(state, attacker.name, attack.attacker, attack.target, amount)
-        events.append(Event("transfer", {"player": attacker.name, "from": attack.attacker,
-                                         "to": attack.target, "amount": amount}))
+        events.append(ev.Transfer(player=attacker.name, source=attack.attacker, to=attack.target,
+                                  amount=amount))
     return state, events
 
 
@@ -307,8 +298,8 @@ def _neutralize(state: GameState, attack: PendingAttack) -> Result:
     assert owner is not None
     slots = subtree(owner, attack.target)
     state = release(state, owner.name, slots)
-    return state, [Event("neutralized", {"player": attack.player, "from": owner.name,
-                                         "groups": tuple(s.card for s in slots)})]
+    return state, [ev.Neutralized(player=attack.player, source=owner.name,
+                                  groups=tuple(s.card for s in slots))]
 
 
 def _destroy(state: GameState, attack: PendingAttack) -> Result:
@@ -323,8 +314,8 @@ def _destroy(state: GameState, attack: PendingAttack) -> Result:
                     dead=(*state.dead, attack.target))
     p = state.player(attack.player)
     state = update_player(state, p.name, destroyed=p.destroyed + 1)
-    return state, [Event("destroyed", {"player": attack.player, "group": attack.target,
-                                       "from": owner.name if owner else "", "freed": freed})]
+    return state, [ev.Destroyed(player=attack.player, group=attack.target,
+                                source=owner.name if owner else "", freed=freed)]
 
 
 def discard(state: GameState, player: str, card: str) -> GameState:

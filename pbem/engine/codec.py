@@ -1,8 +1,9 @@
 """JSON form of engine values: frozen dataclasses of tuples, ints, strings and literals.
 
 ``to_json`` and ``from_json`` round-trip exactly: ``from_json(T, to_json(v)) == v``. Unions of
-dataclasses are tagged with the class name under ``"type"`` so commands and events decode
-without knowing their class beforehand.
+dataclasses are tagged with the class name under ``"type"`` so commands decode without knowing
+their class beforehand. A class may write its own form (``__json__``, read back by its class
+method ``__from_json__``): events do, see ``pbem.engine.events``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ JSON = dict[str, Any] | list[Any] | str | int | float | bool | None
 def to_json(value: Any) -> Any:
     """The JSON-ready form of an engine value."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if _own_form(type(value)):
+            return value.__json__()  # type: ignore[attr-defined]
         out: dict[str, Any] = {"type": type(value).__name__}
         for f in init_fields(type(value)):
             out[f.name] = to_json(getattr(value, f.name))
@@ -54,6 +57,8 @@ def from_json(cls: Any, data: Any) -> Any:
         args = get_args(cls) or (str, Any)
         return {k: from_json(args[1], v) for k, v in data.items()}
     if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+        if _own_form(cls):
+            return cls.__from_json__(data)  # type: ignore[attr-defined]
         if data.get("type", cls.__name__) != cls.__name__:
             raise ValueError(f"expected {cls.__name__}, got {data.get('type')}")
         hints = _hints(cls)
@@ -106,6 +111,12 @@ def _thaw(data: Any) -> Any:
 def init_fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     """The fields of a dataclass that ``to_json`` writes: those ``__init__`` takes."""
     return tuple(f for f in dataclasses.fields(cls) if f.init)
+
+
+@cache
+def _own_form(cls: type) -> bool:
+    """Whether the class writes and reads its own JSON form."""
+    return hasattr(cls, "__json__")
 
 
 @cache

@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from pbem.engine import checks
+from pbem.engine import events as ev
 from pbem.engine.cards import CardSet, Group, Special
 from pbem.engine.commands import (
     GmEndGame,
@@ -15,8 +16,9 @@ from pbem.engine.commands import (
     GmSetMoney,
     PlaySpecial,
 )
+from pbem.engine.events import Event
 from pbem.engine.ops import player_of, release_group, set_treasury, update_player
-from pbem.engine.state import Event, GameState, GroupOffer, TurnState
+from pbem.engine.state import GameState, GroupOffer, TurnState
 from pbem.engine.turn import pending_copies
 from pbem.engine.turn import remove_player as leave_play
 from pbem.engine.values import evolve
@@ -36,12 +38,10 @@ def set_money(cards: CardSet, state: GameState, cmd: GmSetMoney) -> Result:
     # Which kind of card it is, so a mail can say "Alice's Illuminati" or "Alice's group":
     # the templates see no card set. An older log's events lack it (see _events.txt.j2).
     card_type = "illuminati" if cmd.card == owner.illuminati else "group"
-    return state, [Event("gm_money", {"card": cmd.card, "card_type": card_type,
-                                      "player": owner.name, "reason": cmd.reason,
-                                      "amount": cmd.amount},
-                         visible_to=(owner.name,)),
-                   Event("gm_money_count", {"card": cmd.card, "card_type": card_type,
-                                            "player": owner.name, "reason": cmd.reason})]
+    return state, [ev.GmMoney(card=cmd.card, card_type=card_type, player=owner.name,
+                              reason=cmd.reason, amount=cmd.amount, visible_to=(owner.name,)),
+                   ev.GmMoneyCount(card=cmd.card, card_type=card_type, player=owner.name,
+                                   reason=cmd.reason)]
 
 
 def move_card(cards: CardSet, state: GameState, cmd: GmMoveCard) -> Result:
@@ -79,15 +79,13 @@ def _move_events(cmd: GmMoveCard, source: str) -> list[Event]:
     order is secret): then the card is named only to the hands' owners (the game master
     alone, with no hand) and the others learn that a card moved."""
     ends = (source, cmd.place)
-    told = Event("gm_move", {"from": source, "place": cmd.place, "reason": cmd.reason,
-                             "card": cmd.card})
+    told = ev.GmMove(source=source, place=cmd.place, reason=cmd.reason, card=cmd.card)
     if not any(end.startswith("hand:") for end in ends) and cmd.place != "deck":
         return [told]
     owners = tuple(dict.fromkeys(end.removeprefix("hand:") for end in ends
                                  if end.startswith("hand:")))
     return [replace(told, visible_to=owners),
-            Event("gm_move_count", {"from": source, "place": cmd.place,
-                                    "reason": cmd.reason})]
+            ev.GmMoveCount(source=source, place=cmd.place, reason=cmd.reason)]
 
 
 def rename_player(cards: CardSet, state: GameState, cmd: GmRenamePlayer) -> Result:
@@ -121,7 +119,7 @@ def rename_player(cards: CardSet, state: GameState, cmd: GmRenamePlayer) -> Resu
     players = tuple(evolve(p, name=new(p.name)) for p in state.players)
     state = evolve(state, players=players, attack=attack, special=special, offer=offer,
                    winners=tuple(map(new, state.winners)))
-    return state, [Event("gm_rename", {"old": cmd.seat, "new": name, "reason": cmd.reason})]
+    return state, [ev.GmRename(old=cmd.seat, new=name, reason=cmd.reason)]
 
 
 def remove_player(cards: CardSet, state: GameState, cmd: GmRemovePlayer) -> Result:
@@ -156,7 +154,7 @@ def end_game(cards: CardSet, state: GameState, cmd: GmEndGame) -> Result:
     winners = tuple(dict.fromkeys(cmd.winners))
     state = evolve(state, phase="over", outcome="game master", winners=winners,
                    turn=TurnState(), offer=None)
-    return state, [Event("gm_end", {"winners": winners, "reason": cmd.reason})]
+    return state, [ev.GmEnd(winners=winners, reason=cmd.reason)]
 
 
 def _with_place(state: GameState, place: str, cards: tuple[str, ...]) -> GameState:

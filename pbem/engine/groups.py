@@ -4,6 +4,7 @@ player."""
 from __future__ import annotations
 
 from pbem.engine import checks
+from pbem.engine import events as ev
 from pbem.engine.abilities import abilities
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import (
@@ -14,8 +15,9 @@ from pbem.engine.commands import (
     OfferGroup,
     WithdrawOffer,
 )
+from pbem.engine.events import Event
 from pbem.engine.ops import release, release_group
-from pbem.engine.state import Event, GameState, GroupOffer, Player
+from pbem.engine.state import GameState, GroupOffer, Player
 from pbem.engine.structure import (
     attach,
     open_arrows,
@@ -58,8 +60,8 @@ def move_group(cards: CardSet, state: GameState, cmd: MoveGroup) -> Result:
         state = release(state, p.name, lost)
     turn = state.turn if bermuda else evolve(state.turn, actions=state.turn.actions + 1)
     state = evolve(state, turn=evolve(turn, did_anything=True))
-    return state, [Event("move", {"player": p.name, "group": cmd.group, "master": cmd.master,
-                                  "arrow": cmd.arrow, "lost": tuple(s.card for s in lost)})]
+    return state, [ev.Moved(player=p.name, group=cmd.group, master=cmd.master, arrow=cmd.arrow,
+                            lost=tuple(s.card for s in lost))]
 
 
 def drop_group(cards: CardSet, state: GameState, cmd: DropGroup) -> Result:
@@ -77,7 +79,7 @@ def drop_group(cards: CardSet, state: GameState, cmd: DropGroup) -> Result:
                                   receiver=offer.receiver)
     state, released = release_group(state, p.name, cmd.group)
     state = evolve(state, turn=evolve(state.turn, did_anything=True))
-    return state, [Event("drop", {"player": p.name, "groups": tuple(released)})]
+    return state, [ev.Dropped(player=p.name, groups=tuple(released))]
 
 
 def offer_parties(state: GameState, cmd: OfferGroup) -> tuple[Player, Player]:
@@ -104,8 +106,7 @@ def offer_group(cards: CardSet, state: GameState, cmd: OfferGroup) -> Result:
                                   receiver=receiver.name)
     state = evolve(state, offer=GroupOffer(giver=giver.name, receiver=receiver.name,
                                             group=cmd.group))
-    return state, [Event("offer", {"player": giver.name, "to": receiver.name,
-                                   "group": cmd.group})]
+    return state, [ev.Offered(player=giver.name, to=receiver.name, group=cmd.group)]
 
 
 def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
@@ -137,10 +138,8 @@ def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
         state = release(state, receiver.name, lost)
     turn = evolve(state.turn, actions=state.turn.actions + 1, did_anything=True)
     state = evolve(state, offer=None, turn=turn)
-    return state, [Event("gift_group", {"player": giver.name, "to": receiver.name,
-                                        "group": offer.group, "master": master,
-                                        "arrow": arrow,
-                                        "lost": tuple(s.card for s in lost)})]
+    return state, [ev.GroupGiven(player=giver.name, to=receiver.name, group=offer.group,
+                                 master=master, arrow=arrow, lost=tuple(s.card for s in lost))]
 
 
 def decline_group(cards: CardSet, state: GameState, cmd: DeclineGroup) -> Result:
@@ -153,11 +152,10 @@ def decline_group(cards: CardSet, state: GameState, cmd: DeclineGroup) -> Result
                                   group=offer.group)
     if offer is None or cmd.player != offer.receiver:
         raise IllegalCommandError(key="no_offer", player=cmd.player)
-    data: dict[str, object] = {"player": offer.receiver, "group": offer.group,
-                               "giver": offer.giver}
-    if cmd.unanswered:  # only then: a decline's event reads as it did before the field
-        data["unanswered"] = True
-    return evolve(state, offer=None), [Event("offer_declined", data)]
+    # "unanswered" only when true: a decline's event reads as it did before the field.
+    return evolve(state, offer=None), [ev.OfferDeclined(
+        player=offer.receiver, group=offer.group, giver=offer.giver,
+        unanswered=True if cmd.unanswered else None)]
 
 
 def withdraw_offer(cards: CardSet, state: GameState, cmd: WithdrawOffer) -> Result:
@@ -168,8 +166,8 @@ def withdraw_offer(cards: CardSet, state: GameState, cmd: WithdrawOffer) -> Resu
     offer = state.offer
     if offer is None or cmd.player != offer.giver:
         raise IllegalCommandError(key="no_offer_made", player=cmd.player)
-    return evolve(state, offer=None), [Event("offer_withdrawn", {
-        "player": offer.giver, "to": offer.receiver, "group": offer.group})]
+    return evolve(state, offer=None), [ev.OfferWithdrawn(player=offer.giver, to=offer.receiver,
+                                                         group=offer.group)]
 
 
 def end_offer_of(state: GameState, player: str) -> Result:
@@ -184,9 +182,9 @@ def end_offer_of(state: GameState, player: str) -> Result:
     if offer is None or player not in (offer.giver, offer.receiver):
         return state, []
     status = state.player(player).status
-    return evolve(state, offer=None), [Event("offer_ended", {
-        "giver": offer.giver, "receiver": offer.receiver, "group": offer.group,
-        "player": player, "status": status})]
+    return evolve(state, offer=None), [ev.OfferEnded(giver=offer.giver, receiver=offer.receiver,
+                                                     group=offer.group, player=player,
+                                                     status=status)]
 
 
 def first_open_arrow(cards: CardSet, player: Player) -> tuple[str, int]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pbem.engine import events as ev
 from pbem.engine.abilities import abilities, has_special
 from pbem.engine.cards import CardSet, Special
+from pbem.engine.events import Event
 from pbem.engine.ops import earn, pay, treasury
-from pbem.engine.state import Event, GameState
+from pbem.engine.state import GameState
 from pbem.engine.values import evolve
 
 IRS_TAX = 2
@@ -30,20 +32,20 @@ def collect_income(cards: CardSet, state: GameState, name: str) -> Result:
             income *= 2
         if income > 0:
             state = earn(state, name, slot.card, income)
-            events.append(Event("income", {"player": name, "card": slot.card, "amount": income}))
+            events.append(ev.Income(player=name, card=slot.card, amount=income))
     irs = has_special(cards, state.player(name), "irs")
     if irs is not None:
         for other in state.players:
             if other.name == name or not other.playing:
                 continue
             state, amount = _tax(state, other.name, name, irs)
-            events.append(Event("irs_tax", {"player": other.name, "to": name, "amount": amount}))
+            events.append(ev.IrsTax(player=other.name, to=name, amount=amount))
     # The Post Office's cost comes last, once its master has collected (the I.R.S.'s tax is
     # its income), so a master with income pays it before the Illuminati must.
     post_office = has_special(cards, state.player(name), "post_office")
     if post_office is not None:
         state, paid_by = _post_office_cost(state, name, post_office)
-        events.append(Event("post_office", {"player": name, "paid_by": paid_by}))
+        events.append(ev.PostOffice(player=name, paid_by=paid_by))
     return state, events
 
 
@@ -76,15 +78,15 @@ def draw_card(cards: CardSet, state: GameState, name: str) -> Result:
     """The top card: a special to the hand, a group to the uncontrolled area."""
     if not state.deck:
         # The rules never say: with the deck spent, nothing is drawn and the turn goes on.
-        return state, [Event("deck_empty", {"player": name})]
+        return state, [ev.DeckEmpty(player=name)]
     top, rest = state.deck[0], state.deck[1:]
     state = evolve(state, deck=rest)
     if isinstance(cards.card(top), Special):
         p = state.player(name)
         state = state.with_player(evolve(p, hand=(*p.hand, top)))
         return state, [
-            Event("drew_special", {"player": name, "card": top}, visible_to=(name,)),
-            Event("drew_special_count", {"player": name}),
+            ev.DrewSpecial(player=name, card=top, visible_to=(name,)),
+            ev.DrewSpecialCount(player=name),
         ]
     state = evolve(state, uncontrolled=(*state.uncontrolled, top))
-    return state, [Event("drew_group", {"player": name, "card": top})]
+    return state, [ev.DrewGroup(player=name, card=top)]

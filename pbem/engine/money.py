@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pbem.engine import checks
+from pbem.engine import events as ev
 from pbem.engine.abilities import abilities
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import GiveCard, GiveMoney, TransferMoney
+from pbem.engine.events import Event
 from pbem.engine.ops import earn, move_money, pay, update_player
-from pbem.engine.state import Event, GameState, Player
+from pbem.engine.state import GameState, Player
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
@@ -39,8 +41,7 @@ def transfer_money(cards: CardSet, state: GameState, cmd: TransferMoney) -> Resu
         turn = evolve(turn, actions=turn.actions + 1)
     state = move_money(state, p.name, cmd.source, cmd.dest, cmd.amount)
     state = evolve(state, turn=evolve(turn, did_anything=True))
-    return state, [Event("transfer", {"player": p.name, "from": cmd.source, "to": cmd.dest,
-                                      "amount": cmd.amount})]
+    return state, [ev.Transfer(player=p.name, source=cmd.source, to=cmd.dest, amount=cmd.amount)]
 
 
 def _adjacent(player: Player, a: str, b: str) -> bool:
@@ -60,8 +61,7 @@ def give_money(cards: CardSet, state: GameState, cmd: GiveMoney) -> Result:
     state = pay(state, giver.name, giver.illuminati, cmd.amount)
     state = earn(state, receiver.name, receiver.illuminati, cmd.amount)
     state = _mark_free_action(state, cmd.player)
-    return state, [Event("gift_money", {"player": giver.name, "to": receiver.name,
-                                        "amount": cmd.amount})]
+    return state, [ev.MoneyGiven(player=giver.name, to=receiver.name, amount=cmd.amount)]
 
 
 def give_card(cards: CardSet, state: GameState, cmd: GiveCard) -> Result:
@@ -84,9 +84,9 @@ def give_card(cards: CardSet, state: GameState, cmd: GiveCard) -> Result:
                           hand=(*state.player(receiver.name).hand, cmd.card))
     state = _mark_free_action(state, cmd.player)
     return state, [
-        Event("gift_card", {"player": giver.name, "to": receiver.name, "card": cmd.card},
-              visible_to=(giver.name, receiver.name)),
-        Event("gift_card_count", {"player": giver.name, "to": receiver.name}),
+        ev.CardGiven(player=giver.name, to=receiver.name, card=cmd.card,
+                     visible_to=(giver.name, receiver.name)),
+        ev.CardGivenCount(player=giver.name, to=receiver.name),
     ]
 
 

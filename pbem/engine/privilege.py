@@ -4,10 +4,11 @@ special card for a possible Secrets Man Was Not Meant To Know."""
 from __future__ import annotations
 
 from pbem.engine import checks
+from pbem.engine import events as ev
 from pbem.engine.attack import Result, current_attack, discard
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import AbolishPrivilege, PlaySpecial
-from pbem.engine.state import Event, GameState, PendingSpecial, Player
+from pbem.engine.state import GameState, PendingSpecial, Player
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
@@ -19,7 +20,7 @@ def abolish(cards: CardSet, state: GameState, cmd: AbolishPrivilege) -> Result:
     first, partner = cmd.cards[0], (cmd.cards[1] if len(cmd.cards) > 1 else "")
     pending = PendingSpecial(play=PlaySpecial(p.name, first), partner=partner, abolish=True)
     return evolve(state, special=pending), [
-        Event("abolish_played", {"player": p.name, "cards": cmd.cards})
+        ev.AbolishPlayed(player=p.name, cards=cmd.cards)
     ]
 
 
@@ -75,4 +76,4 @@ def abolish_countered(state: GameState, pending: PendingSpecial) -> GameState:
 def abolish_privilege(state: GameState, player: str, cards_used: tuple[str, ...]) -> Result:
     attack = current_attack(state)
     state = evolve(state, attack=evolve(attack, privilege_abolished=True))
-    return state, [Event("privilege_abolished", {"player": player, "cards": cards_used})]
+    return state, [ev.PrivilegeAbolished(player=player, cards=cards_used)]

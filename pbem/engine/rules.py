@@ -42,8 +42,9 @@ from pbem.engine.commands import (
     UseRecyclers,
     WithdrawOffer,
 )
+from pbem.engine.events import Event
 from pbem.engine.setup import Setup, new_game
-from pbem.engine.state import Event, GameState
+from pbem.engine.state import GameState
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pbem.engine import events as ev
 from pbem.engine.cards import CardSet
 from pbem.engine.dice import Dice, below, roll_2d6, shuffled
-from pbem.engine.state import Event, GameState, Options, Player, Slot
+from pbem.engine.events import Event
+from pbem.engine.state import GameState, Options, Player, Slot
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
@@ -76,11 +78,10 @@ def new_game(cards: CardSet, setup: Setup) -> tuple[GameState, list[Event]]:
         issued += card.income
         players.append(Player(name=seat.name, illuminati=card.name, structure=(slot,),
                               secret_goal=goal))
-        events.append(Event("illuminati", {"player": seat.name, "illuminati": card.name,
-                                           "treasury": card.income}))
+        events.append(ev.IlluminatiDealt(player=seat.name, illuminati=card.name,
+                                         treasury=card.income))
         if goal is not None:
-            events.append(Event("secret_goal", {"player": seat.name, "goal": goal},
-                                visible_to=(seat.name,)))
+            events.append(ev.SecretGoal(player=seat.name, goal=goal, visible_to=(seat.name,)))
 
     deck_cards = [g.name for g in cards.groups]
     for special in cards.specials:
@@ -97,10 +98,10 @@ def new_game(cards: CardSet, setup: Setup) -> tuple[GameState, list[Event]]:
             pile.append(top)
         else:
             uncontrolled.append(top)
-    events.append(Event("uncontrolled", {"groups": tuple(uncontrolled)}))
+    events.append(ev.Uncontrolled(groups=tuple(uncontrolled)))
 
     order, dice, rolls = _turn_order(names, dice)
-    events.append(Event("turn_order", {"order": tuple(order), "rolls": rolls}))
+    events.append(ev.TurnOrder(order=tuple(order), rolls=rolls))
     by_name = {p.name: p for p in players}
     options = setup.options
     state = GameState(

@@ -10,13 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pbem.engine import checks
+from pbem.engine import events as ev
 from pbem.engine.attack import discard, open_attack, take_privilege, validate_attack
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import Counter, PlaySpecial, ResolveSpecial
+from pbem.engine.events import Event
 from pbem.engine.groups import first_open_arrow
 from pbem.engine.ops import earn, move_money
 from pbem.engine.privilege import abolish_countered, abolish_privilege, abolish_resolved
-from pbem.engine.state import Event, GameState, PendingAttack, PendingSpecial, Player, Slot
+from pbem.engine.state import GameState, PendingAttack, PendingSpecial, Player, Slot
 from pbem.engine.structure import attach, open_arrows
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
@@ -49,8 +51,7 @@ def play(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     # start of their own turn (Market Manipulation in the income phase) as in its course.
     if state.active_player.name == p.name and state.phase != "over":
         state = evolve(state, turn=evolve(state.turn, did_anything=True))
-    return state, [Event("special_played", {"player": p.name, "card": cmd.card,
-                                            "group": cmd.group, "other": cmd.other})]
+    return state, [ev.SpecialPlayed(player=p.name, card=cmd.card, group=cmd.group, other=cmd.other)]
 
 
 def counter(cards: CardSet, state: GameState, cmd: Counter) -> Result:
@@ -70,9 +71,8 @@ def counter(cards: CardSet, state: GameState, cmd: Counter) -> Result:
     state = evolve(state, special=None)
     if pending.abolish:
         state = abolish_countered(state, pending)
-    return state, [Event("special_cancelled", {"player": p.name, "card": pending.card,
-                                               "owner": pending.player,
-                                               "lost": pending.partner})]
+    return state, [ev.SpecialCancelled(player=p.name, card=pending.card, owner=pending.player,
+                                       lost=pending.partner)]
 
 
 def resolve(cards: CardSet, state: GameState, cmd: ResolveSpecial) -> Result:
@@ -156,10 +156,9 @@ def _validate_any_time(cards: CardSet, state: GameState, card: Special, cmd: Pla
 def _roll_becomes(value: int) -> Effect:
     def effect(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
         if state.phase != "after_roll" or state.attack is None:
-            return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
+            return state, [ev.SpecialNoEffect(player=cmd.player, card=cmd.card)]
         state = evolve(state, attack=evolve(state.attack, roll_becomes=value))
-        return state, [Event("roll_becomes", {"player": cmd.player, "card": cmd.card,
-                                              "roll": value})]
+        return state, [ev.RollBecomes(player=cmd.player, card=cmd.card, roll=value)]
     return effect
 
 
@@ -186,12 +185,12 @@ def _bribery(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     except IllegalCommandError:
         master, arrow = "", -1
     if cmd.group not in state.uncontrolled or not master:
-        return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
+        return state, [ev.SpecialNoEffect(player=cmd.player, card=cmd.card)]
     state = evolve(state, uncontrolled=tuple(c for c in state.uncontrolled if c != cmd.group))
     placed, _ = attach(cards, p, master, arrow, [Slot(cmd.group, 0, 0, 0, None)])
     turn = evolve(state.turn, actions=state.turn.actions + 1)
     state = evolve(state.with_player(placed), turn=turn)
-    return state, [Event("bribery", {"player": cmd.player, "group": cmd.group})]
+    return state, [ev.Bribery(player=cmd.player, group=cmd.group)]
 
 
 def _whispering(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
@@ -207,72 +206,70 @@ def _espionage(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     names = {x.name for x in state.players}
     if cmd.other in names:
         seen = state.player(cmd.other)
-        data: dict[str, object] = {"player": cmd.player, "looked_at": cmd.other,
-                                   "hand": seen.hand}
+        told = ev.Espionage(player=cmd.player, looked_at=cmd.other, hand=seen.hand,
+                            visible_to=(cmd.player,))
     else:
         owner = state.owner(cmd.other)
         slot = owner.slot(cmd.other) if owner else None
-        data = {"player": cmd.player, "looked_at": cmd.other,
-                "treasury": slot.treasury if slot else 0}
-    return state, [Event("espionage", data, visible_to=(cmd.player,))]
+        told = ev.Espionage(player=cmd.player, looked_at=cmd.other,
+                            treasury=slot.treasury if slot else 0, visible_to=(cmd.player,))
+    return state, [told]
 
 
 def _deep_agent(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     if state.attack is None or not state.attack.privileged:
-        return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
+        return state, [ev.SpecialNoEffect(player=cmd.player, card=cmd.card)]
     return abolish_privilege(state, cmd.player, (cmd.card,))
 
 
 def _interference(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     if state.attack is None:
-        return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
+        return state, [ev.SpecialNoEffect(player=cmd.player, card=cmd.card)]
     attack = evolve(state.attack,
                      interference_cards=(*state.attack.interference_cards, cmd.player))
-    return evolve(state, attack=attack), [Event("interference_card", {"player": cmd.player})]
+    return evolve(state, attack=attack), [ev.InterferenceCard(player=cmd.player)]
 
 
 def _market(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     state = evolve(state, turn=evolve(state.turn, market_manipulation=True))
-    return state, [Event("market_manipulation", {"player": cmd.player})]
+    return state, [ev.MarketManipulation(player=cmd.player)]
 
 
 def _media(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     if cmd.group not in state.dead:
-        return state, [Event("special_no_effect", {"player": cmd.player, "card": cmd.card})]
+        return state, [ev.SpecialNoEffect(player=cmd.player, card=cmd.card)]
     dead = list(state.dead)
     dead.remove(cmd.group)
     state = evolve(state, dead=tuple(dead), uncontrolled=(*state.uncontrolled, cmd.group))
-    return state, [Event("revived", {"player": cmd.player, "group": cmd.group})]
+    return state, [ev.Revived(player=cmd.player, group=cmd.group)]
 
 
 def _senate(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     state = evolve(state, turn=evolve(state.turn, lost=True))
-    return state, [Event("senate", {"player": cmd.player,
-                                    "victim": state.active_player.name})]
+    return state, [ev.Senate(player=cmd.player, victim=state.active_player.name)]
 
 
 def _money(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     amount = MONEY_CARDS[cards.special(cmd.card).effect]
     p = state.player(cmd.player)
     state = earn(state, p.name, p.illuminati, amount)
-    return state, [Event("money_card", {"player": p.name, "card": cmd.card, "amount": amount})]
+    return state, [ev.MoneyCard(player=p.name, card=cmd.card, amount=amount)]
 
 
 def _white_collar(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     p = state.player(cmd.player)
-    events = []
+    events: list[Event] = []
     for source, dest, amount in cmd.moves:
         if p.slot(source) is None or p.slot(dest) is None:
             continue
         amount = min(amount, state.player(p.name).slot(source).treasury)  # type: ignore[union-attr]
         if amount > 0 and source != dest:
             state = move_money(state, p.name, source, dest, amount)
-            events.append(Event("transfer", {"player": p.name, "from": source, "to": dest,
-                                             "amount": amount}))
+            events.append(ev.Transfer(player=p.name, source=source, to=dest, amount=amount))
     bonus_to = cmd.bonus_to if p.slot(cmd.bonus_to) is not None else p.illuminati
     state = earn(state, p.name, bonus_to, WHITE_COLLAR_BONUS)
-    events.append(Event("money_card", {"player": p.name, "card": cmd.card, "to": bonus_to,
-                                       "amount": WHITE_COLLAR_BONUS}))
+    events.append(ev.MoneyCard(player=p.name, card=cmd.card, to=bonus_to,
+                               amount=WHITE_COLLAR_BONUS))
     return state, events
 
 

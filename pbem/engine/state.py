@@ -7,8 +7,8 @@ position lives here. Values are frozen dataclasses of tuples that round-trip thr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
 from pbem.engine.cards import Alignment, AttackMode
 from pbem.engine.commands import PlaySpecial
@@ -179,15 +179,6 @@ class TurnState:
     alignment_changes: tuple[tuple[str, tuple[Alignment, ...]], ...] = ()  # Lasers, this turn
     end_powers: bool = False  # end-of-turn powers used: no more actions
     lost: bool = False  # Senate Investigating Committee: the turn is lost
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something that happened. ``visible_to`` None means everyone may see it."""
-
-    kind: str
-    data: dict[str, Any] = field(default_factory=dict)
-    visible_to: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

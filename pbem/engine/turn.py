@@ -9,9 +9,11 @@ specials.py look for them.
 from __future__ import annotations
 
 from pbem.engine import checks
+from pbem.engine import events as ev
 from pbem.engine.abilities import abilities
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import BeginTurn, EndTurn, LeaveGame, Pass
+from pbem.engine.events import Event
 from pbem.engine.groups import (
     accept_group,
     decline_group,
@@ -24,7 +26,7 @@ from pbem.engine.groups import (
 from pbem.engine.income import collect_income, draw_card
 from pbem.engine.money import give_card, give_money, pending_copies, transfer_money
 from pbem.engine.ops import earn, pay, release, update_player
-from pbem.engine.state import Event, GameState, Player, PlayerStatus, TurnState
+from pbem.engine.state import GameState, Player, PlayerStatus, TurnState
 from pbem.engine.turn_powers import end_powers, use_lasers, use_recyclers
 from pbem.engine.values import evolve
 from pbem.engine.victory import progress, victory_allowed, winners
@@ -69,11 +71,11 @@ def begin_turn(cards: CardSet, state: GameState, cmd: BeginTurn) -> Result:
     player = state.active_player
     state = update_player(state, player.name, turns=player.turns + 1)
     state = evolve(state, turn_number=state.turn_number + 1)
-    events = [Event("turn_begins", {"player": player.name, "turn": state.turn_number})]
+    events: list[Event] = [ev.TurnBegins(player=player.name, turn=state.turn_number)]
     if state.turn.lost:
         # The Senate Investigating Committee: no income, no draw, no actions; the lost turn
         # still counts as one of the player's turns (elimination, the first victory).
-        events.append(Event("turn_lost", {"player": player.name}))
+        events.append(ev.TurnLost(player=player.name))
         state, more = end_of_turn(cards, state)
         return state, events + more
     state, more = collect_income(cards, state, player.name)
@@ -95,7 +97,7 @@ def pass_turn(cards: CardSet, state: GameState, cmd: Pass) -> Result:
     if state.turn.did_anything:
         raise IllegalCommandError(key="pass_late")
     state = earn(state, p.name, p.illuminati, PASS_INCOME)
-    events = [Event("pass", {"player": p.name, "amount": PASS_INCOME})]
+    events: list[Event] = [ev.Passed(player=p.name, amount=PASS_INCOME)]
     state, more = end_of_turn(cards, state)
     return state, events + more
 
@@ -105,8 +107,7 @@ def end_turn(cards: CardSet, state: GameState, cmd: EndTurn) -> Result:
     p = checks.active(state, cmd.player)
     if state.offer is not None:
         state = evolve(state, offer=None)
-    return end_of_turn(cards, evolve(state, phase="actions"), [Event("end_turn",
-                                                                      {"player": p.name})])
+    return end_of_turn(cards, evolve(state, phase="actions"), [ev.EndedTurn(player=p.name)])
 
 
 def end_of_turn(cards: CardSet, state: GameState, events: list[Event] | None = None) -> Result:
@@ -119,16 +120,16 @@ def end_of_turn(cards: CardSet, state: GameState, events: list[Event] | None = N
             state = evolve(state, deck=rest, discards=(*state.discards, top))
         else:
             state = evolve(state, deck=rest, uncontrolled=(*state.uncontrolled, top))
-        events.append(Event("refill", {"card": top}))
+        events.append(ev.Refill(card=top))
     if victory_allowed(state):
         won = winners(cards, state)
         if won:
             state = evolve(state, phase="over", winners=won, outcome="victory",
                             turn=TurnState())
-            return state, [*events, Event("victory", {"winners": won})]
+            return state, [*events, ev.Victory(winners=won)]
     if state.options.max_turns and state.turn_number >= state.options.max_turns:
         state = evolve(state, phase="over", outcome="turn cap", turn=TurnState())
-        return state, [*events, Event("turn_cap", {"turns": state.turn_number})]
+        return state, [*events, ev.TurnCap(turns=state.turn_number)]
     return next_player(state, events)
 
 
@@ -138,9 +139,9 @@ def next_player(state: GameState, events: list[Event]) -> Result:
         i = (state.active + step) % n
         if state.players[i].playing:
             state = evolve(state, active=i, phase="turn_start", turn=TurnState(), offer=None)
-            return state, [*events, Event("next_player", {"player": state.players[i].name})]
+            return state, [*events, ev.NextPlayer(player=state.players[i].name)]
     state = evolve(state, phase="over", outcome="no players", turn=TurnState())
-    return state, [*events, Event("no_players", {})]
+    return state, [*events, ev.NoPlayers()]
 
 
 def leave_game(cards: CardSet, state: GameState, cmd: LeaveGame) -> Result:
@@ -165,11 +166,12 @@ def remove_player(cards: CardSet, state: GameState, p: Player, status: PlayerSta
     illuminati_money = state.player(p.name).treasury
     state = pay(state, p.name, p.illuminati, illuminati_money)
     state = update_player(state, p.name, status=status)
+    told: Event
     if status == "removed":
-        told = Event("removed", {"player": p.name, "groups": p.groups, "reason": reason})
+        told = ev.Removed(player=p.name, groups=p.groups, reason=reason)
     else:
-        told = Event("eliminated" if status == "eliminated" else "left",
-                     {"player": p.name, "groups": p.groups})
+        gone = ev.Eliminated if status == "eliminated" else ev.Left
+        told = gone(player=p.name, groups=p.groups)
     state, ended = end_offer_of(state, p.name)
     events = [told, *ended]
     if was_active and state.phase != "over":

@@ -4,12 +4,14 @@ Illuminati's end-of-turn powers."""
 from __future__ import annotations
 
 from pbem.engine import checks
+from pbem.engine import events as ev
 from pbem.engine.abilities import OPPOSITES, abilities, alignments, has_special
 from pbem.engine.cards import CardSet, Group
 from pbem.engine.commands import EndPowers, UseLasers, UseRecyclers
+from pbem.engine.events import Event
 from pbem.engine.income import draw_card
 from pbem.engine.ops import pay
-from pbem.engine.state import Event, GameState, Player
+from pbem.engine.state import GameState, Player
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
@@ -71,8 +73,8 @@ def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
     turn = evolve(state.turn, lasers_used=True, did_anything=True,
                    alignment_changes=(*changes, (cmd.group, tuple(current))))
     return evolve(state, turn=turn), [
-        Event("lasers", {"player": p.name, "group": cmd.group, "change": cmd.change,
-                         "alignment": cmd.alignment, "now": tuple(current)})
+        ev.Lasers(player=p.name, group=cmd.group, change=cmd.change, alignment=cmd.alignment,
+                  now=tuple(current))
     ]
 
 
@@ -86,7 +88,7 @@ def use_recyclers(cards: CardSet, state: GameState, cmd: UseRecyclers) -> Result
     state = pay(state, p.name, recyclers, RECYCLERS_COST)
     state = evolve(state, turn=evolve(state.turn, recyclers_used=True, did_anything=True))
     state, events = draw_card(cards, state, p.name)
-    return state, [Event("recyclers", {"player": p.name}), *events]
+    return state, [ev.Recyclers(player=p.name), *events]
 
 
 def end_powers(cards: CardSet, state: GameState, cmd: EndPowers) -> Result:
@@ -96,4 +98,4 @@ def end_powers(cards: CardSet, state: GameState, cmd: EndPowers) -> Result:
     if state.offer is not None:
         raise IllegalCommandError(key="offer_first")
     state = evolve(state, turn=evolve(state.turn, end_powers=True, did_anything=True))
-    return state, [Event("end_powers", {"player": p.name})]
+    return state, [ev.EndPowers(player=p.name)]

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pbem.engine.abilities import alignments, power, transferable
 from pbem.engine.breakdown import breakdown
 from pbem.engine.cards import CardSet
-from pbem.engine.state import Event, GameState, Player
+from pbem.engine.events import Event
+from pbem.engine.state import GameState, Player
 from pbem.engine.structure import DIRECTION_NAMES, depth, open_arrows
 from pbem.engine.victory import progress
 

@@ -13,8 +13,9 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from pbem.engine import events as ev
 from pbem.engine.cards import CardSet, Group, Illuminati, Special
-from pbem.engine.state import Event
+from pbem.engine.events import Event
 from pbem.engine.view import AttackView, PlayerView, View, visible_events
 from pbem.errors import PbemError
 
@@ -185,18 +186,18 @@ def report_events(events: Iterable[Event], viewer: str | None, tz: str = "UTC") 
     """
     seen = visible_events(events, viewer)
     out = []
-    draw: object = None
+    draw: int | None = None
     for i, e in enumerate(seen):
         twin = _PUBLIC_TWIN.get(e.kind)
         if twin and any(o.kind == twin and e.data.items() <= o.data.items()
                         for o in seen[max(0, i - 1):i]):
             continue
-        if e.kind == "roll" and _result_follows(seen[i + 1:]):
-            draw = e.data.get("draw")
+        if isinstance(e, ev.Rolled) and _result_follows(seen[i + 1:]):
+            draw = e.draw
             continue
-        if e.kind == "attack_result" and draw is not None and "draw" not in e.data:
+        if isinstance(e, ev.AttackResult) and draw is not None and e.draw is None:
             # The dropped roll's draw number lets a reader check the dice after the game.
-            e = replace(e, data={**e.data, "draw": draw})
+            e = replace(e, draw=draw)
             draw = None
         out.append(_for_reader(e, viewer, tz))
     return out
@@ -207,13 +208,13 @@ def _for_reader(e: Event, viewer: str | None, tz: str) -> Event:
     zone ``tz`` as well (``deadline_local`` and ``tz`` beside the UTC time the entry
     records, in the entry and in its group ``offer``), and, with an offer, the ``reader``
     (so its receiver reads of their own answer)."""
-    entry = e.data.get("data") if e.kind == "gm" else None
-    if not isinstance(entry, dict):
+    if not isinstance(e, ev.GmNote) or not isinstance(e.entry, dict):
         return e
+    entry = e.entry
     entry = _in_zone(entry, tz)
     if isinstance(entry.get("offer"), dict):
         entry = {**entry, "offer": _in_zone(entry["offer"], tz), "reader": viewer or ""}
-    return replace(e, data={**e.data, "data": entry})
+    return replace(e, entry=entry)
 
 
 def _in_zone(facts: dict[str, Any], tz: str) -> dict[str, Any]:
@@ -236,9 +237,9 @@ def _minute(moment: datetime) -> str:
 
 def _result_follows(rest: Sequence[Event]) -> bool:
     for e in rest:
-        if e.kind == "attack_result":
+        if isinstance(e, ev.AttackResult):
             return True
-        if e.kind in ("attack", "roll"):
+        if isinstance(e, ev.AttackAnnounced | ev.Rolled):
             return False
     return False
 

@@ -22,7 +22,15 @@ from markupsafe import Markup
 from pbem.engine.breakdown import success_chance
 from pbem.engine.cards import CardSet
 from pbem.engine.checks import ACTIONS_PER_TURN
-from pbem.engine.state import Event, GameState
+from pbem.engine.events import (
+    AttackResult,
+    Event,
+    GroupGiven,
+    OfferDeclined,
+    OfferEnded,
+    OfferWithdrawn,
+)
+from pbem.engine.state import GameState
 from pbem.engine.view import PlayerView, View
 from pbem.reports.context import (
     Deadline,
@@ -148,13 +156,13 @@ def attack_result(
     a form written for ``state`` would then be refused as stale.
     """
     shown = report_events(events, player, tz)
-    results = [e for e in shown if e.kind == "attack_result"]
+    results = [e for e in shown if isinstance(e, AttackResult)]
     if not results:
         raise ValueError("an attack result mail needs an attack_result event")
     ctx = _game_context(position(cards, state, player), now, deadline, tz)
     latest_seen = position(cards, latest or state, player)
     lv = latest_seen.v
-    goes_on = player == results[-1].data["player"] and _own_turn_open(lv)
+    goes_on = player == results[-1].player and _own_turn_open(lv)
     form = latest_seen.facts["form"] if goes_on else ctx["form"]
     return mail("attack_result", lang, site_dir, html=html, **{**ctx, "form": form},
                 result=results[-1], events=shown, goes_on=goes_on,
@@ -187,11 +195,12 @@ def _own_turn_open(v: View) -> bool:
 
 
 def order_failed(
-    cards: CardSet, state: GameState, player: str, data: Mapping[str, Any], *, now: datetime,
+    cards: CardSet, state: GameState, player: str, data: Any, *, now: datetime,
     deadline: datetime | None, tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
     html: bool = True,
 ) -> Rendered:
-    """An order given earlier was refused when its moment came (``data``: its ``line``,
+    """An order given earlier was refused when its moment came (``data``, by attribute: its
+    ``line``,
     ``order`` text, ``reason`` and ``suggestion``, and the ``skipped`` (line, text) that were
     to follow it and did not run); when the player's turn is open, its deadline and a fresh
     order form, and the player's view as a JSON attachment as a report has it (a bot seat
@@ -234,8 +243,8 @@ def offer_answered(
     with orders ``waiting`` for the answer, or with new orders by ``deadline``.
     ``events``: the one that ended it."""
     ctx = _game_context(position(cards, state, player), now, deadline, tz)
-    answer = next(e for e in report_events(events, player, tz) if e.kind in (
-        "gift_group", "offer_declined", "offer_withdrawn", "offer_ended"))
+    answer = next(e for e in report_events(events, player, tz) if isinstance(e, (
+        GroupGiven, OfferDeclined, OfferWithdrawn, OfferEnded)))
     return mail("offer_answered", lang, site_dir, html=html, **ctx, answer=answer,
                 silence=silence, waiting=waiting, turn_over=turn_over)
 

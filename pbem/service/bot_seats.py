@@ -22,7 +22,8 @@ from pbem.engine.cards import CardSet
 from pbem.service.auth import hash_password
 from pbem.service.mails import Sender, welcome_settings
 from pbem.service.model import Seat
-from pbem.service.table import Notice, Table
+from pbem.service.notices import ResponseRequest, StatusReport, Welcome
+from pbem.service.table import Table
 from pbem.store import OutboxItem
 
 
@@ -39,8 +40,7 @@ def upkeep(table: Table, new_password: Callable[[str], str], cost: int) -> None:
             password = new_password(seat.name)
             _set(table, replace(seat, bot_password="",
                                 password_hash=hash_password(password, cost=cost)))
-            table.notify(Notice("welcome", seat.name, {
-                "password": password, "settings": welcome_settings(table.service.timing)}))
+            table.notify(Welcome(seat.name, password, welcome_settings(table.service.timing)))
 
 
 def prompt(table: Table, player: str) -> None:
@@ -50,10 +50,10 @@ def prompt(table: Table, player: str) -> None:
         return
     if window is not None:
         if player in window.asked and not window.answered(player):
-            table.notify(Notice("response_request", player))
+            table.notify(ResponseRequest(player))
     elif (state.active_player.name == player and table.may_act_now(player)) or (
             state.offer is not None and state.offer.receiver == player):
-        table.notify(Notice("status", player))
+        table.notify(StatusReport(player))
 
 
 def replies(cards: CardSet, game: str, seats: Sequence[Seat],

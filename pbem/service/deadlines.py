@@ -18,8 +18,9 @@ from datetime import datetime, timedelta
 from pbem.engine.commands import DeclineGroup, EndTurn, Pass
 from pbem.engine.state import GameState
 from pbem.service.model import GameService, Window, parse_iso
+from pbem.service.notices import GmAlert, OrdersDropped, Reminder
 from pbem.service.offers import answer_offer
-from pbem.service.table import Notice, Table
+from pbem.service.table import Table
 
 
 def tick(table: Table) -> None:
@@ -152,8 +153,8 @@ def end_overdue_turn(table: Table) -> bool:
             or not service.deadline or table.now < parse_iso(service.deadline)):
         return False
     if service.queue:
-        table.notify(Notice("orders_dropped", state.active_player.name, {
-            "lines": [item.text for item in service.queue]}))
+        table.notify(OrdersDropped(state.active_player.name,
+                                   tuple(item.text for item in service.queue)))
     missed_orders(table)
     return True
 
@@ -166,7 +167,7 @@ def _miss(table: Table, player: str) -> None:
             s = replace(s, misses=s.misses + 1)
             # Told when the limit is reached, and again each time it is reached anew.
             if limit and s.misses % limit == 0:
-                table.notify(Notice("gm_alert", "", {"player": player, "misses": s.misses}))
+                table.notify(GmAlert("", player=player, misses=s.misses))
         seats.append(s)
     table.service = replace(table.service, seats=tuple(seats))
 
@@ -185,7 +186,7 @@ def _remind_orders(table: Table) -> None:
            if h not in service.reminded and table.now >= moment]
     if due:
         table.service = replace(service, reminded=(*service.reminded, *due))
-        table.notify(Notice("reminder", table.state.active_player.name, {"about": "orders"}))
+        table.notify(Reminder(table.state.active_player.name, "orders"))
 
 
 def _offer_reminder(state: GameState, service: GameService) -> datetime | None:
@@ -226,7 +227,7 @@ def _remind_offer(table: Table) -> None:
             or table.now < moment):
         return
     table.service = replace(service, offer_reminded=True)
-    table.notify(Notice("reminder", state.offer.receiver, {"about": "offer"}))
+    table.notify(Reminder(state.offer.receiver, "offer"))
 
 
 def _remind_window(table: Table, window: Window) -> None:
@@ -236,7 +237,7 @@ def _remind_window(table: Table, window: Window) -> None:
         return
     late = [p for p in window.asked if not window.answered(p) and p not in window.reminded]
     for player in late:
-        table.notify(Notice("reminder", player, {"about": "response"}))
+        table.notify(Reminder(player, "response"))
     if late:
         table.service = replace(table.service,
                                 window=replace(window, reminded=(*window.reminded, *late)))

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from pbem.engine import events as ev
 from pbem.engine.attack import validate_attack
 from pbem.engine.bidding import Stance
 from pbem.engine.breakdown import breakdown, success_chance
@@ -22,8 +23,9 @@ from pbem.engine.commands import (
     PlaySpecial,
     WithdrawOffer,
 )
+from pbem.engine.events import Event
 from pbem.engine.privilege import check_abolish
-from pbem.engine.state import Event, PendingAttack, Player
+from pbem.engine.state import PendingAttack, Player
 from pbem.orders.format import format_order
 from pbem.orders.line import ORDER_FORMS
 from pbem.orders.model import (
@@ -52,9 +54,19 @@ from pbem.orders.model import (
 from pbem.service.answers import DEEP_AGENT, INTERFERENCE, SECRETS
 from pbem.service.deadlines import end_overdue_turn
 from pbem.service.model import Answer, Queued
+from pbem.service.notices import (
+    CalledOff,
+    Eliminated,
+    GmAlert,
+    HelpReply,
+    HistoryReply,
+    PressRelay,
+    StandingOrders,
+    StatusReport,
+)
 from pbem.service.offers import answer_offer, offered, tell_offer_ended
 from pbem.service.refusals import refused
-from pbem.service.table import Notice, Table
+from pbem.service.table import Table
 from pbem.service.waiting import check_waiting
 
 ANY_TIME = ("any_time",)
@@ -73,7 +85,6 @@ FREE_ORDERS = (Press, Status, History, Help, Odds, SetTimezone, SetLanguage, Set
 # All a seat out of the game (removed, left, eliminated) may still ask: it speaks no more
 # to the others (no press) and has nothing left to order (no standing orders, settings).
 OUT_OF_GAME_ORDERS = (Status, History, SetTimezone, SetLanguage, SetHtml)  # their mail goes on
-ANSWERS = (DefendOrder, InterfereOrder, NoResponse, ConditionalPlay, AbolishPrivilege, Counter)
 
 
 def is_move(order: Order) -> bool:
@@ -96,56 +107,137 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
     seat = table.state.player(player)
     if not seat.playing and not isinstance(order, OUT_OF_GAME_ORDERS):
         raise refused("out_of_game", status=seat.status)
-    if isinstance(order, SetTimezone | SetLanguage | SetHtml):
-        _setting(table, player, order)
-    elif isinstance(order, Press):
-        _press(table, player, order)
-    elif isinstance(order, Status | History | Help):
-        topic = getattr(order, "topic", "")
-        table.notify(Notice(type(order).__name__.lower(), player,
-                            {"turns": getattr(order, "turns", None), "topic": topic,
-                             "forms": _forms_about(topic)}))
-    elif isinstance(order, Odds):
-        return _odds(table, player, order)
-    elif isinstance(order, StandingDefend | StandingNeverInterfere | StandingAttackReaction
-                    | StandingTurnReaction):
-        table.service = replace(table.service,
-                                standing=(*table.service.standing, (player, order)))
-        _standing_answers_now(table, player)
-    elif isinstance(order, StandingList):
-        table.notify(Notice("standing", player))
-    elif isinstance(order, StandingClear):
-        _clear_standing(table, player, order.number)
-    elif isinstance(order, AcceptGroup | DeclineGroup | WithdrawOffer):
-        answer_offer(table, order)
-    elif isinstance(order, LeaveGame):
-        tell_offer_ended(table, table.do(order))
-    elif isinstance(order, GiveMoney | GiveCard):
-        table.do(order)
-    elif isinstance(order, CallOff) and table.service.window is not None:
-        asked = table.service.window.asked
-        target = table.state.attack.target if table.state.attack else ""
-        table.call_off(player, order)
-        for name in asked:  # they were waiting to answer: nothing to answer any more
-            table.notify(Notice("called_off", name, {"attacker": player, "target": target}))
-    elif is_answer(table, order):
+    if is_answer(table, order):
         table.answer(_answer(table, player, order))
         return _privileged_note(table, player, order)
-    elif isinstance(order, PlaySpecial) and _timing(table, order) in ANY_TIME and not (
-        table.state.active_player.name == player
-        and (table.service.queue or table.service.window)
-    ):
+    return CARRY_OUT.get(type(order), _active)(table, player, located)
+
+
+def _setting(table: Table, player: str, located: Located) -> Note:
+    order = located.order
+    seat = table.service.seat(player)
+    setting, value = SETTINGS[type(order)]
+    seat = replace(seat, **{setting: getattr(order, value)})
+    seats = tuple(seat if s.name == player else s for s in table.service.seats)
+    table.service = replace(table.service, seats=seats)
+    return NO_NOTE
+
+
+# Each setting order: the seat's field it sets, and the order's field that holds the value.
+SETTINGS: dict[type[Order], tuple[str, str]] = {
+    SetTimezone: ("tz", "zone"), SetLanguage: ("lang", "language"), SetHtml: ("html", "enabled"),
+}
+
+
+def _press_order(table: Table, player: str, located: Located) -> Note:
+    assert isinstance(located.order, Press)
+    _press(table, player, located.order)
+    return NO_NOTE
+
+
+def _status(table: Table, player: str, located: Located) -> Note:
+    table.notify(StatusReport(player))
+    return NO_NOTE
+
+
+def _history(table: Table, player: str, located: Located) -> Note:
+    assert isinstance(located.order, History)
+    table.notify(HistoryReply(player, located.order.turns))
+    return NO_NOTE
+
+
+def _help(table: Table, player: str, located: Located) -> Note:
+    assert isinstance(located.order, Help)
+    topic = located.order.topic
+    table.notify(HelpReply(player, topic, _forms_about(topic)))
+    return NO_NOTE
+
+
+def _odds_order(table: Table, player: str, located: Located) -> Note:
+    assert isinstance(located.order, Odds)
+    return _odds(table, player, located.order)
+
+
+def _standing(table: Table, player: str, located: Located) -> Note:
+    assert isinstance(located.order, StandingDefend | StandingNeverInterfere
+                      | StandingAttackReaction | StandingTurnReaction)
+    table.service = replace(table.service,
+                            standing=(*table.service.standing, (player, located.order)))
+    _standing_answers_now(table, player)
+    return NO_NOTE
+
+
+def _standing_list(table: Table, player: str, located: Located) -> Note:
+    table.notify(StandingOrders(player))
+    return NO_NOTE
+
+
+def _standing_clear(table: Table, player: str, located: Located) -> Note:
+    assert isinstance(located.order, StandingClear)
+    _clear_standing(table, player, located.order.number)
+    return NO_NOTE
+
+
+def _offer_answer(table: Table, player: str, located: Located) -> Note:
+    assert isinstance(located.order, AcceptGroup | DeclineGroup | WithdrawOffer)
+    answer_offer(table, located.order)
+    return NO_NOTE
+
+
+def _leave(table: Table, player: str, located: Located) -> Note:
+    assert isinstance(located.order, LeaveGame)
+    tell_offer_ended(table, table.do(located.order))
+    return NO_NOTE
+
+
+def _gift(table: Table, player: str, located: Located) -> Note:
+    assert isinstance(located.order, GiveMoney | GiveCard)
+    table.do(located.order)
+    return NO_NOTE
+
+
+def _call_off(table: Table, player: str, located: Located) -> Note:
+    """Outside a window, an attack is called off as the active player's order."""
+    if table.service.window is None:
+        return _active(table, player, located)
+    asked = table.service.window.asked
+    target = table.state.attack.target if table.state.attack else ""
+    table.call_off(player, located.order)  # type: ignore[arg-type]
+    for name in asked:  # they were waiting to answer: nothing to answer any more
+        table.notify(CalledOff(name, player, target))
+    return NO_NOTE
+
+
+def _play(table: Table, player: str, located: Located) -> Note:
+    """A special card played outside a window's answers: at once if it may be played at any
+    time (and the player's own orders wait for nothing), refused if its moment is another's,
+    else as the active player's order."""
+    order = located.order
+    assert isinstance(order, PlaySpecial)
+    timing = _timing(table, order)
+    if timing in ANY_TIME and not (table.state.active_player.name == player
+                                   and (table.service.queue or table.service.window)):
         start = len(table.events)
         table.play_special(order)
         return _told_only(player, table.events[start:])
-    elif isinstance(order, PlaySpecial) and _timing(table, order) == "after_roll":
+    if timing == "after_roll":
         raise refused("after_roll", card=order.card)
-    elif isinstance(order, PlaySpecial) and _timing(table, order) in ("turn_start",
-                                                                      "own_income"):
+    if timing in ("turn_start", "own_income"):
         raise refused("turn_start_card", card=order.card)
-    else:
-        return _active(table, player, located)
-    return NO_NOTE
+    return _active(table, player, located)
+
+
+# What each kind of order does outside an attack window's answers; any other kind is the
+# active player's order (``_active``).
+CARRY_OUT: dict[type[Order], Callable[[Table, str, Located], Note]] = {
+    SetTimezone: _setting, SetLanguage: _setting, SetHtml: _setting,
+    Press: _press_order, Status: _status, History: _history, Help: _help, Odds: _odds_order,
+    StandingDefend: _standing, StandingNeverInterfere: _standing,
+    StandingAttackReaction: _standing, StandingTurnReaction: _standing,
+    StandingList: _standing_list, StandingClear: _standing_clear,
+    AcceptGroup: _offer_answer, DeclineGroup: _offer_answer, WithdrawOffer: _offer_answer,
+    LeaveGame: _leave, GiveMoney: _gift, GiveCard: _gift, CallOff: _call_off, PlaySpecial: _play,
+}
 
 
 def _forms_about(topic: str) -> tuple[str, ...]:
@@ -190,9 +282,8 @@ def _press(table: Table, player: str, order: Press) -> None:
         recipients = [n for n in names.values() if n != player]
     recipients = list(dict.fromkeys(recipients))
     for name in recipients:
-        table.notify(Notice("press", name, {
-            "sender": player, "text": order.text, "to_all": not order.recipients,
-            "others": tuple(n for n in recipients if n != name)}))
+        table.notify(PressRelay(name, player, order.text, not order.recipients,
+                                tuple(n for n in recipients if n != name)))
 
 
 def _timing(table: Table, order: PlaySpecial) -> str:
@@ -217,23 +308,41 @@ def _active(table: Table, player: str, located: Located) -> Note:
 
 def run_active(table: Table, player: str, order: Order) -> None:
     """Carry out one order of the active player now."""
-    if isinstance(order, AttackOrder):
-        p = table.state.player(player)
-        sources = ((order.spend_from,) if order.spend_from
-                   else tuple(dict.fromkeys((order.attack.attacker, p.illuminati))))
-        _check_attack_money(table, p, sources, order)
-        stance = Stance(player, "attack", order.spend, order.spend + order.upto, sources)
-        table.announce(order.attack, stance)
-    elif isinstance(order, PlaySpecial):
-        table.play_special(order)
-        if table.state.attack is not None and table.service.window is None:
-            table.open_window()  # Whispering Campaign: an attack others may answer
-    elif isinstance(order, OfferGroup):
-        since = table.log_length
-        table.do(order)
-        offered(table, since)
-    else:
-        table.do(order)  # type: ignore[arg-type]
+    RUN_ACTIVE.get(type(order), _do)(table, player, order)
+
+
+def _attack(table: Table, player: str, order: Order) -> None:
+    assert isinstance(order, AttackOrder)
+    p = table.state.player(player)
+    sources = ((order.spend_from,) if order.spend_from
+               else tuple(dict.fromkeys((order.attack.attacker, p.illuminati))))
+    _check_attack_money(table, p, sources, order)
+    stance = Stance(player, "attack", order.spend, order.spend + order.upto, sources)
+    table.announce(order.attack, stance)
+
+
+def _play_now(table: Table, player: str, order: Order) -> None:
+    assert isinstance(order, PlaySpecial)
+    table.play_special(order)
+    if table.state.attack is not None and table.service.window is None:
+        table.open_window()  # Whispering Campaign: an attack others may answer
+
+
+def _offer(table: Table, player: str, order: Order) -> None:
+    assert isinstance(order, OfferGroup)
+    since = table.log_length
+    table.do(order)
+    offered(table, since)
+
+
+def _do(table: Table, player: str, order: Order) -> None:
+    table.do(order)  # type: ignore[arg-type]
+
+
+# The active player's orders that are more than one engine command (``_do``).
+RUN_ACTIVE: dict[type[Order], Callable[[Table, str, Order], None]] = {
+    AttackOrder: _attack, PlaySpecial: _play_now, OfferGroup: _offer,
+}
 
 
 def advance(table: Table) -> None:
@@ -274,11 +383,11 @@ def advance(table: Table) -> None:
 def _tell_the_eliminated(table: Table) -> None:
     """A mail of their own for each player eliminated in this step: their reports go on, but
     they have no more orders to give."""
-    told = {n.to for n in table.notices if n.kind == "eliminated"}
+    told = {n.to for n in table.notices if isinstance(n, Eliminated)}
     for e in table.events:
-        name = str(e.data.get("player", ""))
-        if e.kind == "eliminated" and name not in told:
-            table.notify(Notice("eliminated", name))
+        name = e.player if isinstance(e, ev.Eliminated) else ""
+        if name and name not in told:
+            table.notify(Eliminated(name))
             told.add(name)
 
 
@@ -287,50 +396,79 @@ def _tell_the_game_master_one_is_left(table: Table) -> None:
     until then: the game master is told once, when the last other player goes, and may end
     the game (``pbem end``)."""
     if table.state.phase == "over" or not any(
-            e.kind in ("eliminated", "left", "removed") for e in table.events):
+            isinstance(e, ev.Eliminated | ev.Left | ev.Removed) for e in table.events):
         return
     playing = [p.name for p in table.state.players if p.playing]
-    if len(playing) == 1 and not any(n.kind == "gm_alert" and n.data.get("alone")
+    if len(playing) == 1 and not any(isinstance(n, GmAlert) and n.alone
                                      for n in table.notices):
-        table.notify(Notice("gm_alert", "", {"alone": playing[0]}))
+        table.notify(GmAlert("", alone=playing[0]))
 
 
 def _answer(table: Table, player: str, order: Order) -> Answer:
     attack = table.state.attack
     if attack is None or table.service.window is None:
         raise refused("no_window")
-    p = table.state.player(player)
-    if isinstance(order, DefendOrder):
-        owner = table.state.owner(attack.target)
-        if owner is None or owner.name != player:
-            raise refused("not_yours", target=attack.target)
-        sources = (order.source,) if order.source else (attack.target, p.illuminati)
-        _check_defence(table, p, attack.target, sources, order.amount)
-        return Answer(player, stance=Stance(player, "defense", order.amount,
-                                            order.amount + order.upto, sources))
-    if isinstance(order, InterfereOrder):
-        side = order.interfere.side
-        amount = order.interfere.amount
-        if amount > p.treasury:
-            raise refused("treasury_short", have=p.treasury, amount=amount,
-                           side=side.upper())
-        return Answer(player, stance=Stance(player, side, amount, amount + order.upto))
-    if isinstance(order, ConditionalPlay):
-        if order.play.card not in p.hand:
-            raise refused("not_held", card=order.play.card)
-        return Answer(player, reactions=(order,))
-    if isinstance(order, AbolishPrivilege):
-        check_abolish(table.state, order)
-        return Answer(player, abolish=order.cards)
-    if isinstance(order, PlaySpecial):
-        if order.card not in p.hand:
-            raise refused("not_held", card=order.card)
-        return Answer(player, plays=(order.card,))
-    if isinstance(order, Counter):
-        if SECRETS not in p.hand:
-            raise refused("not_held", card=SECRETS)
-        return Answer(player, counter=True)
-    return Answer(player)
+    return ANSWER[type(order)](table, table.state.player(player), attack, order)
+
+
+def _defend(table: Table, p: Player, attack: PendingAttack, order: Order) -> Answer:
+    assert isinstance(order, DefendOrder)
+    owner = table.state.owner(attack.target)
+    if owner is None or owner.name != p.name:
+        raise refused("not_yours", target=attack.target)
+    sources = (order.source,) if order.source else (attack.target, p.illuminati)
+    _check_defence(table, p, attack.target, sources, order.amount)
+    return Answer(p.name, stance=Stance(p.name, "defense", order.amount,
+                                        order.amount + order.upto, sources))
+
+
+def _interfere(table: Table, p: Player, attack: PendingAttack, order: Order) -> Answer:
+    assert isinstance(order, InterfereOrder)
+    side = order.interfere.side
+    amount = order.interfere.amount
+    if amount > p.treasury:
+        raise refused("treasury_short", have=p.treasury, amount=amount,
+                       side=side.upper())
+    return Answer(p.name, stance=Stance(p.name, side, amount, amount + order.upto))
+
+
+def _react(table: Table, p: Player, attack: PendingAttack, order: Order) -> Answer:
+    assert isinstance(order, ConditionalPlay)
+    if order.play.card not in p.hand:
+        raise refused("not_held", card=order.play.card)
+    return Answer(p.name, reactions=(order,))
+
+
+def _abolish(table: Table, p: Player, attack: PendingAttack, order: Order) -> Answer:
+    assert isinstance(order, AbolishPrivilege)
+    check_abolish(table.state, order)
+    return Answer(p.name, abolish=order.cards)
+
+
+def _play_on(table: Table, p: Player, attack: PendingAttack, order: Order) -> Answer:
+    assert isinstance(order, PlaySpecial)
+    if order.card not in p.hand:
+        raise refused("not_held", card=order.card)
+    return Answer(p.name, plays=(order.card,))
+
+
+def _counter(table: Table, p: Player, attack: PendingAttack, order: Order) -> Answer:
+    if SECRETS not in p.hand:
+        raise refused("not_held", card=SECRETS)
+    return Answer(p.name, counter=True)
+
+
+def _no_response(table: Table, p: Player, attack: PendingAttack, order: Order) -> Answer:
+    return Answer(p.name)
+
+
+# Each kind of answer to the attack window: checked, and made the player's answer.
+ANSWER: dict[type[Order], Callable[[Table, Player, PendingAttack, Order], Answer]] = {
+    DefendOrder: _defend, InterfereOrder: _interfere, ConditionalPlay: _react,
+    AbolishPrivilege: _abolish, PlaySpecial: _play_on, Counter: _counter,
+    NoResponse: _no_response,
+}
+ANSWERS = tuple(ANSWER.keys() - {PlaySpecial})
 
 
 def _check_defence(table: Table, p: Player, target: str, sources: tuple[str, ...],
@@ -380,18 +518,6 @@ def _privileged_note(table: Table, player: str, order: Order) -> Note:
     if mine.abolish or {INTERFERENCE, DEEP_AGENT} & set(mine.plays):
         return NO_NOTE
     return ("privileged", {"card": INTERFERENCE})
-
-
-def _setting(table: Table, player: str, order: SetTimezone | SetLanguage | SetHtml) -> None:
-    seat = table.service.seat(player)
-    if isinstance(order, SetTimezone):
-        seat = replace(seat, tz=order.zone)
-    elif isinstance(order, SetLanguage):
-        seat = replace(seat, lang=order.language)
-    else:
-        seat = replace(seat, html=order.enabled)
-    seats = tuple(seat if s.name == player else s for s in table.service.seats)
-    table.service = replace(table.service, seats=seats)
 
 
 def _clear_standing(table: Table, player: str, number: int | None) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from pbem.engine.codec import from_json, to_json
 from pbem.engine.commands import Command
-from pbem.engine.state import Event
+from pbem.engine.events import Event, GmNote, GmRename
 
 # Only the game master's own views show these (``gm_only``: what a rollback cut off of the
 # GM entries only they see).
@@ -54,7 +54,7 @@ class GmEvent:
     @property
     def event(self) -> Event:
         """The engine-style event players are shown (in turn reports, histories, mails)."""
-        return Event("gm", {"kind": self.kind, "data": self.public})
+        return GmNote(gm_kind=self.kind, entry=self.public)
 
 
 def command_entry(command: Command, events: Sequence[Event], at: str, seq: int) -> dict[str, Any]:
@@ -96,8 +96,8 @@ def under_current_names(events: Sequence[Event]) -> list[Event]:
     now: dict[str, str] = {}  # an old name -> the name at the end of ``events``
     out: list[Event] = []
     for e in reversed(events):
-        if e.kind == "gm_rename":
-            old, new = str(e.data["old"]), str(e.data["new"])
+        if isinstance(e, GmRename):
+            old, new = e.old, e.new
             now[old] = now.get(new, new)
         elif e.visible_to is not None and now:
             e = replace(e, visible_to=tuple(now.get(n, n) for n in e.visible_to))

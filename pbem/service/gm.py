@@ -34,9 +34,10 @@ from pbem.engine.commands import (
     GmRenamePlayer,
     GmSetMoney,
 )
+from pbem.engine.events import Event, GmRename
 from pbem.engine.rules import apply
 from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS, Setup, new_game
-from pbem.engine.state import Event, GameState
+from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError, StoreError
 from pbem.mail.address import mail_address
 from pbem.orders.lexer import RESERVED
@@ -47,10 +48,11 @@ from pbem.service.deadlines import offer_due, past_reminders_sent, tick
 from pbem.service.entries import GmEvent, command_of, gm_event_of
 from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Seat, Timing, iso, parse_iso
+from pbem.service.notices import GameOver, GmNews, StatusReport, TurnReport, Welcome
 from pbem.service.offers import tell_offer_ended
 from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import Service
-from pbem.service.table import Notice, Table
+from pbem.service.table import Table
 from pbem.store import OutboxItem, Store
 
 GM = "gm"  # the ``player`` of the game master's engine commands
@@ -273,10 +275,10 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
                                           "undone": undone} | ({"gm_only": kept} if kept else {}))
         _tell_players(table, gm=event)
         step.advance()
-        if not any(n.kind in ("turn_report", "game_over") for n in table.notices):
+        if not any(isinstance(n, TurnReport | GameOver) for n in table.notices):
             for p in table.state.players:
                 if not p.departed:
-                    table.notify(Notice("status", p.name))
+                    table.notify(StatusReport(p.name))
     return len(log) - length
 
 
@@ -324,8 +326,8 @@ def _rolled_back(service: GameService, state: GameState, length: int, now: datet
         raise IllegalCommandError("the game cannot be rolled back into the middle of an attack "
                                   "or of a special card being played")
     for event in reversed(cut):
-        if event.kind == "gm_rename":
-            service = _renamed(service, str(event.data["new"]), str(event.data["old"]))
+        if isinstance(event, GmRename):
+            service = _renamed(service, event.new, event.old)
     deadline = ""
     if state.phase == "actions":
         fresh = now + timedelta(hours=service.timing.orders_hours)
@@ -358,7 +360,8 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
         who = _seat(table.service, seat)
         old = table.service.seat(who).address
         events = _rename_seat(table, who, name, reason) if name.strip() else []
-        now_called = str(events[-1].data["new"]) if events else who
+        renamed = events[-1] if events else None
+        now_called = renamed.new if isinstance(renamed, GmRename) else who
         password, password_hash = (service.new_password(game_id, now_called)
                                    if table.service.started else ("", ""))
         if not table.state.player(now_called).playing:
@@ -371,8 +374,7 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
                                          "address": address.lower(), "old_address": old,
                                          "reason": reason})
         if password:
-            table.notify(Notice("welcome", now_called, {
-                "password": password, "settings": welcome_settings(table.service.timing)}))
+            table.notify(Welcome(now_called, password, welcome_settings(table.service.timing)))
         _tell_players(table, events, event)
         step.drop(_superseded(service, table, old))
     return password
@@ -654,7 +656,7 @@ def _tell_players(table: Table, events: Sequence[Event] = (), gm: GmEvent | None
     extra = set(also)
     for p in table.state.players:
         if not p.departed or p.name in extra:
-            table.notify(Notice("gm", p.name, {"events": list(events), "gm": gm}))
+            table.notify(GmNews(p.name, tuple(events), gm))
 
 
 def _with_seat(service: GameService, seat: str, **changes: Any) -> GameService:

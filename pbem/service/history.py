@@ -12,13 +12,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from pbem.engine import events as ev
 from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json, to_json
 from pbem.engine.commands import Command
 from pbem.engine.dice import Dice, commitment, roll_2d6
+from pbem.engine.events import Event
 from pbem.engine.rules import apply
 from pbem.engine.setup import Setup, new_game
-from pbem.engine.state import Event, GameState
+from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError, StoreError
 from pbem.reports.context import report_events
 from pbem.reports.templating import environment
@@ -124,12 +126,12 @@ def timeline(cards: CardSet, game: GameFile, viewer: str | None = None, *,
                 items.append(Item("gm", int(entry["seq"]), gm_event.at,
                                   gm_event=gm_event))
             continue
-        begins = next((e for e in events if e.kind == "turn_begins"), None)
+        begins = next((e for e in events if isinstance(e, ev.TurnBegins)), None)
         if ended or (begins is not None and begun):
             sections.append(_section(turn, player, items, index))
             items, turn, player, begun = [], turn + 1, "", False
         if begins is not None:
-            turn, player, begun = int(begins.data["turn"]), str(begins.data["player"]), True
+            turn, player, begun = begins.turn, begins.player, True
         ended = any(e.kind in _ENDS_TURN for e in events)
         shown = tuple(report_events(events, viewer))
         items.append(Item("step", int(entry["seq"]), entry["at"], shown))
@@ -298,14 +300,14 @@ def verify(cards: CardSet, game: GameFile) -> Verification:
             continue
         logged = [from_json(Event, e) for e in entry["events"]]
         for event in logged:
-            if event.kind != "roll":
+            if not isinstance(event, ev.Rolled):
                 continue
             rolls += 1
-            draw, dice = event.data.get("draw"), tuple(event.data.get("dice", ()))
+            draw, dice = event.draw, event.dice
             if draw != next_draw:
                 problems.append(f"Step {seq}: the roll claims draw {draw}, but the next draw of "
                                 f"the stream is {next_draw}.")
-            true_dice, after = roll_2d6(Dice(seed, draw if isinstance(draw, int) else next_draw))
+            true_dice, after = roll_2d6(Dice(seed, next_draw if draw is None else draw))
             if dice != true_dice:
                 problems.append(f"Step {seq}: the log shows the dice {_dice(dice)} at draw "
                                 f"{draw}, but the seed gives {_dice(true_dice)}.")

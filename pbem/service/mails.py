@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from pbem.engine.cards import CardSet
-from pbem.engine.state import Event, GameState
+from pbem.engine.events import Event
+from pbem.engine.state import GameState
 from pbem.mail.compose import OutgoingMail, compose, message_id_for
 from pbem.reports import mails as reports
 from pbem.reports.context import ServiceSettings
 from pbem.reports.mails import Rendered
 from pbem.service.deadlines import offer_due
-from pbem.service.entries import GmEvent
 from pbem.service.model import GameService, Seat, Timing, parse_iso
-from pbem.service.table import Notice
+from pbem.service.notices import (
+    Ack,
+    AttackResult,
+    GameOver,
+    GmNews,
+    HistoryReply,
+    Notice,
+    OfferAnswered,
+    OrderFailed,
+    PressRelay,
+    Reminder,
+    ResponseRequest,
+    StandingOrders,
+    StatusReport,
+    TurnReport,
+    Welcome,
+)
 from pbem.store import OutboxItem
 
 
@@ -40,6 +55,32 @@ def welcome_settings(timing: Timing) -> ServiceSettings:
                            response_hours=timing.response_hours)
 
 
+@dataclass(frozen=True)
+class Reader:
+    """Everything a notice's mail is rendered from: the game as it stood when the mail was
+    called for (``state``, ``service``) and at the end of the step (``latest``), the news,
+    the reader's seat and the mail's settings."""
+
+    cards: CardSet
+    state: GameState
+    service: GameService
+    seat: Seat
+    now: datetime
+    news: Sequence[Event]
+    history: Sequence[tuple[int, Sequence[Event]]]
+    site: Path | None
+    latest: GameState | None
+
+    @property
+    def deadline(self) -> datetime | None:
+        return parse_iso(self.service.deadline) if self.service.deadline else None
+
+    @property
+    def window_deadline(self) -> datetime | None:
+        window = self.service.window
+        return parse_iso(window.deadline) if window else None
+
+
 def render_notice(
     cards: CardSet, state: GameState, service: GameService, notice: Notice, *, now: datetime,
     news: Sequence[Event], history: Sequence[tuple[int, Sequence[Event]]], sender: Sender,
@@ -48,106 +89,147 @@ def render_notice(
     """(address, name, content) of the mail a notice asks for. ``state`` is the game as it
     stood when the mail was called for, ``latest`` as it stands at the end of the step (the
     attack result tells the attacker how their turn goes on from there)."""
-    site = sender.site_dir
     if notice.to == "":
         seat = Seat(name="Game master", address=sender.gm_address, lang=sender.gm_lang,
                     tz=sender.gm_tz)
     else:
         seat = service.seat(notice.to)
-    lang, tz, player, html = seat.lang, seat.tz, notice.to, seat.html
-    game = state.game
-    deadline = parse_iso(service.deadline) if service.deadline else None
-    data = notice.data
-    kind = notice.kind
-    if kind == "ack":
-        # A withdrawn offer's giver with no other mail of the step: the answer tells them
-        # their turn goes on, as the mail of an offer answered or an attack's result would.
-        goes_on = (reports.turn_goes_on(cards, state, player, now=now, deadline=deadline,
-                                        tz=tz)
-                   if data.get("withdrew") and not service.paused else None)
-        rendered = reports.acknowledgement(game, player, data["results"], pending=data["pending"],
-                                           warnings=data["warnings"], turn=state.seq,
-                                           turn_number=state.turn_number,
-                                           paused=service.paused, goes_on=goes_on, lang=lang,
-                                           site_dir=site, html=html)
-    elif kind == "welcome":
-        rendered = reports.welcome(cards, state, player, password=data["password"], now=now,
-                                   deadline=deadline, settings=data["settings"], tz=tz,
-                                   lang=lang, site_dir=site, html=html)
-    elif kind == "response_request":
-        window = service.window
-        rendered = reports.response_request(
-            cards, state, player, now=now,
-            deadline=parse_iso(window.deadline) if window else None, tz=tz, lang=lang,
-            site_dir=site, html=html)
-    elif kind == "attack_result":
-        rendered = reports.attack_result(cards, state, player, data["events"], now=now,
-                                         deadline=deadline, latest=latest,
-                                         tz=tz, lang=lang, site_dir=site, html=html)
-    elif kind in ("turn_report", "status"):
-        # STATUS shows, as a turn report, what happened since the last turn report (the
-        # player saw nothing of it unless mailed about it).
-        rendered = reports.turn_report(cards, state, player, news, now=now, deadline=deadline,
-                                       offer_deadline=offer_due(state, service), tz=tz,
-                                       lang=lang, site_dir=site, html=html)
-    elif kind == "game_over":
-        rendered = reports.game_over(cards, state, player, news, now=now, tz=tz, lang=lang,
-                                     site_dir=site, html=html)
-    elif kind == "reminder":
-        window = service.window
-        due = (parse_iso(window.deadline) if data["about"] == "response" and window
-               else offer_due(state, service) if data["about"] == "offer" else deadline)
-        assert due is not None
-        rendered = reports.reminder(cards, state, player, about=data["about"], now=now,
-                                    deadline=due, tz=tz, lang=lang, site_dir=site,
-                                    html=html)
-    elif kind == "offer_answered":
-        rendered = reports.offer_answered(cards, state, player, data["events"],
-                                          silence=data["silence"], waiting=data["waiting"],
-                                          turn_over=data.get("turn_over", False),
-                                          now=now, deadline=deadline, tz=tz, lang=lang,
-                                          site_dir=site, html=html)
-    elif kind == "press":
-        rendered = reports.press_relay(game, player, data["sender"], data["text"],
-                                       to_all=data["to_all"], others=data["others"],
-                                       lang=lang, site_dir=site, html=html)
-    elif kind == "history":
-        turns = history[-data["turns"]:] if data.get("turns") else history
-        rendered = reports.history_reply(game, player, turns, tz=tz, lang=lang,
-                                         site_dir=site, html=html)
-    elif kind == "gm":
-        closing = ("over" if state.phase == "over"
-                   else "orders" if state.player(player).playing else "out")
-        rendered = _gm_announcement(game, player, data, closing, tz, lang, site, html)
-    elif kind == "standing":
-        from pbem.orders.format import format_order
-
-        mine = [format_order(o) for p, o in service.standing if p == player]
-        rendered = reports.mail("standing", lang, site, html=html, game=game, player=player,
-                                orders=mine)
-    elif kind == "order_failed":
-        rendered = reports.order_failed(cards, latest or state, player, data, now=now,
-                                        deadline=None if service.paused else deadline, tz=tz,
-                                        lang=lang, site_dir=site, html=html)
-    else:  # help, gm_alert
-        rendered = reports.mail(kind, lang, site, html=html, game=game, player=player,
-                                data=data)
+    reader = Reader(cards, state, service, seat, now, news, history, sender.site_dir, latest)
+    rendered = RENDER.get(type(notice), _from_fields)(notice, reader)
     return seat.address, seat.name, rendered
 
 
-def _gm_announcement(game: str, player: str, data: dict[str, Any], closing: str, tz: str,
-                     lang: str, site: Path | None, html: bool) -> Rendered:
+def _ack(notice: Notice, r: Reader) -> Rendered:
+    assert isinstance(notice, Ack)
+    seat, state = r.seat, r.state
+    # A withdrawn offer's giver with no other mail of the step: the answer tells them
+    # their turn goes on, as the mail of an offer answered or an attack's result would.
+    goes_on = (reports.turn_goes_on(r.cards, state, notice.to, now=r.now,
+                                    deadline=r.deadline, tz=seat.tz)
+               if notice.withdrew and not r.service.paused else None)
+    return reports.acknowledgement(state.game, notice.to, list(notice.results),
+                                   pending=notice.pending, warnings=list(notice.warnings),
+                                   turn=state.seq, turn_number=state.turn_number,
+                                   paused=r.service.paused, goes_on=goes_on, lang=seat.lang,
+                                   site_dir=r.site, html=seat.html)
+
+
+def _welcome(notice: Notice, r: Reader) -> Rendered:
+    assert isinstance(notice, Welcome)
+    return reports.welcome(r.cards, r.state, notice.to, password=notice.password, now=r.now,
+                           deadline=r.deadline, settings=notice.settings, tz=r.seat.tz,
+                           lang=r.seat.lang, site_dir=r.site, html=r.seat.html)
+
+
+def _response_request(notice: Notice, r: Reader) -> Rendered:
+    return reports.response_request(r.cards, r.state, notice.to, now=r.now,
+                                    deadline=r.window_deadline, tz=r.seat.tz,
+                                    lang=r.seat.lang, site_dir=r.site, html=r.seat.html)
+
+
+def _attack_result(notice: Notice, r: Reader) -> Rendered:
+    assert isinstance(notice, AttackResult)
+    return reports.attack_result(r.cards, r.state, notice.to, list(notice.events), now=r.now,
+                                 deadline=r.deadline, latest=r.latest, tz=r.seat.tz,
+                                 lang=r.seat.lang, site_dir=r.site, html=r.seat.html)
+
+
+def _turn_report(notice: Notice, r: Reader) -> Rendered:
+    # STATUS shows, as a turn report, what happened since the last turn report (the
+    # player saw nothing of it unless mailed about it).
+    return reports.turn_report(r.cards, r.state, notice.to, r.news, now=r.now,
+                               deadline=r.deadline, offer_deadline=offer_due(r.state, r.service),
+                               tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
+                               html=r.seat.html)
+
+
+def _game_over(notice: Notice, r: Reader) -> Rendered:
+    return reports.game_over(r.cards, r.state, notice.to, r.news, now=r.now, tz=r.seat.tz,
+                             lang=r.seat.lang, site_dir=r.site, html=r.seat.html)
+
+
+def _reminder(notice: Notice, r: Reader) -> Rendered:
+    assert isinstance(notice, Reminder)
+    due = (r.window_deadline if notice.about == "response" and r.service.window
+           else offer_due(r.state, r.service) if notice.about == "offer" else r.deadline)
+    assert due is not None
+    return reports.reminder(r.cards, r.state, notice.to, about=notice.about, now=r.now,
+                            deadline=due, tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
+                            html=r.seat.html)
+
+
+def _offer_answered(notice: Notice, r: Reader) -> Rendered:
+    assert isinstance(notice, OfferAnswered)
+    return reports.offer_answered(r.cards, r.state, notice.to, list(notice.events),
+                                  silence=notice.silence, waiting=notice.waiting,
+                                  turn_over=notice.turn_over, now=r.now, deadline=r.deadline,
+                                  tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
+                                  html=r.seat.html)
+
+
+def _press(notice: Notice, r: Reader) -> Rendered:
+    assert isinstance(notice, PressRelay)
+    return reports.press_relay(r.state.game, notice.to, notice.sender, notice.text,
+                               to_all=notice.to_all, others=notice.others, lang=r.seat.lang,
+                               site_dir=r.site, html=r.seat.html)
+
+
+def _history(notice: Notice, r: Reader) -> Rendered:
+    assert isinstance(notice, HistoryReply)
+    turns = r.history[-notice.turns:] if notice.turns else r.history
+    return reports.history_reply(r.state.game, notice.to, turns, tz=r.seat.tz,
+                                 lang=r.seat.lang, site_dir=r.site, html=r.seat.html)
+
+
+def _gm_news(notice: Notice, r: Reader) -> Rendered:
     """An override told in the reader's language and time zone: its engine events and its GM
     entry's event; an announcement's own words as they were written."""
-    events: list[Event] = list(data.get("events", ()))
-    gm: GmEvent | None = data.get("gm")
+    assert isinstance(notice, GmNews)
+    state, player = r.state, notice.to
+    closing = ("over" if state.phase == "over"
+               else "orders" if state.player(player).playing else "out")
+    events: list[Event] = list(notice.events)
+    gm = notice.gm
     message = ""
     if gm is not None and gm.kind == "announce":
         message = str(gm.data["text"])
     elif gm is not None:
         events.append(gm.event)
-    return reports.gm_announcement(game, player, message, events=events, closing=closing,
-                                   tz=tz, lang=lang, site_dir=site, html=html)
+    return reports.gm_announcement(state.game, player, message, events=events,
+                                   closing=closing, tz=r.seat.tz, lang=r.seat.lang,
+                                   site_dir=r.site, html=r.seat.html)
+
+
+def _standing(notice: Notice, r: Reader) -> Rendered:
+    from pbem.orders.format import format_order
+
+    mine = [format_order(o) for p, o in r.service.standing if p == notice.to]
+    return reports.mail("standing", r.seat.lang, r.site, html=r.seat.html, game=r.state.game,
+                        player=notice.to, orders=mine)
+
+
+def _order_failed(notice: Notice, r: Reader) -> Rendered:
+    return reports.order_failed(r.cards, r.latest or r.state, notice.to, notice, now=r.now,
+                                deadline=None if r.service.paused else r.deadline,
+                                tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
+                                html=r.seat.html)
+
+
+def _from_fields(notice: Notice, r: Reader) -> Rendered:
+    """A mail whose template reads the notice's own fields (``data``): help, gm_alert,
+    orders_dropped, called_off, eliminated."""
+    return reports.mail(notice.kind, r.seat.lang, r.site, html=r.seat.html,
+                        game=r.state.game, player=notice.to, data=notice)
+
+
+# How each kind of notice is rendered; any other kind by ``_from_fields``.
+RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
+    Ack: _ack, Welcome: _welcome, ResponseRequest: _response_request,
+    AttackResult: _attack_result, TurnReport: _turn_report, StatusReport: _turn_report,
+    GameOver: _game_over, Reminder: _reminder, OfferAnswered: _offer_answered,
+    PressRelay: _press, HistoryReply: _history, GmNews: _gm_news, StandingOrders: _standing,
+    OrderFailed: _order_failed,
+}
 
 
 def outbox_item(

@@ -11,9 +11,11 @@ from dataclasses import replace
 from datetime import timedelta
 
 from pbem.engine.commands import AcceptGroup, DeclineGroup, WithdrawOffer
-from pbem.engine.state import Event, GroupOffer
+from pbem.engine.events import Event, OfferEnded
+from pbem.engine.state import GroupOffer
 from pbem.service.model import iso
-from pbem.service.table import Notice, Table
+from pbem.service.notices import OfferAnswered, TurnReport
+from pbem.service.table import Table
 
 
 def offered(table: Table, since: int) -> None:
@@ -24,7 +26,7 @@ def offered(table: Table, since: int) -> None:
         table.service = replace(table.service, offer_deadline=iso(
             table.now + timedelta(hours=table.service.timing.response_hours)),
             offer_reminded=False)
-        table.notify(Notice("turn_report", offer.receiver, {"since": since, "offer": offer}))
+        table.notify(TurnReport(offer.receiver, since, offer))
 
 
 def answer_offer(table: Table, command: AcceptGroup | DeclineGroup | WithdrawOffer,
@@ -52,8 +54,8 @@ def _forget_unseen(table: Table, offer: GroupOffer) -> bool:
     """Whether ``offer`` was made in this step, so its receiver has not been told of it
     yet: the report asking for their answer is dropped (they would answer an offer already
     gone), and so is the news of its withdrawal. Their next report shows both events."""
-    kept = [n for n in table.notices if not (n.kind == "turn_report" and n.to == offer.receiver
-                                             and n.data.get("offer") == offer)]
+    kept = [n for n in table.notices if not (isinstance(n, TurnReport)
+                                             and n.to == offer.receiver and n.offer == offer)]
     dropped = len(kept) < len(table.notices)
     table.notices = kept
     return dropped
@@ -64,18 +66,17 @@ def tell_offer_ended(table: Table, events: list[Event]) -> None:
     the departure): the group stays theirs and their turn goes on. A giver who leaves ends
     their turn, and the next turn's report tells the receiver."""
     for e in events:
-        if e.kind != "offer_ended" or e.data["player"] != e.data["receiver"]:
+        if not isinstance(e, OfferEnded) or e.player != e.receiver:
             continue
-        giver = str(e.data["giver"])
+        giver = e.giver
         if table.state.player(giver).playing:
-            offer = GroupOffer(giver, str(e.data["receiver"]), str(e.data["group"]))
+            offer = GroupOffer(giver, e.receiver, e.group)
             _tell_end(table, offer, [e], (giver,))
 
 
 def _tell_end(table: Table, offer: GroupOffer, events: list[Event], told: tuple[str, ...], *,
               silence: bool = False, turn_over: bool = False) -> None:
-    data = {"events": events, "giver": offer.giver, "receiver": offer.receiver,
-            "group": offer.group, "silence": silence, "turn_over": turn_over,
-            "waiting": bool(table.service.queue)}
     for player in told:
-        table.notify(Notice("offer_answered", player, data))
+        table.notify(OfferAnswered(player, tuple(events), offer.giver, offer.receiver,
+                                   offer.group, silence=silence, turn_over=turn_over,
+                                   waiting=bool(table.service.queue)))

@@ -20,8 +20,9 @@ from pbem.reports.refusals import worded
 from pbem.reports.templating import render
 from pbem.service.dispatch import advance, carry_out, is_answer, is_move
 from pbem.service.model import Seat
+from pbem.service.notices import StatusReport
 from pbem.service.refusals import refused
-from pbem.service.table import Notice, Table
+from pbem.service.table import Table
 
 
 def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
@@ -88,8 +89,8 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         # report" (docs/orders.md): one report, as the game stands after the whole mail,
         # even if the mail also asked for STATUS.
         table.notices = [n for n in table.notices
-                         if not (n.kind == "status" and n.to == seat.name)]
-        table.notify(Notice("status", seat.name))
+                         if not (isinstance(n, StatusReport) and n.to == seat.name)]
+        table.notify(StatusReport(seat.name))
     warnings = [words(lang, site_dir, w.key) for w in parsed.warnings]
     return sorted(results, key=lambda r: r.line), warnings
 

@@ -7,9 +7,10 @@ from datetime import datetime
 
 from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json
-from pbem.engine.state import Event
+from pbem.engine.events import Event, TurnBegins
 from pbem.service.entries import under_current_names
 from pbem.service.mails import Sender, outbox_item, render_notice
+from pbem.service.notices import HistoryReply
 from pbem.service.table import Table
 from pbem.store import OutboxItem, Store
 
@@ -23,10 +24,12 @@ def addressed_mails(cards: CardSet, store: Store, sender: Sender, table: Table,
     for n, notice in enumerate(table.notices):
         if notice.to == "" and not sender.gm_address:
             continue
-        since = notice.data.get("since", table.service.reported)
+        since = notice.news_since
+        if since is None:
+            since = table.service.reported
         if since not in news_cache:
             news_cache[since] = events_since(store, table, since)
-        history = timeline(store, table) if notice.kind == "history" else []
+        history = timeline(store, table) if isinstance(notice, HistoryReply) else []
         to, name, rendered = render_notice(
             cards, notice.state or table.state, notice.service or table.service,
             notice, now=now,
@@ -34,7 +37,7 @@ def addressed_mails(cards: CardSet, store: Store, sender: Sender, table: Table,
         outbox_id = f"{game_id}-{table.service.steps}-{n}"
         items.append((notice.to, outbox_item(outbox_id, game_id, to, name, rendered,
                                              now=now, sender=sender,
-                                             in_reply_to=notice.data.get("reply_to"),
+                                             in_reply_to=notice.reply_to,
                                              salt=table.state.dice.commitment)))
     return items
 
@@ -56,7 +59,7 @@ def timeline(store: Store, table: Table) -> list[tuple[int, list[Event]]]:
     """Every event of the game so far, by turn (turn 0: before the first)."""
     turns: list[tuple[int, list[Event]]] = [(0, [])]
     for event in events_since(store, table, 0):
-        if event.kind == "turn_begins":
-            turns.append((int(event.data["turn"]), []))
+        if isinstance(event, TurnBegins):
+            turns.append((event.turn, []))
         turns[-1][1].append(event)
     return [t for t in turns if t[1]]

@@ -46,11 +46,12 @@ from pbem.service.directory import Directory, seat_at
 from pbem.service.entries import commands
 from pbem.service.mails import Sender, welcome_settings
 from pbem.service.model import GameService, Seat, Timing, iso
+from pbem.service.notices import Ack, Welcome
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
 from pbem.service.steps import Step
-from pbem.service.table import Notice, Table
+from pbem.service.table import Table
 from pbem.store import Store
 
 log = logging.getLogger(__name__)
@@ -145,13 +146,9 @@ class Service:
             table.service = replace(table.service, seats=seats, started=True)
             step.advance()
             # The welcome comes first, but shows the first turn begun and its deadline.
-            welcomes = []
             for seat in seats:
-                table.notify(Notice("welcome", seat.name, {
-                    "password": passwords[seat.name],
-                    "settings": welcome_settings(table.service.timing)}))
-                welcomes.append(table.notices.pop())
-            table.notices[:0] = welcomes
+                table.notify(Welcome(seat.name, passwords[seat.name],
+                                     welcome_settings(table.service.timing)))
         return passwords
 
     def set_bot(self, game_id: str, player: str, on: bool, now: datetime,
@@ -392,10 +389,7 @@ class Service:
         withdrew = (any(isinstance(o.order, WithdrawOffer) and o.line in done
                         for o in parsed.orders)
                     and not any(n.to == seat.name for n in table.notices))
-        table.notify(Notice("ack", seat.name, {
-            "results": results, "warnings": warnings, "pending": pending,
-            "withdrew": withdrew, "reply_to": mail.reply_to}))
-        table.notices.insert(0, table.notices.pop())
+        table.notify(Ack(seat.name, results, warnings, pending, withdrew, mail.reply_to))
         self._seal(step, now, mail_id)
 
     def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
@@ -491,6 +485,7 @@ class Service:
     def _seal(self, step: Step, now: datetime, mail_id: str | None = None) -> None:
         """End a step: its number, its notices rendered and composed into mails."""
         table = step.table
+        table.in_mail_order()  # then the mails of the bot seats' upkeep, after all others
         bot_seats.upkeep(table, lambda player: self._new_password(table.state.game, player),
                         self.config.password_cost)
         table.service = replace(table.service, steps=table.service.steps + 1)

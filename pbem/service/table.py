@@ -10,7 +10,7 @@ caller commits the entries, the new snapshot and the rendered notices in one sto
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,8 +28,9 @@ from pbem.engine.commands import (
     Roll,
     Settle,
 )
+from pbem.engine.events import Event
 from pbem.engine.rules import apply
-from pbem.engine.state import Event, GameState, PendingSpecial
+from pbem.engine.state import GameState, PendingSpecial
 from pbem.errors import IllegalCommandError
 from pbem.orders.model import (
     ConditionalPlay,
@@ -42,22 +43,18 @@ from pbem.reports.refusals import worded
 from pbem.service.answers import SECRETS, SENATE, counter_rule, merge
 from pbem.service.entries import GmEvent, command_entry, gm_entry
 from pbem.service.model import Answer, GameService, Queued, Window, iso
+from pbem.service.notices import (
+    AttackResult,
+    GameOver,
+    Notice,
+    OrderFailed,
+    ResponseRequest,
+    TurnReport,
+)
 from pbem.service.refusals import refused
 
 AFTER_ROLL_CARDS = ("Assassination", "Murphy's Law")
 PRIVILEGE_CARDS = ("Deep Agent", "Interference")
-
-
-@dataclass(frozen=True)
-class Notice:
-    """A mail the step implies: its kind, the player it goes to ("" = the GM), details, and
-    the game as it stood when the mail was called for (set by ``Table.notify``)."""
-
-    kind: str
-    to: str
-    data: dict[str, Any] = field(default_factory=dict)
-    state: GameState | None = None
-    service: GameService | None = None
 
 
 class Table:
@@ -117,6 +114,10 @@ class Table:
         """Call for a mail showing the game as it stands now."""
         self.notices.append(replace(notice, state=self.state, service=self.service))
 
+    def in_mail_order(self) -> None:
+        """Put the step's mails in order: by each kind's place, then as called for."""
+        self.notices.sort(key=lambda n: n.place)
+
     @property
     def log_length(self) -> int:
         return self.base + len(self.entries)
@@ -164,7 +165,7 @@ class Table:
         self.service = replace(self.service, window=window)
         for name in asked:
             if not window.answered(name):
-                self.notify(Notice("response_request", name))
+                self.notify(ResponseRequest(name))
 
     def bid(self, stances: list[Stance]) -> None:
         """Play out the stances' money (proxy bidding), each payment logged with its events."""
@@ -298,8 +299,7 @@ class Table:
         result = self.events[start:]
         for p in self.state.players:
             if not p.departed:
-                self.notify(Notice("attack_result", p.name,
-                                   {"events": result, "attacker": attack.player}))
+                self.notify(AttackResult(p.name, tuple(result), attack.player))
 
     def _stance_allowed(self, stance: Stance) -> bool:
         attack = self.state.attack
@@ -317,9 +317,8 @@ class Table:
             action(*args)
         except IllegalCommandError as exc:
             reason, suggestion = worded(exc, self.service.seat(player).lang)
-            self.notify(Notice("order_failed", player, {
-                "reason": reason, "suggestion": suggestion, "line": line, "order": text,
-                "skipped": [(q.line, q.text) for q in skipped]}))
+            self.notify(OrderFailed(player, reason, suggestion, line, text,
+                                    [(q.line, q.text) for q in skipped]))
             return False
         return True
 
@@ -362,10 +361,10 @@ class Table:
         goes to every seat dealt in, those who left or were removed too: each was sent the
         dice commitment at the start, and this mail reveals the seed to check it against."""
         over = self.state.phase == "over"
-        kind = "game_over" if over else "turn_report"
+        kind = GameOver if over else TurnReport
         for p in self.state.players:
             if over or not p.departed:
-                self.notify(Notice(kind, p.name, {"since": self.service.reported}))
+                self.notify(kind(p.name, since=self.service.reported))
         self.service = replace(self.service, reported=self.log_length)
 
     def reset_misses(self, player: str) -> None:

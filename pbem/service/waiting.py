@@ -3,6 +3,8 @@ when the mail is read, not acknowledged and refused later."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pbem.engine import checks
 from pbem.engine.abilities import abilities, has_special
 from pbem.engine.commands import (
@@ -29,33 +31,55 @@ def check_waiting(table: Table, player: str, order: Order) -> None:
     check whose answer no attack can change: the card is in hand, the groups a gift,
     transfer, move or drop names are the player's or may become theirs by an attack under way
     or waiting, the power belongs to their Illuminati."""
-    p = table.state.player(player)
-    if isinstance(order, PlaySpecial) and order.card not in p.hand:
+    check = CHECKS.get(type(order))
+    if check is not None:
+        check(table, table.state.player(player), order)
+
+
+def _held(table: Table, p: Player, order: Order) -> None:
+    assert isinstance(order, PlaySpecial)
+    if order.card not in p.hand:
         raise refused("not_held", card=order.card)
-    if isinstance(order, OfferGroup):
-        giver, _ = offer_parties(table.state, order)
-        if order.group not in _may_become_theirs(table, giver):
-            checks.owns(giver, order.group)
-    for card in _cards_named(order):
-        if card not in _may_become_theirs(table, p):
-            checks.owns(p, card)
-    if isinstance(order, UseLasers) and not _may_hold(table, p, "orbital_mind_control_lasers"):
+
+
+def _offerable(table: Table, p: Player, order: Order) -> None:
+    assert isinstance(order, OfferGroup)
+    giver, _ = offer_parties(table.state, order)
+    if order.group not in _may_become_theirs(table, giver):
+        checks.owns(giver, order.group)
+
+
+def _owned(*fields: str) -> Callable[[Table, Player, Order], None]:
+    """The check that the cards the order names in ``fields`` are the player's own, or may
+    become theirs."""
+    def check(table: Table, p: Player, order: Order) -> None:
+        for card in (getattr(order, f) for f in fields):
+            if card not in _may_become_theirs(table, p):
+                checks.owns(p, card)
+    return check
+
+
+def _lasers(table: Table, p: Player, order: Order) -> None:
+    if not _may_hold(table, p, "orbital_mind_control_lasers"):
         raise lasers_unusable(p)
-    if isinstance(order, UseRecyclers) and not _may_hold(table, p, "recyclers"):
+
+
+def _recyclers(table: Table, p: Player, order: Order) -> None:
+    if not _may_hold(table, p, "recyclers"):
         raise recyclers_unusable(p)
-    if isinstance(order, EndPowers):
-        check_end_powers(table.cards, p)
 
 
-def _cards_named(order: Order) -> tuple[str, ...]:
-    """The cards of the player's own structure a transfer, move or drop names."""
-    if isinstance(order, TransferMoney):
-        return (order.source, order.dest)
-    if isinstance(order, MoveGroup):
-        return (order.group, order.master)
-    if isinstance(order, DropGroup):
-        return (order.group,)
-    return ()
+def _end_powers(table: Table, p: Player, order: Order) -> None:
+    check_end_powers(table.cards, p)
+
+
+# The check of each kind of order no attack can change; other kinds have none.
+CHECKS: dict[type[Order], Callable[[Table, Player, Order], None]] = {
+    PlaySpecial: _held, OfferGroup: _offerable,
+    TransferMoney: _owned("source", "dest"), MoveGroup: _owned("group", "master"),
+    DropGroup: _owned("group"),
+    UseLasers: _lasers, UseRecyclers: _recyclers, EndPowers: _end_powers,
+}
 
 
 def _may_become_theirs(table: Table, p: Player) -> set[str]:

@@ -10,7 +10,7 @@ import pytest
 from transcripts.harness import Mailroom
 
 from pbem.service import gm
-from pbem.service.table import Notice
+from pbem.service.notices import StatusReport
 
 
 def _stored(room: Mailroom) -> tuple[object, ...]:
@@ -28,7 +28,7 @@ def test_a_step_commits_once_its_entries_its_number_and_its_mails(tmp_path: Path
     length = room.store.log_length("illu")
     with room.service.step("illu", room.now) as step:
         step.table.record("announce", {"text": "Sunday"})
-        step.table.notify(Notice("status", "Alice"))
+        step.table.notify(StatusReport("Alice"))
         assert room.store.log_length("illu") == length  # nothing written before the end
     assert room.store.log_length("illu") == length + 1
     assert room.record("illu").steps == before + 1
@@ -42,7 +42,7 @@ def test_a_step_that_raises_writes_nothing(tmp_path: Path) -> None:
     stored = _stored(room)
     with pytest.raises(RuntimeError), room.service.step("illu", room.now) as step:
         step.table.record("announce", {"text": "Sunday"})
-        step.table.notify(Notice("status", "Alice"))
+        step.table.notify(StatusReport("Alice"))
         raise RuntimeError("the GM's command failed half way")
     assert _stored(room) == stored
     with pytest.raises(ValueError):  # the same through an override: a bad place

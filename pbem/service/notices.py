@@ -1,0 +1,221 @@
+"""The mails a step calls for, one frozen value per kind (``pbem.service.mails`` renders
+each kind by a table from its type).
+
+Each kind says its ``place`` in the step's mail order: the step's mails go out sorted by
+it, those of one place in the order they were called for (``Table.in_mail_order``). The
+answer to the mail processed and a new seat's welcome (password first) come before all
+else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+from pbem.engine.events import Event
+from pbem.engine.state import GameState, GroupOffer
+from pbem.reports.context import ServiceSettings
+from pbem.service.entries import GmEvent
+from pbem.service.model import GameService
+
+FIRST, IN_TURN = 0, 1  # places in the mail order: before all else, as called for
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A mail the step implies: the player it goes to ("" = the GM) and the game as it stood
+    when the mail was called for (set by ``Table.notify``). ``kind`` names the templates of
+    the kinds rendered from their fields alone."""
+
+    kind: ClassVar[str]
+    place: ClassVar[int] = IN_TURN
+    to: str
+    state: GameState | None = field(default=None, kw_only=True, compare=False)
+    service: GameService | None = field(default=None, kw_only=True, compare=False)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The kind's own fields, by name."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name not in ("to", "state", "service")}
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """A field by name, as a dict gives a key: the templates of the kinds rendered from
+        their fields alone read optional ones so, and render plain dicts too."""
+        return getattr(self, name, default)
+
+    @property
+    def news_since(self) -> int | None:
+        """The log entry the mail's news start at; None: at the reader's last report."""
+        return None
+
+    @property
+    def reply_to(self) -> str | None:
+        """The Message-ID of the mail this one answers."""
+        return None
+
+
+@dataclass(frozen=True)
+class Ack(Notice):
+    """The answer to an order mail: each order's fate."""
+
+    kind = "ack"
+    place = FIRST
+    results: Sequence[Any]  # OrderResult
+    warnings: Sequence[str]
+    pending: str = ""
+    withdrew: bool = False  # an offer withdrawn, and no other mail to the writer
+    answers: str | None = None  # the Message-ID of the order mail
+
+    @property
+    def reply_to(self) -> str | None:
+        return self.answers
+
+
+@dataclass(frozen=True)
+class Welcome(Notice):
+    kind = "welcome"
+    place = FIRST
+    password: str
+    settings: ServiceSettings
+
+
+@dataclass(frozen=True)
+class ResponseRequest(Notice):
+    kind = "response_request"
+
+
+@dataclass(frozen=True)
+class AttackResult(Notice):
+    kind = "attack_result"
+    events: Sequence[Event]
+    attacker: str
+
+
+@dataclass(frozen=True)
+class TurnReport(Notice):
+    kind = "turn_report"
+    since: int | None = None
+    offer: GroupOffer | None = None  # the offer the report asks the reader to answer
+
+    @property
+    def news_since(self) -> int | None:
+        return self.since
+
+
+@dataclass(frozen=True)
+class StatusReport(Notice):
+    """The turn report a STATUS order asks for (what happened since the last one)."""
+
+    kind = "status"
+
+
+@dataclass(frozen=True)
+class GameOver(Notice):
+    kind = "game_over"
+    since: int | None = None
+
+    @property
+    def news_since(self) -> int | None:
+        return self.since
+
+
+@dataclass(frozen=True)
+class Reminder(Notice):
+    kind = "reminder"
+    about: Literal["orders", "response", "offer"]
+
+
+@dataclass(frozen=True)
+class OfferAnswered(Notice):
+    kind = "offer_answered"
+    events: Sequence[Event]
+    giver: str
+    receiver: str
+    group: str
+    silence: bool = False
+    turn_over: bool = False
+    waiting: bool = False
+
+
+@dataclass(frozen=True)
+class PressRelay(Notice):
+    kind = "press"
+    sender: str
+    text: str
+    to_all: bool
+    others: tuple[str, ...] = ()  # the other players it went to
+
+
+@dataclass(frozen=True)
+class HistoryReply(Notice):
+    kind = "history"
+    turns: int | None = None  # the last so many turns; None: all
+
+
+@dataclass(frozen=True)
+class GmNews(Notice):
+    """An override of the game master told to a player: its engine events, its GM event."""
+
+    kind = "gm"
+    events: Sequence[Event] = ()
+    gm: GmEvent | None = None
+
+
+@dataclass(frozen=True)
+class StandingOrders(Notice):
+    kind = "standing"
+
+
+@dataclass(frozen=True)
+class HelpReply(Notice):
+    kind = "help"
+    topic: str = ""
+    forms: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OrderFailed(Notice):
+    """An order given earlier, refused when its moment came."""
+
+    kind = "order_failed"
+    reason: str
+    suggestion: str = ""
+    line: int = 0
+    order: str = ""
+    skipped: Sequence[tuple[int, str]] = ()  # (line, text) of those that were to follow
+
+
+@dataclass(frozen=True)
+class GmAlert(Notice):
+    """To the game master: a player missed deadlines, or only one is left playing."""
+
+    kind = "gm_alert"
+    player: str = ""
+    misses: int = 0
+    alone: str = ""
+
+
+@dataclass(frozen=True)
+class OrdersDropped(Notice):
+    kind = "orders_dropped"
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CalledOff(Notice):
+    kind = "called_off"
+    attacker: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Eliminated(Notice):
+    kind = "eliminated"
+
+
+KINDS: dict[str, type[Notice]] = {c.kind: c for c in (
+    Ack, Welcome, ResponseRequest, AttackResult, TurnReport, StatusReport, GameOver, Reminder,
+    OfferAnswered, PressRelay, HistoryReply, GmNews, StandingOrders, HelpReply, OrderFailed,
+    GmAlert, OrdersDropped, CalledOff, Eliminated)}
