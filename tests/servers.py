@@ -151,13 +151,15 @@ class Dovecot:
     """
 
     def __init__(self, *, capabilities: str | None = None, tls: bool = True,
-                 introspection_url: str | None = None) -> None:
+                 introspection_url: str | None = None,
+                 oauth_mechanisms: str = "xoauth2 oauthbearer") -> None:
         binary = dovecot_binary()
         if binary is None:
             raise RuntimeError("dovecot is not installed")
         self.binary = binary
         self.capabilities = capabilities
         self.introspection_url = introspection_url
+        self.oauth_mechanisms = oauth_mechanisms
         # Not pytest's tmp_path: Dovecot's unprivileged processes cannot enter it.
         self.dir = Path(tempfile.mkdtemp(prefix="pbem-dovecot-", dir="/tmp"))
         self.dir.chmod(0o755)
@@ -202,7 +204,8 @@ class Dovecot:
                              "force_introspection = yes\nusername_attribute = username\n"
                              "active_attribute = active\nactive_value = true\n")
             oauth.chmod(0o644)
-            oauth_passdb = ("passdb {\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n"
+            oauth_passdb = (f"passdb {{\n  driver = oauth2\n"
+                            f"  mechanisms = {self.oauth_mechanisms}\n"
                             f"  args = {oauth}\n}}\n")
         config = self.dir / "dovecot.conf"
         config.write_text(
@@ -211,7 +214,7 @@ class Dovecot:
                 dir=self.dir,
                 ssl=ssl_part,
                 extra=extra,
-                oauth_mechanisms=" xoauth2 oauthbearer" if oauth_passdb else "",
+                oauth_mechanisms=" " + self.oauth_mechanisms if oauth_passdb else "",
                 oauth_passdb=oauth_passdb,
                 imap_port=self.imap_port,
                 imaps_port=self.imaps_port if self.tls else 0,
@@ -302,6 +305,13 @@ class Dovecot:
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
+    def kick(self, username: str) -> None:
+        """End every IMAP session of ``username`` now, as a provider ends one whose token
+        expired (Dovecot itself checks a token only at login)."""
+        doveadm = shutil.which("doveadm") or "/usr/bin/doveadm"
+        subprocess.run([doveadm, "-c", str(self.dir / "dovecot.conf"), "kick", username],
+                       check=True, capture_output=True, timeout=10)
+
     def log(self) -> str:
         """Give Dovecot's log so far."""
         path = self.dir / "dovecot.log"
@@ -355,7 +365,9 @@ class SmtpCatcher:
     ``refuse(code, times)`` answers the next ``times`` transactions at MAIL FROM with the
     given code (421 also closes the connection, as real servers do). ``reject`` lists
     recipients refused at RCPT with 550. ``logins`` switches on AUTH with those
-    username/password pairs; ``certificate`` (cert, key) offers STARTTLS; ``idle_timeout``
+    username/password pairs; ``bearer`` switches on AUTH XOAUTH2, asking it whom an access
+    token belongs to (None: a dead token), as a provider's server asks its token service
+    (``TokenServer.valid``); ``certificate`` (cert, key) offers STARTTLS; ``idle_timeout``
     closes a session left idle that many seconds.
     """
 
@@ -365,15 +377,18 @@ class SmtpCatcher:
         logins: dict[str, str] | None = None,
         certificate: tuple[Path, Path] | None = None,
         idle_timeout: float | None = None,
+        bearer: Callable[[str], str | None] | None = None,
     ) -> None:
         self.mails: list[CaughtMail] = []
+        self._bearer = bearer
+        self.oauth_logins: list[str] = []  # the users logged in with XOAUTH2
         self.reject: set[str] = set()
         self._refusals: list[str] = []
         self._lock = threading.Lock()
         self._logins = logins
         self.sessions = 0
         kwargs: dict[str, Any] = {"decode_data": False, "enable_SMTPUTF8": True}
-        if logins is not None:
+        if logins is not None or bearer is not None:
             kwargs.update(authenticator=self._authenticate, auth_require_tls=False)
         if idle_timeout is not None:
             kwargs.update(timeout=idle_timeout)
@@ -395,6 +410,26 @@ class SmtpCatcher:
             and self._logins.get(data.login.decode()) == data.password.decode()
         )
         return AuthResult(success=ok, handled=False)
+
+    async def auth_XOAUTH2(self, server: SMTP, args: list[str]) -> AuthResult:
+        """The XOAUTH2 mechanism as Gmail and Outlook run it: a refused token gets a 334
+        with the error, the client's empty answer, then 535."""
+        if self._bearer is None:
+            return AuthResult(success=False, handled=False)
+        if len(args) > 1:
+            blob: Any = base64.b64decode(args[1])
+        else:
+            blob = await server.challenge_auth("", encode_to_b64=False)
+        if not isinstance(blob, bytes):
+            return AuthResult(success=False, handled=True)
+        fields = dict(part.split("=", 1) for part in blob.decode().split("\x01") if "=" in part)
+        user = self._bearer(fields.get("auth", "").removeprefix("Bearer "))
+        if user is None or user != fields.get("user"):
+            await server.challenge_auth(json.dumps({"status": "401", "schemes": "bearer"}))
+            return AuthResult(success=False, handled=False)
+        with self._lock:
+            self.oauth_logins.append(user)
+        return AuthResult(success=True, auth_data=user)
 
     def refuse(self, code: int = 451, times: int = 1) -> None:
         """Refuse the next ``times`` mails at MAIL FROM with ``code``."""
@@ -625,6 +660,13 @@ class TokenServer:
                          "token_endpoint": f"{base}/oauth2/v2.0/token",
                          "device_authorization_endpoint": f"{base}/oauth2/v2.0/devicecode",
                          "issuer": f"{base}/v2.0"}
+        if path.endswith("/discovery/instance"):
+            return 200, {"tenant_discovery_endpoint":
+                         f"{base}/v2.0/.well-known/openid-configuration",
+                         "metadata": [{"preferred_network": "login.microsoftonline.com",
+                                       "preferred_cache": "login.windows.net",
+                                       "aliases": ["login.microsoftonline.com",
+                                                   "login.windows.net"]}]}
         scope = " ".join(s for s in form.get("scope", "").split()
                          if s not in ("offline_access", "openid", "profile"))
         if path.endswith("/devicecode"):

@@ -234,6 +234,7 @@ class Tokens:
 
     def _microsoft(self, fresh: bool) -> AccessToken:
         import msal
+        import msal.exceptions
         import requests
 
         settings = self.settings
@@ -258,7 +259,7 @@ class Tokens:
                     list(settings.wanted_scopes), account=accounts[0], force_refresh=fresh)
                 if cache.has_state_changed:
                     write_login(settings.token_file, login | {"cache": cache.serialize()})
-        except requests.RequestException as error:
+        except (requests.RequestException, msal.exceptions.MsalServiceError) as error:
             raise TokenUnavailable(f"cannot reach Microsoft's token service: {error}") \
                 from None
         except ValueError as error:  # msal's word for an authority it cannot use
