@@ -40,7 +40,7 @@ def login(config_path: Path | None, port: int) -> None:
                       if s is not None and s.oauth is not None), None)
         if oauth is None:
             raise click.ClickException("no [imap] or [smtp] section has auth = \"oauth2\"; "
-                                       "see deploy/README.md")
+                                       "see deploy/PROVIDERS.md")
         username = next(s.username for s in (config.imap, config.smtp)
                         if s is not None and s.oauth is not None and s.username)
         if oauth.provider == "google":

@@ -334,7 +334,7 @@ def _auth(reader: _Reader, oauth: OAuthSettings | None) -> OAuthSettings | None:
         raise ConfigError(f"In {reader.origin}, [{reader.section}] auth = \"oauth2\" needs "
                           "an [oauth] section.",
                           suggestion="Add [oauth] with provider and client_id (see "
-                          "deploy/README.md).")
+                          "deploy/PROVIDERS.md).")
     return oauth
 
 

@@ -48,16 +48,16 @@ REFRESH_MARGIN = 300.0
 _EXTRA: dict[Provider, str] = {"google": "google", "microsoft": "microsoft",
                                "microsoft-app": "microsoft"}
 STEPS: dict[Provider, str] = {
-    "google": "Run `pbem auth login` as the game master (deploy/gmail-oauth.md). If the "
+    "google": "Run `pbem auth login` as the game master (deploy/PROVIDERS.md). If the "
               "Google Cloud app is still in 'Testing', its refresh tokens end after 7 days: "
               "publish it (OAuth consent screen > Publish app) and log in again.",
-    "microsoft": "Run `pbem auth login` as the game master (deploy/outlook.md, "
-                 "deploy/microsoft365.md); check that the app registration still has the "
-                 "IMAP.AccessAsUser.All and SMTP.Send permissions.",
+    "microsoft": "Run `pbem auth login` as the game master (deploy/PROVIDERS.md); check "
+                 "that the app registration still has the IMAP.AccessAsUser.All and "
+                 "SMTP.Send permissions.",
     "microsoft-app": "Check the client secret (PBEM_OAUTH_CLIENT_SECRET) has not expired, "
                      "and that the app has the Office 365 Exchange Online IMAP.AccessAsApp "
                      "and SMTP.SendAsApp permissions with admin consent (deploy/"
-                     "microsoft365.md).",
+                     "PROVIDERS.md).",
 }
 
 

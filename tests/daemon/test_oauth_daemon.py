@@ -311,3 +311,20 @@ auth = "oauth2"
     message = email.message_from_bytes(notice.raw, policy=email.policy.default)
     assert "(IMAP)" in str(message["Subject"])
     assert len(dovecot.messages(account, "INBOX")) == 1
+
+
+@pytest.mark.parametrize("name", ["gmail-app-password.toml", "gmail-oauth.toml",
+                                  "google-workspace.toml", "outlook.toml",
+                                  "microsoft365.toml", "fastmail.toml", "yahoo.toml"])
+def test_every_provider_example_loads(name: str) -> None:
+    """deploy/PROVIDERS.md's files are ready: they load, log in to both servers the same way,
+    and set a sending limit."""
+    path = Path(__file__).resolve().parents[2] / "deploy" / name
+    config = load_config(path, env={"PBEM_IMAP_PASSWORD": "i", "PBEM_SMTP_PASSWORD": "s",
+                                    "PBEM_OAUTH_CLIENT_SECRET": "c"})
+    assert config.imap is not None and config.smtp is not None
+    assert config.imap.security == config.smtp.security == "tls" or config.smtp.port == 587
+    assert (config.imap.oauth is None) == (config.smtp.oauth is None) == ("[oauth]" not in
+                                                                          path.read_text())
+    assert config.smtp.max_per_minute is not None
+    assert name in (path.parent / "PROVIDERS.md").read_text()
