@@ -168,6 +168,7 @@ class Tokens:
         self._clock = clock
         self._current: AccessToken | None = None
         self._lock = threading.Lock()
+        self._app: Any = None  # MSAL's application object, once made
 
     def access_token(self, *, fresh: bool = False) -> AccessToken:
         """Give a token valid for a while yet; ``fresh`` asks the provider for a new one."""
@@ -232,25 +233,37 @@ class Tokens:
         return AccessToken(credentials.token or "", ends,
                            tuple(credentials.granted_scopes or settings.wanted_scopes))
 
-    def _microsoft(self, fresh: bool) -> AccessToken:
+    def _microsoft_app(self) -> Any:
+        """Give MSAL's application object, made once (it looks the authority up once)."""
         import msal
+
+        if self._app is None:
+            settings = self.settings
+            authority = MICROSOFT_AUTHORITY + settings.tenant
+            if settings.provider == "microsoft-app":
+                self._app = msal.ConfidentialClientApplication(
+                    settings.client_id, client_credential=settings.client_secret,
+                    authority=authority)
+            else:
+                self._app = msal.PublicClientApplication(
+                    settings.client_id, authority=authority,
+                    token_cache=msal.SerializableTokenCache())
+        return self._app
+
+    def _microsoft(self, fresh: bool) -> AccessToken:
         import msal.exceptions
         import requests
 
         settings = self.settings
-        authority = MICROSOFT_AUTHORITY + settings.tenant
         try:
+            app = self._microsoft_app()
             if settings.provider == "microsoft-app":
-                app = msal.ConfidentialClientApplication(
-                    settings.client_id, client_credential=settings.client_secret,
-                    authority=authority)
                 result = app.acquire_token_for_client(list(settings.wanted_scopes))
             else:
+                # Read anew each time: `pbem auth login` may have replaced it meanwhile.
                 login = self._stored()
-                cache = msal.SerializableTokenCache()
+                cache = app.token_cache
                 cache.deserialize(login.get("cache", "{}"))
-                app = msal.PublicClientApplication(settings.client_id, authority=authority,
-                                                   token_cache=cache)
                 accounts = app.get_accounts(username=login.get("username"))
                 if not accounts:
                     raise TokenRevoked(f"the OAuth login in {settings.token_file} holds no "
@@ -260,9 +273,11 @@ class Tokens:
                 if cache.has_state_changed:
                     write_login(settings.token_file, login | {"cache": cache.serialize()})
         except (requests.RequestException, msal.exceptions.MsalServiceError) as error:
+            self._app = None  # looked up again next time
             raise TokenUnavailable(f"cannot reach Microsoft's token service: {error}") \
                 from None
         except ValueError as error:  # msal's word for an authority it cannot use
+            self._app = None
             raise TokenUnavailable(f"Microsoft's token service answered oddly: {error}") \
                 from None
         if not result or "access_token" not in result:

@@ -11,7 +11,6 @@ import email.policy
 import os
 import threading
 import urllib.parse
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from clocks import T0
-from servers import Account, Dovecot, SmtpCatcher, TokenServer, route_providers_to, wait_until
+from servers import Account, Dovecot, SmtpCatcher, TokenServer, wait_until
 
 from pbem.cli.main import main as pbem_main
 from pbem.daemon.config import DaemonConfig, load_config
@@ -48,25 +47,6 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += timedelta(seconds=seconds)
-
-
-@pytest.fixture
-def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[TokenServer]:
-    server = TokenServer().start()
-    route_providers_to(monkeypatch, server)
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def oauth_smtp(provider: TokenServer) -> Iterator[SmtpCatcher]:
-    catcher = SmtpCatcher(bearer=provider.valid).start()
-    try:
-        yield catcher
-    finally:
-        catcher.stop()
 
 
 def configure(folder: Path, toml: str) -> DaemonConfig:
@@ -328,3 +308,57 @@ def test_every_provider_example_loads(name: str) -> None:
                                                                           path.read_text())
     assert config.smtp.max_per_minute is not None
     assert name in (path.parent / "PROVIDERS.md").read_text()
+
+
+def test_the_daemon_goes_on_through_a_session_dropped_for_its_token(
+        tmp_path: Path, provider: TokenServer, oauth_dovecot: Dovecot,
+        oauth_smtp: SmtpCatcher) -> None:
+    """The whole daemon on OAuth2 for IMAP and SMTP: the provider ends every token and
+    drops the IMAP session mid-way; the daemon gets fresh tokens, logs in again, and each
+    mail is taken once and each answer sent once."""
+    account = oauth_dovecot.add_user()
+    config = configure(tmp_path, oauth_toml(oauth_smtp.port).replace(
+        "[smtp]", f"""[imap]
+host = "127.0.0.1"
+port = {oauth_dovecot.imap_port}
+security = "plain"
+username = "{account.username}"
+auth = "oauth2"
+poll_seconds = 0.5
+[smtp]""").replace(f'username = "{GM}"', f'username = "{account.username}"'))
+    assert config.smtp is not None and config.smtp.oauth is not None
+    write_login(config.smtp.oauth.token_file,
+                {"provider": "google", "username": account.username,
+                 "refresh_token": provider.grant(account.username)})
+    daemon = Daemon(config, clock=Clock())
+    assert not daemon.in_processes  # threads: the test's rerouting of requests holds there
+
+    def stranger(n: int) -> bytes:
+        return (f"From: stranger{n}@example.org\r\nTo: {account.username}\r\n"
+                f"Subject: hello {n}\r\nMessage-ID: <s{n}@example.org>\r\n\r\nhi\r\n").encode()
+
+    thread = threading.Thread(target=daemon.serve, daemon=True)
+    thread.start()
+    try:
+        for n in range(3):
+            oauth_dovecot.deliver(account, stranger(n))
+        assert wait_until(lambda: len(oauth_smtp.mails) == 3, timeout=20)
+        refreshes = provider.refreshes
+        provider.expire_access()
+        oauth_dovecot.kick(account.username)
+        for n in range(3, 6):
+            oauth_dovecot.deliver(account, stranger(n))
+        assert wait_until(lambda: len(oauth_smtp.mails) == 6, timeout=30)
+    finally:
+        daemon.request_stop()
+        thread.join(timeout=30)
+    done = oauth_dovecot.messages(account, "pbem-done")
+    assert sorted(message_ids([raw for raw, _ in done])) == [f"<s{n}@example.org>"
+                                                             for n in range(6)]
+    assert oauth_dovecot.messages(account, "INBOX") == []
+    answered = sorted(m.rcpt_tos[0] for m in oauth_smtp.mails)
+    assert answered == [f"stranger{n}@example.org" for n in range(6)]
+    assert len(set(message_ids([m.raw for m in oauth_smtp.mails]))) == 6
+    # A second IMAP session, with a fresh token (the first one's was dead by then).
+    assert oauth_dovecot.log().count(f"user=<{account.username}>, method=XOAUTH2") >= 2
+    assert provider.refreshes > refreshes

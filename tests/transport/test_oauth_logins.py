@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +17,6 @@ from servers import (
     SmtpCatcher,
     TokenServer,
     dovecot_binary,
-    route_providers_to,
     wait_until,
 )
 
@@ -38,23 +38,6 @@ def _mail(n: int) -> bytes:
             f"Message-ID: <m{n}@example.org>\r\n\r\nbody {n}\r\n").encode()
 
 
-@pytest.fixture(scope="module")
-def token_server() -> Iterator[TokenServer]:
-    server = TokenServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def provider(token_server: TokenServer, monkeypatch: pytest.MonkeyPatch) -> TokenServer:
-    """The token service, with Google's and Microsoft's addresses leading to it."""
-    route_providers_to(monkeypatch, token_server)
-    token_server.lifetime = 3600
-    return token_server
-
-
 def _dovecot(**kwargs: object) -> Iterator[Dovecot]:
     if dovecot_binary() is None:
         pytest.skip("dovecot is not installed")
@@ -64,12 +47,6 @@ def _dovecot(**kwargs: object) -> Iterator[Dovecot]:
         yield server
     finally:
         server.remove()
-
-
-@pytest.fixture(scope="module")
-def oauth_dovecot(token_server: TokenServer) -> Iterator[Dovecot]:
-    """A Dovecot taking XOAUTH2 and OAUTHBEARER, each token checked at the token service."""
-    yield from _dovecot(introspection_url=token_server.url + "/introspect")
 
 
 def google_login(folder: Path, server: TokenServer, user: str) -> OAuthSettings:
@@ -277,15 +254,6 @@ def test_a_revoked_login_is_told_once_and_the_mail_waits_on_the_server(
 # ---- SMTP --------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def oauth_smtp(token_server: TokenServer) -> Iterator[SmtpCatcher]:
-    catcher = SmtpCatcher(bearer=token_server.valid).start()
-    try:
-        yield catcher
-    finally:
-        catcher.stop()
-
-
 def test_smtp_sends_with_xoauth2_and_replaces_a_refused_token(
         tmp_path: Path, provider: TokenServer, oauth_smtp: SmtpCatcher) -> None:
     settings = google_login(tmp_path, provider, "gm@example.org")
@@ -296,6 +264,19 @@ def test_smtp_sends_with_xoauth2_and_replaces_a_refused_token(
         provider.expire_access()  # the held token died before its time
         sender.send("ann@example.org", _mail(2), envelope_from="gm@example.org")
     assert [b"orders 1" in m.raw for m in oauth_smtp.mails] == [True, False]
+    assert oauth_smtp.oauth_logins == ["gm@example.org", "gm@example.org"]
+
+
+def test_an_smtp_session_is_renewed_before_its_token_expires(
+        tmp_path: Path, provider: TokenServer, oauth_smtp: SmtpCatcher) -> None:
+    settings = google_login(tmp_path, provider, "gm@example.org")
+    provider.lifetime = int(REFRESH_MARGIN) + 1
+    with SmtpSender("127.0.0.1", oauth_smtp.port, "plain", "gm@example.org",
+                    oauth=settings) as sender:
+        sender.send("ann@example.org", _mail(1), envelope_from="gm@example.org")
+        time.sleep(1.5)  # the session's token is now within the margin of its end
+        sender.send("ann@example.org", _mail(2), envelope_from="gm@example.org")
+    assert len(oauth_smtp.mails) == 2
     assert oauth_smtp.oauth_logins == ["gm@example.org", "gm@example.org"]
 
 
