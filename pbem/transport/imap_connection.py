@@ -12,7 +12,7 @@ from imapclient.exceptions import IMAPClientError, LoginError
 
 from pbem.errors import PbemError
 from pbem.transport.imap_config import ImapConfig
-from pbem.transport.oauth import AccessToken, TokenError, tokens_for
+from pbem.transport.oauth import AccessToken, TokenError, TokenRevoked, tokens_for
 
 
 class ImapError(PbemError):
@@ -81,8 +81,7 @@ def open_session(config: ImapConfig) -> tuple[Any, AccessToken | None]:
         quietly_close(client)
         raise ImapLoginError(
             f"login refused by {config.host} for {config.username} ({error})",
-            suggestion="Check the IMAP username and password." if config.oauth is None
-            else config.oauth.steps,
+            suggestion="Check the IMAP username and password.",
         ) from error
     except ImapError:
         quietly_close(client)
@@ -99,25 +98,27 @@ def open_session(config: ImapConfig) -> tuple[Any, AccessToken | None]:
 def _login(client: Any, config: ImapConfig) -> AccessToken | None:
     """Log in with the password, or with an OAuth token: XOAUTH2 where offered (Gmail,
     Outlook), else OAUTHBEARER. A refused token is replaced by a fresh one once: the server
-    may have ended it before its time (revoked, or a clock apart)."""
-    if config.oauth is None:
+    may have ended it before its time (revoked, or a clock apart); a fresh one refused too
+    means the game master must act (TokenRevoked)."""
+    oauth = config.oauth
+    if oauth is None:
         client.login(config.username, config.password)
         return None
-    tokens = tokens_for(config.oauth)
-    bearer = (not client.has_capability("AUTH=XOAUTH2")
-              and client.has_capability("AUTH=OAUTHBEARER"))
-    for fresh in (False, True):
-        token = tokens.access_token(fresh=fresh)
-        try:
-            if bearer:
-                client.oauthbearer_login(config.username, token.token)
-            else:
-                client.oauth2_login(config.username, token.token)
-            return token
-        except LoginError:
-            if fresh:
-                raise
-    raise AssertionError("unreachable")
+    tokens = tokens_for(oauth)
+    login = (client.oauthbearer_login if not client.has_capability("AUTH=XOAUTH2")
+             and client.has_capability("AUTH=OAUTHBEARER") else client.oauth2_login)
+    token = tokens.access_token()
+    try:
+        login(config.username, token.token)
+        return token
+    except LoginError:
+        token = tokens.access_token(fresh=True)
+    try:
+        login(config.username, token.token)
+    except LoginError as error:
+        raise TokenRevoked(f"{config.host} refused a fresh OAuth token for {config.username} "
+                           f"({error})", suggestion=oauth.steps) from error
+    return token
 
 
 def quietly_close(client: Any) -> None:

@@ -119,10 +119,10 @@ def sasl_oauthbearer(username: str, token: str) -> str:
     return f"n,a={username},\x01auth=Bearer {token}\x01\x01"
 
 
-def _missing_extra(provider: Provider, error: ImportError) -> ConfigError:
-    return ConfigError(f"the {provider} OAuth login needs a library that is not installed "
-                       f"({error.name})",
-                       suggestion=f"pip install 'pbem[{_EXTRA[provider]}]'")
+def _missing_extra(provider: Provider, error: ImportError) -> TokenRevoked:
+    return TokenRevoked(f"the {provider} OAuth login needs a library that is not installed "
+                        f"({error.name})",
+                        suggestion=f"pip install 'pbem[{_EXTRA[provider]}]'")
 
 
 # -- the token file -------------------------------------------------------------------
@@ -161,11 +161,8 @@ def write_login(path: Path, value: dict[str, Any]) -> None:
 class Tokens:
     """Access tokens for one account, refreshed before they expire; safe across threads."""
 
-    def __init__(self, settings: OAuthSettings, *, margin: float = REFRESH_MARGIN,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, settings: OAuthSettings) -> None:
         self.settings = settings
-        self._margin = margin
-        self._clock = clock
         self._current: AccessToken | None = None
         self._lock = threading.Lock()
         self._app: Any = None  # MSAL's application object, once made
@@ -174,14 +171,9 @@ class Tokens:
         """Give a token valid for a while yet; ``fresh`` asks the provider for a new one."""
         with self._lock:
             current = self._current
-            if fresh or current is None or current.expires_at - self._clock() < self._margin:
+            if fresh or current is None or current.expires_at - time.time() < REFRESH_MARGIN:
                 current = self._current = self._refresh(fresh)
             return current
-
-    def forget(self) -> None:
-        """Drop the token held (the server refused it): the next one is asked for."""
-        with self._lock:
-            self._current = None
 
     def _refresh(self, fresh: bool) -> AccessToken:
         provider = self.settings.provider
@@ -229,7 +221,7 @@ class Tokens:
                                                       credentials.refresh_token})
         expiry = credentials.expiry  # naive, in UTC
         ends = (expiry.replace(tzinfo=UTC).timestamp() if expiry is not None
-                else self._clock() + 3600)
+                else time.time() + 3600)
         return AccessToken(credentials.token or "", ends,
                            tuple(credentials.granted_scopes or settings.wanted_scopes))
 
@@ -287,7 +279,7 @@ class Tokens:
                                suggestion=settings.steps)
         scopes = tuple(str(result.get("scope", "")).split()) or settings.wanted_scopes
         return AccessToken(result["access_token"],
-                           self._clock() + float(result.get("expires_in", 3600)), scopes)
+                           time.time() + float(result.get("expires_in", 3600)), scopes)
 
     def check(self) -> tuple[AccessToken | None, list[str]]:
         """Give a fresh token and what is missing from it, or None and why there is none."""

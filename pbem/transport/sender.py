@@ -175,34 +175,40 @@ class SmtpSender:
     def _oauth_login(self, smtp: smtplib.SMTP, username: str,
                      oauth: OAuthSettings) -> AccessToken:
         """Log in with an OAuth token (XOAUTH2 where offered, else OAUTHBEARER); a refused
-        token is replaced by a fresh one once."""
+        token is replaced by a fresh one once; a fresh one refused too means the game
+        master must act (LoginImpossible)."""
         offered = smtp.esmtp_features.get("auth", "").upper().split()
         mechanism = "XOAUTH2" if "XOAUTH2" in offered or "OAUTHBEARER" not in offered \
             else "OAUTHBEARER"
         initial = sasl_xoauth2 if mechanism == "XOAUTH2" else sasl_oauthbearer
+
+        def authenticate(token: AccessToken) -> None:
+            # After a refusal the server sends its error as a challenge; the answer is an
+            # empty line, then it says 535.
+            smtp.auth(mechanism, lambda challenge=None: (
+                initial(username, token.token) if challenge is None else ""),
+                initial_response_ok=True)
+
         tokens = tokens_for(oauth)
-        for fresh in (False, True):
+        try:
+            token = tokens.access_token()
             try:
-                token = tokens.access_token(fresh=fresh)
-            except TokenRevoked as error:
-                raise LoginImpossible(f"no SMTP login for {username}: {error}",
-                                      suggestion=error.suggestion) from error
-            except TokenError as error:
-                raise TransientSendError(f"no SMTP login for {username}: {error}",
-                                         suggestion=error.suggestion) from error
-            try:
-                # After a refusal the server sends an error as a challenge; the answer to
-                # it is an empty line, then it says 535.
-                smtp.auth(mechanism, lambda challenge=None, t=token.token: (
-                    initial(username, t) if challenge is None else ""),
-                    initial_response_ok=True)
+                authenticate(token)
                 return token
-            except smtplib.SMTPAuthenticationError as error:
-                if fresh:
-                    raise LoginImpossible(
-                        f"the SMTP server {self.where} refused a fresh OAuth token for "
-                        f"{username} ({_reply(error)})", suggestion=oauth.steps) from error
-        raise AssertionError("unreachable")
+            except smtplib.SMTPAuthenticationError:
+                token = tokens.access_token(fresh=True)
+            authenticate(token)
+            return token
+        except TokenRevoked as error:
+            raise LoginImpossible(f"no SMTP login for {username}: {error}",
+                                  suggestion=error.suggestion) from error
+        except TokenError as error:
+            raise TransientSendError(f"no SMTP login for {username}: {error}",
+                                     suggestion=error.suggestion) from error
+        except smtplib.SMTPAuthenticationError as error:
+            raise LoginImpossible(f"the SMTP server {self.where} refused a fresh OAuth token "
+                                  f"for {username} ({_reply(error)})",
+                                  suggestion=oauth.steps) from error
 
     def _connection(self) -> smtplib.SMTP:
         smtp = self._smtp
