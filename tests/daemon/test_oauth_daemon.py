@@ -12,12 +12,12 @@ import os
 import threading
 import urllib.parse
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from clocks import T0
+from clocks import T0, Clock
 from servers import Account, Dovecot, SmtpCatcher, TokenServer, wait_until
 
 from pbem.cli.main import main as pbem_main
@@ -34,19 +34,6 @@ from pbem.transport.oauth import OAuthSettings, login_google, read_login, write_
 PLAYERS = (("Alice", "alice@example.org", ""), ("Bob", "bob@example.org", ""),
            ("Carol", "carol@example.org", ""))
 GM = "gm@example.org"
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self, now: datetime = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 def configure(folder: Path, toml: str) -> DaemonConfig:
