@@ -53,7 +53,7 @@ def test_a_mail_bot_takes_back_a_group_it_offered(tmp_path: Path) -> None:
     game of mail-bots one does, the service accepts its WITHDRAW OFFER, tells the receiver,
     and the log replays."""
     svc = service(tmp_path)
-    played = play_game(svc, "bots", players(4), start=START, seed=f"{6:064x}",
+    played = play_game(svc, "bots", players(4), start=START, seed=f"{21:064x}",
                        options={"victory_groups": 4}, keep_mail=True)
     assert played.outcome == "victory" and svc.replay_check("bots")
     log = [from_json(Command, e["command"]) for e in svc.store.log("bots")]
@@ -146,7 +146,7 @@ def test_a_dropped_seat_is_played_by_a_bot(tmp_path: Path) -> None:
     old = room.passwords[("illu", "Carol")]
     commits = room.store.log_length("illu")
     room.service.set_bot("illu", "Carol", True, room.now)
-    out = room._collect()
+    out = room.collect()
     seat = room.record().seat("Carol")
     assert seat.bot and seat.bot_password and seat.bot_password != old
     # The bot's own mail came in and was acknowledged like anyone's.
@@ -163,7 +163,7 @@ def test_a_dropped_seat_is_played_by_a_bot(tmp_path: Path) -> None:
     assert "not accepted" in refused[0].text
     # Given back: a new password, mailed to the seat.
     room.service.set_bot("illu", "Carol", False, room.now)
-    out = room._collect()
+    out = room.collect()
     welcome = [m for m in room.to("Carol", out) if "Welcome" in m.subject]
     assert len(welcome) == 1
     seat = room.record().seat("Carol")

@@ -109,8 +109,8 @@ def render_notice(
                                           site_dir=site, html=html)
     elif kind == "press":
         rendered = reports.press_relay(game, player, data["sender"], data["text"],
-                                       to_all=data["to_all"], lang=lang, site_dir=site,
-                                       html=html)
+                                       to_all=data["to_all"], others=data["others"],
+                                       lang=lang, site_dir=site, html=html)
     elif kind == "history":
         turns = history[-data["turns"]:] if data.get("turns") else history
         rendered = reports.history_reply(game, player, turns, tz=tz, lang=lang,
