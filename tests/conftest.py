@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from servers import Account, Dovecot, SmtpCatcher, dovecot_binary
+from servers import Account, Dovecot, SmtpCatcher, TokenServer, dovecot_binary, route_providers_to
 
 # --- mail servers (tests/servers.py): Dovecot IMAP/LMTP and an SMTP catcher -------------
 
@@ -49,6 +49,45 @@ def account(dovecot: Dovecot) -> Account:
 def smtp_catcher() -> Iterator[SmtpCatcher]:
     """An SMTP server on loopback that keeps what it receives (``.mails``)."""
     catcher = SmtpCatcher().start()
+    try:
+        yield catcher
+    finally:
+        catcher.stop()
+
+
+# --- OAuth2 (tests/transport/test_oauth_logins.py, tests/daemon/test_oauth_daemon.py) --
+
+
+@pytest.fixture(scope="session")
+def token_server() -> Iterator[TokenServer]:
+    """A provider's token service on loopback (Google's and Microsoft's endpoints, and the
+    introspection the test servers check tokens at)."""
+    server = TokenServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def provider(token_server: TokenServer, monkeypatch: pytest.MonkeyPatch) -> TokenServer:
+    """The token service, with the token libraries' requests to Google and Microsoft led to
+    it; tokens live an hour, with every scope asked for."""
+    route_providers_to(monkeypatch, token_server)
+    token_server.lifetime, token_server.scope = 3600, ""
+    return token_server
+
+
+@pytest.fixture(scope="session")
+def oauth_dovecot(token_server: TokenServer) -> Iterator[Dovecot]:
+    """A Dovecot taking XOAUTH2 and OAUTHBEARER, each token checked at the token service."""
+    yield from _dovecot_or_skip(tls=False, introspection_url=token_server.url + "/introspect")
+
+
+@pytest.fixture
+def oauth_smtp(token_server: TokenServer) -> Iterator[SmtpCatcher]:
+    """An SMTP server taking XOAUTH2, each token checked at the token service."""
+    catcher = SmtpCatcher(bearer=token_server.valid).start()
     try:
         yield catcher
     finally:

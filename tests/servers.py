@@ -6,6 +6,7 @@ See notes/mail-servers.md for why the Dovecot settings are what they are.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -18,9 +19,11 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.parse
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +95,7 @@ listen = 127.0.0.1
 protocols = imap lmtp
 {ssl}
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login{oauth_mechanisms}
 mail_location = maildir:~/Maildir
 mail_fsync = never
 default_internal_user = dovecot
@@ -100,7 +103,7 @@ default_login_user = dovenull
 # Tests log in with wrong passwords on purpose: no delay after a failure.
 auth_failure_delay = 0
 {extra}
-passdb {{
+{oauth_passdb}passdb {{
   driver = passwd-file
   args = scheme=PLAIN username_format=%u {dir}/users/%u
 }}
@@ -142,15 +145,21 @@ class Dovecot:
 
     ``capabilities`` replaces the IMAP CAPABILITY list announced after login (to test a
     server without IDLE or MOVE). With openssl available, ``imaps_port`` serves TLS and the
-    plain port offers STARTTLS, with the certificate at ``cert``.
+    plain port offers STARTTLS, with the certificate at ``cert``. ``introspection_url`` adds
+    the XOAUTH2 and OAUTHBEARER logins, each access token checked at that RFC 7662 address
+    (a :class:`TokenServer`'s ``/introspect``).
     """
 
-    def __init__(self, *, capabilities: str | None = None, tls: bool = True) -> None:
+    def __init__(self, *, capabilities: str | None = None, tls: bool = True,
+                 introspection_url: str | None = None,
+                 oauth_mechanisms: str = "xoauth2 oauthbearer") -> None:
         binary = dovecot_binary()
         if binary is None:
             raise RuntimeError("dovecot is not installed")
         self.binary = binary
         self.capabilities = capabilities
+        self.introspection_url = introspection_url
+        self.oauth_mechanisms = oauth_mechanisms
         # Not pytest's tmp_path: Dovecot's unprivileged processes cannot enter it.
         self.dir = Path(tempfile.mkdtemp(prefix="pbem-dovecot-", dir="/tmp"))
         self.dir.chmod(0o755)
@@ -187,6 +196,17 @@ class Dovecot:
         else:
             ssl_part = "ssl = no"
         extra = f"imap_capability = {self.capabilities}" if self.capabilities else ""
+        oauth_passdb = ""
+        if self.introspection_url is not None:
+            oauth = self.dir / "oauth2.conf.ext"
+            oauth.write_text(f"introspection_mode = post\n"
+                             f"introspection_url = {self.introspection_url}\n"
+                             "force_introspection = yes\nusername_attribute = username\n"
+                             "active_attribute = active\nactive_value = true\n")
+            oauth.chmod(0o644)
+            oauth_passdb = (f"passdb {{\n  driver = oauth2\n"
+                            f"  mechanisms = {self.oauth_mechanisms}\n"
+                            f"  args = {oauth}\n}}\n")
         config = self.dir / "dovecot.conf"
         config.write_text(
             _CONFIG.format(
@@ -194,6 +214,8 @@ class Dovecot:
                 dir=self.dir,
                 ssl=ssl_part,
                 extra=extra,
+                oauth_mechanisms=" " + self.oauth_mechanisms if oauth_passdb else "",
+                oauth_passdb=oauth_passdb,
                 imap_port=self.imap_port,
                 imaps_port=self.imaps_port if self.tls else 0,
                 lmtp_port=self.lmtp_port,
@@ -283,6 +305,13 @@ class Dovecot:
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
+    def kick(self, username: str) -> None:
+        """End every IMAP session of ``username`` now, as a provider ends one whose token
+        expired (Dovecot itself checks a token only at login)."""
+        doveadm = shutil.which("doveadm") or "/usr/bin/doveadm"
+        subprocess.run([doveadm, "-c", str(self.dir / "dovecot.conf"), "kick", username],
+                       check=True, capture_output=True, timeout=10)
+
     def log(self) -> str:
         """Give Dovecot's log so far."""
         path = self.dir / "dovecot.log"
@@ -336,7 +365,9 @@ class SmtpCatcher:
     ``refuse(code, times)`` answers the next ``times`` transactions at MAIL FROM with the
     given code (421 also closes the connection, as real servers do). ``reject`` lists
     recipients refused at RCPT with 550. ``logins`` switches on AUTH with those
-    username/password pairs; ``certificate`` (cert, key) offers STARTTLS; ``idle_timeout``
+    username/password pairs; ``bearer`` switches on AUTH XOAUTH2, asking it whom an access
+    token belongs to (None: a dead token), as a provider's server asks its token service
+    (``TokenServer.valid``); ``certificate`` (cert, key) offers STARTTLS; ``idle_timeout``
     closes a session left idle that many seconds.
     """
 
@@ -346,15 +377,18 @@ class SmtpCatcher:
         logins: dict[str, str] | None = None,
         certificate: tuple[Path, Path] | None = None,
         idle_timeout: float | None = None,
+        bearer: Callable[[str], str | None] | None = None,
     ) -> None:
         self.mails: list[CaughtMail] = []
+        self._bearer = bearer
+        self.oauth_logins: list[str] = []  # the users logged in with XOAUTH2
         self.reject: set[str] = set()
         self._refusals: list[str] = []
         self._lock = threading.Lock()
         self._logins = logins
         self.sessions = 0
         kwargs: dict[str, Any] = {"decode_data": False, "enable_SMTPUTF8": True}
-        if logins is not None:
+        if logins is not None or bearer is not None:
             kwargs.update(authenticator=self._authenticate, auth_require_tls=False)
         if idle_timeout is not None:
             kwargs.update(timeout=idle_timeout)
@@ -376,6 +410,26 @@ class SmtpCatcher:
             and self._logins.get(data.login.decode()) == data.password.decode()
         )
         return AuthResult(success=ok, handled=False)
+
+    async def auth_XOAUTH2(self, server: SMTP, args: list[str]) -> AuthResult:
+        """The XOAUTH2 mechanism as Gmail and Outlook run it: a refused token gets a 334
+        with the error, the client's empty answer, then 535."""
+        if self._bearer is None:
+            return AuthResult(success=False, handled=False)
+        if len(args) > 1:
+            blob: Any = base64.b64decode(args[1])
+        else:
+            blob = await server.challenge_auth("", encode_to_b64=False)
+        if not isinstance(blob, bytes):
+            return AuthResult(success=False, handled=True)
+        fields = dict(part.split("=", 1) for part in blob.decode().split("\x01") if "=" in part)
+        user = self._bearer(fields.get("auth", "").removeprefix("Bearer "))
+        if user is None or user != fields.get("user"):
+            await server.challenge_auth(json.dumps({"status": "401", "schemes": "bearer"}))
+            return AuthResult(success=False, handled=False)
+        with self._lock:
+            self.oauth_logins.append(user)
+        return AuthResult(success=True, auth_data=user)
 
     def refuse(self, code: int = 451, times: int = 1) -> None:
         """Refuse the next ``times`` mails at MAIL FROM with ``code``."""
@@ -463,3 +517,195 @@ def wait_until(condition: Callable[[], bool], timeout: float = 5.0, step: float 
             return True
         time.sleep(step)
     return condition()
+
+
+class TokenServer:
+    """A provider's token service on loopback, for the OAuth tests.
+
+    Serves Google's token endpoint (``/google/token``), Microsoft's identity platform
+    (``/ms/<tenant>/...``: OpenID configuration, device code, token) and an RFC 7662
+    introspection endpoint (``/introspect``) that the test Dovecot and SMTP server ask
+    whether an access token is good. The providers' real addresses reach it through
+    :func:`route_providers_to`. Access tokens live ``lifetime`` seconds; ``expire`` and
+    ``revoke`` end one at once, as a provider does.
+    """
+
+    def __init__(self, lifetime: int = 3600) -> None:
+        self.lifetime = lifetime
+        self.refresh_tokens: dict[str, str] = {}  # refresh token -> username
+        self.access: dict[str, tuple[str, float]] = {}  # access token -> (user, ends at)
+        self.refreshes = 0  # token grants served
+        self.introspections = 0
+        self.scope = ""  # the scopes granted, "" for what was asked
+        self._lock = threading.Lock()
+        self.port = free_port()
+        server_self = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                server_self._answer(self, "GET", {})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                form = dict(urllib.parse.parse_qsl(self.rfile.read(length).decode()))
+                server_self._answer(self, "POST", form)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> TokenServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+    def grant(self, username: str) -> str:
+        """Give a new refresh token for ``username`` (what a login would leave)."""
+        token = "rt-" + uuid.uuid4().hex
+        with self._lock:
+            self.refresh_tokens[token] = username
+        return token
+
+    def revoke(self, username: str) -> None:
+        """End every refresh and access token of ``username``."""
+        with self._lock:
+            for store in (self.refresh_tokens,):
+                for token in [t for t, u in store.items() if u == username]:
+                    del store[token]
+            for token in [t for t, (u, _) in self.access.items() if u == username]:
+                del self.access[token]
+
+    def expire_access(self) -> None:
+        """End every access token now (refresh tokens stay good)."""
+        with self._lock:
+            self.access.clear()
+
+    def valid(self, token: str) -> str | None:
+        """Give the user of a live access token, None for a dead or unknown one."""
+        with self._lock:
+            self.introspections += 1
+            found = self.access.get(token)
+        return found[0] if found and found[1] > time.time() else None
+
+    def _issue(self, username: str, scope: str) -> dict[str, Any]:
+        token = "at-" + uuid.uuid4().hex
+        with self._lock:
+            self.access[token] = (username, time.time() + self.lifetime)
+            self.refreshes += 1
+        return {"access_token": token, "token_type": "Bearer", "expires_in": self.lifetime,
+                "scope": self.scope or scope}
+
+    def _microsoft_extras(self, username: str) -> dict[str, Any]:
+        def b64(value: dict[str, Any]) -> str:
+            return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+        now = int(time.time())
+        claims = {"iss": "https://login.microsoftonline.com/tid/v2.0", "aud": "client",
+                  "sub": username, "oid": "uid", "tid": "tid", "iat": now, "exp": now + 3600,
+                  "preferred_username": username}
+        return {"client_info": b64({"uid": "uid", "utid": "tid"}),
+                "id_token": f"{b64({'alg': 'none'})}.{b64(claims)}.",
+                "refresh_token": self.grant(username)}
+
+    def _answer(self, handler: BaseHTTPRequestHandler, method: str,
+                form: dict[str, str]) -> None:
+        path = urllib.parse.urlsplit(handler.path).path
+        status, body = 404, {"error": "not_found"}
+        if path == "/introspect":
+            user = self.valid(form.get("token", ""))
+            status, body = 200, ({"active": True, "username": user} if user
+                                 else {"active": False})
+        elif path == "/google/token":
+            status, body = self._google(form)
+        elif path.startswith("/ms/"):
+            status, body = self._microsoft(path.split("/")[2], path, form)
+        data = json.dumps(body).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def _google(self, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        grant = form.get("grant_type")
+        if grant == "refresh_token":
+            user = self.refresh_tokens.get(form.get("refresh_token", ""))
+        elif grant == "authorization_code" and form.get("code", "").startswith("code-"):
+            user = form["code"].removeprefix("code-")
+        else:
+            user = None
+        if user is None:
+            return 400, {"error": "invalid_grant",
+                         "error_description": "Token has been expired or revoked."}
+        body = self._issue(user, form.get("scope", "https://mail.google.com/"))
+        if grant == "authorization_code":
+            body["refresh_token"] = self.grant(user)
+        return 200, body
+
+    def _microsoft(self, tenant: str, path: str,
+                   form: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        base = f"https://login.microsoftonline.com/{tenant}"
+        if path.endswith("/.well-known/openid-configuration"):
+            return 200, {"authorization_endpoint": f"{base}/oauth2/v2.0/authorize",
+                         "token_endpoint": f"{base}/oauth2/v2.0/token",
+                         "device_authorization_endpoint": f"{base}/oauth2/v2.0/devicecode",
+                         "issuer": f"{base}/v2.0"}
+        if path.endswith("/discovery/instance"):
+            return 200, {"tenant_discovery_endpoint":
+                         f"{base}/v2.0/.well-known/openid-configuration",
+                         "metadata": [{"preferred_network": "login.microsoftonline.com",
+                                       "preferred_cache": "login.windows.net",
+                                       "aliases": ["login.microsoftonline.com",
+                                                   "login.windows.net"]}]}
+        scope = " ".join(s for s in form.get("scope", "").split()
+                         if s not in ("offline_access", "openid", "profile"))
+        if path.endswith("/devicecode"):
+            return 200, {"device_code": "device-" + form.get("client_id", ""),
+                         "user_code": "ABCD-EFGH", "verification_uri": "https://example/dev",
+                         "expires_in": 900, "interval": 0,
+                         "message": "To sign in, enter the code ABCD-EFGH."}
+        if path.endswith("/token"):
+            grant = form.get("grant_type")
+            user = None
+            if grant == "refresh_token":
+                user = self.refresh_tokens.get(form.get("refresh_token", ""))
+            elif grant == "urn:ietf:params:oauth:grant-type:device_code":
+                user = "gm@example.org"
+            elif grant == "client_credentials" and form.get("client_secret") == "secret":
+                return 200, self._issue("app@example.org", scope)
+            if user is None:
+                return 400, {"error": "invalid_grant", "error_description":
+                             "AADSTS70008: The refresh token has expired or is revoked."}
+            return 200, self._issue(user, scope) | self._microsoft_extras(user)
+        return 404, {"error": "not_found"}
+
+
+_PROVIDER_HOSTS = ("https://oauth2.googleapis.com/", "https://login.microsoftonline.com/")
+
+
+def route_providers_to(monkeypatch: Any, server: TokenServer) -> None:
+    """Send the token libraries' HTTP requests for Google and Microsoft to ``server``: the
+    one thing the OAuth tests mock, at the requests library's transport."""
+    import requests.adapters
+
+    send = requests.adapters.HTTPAdapter.send
+
+    def rerouted(adapter: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        for host, prefix in zip(_PROVIDER_HOSTS, ("/google/", "/ms/"), strict=True):
+            if request.url.startswith(host):
+                request.url = server.url + prefix + request.url[len(host):]
+                if prefix == "/google/":
+                    request.url = server.url + "/google/token"
+        return send(adapter, request, *args, **kwargs)
+
+    monkeypatch.setattr(requests.adapters.HTTPAdapter, "send", rerouted)

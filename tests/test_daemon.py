@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from clocks import T0
+from clocks import T0, Clock
 from servers import Account, Dovecot, SmtpCatcher, wait_until
 
 from pbem.cli.daemon import run
@@ -46,18 +46,6 @@ CHEAP_PASSWORDS = 10
 
 
 # ---- helpers shared by the daemon tests ------------------------------------------------
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self, now: datetime = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 def configure(folder: Path, toml: str = "") -> DaemonConfig:

@@ -12,12 +12,12 @@ import click
 
 from pbem.errors import ConfigError, PbemError
 
-__all__ = ["doctor", "run"]
+__all__ = ["config_option", "doctor", "run"]
 
 _CONFIG_HELP = ("The TOML configuration file (see deploy/pbem.toml). Without it: the embedded "
                 "default (store in ./var/pbem, SMTP listener on 127.0.0.1:2525, outgoing mail "
                 "into Maildirs under ./var/pbem/maildirs).")
-_config_option = click.option(
+config_option = click.option(
     "--config", "config_path", metavar="FILE", envvar="PBEM_CONFIG",
     type=click.Path(dir_okay=False, path_type=Path), help=_CONFIG_HELP)
 
@@ -28,7 +28,7 @@ def _fail(error: PbemError, code: int) -> None:
 
 
 @click.command("run")
-@_config_option
+@config_option
 @click.option("--once", is_flag=True,
               help="Process the mail waiting now (fetched once over IMAP), run the deadlines, "
               "send the outbox, and exit.")
@@ -71,7 +71,7 @@ def run(config_path: Path | None, once: bool) -> None:
 
 
 @click.command("doctor")
-@_config_option
+@config_option
 def doctor(config_path: Path | None) -> None:
     """Check the configuration against the real servers and folders (exit 1 if anything is
     wrong)."""

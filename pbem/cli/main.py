@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from pbem.cli.auth import auth
 from pbem.cli.cards import cards
 from pbem.cli.daemon import doctor, run
 from pbem.cli.gm import add_gm_commands
@@ -25,6 +26,7 @@ main.add_command(cards)
 main.add_command(run)
 main.add_command(doctor)
 main.add_command(outbox)
+main.add_command(auth)
 add_gm_commands(main)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from pbem.cli.session import common, session, where_of
-from pbem.daemon.outbox import GIVEN_UP
+from pbem.daemon.outbox import GIVEN_UP, read_hold
 from pbem.service.gm import drop_mail
 from pbem.store import OutboxItem
 
@@ -41,15 +41,21 @@ def given_up(item: OutboxItem) -> bool:
               help="Only the mails the daemon gave up on.")
 @common
 def list_mail(only_given_up: bool, **kw: Any) -> None:
-    """List the mails waiting to be sent, oldest first, with their last error."""
-    with session(where_of(kw)) as service:
+    """List the mails waiting to be sent, oldest first, with their last error, and why the
+    daemon holds sending back (a provider's sending limit, a refused login), if it does."""
+    where = where_of(kw)
+    with session(where) as service:
         items = [i for i in service.store.outbox() if given_up(i) or not only_given_up]
+    held = read_hold(where.store)
     if not items:
         click.echo("No mail given up." if only_given_up else "No mail waiting to be sent.")
         return
+    if held is not None:
+        click.echo(f"Sending is held until {held[0][:16]}: {held[1]}.")
     for item in items:
         state = ("given up" if given_up(item) else
-                 f"retry at {item.retry_at[:16]}" if item.retry_at else "due")
+                 f"retry at {item.retry_at[:16]}" if item.retry_at else
+                 "held" if held is not None else "due")
         click.echo(f"{item.outbox_id}  game {item.game_id or '-'}  to {item.to}  "
                    f"queued {item.created_at[:16]}  tries {item.attempts}  {state}")
         if item.last_error:

@@ -7,7 +7,9 @@ Maildir per player under ``./var/pbem/maildirs/``. ``deploy/pbem.toml`` document
 
 Relative paths in a file are taken from the file's folder, so the daemon finds its store
 whatever folder it is started from. Passwords may be left out of the file and given as
-``PBEM_IMAP_PASSWORD`` and ``PBEM_SMTP_PASSWORD``; the environment wins over the file.
+``PBEM_IMAP_PASSWORD``, ``PBEM_SMTP_PASSWORD`` and ``PBEM_OAUTH_CLIENT_SECRET``; the
+environment wins over the file. ``auth = "oauth2"`` in [imap] or [smtp] logs in with the
+token of the [oauth] section (``pbem.transport.oauth``) instead of a password.
 Every mistake is a :class:`~pbem.errors.ConfigError` naming the key and the file.
 """
 
@@ -28,11 +30,14 @@ from pbem.reports.templating import LANGUAGES
 from pbem.service.mails import Sender
 from pbem.service.service import ServiceConfig
 from pbem.transport.imap import ImapConfig
+from pbem.transport.oauth import PROVIDERS, OAuthSettings, Provider
 from pbem.transport.sender import Security
 
 DEFAULT_STORE = Path("var/pbem")
 IMAP_PASSWORD_ENV = "PBEM_IMAP_PASSWORD"
 SMTP_PASSWORD_ENV = "PBEM_SMTP_PASSWORD"
+OAUTH_SECRET_ENV = "PBEM_OAUTH_CLIENT_SECRET"
+_AUTH = ("password", "oauth2")
 _SECURITY = ("tls", "starttls", "plain")
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
@@ -44,8 +49,10 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "listener": ("enabled", "host", "port", "accept"),
     "imap": ("host", "port", "security", "username", "password", "folder",
              "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
-             "ca_file"),
-    "smtp": ("host", "port", "security", "username", "password", "timeout", "ca_file"),
+             "ca_file", "auth"),
+    "smtp": ("host", "port", "security", "username", "password", "timeout", "ca_file",
+             "auth", "max_per_minute", "max_per_day"),
+    "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file"),
     "maildir": ("path",),
     "daemon": ("tick_seconds", "give_up_after", "log_level"),
 }
@@ -79,6 +86,9 @@ class SmtpSettings:
     password: str | None = field(default=None, repr=False)
     timeout: float = 30.0
     ca_file: str | None = None
+    oauth: OAuthSettings | None = None  # log in with an OAuth token, not the password
+    max_per_minute: int | None = None  # the provider's sending limits (None: no limit)
+    max_per_day: int | None = None
 
 
 @dataclass(frozen=True)
@@ -203,11 +213,12 @@ class _Reader:
         found = Path(value).expanduser()
         return found if found.is_absolute() else self.base / found
 
-    def strings(self, key: str) -> tuple[str, ...]:
+    def strings(self, key: str, *, lower: bool = True) -> tuple[str, ...]:
         value = self.values.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise self.fail(key, "a list of quoted addresses", value)
-        return tuple(v.strip().lower() for v in value)
+            raise self.fail(key, "a list of quoted " + ("addresses" if lower else "names"),
+                            value)
+        return tuple(v.strip().lower() if lower else v.strip() for v in value)
 
     def required(self, key: str) -> str:
         value = self.text(key, "")
@@ -267,7 +278,8 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
     if envelope_from:
         _address(mail, "envelope_from", envelope_from)
 
-    imap = _imap(read["imap"], env) if "imap" in data else None
+    oauth = _oauth(read["oauth"], env, store) if "oauth" in data else None
+    imap = _imap(read["imap"], env, oauth) if "imap" in data else None
     listener_section = read["listener"]
     enabled = listener_section.flag("enabled", imap is None)
     listener = None
@@ -286,7 +298,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         max_mail_bytes=mail.whole("max_kib", 256, 1, 100 * 1024) * 1024,
         mails_per_hour=mail.whole("mails_per_hour", 60, 1, 1_000_000),
         listener=listener, imap=imap,
-        smtp=_smtp(read["smtp"], env) if "smtp" in data else None,
+        smtp=_smtp(read["smtp"], env, oauth) if "smtp" in data else None,
         maildir=read["maildir"].path("path", store / "maildirs"),
         tick_seconds=daemon.seconds("tick_seconds", 60.0),
         give_up_after=daemon.whole("give_up_after", 30, 1, 10_000),
@@ -299,8 +311,43 @@ def _secret(reader: _Reader, env: Mapping[str, str], name: str) -> str | None:
     return env.get(name) or reader.optional_text("password")
 
 
-def _imap(reader: _Reader, env: Mapping[str, str]) -> ImapConfig:
+def _oauth(reader: _Reader, env: Mapping[str, str], store: Path) -> OAuthSettings:
+    provider = cast(Provider, reader.choice("provider", "google", PROVIDERS))
+    secret = env.get(OAUTH_SECRET_ENV) or reader.optional_text("client_secret")
+    if provider == "microsoft-app" and secret is None:
+        raise ConfigError(f"In {reader.origin}, [oauth] provider microsoft-app needs a "
+                          "client secret.",
+                          suggestion=f"Set the environment variable {OAUTH_SECRET_ENV}, or "
+                          "add client_secret = \"...\" under [oauth].")
+    return OAuthSettings(
+        provider=provider, client_id=reader.required("client_id"),
+        token_file=reader.path("token_file", store / "daemon" / "oauth-token.json"),
+        client_secret=secret, tenant=reader.text("tenant", "common"),
+        scopes=reader.strings("scopes", lower=False))
+
+
+def _auth(reader: _Reader, oauth: OAuthSettings | None) -> OAuthSettings | None:
+    """Give the OAuth settings when the section logs in with ``auth = "oauth2"``."""
+    if reader.choice("auth", "password", _AUTH) == "password":
+        return None
+    if oauth is None:
+        raise ConfigError(f"In {reader.origin}, [{reader.section}] auth = \"oauth2\" needs "
+                          "an [oauth] section.",
+                          suggestion="Add [oauth] with provider and client_id (see "
+                          "deploy/PROVIDERS.md).")
+    return oauth
+
+
+def _limit(reader: _Reader, key: str) -> int | None:
+    return reader.whole(key, 0, 1, 10_000_000) if key in reader.values else None
+
+
+def _imap(reader: _Reader, env: Mapping[str, str],
+          oauth_settings: OAuthSettings | None) -> ImapConfig:
+    oauth = _auth(reader, oauth_settings)
     password = _secret(reader, env, IMAP_PASSWORD_ENV)
+    if oauth is not None:
+        password = password or ""
     if password is None:
         raise ConfigError(f"In {reader.origin}, [imap] has no password.",
                           suggestion=f"Set the environment variable {IMAP_PASSWORD_ENV}, or "
@@ -321,14 +368,20 @@ def _imap(reader: _Reader, env: Mapping[str, str]) -> ImapConfig:
         idle_seconds=reader.seconds("idle_seconds", 300.0),
         timeout=reader.seconds("timeout", 30.0),
         ca_file=_file(reader, "ca_file"),
+        oauth=oauth,
     )
 
 
-def _smtp(reader: _Reader, env: Mapping[str, str]) -> SmtpSettings:
+def _smtp(reader: _Reader, env: Mapping[str, str],
+          oauth_settings: OAuthSettings | None) -> SmtpSettings:
     security = reader.choice("security", "starttls", _SECURITY)
     username = reader.optional_text("username")
     password = _secret(reader, env, SMTP_PASSWORD_ENV)
-    if username is not None and password is None:
+    oauth = _auth(reader, oauth_settings)
+    if oauth is not None and username is None:
+        raise ConfigError(f"In {reader.origin}, [smtp] auth = \"oauth2\" needs the "
+                          "username (the mailbox's address).")
+    if username is not None and password is None and oauth is None:
         raise ConfigError(f"In {reader.origin}, [smtp] has a username but no password.",
                           suggestion=f"Set the environment variable {SMTP_PASSWORD_ENV}, or "
                           "add password = \"...\" under [smtp].")
@@ -339,6 +392,9 @@ def _smtp(reader: _Reader, env: Mapping[str, str]) -> SmtpSettings:
         security=cast(Security, security), username=username, password=password,
         timeout=reader.seconds("timeout", 30.0),
         ca_file=_file(reader, "ca_file"),
+        oauth=oauth,
+        max_per_minute=_limit(reader, "max_per_minute"),
+        max_per_day=_limit(reader, "max_per_day"),
     )
 
 

@@ -12,13 +12,15 @@ import fcntl
 import os
 import socket
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from pbem.daemon.config import DaemonConfig
-from pbem.daemon.outbox import make_sender
+from pbem.daemon.outbox import make_sender, read_hold
 from pbem.transport.imap import ImapIntake, JsonFileCursor
+from pbem.transport.oauth import OAuthSettings, Tokens, read_login
 from pbem.transport.sender import SmtpSender
 
 Level = Literal["ok", "warning", "problem"]
@@ -40,13 +42,47 @@ def examine(config: DaemonConfig) -> list[Finding]:
     if config.listener is not None:
         findings += _port_free(config.listener.host, config.listener.port,
                                running=_daemon_running(config))
+    oauth = _oauth_settings(config)
+    if oauth is not None:
+        findings += _oauth(oauth)
     if config.imap is not None:
         findings += _imap(config)
     if config.smtp is not None:
         findings += _smtp(config)
     else:
         findings += _folder("Maildir folder for outgoing mail", config.maildir)
+    held = read_hold(config.store)
+    if held is not None:
+        findings.append(Finding("warning", f"the daemon holds outgoing mail until {held[0]}: "
+                                f"{held[1]}"))
     return findings
+
+
+def _oauth_settings(config: DaemonConfig) -> OAuthSettings | None:
+    for settings in (config.imap.oauth if config.imap else None,
+                     config.smtp.oauth if config.smtp else None):
+        if settings is not None:
+            return settings
+    return None
+
+
+def _oauth(settings: OAuthSettings) -> list[Finding]:
+    """The OAuth login: kept, refreshable now, with the scopes mail needs."""
+    if settings.provider != "microsoft-app":
+        path = settings.token_file
+        if read_login(path) is None:
+            return [Finding("problem", f"no OAuth login is kept in {path}: run `pbem auth "
+                            f"login`. {settings.steps}")]
+        if path.stat().st_mode & 0o077:
+            return [Finding("problem", f"the OAuth login file {path} is readable by others: "
+                            f"chmod 600 {path}")]
+    token, problems = Tokens(settings).check()
+    if token is None:
+        return [Finding("problem", f"the OAuth token cannot be refreshed: {p}")
+                for p in problems]
+    findings = [Finding("ok", f"the {settings.provider} OAuth token refreshes (valid for "
+                        f"{max(0, int(token.expires_at - time.time())) // 60} more minutes)")]
+    return findings + [Finding("problem", p) for p in problems]
 
 
 def _nearest_existing(path: Path) -> Path:

@@ -12,8 +12,15 @@ from datetime import datetime
 
 from pbem.daemon.config import DaemonConfig
 from pbem.mail.inbound import receipt
+from pbem.service.postmaster import Postmaster
 from pbem.store import Store
-from pbem.transport.imap import GroupDelivery, ImapIntake, JsonFileCursor, UnprocessableMail
+from pbem.transport.imap import (
+    GroupDelivery,
+    ImapError,
+    ImapIntake,
+    JsonFileCursor,
+    UnprocessableMail,
+)
 
 log = logging.getLogger("pbem.daemon.server")
 
@@ -86,8 +93,17 @@ def make_mail_intake(config: DaemonConfig, clock: Callable[[], datetime],
     return MailIntake(Store(config.store), clock, config.max_mail_bytes, stored)
 
 
-def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery) -> ImapIntake:
-    """Give the configured IMAP intake, handing each fetched group to ``deliver_group``."""
+def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
+                     clock: Callable[[], datetime]) -> ImapIntake:
+    """Give the configured IMAP intake, handing each fetched group to ``deliver_group``; it
+    mails the game master when the provider refuses its OAuth login for good."""
     assert config.imap is not None
+
+    def login_refused(error: ImapError) -> None:
+        store = Store(config.store)
+        postmaster = Postmaster(store, config.service_config().sender, config.mails_per_hour)
+        with store.lock():
+            postmaster.login_refused("IMAP", str(error), error.suggestion or "", clock())
+
     return ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
-                      deliver_group=deliver_group)
+                      deliver_group=deliver_group, login_refused=login_refused)

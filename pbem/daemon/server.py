@@ -158,7 +158,7 @@ class Daemon:
             thread.start()
 
     def _imap_intake(self) -> ImapIntake:
-        return make_imap_intake(self.config, self.deliver_imap_group)
+        return make_imap_intake(self.config, self.deliver_imap_group, self._clock)
 
     @property
     def loop_service(self) -> Service:

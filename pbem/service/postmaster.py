@@ -100,6 +100,19 @@ class Postmaster:
                                                     "error": error}],
                           snapshot=None, outbox=[notice])
 
+    def login_refused(self, what: str, error: str, steps: str, now: datetime) -> None:
+        """Tell the game master that the mail provider refuses the daemon's ``what`` login
+        (IMAP, SMTP) until they act (held lock required). The notice is queued like any
+        mail: it goes once a way out works (at once when only the IMAP login is refused)."""
+        if not self.sender.gm_address:
+            return
+        self.ensure()
+        entry = self.store.log_length(POSTMASTER)
+        notice = self._to_gm(f"{POSTMASTER}-login-{entry}", "login_refused", now,
+                             what=what, error=error, steps=steps)
+        self.store.commit(POSTMASTER, log_entries=[{"login_refused": what, "error": error}],
+                          snapshot=None, outbox=[notice])
+
     def _to_gm(self, outbox_id: str, template: str, now: datetime,
                **words: Any) -> OutboxItem:
         """The mail ``template`` to the game master, in their language and time zone, queued

@@ -138,6 +138,18 @@ class Outbox(Games):
                 return value
         return None
 
+    def sent_times(self, since: datetime) -> list[datetime]:
+        """Give when each mail marked sent after ``since`` was, oldest first (cost: every
+        game's sent journal; the daemon asks once, at start, to keep a daily cap)."""
+        found = []
+        for game_id in self.games():
+            for value in self._sent(game_id).values():
+                moment = datetime.fromisoformat(value)
+                moment = moment if moment.tzinfo else moment.replace(tzinfo=since.tzinfo)
+                if moment > since:
+                    found.append(moment)
+        return sorted(found)
+
     def mark_sent(self, mail: OutboxItem | str, *, sent_at: str | datetime) -> None:
         """Record that the SMTP server accepted a queued mail, given as ``outbox()`` gave it
         (or by its id); doing it twice is harmless.

@@ -27,11 +27,14 @@ from pbem.transport.imap_config import ImapConfig, Security
 from pbem.transport.imap_connection import (
     ImapError,
     ImapLoginError,
+    ImapTokenError,
     is_loopback,
     open_client,
+    open_session,
     quietly_close,
 )
 from pbem.transport.imap_cursor import CursorStore, JsonFileCursor
+from pbem.transport.oauth import REFRESH_MARGIN, TokenRevoked
 
 # The settings, the connection and the cursor have modules of their own; their names stay
 # importable from here. The intake itself stays here so its log lines keep this logger's name.
@@ -42,6 +45,7 @@ __all__ = [
     "ImapError",
     "ImapIntake",
     "ImapLoginError",
+    "ImapTokenError",
     "JsonFileCursor",
     "Security",
     "UnprocessableMail",
@@ -81,6 +85,11 @@ class ImapIntake:
 
     ``rng`` spreads reconnection delays; pass a seeded one for repeatable runs. Reconnection
     waits double from ``retry_base`` seconds up to ``retry_cap``.
+
+    With an OAuth login, a session is ended and opened again with a fresh token before its
+    token expires (Microsoft drops a session whose token expired); a session the server
+    drops anyway is opened again like any lost connection. ``login_refused`` is told, once
+    until a login works again, when the provider refuses the kept OAuth login for good.
     """
 
     def __init__(
@@ -93,6 +102,7 @@ class ImapIntake:
         rng: random.Random | None = None,
         retry_base: float = 1.0,
         retry_cap: float = 300.0,
+        login_refused: Callable[[ImapError], None] | None = None,
     ) -> None:
         if deliver is None and deliver_group is None:
             raise ValueError("ImapIntake needs deliver or deliver_group")
@@ -104,6 +114,10 @@ class ImapIntake:
         self._retry_base = retry_base
         self._retry_cap = retry_cap
         self._client: Any = None
+        self._login_refused = login_refused
+        self._refusal_told = False
+        # When the session's OAuth token ends (seconds since the epoch); None: no end.
+        self._session_ends: float | None = None
         self._folders: set[str] = set()
         # UIDVALIDITY of the selected folder; None while no folder is selected.
         self._uidvalidity: int | None = None
@@ -123,16 +137,29 @@ class ImapIntake:
             raise ImapError(f"{doing} at {self.config.where} failed: {error}") from error
 
     def _connected(self) -> Any:
+        if self._client is not None and self._renewal_due() <= 0:
+            log.info("the OAuth token of the session with %s is about to expire; "
+                     "logging in again with a fresh one", self.config.where)
+            self.close()
         if self._client is None:
-            self._client = open_client(self.config)
+            self._client, token = open_session(self.config)
+            self._session_ends = token.expires_at if token is not None else None
             self._folders = set()
-            log.info("logged in to %s as %s", self.config.where, self.config.username)
+            self._refusal_told = False
+            log.info("logged in to %s as %s%s", self.config.where, self.config.username,
+                     " with an OAuth token" if token is not None else "")
         return self._client
+
+    def _renewal_due(self) -> float:
+        """Give the seconds until the session must be opened again for its token's sake."""
+        if self._session_ends is None:
+            return float("inf")
+        return self._session_ends - REFRESH_MARGIN - time.time()
 
     def close(self) -> None:
         """Log out, or drop the connection if logging out fails."""
         client, self._client = self._client, None
-        self._uidvalidity = None
+        self._uidvalidity = self._session_ends = None
         if client is not None:
             quietly_close(client)
 
@@ -303,7 +330,7 @@ class ImapIntake:
                 return
             if any(_announces_mail(response) for response in client.noop()[1]):
                 return
-            self._idle(client, time.monotonic() + timeout, stop)
+            self._idle(client, time.monotonic() + min(timeout, self._renewal_due()), stop)
 
     def _idle(self, client: Any, deadline: float, stop: threading.Event | None) -> None:
         while True:
@@ -346,7 +373,17 @@ class ImapIntake:
                     backoff_delay(failures, base=self._retry_base, cap=self._retry_cap),
                     self._rng,
                 )
-                if isinstance(error, ImapError):
+                if isinstance(error, ImapTokenError) and isinstance(error.cause,
+                                                                     TokenRevoked):
+                    log.error("IMAP login impossible: %s. %s Mail waits on the server; "
+                              "trying again in %.1f s", error, error.suggestion, delay)
+                    if not self._refusal_told and self._login_refused is not None:
+                        self._refusal_told = True
+                        try:
+                            self._login_refused(error)
+                        except Exception:
+                            log.exception("could not tell the game master")
+                elif isinstance(error, ImapError):
                     log.warning("%s; trying again in %.1f s", error, delay)
                 else:
                     # Most likely the store refused a mail: it stays on the server for then.

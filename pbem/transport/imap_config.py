@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pbem.errors import ConfigError
+from pbem.transport.oauth import OAuthSettings
 
 Security = Literal["tls", "starttls", "plain"]
+MAX_IDLE_SECONDS = 29 * 60
 
 
 @dataclass(frozen=True)
@@ -16,6 +18,9 @@ class ImapConfig:
 
     ``processed_folder=None`` leaves handled mail in place, marked \\Seen and \\Flagged.
     ``ca_file`` names extra certificates to trust (a server with a self-signed one).
+    With ``oauth`` the login is SASL XOAUTH2 (or OAUTHBEARER) with an OAuth2 access token,
+    and ``password`` is unused. IDLE is renewed every ``idle_seconds``: at most 29 minutes,
+    as RFC 2177 asks (servers may end an IDLE after 30).
     """
 
     host: str
@@ -30,6 +35,7 @@ class ImapConfig:
     idle_seconds: float = 300.0
     timeout: float = 30.0
     ca_file: str | None = None
+    oauth: OAuthSettings | None = None
 
     def __post_init__(self) -> None:
         if self.security not in ("tls", "starttls", "plain"):
@@ -44,6 +50,10 @@ class ImapConfig:
             )
         if min(self.poll_seconds, self.idle_seconds, self.timeout) <= 0:
             raise ConfigError("IMAP poll, idle and timeout seconds must be positive")
+        if self.idle_seconds > MAX_IDLE_SECONDS:
+            raise ConfigError("IMAP idle_seconds must be at most 1740 (29 minutes): servers "
+                              "may end an IDLE after 30 (RFC 2177)",
+                              text=str(self.idle_seconds))
 
     @property
     def where(self) -> str:

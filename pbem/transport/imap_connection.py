@@ -12,6 +12,7 @@ from imapclient.exceptions import IMAPClientError, LoginError
 
 from pbem.errors import PbemError
 from pbem.transport.imap_config import ImapConfig
+from pbem.transport.oauth import AccessToken, TokenError, TokenRevoked, tokens_for
 
 
 class ImapError(PbemError):
@@ -19,7 +20,15 @@ class ImapError(PbemError):
 
 
 class ImapLoginError(ImapError):
-    """The IMAP server refused the username and password."""
+    """The IMAP server refused the username and password (or the OAuth token)."""
+
+
+class ImapTokenError(ImapLoginError):
+    """No OAuth token could be had for the login (see ``pbem.transport.oauth``)."""
+
+    def __init__(self, error: TokenError) -> None:
+        super().__init__(str(error), suggestion=error.suggestion)
+        self.cause = error
 
 
 def is_loopback(host: str) -> bool:
@@ -34,6 +43,12 @@ def is_loopback(host: str) -> bool:
 
 def open_client(config: ImapConfig) -> Any:
     """Give a new logged-in client."""
+    return open_session(config)[0]
+
+
+def open_session(config: ImapConfig) -> tuple[Any, AccessToken | None]:
+    """Give a new logged-in client, and the OAuth token it logged in with (None: a
+    password login)."""
     context = None
     if config.security != "plain":
         context = ssl.create_default_context(cafile=config.ca_file)
@@ -58,7 +73,10 @@ def open_client(config: ImapConfig) -> Any:
                     suggestion="Use security = tls on its TLS port, or plain on loopback.",
                 )
             client.starttls(context)
-        client.login(config.username, config.password)
+        token = _login(client, config)
+    except TokenError as error:
+        quietly_close(client)
+        raise ImapTokenError(error) from error
     except LoginError as error:
         quietly_close(client)
         raise ImapLoginError(
@@ -74,7 +92,33 @@ def open_client(config: ImapConfig) -> Any:
             f"could not open a session with {config.where}: {error}",
             suggestion="Check the security setting and the server's certificate.",
         ) from error
-    return client
+    return client, token
+
+
+def _login(client: Any, config: ImapConfig) -> AccessToken | None:
+    """Log in with the password, or with an OAuth token: XOAUTH2 where offered (Gmail,
+    Outlook), else OAUTHBEARER. A refused token is replaced by a fresh one once: the server
+    may have ended it before its time (revoked, or a clock apart); a fresh one refused too
+    means the game master must act (TokenRevoked)."""
+    oauth = config.oauth
+    if oauth is None:
+        client.login(config.username, config.password)
+        return None
+    tokens = tokens_for(oauth)
+    login = (client.oauthbearer_login if not client.has_capability("AUTH=XOAUTH2")
+             and client.has_capability("AUTH=OAUTHBEARER") else client.oauth2_login)
+    token = tokens.access_token()
+    try:
+        login(config.username, token.token)
+        return token
+    except LoginError:
+        token = tokens.access_token(fresh=True)
+    try:
+        login(config.username, token.token)
+    except LoginError as error:
+        raise TokenRevoked(f"{config.host} refused a fresh OAuth token for {config.username} "
+                           f"({error})", suggestion=oauth.steps) from error
+    return token
 
 
 def quietly_close(client: Any) -> None:

@@ -28,6 +28,16 @@ from pbem.errors import ConfigError, PbemError
 from pbem.mail.address import maildir_folder
 from pbem.transport.backoff import backoff_delay
 from pbem.transport.imap import is_loopback
+from pbem.transport.oauth import (
+    REFRESH_MARGIN,
+    AccessToken,
+    OAuthSettings,
+    TokenError,
+    TokenRevoked,
+    sasl_oauthbearer,
+    sasl_xoauth2,
+    tokens_for,
+)
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +56,11 @@ class TransientSendError(SendError):
 
 class PermanentSendError(SendError):
     """The server refused this mail for good; retrying will not help."""
+
+
+class LoginImpossible(TransientSendError):
+    """No mail can go until the game master mends the login (an OAuth login the provider
+    refuses for good): the mail is not at fault, and waits."""
 
 
 class Sender(Protocol):
@@ -89,6 +104,7 @@ class SmtpSender:
         ca_file: str | None = None,
         local_hostname: str | None = None,
         probe_after: float = 10.0,
+        oauth: OAuthSettings | None = None,
     ) -> None:
         if security not in ("tls", "starttls", "plain"):
             raise ConfigError("SMTP security must be tls, starttls or plain", text=str(security))
@@ -102,8 +118,10 @@ class SmtpSender:
         # smtplib would look up the machine's name on every connection; once is enough.
         self._local_hostname = local_hostname or socket.getfqdn()
         self._probe_after = probe_after
+        self._oauth = oauth
         self._smtp: smtplib.SMTP | None = None
         self._last_used = 0.0
+        self._session_ends: float | None = None  # when the session's OAuth token ends
 
     @property
     def where(self) -> str:
@@ -144,14 +162,60 @@ class SmtpSender:
                         suggestion="Remove the username, or use STARTTLS: many servers "
                         "offer AUTH only after it.",
                     )
-                smtp.login(self.username, self._password or "")
+                if self._oauth is None:
+                    smtp.login(self.username, self._password or "")
+                else:
+                    token = self._oauth_login(smtp, self.username, self._oauth)
+                    self._session_ends = token.expires_at
         except BaseException:
             _quietly_close(smtp)
             raise
         return smtp
 
+    def _oauth_login(self, smtp: smtplib.SMTP, username: str,
+                     oauth: OAuthSettings) -> AccessToken:
+        """Log in with an OAuth token (XOAUTH2 where offered, else OAUTHBEARER); a refused
+        token is replaced by a fresh one once; a fresh one refused too means the game
+        master must act (LoginImpossible)."""
+        offered = smtp.esmtp_features.get("auth", "").upper().split()
+        mechanism = "XOAUTH2" if "XOAUTH2" in offered or "OAUTHBEARER" not in offered \
+            else "OAUTHBEARER"
+        initial = sasl_xoauth2 if mechanism == "XOAUTH2" else sasl_oauthbearer
+
+        def authenticate(token: AccessToken) -> None:
+            # After a refusal the server sends its error as a challenge; the answer is an
+            # empty line, then it says 535.
+            smtp.auth(mechanism, lambda challenge=None: (
+                initial(username, token.token) if challenge is None else ""),
+                initial_response_ok=True)
+
+        tokens = tokens_for(oauth)
+        try:
+            token = tokens.access_token()
+            try:
+                authenticate(token)
+                return token
+            except smtplib.SMTPAuthenticationError:
+                token = tokens.access_token(fresh=True)
+            authenticate(token)
+            return token
+        except TokenRevoked as error:
+            raise LoginImpossible(f"no SMTP login for {username}: {error}",
+                                  suggestion=error.suggestion) from error
+        except TokenError as error:
+            raise TransientSendError(f"no SMTP login for {username}: {error}",
+                                     suggestion=error.suggestion) from error
+        except smtplib.SMTPAuthenticationError as error:
+            raise LoginImpossible(f"the SMTP server {self.where} refused a fresh OAuth token "
+                                  f"for {username} ({_reply(error)})",
+                                  suggestion=oauth.steps) from error
+
     def _connection(self) -> smtplib.SMTP:
         smtp = self._smtp
+        if (smtp is not None and self._session_ends is not None
+                and self._session_ends - time.time() < REFRESH_MARGIN):
+            self.close()  # its token is about to expire: log in again with a fresh one
+            smtp = None
         if smtp is not None and time.monotonic() - self._last_used > self._probe_after:
             try:
                 alive = smtp.noop()[0] == 250
@@ -172,6 +236,8 @@ class SmtpSender:
         data = _LINE_END.sub(b"\r\n", raw)
         try:
             smtp = self._connection()
+        except SendError:
+            raise
         except smtplib.SMTPAuthenticationError as error:
             raise TransientSendError(
                 f"login refused by {self.host} for {self.username} ({_reply(error)})",
@@ -215,6 +281,7 @@ class SmtpSender:
     def close(self) -> None:
         """Say QUIT, or drop the connection if that fails."""
         smtp, self._smtp = self._smtp, None
+        self._session_ends = None
         if smtp is not None:
             _quietly_close(smtp)
 
