@@ -135,9 +135,9 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
         if words == ["end", "press"] or words[0] == "game":
             reading.misplaced(number, line, first_line=at + 1)
             continue
-        following = _continuation(lines, index)
-        if following is not None and reading.wrapped(number, line, following):
-            index += 1  # the continuation line was read with this one
+        joined = reading.wrapped(number, line, _continuations(lines, index))
+        if joined:
+            index += joined  # the lines that continue this one were read with it
             continue
         in_press = reading.line(number, line)
     if in_press is not None:
@@ -204,38 +204,42 @@ class _Reading:
         self._read[line] = found
         return found
 
-    def wrapped(self, number: int, line: str, following: str) -> bool:
-        """Reads a line that a mail client may have wrapped, ``following`` the line below it:
-        true when that line continues this one (it begins with no order's word) and the two
-        were read as one order, or refused as one. A wrapped order runs whole or not at all.
-        """
-        alone = self.attempt(line)
-        below = self.attempt(following)
-        if isinstance(alone, Press) or not isinstance(below, OrderSyntaxError) \
-                or below.key != "unknown_order":
-            return False
-        joined = f"{line} {following}"
-        whole = self.attempt(joined)
-        if whole is not None and not isinstance(whole, OrderSyntaxError | Press):
-            self.orders.append(Located(number, joined, whole))
-            self.warnings.append(OrderWarning(
-                f"lines {number} and {number + 1} look like one order wrapped by the mail "
-                "program: they were read as one line", line=number, text=joined,
-                key="wrapped_joined"))
-            return True
+    def wrapped(self, number: int, line: str, following: list[str]) -> int:
+        """Reads a line that a mail client may have wrapped, ``following`` the lines below it
+        that may continue it: gives how many of them were read with it (as one order, or
+        refused as one), 0 when none continues it. A line continues the one above when it
+        begins with no order's word. A wrapped order runs whole or not at all."""
+        if isinstance(self.attempt(line), Press):
+            return 0
+        pieces: list[str] = []
+        for below in following:
+            read = self.attempt(below)
+            if not isinstance(read, OrderSyntaxError) or read.key != "unknown_order":
+                break
+            pieces.append(below)
+        for count in range(len(pieces), 0, -1):
+            joined = " ".join([line, *pieces[:count]])
+            whole = self.attempt(joined)
+            if whole is not None and not isinstance(whole, OrderSyntaxError | Press):
+                self.orders.append(Located(number, joined, whole))
+                self.warnings.append(OrderWarning(
+                    f"lines {number} to {number + count} look like one order wrapped by the "
+                    "mail program: they were read as one line", line=number, text=joined,
+                    key="wrapped_joined"))
+                return count
         # A line that reads alone, cut before a word that goes on an order (SPEND, UPTO,
         # WITH, a comma's next name...): what it says alone is not what was written.
-        continued = following.split()[0].casefold() in RESERVED or line.endswith(",")
-        if isinstance(alone, OrderSyntaxError) or not continued:
-            return False
+        if not pieces or isinstance(self.attempt(line), OrderSyntaxError) or not (
+                pieces[0].split()[0].casefold() in RESERVED or line.endswith(",")):
+            return 0
         self.errors.append(OrderSyntaxError(
             f"this order looks wrapped by the mail program: line {number + 1} goes on with "
             "it, and the two do not read as one order, so neither was carried out",
-            line=number, text=joined,
+            line=number, text=f"{line} {pieces[0]}",
             suggestion="write each order on one line (turn off line wrapping, or shorten it).",
             key="wrapped", hint="one_line", words={"next_line": number + 1},
         ))
-        return True
+        return 1
 
     def pasted(self, number: int, line: str, *, first_line: int, second_start: bool,
                rule: bool) -> None:
@@ -308,18 +312,19 @@ def _words(line: str) -> list[str]:
     return words
 
 
-def _continuation(lines: list[str], index: int) -> str | None:
-    """The line at ``index`` stripped, when it may continue the order line above it: it is
-    right below (no blank line between), not quoted, and not END, a start line, or where a
-    pasted mail or a signature begins."""
-    if index >= len(lines):
-        return None
-    line = lines[index].strip()
-    words = _words(line)
-    if (not words or line.startswith(">") or line == _SIGNATURE or words[0] in ("end", "game")
-            or pasted_at(lines, index) is not None):
-        return None
-    return line
+def _continuations(lines: list[str], index: int) -> list[str]:
+    """The lines from ``index`` on, stripped, that may continue the order line above them:
+    right below it (no blank line between), not quoted, and not END, a start line, or where
+    a pasted mail or a signature begins."""
+    found: list[str] = []
+    for at in range(index, len(lines)):
+        line = lines[at].strip()
+        words = _words(line)
+        if (not words or line.startswith(">") or line == _SIGNATURE
+                or words[0] in ("end", "game") or pasted_at(lines, at) is not None):
+            break
+        found.append(line)
+    return found
 
 
 def _is_start_line(words: list[str]) -> bool:

@@ -19,6 +19,8 @@ import pytest
 from factory import CARDS
 
 from pbem.engine.commands import Pass
+from pbem.errors import PbemError
+from pbem.orders.line import parse_order
 from pbem.orders.parse import parse_orders
 
 GOLDENS = sorted((Path(__file__).parent.parent / "golden" / "reports").glob("*.txt"))
@@ -67,3 +69,17 @@ def test_the_goldens_hold_lines_to_copy() -> None:
     """The check above is not empty: the goldens hold bare ATTACK lines and answers."""
     texts = "\n".join(p.read_text(encoding="utf-8") for p in GOLDENS)
     assert "\n    ATTACK " in texts and "\n    NO RESPONSE" in texts
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda p: p.stem)
+def test_every_line_to_copy_fits_72_columns(golden: Path) -> None:
+    """Issue 19, point 3: a client that wraps at 72 columns never cuts a line of ours that
+    reads as an order (the lead and a '#' of the order form count)."""
+    for line in _body(golden):
+        bare = line.strip().removeprefix("#").strip()
+        if bare and bare.split()[0].isupper():
+            try:
+                parse_order(bare, CARDS, "Bob", PLAYERS)
+            except PbemError:
+                continue
+            assert len(line) <= 72, line
