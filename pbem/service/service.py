@@ -298,10 +298,13 @@ class Service:
             mail = parse_mail(raw, max_bytes=self.config.max_mail_bytes)
         except MailFormatError as error:
             sender, message_id, synthetic = header_summary(raw)
+            too_big = error.key == "over_size"  # the game master hears of it too
             self.postmaster.reply(mail_id, sender, "unreadable", now, message=error.message,
                                   suggestion=error.suggestion or "",
                                   reply_to=None if synthetic else message_id,
-                                  reader=self._reader(sender, "unreadable", now))
+                                  reader=self._reader(sender, "unreadable", now),
+                                  tell_gm=("mail_too_big", {"sender": sender, **error.words})
+                                  if too_big else None)
             return
         ours = mail.message_id in self._bot_mail  # a bot seat's: never a flood
         self._bot_mail.discard(mail.message_id)
