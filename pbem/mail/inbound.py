@@ -87,8 +87,9 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
     line ends are LF, trailing white space and blank end lines are gone, and invisible
     characters (BOM, zero-width space) are dropped and no-break spaces made spaces, so a
     signature line "-- " reads "--". Automatic mail is returned with its first part's text
-    and never raised; over-size mail (checked first, on ``len(raw)``), mail without orders and
-    mail too damaged to read raise MailFormatError with a message for the sender.
+    and never raised; over-size mail (checked first, on ``len(raw)``, or a ``stand_in`` for
+    one), mail without orders and mail too damaged to read raise MailFormatError with a
+    message for the sender.
     """
     stood_for = _STAND_IN.match(raw)
     size = int(stood_for.group(1)) if stood_for else len(raw)
