@@ -342,10 +342,13 @@ def test_imap_mode_processes_moves_and_answers_over_smtp(
     assert service.service_record(GAME).seat("Bob").tz == "Europe/Paris"
 
 
-def test_imap_mail_over_the_size_limit_is_filed_as_failed_not_lost(
+def test_imap_mail_over_the_size_limit_is_filed_as_failed_and_answered(
         tmp_path: Path, dovecot: Dovecot, account: Account, smtp_catcher: SmtpCatcher) -> None:
+    """Issue 19, point 5: no mail is dropped in silence. The SMTP path answers 552; over
+    IMAP the mail goes to the failed folder, its sender is answered with the limit and what
+    to do, and the game master is told."""
     config = imap_config(tmp_path, dovecot, account, smtp_catcher,
-                         mail="max_kib = 2")
+                         mail='max_kib = 2\ngm_address = "gm@example.org"')
     passwords = new_game(config)
     big = order_mail(1, "Alice", passwords["Alice"], "STATUS\r\n# " + "x" * 3000,
                      to="game@pbem.test")
@@ -353,13 +356,19 @@ def test_imap_mail_over_the_size_limit_is_filed_as_failed_not_lost(
     dovecot.deliver(account, big, "alice@example.org")
     dovecot.deliver(account, small, "bob@example.org")
     done = Daemon(config, clock=Clock()).run_once()
-    assert (done.processed, done.problems) == (1, ())
+    assert (done.processed, done.problems) == (2, ())
     failed = dovecot.messages(account, "pbem-failed")
     assert [parse(raw)["Message-ID"] for raw, _ in failed] == ["<order-1@example.org>"]
     assert [parse(raw)["Message-ID"] for raw, _ in dovecot.messages(account, "pbem-done")] \
         == ["<order-2@example.org>"]
-    assert [parse(m.raw)["In-Reply-To"] for m in smtp_catcher.mails[6:]] == [
-        "<order-2@example.org>"]
+    answers = {m.rcpt_tos: parse(m.raw) for m in smtp_catcher.mails[6:]}
+    assert set(answers) == {("alice@example.org",), ("bob@example.org",), ("gm@example.org",)}
+    told = answers[("alice@example.org",)]
+    assert told["In-Reply-To"] == "<order-1@example.org>"
+    text = told.get_body(("plain",)).get_content()
+    assert "more than the 2 KB we accept" in text and "plain text" in text
+    gm = answers[("gm@example.org",)].get_body(("plain",)).get_content()
+    assert "alice@example.org" in gm and "2 KB" in gm and "failed folder" in gm
 
 
 # ---- loop and abuse guards -------------------------------------------------------------

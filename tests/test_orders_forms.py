@@ -6,6 +6,7 @@ the order parser, as a player's reply would be.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -33,16 +34,23 @@ def text(state: GameState, player: str = "ann", lang: str = "en") -> str:
                                html=False).text
 
 
-def test_suggested_attack_lines_are_never_wrapped() -> None:
-    """The report's ODDS section gives each attack as an order line to copy into a reply; a
-    line broken over two would not read back. Every suggested line is whole and parses."""
+def test_suggested_attack_lines_fit_72_columns_and_read_back_whole() -> None:
+    """The report's ODDS section gives each attack as an order line to copy into a reply.
+    Clients wrap at 72 columns or so, so a long one is written cut before a keyword, its
+    continuation indented below it (issue 19): every line fits 72 columns, and the lines
+    copied together read back as one order each."""
     for lang in ("en", "fr"):
         lines = text(position(), lang=lang).splitlines()
-        suggested = [line.strip() for line in lines if line.startswith("    ATTACK")]
-        assert any(LONG in line and len(line) > 78 for line in suggested), suggested
+        at = [i for i, line in enumerate(lines) if line.startswith("    ATTACK")]
+        blocks = [[lines[i], *itertools.takewhile(lambda x: x.startswith("      "),
+                                                  lines[i + 1:])] for i in at]
+        assert any(LONG in block[0] and len(block) > 1 for block in blocks), blocks
+        assert all(len(line) <= 72 for block in blocks for line in block)
         start = "GAME test PLAYER ann PASSWORD x"
-        parsed = parse_orders("\n".join([start, *suggested, "END"]), CARDS, ("ann", "bob"))
-        assert not parsed.errors and len(parsed.orders) == len(suggested)
+        copied = [line.strip() for block in blocks for line in block]
+        parsed = parse_orders("\n".join([start, *copied, "END"]), CARDS, ("ann", "bob"))
+        assert not parsed.errors and len(parsed.orders) == len(blocks)
+        assert all(len(o.text) > 78 for o in parsed.orders if LONG in o.text)
 
 
 def test_the_form_offers_end_turn_once_the_player_has_acted() -> None:

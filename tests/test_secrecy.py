@@ -132,8 +132,8 @@ def mail_parts(raw: bytes) -> tuple[list[str], list[dict[str, Any]]]:
     texts: list[str] = [str(message.get("Subject", ""))]
     views: list[dict[str, Any]] = []
     for part in message.walk():
-        if part.is_multipart():
-            continue
+        if part.is_multipart() or part.get_content_maintype() == "image":
+            continue  # a picture's words are its alt text, in the HTML part
         data = part.get_payload(decode=True)
         body = data.decode("utf-8") if isinstance(data, bytes) else ""
         kind = part.get_content_type()

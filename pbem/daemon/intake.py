@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from pbem.daemon.config import DaemonConfig
-from pbem.mail.inbound import receipt
+from pbem.mail.inbound import receipt, stand_in
 from pbem.service.postmaster import Postmaster
 from pbem.store import Store
 from pbem.transport.imap import (
@@ -56,17 +56,16 @@ class MailIntake:
         """Store mails fetched together over IMAP, durable together; gives each one's fate
         (see ``pbem.transport.imap.GroupDelivery``)."""
         limit = self._max_bytes
-        # The listener refuses these with 552; here they go to the failed folder.
+        # The listener refuses these with 552. Here the mail goes to the failed folder, and
+        # a stand-in (its head) is stored, so that the sender and the game master are told.
         fates: list[BaseException | None] = [
             UnprocessableMail(f"the mail is {len(raw)} bytes, more than the {limit} allowed")
             if len(raw) > limit else None for raw in raws]
-        taken = [raw for raw, fate in zip(raws, fates, strict=True) if fate is None]
-        if not taken:
-            return fates
         try:
-            mail_ids = self._accept(taken)
+            mail_ids = self._accept([raw if fate is None else stand_in(raw)
+                                     for raw, fate in zip(raws, fates, strict=True)])
         except Exception as error:  # none of them is stored: the intake stops at the first
-            return [*fates[:fates.index(None)], error]
+            return [error]
         self._stored(mail_ids, "IMAP")
         return fates
 

@@ -73,6 +73,8 @@ class OutgoingMail:
     text: str
     html: str | None = None
     attachments: tuple[tuple[str, str, bytes], ...] = ()  # (filename, mimetype, content)
+    # Pictures the HTML shows by "cid:<content id>": (content id without <>, mimetype, content)
+    inline: tuple[tuple[str, str, bytes], ...] = ()
     message_id: str  # with or without <>
     in_reply_to: str | None = None
     references: tuple[str, ...] = ()  # the thread before in_reply_to, oldest first
@@ -95,6 +97,10 @@ class OutgoingMail:
             if mimetype.count("/") != 1 or not filename:
                 raise ValueError(f"OutgoingMail: attachment {filename!r} has mimetype "
                                  f"{mimetype!r}; give a name and a type like 'text/plain'")
+        for cid, mimetype, _ in self.inline:
+            if self.html is None or not _REF_ID.fullmatch(cid) or mimetype.count("/") != 1:
+                raise ValueError(f"OutgoingMail: inline picture {cid!r} ({mimetype!r}) needs "
+                                 "an HTML part, a Content-ID like a Message-ID, and a type")
         for name, _ in self.headers:
             if not _HEADER_NAME.fullmatch(name) or name.lower() in _OWNED_HEADERS:
                 raise ValueError(f"OutgoingMail: extra header {name!r} is not allowed; "
@@ -205,7 +211,11 @@ def _multiparts(mail: OutgoingMail, text_part: _Part) -> _Part:
     boundary = _boundary(mail)  # ending in _0 for the outer multipart, _1 for one inside it
     body = text_part
     if mail.html is not None:
-        body = _multipart("alternative", (body, _text_part(mail.html, "html")),
+        html = _text_part(mail.html, "html")
+        if mail.inline:  # RFC 2387: the HTML and the pictures it shows, one whole
+            html = _multipart("related", (html, *(_inline(*p) for p in mail.inline)),
+                              boundary + "2")
+        body = _multipart("alternative", (body, html),
                           boundary + ("1" if mail.attachments else "0"))
     if mail.attachments:
         body = _multipart("mixed", (body, *(_attachment(*a) for a in mail.attachments)),
@@ -246,6 +256,16 @@ def _attachment(filename: str, mimetype: str, content: bytes) -> _Part:
                   _POLICY.fold_binary("Content-Transfer-Encoding", "base64"),
                   _POLICY.fold_binary("Content-Disposition", disposition)),
                  encoded)
+
+
+def _inline(cid: str, mimetype: str, content: bytes) -> _Part:
+    """A picture the HTML part shows by ``cid:``: inline, named, base64."""
+    filename = cid.split("@")[0] + "." + mimetype.split("/")[1]
+    return _Part((_POLICY.fold_binary("Content-Type", mimetype),
+                  _POLICY.fold_binary("Content-Transfer-Encoding", "base64"),
+                  _POLICY.fold_binary("Content-ID", _angled(cid)),
+                  _POLICY.fold_binary("Content-Disposition", f'inline; filename="{filename}"')),
+                 base64.encodebytes(content).replace(b"\n", b"\r\n"))
 
 
 def message_id_for(*parts: str, domain: str) -> str:
@@ -306,6 +326,6 @@ def _boundary(mail: OutgoingMail) -> str:
     content = hashlib.sha256()
     for piece in (mail.message_id, mail.text, mail.html or ""):
         content.update(piece.encode("utf-8", "surrogatepass") + b"\0")
-    for filename, mimetype, data in mail.attachments:
+    for filename, mimetype, data in (*mail.attachments, *mail.inline):
         content.update(f"{filename}\0{mimetype}\0".encode("utf-8", "surrogatepass") + data)
     return f"=_pbem_{content.hexdigest()[:24]}_"

@@ -26,12 +26,18 @@ __all__ = [
     "html_to_text",
     "parse_mail",
     "redact_passwords",
+    "stand_in",
 ]
 
 START_LINE = re.compile(r"^[ \t]*game[ \t]+\S+", re.I | re.M)
 """A start line of orders: first word GAME. Shared with the order parser."""
 
 START_LINE_EXAMPLE = "GAME <game> PLAYER <name> PASSWORD <password>"
+
+# The mark of a stand-in for a mail too big to keep (see ``stand_in``): its first line.
+_STAND_IN = re.compile(rb"X-Pbem-Too-Big: (\d{1,12})\r?\n")
+_MAX_STAND_IN_HEAD = 64 * 1024  # bytes of a head a stand-in keeps; no real head is longer
+_HEAD_END = re.compile(rb"\r?\n\r?\n")
 
 _QUOTED_START_LINE = re.compile(r"^[ \t]*>[ \t>]*game[ \t]+\S+", re.I | re.M)
 # The stdlib parser is quadratic in the number of parts, recurses once per nesting level,
@@ -79,12 +85,15 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
     line ends are LF, trailing white space and blank end lines are gone, and invisible
     characters (BOM, zero-width space) are dropped and no-break spaces made spaces, so a
     signature line "-- " reads "--". Automatic mail is returned with its first part's text
-    and never raised; over-size mail (checked first, on ``len(raw)``), mail without orders and
-    mail too damaged to read raise MailFormatError with a message for the sender.
+    and never raised; over-size mail (checked first, on ``len(raw)``, or a ``stand_in`` for
+    one), mail without orders and mail too damaged to read raise MailFormatError with a
+    message for the sender.
     """
-    if len(raw) > max_bytes:
-        return _unreadable(raw, f"over-size: {len(raw)} bytes, limit {max_bytes}", MailFormatError(
-            key="too_big", size=_kib(len(raw)), limit=_kib(max_bytes)))
+    stood_for = _STAND_IN.match(raw)
+    size = int(stood_for.group(1)) if stood_for else len(raw)
+    if size > max_bytes or stood_for:
+        return _unreadable(raw, f"over-size: {size} bytes, limit {max_bytes}", MailFormatError(
+            key="too_big", size=_kib(size), limit=_kib(max_bytes)))
     parts, longest = _mime_load(raw)
     if parts > _MAX_PARTS:
         return _unreadable(raw, f"too-many-parts: {parts}, limit {_MAX_PARTS}", MailFormatError(
@@ -112,6 +121,17 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
         raise MailFormatError(key="damaged", damage=damage, example=START_LINE_EXAMPLE)
     quoted = any(_QUOTED_START_LINE.search(text) for text in texts)
     raise MailFormatError(key="no_orders", quoted=quoted, example=START_LINE_EXAMPLE)
+
+
+def stand_in(raw: bytes) -> bytes:
+    """Give what an intake keeps of a mail too big to keep: its head (at most 64 KB) under a
+    first line ``X-Pbem-Too-Big: <its size>``, and no body. ``parse_mail`` reads such a
+    stand-in as the over-size mail it stands for, so the sender is answered as a mail
+    refused at SMTP is (552): with the limit, and what to do."""
+    end = _HEAD_END.search(raw, 0, _MAX_STAND_IN_HEAD)
+    head = raw[: end.start() if end else _MAX_STAND_IN_HEAD]
+    newline = b"\r\n" if b"\r\n" in head[:2048] else b"\n"
+    return b"X-Pbem-Too-Big: %d%s%s%s%s" % (len(raw), newline, head, newline, newline)
 
 
 def header_summary(raw: bytes) -> tuple[str, str, bool]:

@@ -33,7 +33,9 @@ from pbem.engine.commands import (
     WithdrawOffer,
 )
 from pbem.orders.active import SIDES
+from pbem.orders.lexer import RESERVED
 from pbem.orders.lexer import quote_name as q
+from pbem.orders.line import ORDER_FORMS
 from pbem.orders.model import (
     AttackOrder,
     ConditionalPlay,
@@ -59,7 +61,7 @@ from pbem.orders.model import (
     Status,
 )
 
-__all__ = ["BLANKED_PASSWORD", "format_order", "format_orders"]
+__all__ = ["BLANKED_PASSWORD", "fold_order", "format_order", "format_orders"]
 
 BLANKED_PASSWORD = "******"
 
@@ -224,3 +226,42 @@ def _upto(amount: int) -> str:
 
 def _side(arrow: int) -> str:
     return SIDES[arrow].upper()
+
+
+def fold_order(line: str, width: int, rest: int | None = None) -> list[str]:
+    """Gives an order line cut into pieces of at most ``width`` characters where it can be:
+    each cut is before the last keyword that goes on an order and begins none (SPEND, UPTO,
+    WITH, CONTROL...) or after a list's comma, outside quotes, that leaves the piece within
+    ``width``. The parser
+    reads the pieces, one below the other, as the whole line again (pbem/orders/parse.py
+    joins the lines that continue an order line). A piece with no such keyword to cut at
+    stays longer than ``width``. The pieces after the first are held to ``rest`` if given
+    (they are indented more)."""
+    if len(line) <= width:
+        return [line]
+    cuts = [at for at in _keyword_starts(line) if at > 0]
+    fitting = [at for at in cuts if at - 1 <= width]
+    if not fitting:
+        return [line]
+    at = fitting[-1]
+    return [line[:at - 1], *fold_order(line[at:], width if rest is None else rest)]
+
+
+def _keyword_starts(line: str) -> list[int]:
+    """Where each word of the line that may begin a continuation starts, outside quotes."""
+    starts: list[int] = []
+    quote = ""
+    for at, char in enumerate(line):
+        if quote:
+            quote = "" if char in _CLOSERS[quote] else quote
+        elif char in _CLOSERS:
+            quote = char
+        elif char != " " and (at == 0 or line[at - 1] == " "):
+            word = line[at:].split(" ", 1)[0].casefold()
+            if (word in RESERVED and word not in _BEGINS_ORDER) or line[:at].endswith(", "):
+                starts.append(at)  # a keyword, or the next name of a list
+    return starts
+
+
+_CLOSERS = {'"': '"', "“": '”"', "«": '»"'}
+_BEGINS_ORDER = frozenset(keywords.split()[0] for keywords in ORDER_FORMS)

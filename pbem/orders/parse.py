@@ -11,6 +11,7 @@ END PRESS.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -19,9 +20,10 @@ from typing import Any
 from pbem.engine.cards import CardSet
 from pbem.errors import OrderSyntaxError, PbemError
 from pbem.orders.grammar import Reader, syntax_error
-from pbem.orders.lexer import split_comment, tokenize
+from pbem.orders.lexer import RESERVED, split_comment, tokenize
 from pbem.orders.line import read_order
-from pbem.orders.model import Header, Located, OrderWarning, ParsedOrders, Press
+from pbem.orders.model import Header, Located, Order, OrderWarning, ParsedOrders, Press
+from pbem.orders.pasted import pasted_at
 from pbem.orders.vocabulary import Vocabulary
 
 __all__ = ["HEADER_FORM", "StartLine", "blank_password", "parse_header", "parse_orders",
@@ -38,16 +40,12 @@ _NO_END = {
     "": OrderWarning("there is no END line: the orders were read to the end of the mail",
                      key="no_end_mail"),
 }
-# A line where a mail client begins the earlier mail, pasted below a reply without ">":
-# "-----Original Message-----" (Outlook), "________________________________" (Outlook's
-# line before From:/Sent:), "---------- Forwarded message ---------" (Gmail), "On <date>,
-# <name> wrote:" and their French forms. What follows is the report, not orders.
-_PASTED = re.compile(
-    r"-{3,} ?(original message|message d'origine|forwarded message|message transféré) ?-{3,}"
-    r"|_{10,}"
-    r"|(on|le) .+ (wrote|a écrit) ?:",
-    re.IGNORECASE,
-)
+# Characters phones and web clients put where a space or nothing belongs (the mail reader
+# drops most already; order text may come from elsewhere too).
+_INVISIBLE = str.maketrans({"\u200b": None, "\u200c": None, "\u200d": None, "\u2060": None,
+                            "\ufeff": None, "\u00ad": None})
+# The full stop (or !) a phone adds after the last word: "END.", "END TURN.", "PASS."
+_FULL_STOP = re.compile(r"(?<=\w)[.!]+$")
 
 
 def blank_password(line: str) -> str:
@@ -98,18 +96,21 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
     are kept as written). Raises OrderSyntaxError only when there is no readable start line.
     ``start``, if given, is what ``read_start`` gave for the same text and cards.
     """
-    lines = text.splitlines()
+    lines = text.translate(_INVISIBLE).splitlines()
     vocabulary = Vocabulary(cards, players)
     at, header = _start_line(lines, vocabulary, start)
     reading = _Reading(header.player, vocabulary)
     ended_by = ""
     in_press: tuple[int, str, Press] | None = None
     press_lines: list[str] = []
-    for number, raw in enumerate(lines[at + 1:], start=at + 2):
+    index = at + 1
+    while index < len(lines):
+        raw, number = lines[index], index + 1
+        index += 1
         line = raw.strip()
         if line.startswith(">"):
             continue
-        words = split_comment(line).casefold().split()
+        words = _words(line)
         if words == ["end"]:
             ended_by = "end"
             break
@@ -117,8 +118,10 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
             ended_by = "signature"
             break
         second_start = _is_start_line(words)
-        if in_press is None and (second_start or _PASTED.fullmatch(line)):
-            reading.pasted(number, line, first_line=at + 1, second_start=second_start)
+        pasted = None if in_press is not None else pasted_at(lines, number - 1)
+        if in_press is None and (second_start or pasted):
+            reading.pasted(number, line, first_line=at + 1, second_start=second_start,
+                           rule=pasted == "rule")
             ended_by = "pasted"
             break
         if in_press is not None:
@@ -132,6 +135,10 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
             continue
         if words == ["end", "press"] or words[0] == "game":
             reading.misplaced(number, line, first_line=at + 1)
+            continue
+        joined = reading.wrapped(number, line, _continuations(lines, index))
+        if joined:
+            index += joined  # the lines that continue this one were read with it
             continue
         in_press = reading.line(number, line)
     if in_press is not None:
@@ -152,6 +159,7 @@ class _Reading:
         self.orders: list[Located] = []
         self.errors: list[OrderSyntaxError] = []
         self.warnings: list[OrderWarning] = []
+        self._read: dict[str, Order | OrderSyntaxError | None] = {}  # by line, as read
 
     def line(self, number: int, line: str) -> tuple[int, str, Press] | None:
         """Reads one order line; gives the press it opens (line, text, order), if any."""
@@ -161,21 +169,75 @@ class _Reading:
                 length=len(line),
             ))
             return None
-        try:
-            tokens = tokenize(line)
-            if not tokens:
-                return None
-            order = read_order(tokens, self.vocabulary, self.player, line=number, text=line)
-        except OrderSyntaxError as error:
+        read = self.attempt(line)
+        if isinstance(read, OrderSyntaxError):
+            error = copy.copy(read)  # the one read is kept for a line written alike
             error.line, error.text = number, line
             self.errors.append(error)
             return None
-        if isinstance(order, Press):
-            return number, line, order
-        self.orders.append(Located(number, line, order))
+        if read is None:
+            return None
+        if isinstance(read, Press):
+            return number, line, read
+        self.orders.append(Located(number, line, read))
         return None
 
-    def pasted(self, number: int, line: str, *, first_line: int, second_start: bool) -> None:
+    def attempt(self, line: str) -> Order | OrderSyntaxError | None:
+        """Gives the order a line says (None for no tokens), or why it says none. A full stop
+        a phone added after the last word is dropped when the line reads only without it."""
+        found = self._read.get(line)
+        if found is not None or line in self._read:
+            return found
+        try:
+            tokens = tokenize(line)
+            found = read_order(tokens, self.vocabulary, self.player) if tokens else None
+        except OrderSyntaxError as error:
+            found = error
+            bare = _FULL_STOP.sub("", line)
+            if bare != line and not isinstance(again := self.attempt(bare), OrderSyntaxError):
+                found = again
+        self._read[line] = found
+        return found
+
+    def wrapped(self, number: int, line: str, following: list[str]) -> int:
+        """Reads a line that a mail client may have wrapped, ``following`` the lines below it
+        that may continue it: gives how many of them were read with it (as one order, or
+        refused as one), 0 when none continues it. A line continues the one above when it
+        begins with no order's word. A wrapped order runs whole or not at all."""
+        if isinstance(self.attempt(line), Press):
+            return 0
+        pieces: list[str] = []
+        for below in following:
+            read = self.attempt(below)
+            if not isinstance(read, OrderSyntaxError) or read.key != "unknown_order":
+                break
+            pieces.append(below)
+        for count in range(len(pieces), 0, -1):
+            joined = " ".join([line, *pieces[:count]])
+            whole = self.attempt(joined)
+            if whole is not None and not isinstance(whole, OrderSyntaxError | Press):
+                self.orders.append(Located(number, joined, whole))
+                self.warnings.append(OrderWarning(
+                    f"lines {number} to {number + count} look like one order wrapped by the "
+                    "mail program: they were read as one line", line=number, text=joined,
+                    key="wrapped_joined"))
+                return count
+        # A line that reads alone, cut before a word that goes on an order (SPEND, UPTO,
+        # WITH, a comma's next name...): what it says alone is not what was written.
+        if not pieces or isinstance(self.attempt(line), OrderSyntaxError) or not (
+                pieces[0].split()[0].casefold() in RESERVED or line.endswith(",")):
+            return 0
+        self.errors.append(OrderSyntaxError(
+            f"this order looks wrapped by the mail program: line {number + 1} goes on with "
+            "it, and the two do not read as one order, so neither was carried out",
+            line=number, text=f"{line} {pieces[0]}",
+            suggestion="write each order on one line (turn off line wrapping, or shorten it).",
+            key="wrapped", hint="one_line", words={"next_line": number + 1},
+        ))
+        return 1
+
+    def pasted(self, number: int, line: str, *, first_line: int, second_start: bool,
+               rule: bool) -> None:
         """Reports the line where an earlier mail (or a second set of orders) begins: the
         orders stop there, so that a report pasted below them is not read as orders."""
         if second_start:
@@ -183,6 +245,10 @@ class _Reading:
                 line=number, text=blank_password(line), key="second_start", hint="one_set",
                 first_line=first_line,
             ))
+            return
+        if rule:
+            self.errors.append(OrderSyntaxError(line=number, text=line, key="rule_line",
+                                                hint="end_with_end"))
             return
         self.errors.append(OrderSyntaxError(line=number, text=line, key="pasted",
                                             hint="end_with_end"))
@@ -206,6 +272,32 @@ class _Reading:
                                                 hint="press_body"))
             return
         self.orders.append(Located(number, line, replace(press, text=message)))
+
+
+def _words(line: str) -> list[str]:
+    """The words of a line without its comment, lower case, a phone's full stop after the
+    last dropped when it is END or END PRESS ("END." reads END)."""
+    words = split_comment(line).casefold().split()
+    if words and words[0].startswith("end") and len(words) <= 2:
+        bare = _FULL_STOP.sub("", " ".join(words)).split()
+        if bare in (["end"], ["end", "press"]):
+            return bare
+    return words
+
+
+def _continuations(lines: list[str], index: int) -> list[str]:
+    """The lines from ``index`` on, stripped, that may continue the order line above them:
+    right below it (no blank line between), not quoted, and not END, a start line, or where
+    a pasted mail or a signature begins."""
+    found: list[str] = []
+    for at in range(index, len(lines)):
+        line = lines[at].strip()
+        words = _words(line)
+        if (not words or line.startswith(">") or line == _SIGNATURE
+                or words[0] in ("end", "game") or pasted_at(lines, at) is not None):
+            break
+        found.append(line)
+    return found
 
 
 def _is_start_line(words: list[str]) -> bool:

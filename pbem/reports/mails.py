@@ -50,6 +50,7 @@ from pbem.reports.forms import (
     response_lines,
     welcome_example,
 )
+from pbem.reports.pictures import InlinePicture, png_picture
 from pbem.reports.position import Attachment, Position, position
 from pbem.reports.svg import structure_svg
 from pbem.reports.templating import LANGUAGES, environment, render
@@ -65,6 +66,8 @@ class Rendered:
     text: str
     html: str
     attachments: tuple[Attachment, ...] = ()
+    # The pictures the HTML part shows: (Content-ID, MIME type, content) each.
+    inline: tuple[tuple[str, str, bytes], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -263,13 +266,16 @@ def turn_report(
     seen = position(cards, state, player)
     v = seen.v
     ctx = _game_context(seen, now, deadline, tz)
-    # The pictures are for the HTML part only.
-    svgs = structure_pictures(cards, v, lang, site_dir) if html else {}
+    # The pictures are for the HTML part only, as PNG parts it shows (Gmail and Outlook show
+    # no inline SVG).
+    pictures = mail_pictures(cards, v, lang, site_dir) if html else {}
     rendered = mail("turn_report", lang, site_dir, html=html, **ctx,
-                    events=report_events(events, player, tz), quiet=not events, svgs=svgs,
+                    events=report_events(events, player, tz), quiet=not events,
+                    svgs={name: p.img for name, p in pictures.items()},
                     offer=offer_facts(v, deadline_facts(offer_deadline, now, tz)),
                     offer_lines=offer_lines(v, ctx["me"]))
-    return Rendered(rendered.subject, rendered.text, rendered.html, (seen.attachment,))
+    return Rendered(rendered.subject, rendered.text, rendered.html, (seen.attachment,),
+                    tuple((p.cid, "image/png", p.png) for p in pictures.values()))
 
 
 def game_over(
@@ -371,6 +377,16 @@ def structure_pictures(cards: CardSet, v: View, lang: str = "en",
                        site_dir: Path | None = None) -> dict[str, Markup]:
     """The picture of each power structure a view shows, labelled in the reader's language."""
     return {p.name: _picture(p, cards, lang, site_dir) for p in v.players if p.structure}
+
+
+def mail_pictures(cards: CardSet, v: View, lang: str = "en",
+                  site_dir: Path | None = None) -> dict[str, InlinePicture]:
+    """Each power structure a view shows as a PNG for a mail's HTML part, with alt text that
+    names its cards, in the reader's language."""
+    label = _words(lang, site_dir).get("alt", "")
+    return {p.name: png_picture(str(_picture(p, cards, lang, site_dir)),
+                                f"{label} {p.name}: {', '.join(c.card for c in p.structure)}")
+            for p in v.players if p.structure}
 
 
 @lru_cache(maxsize=128)

@@ -22,6 +22,8 @@ from jinja2.runtime import Macro
 from jinja2.utils import missing
 from markupsafe import Markup, escape
 
+from pbem.orders.format import fold_order
+
 LANGUAGES = ("en", "fr")
 
 
@@ -47,6 +49,7 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
     env.template_class = _OneStopTemplate
     env.context_class = _MacroCallingContext
     env.filters["hang"] = hang
+    env.filters["fold"] = fold_order
     env.filters["one_stop"] = one_stop
     env.filters["de"], env.filters["que"] = elided("de"), elided("que")
     env.filters["summed"] = summed

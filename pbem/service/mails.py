@@ -244,7 +244,8 @@ def outbox_item(
     mail = OutgoingMail(
         to=to, to_name=to_name, from_addr=sender.address, from_name=sender.name,
         subject=rendered.subject, text=rendered.text, html=rendered.html or None,
-        attachments=rendered.attachments, message_id=message_id, in_reply_to=in_reply_to,
+        attachments=rendered.attachments, inline=rendered.inline, message_id=message_id,
+        in_reply_to=in_reply_to,
         date=now, game=game or None,
     )
     return OutboxItem(outbox_id=outbox_id, game_id=game, to=to, message_id=message_id,

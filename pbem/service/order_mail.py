@@ -91,7 +91,7 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         table.notices = [n for n in table.notices
                          if not (isinstance(n, StatusReport) and n.to == seat.name)]
         table.notify(StatusReport(seat.name))
-    warnings = [words(lang, site_dir, w.key) for w in parsed.warnings]
+    warnings = [words(lang, site_dir, w.key, line=w.line) for w in parsed.warnings]
     return sorted(results, key=lambda r: r.line), warnings
 
 

@@ -48,10 +48,12 @@ class Postmaster:
     def reply(self, mail_id: str, to: str, problem: reports.Problem, now: datetime, *,
               game: str = "", games: Sequence[str] = (), message: str = "",
               suggestion: str = "", reply_to: str | None = None,
-              until: datetime | None = None, reader: Seat | None = None) -> None:
+              until: datetime | None = None, reader: Seat | None = None,
+              tell_gm: tuple[str, dict[str, Any]] | None = None) -> None:
         """Answer a stranger or a failure, at most once an hour per sender (and the flood
         notice once an hour besides), as the ``reader`` (a known player's seat) wants their
-        mail (language, time zone, HTML), in English and UTC for a stranger; change nothing."""
+        mail (language, time zone, HTML), in English and UTC for a stranger; change nothing.
+        ``tell_gm`` (a template and its words) goes to the game master with the answer."""
         meta = self._meta(now)
         items: list[OutboxItem] = []
         if to and self._due(meta, to, problem, now):
@@ -65,6 +67,9 @@ class Postmaster:
             item = outbox_item(f"{POSTMASTER}-{mail_id}", "", to, "", rendered, now=now,
                                sender=self.sender, in_reply_to=reply_to)
             items.append(replace(item, game_id=POSTMASTER))
+            if tell_gm is not None and self.sender.gm_address:
+                items.append(self._to_gm(f"{POSTMASTER}-gm-{mail_id}", tell_gm[0], now,
+                                         **tell_gm[1]))
         self._commit(mail_id, problem if items else "", meta, items)
 
     def note(self, mail_id: str, now: datetime) -> None:

@@ -321,9 +321,14 @@ class Service:
             reader = self._reader(sender, "unreadable", now)
             message, suggestion = worded(error, reader.lang if reader else "en",
                                          self.config.sender.site_dir)
+            too_big = error.key == "too_big"  # the game master hears of it too
             self.postmaster.reply(mail_id, sender, "unreadable", now, message=message,
                                   suggestion=suggestion,
-                                  reply_to=None if synthetic else message_id, reader=reader)
+                                  reply_to=None if synthetic else message_id, reader=reader,
+                                  tell_gm=("mail_too_big", {
+                                      "sender": sender, "size_kib": error.words["size"],
+                                      "limit_kib": error.words["limit"]})
+                                  if too_big else None)
             return
         ours = mail.message_id in self._bot_mail  # a bot seat's: never a flood
         self._bot_mail.discard(mail.message_id)

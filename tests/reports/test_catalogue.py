@@ -47,7 +47,8 @@ SAMPLES: dict[str, Any] = {
     "giver": "Bob", "group": "Feminists", "have": 3, "illuminati": "The Network",
     "instead": "ATTACK Feminists WITH The Network SPEND 3", "keyword": "SPEND",
     "keywords": ["PASS"], "least": 1, "length": 240, "master": "The Network", "missing":
-    ["ON <group>"], "more": 0, "most": 32, "name": "Carol", "names": ["The Mafia"], "number": 2,
+    ["ON <group>"], "more": 0, "most": 32, "next_line": 2, "name": "Carol",
+    "names": ["The Mafia"], "number": 2,
     "order": "PASS", "other": "Dee", "other_have": 4, "owner": "Bob", "phase": "actions",
     "player": "Bob", "purpose": "wait for the roll", "query": "'Mafai'", "quote": "»",
     "receiver": "Bob", "shield": "The Discordian Society", "shown": "'x'", "side": "ASSIST",
