@@ -228,12 +228,8 @@ class _Reading:
                 pieces[0].split()[0].casefold() in RESERVED or line.endswith(",")):
             return 0
         self.errors.append(OrderSyntaxError(
-            f"this order looks wrapped by the mail program: line {number + 1} goes on with "
-            "it, and the two do not read as one order, so neither was carried out",
-            line=number, text=f"{line} {pieces[0]}",
-            suggestion="write each order on one line (turn off line wrapping, or shorten it).",
-            key="wrapped", hint="one_line", words={"next_line": number + 1},
-        ))
+            line=number, text=f"{line} {pieces[0]}", key="wrapped", hint="one_line",
+            next_line=number + 1))
         return 1
 
     def pasted(self, number: int, line: str, *, first_line: int, second_start: bool,
