@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 
@@ -68,11 +69,12 @@ class PbemError(Exception):
         own = self.own_words
         if own is not None:
             return own
-        # The one call from this module upwards: the English of a keyed error is its
-        # catalogue's, rendered when a log, the game master or a test asks for it.
-        from pbem.reports.refusals import worded
-
-        return worded(self, "en")
+        # The English of a keyed error is its catalogue's, rendered when a log, the game
+        # master or a test asks for it, by the wording pbem.reports installs when it is
+        # loaded (errors sit below every layer, so they cannot import it).
+        if _english_wording is None:
+            return f"{self.key}: {self.words}", ""
+        return _english_wording(self)
 
     def __str__(self) -> str:
         message, suggestion = self._english()
@@ -80,6 +82,16 @@ class PbemError(Exception):
         quoted = f" ({self.text!r})" if self.text else ""
         hint = f" {suggestion}" if suggestion else ""
         return f"{where}{message}{quoted}{hint}"
+
+
+_english_wording: Callable[[PbemError], tuple[str, str]] | None = None
+
+
+def install_english_wording(wording: Callable[[PbemError], tuple[str, str]]) -> None:
+    """Word keyed errors in English with ``wording`` (the catalogue's renderer, which
+    ``pbem.reports.refusals`` installs as it is imported)."""
+    global _english_wording
+    _english_wording = wording
 
 
 class CardDataError(PbemError, ValueError):

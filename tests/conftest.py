@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from servers import Account, Dovecot, SmtpCatcher, TokenServer, dovecot_binary, route_providers_to
 
+import pbem.reports.refusals  # noqa: F401  (installs the English wording of keyed errors)
+
 # --- mail servers (tests/servers.py): Dovecot IMAP/LMTP and an SMTP catcher -------------
 
 # Announced instead of Dovecot's own list, to test the paths for servers without IDLE,

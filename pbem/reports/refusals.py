@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from pbem.errors import install_english_wording
 from pbem.reports.templating import LANGUAGES, environment
 
 
@@ -59,3 +60,6 @@ def wording(lang: str, refusals: str, key: str, words: Mapping[str, Any],
     if not message:
         raise UnknownRefusal(f"{lang}/{refusals} has no wording for {key!r}")
     return message, str(module.suggestion(hint or key, words)).strip()
+
+
+install_english_wording(lambda error: worded(error, "en"))

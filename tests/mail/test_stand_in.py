@@ -19,7 +19,7 @@ def test_a_stand_in_reads_as_the_over_size_mail_it_stands_for() -> None:
     assert header_summary(kept) == ("alice@example.org", "big-1@example.org", False)
     with pytest.raises(MailFormatError) as refused:
         parse_mail(kept)
-    assert refused.value.key == "over_size"
+    assert refused.value.key == "too_big"
     assert refused.value.message == "This mail is 1954 KB, more than the 256 KB we accept."
     assert refused.value.words == {"size_kib": 1954, "limit_kib": 256}
 
