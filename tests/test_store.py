@@ -300,7 +300,7 @@ def test_a_game_is_created_with_its_first_snapshot_all_or_nothing(store: Store) 
         index = json.loads((store.root / "index.json").read_bytes())
         index["games"] = {k: v for k, v in index["games"].items() if v["game_id"] != game}
         (store.root / "index.json").write_text(json.dumps(index))
-        store._index_cache = None
+        store.forget_index()
 
     unlist("g2")
     store.create_game("g2", {"seed": 3}, snapshot={"s": 1})
