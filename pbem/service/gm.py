@@ -30,7 +30,7 @@ from pbem.service.model import GameService, Timing
 from pbem.service.offers import tell_offer_ended
 from pbem.service.service import Service
 from pbem.service.table import Notice, Table
-from pbem.store import Store
+from pbem.store import GameStore
 
 PLACES = ("uncontrolled", "dead", "deck", "discards")
 
@@ -40,7 +40,7 @@ class StoreBusyError(StoreError):
 
 
 @contextmanager
-def locked(store: Store, timeout: float | None = None) -> Iterator[None]:
+def locked(store: GameStore, timeout: float | None = None) -> Iterator[None]:
     """Hold the store's lock; StoreBusyError if it is not free within ``timeout`` seconds."""
     with ExitStack() as stack:
         try:

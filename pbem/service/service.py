@@ -44,7 +44,7 @@ from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
 from pbem.service.refusals import worded
 from pbem.service.steps import Steps
 from pbem.service.table import Notice, Table
-from pbem.store import Store
+from pbem.store import GameStore
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ class ServiceConfig:
 class Service:
     """All games of one store."""
 
-    def __init__(self, store: Store, config: ServiceConfig | None = None,
+    def __init__(self, store: GameStore, config: ServiceConfig | None = None,
                  cards: CardSet | None = None) -> None:
         self.store = store
         self.config = config or ServiceConfig()
