@@ -9,8 +9,9 @@ The interface is made of one small part per concern; the file store is built the
 one object per part (``pbem.store.games``, ``log``, ``outbox``, ``inbox``, ``lock``).
 
 Values the store keeps (setups, snapshots, meta, log entries, the due index) are plain JSON:
-what comes back is what JSON makes of what went in (tuples come back as lists), a fresh
-copy on every read that the caller may change.
+what comes back is what JSON makes of what went in (tuples come back as lists). A reader
+must not change what it is given: the file store gives what it keeps in memory while its
+lock is held (the twin in memory gives copies).
 """
 
 from __future__ import annotations
