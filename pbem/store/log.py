@@ -8,7 +8,7 @@ from typing import Any
 from pbem.atomicfile import read_json, write_json_atomic
 from pbem.errors import StoreError
 from pbem.store.games import GameFiles
-from pbem.store.items import JSON_HINT, OutboxItem, check_mail_id, stored_time
+from pbem.store.items import JSON_HINT, OutboxItem, check_mail_id
 from pbem.store.journal import Journal, Journals
 from pbem.store.lock import Locks
 from pbem.store.outbox import OutboxFiles
@@ -124,17 +124,7 @@ class LogFiles:
             raise StoreError(f"Game {game_id} has already applied these mails.",
                              text=", ".join(sorted(done)))
         # Everything the hot file will point to is written first.
-        sent = self._outbox.sent(game_id)
-        pending = {doc["outbox_id"] for doc in hot.outbox}
-        queued = []
-        for item in outbox:
-            if item.game_id != game_id:
-                raise StoreError(f"An outbox item of game {item.game_id} was committed to game "
-                                 f"{game_id}.", text=item.outbox_id)
-            if item.outbox_id in pending or item.outbox_id in sent:
-                continue
-            pending.add(item.outbox_id)
-            queued.append(item)
+        queued = self._outbox.new_items(game_id, hot, outbox)
         for mail_id, index in at.items():
             if not length <= index <= length + len(log_entries):
                 raise StoreError(f"Mail {mail_id} is put at log entry {index}, outside this "
@@ -159,11 +149,7 @@ class LogFiles:
         if meta is not None:
             changes["meta"] = meta
         hot.game.update(changes, doc_ids=[1])
-        hot.outbox.insert_multiple(
-            {"outbox_id": i.outbox_id, "to": i.to, "message_id": i.message_id,
-             "created_at": stored_time(i.created_at), "attempts": i.attempts,
-             "retry_at": i.retry_at, "last_error": i.last_error, "bundle": bundle}
-            for i in queued)
+        self._outbox.queue(hot, queued, bundle)
         self._games.save(game_id, hot)  # the commit point
         self._outbox.remove_bundles(emptied)
 

@@ -90,6 +90,33 @@ class OutboxFiles:
                             b"".join([header, b"\n", *(i.raw for i in items)]))])
         return name
 
+    def new_items(self, game_id: str, hot: HotFile,
+                  items: Sequence[OutboxItem]) -> list[OutboxItem]:
+        """Give those of a commit's mails not queued or sent before under the same outbox
+        id; StoreError if one is another game's."""
+        sent = self.sent(game_id)
+        pending = {doc["outbox_id"] for doc in hot.outbox}
+        new = []
+        for item in items:
+            if item.game_id != game_id:
+                raise StoreError(f"An outbox item of game {item.game_id} was committed to game "
+                                 f"{game_id}.", text=item.outbox_id)
+            if item.outbox_id in pending or item.outbox_id in sent:
+                continue
+            pending.add(item.outbox_id)
+            new.append(item)
+        return new
+
+    @staticmethod
+    def queue(hot: HotFile, items: Sequence[OutboxItem], bundle: str) -> None:
+        """List mails whose bytes are in ``bundle`` as queued, in a hot file about to be
+        saved."""
+        hot.outbox.insert_multiple(
+            {"outbox_id": i.outbox_id, "to": i.to, "message_id": i.message_id,
+             "created_at": stored_time(i.created_at), "attempts": i.attempts,
+             "retry_at": i.retry_at, "last_error": i.last_error, "bundle": bundle}
+            for i in items)
+
     def _pending(self, game_id: str, hot: HotFile) -> list[Document]:
         """Give the queued mails of a game not marked sent, as the hot file lists them."""
         sent = self.sent(game_id)
