@@ -12,9 +12,9 @@ import random
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
+from storing import mail, receive, step
 
 from pbem.errors import StoreError
 from pbem.store import GameStore, InboxItem, OutboxItem, Store, mail_id_for
@@ -45,20 +45,7 @@ def unlocked(request: pytest.FixtureRequest, tmp_path: Path) -> GameStore:
     return s
 
 
-def mail(n: int, game: str = "g1", when: str = "2024-05-01T10:00:00") -> OutboxItem:
-    return OutboxItem(f"{game}-o{n}", game, f"p{n}@example.org", f"<o{n}@pbem>",
-                      f"Subject: {n}\r\n\r\nbody {n}\r\n".encode(), when)
 
-
-def receive(store: GameStore, n: int) -> str:
-    mail_id = store.receive(f"mail {n}".encode(), message_id=f"<m{n}@example.org>",
-                            received_at="2024-05-01T09:00:00")
-    assert mail_id is not None
-    return mail_id
-
-
-def step(store: GameStore, n: int, game: str = "g1", **kwargs: Any) -> None:
-    store.commit(game, log_entries=[{"n": n}], snapshot={"last": n}, **kwargs)
 
 
 # ---- the lock ------------------------------------------------------------------------------
