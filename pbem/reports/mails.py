@@ -186,6 +186,20 @@ def _own_turn_open(v: View) -> bool:
             and v.offer is None and v.special is None)
 
 
+def order_failed(
+    cards: CardSet, state: GameState, player: str, data: Mapping[str, Any], *, now: datetime,
+    deadline: datetime | None, tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
+    html: bool = True,
+) -> Rendered:
+    """An order given earlier was refused when its moment came (``data``: its ``line``,
+    ``order`` text, ``reason`` and ``suggestion``, and the ``skipped`` (line, text) that were
+    to follow it and did not run); when the player's turn is open, its deadline and a fresh
+    order form."""
+    goes_on = turn_goes_on(cards, state, player, now=now, deadline=deadline, tz=tz)
+    return mail("order_failed", lang, site_dir, html=html, game=state.game, player=player,
+                data=data, goes_on=goes_on)
+
+
 def reminder(
     cards: CardSet, state: GameState, player: str, *,
     about: Literal["orders", "response", "offer"], now: datetime, deadline: datetime,
