@@ -24,6 +24,7 @@ from pbem.engine.setup import Seat, Setup, new_game, with_options
 from pbem.service import gm, history
 from pbem.service.service import Service
 from pbem.store import Store
+from pbem.store.memory import MemoryStore
 
 CARDS = load_cardset()
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
@@ -123,10 +124,10 @@ def test_a_players_timeline_hides_what_others_drew(finished: history.GameFile) -
     assert "as the game master sees it" not in theirs
 
 
-def test_the_export_leaves_out_the_password_a_bot_plays_a_seat_with(tmp_path: Path) -> None:
+def test_the_export_leaves_out_the_password_a_bot_plays_a_seat_with() -> None:
     """A bot playing a seat mails its orders with a password kept in clear: it works, so
     it stays out of the export like the hashes."""
-    service = Service(Store(tmp_path), cards=CARDS)
+    service = Service(MemoryStore(), cards=CARDS)
     gm.create_game(service, "g", [("ann", "ann@example.org", ""), ("bob", "b@example.org", "")],
                    seed="ab" * 32, now=T0)
     gm.start_game(service, "g", T0)
@@ -137,8 +138,8 @@ def test_the_export_leaves_out_the_password_a_bot_plays_a_seat_with(tmp_path: Pa
     assert "bot_password" not in text and bot_password not in text
 
 
-def test_the_export_is_the_whole_game_without_password_hashes(tmp_path: Path) -> None:
-    service = Service(Store(tmp_path), cards=CARDS)
+def test_the_export_is_the_whole_game_without_password_hashes() -> None:
+    service = Service(MemoryStore(), cards=CARDS)
     gm.create_game(service, "g", [("ann", "ann@example.org", ""), ("bob", "b@example.org", "")],
                    seed="ab" * 32, now=T0)
     gm.start_game(service, "g", T0)

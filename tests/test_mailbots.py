@@ -18,24 +18,24 @@ from pbem.orders.parse import parse_orders
 from pbem.service.bot_games import play_game
 from pbem.service.model import Timing
 from pbem.service.service import Service, ServiceConfig
-from pbem.store import Store
+from pbem.store.memory import MemoryStore
 
 CARDS = load_cardset()
 START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
-def service(root: Path) -> Service:
-    return Service(Store(root), ServiceConfig(password_cost=4))
+def service() -> Service:
+    return Service(MemoryStore(), ServiceConfig(password_cost=4))
 
 
 def players(n: int) -> list[tuple[str, str]]:
     return [(f"bot{i}", f"bot{i}@example.org") for i in range(1, n + 1)]
 
 
-def test_four_mail_bots_play_a_game_to_victory(tmp_path: Path) -> None:
+def test_four_mail_bots_play_a_game_to_victory() -> None:
     """Every order goes through the service as mail; the game ends in a victory and the
     log replays to the final state. (The house rule of 4 groups to win keeps it short.)"""
-    svc = service(tmp_path)
+    svc = service()
     played = play_game(svc, "bots", players(4), start=START, seed=f"{3:064x}",
                        options={"victory_groups": 4})
     assert played.outcome == "victory" and played.winners
@@ -47,12 +47,12 @@ def test_four_mail_bots_play_a_game_to_victory(tmp_path: Path) -> None:
     assert svc.service_record("bots").steps > played.turns
 
 
-def test_a_mail_bot_takes_back_a_group_it_offered(tmp_path: Path) -> None:
+def test_a_mail_bot_takes_back_a_group_it_offered() -> None:
     """rulebook-en: "When two players agree to a deal, it is binding if they make the
     exchange immediately." A bot may withdraw its offer before the answer: in this seeded
     game of mail-bots one does, the service accepts its WITHDRAW OFFER, tells the receiver,
     and the log replays."""
-    svc = service(tmp_path)
+    svc = service()
     played = play_game(svc, "bots", players(4), start=START, seed=f"{21:064x}",
                        options={"victory_groups": 4}, keep_mail=True)
     assert played.outcome == "victory" and svc.replay_check("bots")
@@ -64,8 +64,8 @@ def test_a_mail_bot_takes_back_a_group_it_offered(tmp_path: Path) -> None:
     assert any(b"withdrew the offer of" in m for m in played.outbox)
 
 
-def test_a_capped_game_ends_at_the_documented_cap(tmp_path: Path) -> None:
-    svc = service(tmp_path)
+def test_a_capped_game_ends_at_the_documented_cap() -> None:
+    svc = service()
     played = play_game(svc, "capped", players(3), start=START, seed="cd" * 32,
                        options={"max_turns": 4}, keep_mail=True)
     assert played.outcome == "turn cap" and played.turns == 4

@@ -27,7 +27,6 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -47,7 +46,7 @@ from pbem.service.mails import Sender, render_notice
 from pbem.service.model import GameService, Seat
 from pbem.service.notices import KINDS
 from pbem.service.service import Service, ServiceConfig
-from pbem.store import Store
+from pbem.store.memory import MemoryStore
 
 CARDS = load_cardset()
 SPECIALS = sorted({s.name for s in CARDS.specials})
@@ -159,9 +158,9 @@ def rendered_parts(rendered: Rendered) -> tuple[list[str], list[dict[str, Any]]]
 # --- sweep 1: mail-bot games through the service ----------------------------------------------
 
 
-def mail_bot_leaks(root: Path, games: int, players: int, turns: int) -> tuple[int, list[str]]:
+def mail_bot_leaks(games: int, players: int, turns: int) -> tuple[int, list[str]]:
     """Play mail-bot games and scan every mail of every step; gives (mails, leaks)."""
-    service = Service(Store(root), ServiceConfig(
+    service = Service(MemoryStore(), ServiceConfig(
         sender=SENDER, password_cost=4, passwords=lambda g, p: f"pw-{g}-{p}-x"))
     found: list[str] = []
     scanned = 0
@@ -191,8 +190,8 @@ def mail_bot_leaks(root: Path, games: int, players: int, turns: int) -> tuple[in
     return scanned, found
 
 
-def test_no_secret_in_any_mail_of_mail_bot_games(tmp_path: Path) -> None:
-    scanned, found = mail_bot_leaks(tmp_path, games=4, players=3, turns=5)
+def test_no_secret_in_any_mail_of_mail_bot_games() -> None:
+    scanned, found = mail_bot_leaks(games=4, players=3, turns=5)
     assert scanned > 100
     assert found == []
 
@@ -302,7 +301,7 @@ def test_no_secret_in_the_mails_of_a_thousand_bot_games(games: range) -> None:
 # --- the scan can fail ------------------------------------------------------------------------
 
 
-def test_a_leaky_view_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_a_leaky_view_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """A view that shows everyone everything (hands, goals) is caught by both sweeps."""
     honest = view_module._player_view
 
@@ -313,5 +312,5 @@ def test_a_leaky_view_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     found = [x for i in range(5) for x in sweep_game(i)[1]]
     assert any("held by another player" in x for x in found)
     assert any("JSON view shows" in x for x in found)
-    _, found = mail_bot_leaks(tmp_path, games=1, players=3, turns=2)
+    _, found = mail_bot_leaks(games=1, players=3, turns=2)
     assert any("UFO" in x or "goal" in x or "hand" in x for x in found)

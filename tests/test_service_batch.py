@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +14,7 @@ from pbem.service import service as service_module
 from pbem.service.mails import Sender
 from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import BATCH, Service, ServiceConfig
-from pbem.store import Store
+from pbem.store.memory import MemoryStore
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 PLAYERS = (("ann", "ann@example.org", ""), ("bob", "bob@example.org", ""),
@@ -36,10 +35,10 @@ def mails(count: int) -> list[bytes]:
     return out
 
 
-def new_service(root: Path) -> Service:
+def new_service() -> Service:
     config = ServiceConfig(sender=Sender(gm_address="gm@example.org"),
                            passwords=lambda game, player: "pw", password_cost=1)
-    service = Service(Store(root), config)
+    service = Service(MemoryStore(), config)
     service.create_game("g", PLAYERS, seed="5eed" * 16)
     service.start_game("g", NOW)
     return service
@@ -73,11 +72,11 @@ def spy_commits(service: Service, monkeypatch: pytest.MonkeyPatch,
 
 
 def test_a_round_is_one_write_and_equals_one_mail_at_a_time(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Each mail is still its own step (numbered, logged and answered as if alone): state,
     service record, log and outgoing mails match a run that processed after every mail."""
     count = BATCH + 10
-    batched, alone = new_service(tmp_path / "batched"), new_service(tmp_path / "alone")
+    batched, alone = new_service(), new_service()
     commits = spy_commits(batched, monkeypatch)
     for raw in mails(count):
         batched.accept(raw, NOW)
@@ -89,10 +88,10 @@ def test_a_round_is_one_write_and_equals_one_mail_at_a_time(
     assert batched.replay_check("g")
 
 
-def test_after_round_is_called_once_a_round_is_committed(tmp_path: Path) -> None:
+def test_after_round_is_called_once_a_round_is_committed() -> None:
     """The daemon's sending loop is woken after each round, with that round's answers
     already queued, so they leave while later rounds are processed."""
-    service = new_service(tmp_path)
+    service = new_service()
     for raw in mails(BATCH + 10):
         service.accept(raw, NOW)
     queued: list[tuple[int, int]] = []
@@ -107,7 +106,7 @@ def test_after_round_is_called_once_a_round_is_committed(tmp_path: Path) -> None
 
 
 def test_a_mail_breaking_mid_round_is_taken_back_alone(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A bug while carrying out one mail undoes that mail's half-done step only: the mails
     before and after it in the round are applied as if it had never come; it is set aside."""
     real = service_module.carry_out_mail
@@ -119,7 +118,7 @@ def test_a_mail_breaking_mid_round_is_taken_back_alone(
         return result
 
     monkeypatch.setattr(service_module, "carry_out_mail", breaks_on_html_off)
-    batched, alone = new_service(tmp_path / "batched"), new_service(tmp_path / "alone")
+    batched, alone = new_service(), new_service()
     for raw in mails(14):  # mails 1 and 8 say SET HTML OFF
         batched.accept(raw, NOW)
         alone.receive(raw, NOW)
@@ -132,10 +131,10 @@ def test_a_mail_breaking_mid_round_is_taken_back_alone(
 
 
 def test_a_round_whose_write_fails_is_done_again_one_mail_at_a_time(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """If the round's write fails, its mails are handled again one by one: none is lost,
     none set aside, and the outcome is the same."""
-    batched, alone = new_service(tmp_path / "batched"), new_service(tmp_path / "alone")
+    batched, alone = new_service(), new_service()
     commits = spy_commits(batched, monkeypatch, fail=lambda kw: len(kw["mail_ids"]) > 1)
     for raw in mails(9):
         batched.accept(raw, NOW)

@@ -264,8 +264,10 @@ def test_an_older_logs_decline_reads_as_before(lang: str, sentence: str) -> None
     assert sentence in words(mail.text)
 
 
-def test_the_game_masters_commands_say_when_the_answer_is_due(room: Mailroom) -> None:
-    """`pbem extend` and `pbem resume` say every deadline they set, the answer's too."""
+def test_the_game_masters_commands_say_when_the_answer_is_due(tmp_path: Path) -> None:
+    """`pbem extend` and `pbem resume` say every deadline they set, the answer's too (the
+    commands run on the store's files)."""
+    room = Mailroom(tmp_path, files=True)
     offer(room)
     store = room.root / "store"
     result = run(store, "extend", "illu", "--hours", "24", now="2026-11-29T13:00:00+00:00")

@@ -6,7 +6,6 @@ import email
 import email.message
 import email.policy
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +13,7 @@ from pbem.service import service as service_module
 from pbem.service.mails import Sender
 from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import Service, ServiceConfig
-from pbem.store import Store
+from pbem.store.memory import MemoryStore
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -25,12 +24,12 @@ def raw(mid: str, body: str) -> bytes:
 
 
 def test_a_broken_mail_is_set_aside_and_later_mail_goes_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The failing mail is marked done with its error recorded and the GM told; the next
     mail in the inbox is still answered."""
     config = ServiceConfig(sender=Sender(gm_address="gm@example.org"))
-    service = Service(Store(tmp_path), config)
+    service = Service(MemoryStore(), config)
     real = service_module.parse_mail
 
     def breaks_on_poison(data: bytes, **kw: int):  # type: ignore[no-untyped-def]
@@ -52,13 +51,13 @@ def test_a_broken_mail_is_set_aside_and_later_mail_goes_on(
 
 
 def test_the_game_master_is_told_in_their_own_language_and_time_zone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A game master who set gm_language and gm_timezone ([mail] in the configuration) gets
     the failed-mail notice in that language, with the moment it broke in UTC and their zone."""
     config = ServiceConfig(sender=Sender(gm_address="gm@example.org", gm_lang="fr",
                                          gm_tz="Europe/Paris"))
-    service = Service(Store(tmp_path), config)
+    service = Service(MemoryStore(), config)
 
     def breaks(data: bytes, **kw: int):  # type: ignore[no-untyped-def]
         raise RuntimeError("simulated bug")

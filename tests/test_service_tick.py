@@ -126,8 +126,7 @@ def _loads(room: Mailroom) -> list[str]:
     return loaded
 
 
-def test_a_quiet_game_is_not_loaded_until_its_next_moment(
-        tmp_path: Path, no_margin: None) -> None:
+def test_a_quiet_game_is_not_loaded_until_its_next_moment(tmp_path: Path) -> None:
     """After one tick noted it, a game nobody wrote to is loaded again only once its
     reminder time has come; the reminder is then sent as before."""
     room = Mailroom(tmp_path)
@@ -145,7 +144,7 @@ def test_a_game_changed_elsewhere_is_looked_at_again(tmp_path: Path, no_margin: 
     """Another process (the GM's command line) moves the deadline earlier after the tick
     noted the game: the stamp changed, so the next tick loads the game and the new
     deadline passes on time."""
-    room = Mailroom(tmp_path)
+    room = Mailroom(tmp_path, files=True)
     room.new_game("illu", PLAYERS)
     room.tick(hours=1)
     record = room.record()
@@ -160,7 +159,7 @@ def test_a_game_changed_elsewhere_is_looked_at_again(tmp_path: Path, no_margin: 
     assert room.record().seat("Carol").misses == 1
 
 
-def test_the_due_index_changes_nothing_a_tick_does(tmp_path: Path, no_margin: None) -> None:
+def test_the_due_index_changes_nothing_a_tick_does(tmp_path: Path) -> None:
     """Two rooms play the same game: one ticks with the due index, the other over every
     game (its index removed before each tick). At random moments over three weeks, with
     an attack window, a bot taking a seat and giving it back, both send the same mails and
@@ -180,7 +179,8 @@ def test_the_due_index_changes_nothing_a_tick_does(tmp_path: Path, no_margin: No
         event = rng.random()
         for room in (fast, full):
             if room is full:
-                (room.store.root / "due.json").unlink(missing_ok=True)
+                with room.store.lock():
+                    room.store.set_due_index({})
             room.at(hours=hours)  # as room.tick, but a bot seat's answer is a second commit
             room.lines.append(f"=== TICK {room.now}")
             room.service.tick(room.now)
@@ -201,7 +201,7 @@ def test_the_due_index_changes_nothing_a_tick_does(tmp_path: Path, no_margin: No
 
 
 def test_a_game_that_cannot_be_ticked_holds_up_no_other(
-        tmp_path: Path, no_margin: None, caplog: pytest.LogCaptureFixture) -> None:
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A game whose snapshot is damaged fails its own tick, logged with its name; the other
     game's deadline still passes on time, and the next tick tries the damaged one again."""
     room = Mailroom(tmp_path)

@@ -1,4 +1,6 @@
-"""The game store against real files and real second processes."""
+"""The game store against real files and real second processes: what only files show (the
+interface's behaviour, on these files and on the twin in memory alike, is
+tests/store/test_store_contract.py's)."""
 
 from __future__ import annotations
 
@@ -11,14 +13,13 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import closing
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
+from storing import mail, receive, step
 
 from pbem.errors import StoreError
-from pbem.store import InboxItem, OutboxItem, Store, mail_id_for
+from pbem.store import Store, mail_id_for
 
 SEGMENT = 4  # small, so a handful of commits closes segments
 
@@ -32,23 +33,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
         yield s
 
 
-def mail(n: int, game: str = "g1", when: str = "2024-05-01T10:00:00") -> OutboxItem:
-    """Give outbox item number n of a game."""
-    return OutboxItem(f"{game}-o{n}", game, f"p{n}@example.org", f"<o{n}@pbem>",
-                      f"Subject: {n}\r\n\r\nbody {n}\r\n".encode(), when)
 
-
-def receive(store: Store, n: int) -> str:
-    """Give the mail id of newly received mail number n."""
-    mail_id = store.receive(f"mail {n}".encode(), message_id=f"<m{n}@example.org>",
-                            received_at="2024-05-01T09:00:00")
-    assert mail_id is not None
-    return mail_id
-
-
-def step(store: Store, n: int, game: str = "g1", **kwargs: Any) -> None:
-    """Commit step n: one entry {"n": n} and a snapshot naming it."""
-    store.commit(game, log_entries=[{"n": n}], snapshot={"last": n}, **kwargs)
 
 
 # ---- layout and lock ---------------------------------------------------------------------
@@ -60,26 +45,6 @@ def test_a_new_store_makes_its_folders_and_reopens(tmp_path: Path) -> None:
     assert {p.name for p in root.iterdir()} >= {"inbox", "mail", "outbox", "games"}
     with Store(root).lock():
         assert Store(root).games() == []
-
-
-WRITES = [
-    ("inbox_done", lambda s: s.inbox_done("0" * 32)),
-    ("create_game", lambda s: s.create_game("g2", {})),
-    ("commit", lambda s: s.commit("g1", log_entries=[{}], snapshot={})),
-    ("mark_failed", lambda s: s.mark_failed("x", error="e", retry_at="t", attempts=1)),
-    ("truncate_log", lambda s: s.truncate_log("g1", 0, {})),
-    ("recover", lambda s: s.recover()),
-]
-
-
-@pytest.mark.parametrize(("name", "write"), WRITES, ids=[w[0] for w in WRITES])
-def test_every_write_outside_the_lock_is_refused(tmp_path: Path, name: str, write: Any) -> None:
-    s = Store(tmp_path)
-    with s.lock():
-        s.create_game("g1", {})
-    with pytest.raises(StoreError, match="without holding the store lock"):
-        write(s)
-    assert s.log_length("g1") == 0 and s.inbox() == [] and s.games() == ["g1"]
 
 
 def test_the_lock_is_reentrant_and_released_after_the_outer_block(tmp_path: Path) -> None:
@@ -164,16 +129,6 @@ def test_lock_waits_for_the_other_process_to_let_go(tmp_path: Path, timeout: flo
 
 
 # ---- inbox -------------------------------------------------------------------------------
-
-
-def test_receive_keeps_the_raw_mail_and_queues_it_in_arrival_order(store: Store) -> None:
-    first = store.receive(b"one", message_id="<a@x>", received_at="2024-05-01T12:00:00")
-    second = store.receive(b"two", message_id="<b@x>",
-                           received_at=datetime(2024, 5, 1, 11, tzinfo=UTC))
-    assert first is not None and second is not None
-    assert store.inbox() == [InboxItem(first, "<a@x>", "2024-05-01T12:00:00"),
-                             InboxItem(second, "<b@x>", "2024-05-01T11:00:00+00:00")]
-    assert store.raw_mail(first) == b"one" and store.raw_mail(second) == b"two"
 
 
 def test_a_message_id_is_seen_once_even_after_done_and_reopen(store: Store) -> None:
@@ -265,28 +220,7 @@ def test_arrival_order_survives_done_items_and_a_new_lock_hold(tmp_path: Path) -
     assert [i.mail_id for i in s.inbox()] == ids[1:]
 
 
-def test_unknown_or_malformed_mail_ids_are_refused(store: Store) -> None:
-    with pytest.raises(StoreError, match="No received mail"):
-        store.raw_mail("0" * 32)
-    with pytest.raises(StoreError, match="No received mail"):
-        store.inbox_done("0" * 32)
-    with pytest.raises(StoreError, match="not a mail id"):
-        store.raw_mail("../../etc/passwd")
-    with pytest.raises(StoreError, match="without a Message-ID"):
-        store.receive(b"x", message_id=" <> ", received_at="t")
-
-
 # ---- games -------------------------------------------------------------------------------
-
-
-def test_create_game_lists_it_and_starts_empty(store: Store) -> None:
-    store.create_game("g2", {"seed": 2})
-    assert store.games() == ["g1", "g2"]
-    assert store.setup("g2") == {"seed": 2}
-    assert (store.meta("g2"), store.snapshot("g2"), store.log_length("g2")) == ({}, None, 0)
-    assert list(store.log("g2")) == []
-    with pytest.raises(StoreError, match="already exists"):
-        store.create_game("g2", {})
 
 
 def test_a_game_is_created_with_its_first_snapshot_all_or_nothing(store: Store) -> None:
@@ -300,7 +234,7 @@ def test_a_game_is_created_with_its_first_snapshot_all_or_nothing(store: Store) 
         index = json.loads((store.root / "index.json").read_bytes())
         index["games"] = {k: v for k, v in index["games"].items() if v["game_id"] != game}
         (store.root / "index.json").write_text(json.dumps(index))
-        store._index_cache = None
+        store.forget_index()
 
     unlist("g2")
     store.create_game("g2", {"seed": 3}, snapshot={"s": 1})
@@ -311,22 +245,6 @@ def test_a_game_is_created_with_its_first_snapshot_all_or_nothing(store: Store) 
     with pytest.raises(StoreError, match="index does not list"):
         store.create_game("g2", {})
     assert store.snapshot("g2") == {"s": 2}
-
-
-def test_bad_and_unknown_game_ids_are_refused_with_a_suggestion(store: Store) -> None:
-    with pytest.raises(StoreError, match="game id is"):
-        store.create_game("../x", {})
-    with pytest.raises(StoreError) as error:
-        store.snapshot("g")
-    assert error.value.suggestion == "Did you mean g1?"
-
-
-def test_a_setup_that_is_not_json_is_refused(store: Store) -> None:
-    with pytest.raises(StoreError, match="JSON"):
-        store.create_game("g2", {"when": datetime(2024, 1, 1)})
-    assert store.games() == ["g1"]
-    store.create_game("g2", {"ok": True})  # the half-made folder does not block a retry
-    assert store.setup("g2") == {"ok": True}
 
 
 # ---- commit and log ----------------------------------------------------------------------
@@ -351,21 +269,6 @@ def test_a_step_of_many_entries_can_close_several_segments(store: Store) -> None
     store.commit("g1", log_entries=[], snapshot={"last": 9, "checked": True})
     assert [e["n"] for e in store.log("g1", 2)] == list(range(2, 10))
     assert store.snapshot("g1") == {"last": 9, "checked": True}
-
-
-def test_snapshot_and_meta_none_keep_the_current_ones(store: Store) -> None:
-    store.commit("g1", log_entries=[{"n": 0}], snapshot={"s": 1}, meta={"phase": "orders"})
-    store.commit("g1", log_entries=[{"n": 1}], snapshot=None)
-    assert (store.snapshot("g1"), store.meta("g1")) == ({"s": 1}, {"phase": "orders"})
-    store.commit("g1", log_entries=[], snapshot=None, meta={"phase": "window"})
-    assert store.meta("g1") == {"phase": "window"}
-
-
-def test_expect_length_refuses_a_step_computed_for_another_state(store: Store) -> None:
-    step(store, 0, expect_length=0)
-    with pytest.raises(StoreError, match="has 1 log entries; this step was computed for 0"):
-        step(store, 1, expect_length=0)
-    assert store.log_length("g1") == 1
 
 
 def test_applied_mails_stay_correct_after_their_segment_closes(store: Store) -> None:
@@ -456,16 +359,6 @@ def test_truncate_into_a_closed_segment_and_grow_again(store: Store) -> None:
 # ---- outbox ------------------------------------------------------------------------------
 
 
-def test_outbox_is_oldest_first_across_games_with_the_bytes(store: Store) -> None:
-    store.create_game("g2", {})
-    step(store, 0, outbox=[mail(1, when="2024-05-01T10:02:00")])
-    step(store, 0, game="g2", outbox=[mail(1, "g2", "2024-05-01T10:01:00"),
-                                      mail(2, "g2", "2024-05-01T10:03:00")])
-    items = store.outbox()
-    assert [i.outbox_id for i in items] == ["g2-o1", "g1-o1", "g2-o2"]
-    assert items[1] == mail(1, when="2024-05-01T10:02:00")
-
-
 def test_mark_failed_then_mark_sent_twice(store: Store) -> None:
     step(store, 0, outbox=[mail(1), mail(2)])
     store.mark_failed("g1-o1", error="451 try later", retry_at="2024-05-01T10:05:00",
@@ -500,27 +393,7 @@ def test_unsent_counts_the_queued_mails_until_each_is_marked_sent(store: Store) 
     assert store.unsent() == 0
 
 
-def test_the_same_outbox_id_is_queued_once(store: Store) -> None:
-    step(store, 0, outbox=[mail(1)])
-    step(store, 1, outbox=[mail(1), mail(2)])  # a redo of the same mail is not a second mail
-    assert [i.outbox_id for i in store.outbox()] == ["g1-o1", "g1-o2"]
-    store.mark_sent("g1-o1", sent_at="t")
-    step(store, 2, outbox=[mail(1)])
-    assert [i.outbox_id for i in store.outbox()] == ["g1-o2"]
-    with pytest.raises(StoreError, match="of game g2"):
-        step(store, 3, outbox=[mail(1, "g2")])
-
-
 # ---- restart -----------------------------------------------------------------------------
-
-
-def test_recover_finishes_inbox_done_after_a_committed_step(store: Store) -> None:
-    ids = [receive(store, n) for n in range(7)]
-    for n in range(6):
-        step(store, n, mail_ids=[ids[n]])  # the "crash" comes before inbox_done
-    store.inbox_done(ids[0])
-    store.recover()
-    assert [i.mail_id for i in store.inbox()] == [ids[6]]
 
 
 def test_recover_drops_litter_of_a_killed_writer(store: Store) -> None:

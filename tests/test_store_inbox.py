@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from pbem.store import Store, mail_id_for
+from pbem.store.seen import SeenIndex
 
 WHEN = "2024-05-01T09:00:00"
 
@@ -183,13 +184,14 @@ def test_looking_a_mail_up_costs_no_memory_per_mail_ever_seen(tmp_path: Path) ->
     """A store that received 200,000 mails: a new store object looks mails up (not seen,
     seen) holding a few kilobytes, not the store's history, in memory."""
     rows = fake_rows(200_000)
-    Store(tmp_path)._seen_index.add(rows)
-    fresh = Store(tmp_path)
+    Store(tmp_path)
+    SeenIndex(tmp_path / "seen.sqlite").add(rows)
+    fresh, index = Store(tmp_path), SeenIndex(tmp_path / "seen.sqlite")
     tracemalloc.start()
     try:
         assert not fresh.seen("<new@example.org>", "ann@example.org")
-        assert fresh._done_group(rows[123_456][0]) == rows[123_456][1]
-        assert fresh._done_group(rows[-1][0]) == rows[-1][1]
+        assert index.group(rows[123_456][0]) == rows[123_456][1]
+        assert index.group(rows[-1][0]) == rows[-1][1]
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -198,8 +200,8 @@ def test_looking_a_mail_up_costs_no_memory_per_mail_ever_seen(tmp_path: Path) ->
 
 def lookup_steps(root: Path, mail_id: str) -> int:
     """Give the SQLite virtual machine steps one lookup takes in a new store object."""
-    store = Store(root)
-    store._done_group(mail_id)  # the index opened: its set-up is not the lookup's
+    index = SeenIndex(root / "seen.sqlite")
+    index.group(mail_id)  # the index opened: its set-up is not the lookup's
     steps = 0
 
     def count() -> int:
@@ -207,9 +209,9 @@ def lookup_steps(root: Path, mail_id: str) -> int:
         steps += 1
         return 0
 
-    db = store._seen_index._connection()
+    db = index._connection()
     db.set_progress_handler(count, 1)
-    store._done_group(mail_id)
+    index.group(mail_id)
     db.set_progress_handler(None, 1)
     return steps
 
@@ -217,10 +219,11 @@ def lookup_steps(root: Path, mail_id: str) -> int:
 def test_a_lookup_costs_the_same_with_1000_or_200000_mails_seen(tmp_path: Path) -> None:
     """A lookup is a descent of the index, not a walk through the store's history: as many
     steps of SQLite's machine with 200 times as many mails seen."""
-    Store(tmp_path)._seen_index.add(fake_rows(1_000))
+    Store(tmp_path)
+    SeenIndex(tmp_path / "seen.sqlite").add(fake_rows(1_000))
     seen, absent = fake_rows(1)[0][0], mail_id_for("<new@example.org>")
     few = lookup_steps(tmp_path, seen), lookup_steps(tmp_path, absent)
-    Store(tmp_path)._seen_index.add(fake_rows(199_000, first=1_000))
+    SeenIndex(tmp_path / "seen.sqlite").add(fake_rows(199_000, first=1_000))
     assert (lookup_steps(tmp_path, seen), lookup_steps(tmp_path, absent)) == few
     assert 0 < few[0] < 100
 

@@ -13,7 +13,7 @@ from datetime import datetime
 from pbem.daemon.config import DaemonConfig
 from pbem.mail.inbound import receipt, stand_in
 from pbem.service.postmaster import Postmaster
-from pbem.store import Store
+from pbem.store import GameStore, Store
 from pbem.transport.imap import (
     GroupDelivery,
     ImapError,
@@ -40,7 +40,7 @@ class MailIntake:
     """Stores the mail an intake took, in a store object of the intake's own; calls
     ``stored`` once new mail is durable (to wake the processing)."""
 
-    def __init__(self, store: Store, clock: Callable[[], datetime], max_bytes: int,
+    def __init__(self, store: GameStore, clock: Callable[[], datetime], max_bytes: int,
                  stored: Callable[[], None]) -> None:
         self._store = store
         self._clock = clock

@@ -28,7 +28,7 @@ from pbem.atomicfile import write_json_atomic
 from pbem.daemon.config import DaemonConfig
 from pbem.daemon.loop import MAX_WAIT
 from pbem.service.postmaster import Postmaster
-from pbem.store import OutboxItem, Store
+from pbem.store import GameStore, OutboxItem, Store
 from pbem.transport.sender import (
     LoginImpossible,
     MaildirSender,
@@ -145,7 +145,7 @@ class Outbox:
     """Sends a store's outbox through a sender. ``store`` is its own: the outbox may send from
     a thread of its own while another thread processes mail."""
 
-    def __init__(self, store: Store, sender: Sender, clock: Callable[[], datetime], *,
+    def __init__(self, store: GameStore, sender: Sender, clock: Callable[[], datetime], *,
                  envelope_from: str, give_up_after: int,
                  given_up: Callable[[OutboxItem, str, datetime], None] | None = None,
                  login_refused: Callable[[str, str, str, datetime], None] | None = None,

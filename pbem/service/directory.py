@@ -2,7 +2,7 @@
 game (the postmaster's) is written in a known player's language and time zone.
 
 A game's seats are read from its snapshot once, then again only when its store file changed
-(``Store.game_stamp``, as the deadline tick does): a lookup over many games costs one file
+(``GameStore.game_stamp``, as the deadline tick does): a lookup over many games costs one file
 status each, not a snapshot each, however much stray mail asks.
 """
 
@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from pbem.engine.codec import from_json
 from pbem.service.model import GameService, Seat
-from pbem.store import Store
+from pbem.store import GameStore
 
 
 class Directory:
     """The seats of every game of a store, found by address."""
 
-    def __init__(self, store: Store, *, skip: str) -> None:
+    def __init__(self, store: GameStore, *, skip: str) -> None:
         self.store = store
         self.skip = skip  # the postmaster's record: a game of no seats
         self._seats: dict[str, tuple[list[int] | None, tuple[Seat, ...]]] = {}

@@ -53,7 +53,7 @@ from pbem.service.offers import tell_offer_ended
 from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import Service
 from pbem.service.table import Table
-from pbem.store import OutboxItem, Store
+from pbem.store import GameStore, OutboxItem
 
 GM = "gm"  # the ``player`` of the game master's engine commands
 PLACES = ("uncontrolled", "dead", "deck", "discards")
@@ -66,7 +66,7 @@ class StoreBusyError(StoreError):
 
 
 @contextmanager
-def locked(store: Store, timeout: float | None = None) -> Iterator[None]:
+def locked(store: GameStore, timeout: float | None = None) -> Iterator[None]:
     """Hold the store's lock; StoreBusyError if it is not free within ``timeout`` seconds."""
     with ExitStack() as stack:
         try:

@@ -26,7 +26,7 @@ from pbem.reports.context import report_events
 from pbem.reports.templating import environment
 from pbem.service.entries import GmEvent, command_of, commands, gm_event_of, under_current_names
 from pbem.service.model import GameService
-from pbem.store import Store
+from pbem.store import GameStore
 
 _ENDS_TURN = {"next_player", "victory", "turn_cap", "no_players"}
 
@@ -59,7 +59,7 @@ class GameFile:
                 if e.kind in ("create", "start") and e.data.get("commitment")]
 
 
-def read_game(store: Store, game_id: str) -> GameFile:
+def read_game(store: GameStore, game_id: str) -> GameFile:
     """The game as the store keeps it, read under the store's lock so the parts agree."""
     with store.lock():
         record = store.setup(game_id)

@@ -12,10 +12,10 @@ from pbem.service.entries import under_current_names
 from pbem.service.mails import Sender, outbox_item, render_notice
 from pbem.service.notices import HistoryReply
 from pbem.service.table import Table
-from pbem.store import OutboxItem, Store
+from pbem.store import GameStore, OutboxItem
 
 
-def addressed_mails(cards: CardSet, store: Store, sender: Sender, table: Table,
+def addressed_mails(cards: CardSet, store: GameStore, sender: Sender, table: Table,
                     now: datetime) -> list[tuple[str, OutboxItem]]:
     """The step's mails, each with the seat it goes to ("" for the game master)."""
     game_id = table.state.game
@@ -42,7 +42,7 @@ def addressed_mails(cards: CardSet, store: Store, sender: Sender, table: Table,
     return items
 
 
-def events_since(store: Store, table: Table, since: int) -> list[Event]:
+def events_since(store: GameStore, table: Table, since: int) -> list[Event]:
     """The events logged from entry ``since`` on, GM entries' included; who may see each
     is named as the players are called now."""
     events: list[Event] = []
@@ -55,7 +55,7 @@ def events_since(store: Store, table: Table, since: int) -> list[Event]:
     return under_current_names(events)
 
 
-def timeline(store: Store, table: Table) -> list[tuple[int, list[Event]]]:
+def timeline(store: GameStore, table: Table) -> list[tuple[int, list[Event]]]:
     """Every event of the game so far, by turn (turn 0: before the first)."""
     turns: list[tuple[int, list[Event]]] = [(0, [])]
     for event in events_since(store, table, 0):

@@ -20,7 +20,7 @@ from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
 from pbem.service.mails import Sender, outbox_item
 from pbem.service.model import Seat, iso, parse_iso
-from pbem.store import OutboxItem, Store
+from pbem.store import GameStore, OutboxItem
 
 POSTMASTER = "pbem-postmaster"  # the store's record of mail that belongs to no game
 REPLY_INTERVAL = timedelta(hours=1)  # at most one reply an hour to a stranger or a failure
@@ -30,7 +30,7 @@ FAILED_KEPT = 100  # mails whose processing broke, remembered for the GM
 class Postmaster:
     """Answers mail no game takes, never more than once an hour per address."""
 
-    def __init__(self, store: Store, sender: Sender, mails_per_hour: int) -> None:
+    def __init__(self, store: GameStore, sender: Sender, mails_per_hour: int) -> None:
         self.store = store
         self.sender = sender
         self.mails_per_hour = mails_per_hour

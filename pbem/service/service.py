@@ -52,7 +52,7 @@ from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
 from pbem.service.steps import Step
 from pbem.service.table import Table
-from pbem.store import Store
+from pbem.store import GameStore
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ class ServiceConfig:
 class Service:
     """All games of one store."""
 
-    def __init__(self, store: Store, config: ServiceConfig | None = None,
+    def __init__(self, store: GameStore, config: ServiceConfig | None = None,
                  cards: CardSet | None = None) -> None:
         self.store = store
         self.config = config or ServiceConfig()

@@ -1,5 +1,9 @@
 """The game store: inbox, games (setup, snapshot, log, meta) and outbox on disk, crash-safe.
 
+``Store`` is the file store; ``pbem.store.interface.GameStore`` is what its users may ask of
+it, and ``pbem.store.memory.MemoryStore`` its twin in memory, for tests. docs/store.md says
+what each kind of file is for and why.
+
 Layout under the root folder::
 
     format                        the layout's version ("3"; "3" then "2" for a store of
@@ -47,16 +51,26 @@ nobody points to yet is ignored (and tidied by ``recover``).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
 from pbem.atomicfile import temp_files
-from pbem.store.games import STAMP_MARGIN, file_stamp
-from pbem.store.inbox import Inbox
+from pbem.store.games import SEGMENT_SIZE, STAMP_MARGIN, GameFiles, file_stamp
+from pbem.store.inbox import InboxFiles
+from pbem.store.interface import GameStore
 from pbem.store.items import InboxItem, OutboxItem, mail_id_for
-from pbem.store.lock import SEGMENT_SIZE
-from pbem.store.log import Log
+from pbem.store.journal import Journals
+from pbem.store.lock import Locks, open_layout
+from pbem.store.log import LogFiles
+from pbem.store.outbox import OutboxFiles
 
 __all__ = [
     "SEGMENT_SIZE",
     "STAMP_MARGIN",
+    "GameStore",
     "InboxItem",
     "OutboxItem",
     "Store",
@@ -67,20 +81,34 @@ __all__ = [
 _TEMP_AGE = 600.0  # seconds: a temp file this old was left by a killed writer
 
 
-class Store(Log, Inbox):
-    """The game store under one root folder; see the module docstring for the layout.
+class Store:
+    """The game store under one root folder (see the module docstring for the layout): a
+    ``GameStore`` made of one object per part, which share the folder's locks and the
+    journals read (``Journals``: a bound on the memory they take)."""
 
-    Its parts are this package's modules: ``Locked`` (the state they share, and the locks)
-    under ``Inbox`` and ``Games``, then ``Outbox`` and ``Log`` on top of ``Games``."""
+    def __init__(self, root: Path, *, segment_size: int = SEGMENT_SIZE) -> None:
+        self.root = Path(root)
+        locks = self._locks = Locks(self.root)
+        journals = Journals()
+        # Checked before any folder is made: a store of another layout is left untouched.
+        games = self._games = GameFiles(self.root, locks, segment_size)
+        legacy = open_layout(self.root)
+        self._inbox = InboxFiles(self.root, locks, journals, legacy=legacy)
+        outbox = self._outbox = OutboxFiles(self.root, locks, games, journals)
+        self._log = LogFiles(locks, games, outbox, journals)
+
+    def lock(self, timeout: float | None = None) -> AbstractContextManager[None]:
+        """Give exclusive write access to the store; re-entrant; StoreError on timeout."""
+        return self._locks.lock(timeout)
 
     def recover(self) -> None:
         """Finish what a killed writer left half done; run it at start, holding the lock."""
-        self._require_lock("recover the store")
+        self._locks.require("recover the store")
         # Whoever writes games/, outbox/ or the inbox holds the store's lock (held here) or
         # the inbox's (taken now): their temp files are a killed writer's. The IMAP
         # cursor's writer and a new store's first write hold neither (in daemon/ and the
         # store's own folder): of theirs, only those older than any write go.
-        with self._small_lock("inbox.lock"):
+        with self._locks.small("inbox.lock"):
             for temp in temp_files(self.root, older_than=_TEMP_AGE,
                                    aged_in=(self.root, self.root / "daemon")):
                 temp.unlink(missing_ok=True)
@@ -93,8 +121,113 @@ class Store(Log, Inbox):
                 self.inbox_done(*done)
                 waiting = [mail_id for mail_id in waiting if mail_id not in done]
         self.inbox_done()  # groups all done whose move out of inbox/ never happened
-        # Bundles with no mail left to send: all sent, or written by a step that never
-        # committed (or for a game whose creation never finished).
-        for game_id, names in self._bundles().items():
-            pending = self._pending(game_id, self._hot(game_id)) if self._has_hot(game_id) else []
-            self._remove_bundles(set(names) - {doc["bundle"] for doc in pending})
+        self._outbox.recover()
+
+    # ---- the games (pbem.store.games) ---------------------------------------------------
+
+    def create_game(self, game_id: str, setup: dict[str, Any], *,
+                    snapshot: dict[str, Any] | None = None,
+                    log_entries: Sequence[dict[str, Any]] = ()) -> None:
+        self._games.create_game(game_id, setup, snapshot=snapshot, log_entries=log_entries)
+
+    def games(self) -> list[str]:
+        return self._games.games()
+
+    def game_named(self, name: str) -> str | None:
+        return self._games.game_named(name)
+
+    def game_stamp(self, game_id: str) -> list[int] | None:
+        return self._games.game_stamp(game_id)
+
+    def setup(self, game_id: str) -> dict[str, Any]:
+        return self._games.setup(game_id)
+
+    def meta(self, game_id: str) -> dict[str, Any]:
+        return self._games.meta(game_id)
+
+    def snapshot(self, game_id: str) -> dict[str, Any] | None:
+        return self._games.snapshot(game_id)
+
+    def due_index(self) -> dict[str, Any]:
+        return self._games.due_index()
+
+    def set_due_index(self, value: dict[str, Any]) -> None:
+        self._games.set_due_index(value)
+
+    def forget_index(self) -> None:
+        """Read the index of games again next time (a test changed it behind the store)."""
+        self._games.forget_index()
+
+    # ---- the log (pbem.store.log) -------------------------------------------------------
+
+    def log_length(self, game_id: str) -> int:
+        return self._log.log_length(game_id)
+
+    def log(self, game_id: str, since: int = 0) -> Iterator[dict[str, Any]]:
+        return self._log.log(game_id, since)
+
+    def applied_mails(self, game_id: str, mail_ids: Iterable[str]) -> set[str]:
+        return self._log.applied_mails(game_id, mail_ids)
+
+    def commit(self, game_id: str, *, log_entries: Sequence[dict[str, Any]],
+               snapshot: dict[str, Any] | None, meta: dict[str, Any] | None = None,
+               mail_ids: Sequence[str] | Mapping[str, int] = (),
+               outbox: Sequence[OutboxItem] = (),
+               expect_length: int | None = None, cut_to: int | None = None,
+               drop: Collection[str] = ()) -> None:
+        self._log.commit(game_id, log_entries=log_entries, snapshot=snapshot, meta=meta,
+                         mail_ids=mail_ids, outbox=outbox, expect_length=expect_length,
+                         cut_to=cut_to, drop=drop)
+
+    def truncate_log(self, game_id: str, length: int, snapshot: dict[str, Any]) -> None:
+        self._log.truncate_log(game_id, length, snapshot)
+
+    # ---- the inbox (pbem.store.inbox) ---------------------------------------------------
+
+    def receive(self, raw: bytes, *, message_id: str, received_at: str | datetime,
+                sender: str = "") -> str | None:
+        return self._inbox.receive(raw, message_id=message_id, received_at=received_at,
+                                        sender=sender)
+
+    def receive_many(self, mails: Sequence[tuple[bytes, str, str]], *,
+                     received_at: str | datetime) -> list[str | None]:
+        return self._inbox.receive_many(mails, received_at=received_at)
+
+    def seen(self, message_id: str, sender: str = "") -> bool:
+        return self._inbox.seen(message_id, sender)
+
+    def inbox(self) -> list[InboxItem]:
+        return self._inbox.inbox()
+
+    def raw_mail(self, mail_id: str) -> bytes:
+        return self._inbox.raw_mail(mail_id)
+
+    def inbox_done(self, *mail_ids: str) -> None:
+        self._inbox.inbox_done(*mail_ids)
+
+    # ---- the outbox (pbem.store.outbox) -------------------------------------------------
+
+    def outbox(self) -> list[OutboxItem]:
+        return self._outbox.outbox()
+
+    def unsent(self) -> int:
+        return self._outbox.unsent()
+
+    def sent_at(self, outbox_id: str) -> str | None:
+        return self._outbox.sent_at(outbox_id)
+
+    def mark_sent(self, mail: OutboxItem | str, *, sent_at: str | datetime) -> None:
+        self._outbox.mark_sent(mail, sent_at=sent_at)
+
+    def sent_times(self, since: datetime) -> list[datetime]:
+        return self._outbox.sent_times(since)
+
+    def mark_failed(self, outbox_id: str, *, error: str, retry_at: str | datetime,
+                    attempts: int) -> None:
+        self._outbox.mark_failed(outbox_id, error=error, retry_at=retry_at, attempts=attempts)
+
+    def requeue(self, outbox_id: str) -> None:
+        self._outbox.requeue(outbox_id)
+
+    def queued_game(self, outbox_id: str) -> str:
+        return self._outbox.queued_game(outbox_id)

@@ -14,10 +14,11 @@ from tinydb.table import Document
 from pbem.atomicfile import make_dir, read_json, write_json_atomic
 from pbem.errors import StoreError
 from pbem.store.items import JSON_HINT, check_game_id
-from pbem.store.lock import Locked
+from pbem.store.lock import Locks
 from pbem.store.tinyfile import HotFile, TinyFile
 
 _HOT_CACHED = 8  # hot files kept in memory during one lock hold
+SEGMENT_SIZE = 64  # log entries per segment file, for games created from now on
 STAMP_MARGIN = 2.0  # seconds: a file changed more recently has no stamp yet (file_stamp)
 
 
@@ -40,23 +41,51 @@ def file_stamp(path: Path) -> list[int] | None:
     return [info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
 
 
-class Games(Locked):
-    """The games: created, listed, found by name, and their hot files and small records."""
+class GameFiles:
+    """The games on disk: the index of games (``index.json``), each game's folder with its
+    setup and hot file, and the due index. The other parts reach a game's hot file through
+    ``hot`` and ``save``."""
 
-    def _game_dir(self, game_id: str) -> Path:
+    def __init__(self, root: Path, locks: Locks, segment_size: int) -> None:
+        if segment_size < 1:
+            raise StoreError("The log segment size must be at least 1.", text=str(segment_size))
+        self.root = root
+        self._locks = locks
+        self._segment_size = segment_size  # for games created from now on; each keeps its own
+        self._hot_files: dict[str, HotFile] = {}  # read during this lock hold; see hot()
+        # (the index file's stamp, the ids, the ids by case-folded name); see _game_index
+        self._index_cache: tuple[list[int] | None, tuple[str, ...], dict[str, str]] | None = None
+        self._index_held = False  # the index cache was read during this lock hold
+        locks.on_release(self._forget_held)
+
+    def _forget_held(self) -> None:
+        """Forget what was read as unchanging while the lock was held."""
+        self._hot_files.clear()
+        self._index_held = False
+
+    def forget_index(self) -> None:
+        """Read the index of games again next time (it was changed behind the store)."""
+        self._index_cache = None
+
+    def folder(self, game_id: str) -> Path:
+        """Give the game's folder."""
         return self.root / "games" / game_id
 
-    def _hot(self, game_id: str, *, writing: bool = False) -> HotFile:
+    def has_hot(self, game_id: str) -> bool:
+        """Tell whether the game has a hot file (not so if its creation never finished)."""
+        return (self.folder(game_id) / "hot.json").exists()
+
+    def hot(self, game_id: str, *, writing: bool = False) -> HotFile:
         """Give a game's hot file, read once per lock hold (nobody else writes meanwhile).
 
         ``writing``: the caller changes it in memory, so it leaves the cache until
-        ``_save`` wrote it; should the write fail, the next reader reads the file again.
+        ``save`` wrote it; should the write fail, the next reader reads the file again.
         """
         cached = self._hot_files.pop(game_id, None) if writing else self._hot_files.get(game_id)
         if cached is not None:
             return cached
         check_game_id(game_id)
-        path = self._game_dir(game_id) / "hot.json"
+        path = self.folder(game_id) / "hot.json"
         if not path.exists():
             close = difflib.get_close_matches(game_id, self.games(), n=3)
             hint = f"Did you mean {', '.join(close)}?" if close else "See `pbem games`."
@@ -66,7 +95,7 @@ class Games(Locked):
             self._keep_hot(game_id, hot)
         return hot
 
-    def _save(self, game_id: str, hot: HotFile) -> None:
+    def save(self, game_id: str, hot: HotFile) -> None:
         """Write a hot file changed in memory; it is the cached one again."""
         hot.save()
         self._keep_hot(game_id, hot)
@@ -74,7 +103,7 @@ class Games(Locked):
     def _keep_hot(self, game_id: str, hot: HotFile) -> None:
         """Cache a hot file while the lock is held: the last few read (a tick reads them all,
         and memory must not grow with the number of games)."""
-        if not self._lock_depth:
+        if not self._locks.held:
             return
         self._hot_files.pop(game_id, None)
         self._hot_files[game_id] = hot
@@ -86,14 +115,14 @@ class Games(Locked):
                     log_entries: Sequence[dict[str, Any]] = ()) -> None:
         """Create a game with its first snapshot and log entries (by default none: an empty
         game), all or nothing; StoreError if it exists."""
-        self._require_lock("create a game")
+        self._locks.require("create a game")
         check_game_id(game_id)
         if game_id in self.games():
             raise StoreError("A game with this id already exists.", text=game_id)
-        folder = self._game_dir(game_id)
+        folder = self.folder(game_id)
         # Not in the index but on disk: an earlier create_game died before listing it, and
         # it is safe to start over only if nothing was ever committed to it.
-        if (folder / "hot.json").exists() and not self._hot(game_id).state().get("fresh"):
+        if (folder / "hot.json").exists() and not self.hot(game_id).state().get("fresh"):
             raise StoreError(
                 f"The folder {folder} holds a game the index does not list.",
                 suggestion="The index may be damaged: restore index.json from a backup.")
@@ -142,7 +171,7 @@ class Games(Locked):
                 # The newest of a name wins.
                 named = {game_id.casefold(): game_id for game_id in ids}
                 cached = self._index_cache = (stamp, ids, named)
-            self._index_held = self._lock_depth > 0
+            self._index_held = self._locks.held
         return cached[1], cached[2]
 
     def game_stamp(self, game_id: str) -> list[int] | None:
@@ -150,7 +179,7 @@ class Games(Locked):
         rewritten (its hot file), or None when that cannot be told yet (see
         ``file_stamp``)."""
         check_game_id(game_id)
-        return file_stamp(self._game_dir(game_id) / "hot.json")
+        return file_stamp(self.folder(game_id) / "hot.json")
 
     def due_index(self) -> dict[str, Any]:
         """Give the deadline tick's own record of the games (empty if there is none yet):
@@ -163,7 +192,7 @@ class Games(Locked):
 
     def set_due_index(self, value: dict[str, Any]) -> None:
         """Replace the deadline tick's record of the games (see ``due_index``)."""
-        self._require_lock("write the due index")
+        self._locks.require("write the due index")
         try:
             write_json_atomic(self.root / "due.json", value)
         except (TypeError, ValueError) as error:
@@ -172,22 +201,16 @@ class Games(Locked):
 
     def setup(self, game_id: str) -> dict[str, Any]:
         """Give the setup the game was created with."""
-        self._hot(game_id)
-        value: dict[str, Any] = read_json(self._game_dir(game_id) / "setup.json")
+        self.hot(game_id)
+        value: dict[str, Any] = read_json(self.folder(game_id) / "setup.json")
         return value
 
     def meta(self, game_id: str) -> dict[str, Any]:
         """Give the game's small mutable record (empty until a commit sets it)."""
-        value: dict[str, Any] = self._hot(game_id).state()["meta"]
+        value: dict[str, Any] = self.hot(game_id).state()["meta"]
         return value
 
     def snapshot(self, game_id: str) -> dict[str, Any] | None:
         """Give the snapshot of the last commit, or None before the first."""
-        value: dict[str, Any] | None = self._hot(game_id).state()["snapshot"]
+        value: dict[str, Any] | None = self.hot(game_id).state()["snapshot"]
         return value
-
-    def log_length(self, game_id: str) -> int:
-        """Give the number of entries in the game's log."""
-        hot = self._hot(game_id)
-        return int(hot.state()["base"]) + len(hot.log)
-

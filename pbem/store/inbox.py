@@ -13,8 +13,9 @@ from typing import Any
 from pbem.atomicfile import dump_json, make_dir, write_many_atomic
 from pbem.errors import StoreError
 from pbem.store.items import InboxItem, check_mail_id, file_key, mail_id_for, stored_time
-from pbem.store.journal import Journal
-from pbem.store.lock import Locked
+from pbem.store.journal import Journal, Journals
+from pbem.store.lock import Locks
+from pbem.store.seen import SeenIndex
 
 _GROUP = ".mails"  # a JSON header line (each mail's record), then the mails' bytes
 _LEGACY = ".mail"  # layout 2: a file per mail, its record on the first line, then its bytes
@@ -22,7 +23,7 @@ _LEGACY = ".mail"  # layout 2: a file per mail, its record on the first line, th
 Record = dict[str, Any]  # as written, plus "at": where the mail's bytes start in its file
 
 
-class Inbox(Locked):
+class InboxFiles:
     """Receiving mail, and the inbox of mails not yet done.
 
     Creating a file is what costs the disk most, so the mails received together are one
@@ -32,6 +33,17 @@ class Inbox(Locked):
     moved to ``mail/``. A mail is seen if the index names it or a group file in ``inbox/``
     holds it (in a store of layout 2, also its own mail file).
     """
+
+    def __init__(self, root: Path, locks: Locks, journals: Journals, *, legacy: bool) -> None:
+        self.root = root
+        self._locks = locks
+        self._journals = journals
+        self._legacy = legacy  # a store of layout 2: its mail files are looked for too
+        # The records of the files in inbox/ by name, and by mail id with their file's; the
+        # index of the mails whose file left inbox/
+        self._groups: dict[str, list[dict[str, Any]]] = {}
+        self._waiting: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._seen_index = SeenIndex(root / "seen.sqlite")
 
     # ---- reading ---------------------------------------------------------------------
 
@@ -144,7 +156,7 @@ class Inbox(Locked):
         Receiving takes the inbox's own lock, not the store's: mail comes in while a step is
         processed (it only adds files; processing reads the inbox once a round).
         """
-        with self._small_lock("inbox.lock"):
+        with self._locks.small("inbox.lock"):
             return self._receive_many(mails, received_at)
 
     def _receive_many(self, mails: Sequence[tuple[bytes, str, str]],
@@ -183,7 +195,7 @@ class Inbox(Locked):
         flush per mail cost more than the rest of taking it off): a mark or a move a power
         cut undoes leaves the mail waiting, and ``recover`` finds its step committed and
         takes it off again."""
-        self._require_lock("mark a mail done")
+        self._locks.require("mark a mail done")
         for mail_id in mail_ids:
             check_mail_id(mail_id)
         marks = self._done_marks()

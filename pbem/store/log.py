@@ -7,17 +7,36 @@ from typing import Any
 
 from pbem.atomicfile import read_json, write_json_atomic
 from pbem.errors import StoreError
-from pbem.store.items import JSON_HINT, OutboxItem, check_mail_id, stored_time
-from pbem.store.journal import Journal
-from pbem.store.outbox import Outbox
+from pbem.store.games import GameFiles
+from pbem.store.items import JSON_HINT, OutboxItem, check_mail_id
+from pbem.store.journal import Journal, Journals
+from pbem.store.lock import Locks
+from pbem.store.outbox import OutboxFiles
 from pbem.store.tinyfile import HotFile
 
 
-class Log(Outbox):
-    """A game's log, and the commit that appends a step to it with its outbox."""
+class LogFiles:
+    """A game's log, and the commit that appends a step to it with its outbox.
+
+    The open segment of the log is in the game's hot file; each closed one is a file of
+    its own (``segments/<start>.json``) that never changes (a rollback past it reopens it
+    in the hot file). Where each applied mail's step sits is a line in ``applied.log``.
+    """
+
+    def __init__(self, locks: Locks, games: GameFiles, outbox: OutboxFiles,
+                 journals: Journals) -> None:
+        self._locks = locks
+        self._games = games
+        self._outbox = outbox
+        self._journals = journals
+
+    def log_length(self, game_id: str) -> int:
+        """Give the number of entries in the game's log."""
+        hot = self._games.hot(game_id)
+        return int(hot.state()["base"]) + len(hot.log)
 
     def _segment(self, game_id: str, start: int) -> dict[str, Any]:
-        path = self._game_dir(game_id) / "segments" / f"{start:010d}.json"
+        path = self._games.folder(game_id) / "segments" / f"{start:010d}.json"
         try:
             value: dict[str, Any] = read_json(path)
         except (FileNotFoundError, ValueError) as error:
@@ -29,7 +48,7 @@ class Log(Outbox):
         """Give the log entries with index >= since, in order, one segment file at a time."""
         if since < 0:
             raise StoreError("A log index cannot be negative.", text=str(since))
-        hot = self._hot(game_id)
+        hot = self._games.hot(game_id)
         state = hot.state()
         return self._stream(game_id, since, state["base"], state["segment_size"], hot.entries())
 
@@ -44,11 +63,11 @@ class Log(Outbox):
 
     def _applied_journal(self, game_id: str) -> Journal:
         """Give the game's journal of where each applied mail's step sits in the log."""
-        return self._journals.get(self._game_dir(game_id) / "applied.log", "mail_id", "index")
+        return self._journals.get(self._games.folder(game_id) / "applied.log", "mail_id", "index")
 
     def applied_mails(self, game_id: str, mail_ids: Iterable[str]) -> set[str]:
         """Give those of ``mail_ids`` whose step is committed in the game's log."""
-        return self._applied(game_id, self._hot(game_id), mail_ids)
+        return self._applied(game_id, self._games.hot(game_id), mail_ids)
 
     def _applied(self, game_id: str, hot: HotFile, mail_ids: Iterable[str]) -> set[str]:
         state, in_open = hot.state(), hot.applied_ids()
@@ -88,8 +107,8 @@ class Log(Outbox):
         ``mail_ids`` may map each mail to the log length its step began at (several steps in
         one commit); a plain sequence puts them all at the log's length before this commit.
         """
-        self._require_lock("commit a step")
-        hot = self._hot(game_id, writing=True)
+        self._locks.require("commit a step")
+        hot = self._games.hot(game_id, writing=True)
         if cut_to is not None:
             self._cut(game_id, hot, cut_to)
         state = hot.state()
@@ -105,22 +124,12 @@ class Log(Outbox):
             raise StoreError(f"Game {game_id} has already applied these mails.",
                              text=", ".join(sorted(done)))
         # Everything the hot file will point to is written first.
-        sent = self._sent(game_id)
-        pending = {doc["outbox_id"] for doc in hot.outbox}
-        queued = []
-        for item in outbox:
-            if item.game_id != game_id:
-                raise StoreError(f"An outbox item of game {item.game_id} was committed to game "
-                                 f"{game_id}.", text=item.outbox_id)
-            if item.outbox_id in pending or item.outbox_id in sent:
-                continue
-            pending.add(item.outbox_id)
-            queued.append(item)
+        queued = self._outbox.new_items(game_id, hot, outbox)
         for mail_id, index in at.items():
             if not length <= index <= length + len(log_entries):
                 raise StoreError(f"Mail {mail_id} is put at log entry {index}, outside this "
                                  "commit.", text=mail_id)
-        bundle = self._write_bundle(game_id, queued) if queued else ""
+        bundle = self._outbox.write_bundle(game_id, queued) if queued else ""
         self._applied_journal(game_id).append(
             [{"mail_id": mail_id, "index": index} for mail_id, index in at.items()])
         applied = {**hot.applied_ids(), **at}
@@ -133,23 +142,19 @@ class Log(Outbox):
             applied = {m: i for m, i in applied.items() if i >= end}
             entries, base = entries[size:], end
         hot.set_open(base, entries, applied)
-        emptied = self._drop_sent(game_id, hot) | self._forget(hot, set(drop))
+        emptied = self._outbox.drop_sent(game_id, hot) | self._outbox.forget(hot, set(drop))
         changes: dict[str, Any] = {"fresh": False}
         if snapshot is not None:
             changes["snapshot"] = snapshot
         if meta is not None:
             changes["meta"] = meta
         hot.game.update(changes, doc_ids=[1])
-        hot.outbox.insert_multiple(
-            {"outbox_id": i.outbox_id, "to": i.to, "message_id": i.message_id,
-             "created_at": stored_time(i.created_at), "attempts": i.attempts,
-             "retry_at": i.retry_at, "last_error": i.last_error, "bundle": bundle}
-            for i in queued)
-        self._save(game_id, hot)  # the commit point
-        self._remove_bundles(emptied)
+        self._outbox.queue(hot, queued, bundle)
+        self._games.save(game_id, hot)  # the commit point
+        self._outbox.remove_bundles(emptied)
 
     def _write_segment(self, game_id: str, start: int, segment: dict[str, Any]) -> None:
-        path = self._game_dir(game_id) / "segments" / f"{start:010d}.json"
+        path = self._games.folder(game_id) / "segments" / f"{start:010d}.json"
         try:
             write_json_atomic(path, segment)
         except (TypeError, ValueError) as error:
@@ -160,13 +165,13 @@ class Log(Outbox):
 
         Mails whose steps are cut off count as not applied any more.
         """
-        self._require_lock("roll back a game")
-        hot = self._hot(game_id, writing=True)
+        self._locks.require("roll back a game")
+        hot = self._games.hot(game_id, writing=True)
         self._cut(game_id, hot, length)
         hot.game.update({"snapshot": snapshot}, doc_ids=[1])
-        emptied = self._drop_sent(game_id, hot)
-        self._save(game_id, hot)
-        self._remove_bundles(emptied)
+        emptied = self._outbox.drop_sent(game_id, hot)
+        self._games.save(game_id, hot)
+        self._outbox.remove_bundles(emptied)
 
     def _cut(self, game_id: str, hot: HotFile, length: int) -> None:
         """Cut the hot file's log to ``length`` entries, in memory (the caller saves)."""

@@ -8,6 +8,7 @@ import os
 import secrets
 from collections.abc import Iterator, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from tinydb import where
@@ -15,16 +16,17 @@ from tinydb.table import Document
 
 from pbem.atomicfile import dump_json, write_many_atomic
 from pbem.errors import StoreError
-from pbem.store.games import Games
+from pbem.store.games import GameFiles
 from pbem.store.items import OutboxItem, stored_time
-from pbem.store.journal import Journal
+from pbem.store.journal import Journal, Journals
+from pbem.store.lock import Locks
 from pbem.store.tinyfile import HotFile
 
 _BUNDLE = ".mails"
 _BUNDLES_KEPT = 256  # bundles whose ids are kept in memory (marking sent reads them per mail)
 
 
-class Outbox(Games):
+class OutboxFiles:
     """The mail games queued: sending, failing and retrying it.
 
     A commit queues its mails' bytes in one bundle file (``outbox/<game_id>.<token>.mails``:
@@ -33,10 +35,18 @@ class Outbox(Games):
     line to the game's ``sent.log``; a bundle goes once every mail in it is sent.
     """
 
-    def _sent_journal(self, game_id: str) -> Journal:
-        return self._journals.get(self._game_dir(game_id) / "sent.log", "outbox_id", "sent_at")
+    def __init__(self, root: Path, locks: Locks, games: GameFiles, journals: Journals) -> None:
+        self.root = root
+        self._locks = locks
+        self._games = games
+        self._journals = journals
+        self._bundle_ids_read: dict[str, list[str]] = {}  # bundles' mail ids, by name
 
-    def _sent(self, game_id: str) -> dict[str, str]:
+    def _sent_journal(self, game_id: str) -> Journal:
+        return self._journals.get(self._games.folder(game_id) / "sent.log", "outbox_id",
+                                  "sent_at")
+
+    def sent(self, game_id: str) -> dict[str, str]:
         """Give when each of the game's mails marked sent was, by outbox id."""
         return self._sent_journal(game_id).values()
 
@@ -71,7 +81,7 @@ class Outbox(Games):
             at += size
         return mails
 
-    def _write_bundle(self, game_id: str, items: Sequence[OutboxItem]) -> str:
+    def write_bundle(self, game_id: str, items: Sequence[OutboxItem]) -> str:
         """Write the bytes of mails about to be queued durably; give the bundle's name."""
         name = f"{game_id}.{secrets.token_hex(8)}{_BUNDLE}"
         header = dump_json({"ids": [i.outbox_id for i in items],
@@ -80,21 +90,44 @@ class Outbox(Games):
                             b"".join([header, b"\n", *(i.raw for i in items)]))])
         return name
 
+    def new_items(self, game_id: str, hot: HotFile,
+                  items: Sequence[OutboxItem]) -> list[OutboxItem]:
+        """Give those of a commit's mails not queued or sent before under the same outbox
+        id; StoreError if one is another game's."""
+        sent = self.sent(game_id)
+        pending = {doc["outbox_id"] for doc in hot.outbox}
+        new = []
+        for item in items:
+            if item.game_id != game_id:
+                raise StoreError(f"An outbox item of game {item.game_id} was committed to game "
+                                 f"{game_id}.", text=item.outbox_id)
+            if item.outbox_id in pending or item.outbox_id in sent:
+                continue
+            pending.add(item.outbox_id)
+            new.append(item)
+        return new
+
+    @staticmethod
+    def queue(hot: HotFile, items: Sequence[OutboxItem], bundle: str) -> None:
+        """List mails whose bytes are in ``bundle`` as queued, in a hot file about to be
+        saved."""
+        hot.outbox.insert_multiple(
+            {"outbox_id": i.outbox_id, "to": i.to, "message_id": i.message_id,
+             "created_at": stored_time(i.created_at), "attempts": i.attempts,
+             "retry_at": i.retry_at, "last_error": i.last_error, "bundle": bundle}
+            for i in items)
+
     def _pending(self, game_id: str, hot: HotFile) -> list[Document]:
         """Give the queued mails of a game not marked sent, as the hot file lists them."""
-        sent = self._sent(game_id)
+        sent = self.sent(game_id)
         return [doc for doc in hot.outbox if doc["outbox_id"] not in sent]
-
-    def _has_hot(self, game_id: str) -> bool:
-        # A bundle of a game whose creation never finished has no hot file to list it.
-        return (self._game_dir(game_id) / "hot.json").exists()
 
     def _queueing(self) -> Iterator[tuple[str, HotFile]]:
         """Give each game with a bundle on disk and its hot file, in the order of their ids
         (cost: the games with mail queued)."""
         for game_id in sorted(self._bundles()):
-            if self._has_hot(game_id):
-                yield game_id, self._hot(game_id)
+            if self._games.has_hot(game_id):
+                yield game_id, self._games.hot(game_id)
 
     def unsent(self) -> int:
         """Give how many mails wait to be sent (cost: the games with mail queued)."""
@@ -112,7 +145,7 @@ class Outbox(Games):
                         bundles[name] = self._bundle(name)
                     raw = bundles[name][outbox_id]
                 except FileNotFoundError:
-                    if outbox_id in self._sent(game_id):
+                    if outbox_id in self.sent(game_id):
                         continue  # sent by the writing process meanwhile
                     raise StoreError(f"The bytes of queued mail {outbox_id} of game "
                                      f"{game_id} are missing.") from None
@@ -133,8 +166,8 @@ class Outbox(Games):
 
     def sent_at(self, outbox_id: str) -> str | None:
         """Give when a mail was marked sent, or None if it was not (cost: every game)."""
-        for game_id in self.games():
-            if (value := self._sent(game_id).get(outbox_id)) is not None:
+        for game_id in self._games.games():
+            if (value := self.sent(game_id).get(outbox_id)) is not None:
                 return value
         return None
 
@@ -142,8 +175,8 @@ class Outbox(Games):
         """Give when each mail marked sent after ``since`` was, oldest first (cost: every
         game's sent journal; the daemon asks once, at start, to keep a daily cap)."""
         found = []
-        for game_id in self.games():
-            for value in self._sent(game_id).values():
+        for game_id in self._games.games():
+            for value in self.sent(game_id).values():
                 moment = datetime.fromisoformat(value)
                 moment = moment if moment.tzinfo else moment.replace(tzinfo=since.tzinfo)
                 if moment > since:
@@ -173,7 +206,7 @@ class Outbox(Games):
             bundle = doc["bundle"]
             record = {key: doc[key] for key in ("outbox_id", "to", "message_id", "created_at")}
         journal = self._sent_journal(game_id)
-        with self._small_lock("outbox.lock"):
+        with self._locks.small("outbox.lock"):
             if outbox_id in journal.values():
                 journal.sync()  # its writer may have died before flushing it
                 return
@@ -192,14 +225,14 @@ class Outbox(Games):
     def mark_failed(self, outbox_id: str, *, error: str, retry_at: str | datetime,
                     attempts: int) -> None:
         """Record a failed send attempt and when to retry."""
-        self._require_lock("mark a mail failed")
+        self._locks.require("mark a mail failed")
         self._update_queued(outbox_id, {"last_error": error, "retry_at": stored_time(retry_at),
                                         "attempts": attempts})
 
     def requeue(self, outbox_id: str) -> None:
         """Make a queued mail due now as if never tried (the game master retrying a mail the
         daemon gave up on)."""
-        self._require_lock("queue a mail again")
+        self._locks.require("queue a mail again")
         self._update_queued(outbox_id, {"last_error": None, "retry_at": None, "attempts": 0},
                             suggestion="`pbem outbox list` shows the ids")
 
@@ -208,7 +241,7 @@ class Outbox(Games):
         unknown. (``commit(drop=...)`` forgets it, in the write that logs why.)"""
         return self._queued(outbox_id, "`pbem outbox list` shows the ids")[0]
 
-    def _forget(self, hot: HotFile, outbox_ids: set[str]) -> set[str]:
+    def forget(self, hot: HotFile, outbox_ids: set[str]) -> set[str]:
         """Drop these queued mails from a hot file about to be saved; give the bundles no
         mail left in it is in (to remove once it is saved)."""
         gone = [doc for doc in hot.outbox if doc["outbox_id"] in outbox_ids]
@@ -219,9 +252,9 @@ class Outbox(Games):
                        suggestion: str = "") -> None:
         """Change the record of a mail still queued; StoreError if sent or unknown."""
         game_id, doc = self._queued(outbox_id, suggestion)
-        hot = self._hot(game_id, writing=True)
+        hot = self._games.hot(game_id, writing=True)
         hot.outbox.update(changes, doc_ids=[doc.doc_id])
-        self._save(game_id, hot)
+        self._games.save(game_id, hot)
 
     def _queued(self, outbox_id: str, suggestion: str = "") -> tuple[str, Document]:
         """Give the game and record of a mail still queued; StoreError if sent or unknown."""
@@ -231,21 +264,29 @@ class Outbox(Games):
                 raise StoreError("This mail was already sent.", text=outbox_id)
             raise StoreError("No queued mail has this id.", text=outbox_id,
                              suggestion=suggestion or None)
-        if outbox_id in self._sent(queued[0]):
+        if outbox_id in self.sent(queued[0]):
             raise StoreError("This mail was already sent.", text=outbox_id)
         return queued
 
-    def _drop_sent(self, game_id: str, hot: HotFile) -> set[str]:
+    def drop_sent(self, game_id: str, hot: HotFile) -> set[str]:
         """Drop the mails already sent from a hot file about to be saved; give the bundles
         no mail left in it is in (to remove once it is saved)."""
-        sent = self._sent(game_id)
+        sent = self.sent(game_id)
         done = {doc["outbox_id"] for doc in hot.outbox if doc["outbox_id"] in sent}
         if done:
             self._sent_journal(game_id).sync()  # before the hot file forgets them
-        return self._forget(hot, done)
+        return self.forget(hot, done)
 
-    def _remove_bundles(self, names: set[str]) -> None:
+    def remove_bundles(self, names: set[str]) -> None:
         """Remove bundles that hold no mail left to send (``mark_sent`` may have already)."""
         for name in names:
             with contextlib.suppress(FileNotFoundError):
                 (self.root / "outbox" / name).unlink()
+
+    def recover(self) -> None:
+        """Remove the bundles with no mail left to send: all sent, or written by a step that
+        never committed (or for a game whose creation never finished)."""
+        for game_id, names in self._bundles().items():
+            pending = (self._pending(game_id, self._games.hot(game_id))
+                       if self._games.has_hot(game_id) else [])
+            self.remove_bundles(set(names) - {doc["bundle"] for doc in pending})
