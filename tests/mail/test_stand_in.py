@@ -21,7 +21,7 @@ def test_a_stand_in_reads_as_the_over_size_mail_it_stands_for() -> None:
         parse_mail(kept)
     assert refused.value.key == "too_big"
     assert refused.value.message == "This mail is 1954 KB, more than the 256 KB we accept."
-    assert refused.value.words == {"size_kib": 1954, "limit_kib": 256}
+    assert refused.value.words == {"size": 1954, "limit": 256}
 
 
 def test_a_stand_in_of_a_bounce_is_never_answered() -> None:
