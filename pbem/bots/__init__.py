@@ -248,10 +248,9 @@ def choose_action(cards: CardSet, state: GameState, me: str, rng: random.Random,
             sure = 0.7 if level == "easy" else 0.9
             pick = plans[0] if rng.random() < sure or len(plans) == 1 else rng.choice(plans[:4])
             return pick.attack
-        if level != "easy":
-            unstick = free_an_arrow(cards, state, p)
-            if unstick is not None:
-                return unstick
+        unstick = free_an_arrow(cards, state, p)
+        if unstick is not None:
+            return unstick
         move = _feed_money(cards, state, p)
         if move is not None and state.turn.free_transfers < 2:
             return move

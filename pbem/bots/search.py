@@ -42,7 +42,7 @@ CANDIDATES = 8  # attacks weighed (the ``normal`` bot's best, goal-weighted)
 WON = 10.0  # the evaluation of a met goal: above anything else
 RIVALRY = 0.8  # how much the leading opponent's standing counts against the bot's
 BASIC = 0.3  # weight of the progress toward the basic goal, beyond the closest goal's
-SPECIAL = 0.5  # and toward the special goal: its steps are rarer, and it is the bot's own
+SPECIAL = 0.8  # and toward the special goal: its steps are rarer, and it is the bot's own
 SUCCESS_ROLL = (1, 1)
 FAILURE_ROLL = (6, 6)
 

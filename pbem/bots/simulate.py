@@ -131,6 +131,7 @@ class BotTable:
         self.levels = levels or {}
         self.planned: dict[Attack, tuple[int, int]] = {}  # money the attacker chose with it
         self.timings: list[float] = []  # seconds per action decision of a strong bot
+        self.minds: dict[str, tuple[GameState, GameState]] = {}  # player: (state, belief)
         self.log: list[Command] = []
         self.violations: list[str] = []
         self.check_every = check_every
@@ -143,8 +144,13 @@ class BotTable:
         return self.levels.get(player, "normal")
 
     def mind(self, player: str) -> GameState:
-        """What ``player``'s bot knows: the state rebuilt from its own view."""
-        return belief(self.cards, view(self.cards, self.state, player))
+        """What ``player``'s bot knows: the state rebuilt from its own view (kept while the
+        state stays the same)."""
+        known = self.minds.get(player)
+        if known is None or known[0] is not self.state:
+            known = self.minds[player] = (
+                self.state, belief(self.cards, view(self.cards, self.state, player)))
+        return known[1]
 
     def do(self, command: Command) -> bool:
         """Apply a command; False (and nothing changes) if the rules refuse it."""
