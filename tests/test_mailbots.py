@@ -9,7 +9,8 @@ from pathlib import Path
 
 from transcripts.harness import Mailroom
 
-from pbem.bots.mailbots import BotSeat, belief, decide, read_view
+from pbem.bots.belief import belief
+from pbem.bots.mailbots import BotSeat, decide, read_view
 from pbem.engine.carddata import load_cardset
 from pbem.engine.codec import from_json
 from pbem.engine.commands import Command, WithdrawOffer

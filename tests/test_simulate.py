@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from pbem import bots
 from pbem.bots import mailbots
-from pbem.bots.mailbots import belief
+from pbem.bots.belief import belief
 from pbem.bots.simulate import BotTable, invariant_violations, play_game, simulate
 from pbem.cli.main import main
 from pbem.engine.carddata import load_cardset

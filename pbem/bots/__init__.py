@@ -100,9 +100,9 @@ def leader_score(cards: CardSet, state: GameState, p: Player) -> float:
 
 
 def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "normal",
-                 shortlist: int = SHORTLIST, least: float = 0.3) -> list[PlannedAttack]:
+                 weigh: int = SHORTLIST, least: float = 0.3) -> list[PlannedAttack]:
     """Attacks worth making now, best first: for each target and kind of attack, the one
-    attacker that looks strongest, all free helpers aiding. ``shortlist`` attacks are
+    attacker that looks strongest, all free helpers aiding. The ``weigh`` likeliest are
     weighed in full; those with less than ``least`` chance are left out."""
     aim = aim_of(cards, state, me, level)
     money = {s.card: s.treasury for s in me.structure}
@@ -128,8 +128,7 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "n
     # Alignments move an attack by 4 a pair; a weak group rarely beats a much stronger one.
     attackers = sorted(attackers, key=lambda a: -own[a][0])[:CANDIDATES]
     controllers = [a for a in attackers if a in controllers] or controllers[:CANDIDATES]
-    shortlist_size = shortlist
-    candidates_found: list[tuple[float, str, str, Player | None, AttackMode]] = []
+    shortlist: list[tuple[float, str, str, Player | None, AttackMode]] = []
     for target, owner in targets:
         group = cards.card(target)
         assert isinstance(group, Group)
@@ -148,12 +147,12 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "n
             defence = group.power if mode == "destroy" else group.resistance
             rough = strength + aid_total + (6 if mode == "neutralize" else 0) - defence - proximity
             value = _target_value(cards, state, target, mode, owner, lead, aim)
-            candidates_found.append((success_chance(rough + me.treasury // 2) * value, attacker,
-                                     target, owner, mode))
-    candidates_found.sort(key=lambda c: -c[0])
+            shortlist.append((success_chance(rough + me.treasury // 2) * value, attacker,
+                              target, owner, mode))
+    shortlist.sort(key=lambda c: -c[0])
     plans: list[PlannedAttack] = []
     # The full breakdown (abilities, defences, immunities) only for the most promising few.
-    for _, attacker, target, owner, mode in candidates_found[:shortlist_size]:
+    for _, attacker, target, owner, mode in shortlist[:weigh]:
         aids = tuple(h for h in helpers if h not in (attacker, target))
         try:
             validate_attack(cards, state, me, attacker, target, mode, aids)

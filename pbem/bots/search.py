@@ -126,7 +126,7 @@ def best_action(cards: CardSet, state: GameState, me: str, rng: random.Random) -
     if isinstance(fallback, PlaySpecial | DropGroup) or state.turn.actions >= 2:
         return Choice(fallback)
     p = state.player(me)
-    plans = bots.plan_attacks(cards, state, p, "normal", shortlist=CANDIDATES, least=0.15)
+    plans = bots.plan_attacks(cards, state, p, "normal", weigh=CANDIDATES, least=0.15)
     if not plans:
         return Choice(fallback)
     worlds = [sample(cards, state, me, rng) for _ in range(SAMPLES)]
