@@ -32,8 +32,10 @@ from pbem.engine.bidding import ATTACKER_GOAL, Stance, settle_bids
 from pbem.engine.breakdown import breakdown, success_chance
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import Attack, Command, DropGroup, EndTurn, Pass, PlaySpecial, Settle
+from pbem.engine.ops import earn
 from pbem.engine.rules import apply
 from pbem.engine.state import GameState, Player
+from pbem.engine.turn import PASS_INCOME
 from pbem.engine.victory import progress, victory_allowed
 from pbem.errors import IllegalCommandError
 
@@ -120,6 +122,14 @@ def outcome(cards: CardSet, state: GameState, me: str, plan: bots.PlannedAttack,
     return value
 
 
+def _passing(cards: CardSet, worlds: list[GameState], me: str) -> float:
+    """The mean evaluation after passing: "collect 5 MB" (the turn then ends)."""
+    total = 0.0
+    for world in worlds:
+        total += evaluate(cards, earn(world, me, world.player(me).illuminati, PASS_INCOME), me)
+    return total / len(worlds)
+
+
 def best_action(cards: CardSet, state: GameState, me: str, rng: random.Random) -> Choice:
     """The strong bot's next command in the actions phase, from its belief ``state``."""
     fallback = bots.choose_action(cards, state, me, rng)
@@ -142,6 +152,9 @@ def best_action(cards: CardSet, state: GameState, me: str, rng: random.Random) -
             mean = sum(v for v in values if v is not None) / len(values)
             if best is None or mean > best[0]:
                 best = (mean, Choice(plan.attack, spend, upto))
+    if not state.turn.did_anything and _passing(cards, worlds, me) - baseline > 2 * (
+            (best[0] if best else baseline) - baseline):
+        return Choice(Pass(me))  # 5 MB outweigh the two actions the turn would hold
     if best is None or best[0] <= baseline:
         if isinstance(fallback, Attack):
             return Choice(EndTurn(me) if state.turn.did_anything else Pass(me))

@@ -44,6 +44,11 @@ from pbem.engine.victory import progress
 from pbem.engine.view import view
 from pbem.errors import IllegalCommandError
 
+# A bot is asked only when it holds a card it could play then (its own hand: it knows it);
+# rebuilding its belief costs more than the rest of the decision.
+SECRETS = "Secrets Man Was Not Meant To Know"
+TURN_START_CARDS = {"Senate Investigating Committee", "Market Manipulation"}
+AFTER_ROLL_CARDS = {"Murphy's Law", "Assassination"}
 DEFAULT_TURN_CAP = 300  # a documented cap: a game still undecided after this many turns ends
 
 
@@ -175,8 +180,8 @@ class BotTable:
     def answer_special(self) -> None:
         while self.state.special is not None:
             counters = [p.name for p in self.state.players
-                        if p.playing and bots.counter_card(self.cards, self.mind(p.name),
-                                                           p.name)]
+                        if p.playing and SECRETS in p.hand
+                        and bots.counter_card(self.cards, self.mind(p.name), p.name)]
             if not (counters and self.do(Counter(counters[0]))):
                 self.do(ResolveSpecial())
 
@@ -191,7 +196,7 @@ class BotTable:
                 self.do(DeclineGroup(s.offer.receiver))
         elif s.phase == "turn_start":
             for p in s.players:
-                if p.playing:
+                if p.playing and set(p.hand) & TURN_START_CARDS:
                     card = bots.turn_start_card(self.cards, self.mind(p.name), p.name,
                                                 self.rng)
                     if card is not None and self.do(card):
@@ -260,7 +265,7 @@ class BotTable:
         attack = self.state.attack
         assert attack is not None
         for p in self.state.players:
-            if not p.playing:
+            if not (p.playing and set(p.hand) & AFTER_ROLL_CARDS):
                 continue
             card = bots.after_roll_card(self.cards, self.mind(p.name), p.name, self.rng)
             if card is not None and self.do(card):
