@@ -33,12 +33,22 @@ NEUTRAL_SEED = "00" * 32  # the belief's dice: the real seed is secret, and bots
 def belief(cards: CardSet, v: View) -> GameState:
     """A game state consistent with what the viewer sees; hidden values are neutral."""
     players = []
-    for p in v.players:
+    # Turns begun, from the public turn number: round r is under way, the seats up to the
+    # active one have begun r turns, the later ones r - 1 (what "no one may win before the
+    # end of the first player's second turn" counts). Before a turn begins, its number is
+    # the last turn's and its player has not begun it.
+    seats = len(v.players)
+    waiting = v.phase == "turn_start"
+    active = [p.name for p in v.players].index(v.active) - waiting
+    number = v.turn_number + waiting
+    round_ = (number - 1) // seats + 1 if number else 0
+    for i, p in enumerate(v.players):
         structure = tuple(Slot(c.card, c.x, c.y, c.rotation, c.master or None,
                                c.treasury or 0) for c in p.structure)
         destroyed = next((g.have for g in p.goals if g.kind == "destroyed"), 0) or 0
         players.append(Player(p.name, p.illuminati, structure, p.hand or (),
                               secret_goal=p.secret_goal, destroyed=destroyed,
+                              turns=round_ if i <= active else max(round_ - 1, 0),
                               status=p.status))  # type: ignore[arg-type]
     attack = None
     if v.attack is not None:

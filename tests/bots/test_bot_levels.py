@@ -32,6 +32,7 @@ from pbem.engine.rules import apply
 from pbem.engine.setup import Seat, Setup, new_game
 from pbem.engine.state import GameState, Options
 from pbem.engine.structure import open_arrows
+from pbem.engine.victory import victory_allowed
 from pbem.engine.view import view
 
 
@@ -195,3 +196,19 @@ def test_a_bot_does_not_see_a_rival_s_hidden_money() -> None:
     attacked, _ = apply(rich, Attack("g", GNOMES, "Convenience Stores", "control"), CARDS)
     seeing = bots.response_stance(CARDS, attacked, "me", random.Random(2))
     assert seeing is not None and seeing.side == "interfere"  # what the full state would do
+
+
+def test_a_belief_knows_when_victory_is_allowed() -> None:
+    """rulebook-en: no one may win "before the end of the first player's second turn"; a
+    bot that reads its view counts the turns begun as the engine does, so it sees a winning
+    move as one."""
+    seats = tuple(Seat(f"p{i}") for i in range(3))
+    state, _ = new_game(CARDS, Setup("g", seats, "cd" * 32))
+    table = BotTable(CARDS, state, random.Random(1))
+    moments = 0
+    while table.state.phase != "over" and moments < 400:
+        for p in table.state.players:
+            assert victory_allowed(table.mind(p.name)) == victory_allowed(table.state)
+        moments += 1
+        table.step()
+    assert victory_allowed(table.state)
