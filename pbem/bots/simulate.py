@@ -315,15 +315,16 @@ def play_game(cards: CardSet, index: int, players: int, base_seed: int,
 
 
 def simulate(cards: CardSet, games: int, players: int, seed: int,
-             turn_cap: int = DEFAULT_TURN_CAP, check_every: int = 1) -> Summary:
-    """Play ``games`` games and sum them up."""
+             turn_cap: int = DEFAULT_TURN_CAP, check_every: int = 1,
+             levels: Sequence[bots.Level] = ()) -> Summary:
+    """Play ``games`` games and sum them up (seat ``i`` at ``levels[i]``, else normal)."""
     start = time.perf_counter()
     outcomes: Tally[str] = Tally()
     by_goal: Tally[str] = Tally()
     violations: list[str] = []
     commands = 0
     for index in range(games):
-        result = play_game(cards, index, players, seed, turn_cap, check_every)
+        result = play_game(cards, index, players, seed, turn_cap, check_every, levels)
         outcomes[result.outcome] += 1
         by_goal.update(result.goals)
         violations += [f"game {index}: {v}" for v in result.violations]

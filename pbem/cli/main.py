@@ -38,13 +38,16 @@ add_gm_commands(main)
               help="Seed of the whole run; game i uses a seed derived from it.")
 @click.option("--turn-cap", default=300, show_default=True, type=click.IntRange(1),
               help="A game still undecided after this many turns ends as a 'turn cap'.")
+@click.option("--level", "levels", multiple=True, type=click.Choice(LEVELS),
+              help="The bots' levels, one per seat in order (repeat it; the rest: normal).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def simulate(games: int, players: int, seed: int, turn_cap: int, as_json: bool) -> None:
+def simulate(games: int, players: int, seed: int, turn_cap: int, levels: tuple[Level, ...],
+             as_json: bool) -> None:
     """Play whole games between bots and check every invariant after every command."""
     from pbem.bots.simulate import simulate as run
     from pbem.engine.carddata import load_cardset
 
-    summary = run(load_cardset(), games, players, seed, turn_cap)
+    summary = run(load_cardset(), games, players, seed, turn_cap, levels=levels)
     result = {
         "games": summary.games,
         "finished": summary.finished,
