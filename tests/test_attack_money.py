@@ -3,9 +3,12 @@ an attack waiting behind another is carried out. Rulebook, "Spending Money To At
 
 from __future__ import annotations
 
-from factory import BAVARIA, place, treasury
+from factory import BAVARIA, CARDS, place, treasury
 from test_service_flow import mail, position, table
 from test_windows_answers import refused
+
+from pbem.reports.mails import order_failed
+from pbem.service.model import parse_iso
 
 
 def test_an_attack_spending_more_than_its_treasuries_hold_is_refused_at_once() -> None:
@@ -51,3 +54,31 @@ def test_an_attack_waiting_behind_another_is_refused_when_its_money_is_gone() ->
         failed.data["reason"])
     assert failed.data["order"] == "ATTACK The Mafia CONTROL Flat Earthers SPEND 7"
     assert treasury(t.state, "The Mafia") == 4
+
+
+def test_a_refused_waiting_line_stops_the_lines_after_it_and_keeps_the_turn_open() -> None:
+    """rulebook-en: "Attacking money may be spent from both the attacking Group's treasury
+    and the Illuminati treasury." The second attack, waiting, finds the money gone and is
+    refused; the END TURN written after it counted on it, so it does not run: the turn
+    stays open, and the mail says which lines did not run, with the deadline and a fresh
+    order form (issue 18: 8 of one player's 14 turns were lost this way)."""
+    t = table(place(position(), "ann", "The Mafia", treasury=4))
+    results = mail(t, "ann", "ATTACK Bavarian CONTROL Hackers SPEND 8",
+                   "ATTACK The Mafia CONTROL Flat Earthers SPEND 7", "END TURN")
+    assert all(r.accepted for r in results), results
+    mail(t, "bob", "NO RESPONSE")
+    mail(t, "cat", "NO RESPONSE")
+    (failed,) = [n for n in t.notices if n.kind == "order_failed"]
+    assert failed.data["skipped"] == [(4, "END TURN")]
+    assert t.state.active_player.name == "ann" and t.state.phase == "actions"
+    assert t.service.queue == ()
+    for lang, words in (("en", ("did not run either", "Line 4: END TURN",
+                                "Your turn goes on")),
+                        ("fr", ("n'ont pas été exécutées", "Ligne 4 : END TURN",
+                                "Votre tour continue"))):
+        text = order_failed(CARDS, t.state, "ann", failed.data, now=t.now,
+                            deadline=parse_iso(t.service.deadline), lang=lang, html=True)
+        plain = " ".join(text.text.split())
+        assert all(w in plain for w in words), plain
+        assert "GAME test PLAYER ann" in text.text  # the order form
+        assert "END TURN" in (text.html or "")

@@ -156,7 +156,11 @@ def plays(draw: st.DrawFn, me: str, players: list[str]) -> PlaySpecial | Counter
                                arrow=draw(side))
         return PlaySpecial(me, "Bribery", group=draw(group))
     if which == "whispering":
-        return PlaySpecial(me, "Whispering Campaign", group=draw(group), attacker=draw(card))
+        privilege = draw(st.sampled_from(["none", "card", "bavarian"]))
+        return PlaySpecial(me, "Whispering Campaign", group=draw(group), attacker=draw(card),
+                           aids=tuple(draw(st.lists(card, max_size=2))), privilege=privilege,
+                           privilege_card=draw(st.sampled_from(PLAIN_SPECIALS))
+                           if privilege == "card" else "")
     if which == "media":
         return PlaySpecial(me, "Media Campaign", group=draw(group))
     if which == "espionage":

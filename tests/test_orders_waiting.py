@@ -59,3 +59,19 @@ def test_abolishing_privilege_needs_a_privileged_attack_and_the_cards() -> None:
         t, "ann", "ATTACK The Mafia CONTROL Boy Sprouts PRIVILEGE Slush Fund"))
     (no,) = mail(t, "bob", "ABOLISH PRIVILEGE WITH Slush Fund, Bribery")
     assert not no.accepted and no.note == "bob does not hold Slush Fund"
+
+
+def test_a_move_written_after_end_turn_is_refused_when_the_mail_is_read() -> None:
+    """The turn ends at END TURN: a move written after it, which waited behind the attack
+    and was then dropped without a word, is refused at once with the reason; press and
+    queries after it are still answered."""
+    t = table(position())
+    results = notes(mail(t, "ann", "ATTACK Bavarian CONTROL Hackers", "END TURN",
+                         "GIVE 1 MB TO cat", "STATUS"))
+    assert results["END TURN"][0]
+    assert results["GIVE 1 MB TO cat"] == (
+        False, "it comes after your END TURN or PASS (line 3), where your turn ends")
+    assert results["STATUS"][0]
+    mail(t, "ann", "SET LANGUAGE FR")
+    french = notes(mail(t, "ann", "END TURN", "GIVE 1 MB TO cat"))
+    assert french["GIVE 1 MB TO cat"][1].startswith("il vient après votre END TURN")

@@ -31,7 +31,7 @@ SAMPLES: dict[str, Any] = {
     "forms": ["STANDING LIST", "STANDING CLEAR"], "found": "Bribery", "found_kind": "special",
     "giver": "Bob", "group": "Feminists", "have": 3, "illuminati": "The Network",
     "keyword": "SPEND", "keywords": ["PASS"], "least": 1, "length": 240,
-    "master": "The Network", "missing": ["ON <group>"], "more": 0, "name": "Carol",
+    "master": "The Network", "missing": ["ON <group>"], "more": 0, "most": 24, "name": "Carol",
     "names": ["The Mafia"], "order": "PASS", "other": "Dee", "owner": "Bob", "phase": "actions",
     "player": "Bob", "purpose": "wait for the roll", "query": "'Mafai'", "quote": "»",
     "receiver": "Bob", "shield": "The Discordian Society", "shown": "'x'",

@@ -223,6 +223,22 @@ def test_the_lasers_add_remove_or_reverse_one_alignment(change: str, alignment: 
     assert state.turn.alignment_changes == ()
 
 
+@pytest.mark.parametrize(("group", "alignment"),
+                         [("Goldfish Fanciers", "Fanatic"), ("Loan Sharks", "Criminal")])
+def test_the_lasers_cannot_reverse_an_alignment_without_an_opposite(group: str,
+                                                                    alignment: str) -> None:
+    """groups.csv: "add, remove or reverse one alignment"; summary-en: "Fanatic is the
+    opposite of Fanatic." Criminal has no opposite at all. Reversing either changes nothing,
+    so it is refused for what it is, and the Lasers stay unused."""
+    state = free(with_lasers(), group)
+    with pytest.raises(IllegalCommandError) as refused:
+        run(state, UseLasers("ann", group, "reverse", alignment))  # type: ignore[arg-type]
+    assert refused.value.key == "alignment_no_opposite"
+    assert "no opposite" in str(refused.value) and group not in str(refused.value)
+    state, _ = run(state, UseLasers("ann", group, "remove", alignment))  # type: ignore[arg-type]
+    assert state.turn.lasers_used
+
+
 def test_the_lasers_work_once_a_turn_and_not_on_themselves() -> None:
     """groups.csv: "once on the owner's turn: add, remove or reverse one alignment of any one
     other group" """

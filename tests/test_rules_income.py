@@ -21,7 +21,7 @@ from factory import (
     treasury,
 )
 
-from pbem.engine.commands import BeginTurn, PlaySpecial
+from pbem.engine.commands import BeginTurn, Pass, PlaySpecial
 from pbem.errors import IllegalCommandError
 
 MARKET = "Market Manipulation"
@@ -173,6 +173,18 @@ def test_market_manipulation_is_played_at_the_holders_own_income(when: str) -> N
         state = active(state, "bob", "actions")
     with pytest.raises(IllegalCommandError):
         run(state, PlaySpecial("bob", MARKET))
+
+
+def test_no_pass_after_market_manipulation() -> None:
+    """summary-en: "Passing: A player may choose not to take any actions of any sort and
+    collect 5MB instead." Playing a special is a free action (rulebook-en, Special Cards),
+    so after Market Manipulation in the income phase the player may no longer pass."""
+    state = deal(game(phase="turn_start", ann=BAVARIA, bob=GNOMES), "ann", MARKET)
+    state, _ = special(state, PlaySpecial("ann", MARKET))
+    state, _ = run(state, BeginTurn())
+    with pytest.raises(IllegalCommandError) as refused:
+        run(state, Pass("ann"))
+    assert refused.value.key == "pass_late"
 
 
 def test_income_is_collected_before_the_card_draw() -> None:

@@ -27,6 +27,7 @@ from factory import (
     run,
     special,
     term,
+    terms,
     treasury,
 )
 
@@ -295,6 +296,34 @@ def test_whispering_campaign_is_played_as_an_action_of_ones_own_turn() -> None:
     with pytest.raises(IllegalCommandError, match="turn"):
         run(state, PlaySpecial("bob", "Whispering Campaign", group="Boy Sprouts",
                                attacker="C.I.A."))
+
+
+def test_whispering_campaign_is_an_attack_that_may_be_aided_and_privileged() -> None:
+    """specials.csv: "the attack is a regular action" and rulebook-en: "Any special card may
+    also be discarded to make an attack" privileged; an attack may be aided by the
+    transferable power of other groups: the Whispering Campaign's attack is one like any
+    other."""
+    state = place(position(), "ann", "Yuppies", master=OIL)
+    state = deal(state, "ann", "Whispering Campaign", "Slush Fund")
+    state, events = special(state, PlaySpecial(
+        "ann", "Whispering Campaign", group="Boy Sprouts", attacker=OIL, aids=("Yuppies",),
+        privilege="card", privilege_card="Slush Fund"))
+    assert state.attack is not None and state.attack.whispering
+    assert state.attack.aids == ("Yuppies",) and state.attack.privileged
+    assert ("aid", "Yuppies", 1) in terms(state)
+    assert "Slush Fund" in state.discards and not state.player("ann").hand
+    assert of_kind(events, "privilege")
+
+
+def test_whispering_campaign_cannot_be_its_own_privilege() -> None:
+    """rulebook-en: "Each Special may be used only once." The card played is not also the
+    card discarded for privilege (unless the player holds two)."""
+    state = deal(position(), "ann", "Whispering Campaign")
+    with pytest.raises(IllegalCommandError) as refused:
+        run(state, PlaySpecial("ann", "Whispering Campaign", group="Boy Sprouts",
+                               attacker=OIL, privilege="card",
+                               privilege_card="Whispering Campaign"))
+    assert refused.value.key == "privilege_card_not_held"
 
 
 def test_computer_espionage_is_played_at_any_time() -> None:

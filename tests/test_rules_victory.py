@@ -286,6 +286,19 @@ def test_destroying_your_own_last_group_otherwise_eliminates_you() -> None:
     assert state.player("ann").status == "eliminated"
 
 
+def test_no_other_goal_met_spares_a_player_with_no_group() -> None:
+    """rulebook-en: "A player is eliminated if, at any time after his third turn, he controls
+    no Groups except his Illuminati. ... Exception: If the Servants of Cthulhu destroy
+    their own last Group" (and only they): the Gnomes with 150 MB and no group are
+    eliminated, not winners."""
+    state = game(ann=GNOMES, bob=BAVARIA, cy=NETWORK)
+    state = place(place(state, "bob", "C.I.A."), "cy", "Yuppies")
+    state = in_round(money(place(state, "ann", "KGB", treasury=2), "ann", GNOMES, 150), 4)
+    state, events = run(state, DropGroup("ann", "KGB"))
+    assert state.player("ann").status == "eliminated"
+    assert of_kind(events, "eliminated") and state.winners == ()
+
+
 def test_a_player_who_leaves_loses_groups_money_and_illuminati() -> None:
     """rulebook-en: "If a player drops out, his Groups go uncontrolled and their treasuries go
     to the bank. His Illuminati card is taken out of play." """

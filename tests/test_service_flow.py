@@ -27,7 +27,7 @@ from factory import (
 from pbem.engine.commands import Command
 from pbem.engine.state import GameState
 from pbem.orders.parse import parse_orders
-from pbem.reports.mails import OrderResult
+from pbem.reports.mails import OrderResult, press_relay
 from pbem.service.auth import check_password, hash_password
 from pbem.service.deadlines import tick
 from pbem.service.dispatch import advance
@@ -253,3 +253,19 @@ def test_password_hashes_carry_their_cost_and_old_ones_still_check() -> None:
     old = "scrypt$" + strong.split("$", 2)[2]  # the first form: salt and hash only
     assert check_password("raven-lodge-fnord-42", old)
     assert not check_password("x", "scrypt$99$zz$00") and not check_password("x", "md5$a$b")
+
+
+def test_press_to_some_players_tells_each_who_else_received_it() -> None:
+    """Press to several players names the others to each of them, so that nobody takes a
+    message to three for a secret between two; press to one says it went to them alone."""
+    t = table(position())
+    mail(t, "ann", "PRESS TO bob, cat", "Shall we?", "END PRESS")
+    mail(t, "ann", "PRESS TO bob", "Just you.", "END PRESS")
+    sent = [(n.to, n.data["others"]) for n in t.notices if n.kind == "press"]
+    assert sent == [("bob", ("cat",)), ("cat", ("bob",)), ("bob", ())]
+    for others, lang, says in (((), "en", "Sent to you alone."),
+                               (("cat",), "en", "Also sent to cat."),
+                               (("cat",), "fr", "Envoyé aussi à cat.")):
+        text = press_relay("test", "bob", "ann", "hi", to_all=False, others=others,
+                           lang=lang).text
+        assert says in text

@@ -250,7 +250,7 @@ def test_every_mail_to_a_player_names_them_in_its_subject(lang: str) -> None:
     for name in ("order_failed", "called_off", "eliminated", "help", "standing"):
         mail = reports.mail(name, lang, None, html=False, game="illu", player="Carol",
                             data={"reason": "r", "attacker": "Bob", "target": "Feminists"},
-                            orders=[], topic="", forms=())
+                            orders=[], topic="", forms=(), goes_on=None)
         assert mail.subject.endswith("(Carol)"), (name, mail.subject)
 
 

@@ -25,6 +25,7 @@ from pbem.transport.sender import MaildirSender, open_maildir
 
 GAME = "demo"
 BOTS = ("Adam", "Eve", "Mallory", "Trent")
+HUMAN = "Morgan"  # the seat a person takes with --keep-running: a name mails read well with
 PLAYER_DOMAIN = "players.example"
 TURN_CAP = 300  # a documented cap: bots that stall cannot keep the demo running forever
 TIME_LIMIT = 30 * 60.0  # seconds before the demo gives up waiting for the game's end
@@ -86,7 +87,7 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
     listener = daemon.listener_port or port
     service = daemon.service
     maildir = MaildirSender(config.maildir)
-    names = [("You" if keep_running and i == 0 else name) for i, name in enumerate(BOTS)]
+    names = [(HUMAN if keep_running and i == 0 else name) for i, name in enumerate(BOTS)]
     addresses = {n: f"{n.lower()}@{PLAYER_DOMAIN}" for n in names}
     if GAME in service.games():
         raise RuntimeError(f"{folder} already holds a demo game: give another folder")
@@ -111,7 +112,7 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
 
     bots = []
     for index, name in enumerate(names):
-        if name == "You":
+        if name == HUMAN:
             continue
         address = addresses[name]
         level = levels[index] if index < len(levels) else "normal"
@@ -119,8 +120,8 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
         bot = MailBot(service.cards, seat, mailer(address))
         bots.append((bot, _Mailbox(maildir.maildir_path(address))))
     if keep_running:
-        _explain_joining(echo, passwords["You"], addresses["You"], listener,
-                         config.sender.address, maildir.maildir_path(addresses["You"]))
+        _explain_joining(echo, passwords[HUMAN], addresses[HUMAN], listener,
+                         config.sender.address, maildir.maildir_path(addresses[HUMAN]))
 
     started = time.monotonic()
     last_turn = -1
@@ -176,7 +177,7 @@ def _count(root: Path) -> int:
 def _explain_joining(echo: Callable[[str], None], password: str, address: str, port: int,
                      service_address: str, maildir: Path) -> None:
     echo("")
-    echo("You play the seat 'You'. Your mail client's outgoing server: 127.0.0.1, port "
+    echo(f"You play the seat '{HUMAN}'. Your mail client's outgoing server: 127.0.0.1, port "
          f"{port}, no login. Send your orders to {service_address} from {address}.")
     echo(f"Your password: {password}")
     echo(f"Mail to you is delivered into the Maildir {maildir} (mutt -f {maildir} reads it).")
@@ -185,5 +186,5 @@ def _explain_joining(echo: Callable[[str], None], password: str, address: str, p
 
 def _seated(names: Sequence[str], levels: Sequence[Level]) -> list[str]:
     """Each seat's name, with its bot's level when one was given."""
-    return [f"{n} ({levels[i]})" if i < len(levels) and n != "You" else n
+    return [f"{n} ({levels[i]})" if i < len(levels) and n != HUMAN else n
             for i, n in enumerate(names)]

@@ -117,6 +117,33 @@ def validate_attack(
                                       key="aid_used", words={"aid": aid})
 
 
+def take_privilege(cards: CardSet, state: GameState, p: Player,
+                   privilege: Literal["none", "card", "bavarian"], card: str) -> Result:
+    """The privilege an attack is announced with, paid for: ``card`` discarded, or the
+    Bavarian Illuminati's 5 MB (rulebook-en, Privileged Attacks)."""
+    events: list[Event] = []
+    if privilege == "card":
+        if card not in p.hand:
+            raise IllegalCommandError(f"{p.name} does not hold {card or 'a card'}",
+                                      suggestion="name a special card you hold",
+                                      key="privilege_card_not_held",
+                                      words={"player": p.name, "card": card})
+        state = discard(state, p.name, card)
+        events.append(Event("privilege", {"player": p.name, "card": card}))
+    elif privilege == "bavarian":
+        if "bavarian_privilege" not in abilities(cards, p.illuminati).special:
+            raise IllegalCommandError("only the Bavarian Illuminati can buy privilege",
+                                      key="bavarian_only")
+        if state.turn.privileged_bavarian:
+            raise IllegalCommandError("the Bavarian privilege is used once a turn",
+                                      key="bavarian_once")
+        state = pay(state, p.name, p.illuminati, BAVARIAN_PRIVILEGE_COST)
+        state = evolve(state, turn=evolve(state.turn, privileged_bavarian=True))
+        events.append(Event("privilege", {"player": p.name, "card": "",
+                                          "amount": BAVARIAN_PRIVILEGE_COST}))
+    return state, events
+
+
 def announce(cards: CardSet, state: GameState, cmd: Attack) -> Result:
     """A regular action: the attack and all the transferable power aiding it, and privilege."""
     p = checks.action_left(state, cmd.player)
@@ -136,26 +163,7 @@ def announce(cards: CardSet, state: GameState, cmd: Attack) -> Result:
                 key="attack_arrow_closed",
                 words={"attacker": cmd.attacker, "arrow": cmd.arrow, "arrows": tuple(arrows)},
             )
-    events: list[Event] = []
-    if cmd.privilege == "card":
-        if cmd.privilege_card not in p.hand:
-            raise IllegalCommandError(f"{p.name} does not hold {cmd.privilege_card or 'a card'}",
-                                      suggestion="name a special card you hold",
-                                      key="privilege_card_not_held",
-                                      words={"player": p.name, "card": cmd.privilege_card})
-        state = discard(state, p.name, cmd.privilege_card)
-        events.append(Event("privilege", {"player": p.name, "card": cmd.privilege_card}))
-    elif cmd.privilege == "bavarian":
-        if "bavarian_privilege" not in abilities(cards, p.illuminati).special:
-            raise IllegalCommandError("only the Bavarian Illuminati can buy privilege",
-                                      key="bavarian_only")
-        if state.turn.privileged_bavarian:
-            raise IllegalCommandError("the Bavarian privilege is used once a turn",
-                                      key="bavarian_once")
-        state = pay(state, p.name, p.illuminati, BAVARIAN_PRIVILEGE_COST)
-        state = evolve(state, turn=evolve(state.turn, privileged_bavarian=True))
-        events.append(Event("privilege", {"player": p.name, "card": "",
-                                          "amount": BAVARIAN_PRIVILEGE_COST}))
+    state, events = take_privilege(cards, state, p, cmd.privilege, cmd.privilege_card)
     attack = PendingAttack(
         player=p.name, attacker=cmd.attacker, target=cmd.target, mode=cmd.mode, aids=cmd.aids,
         privilege=cmd.privilege, transfer_on_success=cmd.transfer_on_success, arrow=cmd.arrow,

@@ -92,6 +92,9 @@ class PlaySpecial:
     card: str
     group: str = ""  # Bribery, Whispering Campaign (target), Media Campaign (revived)
     attacker: str = ""  # Whispering Campaign: the attacking group
+    aids: tuple[str, ...] = ()  # Whispering Campaign: groups aiding the attack
+    privilege: Literal["none", "card", "bavarian"] = "none"  # Whispering Campaign
+    privilege_card: str = ""  # Whispering Campaign: the special card discarded for privilege
     other: str = ""  # Computer Espionage: the player or group looked at
     moves: tuple[tuple[str, str, int], ...] = ()  # White Collar Crime: (from, to, MB)
     bonus_to: str = ""  # White Collar Crime: where the 5 MB go

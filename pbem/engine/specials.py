@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pbem.engine import checks
-from pbem.engine.attack import discard, open_attack, validate_attack
+from pbem.engine.attack import discard, open_attack, take_privilege, validate_attack
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import Counter, PlaySpecial, ResolveSpecial
 from pbem.engine.ops import earn, move_money
@@ -49,7 +49,9 @@ def play(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
                                   key="counter_only", words={"card": card.name})
     _check_timing(cards, state, card, cmd)
     state = evolve(state, special=PendingSpecial(play=cmd))
-    if state.active_player.name == p.name and state.phase in ("actions", "attack", "after_roll"):
+    # Playing a special is a free action, and a player who acted may no longer pass: at the
+    # start of their own turn (Market Manipulation in the income phase) as in its course.
+    if state.active_player.name == p.name and state.phase != "over":
         state = evolve(state, turn=evolve(state.turn, did_anything=True))
     return state, [Event("special_played", {"player": p.name, "card": cmd.card,
                                             "group": cmd.group, "other": cmd.other})]
@@ -112,8 +114,17 @@ def _check_timing(cards: CardSet, state: GameState, card: Special, cmd: PlaySpec
                                           key="not_uncontrolled", words={"group": cmd.group})
             _bribery_arrow(cards, p, cmd)
         else:
-            validate_attack(cards, state, p, cmd.attacker, cmd.group, "destroy", (),
+            # The Whispering Campaign's attack is an attack like any other (rulebook-en,
+            # Special Cards: "the attack is a regular action"): aided, and privileged.
+            validate_attack(cards, state, p, cmd.attacker, cmd.group, "destroy", cmd.aids,
                             whispering=True)
+            if cmd.privilege == "card" and cmd.privilege_card == cmd.card and \
+                    p.hand.count(cmd.card) < 2:
+                raise IllegalCommandError(
+                    f"{p.name} does not hold another {cmd.card} to discard for privilege",
+                    suggestion="name a special card you hold", key="privilege_card_not_held",
+                    words={"player": p.name, "card": cmd.privilege_card})
+            take_privilege(cards, state, p, cmd.privilege, cmd.privilege_card)  # a check
     elif timing in ("after_privilege", "privileged_attack"):
         checks.phase(state, "attack")
         if attack is None or not attack.privileged:
@@ -208,9 +219,12 @@ def _bribery(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
 
 
 def _whispering(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
+    state, events = take_privilege(cards, state, state.player(cmd.player), cmd.privilege,
+                                   cmd.privilege_card)
     attack = PendingAttack(player=cmd.player, attacker=cmd.attacker, target=cmd.group,
-                           mode="destroy", whispering=True)
-    return open_attack(cards, state, attack, [])
+                           mode="destroy", aids=cmd.aids, privilege=cmd.privilege,
+                           whispering=True)
+    return open_attack(cards, state, attack, events)
 
 
 def _espionage(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:

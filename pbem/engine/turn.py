@@ -191,8 +191,11 @@ def check_eliminations(cards: CardSet, state: GameState) -> Result:
                                and state.phase != "turn_start" else 0)
         if not p.playing or completed < 3 or p.groups:
             continue
-        # The Servants of Cthulhu who reach their goal by destroying their own last group win.
-        if any(g.met for g in progress(cards, state, p)) and victory_allowed(state):
+        # The one exception (rulebook-en, Eliminating a Player): the Servants of Cthulhu
+        # who reach their goal of destroyed groups by destroying their own last group win.
+        # Any other goal met with no group left (the Gnomes' treasury, say) does not spare.
+        _, special = progress(cards, state, p)
+        if special.kind == "destroyed" and special.met and victory_allowed(state):
             continue
         state, more = remove_player(cards, state, state.player(p.name), "eliminated")
         events += more

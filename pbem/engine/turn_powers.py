@@ -66,10 +66,17 @@ def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
                                       words={"group": cmd.group, "alignment": cmd.alignment})
         current.remove(cmd.alignment)
     else:
-        if cmd.alignment not in current or cmd.alignment not in OPPOSITES:
+        if cmd.alignment not in current:
             raise IllegalCommandError(f"{cmd.group} has no {cmd.alignment} alignment to reverse",
                                       key="alignment_not_reversible",
                                       words={"group": cmd.group, "alignment": cmd.alignment})
+        if OPPOSITES.get(cmd.alignment, cmd.alignment) == cmd.alignment:
+            # Criminal and Media have no opposite, and Fanatic's is Fanatic: reversing them
+            # would change nothing and spend the Lasers' one use of the turn.
+            raise IllegalCommandError(
+                f"{cmd.alignment} has no opposite alignment: reversing it changes nothing",
+                suggestion=f"ADD or REMOVE {cmd.alignment} instead",
+                key="alignment_no_opposite", words={"alignment": cmd.alignment})
         current[current.index(cmd.alignment)] = OPPOSITES[cmd.alignment]  # type: ignore[call-overload]
     changes = tuple(c for c in state.turn.alignment_changes if c[0] != cmd.group)
     turn = evolve(state.turn, lasers_used=True, did_anything=True,

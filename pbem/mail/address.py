@@ -21,7 +21,14 @@ def mail_address(text: str) -> str:
             not is_address(address)):
         raise AddressError("this is not a mail address", text=text,
                            suggestion="Write a plain address such as ann@example.org.")
-    return address.lower()
+    local, _, domain = address.rpartition("@")  # is_address takes only an ASCII local part
+    # A domain in another script is sent in its ASCII form (IDNA), as mail servers want it.
+    try:
+        domain = domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise AddressError("the domain of this address is not a valid domain name", text=text,
+                           suggestion="Check the part after the @.") from None
+    return f"{local}@{domain}".lower()
 
 
 def deliverable(address: str, *, maildir: bool) -> str:

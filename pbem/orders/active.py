@@ -231,8 +231,19 @@ def _on(kind: Literal["group", "spied"], field: str, what: str) -> Clause:
 
 
 def _with_attacker(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
-    for name, end in r.name(pos, "card", "the attacking group", _PLAY_WORDS):
-        yield {"attacker": name}, end
+    """``WITH <attacking group>[, <aiding group>, ...]``: the Whispering Campaign's attack
+    is aided like any other."""
+    for names, end in r.names(pos, "card", "the attacking group", _PLAY_WORDS):
+        yield {"attacker": names[0], "aids": tuple(names[1:])}, end
+
+
+def _play_privilege(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+    end = r.matches(pos, "bavarian")
+    if end is not None:
+        yield {"privilege": "bavarian"}, end
+        return
+    for card, end in r.name(pos, "special", "the special card for privilege", _PLAY_WORDS):
+        yield {"privilege": "card", "privilege_card": card}, end
 
 
 def _bonus(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
@@ -266,12 +277,12 @@ def _hang_at(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
             yield {"master": master, "arrow": SIDES.index(side)}, end
 
 
-_PLAY_WORDS = ("on", "with", "move", "bonus to", "at")
+_PLAY_WORDS = ("on", "with", "privilege", "move", "bonus to", "at")
 # The parameters each special card takes, by effect; a card not listed takes none.
 _PLAY_TABLES: dict[str, dict[str, Clause]] = {
     "bribery": {"on": _on("group", "group", "the uncontrolled group"), "at": _hang_at},
     "whispering_campaign": {"on": _on("group", "group", "the target group"),
-                            "with": _with_attacker},
+                            "with": _with_attacker, "privilege": _play_privilege},
     "media_campaign": {"on": _on("group", "group", "the dead group")},
     "computer_espionage": {"on": _on("spied", "other", "the player or group")},
     "white_collar_crime": {"move": _moves, "bonus to": _bonus},
@@ -286,7 +297,8 @@ _NEEDS = {"group": "ON <group>", "attacker": "WITH <attacking group>",
           "other": "ON <player or group>"}
 _USAGE = {
     "bribery": "PLAY {card} ON <uncontrolled group> [AT <card> TOP|RIGHT|BOTTOM|LEFT]",
-    "whispering_campaign": "PLAY {card} ON <target group> WITH <attacking group>",
+    "whispering_campaign": "PLAY {card} ON <target group> WITH <attacking group>[, <aiding "
+                           "group>, ...] [PRIVILEGE <special card>|BAVARIAN]",
     "media_campaign": "PLAY {card} ON <dead group>",
     "computer_espionage": "PLAY {card} ON <player or group>",
     "white_collar_crime": "PLAY {card} [MOVE <n> FROM <card> TO <card>, ...] [BONUS TO <card>]",

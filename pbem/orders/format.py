@@ -195,7 +195,11 @@ def _play(order: PlaySpecial) -> str:
     if order.other:
         text += f" ON {q(order.other)}"
     if order.attacker:
-        text += f" WITH {q(order.attacker)}"
+        text += f" WITH {_names((order.attacker, *order.aids))}"
+    if order.privilege == "bavarian":
+        text += " PRIVILEGE BAVARIAN"
+    elif order.privilege == "card":
+        text += f" PRIVILEGE {q(order.privilege_card)}"
     if order.moves:
         steps = ", ".join(f"{n} FROM {q(a)} TO {q(b)}" for a, b, n in order.moves)
         text += f" MOVE {steps}"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from pbem.errors import OrderSyntaxError
 
-__all__ = ["RESERVED", "Token", "quote_name", "split_comment", "tokenize"]
+__all__ = ["RESERVED", "WHOLE_RESERVED", "Token", "quote_name", "split_comment", "tokenize"]
 
 # Words that end a name in some order (``GIVE 3 MB TO Bob``, ``ATTACK Mafia CONTROL ...``).
 # A name holding one of them is written in quotes by the formatter, so it always reads back.
@@ -24,7 +24,7 @@ RESERVED = frozenset(
     }
 )  # fmt: skip
 # Words that mean something when they are the whole name (``STANDING DEFEND ANY ...``).
-_WHOLE_RESERVED = frozenset({"all", "any", "anyone", "card", "me"})
+WHOLE_RESERVED = frozenset({"all", "any", "anyone", "card", "me"})
 
 _CLOSING = {'"': '"', "“": "”", "«": "»"}
 _TOKEN = re.compile(
@@ -131,6 +131,6 @@ def _reads_back_bare(name: str) -> bool:
     if " ".join(t.text for t in tokens) != name or name.startswith(">"):
         return False
     words = [t.word for t in tokens]
-    if any(w in RESERVED for w in words) or words[0] in _WHOLE_RESERVED:
+    if any(w in RESERVED for w in words) or words[0] in WHOLE_RESERVED:
         return False
     return not _NUMBER_LIKE.match(words[0])

@@ -186,6 +186,25 @@ def _own_turn_open(v: View) -> bool:
             and v.offer is None and v.special is None)
 
 
+def order_failed(
+    cards: CardSet, state: GameState, player: str, data: Mapping[str, Any], *, now: datetime,
+    deadline: datetime | None, tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
+    html: bool = True,
+) -> Rendered:
+    """An order given earlier was refused when its moment came (``data``: its ``line``,
+    ``order`` text, ``reason`` and ``suggestion``, and the ``skipped`` (line, text) that were
+    to follow it and did not run); when the player's turn is open, its deadline and a fresh
+    order form, and the player's view as a JSON attachment as a report has it (a bot seat
+    writes its next orders from it)."""
+    goes_on = turn_goes_on(cards, state, player, now=now, deadline=deadline, tz=tz)
+    rendered = mail("order_failed", lang, site_dir, html=html, game=state.game,
+                    player=player, data=data, goes_on=goes_on)
+    if goes_on is None:
+        return rendered
+    seen = position(cards, state, player)
+    return Rendered(rendered.subject, rendered.text, rendered.html, (seen.attachment,))
+
+
 def reminder(
     cards: CardSet, state: GameState, player: str, *,
     about: Literal["orders", "response", "offer"], now: datetime, deadline: datetime,
@@ -275,11 +294,14 @@ def gm_announcement(
 
 def press_relay(
     game: str, player: str, sender: str, text: str, *, to_all: bool = True,
-    lang: str = "en", site_dir: Path | None = None, html: bool = True,
+    others: Sequence[str] = (), lang: str = "en", site_dir: Path | None = None,
+    html: bool = True,
 ) -> Rendered:
-    """Press from another player, by name only: no address of anyone is shown."""
+    """Press from another player, by name only: no address of anyone is shown. Press to
+    some players names the ``others`` who received it too, so that nobody takes a message
+    sent to several for a secret between two."""
     return mail("press", lang, site_dir, html=html, game=game, player=player, sender=sender,
-                message=text.strip("\n"), to_all=to_all)
+                message=text.strip("\n"), to_all=to_all, others=tuple(others))
 
 
 def history_reply(

@@ -189,9 +189,11 @@ def _press(table: Table, player: str, order: Press) -> None:
             recipients.append(names[name.casefold()])
     else:
         recipients = [n for n in names.values() if n != player]
-    for name in dict.fromkeys(recipients):
-        table.notify(Notice("press", name, {"sender": player, "text": order.text,
-                                            "to_all": not order.recipients}))
+    recipients = list(dict.fromkeys(recipients))
+    for name in recipients:
+        table.notify(Notice("press", name, {
+            "sender": player, "text": order.text, "to_all": not order.recipients,
+            "others": tuple(n for n in recipients if n != name)}))
 
 
 def _timing(table: Table, order: PlaySpecial) -> str:
@@ -253,11 +255,15 @@ def advance(table: Table) -> None:
         if end_overdue_turn(table):
             continue
         if table.state.phase == "actions" and service.queue and table.state.offer is None:
-            item = service.queue[0]
-            table.service = replace(service, queue=service.queue[1:])
+            item, rest = service.queue[0], service.queue[1:]
+            table.service = replace(service, queue=rest)
             active = table.state.active_player.name
-            table.attempt(active, run_active, table, active, item.order,
-                          line=item.line, text=item.text)
+            if not table.attempt(active, run_active, table, active, item.order,
+                                 line=item.line, text=item.text, skipped=rest):
+                # The lines after a refused one were written counting on it: none of them
+                # runs (an END TURN among them would cost the turn), and the player is told
+                # which, with the turn open until its deadline.
+                table.service = replace(table.service, queue=())
             continue
         break
     if table.state.phase == "over" and table.service.reported < table.log_length:

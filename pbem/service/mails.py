@@ -109,8 +109,8 @@ def render_notice(
                                           site_dir=site, html=html)
     elif kind == "press":
         rendered = reports.press_relay(game, player, data["sender"], data["text"],
-                                       to_all=data["to_all"], lang=lang, site_dir=site,
-                                       html=html)
+                                       to_all=data["to_all"], others=data["others"],
+                                       lang=lang, site_dir=site, html=html)
     elif kind == "history":
         turns = history[-data["turns"]:] if data.get("turns") else history
         rendered = reports.history_reply(game, player, turns, tz=tz, lang=lang,
@@ -125,7 +125,11 @@ def render_notice(
         mine = [format_order(o) for p, o in service.standing if p == player]
         rendered = reports.mail("standing", lang, site, html=html, game=game, player=player,
                                 orders=mine)
-    else:  # help, order_failed, gm_alert
+    elif kind == "order_failed":
+        rendered = reports.order_failed(cards, latest or state, player, data, now=now,
+                                        deadline=None if service.paused else deadline, tz=tz,
+                                        lang=lang, site_dir=site, html=html)
+    else:  # help, gm_alert
         rendered = reports.mail(kind, lang, site, html=html, game=game, player=player,
                                 data=data)
     return seat.address, seat.name, rendered
@@ -148,10 +152,13 @@ def _gm_announcement(game: str, player: str, data: dict[str, Any], closing: str,
 
 def outbox_item(
     outbox_id: str, game: str, to: str, to_name: str, rendered: Rendered, *, now: datetime,
-    sender: Sender, in_reply_to: str | None = None,
+    sender: Sender, in_reply_to: str | None = None, salt: str = "",
 ) -> OutboxItem:
-    """The composed mail, ready for the outbox, with a Message-ID derived from its id."""
-    message_id = message_id_for(game, outbox_id, domain=sender.domain)
+    """The composed mail, ready for the outbox, with a Message-ID derived from its id and
+    ``salt``: a game's mail takes its dice commitment, so that two stores each with a game
+    of the same id (and so the same outbox ids) never send the same Message-ID, which mail
+    clients would take for one mail and show once."""
+    message_id = message_id_for(*filter(None, (game, salt)), outbox_id, domain=sender.domain)
     mail = OutgoingMail(
         to=to, to_name=to_name, from_addr=sender.address, from_name=sender.name,
         subject=rendered.subject, text=rendered.text, html=rendered.html or None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pbem.engine.commands import EndTurn, Pass
 from pbem.errors import PbemError
 from pbem.orders.model import Located, ParsedOrders
 from pbem.orders.parse import blank_password
@@ -18,7 +19,7 @@ from pbem.reports.paraphrase import paraphrase
 from pbem.reports.templating import render
 from pbem.service.dispatch import advance, carry_out, is_answer, is_move
 from pbem.service.model import Seat
-from pbem.service.refusals import worded
+from pbem.service.refusals import refused, worded
 from pbem.service.table import Notice, Table
 
 
@@ -37,9 +38,16 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
     stale: list[tuple[int, str]] = []  # (line, text) of the lines refused as stale
     done: list[tuple[Located, str, str, dict[str, Any]]] = []  # (order, text, note, context)
     refusals: list[tuple[int, str, PbemError]] = []  # (line, text, why) of the lines refused
+    ended_at = 0  # the line of the writer's END TURN or PASS, once carried out or waiting
     for index, located in enumerate(parsed.orders):
         text = blank_password(located.text)
         order = located.order
+        if ended_at and is_move(order) and not is_answer(table, order):
+            # The turn ends at that line (now, or when the attack it waits behind is
+            # settled): a move after it would never run, so it is refused now, not dropped.
+            refusals.append((located.line, text, refused(
+                table.service.seat(seat.name).lang, "after_end_turn", line=ended_at)))
+            continue
         oldest = oldest_answer if is_answer(table, order) else oldest_action
         # A seat out of the game is told that, not that its orders are stale.
         if (turn is not None and is_move(order) and turn < oldest
@@ -51,6 +59,8 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         except PbemError as error:
             refusals.append((located.line, text, error))
             continue
+        if isinstance(order, EndTurn | Pass):
+            ended_at = located.line
         following = parsed.orders[index + 1:index + 2]
         if not _still_answering(table, seat.name, [o.order for o in following]):
             advance(table)

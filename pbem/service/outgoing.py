@@ -34,7 +34,8 @@ def addressed_mails(cards: CardSet, store: Store, sender: Sender, table: Table,
         outbox_id = f"{game_id}-{table.service.steps}-{n}"
         items.append((notice.to, outbox_item(outbox_id, game_id, to, name, rendered,
                                              now=now, sender=sender,
-                                             in_reply_to=notice.data.get("reply_to"))))
+                                             in_reply_to=notice.data.get("reply_to"),
+                                             salt=table.state.dice.commitment)))
     return items
 
 

@@ -29,6 +29,7 @@ from pbem.mail.inbound import InboundMail, header_summary, parse_mail, receipt
 from pbem.orders.format import format_orders
 from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
+from pbem.orders.player_names import check_player_name
 from pbem.reports.mails import Problem
 from pbem.service import bot_seats
 from pbem.service.auth import COST, check_password, hash_password, new_password
@@ -95,6 +96,14 @@ class Service:
         language of every player's mail until they choose another (SET LANGUAGE)."""
         if game_id == POSTMASTER:
             raise StoreError("That game id is reserved.", text=game_id)
+        twin = next((g for g in self.store.games() if g.casefold() == game_id.casefold()), None)
+        if twin is not None:
+            raise StoreError(f"A game with this id exists already, written {twin!r}: players "
+                             "write game ids without regard to case.", text=game_id,
+                             suggestion="Choose another id.")
+        names: list[str] = []
+        for name, _, _ in players:
+            names.append(check_player_name(name, names))
         seats = tuple(EngineSeat(name, illuminati) for name, _, illuminati in players)
         setup = with_options(self.cards, Setup(game_id, seats, seed or secrets.token_hex(32)),
                              **(options or {}))

@@ -9,7 +9,7 @@ caller commits the entries, the new snapshot and the rendered notices in one sto
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -309,15 +309,17 @@ class Table:
         return True
 
     def attempt(self, player: str, action: Callable[..., object], *args: Any,
-                line: int = 0, text: str = "") -> bool:
+                line: int = 0, text: str = "", skipped: Sequence[Queued] = ()) -> bool:
         """Carry out an order given earlier; if the rules refuse it now, tell the player,
-        quoting the order (its ``line`` in the mail and ``text``) when it was written."""
+        quoting the order (its ``line`` in the mail and ``text``) when it was written, and
+        the ``skipped`` lines that were to follow it and will not run."""
         try:
             action(*args)
         except IllegalCommandError as exc:
             reason, suggestion = worded(exc, self.service.seat(player).lang)
             self.notify(Notice("order_failed", player, {
-                "reason": reason, "suggestion": suggestion, "line": line, "order": text}))
+                "reason": reason, "suggestion": suggestion, "line": line, "order": text,
+                "skipped": [(q.line, q.text) for q in skipped]}))
             return False
         return True
 

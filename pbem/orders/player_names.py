@@ -1,0 +1,51 @@
+"""The names players may have: each must read back in every order that names a player.
+
+Orders name players in plain text (``GIVE 3 MB TO Bob``, ``PRESS TO Ann, Cy``), matched
+without regard to case, and the same names reach every mail, HTML included. So a name is
+refused when it is empty or long, holds a control, zero-width or markup character, is an
+order word on its own (``END``, ``ALL``, ``ME``), or equals another player's name but for
+case: each would make some order read wrong, or a mail show something else than a name.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+from pbem.errors import IllegalCommandError
+from pbem.orders.lexer import RESERVED, WHOLE_RESERVED
+from pbem.orders.line import ORDER_FORMS
+
+__all__ = ["MAX_NAME_LENGTH", "check_player_name"]
+
+MAX_NAME_LENGTH = 24
+# Characters that are markup in a mail's HTML part or quote marks of the order language.
+_MARKUP = frozenset('<>&"\\`“”«»#,')
+_ORDER_WORDS = frozenset(
+    {w for keywords in ORDER_FORMS for w in keywords.split()} | RESERVED | WHOLE_RESERVED)
+
+
+def check_player_name(name: str, taken: Iterable[str] = ()) -> str:
+    """Give ``name`` stripped, or raise IllegalCommandError saying why no order could name
+    that player safely; ``taken`` are the other players' names."""
+    name = name.strip()
+    if not name or len(name) > MAX_NAME_LENGTH:
+        raise IllegalCommandError(
+            f"a player's name has 1 to {MAX_NAME_LENGTH} characters", text=name,
+            key="name_length", words={"name": name, "most": MAX_NAME_LENGTH})
+    if any(not c.isprintable() or unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")
+           or (c.isspace() and c != " ") or c in _MARKUP for c in name):
+        raise IllegalCommandError(
+            "a player's name holds letters, digits, spaces and plain punctuation only (no "
+            "markup, quote marks, commas or invisible characters)", text=name,
+            key="name_characters", words={"name": name})
+    if name.casefold() in _ORDER_WORDS or name[0].isdigit() or name[0] in "+-":
+        raise IllegalCommandError(
+            f"{name!r} reads as a word or number of the orders, not as a name", text=name,
+            suggestion="choose another name", key="name_order_word", words={"name": name})
+    if any(name.casefold() == other.strip().casefold() for other in taken):
+        raise IllegalCommandError(
+            f"another player is already named {name!r} (names are read without regard to "
+            "case)", text=name, suggestion="choose another name", key="name_taken",
+            words={"name": name})
+    return name
