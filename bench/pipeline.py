@@ -82,7 +82,7 @@ class _Timed:
         self.spent: defaultdict[str, float] = defaultdict(float)
         self.processed = 0
         # The daemon's own parts, not the ones it offers other threads.
-        service, store, sender = daemon._service, daemon.outbox.store, daemon.sender
+        service, store, sender = daemon.loop_service, daemon.outbox.store, daemon.sender
         service.process = self._count(self._wrap("process", service.process))  # type: ignore[method-assign]
         service.tick = self._wrap("tick", service.tick)  # type: ignore[method-assign]
         if not daemon.in_processes:  # else these run in the child processes

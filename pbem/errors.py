@@ -2,48 +2,84 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 
 class PbemError(Exception):
     """Base of every error pbem raises on purpose.
 
-    ``line`` and ``text`` locate the input at fault (an order line, a data field);
-    ``suggestion`` says what to write instead. Only the CLI and the mail layer turn these
-    into exit codes or replies.
+    An error a player can read carries a ``key`` and the values of its wording only
+    (``IllegalCommandError(key="money_short", card=..., have=3, amount=5)``): the words are
+    the catalogue's, ``templates/<lang>/<catalogue>.txt.j2``, rendered by
+    ``pbem.reports.refusals`` in the reader's language; ``catalogue`` names the templates
+    that word this kind of error, and ``hint`` names the suggestion when it is made apart
+    from the message (the order parser's "did you mean"), else ``key`` names both.
 
-    ``key`` names the refusal for the mail layer, which words it in the player's language
-    (``pbem.service.refusals``) with ``words``, the values the message and the suggestion
-    hold; ``hint`` names the suggestion when it is made apart from the message (the order
-    parser's "did you mean"), else ``key`` names both. The message stays the English text.
+    An error no player reads (the game master's, a data file's, a store's) is written as
+    its ``message`` and ``suggestion`` in English. ``line`` and ``text`` locate the input at
+    fault (an order line, a data field). Only the CLI and the mail layer turn these into
+    exit codes or replies.
     """
+
+    catalogue: ClassVar[str | None] = None
 
     def __init__(
         self,
-        message: str,
+        message: str = "",
         *,
         line: int | None = None,
         text: str | None = None,
         suggestion: str | None = None,
         key: str | None = None,
-        words: Mapping[str, Any] | None = None,
         hint: str | None = None,
+        **words: Any,
     ) -> None:
-        super().__init__(message)
-        self.message = message
+        if key is not None and self.catalogue is not None and (message or suggestion):
+            raise TypeError(f"{type(self).__name__}({key!r}) is worded by its catalogue, "
+                            f"{self.catalogue}: give it values, not English")
+        super().__init__(message or key)
         self.line = line
         self.text = text
-        self.suggestion = suggestion
         self.key = key
-        self.words: dict[str, Any] = dict(words or {})
+        self.words: dict[str, Any] = words
         self.hint = hint
+        self._message = message
+        self._suggestion = suggestion
+
+    @property
+    def own_words(self) -> tuple[str, str] | None:
+        """The reason and suggestion in English as the raising code wrote them (an error no
+        player reads), or None when the catalogue words this error (it has a key)."""
+        if self.key is not None and self.catalogue is not None:
+            return None
+        return self._message, self._suggestion or ""
+
+    @property
+    def message(self) -> str:
+        """The reason, in English."""
+        return self._english()[0]
+
+    @property
+    def suggestion(self) -> str | None:
+        """What to write instead, in English, or None."""
+        return self._english()[1] or None
+
+    def _english(self) -> tuple[str, str]:
+        own = self.own_words
+        if own is not None:
+            return own
+        # The one call from this module upwards: the English of a keyed error is its
+        # catalogue's, rendered when a log, the game master or a test asks for it.
+        from pbem.reports.refusals import worded
+
+        return worded(self, "en")
 
     def __str__(self) -> str:
+        message, suggestion = self._english()
         where = f"line {self.line}: " if self.line is not None else ""
         quoted = f" ({self.text!r})" if self.text else ""
-        hint = f" {self.suggestion}" if self.suggestion else ""
-        return f"{where}{self.message}{quoted}{hint}"
+        hint = f" {suggestion}" if suggestion else ""
+        return f"{where}{message}{quoted}{hint}"
 
 
 class CardDataError(PbemError, ValueError):
@@ -53,21 +89,33 @@ class CardDataError(PbemError, ValueError):
 class UnknownNameError(PbemError, ValueError):
     """A card or player name matched nothing; the suggestion lists close matches."""
 
+    catalogue = "_parser_refusals"
+
 
 class AmbiguousNameError(PbemError, ValueError):
     """A card or player name matched more than one thing."""
 
+    catalogue = "_parser_refusals"
+
 
 class IllegalCommandError(PbemError, ValueError):
-    """A command is well formed but the rules do not allow it now."""
+    """A command is well formed but the rules do not allow it now: worded by the rules
+    engine's catalogue (``_engine_refusals``) when it has a key."""
+
+    catalogue = "_engine_refusals"
 
 
 class OrderSyntaxError(PbemError, ValueError):
     """An order line could not be read."""
 
+    catalogue = "_parser_refusals"
+
 
 class MailFormatError(PbemError, ValueError):
-    """An inbound mail could not be turned into order text."""
+    """An inbound mail could not be turned into order text: worded for its sender by the
+    catalogue (``_mail_refusals``)."""
+
+    catalogue = "_mail_refusals"
 
 
 class StoreError(PbemError):

@@ -35,6 +35,10 @@ LAYERS: dict[str, set[str]] = {
     "errors": set(),
     "atomicfile": {"errors"},
 }
+# The one import upwards, made inside the function that needs it: the English of an error a
+# player can read (its ``str``, for a log, the game master or a test) is its catalogue's,
+# rendered by the words layer when asked, so the engine raises a key and values only.
+UPWARD = {("pbem.errors", "pbem.reports.refusals")}
 
 
 def _modules() -> dict[str, Path]:
@@ -88,7 +92,7 @@ def test_no_module_imports_a_layer_above_its_own() -> None:
         for module, targets in GRAPH.items() if _layer(module) not in ("cli", "pbem")
         for target in targets
         if _layer(target) not in ("pbem", _layer(module))
-        and _layer(target) not in LAYERS[_layer(module)])
+        and _layer(target) not in LAYERS[_layer(module)] and (module, target) not in UPWARD)
     assert upward == []
 
 

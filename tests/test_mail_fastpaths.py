@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.mail.automatic import OWN_HEADER, OWN_MARK_HEADER
-from pbem.mail.body import _parse, _parse_plain, _parse_plain_head, _ReadOnce
+from pbem.mail.body import _parse_plain, _ReadOnce, parse_message, parse_plain_head
 from pbem.mail.compose import (
     _MAX_LINE,
     _POLICY,
@@ -92,7 +92,7 @@ def test_dates_read_as_the_registry_reads_them(value: str) -> None:
 def test_each_distinct_header_is_parsed_once_per_mail() -> None:
     raw = (b'Content-Type: multipart/mixed; boundary="b"\n\n--b\n'
            b'Content-Type: text/plain; charset=utf-8\n\nGAME x\n--b--\n')
-    msg = _parse(raw)
+    msg = parse_message(raw)
     part = msg.get_payload()[0]
     assert isinstance(part, email.message.Message)
     assert part.get("Content-Type") is part.get("Content-Type")
@@ -158,7 +158,7 @@ def test_a_plain_head_parses_as_the_parser_parses_it(raw: bytes) -> None:
 @given(RAW_MAIL)
 def test_a_plain_head_alone_parses_as_the_header_parser_parses_it(raw: bytes) -> None:
     head = _head_bytes(raw)
-    plain = _parse_plain_head(head)
+    plain = parse_plain_head(head)
     if plain is not None:
         parsed = email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(head)
         assert parsed_state(plain) == parsed_state(parsed)
@@ -171,12 +171,12 @@ def test_an_order_mail_takes_the_plain_head_path() -> None:
                         b"Content-Type: text/plain;", b' charset="utf-8"', b"",
                         b"GAME g PLAYER Ann PASSWORD x", b"END", b""])
         assert _parse_plain(raw, policy) is not None
-        assert _parse_plain_head(_head_bytes(raw)) is not None
+        assert parse_plain_head(_head_bytes(raw)) is not None
         for other in (b"Content-Type: multipart/mixed; boundary=b", b"From nobody",
                       b"Subject : x", b" folded first", b"Subject: a\rb"):
             assert _parse_plain(other + end + raw, policy) is None
             if not other.startswith(b"Content-Type"):  # a head alone may be multipart
-                assert _parse_plain_head(_head_bytes(other + end + raw)) is None
+                assert parse_plain_head(_head_bytes(other + end + raw)) is None
 
 
 def reference_compose(mail: OutgoingMail) -> bytes:

@@ -147,7 +147,7 @@ def test_a_dropped_seat_is_played_by_a_bot(tmp_path: Path) -> None:
     old = room.passwords[("illu", "Carol")]
     commits = room.store.log_length("illu")
     room.service.set_bot("illu", "Carol", True, room.now)
-    out = room._collect()
+    out = room.collect()
     seat = room.record().seat("Carol")
     assert seat.bot and seat.bot_password and seat.bot_password != old
     # The bot's own mail came in and was acknowledged like anyone's.
@@ -164,7 +164,7 @@ def test_a_dropped_seat_is_played_by_a_bot(tmp_path: Path) -> None:
     assert "not accepted" in refused[0].text
     # Given back: a new password, mailed to the seat.
     room.service.set_bot("illu", "Carol", False, room.now)
-    out = room._collect()
+    out = room.collect()
     welcome = [m for m in room.to("Carol", out) if "Welcome" in m.subject]
     assert len(welcome) == 1
     seat = room.record().seat("Carol")

@@ -18,6 +18,7 @@ from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, steps
 from pbem.engine.state import Event
 from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
+from pbem.reports.refusals import worded
 from pbem.reports.templating import environment
 from pbem.service.mails import Sender, outbox_item
 from pbem.service.refusals import refused
@@ -56,9 +57,10 @@ def test_the_whole_structures_money_is_not_called_a_treasury() -> None:
 def test_the_illuminati_card_has_a_treasury_in_every_french_template() -> None:
     """rules-fr: "Les MB que vous proposez doivent ensuite provenir de la trésorerie de votre
     Illuminati uniquement." Never "trésor" nor "trésorerie de vos Illuminati"."""
-    error = refused("fr", "treasury_short", have=2, amount=5, side="ASSIST")
-    assert str(error.args[0]).startswith(f"la trésorerie de votre Illuminati n'a que 2{NB}MB")
-    assert "seule la trésorerie de votre Illuminati paie" in (error.suggestion or "")
+    # (the service's refusal carries a key and values; the words are the catalogue's)
+    reason, suggestion = worded(refused("treasury_short", have=2, amount=5, side="ASSIST"), "fr")
+    assert reason.startswith(f"la trésorerie de votre Illuminati n'a que 2{NB}MB")
+    assert "seule la trésorerie de votre Illuminati paie" in suggestion
     for path in sorted((TEMPLATES / "fr").glob("*.j2")):
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"\btrésor\b", text), path.name

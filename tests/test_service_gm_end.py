@@ -18,9 +18,9 @@ def test_the_game_master_is_told_when_one_player_is_left(tmp_path: Path) -> None
     room = Mailroom(tmp_path)
     room.new_game("illu", [("Alice", ""), ("Bob", ""), ("Carol", "")])
     gm.remove_seat(room.service, "illu", "Carol", room.now, "moved away")
-    assert not [m for m in room._collect() if m.to == GM]
+    assert not [m for m in room.collect() if m.to == GM]
     gm.remove_seat(room.service, "illu", "Bob", room.now, "moved away")
-    (alert,) = [m for m in room._collect() if m.to == GM]
+    (alert,) = [m for m in room.collect() if m.to == GM]
     assert alert.subject == "[illu] Only Alice is left playing"
     assert 'pbem end illu --winner "Alice"' in alert.text
     answers = room.orders("Alice", "STATUS")
@@ -33,7 +33,7 @@ def test_the_last_mail_of_a_game_the_game_master_ended_is_in_each_players_langua
     room.new_game("illu", [("Alice", ""), ("Bob", "")])
     room.orders("Bob", "SET LANGUAGE FR")
     gm.end_game(room.service, "illu", ["alice"], room.now, "Bob abandonne")
-    last = {m.to: " ".join(m.text.replace("\u00a0", "_").split()) for m in room._collect()}
+    last = {m.to: " ".join(m.text.replace("\u00a0", "_").split()) for m in room.collect()}
     assert ("The game illu is over after 1 turn: victory for Alice. The game master ended it. "
             "Congratulations!" in last["alice@example.org"])
     assert "The game master ended the game (Bob abandonne): victory for Alice." in last[
@@ -51,6 +51,6 @@ def test_the_game_masters_alert_is_in_their_own_language(tmp_path: Path) -> None
                                              gm_address=GM, gm_lang="fr"))
     room.new_game("illu", [("Alice", ""), ("Bob", "")])
     gm.remove_seat(room.service, "illu", "Bob", room.now, "parti")
-    (alert,) = [m for m in room._collect() if m.to == GM]
+    (alert,) = [m for m in room.collect() if m.to == GM]
     assert alert.subject == "[illu] Il ne reste qu'Alice en jeu", alert.subject
     assert "atteint un objectif\u00a0: Alice joue donc seul" in alert.text

@@ -37,11 +37,11 @@ def test_every_seat_dealt_in_gets_the_last_mail_with_the_seed(tmp_path: Path) ->
     room = three(tmp_path)
     room.orders("cam", "LEAVE GAME")
     gm.remove_seat(room.service, "g2", "ben", room.now, "moved away")
-    room._collect()
+    room.collect()
     reports = [m for m in room.orders("ann", "PASS") if "Turn" in m.subject]
     assert [m.to for m in reports] == [address("ann")]
     gm.end_game(room.service, "g2", ["ann"], room.now, "only one left")
-    last = {m.to: plain(m.text) for m in room._collect() if "Game over" in m.subject}
+    last = {m.to: plain(m.text) for m in room.collect() if "Game over" in m.subject}
     assert set(last) == {address("ann"), address("ben"), address("cam")}
     for text in last.values():
         assert SEED_LINE in text and "victory for ann" in text
@@ -59,7 +59,7 @@ def test_a_removal_is_told_first_with_its_reason_then_what_follows(tmp_path: Pat
     reader, french_reader = [n for n in ("ann", "ben", "cam") if n != active]
     room.orders(french_reader, "SET LANGUAGE FR")
     gm.remove_seat(room.service, "g2", active, room.now, "silent")
-    told = {m.to: m for m in room._collect() if "game master" in m.subject
+    told = {m.to: m for m in room.collect() if "game master" in m.subject
             or "maître du jeu" in m.subject}
     assert set(told) == {address("ann"), address("ben"), address("cam")}
     items = [line for line in told[address(reader)].text.splitlines()
@@ -82,10 +82,10 @@ def test_special_cards_of_a_removed_player_are_out_of_play_in_the_final_structur
     room = three(tmp_path)
     gm.edit_move(room.service, "g2", "Market Manipulation", "hand:ben", "a test", room.now)
     gm.remove_seat(room.service, "g2", "ben", room.now, "moved away")
-    room._collect()
+    room.collect()
     assert room.state().player("ben").hand == ("Market Manipulation",)
     gm.end_game(room.service, "g2", ["ann"], room.now, "only one left")
-    last = {m.to: m for m in room._collect() if "Game over" in m.subject}
+    last = {m.to: m for m in room.collect() if "Game over" in m.subject}
     text = plain(last[address("ann")].text)
     assert re.search(r"ben \([^)]*, removed by the game master\): 1 card, 1 special card "
                      r"out of play, treasury 0 MB\.", text), text
@@ -98,7 +98,7 @@ def test_a_status_after_the_end_names_the_winner(tmp_path: Path) -> None:
     room = three(tmp_path)
     room.orders("cam", "SET LANGUAGE FR")
     gm.end_game(room.service, "g2", ["ann", "ben"], room.now, "agreed")
-    room._collect()
+    room.collect()
     (report,) = [m for m in room.orders("ann", "STATUS") if "game over" in m.subject]
     assert ("The game is over: victory for ann and ben (the game master ended the game)."
             in plain(report.text))
@@ -113,18 +113,18 @@ def test_each_kind_of_mail_closes_with_what_a_reply_does(tmp_path: Path) -> None
     room = three(tmp_path)
     orders = "Orders and questions: reply to this mail."
     gm.remove_seat(room.service, "g2", "ben", room.now, "moved away")
-    removal = {m.to: plain(m.text) for m in room._collect()}
+    removal = {m.to: plain(m.text) for m in room.collect()}
     assert removal[address("ann")].endswith(orders)
     assert removal[address("ben")].endswith("It takes no more orders from you in this game, "
                                             "but STATUS and HISTORY still get an answer.")
     gm.remove_seat(room.service, "g2", "cam", room.now, "silent")
-    (alert,) = [m for m in room._collect() if m.to == GM]
+    (alert,) = [m for m in room.collect() if m.to == GM]
     assert plain(alert.text).endswith("This mail is for the game master: replies to it are "
                                       "not read; act with the pbem commands.")
     assert "replies to it are not read" in (alert.html or "")
     gm.end_game(room.service, "g2", ["ann"], room.now, "only one left")
     over = "The game is over: it takes no more orders, but STATUS and HISTORY still get an answer."
-    for mail in room._collect():
+    for mail in room.collect():
         assert plain(mail.text).endswith(over) and orders not in mail.text
         assert over in (mail.html or "")
 
@@ -135,12 +135,12 @@ def test_the_closings_are_in_french_too(tmp_path: Path) -> None:
     room.orders("ann", "SET LANGUAGE FR")
     gm.remove_seat(room.service, "g2", "ben", room.now, "parti")
     gm.remove_seat(room.service, "g2", "cam", room.now, "parti")
-    (alert,) = [m for m in room._collect() if m.to == GM]
+    (alert,) = [m for m in room.collect() if m.to == GM]
     assert plain(alert.text).endswith("Ce mail est pour le maître du jeu : personne ne lit les "
                                       "réponses ; agissez avec les commandes pbem.")
     assert "\u00a0: personne" in alert.text and "\u00a0; agissez" in alert.text
     gm.end_game(room.service, "g2", ["ann"], room.now, "seule")
-    (last,) = [m for m in room._collect() if m.to == address("ann")]
+    (last,) = [m for m in room.collect() if m.to == address("ann")]
     assert plain(last.text).endswith("La partie est finie : il ne prend plus d'ordres, mais "
                                      "STATUS et HISTORY ont toujours une réponse.")
 
@@ -158,7 +158,7 @@ def test_a_removed_player_may_only_ask_status_and_history(tmp_path: Path) -> Non
     kept."""
     room = three(tmp_path)
     gm.remove_seat(room.service, "g2", "ben", room.now, "moved away")
-    room._collect()
+    room.collect()
     mails = room.orders("ben", "PRESS TO ALL", "I am still here.", "END PRESS",
                         "STANDING NEVER INTERFERE", "SET HTML OFF", "STATUS", "HISTORY")
     assert [m.to for m in mails if "I am still here" in m.text] == []

@@ -20,7 +20,7 @@ from pbem.archive.build import build_game
 from pbem.cli import gm_text
 from pbem.engine.state import Event
 from pbem.reports import mails as reports
-from pbem.service import gm_deadlines, history
+from pbem.service import gm, history
 from pbem.service.deadlines import next_due, reminder_time
 from pbem.service.model import Timing
 
@@ -102,7 +102,7 @@ def test_resume_gives_the_game_master_the_answers_deadline(room: Mailroom) -> No
     offer(room)
     room.override("pause")
     room.at(days=1)
-    hours, deadline, answer = gm_deadlines.resume(room.service, "illu", room.now)
+    hours, deadline, answer = gm.resume(room.service, "illu", room.now)
     assert hours == 24 and answer is not None and deadline is not None
     assert (f"{deadline:%Y-%m-%d %H:%M}", f"{answer:%Y-%m-%d %H:%M}") == (
         "2026-12-03 12:00", "2026-12-01 12:15")
@@ -138,7 +138,7 @@ def test_extend_moves_an_answer_the_orders_deadline_cuts_short(tmp_path: Path) -
     turn ends, 2026-11-30 00:00; extended by 6 hours, both are 6 hours later, so the extension
     is not lost to the turn's end."""
     room = offered_in_a_short_turn(tmp_path)
-    deadline, answer = gm_deadlines.extend(room.service, "illu", 6, room.now)
+    deadline, answer = gm.extend(room.service, "illu", 6, room.now)
     assert answer is not None
     assert (f"{deadline:%Y-%m-%d %H:%M}", f"{answer:%Y-%m-%d %H:%M}") == (
         "2026-11-30 06:00", "2026-11-30 06:00")

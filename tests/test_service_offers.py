@@ -202,7 +202,7 @@ def test_a_bot_seat_answers_the_offer(room: Mailroom) -> None:
     in the same step."""
     room.new_game("illu", PLAYERS)
     room.service.set_bot("illu", "Alice", True, room.now)
-    room._collect()
+    room.collect()
     room.at(minutes=5)
     room.orders("Bob", *STANDING)
     room.at(minutes=5)

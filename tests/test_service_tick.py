@@ -8,6 +8,7 @@ tick using the index does exactly what a tick over every game does: same mails, 
 from __future__ import annotations
 
 import random
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,6 +21,7 @@ from pbem.engine.codec import to_json
 from pbem.engine.state import GroupOffer
 from pbem.service.deadlines import next_due
 from pbem.service.model import GameService, Seat, Timing, Window, iso
+from pbem.service.steps import Step
 from pbem.store import games as store_games
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -111,15 +113,16 @@ def test_a_paused_an_unstarted_or_an_ended_game_is_never_due(tmp_path: Path) -> 
 
 
 def _loads(room: Mailroom) -> list[str]:
-    """Record the games the room's service loads in a tick."""
+    """Record the games the room's service opens a step on (a tick's, or a bot seat's)."""
     loaded: list[str] = []
-    real = room.service._tick_game
+    real = room.service.step
 
-    def counting(game_id: str, now: datetime) -> tuple[bool, datetime | None]:
+    def counting(game_id: str, now: datetime, *,
+                 advance: bool = True) -> AbstractContextManager[Step]:
         loaded.append(game_id)
-        return real(game_id, now)
+        return real(game_id, now, advance=advance)
 
-    room.service._tick_game = counting  # type: ignore[method-assign]
+    room.service.step = counting  # type: ignore[method-assign]
     return loaded
 
 
@@ -181,11 +184,11 @@ def test_the_due_index_changes_nothing_a_tick_does(tmp_path: Path, no_margin: No
             room.at(hours=hours)  # as room.tick, but a bot seat's answer is a second commit
             room.lines.append(f"=== TICK {room.now}")
             room.service.tick(room.now)
-            room._collect()
+            room.collect()
             if event < 0.04:
                 room.service.set_bot("illu", "Bob", not room.record("illu").seat("Bob").bot,
                                      room.now)
-                room._collect()
+                room.collect()
         ticks += 1
         toggles += event < 0.04
     assert fast.transcript() == full.transcript()

@@ -18,7 +18,7 @@ import click
 
 from pbem.cli.session import common, session, where_of
 from pbem.daemon.outbox import GIVEN_UP
-from pbem.service.gm_outbox import drop_mail
+from pbem.service.gm import drop_mail
 from pbem.store import OutboxItem
 
 __all__ = ["outbox"]

@@ -21,7 +21,7 @@ from pbem.cli.session import (
 from pbem.engine.state import Event
 from pbem.reports.context import report_events, utc_minute
 from pbem.reports.templating import environment
-from pbem.service import gm, gm_deadlines
+from pbem.service import gm
 
 __all__ = ["announce", "bot", "edit", "end_game", "extend", "pause", "remove_seat",
            "replace_seat", "resume", "rollback"]
@@ -189,7 +189,7 @@ def pause(game_id: str, reason: str, **kw: Any) -> None:
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
-        gm_deadlines.pause(service, game_id, where.now, reason)
+        gm.pause(service, game_id, where.now, reason)
     click.echo(f"{game_id} is paused.")
 
 
@@ -201,7 +201,7 @@ def resume(game_id: str, **kw: Any) -> None:
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
-        hours, deadline, answer = gm_deadlines.resume(service, game_id, where.now)
+        hours, deadline, answer = gm.resume(service, game_id, where.now)
     moved = f"its deadlines moved {hours:g} h later" if hours else "its deadlines stay"
     if deadline is not None:
         moved += f": the deadline is now {utc_minute(deadline)} UTC"
@@ -222,7 +222,7 @@ def extend(game_id: str, hours: float, reason: str, **kw: Any) -> None:
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
-        deadline, answer = gm_deadlines.extend(service, game_id, hours, where.now, reason)
+        deadline, answer = gm.extend(service, game_id, hours, where.now, reason)
     if answer is not None:
         click.echo(f"The answer to the group offered in {game_id} is now due "
                    f"{utc_minute(answer)} UTC; the orders deadline is now "

@@ -161,6 +161,12 @@ class Daemon:
         return make_imap_intake(self.config, self.deliver_imap_group)
 
     @property
+    def loop_service(self) -> Service:
+        """The service the daemon's own loop processes and ticks with (``service``, over
+        another ``Store`` object, is for the other threads); a benchmark times its calls."""
+        return self._service
+
+    @property
     def listener_port(self) -> int | None:
         """Give the port the SMTP listener is bound to, None when it is not running."""
         return self._listener.port if self._listener is not None else None

@@ -48,73 +48,46 @@ def validate_attack(
     checks.owns(p, attacker)
     target_card = cards.card(target) if target in cards else None
     if not isinstance(target_card, Group):
-        raise IllegalCommandError(f"{target} is not a group that can be attacked",
-                                  suggestion="Illuminati cannot be attacked",
-                                  key="not_attackable", words={"target": target})
+        raise IllegalCommandError(key="not_attackable", target=target)
     if power(cards, attacker) <= 0:
-        raise IllegalCommandError(f"{attacker} has no power and cannot attack",
-                                  suggestion="use it to aid another group's attack",
-                                  key="attacker_powerless", words={"attacker": attacker})
+        raise IllegalCommandError(key="attacker_powerless", attacker=attacker)
     if not participation_left(cards, state, attacker):
-        raise IllegalCommandError(f"{attacker} has already taken part in an attack this turn",
-                                  suggestion="attack with another group; each takes part in "
-                                  "one attack a turn",
-                                  key="attacker_used", words={"attacker": attacker})
+        raise IllegalCommandError(key="attacker_used", attacker=attacker)
     if target == attacker:
-        raise IllegalCommandError("no group may attack itself", key="attacks_itself")
+        raise IllegalCommandError(key="attacks_itself")
     owner = state.owner(target)
     if owner is None and target not in state.uncontrolled:
-        raise IllegalCommandError(f"{target} is not in play",
-                                  suggestion="attack an uncontrolled or controlled group",
-                                  key="target_not_in_play", words={"target": target})
+        raise IllegalCommandError(key="target_not_in_play", target=target)
     if mode == "control":
         if owner is not None and owner.name == p.name:
-            raise IllegalCommandError(f"you already control {target}",
-                                      key="already_controlled", words={"target": target})
+            raise IllegalCommandError(key="already_controlled", target=target)
         if not open_arrows(cards, p, attacker):
-            raise IllegalCommandError(
-                f"{attacker} has no open outgoing arrow, so it cannot attack to control",
-                suggestion="attack with another group, or move a puppet away",
-                key="attacker_no_arrow", words={"attacker": attacker},
-            )
+            raise IllegalCommandError(key="attacker_no_arrow", attacker=attacker)
     elif mode == "neutralize":
         if owner is None or owner.name == p.name:
-            raise IllegalCommandError("only another player's group can be neutralized",
-                                      key="neutralize_own")
+            raise IllegalCommandError(key="neutralize_own")
     elif mode == "destroy":
         if target_card.power <= 0 and not whispering:
-            raise IllegalCommandError(
-                f"{target} has no power and cannot be destroyed",
-                suggestion="only the Whispering Campaign destroys a group without power",
-                key="target_powerless", words={"target": target},
-            )
+            raise IllegalCommandError(key="target_powerless", target=target)
         if whispering and target_card.power > 0:
-            raise IllegalCommandError("the Whispering Campaign attacks only a group of power 0",
-                                      key="whispering_power")
+            raise IllegalCommandError(key="whispering_power")
     else:
         raise IllegalCommandError(f"unknown kind of attack: {mode}")
     if owner is not None and owner.name != p.name:
         shield = immune(cards, state, owner, attacker)
         if shield is not None:
-            raise IllegalCommandError(f"{owner.name}'s groups are immune to {attacker} "
-                                      f"({shield})",
-                                      key="immune",
-                                      words={"owner": owner.name, "attacker": attacker,
-                                             "shield": shield})
+            raise IllegalCommandError(key="immune", owner=owner.name, attacker=attacker,
+                                      shield=shield)
     for aid in aids:
         checks.owns(p, aid)
         if aid == attacker or aids.count(aid) > 1:
-            raise IllegalCommandError(f"{aid} can take part only once in an attack",
-                                      key="aid_twice", words={"aid": aid})
+            raise IllegalCommandError(key="aid_twice", aid=aid)
         if aid == target:
-            raise IllegalCommandError("no group may aid an attack on itself", key="aid_target")
+            raise IllegalCommandError(key="aid_target")
         if transferable(cards, aid) <= 0:
-            raise IllegalCommandError(f"{aid} has no transferable power to lend",
-                                      key="aid_no_power", words={"aid": aid})
+            raise IllegalCommandError(key="aid_no_power", aid=aid)
         if not participation_left(cards, state, aid):
-            raise IllegalCommandError(f"{aid} has already taken part in an attack this turn",
-                                      suggestion=f"leave {aid} out of the WITH list",
-                                      key="aid_used", words={"aid": aid})
+            raise IllegalCommandError(key="aid_used", aid=aid)
 
 
 def take_privilege(cards: CardSet, state: GameState, p: Player,
@@ -124,19 +97,14 @@ def take_privilege(cards: CardSet, state: GameState, p: Player,
     events: list[Event] = []
     if privilege == "card":
         if card not in p.hand:
-            raise IllegalCommandError(f"{p.name} does not hold {card or 'a card'}",
-                                      suggestion="name a special card you hold",
-                                      key="privilege_card_not_held",
-                                      words={"player": p.name, "card": card})
+            raise IllegalCommandError(key="privilege_card_not_held", player=p.name, card=card)
         state = discard(state, p.name, card)
         events.append(Event("privilege", {"player": p.name, "card": card}))
     elif privilege == "bavarian":
         if "bavarian_privilege" not in abilities(cards, p.illuminati).special:
-            raise IllegalCommandError("only the Bavarian Illuminati can buy privilege",
-                                      key="bavarian_only")
+            raise IllegalCommandError(key="bavarian_only")
         if state.turn.privileged_bavarian:
-            raise IllegalCommandError("the Bavarian privilege is used once a turn",
-                                      key="bavarian_once")
+            raise IllegalCommandError(key="bavarian_once")
         state = pay(state, p.name, p.illuminati, BAVARIAN_PRIVILEGE_COST)
         state = evolve(state, turn=evolve(state.turn, privileged_bavarian=True))
         events.append(Event("privilege", {"player": p.name, "card": "",
@@ -149,20 +117,14 @@ def announce(cards: CardSet, state: GameState, cmd: Attack) -> Result:
     p = checks.action_left(state, cmd.player)
     validate_attack(cards, state, p, cmd.attacker, cmd.target, cmd.mode, cmd.aids)
     if cmd.transfer_on_success < 0 or (cmd.transfer_on_success and cmd.mode != "control"):
-        raise IllegalCommandError("money can follow only a group captured by an attack to "
-                                  "control", key="money_follows_control")
+        raise IllegalCommandError(key="money_follows_control")
     if cmd.arrow != -1:
         if cmd.mode != "control":
-            raise IllegalCommandError("only an attack to control places the target on an arrow",
-                                      key="arrow_control_only")
+            raise IllegalCommandError(key="arrow_control_only")
         arrows = open_arrows(cards, p, cmd.attacker)
         if cmd.arrow not in arrows:
-            raise IllegalCommandError(
-                f"{cmd.attacker} has no open outgoing arrow in direction {cmd.arrow}",
-                suggestion="open arrows: " + ", ".join(str(a) for a in arrows),
-                key="attack_arrow_closed",
-                words={"attacker": cmd.attacker, "arrow": cmd.arrow, "arrows": tuple(arrows)},
-            )
+            raise IllegalCommandError(key="attack_arrow_closed", attacker=cmd.attacker,
+                                      arrow=cmd.arrow, arrows=tuple(arrows))
     state, events = take_privilege(cards, state, p, cmd.privilege, cmd.privilege_card)
     attack = PendingAttack(
         player=p.name, attacker=cmd.attacker, target=cmd.target, mode=cmd.mode, aids=cmd.aids,
@@ -196,7 +158,7 @@ def spend(cards: CardSet, state: GameState, cmd: Spend) -> Result:
     checks.phase(state, "attack")
     attack = current_attack(state)
     if cmd.amount <= 0:
-        raise IllegalCommandError("an amount of money must be at least 1 MB", key="amount_positive")
+        raise IllegalCommandError(key="amount_positive")
     p = checks.playing(state, cmd.player)
     owner = state.owner(attack.target)
     side: Literal["attack", "defense"]
@@ -207,13 +169,9 @@ def spend(cards: CardSet, state: GameState, cmd: Spend) -> Result:
         allowed = (attack.target, p.illuminati)
         side = "defense"
     else:
-        raise IllegalCommandError(f"{p.name} is neither attacker nor defender",
-                                  suggestion="interfere or assist from your Illuminati instead",
-                                  key="not_a_side", words={"player": p.name})
+        raise IllegalCommandError(key="not_a_side", player=p.name)
     if cmd.source not in allowed:
-        raise IllegalCommandError(f"money for this attack can come only from "
-                                  f"{' or '.join(allowed)}", text=cmd.source,
-                                  key="attack_money_source", words={"sources": allowed})
+        raise IllegalCommandError(key="attack_money_source", sources=allowed, text=cmd.source)
     state = pay(state, p.name, cmd.source, cmd.amount)
     payment = Payment(player=p.name, source=cmd.source, amount=cmd.amount, side=side)
     return _with_payment(cards, state, attack, payment)
@@ -226,16 +184,11 @@ def interfere(cards: CardSet, state: GameState, cmd: Interfere) -> Result:
     p = checks.playing(state, cmd.player)
     owner = state.owner(attack.target)
     if p.name == attack.player or (owner is not None and owner.name == p.name):
-        raise IllegalCommandError("the attacker and the defender spend, they do not interfere",
-                                  key="sides_spend")
+        raise IllegalCommandError(key="sides_spend")
     if attack.privileged and p.name not in attack.interference_cards:
-        raise IllegalCommandError(
-            "no one may interfere in a privileged attack",
-            suggestion="play Interference, or abolish the privilege first",
-            key="privileged_interfere",
-        )
+        raise IllegalCommandError(key="privileged_interfere")
     if cmd.amount <= 0:
-        raise IllegalCommandError("an amount of money must be at least 1 MB", key="amount_positive")
+        raise IllegalCommandError(key="amount_positive")
     state = pay(state, p.name, p.illuminati, cmd.amount)
     payment = Payment(player=p.name, source=p.illuminati, amount=cmd.amount, side=cmd.side)
     return _with_payment(cards, state, attack, payment)
@@ -255,11 +208,9 @@ def call_off(cards: CardSet, state: GameState, cmd: CallOff) -> Result:
     checks.phase(state, "attack")
     attack = current_attack(state)
     if cmd.player != attack.player:
-        raise IllegalCommandError("only the attacker can call off an attack",
-                                  key="attacker_calls_off")
+        raise IllegalCommandError(key="attacker_calls_off")
     if attack.committed:
-        raise IllegalCommandError("money is committed: the attack must be played out",
-                                  key="money_committed")
+        raise IllegalCommandError(key="money_committed")
     attacked = list(state.turn.attacked)
     for card in (attack.attacker, *attack.aids):
         attacked.reverse()
@@ -388,6 +339,6 @@ def discard(state: GameState, player: str, card: str) -> GameState:
 def current_attack(state: GameState) -> PendingAttack:
     """The attack under way; IllegalCommandError if there is none."""
     if state.attack is None:
-        raise IllegalCommandError("no attack is under way", key="no_attack")
+        raise IllegalCommandError(key="no_attack")
     return state.attack
 

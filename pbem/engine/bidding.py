@@ -108,7 +108,7 @@ def settle_bids(
     """Apply every stance's fixed money, then play out the maximums; gives the state and the
     spending commands in the order they were applied (for the log)."""
     if state.attack is None:
-        raise IllegalCommandError("no attack is under way", key="no_attack")
+        raise IllegalCommandError(key="no_attack")
     commands: list[Spend | Interfere] = []
     left = {i: s.upto for i, s in enumerate(stances)}
     for i, stance in enumerate(stances):

@@ -12,7 +12,7 @@ import importlib.resources
 import tomllib
 from typing import TYPE_CHECKING
 
-from pbem.engine.cardreader import _Reader
+from pbem.engine.cardreader import Reader
 from pbem.engine.cards import CardSet
 from pbem.errors import CardDataError
 
@@ -54,4 +54,4 @@ def _parse(raw: bytes, source: str) -> CardSet:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise CardDataError(f"{source} is not a valid TOML file: {exc}") from exc
-    return _Reader(source).read(data)
+    return Reader(source).read(data)

@@ -1,7 +1,7 @@
 """Typed reads of one TOML table of the card file, whose errors name the card and the field.
 
-Split from ``pbem.engine.carddata``; the names keep their underscore because they are
-private to the card-file reader (``carddata`` and ``cardreader``), not an engine API.
+Split from ``pbem.engine.carddata``: what the card-file reader (``cardreader``) reads a
+card with, public to it, though no engine API.
 """
 
 from __future__ import annotations
@@ -14,16 +14,19 @@ from pbem.errors import CardDataError
 _L = TypeVar("_L", bound=str)
 
 
-def _fail(card: str, field: str, problem: str) -> NoReturn:
-    raise CardDataError(f"card {card}, field {_q(field)}: {problem}")
+def fail_field(card: str, field: str, problem: str) -> NoReturn:
+    """Raise the CardDataError that names the card and the field with the problem."""
+    raise CardDataError(f"card {card}, field {quoted(field)}: {problem}")
 
 
-def _q(text: str) -> str:
+def quoted(text: str) -> str:
+    """Give ``text`` in double quotes, as a card-file error names a field or a value."""
     return f'"{text}"'
 
 
-def _kind_of(value: object) -> str:
-    # TOML words, since that is what the person reading the message wrote.
+def kind_of(value: object) -> str:
+    """Give the kind of a TOML value in TOML's words, which the person reading the error
+    wrote."""
     kinds = {
         bool: "true/false",
         int: "a whole number",
@@ -35,12 +38,12 @@ def _kind_of(value: object) -> str:
     return kinds.get(type(value), type(value).__name__)
 
 
-class _Fields:
+class Fields:
     """One TOML table of a card: typed reads whose errors name the card and the field."""
 
     def __init__(self, raw: object, card: str, where: str, known: tuple[str, ...]) -> None:
         if not isinstance(raw, dict):
-            _fail(card, where.rstrip("."), f"expected a table, got {_kind_of(raw)}")
+            fail_field(card, where.rstrip("."), f"expected a table, got {kind_of(raw)}")
         self.raw: dict[str, object] = raw
         self.card = card
         self.where = where
@@ -50,14 +53,14 @@ class _Fields:
         return f"{self.where}{key}"
 
     def fail(self, key: str, problem: str) -> NoReturn:
-        _fail(self.card, self.path(key), problem)
+        fail_field(self.card, self.path(key), problem)
 
     def check_keys(self) -> None:
         """Refuses keys this table does not know (a typo would otherwise be ignored)."""
         for key in self.raw:
             if key not in self.known:
                 close = difflib.get_close_matches(key, self.known, n=1)
-                hint = f"; did you mean {_q(close[0])}?" if close else ""
+                hint = f"; did you mean {quoted(close[0])}?" if close else ""
                 self.fail(key, f"unknown field{hint}")
 
     def value(self, key: str, expected: type, what: str, default: object = None) -> object:
@@ -68,7 +71,7 @@ class _Fields:
         found = self.raw[key]
         # bool is an int in Python but not in TOML: `power = true` is a mistake.
         if not isinstance(found, expected) or (expected is int and isinstance(found, bool)):
-            self.fail(key, f"expected {what}, got {_kind_of(found)} {found!r}")
+            self.fail(key, f"expected {what}, got {kind_of(found)} {found!r}")
         return found
 
     def text(self, key: str, default: str | None = None) -> str:
@@ -97,10 +100,10 @@ class _Fields:
         picked: list[_L] = []
         for i, item in enumerate(found):
             if not isinstance(item, str):
-                self.fail(f"{key}[{i}]", f"expected a text, got {_kind_of(item)} {item!r}")
+                self.fail(f"{key}[{i}]", f"expected a text, got {kind_of(item)} {item!r}")
             choice = self.pick(f"{key}[{i}]", item, allowed)
             if choice in picked:
-                self.fail(key, f"{_q(choice)} is listed twice")
+                self.fail(key, f"{quoted(choice)} is listed twice")
             picked.append(choice)
         return tuple(picked)
 
@@ -108,22 +111,21 @@ class _Fields:
         if word in allowed:
             return allowed[allowed.index(word)]
         close = difflib.get_close_matches(word, allowed, n=1)
-        hint = (
-            f"; did you mean {_q(str(close[0]))}?" if close else f"; one of: {', '.join(allowed)}"
-        )
-        self.fail(key, f"unknown value {_q(word)}{hint}")
+        hint = (f"; did you mean {quoted(str(close[0]))}?" if close
+                else f"; one of: {', '.join(allowed)}")
+        self.fail(key, f"unknown value {quoted(word)}{hint}")
 
-    def tables(self, key: str, known: tuple[str, ...]) -> list[_Fields]:
+    def tables(self, key: str, known: tuple[str, ...]) -> list[Fields]:
         found = self.value(key, list, "a list of tables", [])
         assert isinstance(found, list)
         return [
-            _Fields(item, self.card, f"{self.path(key)}[{i}].", known)
+            Fields(item, self.card, f"{self.path(key)}[{i}].", known)
             for i, item in enumerate(found)
         ]
 
-    def table(self, key: str, known: tuple[str, ...], *, required: bool) -> _Fields | None:
+    def table(self, key: str, known: tuple[str, ...], *, required: bool) -> Fields | None:
         if key not in self.raw:
             if required:
                 self.fail(key, "missing")
             return None
-        return _Fields(self.raw[key], self.card, f"{self.path(key)}.", known)
+        return Fields(self.raw[key], self.card, f"{self.path(key)}.", known)

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Mapping
 from typing import NoReturn, get_args
 
-from pbem.engine.cardfields import _fail, _Fields, _kind_of, _q
+from pbem.engine.cardfields import Fields, fail_field, kind_of, quoted
 from pbem.engine.cards import (
     ALIGNMENTS,
     ATTACK_MODES,
@@ -60,7 +60,7 @@ _FILTER_KEYS = ("names", "alignments")
 _OPTION_KEYS = ("name", "default", "choices", "doc")
 
 
-class _Reader:
+class Reader:
     """Reads one parsed file; remembers the target names to check once all cards are known."""
 
     def __init__(self, source: str) -> None:
@@ -88,24 +88,24 @@ class _Reader:
             basic_goal=self.basic_goal(data),
         )
 
-    def cards(self, data: dict[str, object], section: str) -> list[_Fields]:
+    def cards(self, data: dict[str, object], section: str) -> list[Fields]:
         found = data.get(section)
         if not isinstance(found, list):
             what = (
-                "missing" if found is None else f"a {_kind_of(found)}, not a list of [[{section}]]"
+                "missing" if found is None else f"a {kind_of(found)}, not a list of [[{section}]]"
             )
             self.fail(f"section [[{section}]] is {what}")
-        tables: list[_Fields] = []
+        tables: list[Fields] = []
         for i, raw in enumerate(found):
             label = f"#{i + 1} in [[{section}]]"
             if not isinstance(raw, dict):
-                self.fail(f"card {label} is {_kind_of(raw)}, not a table")
+                self.fail(f"card {label} is {kind_of(raw)}, not a table")
             if isinstance(raw.get("name"), str) and raw["name"].strip():
-                label = _q(raw["name"])
+                label = quoted(raw["name"])
             known = _CARD_KEYS[section]
             if section != "special":
                 known += (*_ABILITY_KEYS, "special")
-            fields = _Fields(raw, label, "", known)
+            fields = Fields(raw, label, "", known)
             fields.text("name")  # a missing or non-text name is reported before anything else
             if not fields.raw["name"]:
                 fields.fail("name", "must not be empty")
@@ -113,7 +113,7 @@ class _Reader:
             tables.append(fields)
         return tables
 
-    def illuminati(self, card: _Fields) -> Illuminati:
+    def illuminati(self, card: Fields) -> Illuminati:
         sides = self.sides(card)
         if "in" in sides:
             card.fail("sides", 'an Illuminati card has no incoming arrow, found "in"')
@@ -124,7 +124,8 @@ class _Reader:
         alignment = goal.word("alignment", ALIGNMENTS) if "alignment" in goal.raw else None
         if (kind == "alignment_count") != (alignment is not None):
             goal.fail(
-                "alignment", f'needed with kind "alignment_count" and only then (kind {_q(kind)})'
+                "alignment",
+                f'needed with kind "alignment_count" and only then (kind {quoted(kind)})',
             )
         return Illuminati(
             name=card.text("name"),
@@ -140,7 +141,7 @@ class _Reader:
             sides=sides,
         )
 
-    def group(self, card: _Fields) -> Group:
+    def group(self, card: Fields) -> Group:
         sides = self.sides(card)
         ins = sides.count("in")
         if ins != 1:
@@ -165,7 +166,7 @@ class _Reader:
             media=card.flag("media", False),
         )
 
-    def special(self, card: _Fields) -> Special:
+    def special(self, card: Fields) -> Special:
         return Special(
             name=card.text("name"),
             effect=card.word("effect", _EFFECTS),
@@ -174,7 +175,7 @@ class _Reader:
             copies=card.integer("copies", minimum=1, default=1),
         )
 
-    def sides(self, card: _Fields) -> tuple[Side, Side, Side, Side]:
+    def sides(self, card: Fields) -> tuple[Side, Side, Side, Side]:
         found = card.value("sides", list, "a list of 4 sides (top, right, bottom, left)")
         assert isinstance(found, list)
         if len(found) != 4:
@@ -185,7 +186,7 @@ class _Reader:
         )
         return (top, right, bottom, left)
 
-    def abilities(self, card: _Fields) -> Abilities:
+    def abilities(self, card: Fields) -> Abilities:
         return Abilities(
             bonuses=tuple(self.bonus(t) for t in card.tables("bonuses", _BONUS_KEYS)),
             defenses=tuple(self.defense(t) for t in card.tables("defenses", _DEFENSE_KEYS)),
@@ -196,7 +197,7 @@ class _Reader:
             special=card.words("special", _SPECIAL_ABILITIES),
         )
 
-    def bonus(self, t: _Fields) -> AttackBonus:
+    def bonus(self, t: Fields) -> AttackBonus:
         t.check_keys()
         amount = t.integer("amount")
         if amount == 0:
@@ -208,7 +209,7 @@ class _Reader:
             target=self.target(t, "target"),
         )
 
-    def defense(self, t: _Fields) -> DefenseBonus:
+    def defense(self, t: Fields) -> DefenseBonus:
         t.check_keys()
         resistance_set = (
             t.integer("resistance_set", minimum=0) if "resistance_set" in t.raw else None
@@ -228,7 +229,7 @@ class _Reader:
             attacker=self.target(t, "attacker"),
         )
 
-    def immunity(self, t: _Fields) -> Immunity:
+    def immunity(self, t: Fields) -> Immunity:
         t.check_keys()
         attacker = self.target(t, "attacker", required=True)
         if not attacker.names and not attacker.alignments:
@@ -237,7 +238,7 @@ class _Reader:
             )
         return Immunity(attacker=attacker)
 
-    def counts_as(self, t: _Fields) -> CountsAs:
+    def counts_as(self, t: Fields) -> CountsAs:
         t.check_keys()
         return CountsAs(
             alignment=t.word("alignment", ALIGNMENTS),
@@ -245,13 +246,13 @@ class _Reader:
             target=self.target(t, "target"),
         )
 
-    def modes(self, t: _Fields) -> tuple[AttackMode, ...]:
+    def modes(self, t: Fields) -> tuple[AttackMode, ...]:
         modes = t.words("modes", ATTACK_MODES, required=True)
         if not modes:
             t.fail("modes", "list at least one of control, neutralize, destroy")
         return modes
 
-    def target(self, t: _Fields, key: str, *, required: bool = False) -> TargetFilter:
+    def target(self, t: Fields, key: str, *, required: bool = False) -> TargetFilter:
         found = t.table(key, _FILTER_KEYS, required=required)
         if found is None:
             return TargetFilter()
@@ -261,7 +262,7 @@ class _Reader:
         names: list[str] = []
         for i, name in enumerate(listed):
             if not isinstance(name, str):
-                found.fail(f"names[{i}]", f"expected a group name, got {_kind_of(name)} {name!r}")
+                found.fail(f"names[{i}]", f"expected a group name, got {kind_of(name)} {name!r}")
             self.references.append((t.card, found.path(f"names[{i}]"), name))
             names.append(name)
         return TargetFilter(names=tuple(names), alignments=found.words("alignments", ALIGNMENTS))
@@ -276,15 +277,15 @@ class _Reader:
         names = [c.name for c in illuminati] + [c.name for c in groups] + [c.name for c in specials]
         for name in names:
             if name in seen:
-                _fail(_q(name), "name", "another card has the same name")
+                fail_field(quoted(name), "name", "another card has the same name")
             seen.add(name)
         group_names = {g.name for g in groups}
         for label, field, name in self.references:
             if name not in group_names:
                 close = difflib.get_close_matches(name, sorted(group_names), n=1)
-                hint = f"; did you mean {_q(close[0])}?" if close else ""
+                hint = f"; did you mean {quoted(close[0])}?" if close else ""
                 what = "is not a group" if name in seen else "is not a card"
-                _fail(label, field, f"{_q(name)} {what}{hint}")
+                fail_field(label, field, f"{quoted(name)} {what}{hint}")
 
     def check_deck(
         self, data: Mapping[str, object], illuminati: int, groups: int, specials: int
@@ -296,12 +297,12 @@ class _Reader:
         for key in deck:
             if key not in counts:
                 self.fail(
-                    f"[deck] has an unknown field {_q(key)}; the fields are {', '.join(counts)}"
+                    f"[deck] has an unknown field {quoted(key)}; the fields are {', '.join(counts)}"
                 )
         for key, found in counts.items():
             declared = deck.get(key)
             if not isinstance(declared, int) or isinstance(declared, bool):
-                self.fail(f"[deck] field {_q(key)} must be a whole number")
+                self.fail(f"[deck] field {quoted(key)} must be a whole number")
             if declared != found:
                 self.fail(f"[deck] says {key} = {declared} but the file holds {found}")
 
@@ -312,10 +313,10 @@ class _Reader:
         options: list[RuleOption] = []
         for i, raw in enumerate(found):
             if not isinstance(raw, dict):
-                self.fail(f"option #{i + 1} is {_kind_of(raw)}, not a table")
+                self.fail(f"option #{i + 1} is {kind_of(raw)}, not a table")
             name = raw.get("name")
-            label = f"option {_q(name)}" if isinstance(name, str) else f"option #{i + 1}"
-            t = _Fields(raw, label, "", _OPTION_KEYS)
+            label = f"option {quoted(name)}" if isinstance(name, str) else f"option #{i + 1}"
+            t = Fields(raw, label, "", _OPTION_KEYS)
             t.check_keys()
             default = self.option_value(t, "default", t.raw.get("default"))
             choices = t.value("choices", list, "a list")
@@ -333,11 +334,11 @@ class _Reader:
             options.append(option)
         return tuple(options)
 
-    def option_value(self, t: _Fields, key: str, value: object) -> int | bool | str:
+    def option_value(self, t: Fields, key: str, value: object) -> int | bool | str:
         if value is None:
             t.fail(key, "missing")
         if not isinstance(value, int | bool | str):
-            t.fail(key, f"expected a whole number, true/false or a text, got {_kind_of(value)}")
+            t.fail(key, f"expected a whole number, true/false or a text, got {kind_of(value)}")
         return value
 
     def basic_goal(self, data: Mapping[str, object]) -> tuple[tuple[int, int], ...]:
@@ -347,7 +348,7 @@ class _Reader:
         goals: list[tuple[int, int]] = []
         for key, value in table.items():
             if not key.isdigit() or int(key) < 1:
-                self.fail(f"[basic_goal] key {_q(key)} must be a number of players")
+                self.fail(f"[basic_goal] key {quoted(key)} must be a number of players")
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 self.fail(f"[basic_goal] {key} players: expected a number of groups, got {value!r}")
             goals.append((int(key), value))

@@ -11,25 +11,18 @@ FREE_TRANSFERS = 2
 
 def phase(state: GameState, *allowed: Phase) -> None:
     if state.phase not in allowed:
-        raise IllegalCommandError(f"that cannot be done now: {_phase_text(state)}",
-                                  key="wrong_phase",
-                                  words={"phase": state.phase, "active": state.active_player.name})
+        raise IllegalCommandError(key="wrong_phase", phase=state.phase,
+                                  active=state.active_player.name)
     if state.special is not None:
-        raise IllegalCommandError(
-            f"{state.special.player}'s {state.special.card} is waiting for any answer first",
-            key="special_waiting",
-            words={"player": state.special.player, "card": state.special.card}
-        )
+        raise IllegalCommandError(key="special_waiting", player=state.special.player,
+                                  card=state.special.card)
 
 
 def active(state: GameState, player: str) -> Player:
     """The active player, who must be ``player``."""
     p = state.active_player
     if p.name != player:
-        raise IllegalCommandError(
-            f"it is {p.name}'s turn, not {player}'s", suggestion="wait for your turn",
-            key="not_active", words={"active": p.name, "player": player}
-        )
+        raise IllegalCommandError(key="not_active", active=p.name, player=player)
     return p
 
 
@@ -38,11 +31,9 @@ def playing(state: GameState, player: str) -> Player:
     try:
         p = state.player(player)
     except KeyError:
-        raise IllegalCommandError(f"there is no player named {player}",
-                                  key="no_player", words={"name": player}) from None
+        raise IllegalCommandError(key="no_player", name=player) from None
     if not p.playing:
-        raise IllegalCommandError(f"{player} is no longer in the game",
-                                  key="player_gone", words={"player": player})
+        raise IllegalCommandError(key="player_gone", player=player)
     return p
 
 
@@ -51,34 +42,17 @@ def action_left(state: GameState, player: str) -> Player:
     phase(state, "actions")
     p = active(state, player)
     if state.offer is not None:
-        raise IllegalCommandError(f"{state.offer.receiver} has not yet answered the offer of "
-                                  f"{state.offer.group}",
-                                  key="offer_unanswered",
-                                  words={"receiver": state.offer.receiver,
-                                         "group": state.offer.group})
+        raise IllegalCommandError(key="offer_unanswered", receiver=state.offer.receiver,
+                                  group=state.offer.group)
     if state.turn.end_powers:
-        raise IllegalCommandError("no actions are left after the end-of-turn powers",
-                                  key="actions_after_end_powers")
+        raise IllegalCommandError(key="actions_after_end_powers")
     if state.turn.actions >= ACTIONS_PER_TURN:
-        raise IllegalCommandError(
-            "both regular actions of this turn are used", suggestion="end your turn",
-            key="actions_used"
-        )
+        raise IllegalCommandError(key="actions_used")
     return p
 
 
 def owns(player: Player, card: str) -> None:
     if player.slot(card) is None:
-        raise IllegalCommandError(f"{card} is not in {player.name}'s power structure",
-                                  key="not_in_structure",
-                                  words={"card": card, "player": player.name})
+        raise IllegalCommandError(key="not_in_structure", card=card, player=player.name)
 
 
-def _phase_text(state: GameState) -> str:
-    return {
-        "turn_start": f"{state.active_player.name}'s turn has not begun",
-        "actions": f"it is {state.active_player.name}'s turn to act",
-        "attack": "an attack is under way",
-        "after_roll": "the dice of an attack were just rolled",
-        "over": "the game is over",
-    }[state.phase]

@@ -17,7 +17,6 @@ from pbem.engine.commands import (
 from pbem.engine.ops import release, release_group
 from pbem.engine.state import Event, GameState, GroupOffer, Player
 from pbem.engine.structure import (
-    DIRECTION_NAMES,
     attach,
     open_arrows,
     remove,
@@ -44,20 +43,14 @@ def move_group(cards: CardSet, state: GameState, cmd: MoveGroup) -> Result:
     checks.owns(p, cmd.group)
     checks.owns(p, cmd.master)
     if cmd.group == p.illuminati:
-        raise IllegalCommandError("the Illuminati card cannot be moved", key="illuminati_moved")
+        raise IllegalCommandError(key="illuminati_moved")
     moving = subtree(p, cmd.group)
     if cmd.master in {s.card for s in moving}:
-        raise IllegalCommandError(f"{cmd.group} cannot hang from itself or its own puppets",
-                                  key="hang_from_itself", words={"group": cmd.group})
+        raise IllegalCommandError(key="hang_from_itself", group=cmd.group)
     rest = remove(p, (s.card for s in moving))
     if cmd.arrow not in open_arrows(cards, rest, cmd.master):
-        raise IllegalCommandError(
-            f"{cmd.master} has no open outgoing arrow on its {_arrow_name(cmd.arrow)}",
-            suggestion=_open_arrow_hint(cards, rest, cmd.master),
-            key="arrow_closed",
-            words={"master": cmd.master, "arrow": cmd.arrow,
-                   "arrows": open_arrows(cards, rest, cmd.master)},
-        )
+        raise IllegalCommandError(key="arrow_closed", master=cmd.master, arrow=cmd.arrow,
+                                  arrows=open_arrows(cards, rest, cmd.master))
     placed, lost = attach(cards, rest, cmd.master, cmd.arrow, moving)
     state = state.with_player(placed)
     if lost:
@@ -69,32 +62,19 @@ def move_group(cards: CardSet, state: GameState, cmd: MoveGroup) -> Result:
                                   "arrow": cmd.arrow, "lost": tuple(s.card for s in lost)})]
 
 
-def _arrow_name(arrow: int) -> str:
-    return DIRECTION_NAMES[arrow] if 0 <= arrow < 4 else f"arrow {arrow}"
-
-
-def _open_arrow_hint(cards: CardSet, player: Player, card: str) -> str:
-    arrows = open_arrows(cards, player, card)
-    if not arrows:
-        return f"{card} has no open outgoing arrow"
-    return "open arrows: " + ", ".join(DIRECTION_NAMES[a] for a in arrows)
-
-
 def drop_group(cards: CardSet, state: GameState, cmd: DropGroup) -> Result:
     """A free action: the group and its puppets go back to the uncontrolled area."""
     checks.phase(state, "actions")
     p = checks.active(state, cmd.player)
     checks.owns(p, cmd.group)
     if cmd.group == p.illuminati:
-        raise IllegalCommandError("the Illuminati card cannot be dropped", key="illuminati_dropped")
+        raise IllegalCommandError(key="illuminati_dropped")
     offer = state.offer
     if offer is not None and offer.giver == p.name and offer.group in {
         s.card for s in subtree(p, cmd.group)
     }:
-        raise IllegalCommandError(f"{offer.group} is offered to {offer.receiver}",
-                                  suggestion="wait for the answer to the offer",
-                                  key="group_offered",
-                                  words={"group": offer.group, "receiver": offer.receiver})
+        raise IllegalCommandError(key="group_offered", group=offer.group,
+                                  receiver=offer.receiver)
     state, released = release_group(state, p.name, cmd.group)
     state = evolve(state, turn=evolve(state.turn, did_anything=True))
     return state, [Event("drop", {"player": p.name, "groups": tuple(released)})]
@@ -106,9 +86,7 @@ def offer_parties(state: GameState, cmd: OfferGroup) -> tuple[Player, Player]:
     giver = checks.playing(state, cmd.player)
     receiver = checks.playing(state, cmd.to)
     if giver.name == receiver.name:
-        raise IllegalCommandError(
-            f"you cannot give {cmd.group} to yourself: a gift goes to another player",
-            key="group_to_self", words={"group": cmd.group})
+        raise IllegalCommandError(key="group_to_self", group=cmd.group)
     return giver, receiver
 
 
@@ -118,14 +96,12 @@ def offer_group(cards: CardSet, state: GameState, cmd: OfferGroup) -> Result:
     checks.phase(state, "actions")
     giver, receiver = offer_parties(state, cmd)
     if state.active_player.name not in (giver.name, receiver.name):
-        raise IllegalCommandError("groups change hands only on the turn of one of the players",
-                                  key="gift_turn")
+        raise IllegalCommandError(key="gift_turn")
     checks.action_left(state, state.active_player.name)
     checks.owns(giver, cmd.group)
     if cmd.group == giver.illuminati:
-        raise IllegalCommandError(f"{cmd.group} cannot be given to {receiver.name}",
-                                  key="group_not_given",
-                                  words={"group": cmd.group, "receiver": receiver.name})
+        raise IllegalCommandError(key="group_not_given", group=cmd.group,
+                                  receiver=receiver.name)
     state = evolve(state, offer=GroupOffer(giver=giver.name, receiver=receiver.name,
                                             group=cmd.group))
     return state, [Event("offer", {"player": giver.name, "to": receiver.name,
@@ -135,30 +111,20 @@ def offer_group(cards: CardSet, state: GameState, cmd: OfferGroup) -> Result:
 def accept_group(cards: CardSet, state: GameState, cmd: AcceptGroup) -> Result:
     offer = state.offer
     if offer is None or offer.receiver != cmd.player:
-        raise IllegalCommandError(f"no group is being offered to {cmd.player}",
-                                  key="no_offer", words={"player": cmd.player})
+        raise IllegalCommandError(key="no_offer", player=cmd.player)
     giver = state.player(offer.giver)
     receiver = state.player(offer.receiver)
     master, arrow = cmd.master, cmd.arrow
     if not master:
-        master, arrow = _first_open_arrow(cards, receiver)
+        master, arrow = first_open_arrow(cards, receiver)
         if not master:
-            raise IllegalCommandError(f"{receiver.name} has no open outgoing arrow",
-                                      suggestion="decline the group",
-                                      key="receiver_no_arrow", words={"receiver": receiver.name})
+            raise IllegalCommandError(key="receiver_no_arrow", receiver=receiver.name)
     checks.owns(receiver, master)
     if giver.slot(offer.group) is None:
-        raise IllegalCommandError(f"{giver.name} no longer controls {offer.group}",
-                                  suggestion="decline the offer",
-                                  key="giver_lost_group",
-                                  words={"giver": giver.name, "group": offer.group})
+        raise IllegalCommandError(key="giver_lost_group", giver=giver.name, group=offer.group)
     if arrow not in open_arrows(cards, receiver, master):
-        raise IllegalCommandError(f"{master} has no open outgoing arrow on its "
-                                  f"{_arrow_name(arrow)}",
-                                  suggestion=_open_arrow_hint(cards, receiver, master),
-                                  key="arrow_closed",
-                                  words={"master": master, "arrow": arrow,
-                                         "arrows": open_arrows(cards, receiver, master)})
+        raise IllegalCommandError(key="arrow_closed", master=master, arrow=arrow,
+                                  arrows=open_arrows(cards, receiver, master))
     moving = subtree(giver, offer.group)
     state = state.with_player(remove(giver, (s.card for s in moving)))
     # "the player must eliminate them by choosing one or more overlapping card, new or old":
@@ -183,13 +149,10 @@ def decline_group(cards: CardSet, state: GameState, cmd: DeclineGroup) -> Result
     the giver may withdraw the offer instead (``withdraw_offer``)."""
     offer = state.offer
     if offer is not None and cmd.player == offer.giver:
-        raise IllegalCommandError(
-            f"only {offer.receiver}, who was offered {offer.group}, can decline it",
-            suggestion="WITHDRAW OFFER takes your offer back",
-            key="decline_own_offer", words={"receiver": offer.receiver, "group": offer.group})
+        raise IllegalCommandError(key="decline_own_offer", receiver=offer.receiver,
+                                  group=offer.group)
     if offer is None or cmd.player != offer.receiver:
-        raise IllegalCommandError(f"no group is being offered to {cmd.player}",
-                                  key="no_offer", words={"player": cmd.player})
+        raise IllegalCommandError(key="no_offer", player=cmd.player)
     data: dict[str, object] = {"player": offer.receiver, "group": offer.group,
                                "giver": offer.giver}
     if cmd.unanswered:  # only then: a decline's event reads as it did before the field
@@ -204,8 +167,7 @@ def withdraw_offer(cards: CardSet, state: GameState, cmd: WithdrawOffer) -> Resu
     money is spent. Not an action: the group never moved."""
     offer = state.offer
     if offer is None or cmd.player != offer.giver:
-        raise IllegalCommandError(f"{cmd.player} has offered no group to withdraw",
-                                  key="no_offer_made", words={"player": cmd.player})
+        raise IllegalCommandError(key="no_offer_made", player=cmd.player)
     return evolve(state, offer=None), [Event("offer_withdrawn", {
         "player": offer.giver, "to": offer.receiver, "group": offer.group})]
 
@@ -227,7 +189,9 @@ def end_offer_of(state: GameState, player: str) -> Result:
         "player": player, "status": status})]
 
 
-def _first_open_arrow(cards: CardSet, player: Player) -> tuple[str, int]:
+def first_open_arrow(cards: CardSet, player: Player) -> tuple[str, int]:
+    """Give the first card of ``player``'s power structure with an open outgoing arrow, and
+    that arrow; ("", -1) when there is none."""
     for slot in player.structure:
         arrows = open_arrows(cards, player, slot.card)
         if arrows:

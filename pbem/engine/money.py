@@ -22,23 +22,16 @@ def transfer_money(cards: CardSet, state: GameState, cmd: TransferMoney) -> Resu
     checks.owns(p, cmd.source)
     checks.owns(p, cmd.dest)
     if cmd.source == cmd.dest:
-        raise IllegalCommandError("money must go to another card",
-                                  suggestion="TRANSFER <MB> FROM <card> TO <another card>",
-                                  key="transfer_same_card")
+        raise IllegalCommandError(key="transfer_same_card")
     gnomes = state.turn.end_powers and "gnomes_money" in abilities(cards, p.illuminati).special
     anywhere = gnomes or "federal_reserve" in abilities(cards, cmd.source).special
     if not anywhere and not _adjacent(p, cmd.source, cmd.dest):
-        raise IllegalCommandError(
-            f"{cmd.source} and {cmd.dest} are not adjacent (master and puppet)",
-            suggestion="move money one step at a time",
-            key="not_adjacent", words={"source": cmd.source, "dest": cmd.dest},
-        )
+        raise IllegalCommandError(key="not_adjacent", source=cmd.source, dest=cmd.dest)
     turn = state.turn
     if gnomes:
         pass
     elif turn.end_powers:
-        raise IllegalCommandError("no transfers are left after the end-of-turn powers",
-                                  key="transfers_after_end_powers")
+        raise IllegalCommandError(key="transfers_after_end_powers")
     elif turn.free_transfers < checks.FREE_TRANSFERS:
         turn = evolve(turn, free_transfers=turn.free_transfers + 1)
     else:
@@ -61,9 +54,9 @@ def give_money(cards: CardSet, state: GameState, cmd: GiveMoney) -> Result:
     receiver = checks.playing(state, cmd.to)
     _no_privileged_attack(state)
     if giver.name == receiver.name:
-        raise IllegalCommandError("you cannot give money to yourself", key="gift_to_self")
+        raise IllegalCommandError(key="gift_to_self")
     if cmd.amount <= 0:
-        raise IllegalCommandError("an amount of money must be at least 1 MB", key="amount_positive")
+        raise IllegalCommandError(key="amount_positive")
     state = pay(state, giver.name, giver.illuminati, cmd.amount)
     state = earn(state, receiver.name, receiver.illuminati, cmd.amount)
     state = _mark_free_action(state, cmd.player)
@@ -78,16 +71,11 @@ def give_card(cards: CardSet, state: GameState, cmd: GiveCard) -> Result:
     receiver = checks.playing(state, cmd.to)
     _no_privileged_attack(state)
     if giver.name == receiver.name:
-        raise IllegalCommandError(
-            f"you cannot give {cmd.card} to yourself: a gift goes to another player",
-            key="card_to_self", words={"card": cmd.card})
+        raise IllegalCommandError(key="card_to_self", card=cmd.card)
     if cmd.card not in giver.hand:
-        raise IllegalCommandError(f"{giver.name} does not hold {cmd.card}",
-                                  key="not_held_by", words={"player": giver.name, "card": cmd.card})
+        raise IllegalCommandError(key="not_held_by", player=giver.name, card=cmd.card)
     if giver.hand.count(cmd.card) <= pending_copies(state, giver.name, cmd.card):
-        raise IllegalCommandError(f"{cmd.card} was just played and waits for an answer",
-                                  suggestion="give it away after it is resolved, if ever",
-                                  key="card_pending", words={"card": cmd.card})
+        raise IllegalCommandError(key="card_pending", card=cmd.card)
     hand = list(giver.hand)
     hand.remove(cmd.card)
     state = update_player(state, giver.name, hand=tuple(hand))
@@ -113,8 +101,7 @@ def pending_copies(state: GameState, player: str, card: str) -> int:
 
 def _no_privileged_attack(state: GameState) -> None:
     if state.attack is not None and state.attack.privileged:
-        raise IllegalCommandError("no money or special cards may change hands during a "
-                                  "privileged attack", key="privileged_gifts")
+        raise IllegalCommandError(key="privileged_gifts")
 
 
 def _mark_free_action(state: GameState, player: str) -> GameState:

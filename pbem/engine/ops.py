@@ -15,12 +15,9 @@ def set_treasury(state: GameState, player: str, card: str, amount: int) -> GameS
     p = state.player(player)
     slot = p.slot(card)
     if slot is None:
-        raise IllegalCommandError(f"{card} is not in {player}'s power structure",
-                                  key="not_in_structure", words={"card": card, "player": player})
+        raise IllegalCommandError(key="not_in_structure", card=card, player=player)
     if amount < 0:
-        raise IllegalCommandError(f"{card} has only {slot.treasury} MB",
-                                  key="treasury_below_zero",
-                                  words={"card": card, "have": slot.treasury})
+        raise IllegalCommandError(key="treasury_below_zero", card=card, have=slot.treasury)
     delta = amount - slot.treasury
     structure = tuple(evolve(s, treasury=amount) if s.card == card else s for s in p.structure)
     state = state.with_player(evolve(p, structure=structure))
@@ -41,17 +38,14 @@ def pay(state: GameState, player: str, card: str, amount: int) -> GameState:
     """``card`` pays ``amount`` to the bank; an error if it has less."""
     have = treasury(state, player, card)
     if amount > have:
-        raise IllegalCommandError(
-            f"{card} has only {have} MB, not {amount}", suggestion=f"spend at most {have} MB",
-            key="money_short", words={"card": card, "have": have, "amount": amount}
-        )
+        raise IllegalCommandError(key="money_short", card=card, have=have, amount=amount)
     return set_treasury(state, player, card, have - amount)
 
 
 def move_money(state: GameState, player: str, source: str, dest: str, amount: int) -> GameState:
     """Money from one card of a structure to another (no bank involved)."""
     if amount <= 0:
-        raise IllegalCommandError("an amount of money must be at least 1 MB", key="amount_positive")
+        raise IllegalCommandError(key="amount_positive")
     state = pay(state, player, source, amount)
     return earn(state, player, dest, amount)
 
@@ -84,5 +78,4 @@ def player_of(state: GameState, name: str) -> Player:
     try:
         return state.player(name)
     except KeyError:
-        raise IllegalCommandError(f"there is no player named {name}",
-                                  key="no_player", words={"name": name}) from None
+        raise IllegalCommandError(key="no_player", name=name) from None

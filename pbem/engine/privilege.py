@@ -31,22 +31,18 @@ def check_abolish(state: GameState, cmd: AbolishPrivilege) -> Player:
     attack = current_attack(state)
     p = checks.playing(state, cmd.player)
     if not attack.privileged:
-        raise IllegalCommandError("this attack is not privileged", key="not_privileged")
+        raise IllegalCommandError(key="not_privileged")
     if p.name == attack.player:
-        raise IllegalCommandError("you cannot abolish your own privilege", key="abolish_own")
+        raise IllegalCommandError(key="abolish_own")
     replacing = p.name in attack.abolish_credit
     if len(cmd.cards) != (1 if replacing else 2):
-        raise IllegalCommandError(
-            "one card replaces the card Secrets cancelled" if replacing
-            else "abolishing privilege takes two special cards",
-            suggestion="name the cards to discard",
-            key="abolish_one_card" if replacing else "abolish_two_cards",
-        )
+        if replacing:
+            raise IllegalCommandError(key="abolish_one_card")
+        raise IllegalCommandError(key="abolish_two_cards")
     hand = list(p.hand)
     for card in cmd.cards:
         if card not in hand:
-            raise IllegalCommandError(f"{p.name} does not hold {card}",
-                                      key="not_held_by", words={"player": p.name, "card": card})
+            raise IllegalCommandError(key="not_held_by", player=p.name, card=card)
         hand.remove(card)
     return p
 

@@ -90,7 +90,7 @@ def apply(
     """The state after ``command`` and what happened; IllegalCommandError if not allowed."""
     cards = cards or load_cardset()
     if state.phase == "over" and not isinstance(command, GmSetMoney | GmMoveCard):
-        raise IllegalCommandError("the game is over", key="game_over")
+        raise IllegalCommandError(key="game_over")
     handler = HANDLERS.get(type(command))
     if handler is None:
         raise IllegalCommandError(f"unknown command {type(command).__name__}")

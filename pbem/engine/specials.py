@@ -13,11 +13,11 @@ from pbem.engine import checks
 from pbem.engine.attack import discard, open_attack, take_privilege, validate_attack
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import Counter, PlaySpecial, ResolveSpecial
+from pbem.engine.groups import first_open_arrow
 from pbem.engine.ops import earn, move_money
 from pbem.engine.privilege import abolish_countered, abolish_privilege, abolish_resolved
 from pbem.engine.state import Event, GameState, PendingAttack, PendingSpecial, Player, Slot
 from pbem.engine.structure import attach, open_arrows
-from pbem.engine.turn import _first_open_arrow
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
@@ -33,20 +33,16 @@ Effect = Callable[[CardSet, GameState, PlaySpecial], Result]
 def play(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     """The card is shown and waits for a possible counter."""
     if state.phase == "over":
-        raise IllegalCommandError("the game is over", key="game_over")
+        raise IllegalCommandError(key="game_over")
     if state.special is not None:
-        raise IllegalCommandError(f"{state.special.card} must be answered first",
-                                  key="special_unanswered", words={"card": state.special.card})
+        raise IllegalCommandError(key="special_unanswered", card=state.special.card)
     p = checks.playing(state, cmd.player)
     if cmd.card not in p.hand:
-        raise IllegalCommandError(f"{p.name} does not hold {cmd.card}",
-                                  key="not_held_by", words={"player": p.name, "card": cmd.card})
+        raise IllegalCommandError(key="not_held_by", player=p.name, card=cmd.card)
     card = cards.special(cmd.card)
     if card.effect == "secrets_man_was_not_meant_to_know":
         # Whatever its timing says in the data, it has no effect of its own: it answers.
-        raise IllegalCommandError(f"{card.name} is played only to cancel another card",
-                                  suggestion="answer a special card with COUNTER",
-                                  key="counter_only", words={"card": card.name})
+        raise IllegalCommandError(key="counter_only", card=card.name)
     _check_timing(cards, state, card, cmd)
     state = evolve(state, special=PendingSpecial(play=cmd))
     # Playing a special is a free action, and a player who acted may no longer pass: at the
@@ -61,17 +57,14 @@ def counter(cards: CardSet, state: GameState, cmd: Counter) -> Result:
     """Secrets Man Was Not Meant To Know: the card just played does nothing; both are gone."""
     pending = state.special
     if pending is None:
-        raise IllegalCommandError("no special card is waiting to be answered",
-                                  key="no_special_waiting")
+        raise IllegalCommandError(key="no_special_waiting")
     p = checks.playing(state, cmd.player)
     if cmd.card not in p.hand:
-        raise IllegalCommandError(f"{p.name} does not hold {cmd.card}",
-                                  key="not_held_by", words={"player": p.name, "card": cmd.card})
+        raise IllegalCommandError(key="not_held_by", player=p.name, card=cmd.card)
     if cards.special(cmd.card).effect != "secrets_man_was_not_meant_to_know":
-        raise IllegalCommandError(f"{cmd.card} cannot cancel another card",
-                                  key="cannot_counter", words={"card": cmd.card})
+        raise IllegalCommandError(key="cannot_counter", card=cmd.card)
     if p.name == pending.player:
-        raise IllegalCommandError("you cannot cancel your own card", key="counter_own")
+        raise IllegalCommandError(key="counter_own")
     state = discard(state, p.name, cmd.card)
     state = discard(state, pending.player, pending.card)
     state = evolve(state, special=None)
@@ -86,8 +79,7 @@ def resolve(cards: CardSet, state: GameState, cmd: ResolveSpecial) -> Result:
     """No one countered: the card takes effect and is discarded."""
     pending = state.special
     if pending is None:
-        raise IllegalCommandError("no special card is waiting to be answered",
-                                  key="no_special_waiting")
+        raise IllegalCommandError(key="no_special_waiting")
     if pending.abolish:
         return abolish_resolved(evolve(state, special=None), pending)
     play_cmd = pending.play
@@ -110,8 +102,7 @@ def _check_timing(cards: CardSet, state: GameState, card: Special, cmd: PlaySpec
         p = checks.action_left(state, me)
         if card.effect == "bribery":
             if cmd.group not in state.uncontrolled:
-                raise IllegalCommandError(f"{cmd.group or 'that'} is not an uncontrolled group",
-                                          key="not_uncontrolled", words={"group": cmd.group})
+                raise IllegalCommandError(key="not_uncontrolled", group=cmd.group)
             _bribery_arrow(cards, p, cmd)
         else:
             # The Whispering Campaign's attack is an attack like any other (rulebook-en,
@@ -120,53 +111,41 @@ def _check_timing(cards: CardSet, state: GameState, card: Special, cmd: PlaySpec
                             whispering=True)
             if cmd.privilege == "card" and cmd.privilege_card == cmd.card and \
                     p.hand.count(cmd.card) < 2:
-                raise IllegalCommandError(
-                    f"{p.name} does not hold another {cmd.card} to discard for privilege",
-                    suggestion="name a special card you hold", key="privilege_card_not_held",
-                    words={"player": p.name, "card": cmd.privilege_card})
+                raise IllegalCommandError(key="privilege_card_not_held", player=p.name,
+                                          card=cmd.card, another=True)
             take_privilege(cards, state, p, cmd.privilege, cmd.privilege_card)  # a check
     elif timing in ("after_privilege", "privileged_attack"):
         checks.phase(state, "attack")
         if attack is None or not attack.privileged:
-            raise IllegalCommandError(f"{card.name} is played only on a privileged attack",
-                                      key="privileged_only", words={"card": card.name})
+            raise IllegalCommandError(key="privileged_only", card=card.name)
         if me == attack.player:
-            raise IllegalCommandError(f"{card.name} is played against another's privilege",
-                                      key="against_privilege", words={"card": card.name})
+            raise IllegalCommandError(key="against_privilege", card=card.name)
     elif timing == "own_income":
         checks.phase(state, "turn_start")
         if me != active:
-            raise IllegalCommandError(f"{card.name} is played at the start of your own turn",
-                                      key="own_turn_start", words={"card": card.name})
+            raise IllegalCommandError(key="own_turn_start", card=card.name)
     elif timing == "turn_start":
         checks.phase(state, "turn_start")
         if me == active:
-            raise IllegalCommandError(f"{card.name} is played on another player's turn",
-                                      key="other_turn_start", words={"card": card.name})
+            raise IllegalCommandError(key="other_turn_start", card=card.name)
     else:
-        raise IllegalCommandError(f"{card.name} is played only to cancel another card",
-                                  suggestion="answer a special card with COUNTER",
-                                  key="counter_only", words={"card": card.name})
+        raise IllegalCommandError(key="counter_only", card=card.name)
 
 
 def _validate_any_time(cards: CardSet, state: GameState, card: Special, cmd: PlaySpecial) -> None:
     p = state.player(cmd.player)
     if card.effect == "media_campaign" and cmd.group not in state.dead:
-        raise IllegalCommandError(f"{cmd.group or 'that group'} is not in the dead pile",
-                                  key="not_dead", words={"group": cmd.group})
+        raise IllegalCommandError(key="not_dead", group=cmd.group)
     if card.effect == "computer_espionage":
         names = {x.name for x in state.players}
         if cmd.other not in names and state.owner(cmd.other) is None:
-            raise IllegalCommandError("Computer Espionage looks at a player or a controlled "
-                                      "group", text=cmd.other,
-                                      key="espionage_target", words={"other": cmd.other})
+            raise IllegalCommandError(key="espionage_target", other=cmd.other, text=cmd.other)
     if card.effect == "white_collar_crime":
         for source, dest, amount in cmd.moves:
             checks.owns(p, source)
             checks.owns(p, dest)
             if amount <= 0:
-                raise IllegalCommandError("an amount of money must be at least 1 MB",
-                                          key="amount_positive")
+                raise IllegalCommandError(key="amount_positive")
         if cmd.bonus_to:
             checks.owns(p, cmd.bonus_to)
 
@@ -187,19 +166,16 @@ def _roll_becomes(value: int) -> Effect:
 def _bribery_arrow(cards: CardSet, p: Player, cmd: PlaySpecial) -> tuple[str, int]:
     """Where the bribed group hangs: the named card and arrow, or the first open arrow."""
     if not cmd.master:
-        master, arrow = _first_open_arrow(cards, p)
+        master, arrow = first_open_arrow(cards, p)
         if not master:
-            raise IllegalCommandError("you have no open outgoing arrow for a new group",
-                                      key="no_open_arrow")
+            raise IllegalCommandError(key="no_open_arrow")
         return master, arrow
     checks.owns(p, cmd.master)
     arrows = open_arrows(cards, p, cmd.master)
     arrow = arrows[0] if cmd.arrow == -1 and arrows else cmd.arrow
     if arrow not in arrows:
-        raise IllegalCommandError(f"{cmd.master} has no open outgoing arrow there",
-                                  suggestion="open arrows: " + ", ".join(map(str, arrows)),
-                                  key="bribery_arrow_closed",
-                                  words={"master": cmd.master, "arrows": tuple(arrows)})
+        raise IllegalCommandError(key="bribery_arrow_closed", master=cmd.master,
+                                  arrows=tuple(arrows))
     return cmd.master, arrow
 
 

@@ -13,7 +13,6 @@ from pbem.engine.abilities import abilities
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import BeginTurn, EndTurn, LeaveGame, Pass
 from pbem.engine.groups import (
-    _first_open_arrow,
     accept_group,
     decline_group,
     drop_group,
@@ -31,10 +30,8 @@ from pbem.engine.values import evolve
 from pbem.engine.victory import progress, victory_allowed, winners
 from pbem.errors import IllegalCommandError
 
-# _first_open_arrow stays private: specials.py imports it from here, as it always has.
 __all__ = [
     "PASS_INCOME",
-    "_first_open_arrow",
     "accept_group",
     "begin_turn",
     "check_eliminations",
@@ -96,8 +93,7 @@ def pass_turn(cards: CardSet, state: GameState, cmd: Pass) -> Result:
     checks.phase(state, "actions")
     p = checks.active(state, cmd.player)
     if state.turn.did_anything:
-        raise IllegalCommandError("you can pass only before doing anything else this turn",
-                                  suggestion="END TURN", key="pass_late")
+        raise IllegalCommandError(key="pass_late")
     state = earn(state, p.name, p.illuminati, PASS_INCOME)
     events = [Event("pass", {"player": p.name, "amount": PASS_INCOME})]
     state, more = end_of_turn(cards, state)
@@ -151,7 +147,7 @@ def leave_game(cards: CardSet, state: GameState, cmd: LeaveGame) -> Result:
     """A player drops out: groups uncontrolled, money to the bank, Illuminati out of play."""
     p = checks.playing(state, cmd.player)
     if state.attack is not None or state.special is not None:
-        raise IllegalCommandError("a player can leave only between attacks", key="leave_mid_attack")
+        raise IllegalCommandError(key="leave_mid_attack")
     return remove_player(cards, state, p, "left")
 
 

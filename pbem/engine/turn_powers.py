@@ -19,21 +19,18 @@ Result = tuple[GameState, list[Event]]
 
 def lasers_unusable(p: Player) -> IllegalCommandError:
     """The refusal of ``p``'s use of the Orbital Mind Control Lasers."""
-    return IllegalCommandError(f"{p.name} cannot use the Orbital Mind Control Lasers now",
-                               key="lasers_unusable", words={"player": p.name})
+    return IllegalCommandError(key="lasers_unusable", player=p.name)
 
 
 def recyclers_unusable(p: Player) -> IllegalCommandError:
     """The refusal of ``p``'s use of the Recyclers."""
-    return IllegalCommandError(f"{p.name} cannot use the Recyclers now",
-                               key="recyclers_unusable", words={"player": p.name})
+    return IllegalCommandError(key="recyclers_unusable", player=p.name)
 
 
 def check_end_powers(cards: CardSet, p: Player) -> None:
     """Raise IllegalCommandError unless ``p``'s Illuminati have an end-of-turn power."""
     if not ({"gnomes_money", "bermuda_reorganize"} & set(abilities(cards, p.illuminati).special)):
-        raise IllegalCommandError(f"{p.illuminati} have no end-of-turn power",
-                                  key="no_end_powers", words={"illuminati": p.illuminati})
+        raise IllegalCommandError(key="no_end_powers", illuminati=p.illuminati)
 
 
 def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
@@ -47,36 +44,28 @@ def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
         raise lasers_unusable(p)
     target = cards.card(cmd.group) if cmd.group in cards.names() else None
     if not isinstance(target, Group) or cmd.group == lasers[0]:
-        raise IllegalCommandError(f"the Lasers can change only another group, not {cmd.group}",
-                                  key="lasers_target", words={"group": cmd.group})
+        raise IllegalCommandError(key="lasers_target", group=cmd.group)
     if cmd.group not in state.uncontrolled and state.owner(cmd.group) is None:
-        raise IllegalCommandError(f"{cmd.group} is not in play",
-                                  key="not_in_play", words={"group": cmd.group})
+        raise IllegalCommandError(key="not_in_play", group=cmd.group)
     current = list(alignments(cards, state, cmd.group))
     if cmd.change == "add":
         if cmd.alignment in current:
-            raise IllegalCommandError(f"{cmd.group} is already {cmd.alignment}",
-                                      key="alignment_present",
-                                      words={"group": cmd.group, "alignment": cmd.alignment})
+            raise IllegalCommandError(key="alignment_present", group=cmd.group,
+                                      alignment=cmd.alignment)
         current.append(cmd.alignment)
     elif cmd.change == "remove":
         if cmd.alignment not in current:
-            raise IllegalCommandError(f"{cmd.group} is not {cmd.alignment}",
-                                      key="alignment_absent",
-                                      words={"group": cmd.group, "alignment": cmd.alignment})
+            raise IllegalCommandError(key="alignment_absent", group=cmd.group,
+                                      alignment=cmd.alignment)
         current.remove(cmd.alignment)
     else:
         if cmd.alignment not in current:
-            raise IllegalCommandError(f"{cmd.group} has no {cmd.alignment} alignment to reverse",
-                                      key="alignment_not_reversible",
-                                      words={"group": cmd.group, "alignment": cmd.alignment})
+            raise IllegalCommandError(key="alignment_not_reversible", group=cmd.group,
+                                      alignment=cmd.alignment)
         if OPPOSITES.get(cmd.alignment, cmd.alignment) == cmd.alignment:
             # Criminal and Media have no opposite, and Fanatic's is Fanatic: reversing them
             # would change nothing and spend the Lasers' one use of the turn.
-            raise IllegalCommandError(
-                f"{cmd.alignment} has no opposite alignment: reversing it changes nothing",
-                suggestion=f"ADD or REMOVE {cmd.alignment} instead",
-                key="alignment_no_opposite", words={"alignment": cmd.alignment})
+            raise IllegalCommandError(key="alignment_no_opposite", alignment=cmd.alignment)
         current[current.index(cmd.alignment)] = OPPOSITES[cmd.alignment]  # type: ignore[call-overload]
     changes = tuple(c for c in state.turn.alignment_changes if c[0] != cmd.group)
     turn = evolve(state.turn, lasers_used=True, did_anything=True,
@@ -105,6 +94,6 @@ def end_powers(cards: CardSet, state: GameState, cmd: EndPowers) -> Result:
     p = checks.active(state, cmd.player)
     check_end_powers(cards, p)
     if state.offer is not None:
-        raise IllegalCommandError("the offered group must be answered first", key="offer_first")
+        raise IllegalCommandError(key="offer_first")
     state = evolve(state, turn=evolve(state.turn, end_powers=True, did_anything=True))
     return state, [Event("end_powers", {"player": p.name})]

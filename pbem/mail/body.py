@@ -37,7 +37,7 @@ _PLAIN_HEADERS = re.compile(rb"[!-9;-~]+:[^\r\n]*(?:\r?\n(?:[ \t]|[!-9;-~]+:)[^\
 _LINE = re.compile(r"[^\n]*\n")  # a head's lines, CR LF or LF ended (never the body's)
 
 
-def _parse(data: bytes) -> email.message.Message:
+def parse_message(data: bytes) -> email.message.Message:
     """Give a raw mail parsed with ``email.policy.default``, each distinct header read once."""
     policy = email.policy.default.clone(header_factory=_ReadOnce())
     plain = _parse_plain(data, policy)
@@ -66,7 +66,7 @@ def _parse_plain(
     return msg
 
 
-def _parse_plain_head(head: bytes) -> email.message.Message | None:
+def parse_plain_head(head: bytes) -> email.message.Message | None:
     """Give a mail's head alone (no blank line) parsed as BytesHeaderParser parses it with
     ``email.policy.default``, when it is plain as ``_PLAIN_HEAD`` says; else None."""
     if _PLAIN_HEADERS.fullmatch(head) is None:
@@ -106,7 +106,7 @@ class _ReadOnce:
         return header
 
 
-def _candidates(
+def text_candidates(
     msg: email.message.Message, defects: list[str]
 ) -> Iterator[tuple[Source, email.message.Message]]:
     """Give the parts that may hold orders, best first: plain body, HTML body, attachments."""
@@ -159,17 +159,17 @@ def _repair_multipart(part: email.message.Message, defects: list[str]) -> email.
     if found is not None:
         ctype = part.get_content_type().encode("ascii", "replace")
         head = b'Content-Type: %s; boundary="%s"\n\n' % (ctype, found.group(1))
-        repaired = _parse(head + body)
+        repaired = parse_message(head + body)
         if repaired.is_multipart():
             defects.append(f"mime-boundary-repaired: parts read with boundary "
                            f"{found.group(1).decode('ascii')!r}")
             return repaired
     # Last resort: the raw body as plain text, so unencoded orders can still be found.
     defects.append("mime-multipart-unreadable: no part boundary found; read as plain text")
-    return _parse(b"Content-Type: text/plain\n\n" + body)
+    return parse_message(b"Content-Type: text/plain\n\n" + body)
 
 
-def _part_text(part: email.message.Message, source: Source, defects: list[str]) -> str:
+def part_text(part: email.message.Message, source: Source, defects: list[str]) -> str:
     """Give a text part's content decoded, unflowed and normalized."""
     data = part.get_payload(decode=True)
     if not isinstance(data, bytes):
@@ -205,7 +205,7 @@ def _decode_body(data: bytes, charset: str | None, source: Source, defects: list
             kind = "mismatch" if isinstance(exc, UnicodeError) else "unknown"
             problem = (f"charset-{kind}: the {source} part " +
                        ("is not valid " if kind == "mismatch" else "declares ") + repr(charset))
-    text, used = _decode_fallback(data)
+    text, used = decode_fallback(data)
     defects.append(f"{problem}; decoded as {used}")
     return text
 
@@ -218,7 +218,7 @@ def _decodes(data: bytes, codec: str) -> bool:
     return True
 
 
-def _decode_fallback(data: bytes) -> tuple[str, str]:
+def decode_fallback(data: bytes) -> tuple[str, str]:
     """Give the bytes decoded as UTF-8, else Windows-1252, else Latin-1, and which was used."""
     for codec in ("utf-8", "cp1252"):
         try:
@@ -262,12 +262,12 @@ def _quoted(depth: int, content: str) -> str:
 
 def _normalize(text: str) -> str:
     """Give text with invisible characters removed, NFC, no trailing spaces or blank ends."""
-    text = unicodedata.normalize("NFC", _printable(text.translate(_INVISIBLE)))
+    text = unicodedata.normalize("NFC", printable(text.translate(_INVISIBLE)))
     lines = [line.rstrip() for line in text.split("\n")]
     return "\n".join(lines).strip("\n")
 
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """Give the text with any lone surrogate replaced, so it can always be encoded."""
     return text.encode("utf-8", "replace").decode("utf-8")

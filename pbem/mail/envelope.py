@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from pbem.mail.body import _decode_fallback, _parse_plain_head, _printable
+from pbem.mail.body import decode_fallback, parse_plain_head, printable
 
 # The stdlib header parser is quadratic in a header's length (an 8 KB From took 1.4 s).
 _MAX_HEADER = 2000  # characters of From, Subject... read; the rest is cut before parsing
@@ -36,11 +36,13 @@ _PLAIN_MAILBOX = re.compile(
     rf"|(?P<bare>{_PLAIN_ADDRESS}))[ \t]*")
 
 
-_Heads = dict[str, str]  # the first value of each header, by its lower-cased name
+Heads = dict[str, str]  # the first value of each header, by its lower-cased name
 
 
 @dataclass(frozen=True)
-class _Envelope:
+class Envelope:
+    """What a mail's headers say: who sent it, its ids, date and subject."""
+
     sender: str
     sender_name: str
     message_id: str
@@ -51,9 +53,10 @@ class _Envelope:
     references: tuple[str, ...]
 
 
-def _head(raw: bytes) -> email.message.Message:
+def parse_head(raw: bytes) -> email.message.Message:
+    """Give the head of a raw mail parsed (cut to sizes the stdlib parser copes with)."""
     head = _head_bytes(raw)
-    plain = _parse_plain_head(head)
+    plain = parse_plain_head(head)
     if plain is not None:
         return plain
     return email.parser.BytesHeaderParser(policy=email.policy.default).parsebytes(head)
@@ -70,34 +73,36 @@ def _head_bytes(raw: bytes) -> bytes:
                                raw[: min(end, _HEADER_LIMIT)])
 
 
-def first_headers(msg: email.message.Message) -> _Heads:
+def first_headers(msg: email.message.Message) -> Heads:
     """Give the raw value of the first header of each name, by its lower-cased name: what
     the envelope and the loop guard (``automatic_reason``) read."""
-    heads: _Heads = {}
+    heads: Heads = {}
     for key, value in msg.raw_items():
         heads.setdefault(key.lower(), value)
     return heads
 
 
-def _envelope(heads: _Heads, raw: bytes, defects: list[str]) -> _Envelope:
+def read_envelope(heads: Heads, raw: bytes, defects: list[str]) -> Envelope:
+    """Give what the first ``heads`` of a mail say (its ``raw`` bytes make up a missing
+    Message-ID); what cannot be read is noted in ``defects``."""
     sender, name = _sender(heads, defects)
     message_id = _ids(_raw_text(heads, "Message-ID"))[:1]
     if not message_id:
         defects.append("message-id-missing: a synthetic id was derived from the raw bytes")
     in_reply_to = _ids(_raw_text(heads, "In-Reply-To"))[:1]
-    return _Envelope(
+    return Envelope(
         sender=sender,
         sender_name=name,
-        message_id=message_id[0] if message_id else _synthetic_id(raw),
+        message_id=message_id[0] if message_id else synthetic_id(raw),
         synthetic=not message_id,
         date=_date(heads, defects),
-        subject=_printable(" ".join(_subject(heads).split())),
+        subject=printable(" ".join(_subject(heads).split())),
         in_reply_to=in_reply_to[0] if in_reply_to else None,
         references=tuple(dict.fromkeys(_ids(_raw_text(heads, "References")))),
     )
 
 
-def _sender(heads: _Heads, defects: list[str]) -> tuple[str, str]:
+def _sender(heads: Heads, defects: list[str]) -> tuple[str, str]:
     # From, not Reply-To: the service checks the author against the registered address,
     # and Reply-To names where replies should go, which lists and forwarders rewrite to
     # themselves. Both can be forged; the password is what authenticates.
@@ -105,12 +110,12 @@ def _sender(heads: _Heads, defects: list[str]) -> tuple[str, str]:
         for addr_spec, display_name in _mailboxes(heads, name):
             if name != "From":
                 defects.append(f"sender-fallback: no usable From, used {name}")
-            return _printable(addr_spec.lower()), _printable(display_name)
+            return printable(addr_spec.lower()), printable(display_name)
     defects.append("sender-missing: no usable From address")
     return "", ""
 
 
-def _mailboxes(heads: _Heads, name: str) -> list[tuple[str, str]]:
+def _mailboxes(heads: Heads, name: str) -> list[tuple[str, str]]:
     """Give (address, display name) of each usable mailbox in the first header ``name``."""
     text = _value(heads, name)
     if text is None:
@@ -131,7 +136,7 @@ def _ids(text: str) -> list[str]:
     return ids
 
 
-def _date(heads: _Heads, defects: list[str]) -> datetime | None:
+def _date(heads: Heads, defects: list[str]) -> datetime | None:
     text = _value(heads, "Date")
     if text is None:
         return None
@@ -149,7 +154,7 @@ def _date(heads: _Heads, defects: list[str]) -> datetime | None:
     return when
 
 
-def _subject(heads: _Heads) -> str:
+def _subject(heads: Heads) -> str:
     text = _value(heads, "Subject")
     if text is None:
         return ""
@@ -159,12 +164,12 @@ def _subject(heads: _Heads) -> str:
     return "" if header is None else str(header)
 
 
-def _raw_text(heads: _Heads, name: str) -> str:
+def _raw_text(heads: Heads, name: str) -> str:
     """Give the first header called ``name`` unfolded, with 8-bit bytes decoded, unparsed."""
     return _FOLD.sub("", _fix_surrogates(str(heads.get(name.lower(), ""))))
 
 
-def _value(heads: _Heads, name: str) -> str | None:
+def _value(heads: Heads, name: str) -> str | None:
     """Give the first header called ``name`` as ``_raw_text`` does, cut to a size the parser
     copes with, or None without one."""
     return _raw_text(heads, name)[:_MAX_HEADER] if name.lower() in heads else None
@@ -184,8 +189,9 @@ def _structured(name: str, text: str) -> email.headerregistry.BaseHeader | None:
 def _fix_surrogates(value: str) -> str:
     if not _SURROGATE.search(value):
         return value
-    return _decode_fallback(value.encode("utf-8", "surrogateescape"))[0]
+    return decode_fallback(value.encode("utf-8", "surrogateescape"))[0]
 
 
-def _synthetic_id(raw: bytes) -> str:
+def synthetic_id(raw: bytes) -> str:
+    """Give the Message-ID made up from the raw bytes for a mail that has none."""
     return f"sha256-{hashlib.sha256(raw).hexdigest()}@synthetic.pbem.invalid"

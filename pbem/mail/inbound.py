@@ -13,8 +13,8 @@ from datetime import datetime
 
 from pbem.errors import MailFormatError
 from pbem.mail.automatic import automatic_reason
-from pbem.mail.body import Source, _candidates, _parse, _part_text
-from pbem.mail.envelope import _Envelope, _envelope, _head, _synthetic_id, first_headers
+from pbem.mail.body import Source, parse_message, part_text, text_candidates
+from pbem.mail.envelope import Envelope, first_headers, parse_head, read_envelope, synthetic_id
 from pbem.mail.html_text import html_to_text
 
 __all__ = [
@@ -42,10 +42,8 @@ _MAX_MIME_HEADER = 2000  # characters in one Content-* header, folded lines incl
 _CONTENT_HEADER = re.compile(rb"^content-([!-9;-~]*)[ \t]*:[^\r\n]*(?:\r?\n[ \t][^\r\n]*)*",
                              re.I | re.M)
 # Defect codes that explain why no orders were found, in words for the reply.
-_DAMAGE = {
-    "mime-multipart-unreadable": "its parts could not be told apart",
-    "mime-base64": "its encoded text is broken",
-}
+# The defects that make a mail unreadable (worded by the catalogue, _mail_refusals).
+_DAMAGE = ("mime-multipart-unreadable", "mime-base64")
 
 
 @dataclass(frozen=True)
@@ -86,27 +84,22 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
     """
     if len(raw) > max_bytes:
         return _unreadable(raw, f"over-size: {len(raw)} bytes, limit {max_bytes}", MailFormatError(
-            f"This mail is {_kib(len(raw))} KB, more than the {_kib(max_bytes)} KB we accept.",
-            suggestion="Send your orders as plain text, without attachments and without "
-            "quoting whole reports."))
+            key="too_big", size=_kib(len(raw)), limit=_kib(max_bytes)))
     parts, longest = _mime_load(raw)
     if parts > _MAX_PARTS:
         return _unreadable(raw, f"too-many-parts: {parts}, limit {_MAX_PARTS}", MailFormatError(
-            f"This mail has {parts} MIME parts, more than the {_MAX_PARTS} we read.",
-            suggestion="Send your orders as plain text, without attachments."))
+            key="too_many_parts", parts=parts, limit=_MAX_PARTS))
     if longest > _MAX_MIME_HEADER:
         return _unreadable(raw, f"mime-header-too-long: {longest}", MailFormatError(
-            f"This mail is damaged (a Content- header is {longest} characters long, more than "
-            f"the {_MAX_MIME_HEADER} we read), and no orders could be read from it.",
-            suggestion="Send your orders as plain text, without attachments."))
+            key="header_too_long", length=longest, limit=_MAX_MIME_HEADER))
     defects: list[str] = []
-    msg = _parse(raw)
+    msg = parse_message(raw)
     heads = first_headers(msg)
-    envelope = _envelope(heads, raw, defects)
+    envelope = read_envelope(heads, raw, defects)
     automatic = automatic_reason(heads)
     texts: list[str] = []
-    for source, part in _candidates(msg, defects):
-        text = _part_text(part, source, defects)
+    for source, part in text_candidates(msg, defects):
+        text = part_text(part, source, defects)
         if automatic is not None:  # never acted on: keep the human-readable notice
             return _inbound(envelope, text, source, automatic, defects)
         if START_LINE.search(text):
@@ -114,32 +107,21 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
         texts.append(text)
     if automatic is not None:
         return _inbound(envelope, "", "plain", automatic, defects)
-    damage = [words for code, words in _DAMAGE.items() if any(d.startswith(code) for d in defects)]
+    damage = [code for code in _DAMAGE if any(d.startswith(code) for d in defects)]
     if not texts or damage:
-        raise MailFormatError(
-            f"This mail is damaged ({'; '.join(damage or ['it has no text'])}), and no orders "
-            "could be read from it.",
-            suggestion=f"Send your orders again as plain text in the mail body, from a line "
-            f"like '{START_LINE_EXAMPLE}' to a line END.",
-        )
+        raise MailFormatError(key="damaged", damage=damage, example=START_LINE_EXAMPLE)
     quoted = any(_QUOTED_START_LINE.search(text) for text in texts)
-    raise MailFormatError(
-        "No orders found in this mail."
-        + (" The only GAME lines in it are quoted (they start with '>'), and quoted lines are "
-           "ignored." if quoted else ""),
-        suggestion=f"Orders start with a line whose first word is GAME, like "
-        f"'{START_LINE_EXAMPLE}', and end with a line END.",
-    )
+    raise MailFormatError(key="no_orders", quoted=quoted, example=START_LINE_EXAMPLE)
 
 
 def header_summary(raw: bytes) -> tuple[str, str, bool]:
     """Give (sender, message_id, whether that id is synthetic) of any mail, best effort, for
     replying; never raises."""
     try:
-        envelope = _envelope(first_headers(_head(raw)), raw, [])
+        envelope = read_envelope(first_headers(parse_head(raw)), raw, [])
         return envelope.sender, envelope.message_id, envelope.synthetic
     except Exception:  # a last resort for replies: any failure still yields an id
-        return "", _synthetic_id(raw), True
+        return "", synthetic_id(raw), True
 
 
 def receipt(raw: bytes) -> tuple[bytes, str, str]:
@@ -177,7 +159,7 @@ def _redact_line(line: str) -> str:
 
 
 def _inbound(
-    envelope: _Envelope, text: str, source: Source, automatic: str | None, defects: list[str]
+    envelope: Envelope, text: str, source: Source, automatic: str | None, defects: list[str]
 ) -> InboundMail:
     return InboundMail(
         sender=envelope.sender,
@@ -198,12 +180,12 @@ def _inbound(
 def _unreadable(raw: bytes, defect: str, error: MailFormatError) -> InboundMail:
     """Give automatic mail that is too big to read as such; raise ``error`` for any other."""
     # Only the head is read: cheap, and enough to tell a bounce that must not be answered.
-    heads = first_headers(_head(raw))
+    heads = first_headers(parse_head(raw))
     automatic = automatic_reason(heads)
     if automatic is None:
         raise error
     defects = [defect]
-    return _inbound(_envelope(heads, raw, defects), "", "plain", automatic, defects)
+    return _inbound(read_envelope(heads, raw, defects), "", "plain", automatic, defects)
 
 
 def _mime_load(raw: bytes) -> tuple[int, int]:

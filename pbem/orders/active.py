@@ -133,13 +133,10 @@ def attack(r: Reader, pos: int) -> Reading:
         for fields, end in r.clauses(at, _ATTACK_TABLE, "in the attack"):
             draft = replace(_AttackDraft(), **fields)
             if head.mode != "control" and (draft.then_move or draft.arrow >= 0):
-                r.fail(end, "THEN MOVE and AT belong only to an attack to control",
-                       Hint("leave them out of an attack to neutralize or destroy.",
-                            "leave_them_out"), key="control_only_clauses")
+                r.fail(end, "control_only_clauses", Hint("leave_them_out"))
                 continue
             if head.attacker in draft.aids or head.attacker == head.target:
-                r.fail(end, f"{head.attacker} cannot aid its own attack or attack itself",
-                       key="aid_own_attack", words={"attacker": head.attacker})
+                r.fail(end, "aid_own_attack", words={"attacker": head.attacker})
                 continue
             full = replace(
                 head,
@@ -158,8 +155,7 @@ def odds(r: Reader, pos: int) -> Reading:
         for fields, end in r.clauses(at, _ODDS_TABLE, "in ODDS"):
             draft = replace(_AttackDraft(), **fields)
             if draft.spend_from:
-                r.fail(end, "ODDS takes no FROM: the odds do not depend on who pays",
-                       key="odds_from")
+                r.fail(end, "odds_from")
                 continue
             yield Odds(replace(head, aids=draft.aids), draft.spend), end
 
@@ -318,18 +314,15 @@ def play(r: Reader, pos: int) -> Reading:
             if r.at_end(at):
                 yield Counter(r.player, card), at
             else:
-                r.fail(at, f"{card} takes nothing more: it cancels the card just played",
-                       Hint("write COUNTER.", "write_counter"), key="takes_nothing_more",
-                       words={"card": card})
+                r.fail(at, "takes_nothing_more", Hint("write_counter"), words={"card": card})
             continue
         table = _PLAY_TABLES.get(effect, {})
         form = play_usage(effect, card)
-        usage = Hint(f"write it as: {form}", "write_as", {"usage": form})
+        usage = Hint("write_as", {"usage": form})
         for fields, end in r.clauses(at, table, f"after PLAY {card}", hint=usage):
             missing = [_NEEDS[f] for f in _REQUIRED.get(effect, ()) if f not in fields]
             if missing:
-                r.fail(end, f"{card} needs {' and '.join(missing)}", usage, key="card_needs",
-                       words={"card": card, "missing": missing})
+                r.fail(end, "card_needs", usage, words={"card": card, "missing": missing})
                 continue
             yield replace(PlaySpecial(r.player, card), **fields), end
 

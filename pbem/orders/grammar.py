@@ -21,7 +21,7 @@ from pbem.orders.errors import AmbiguousOrderError
 from pbem.orders.lexer import Token
 from pbem.orders.vocabulary import NameKind, Vocabulary
 
-__all__ = ["Clause", "Failure", "Fields", "Hint", "Reader", "TooTangled", "hint_of", "or_list",
+__all__ = ["Clause", "Failure", "Fields", "Hint", "Reader", "TooTangled", "hint_of",
            "syntax_error"]
 
 Fields = dict[str, Any]
@@ -53,10 +53,9 @@ class TooTangled(Exception):
 
 @dataclass(frozen=True)
 class Hint:
-    """A suggestion: its English text, and its key and words for the reader's language (see
-    ``PbemError``)."""
+    """A suggestion: its key and words, worded in the reader's language by the catalogue
+    (``templates/<lang>/_parser_refusals.txt.j2``, see ``PbemError``)."""
 
-    text: str
     key: str
     words: Mapping[str, Any] = field(default_factory=dict)
 
@@ -66,22 +65,14 @@ class Failure:
     """Why a reading stopped, and at which token."""
 
     pos: int
-    message: str
-    suggestion: str | None = None
+    # The message's key, and the words of message and suggestion. No key means a name
+    # ruled out without a search: its message and "did you mean" are made if it is reported.
+    key: str | None
     ambiguous: bool = False
-    # A name that matched nothing (kind, query). An empty message means it was ruled out
-    # without a search: the message and its "did you mean" are made if it is reported.
-    unknown: tuple[NameKind, str] | None = None
+    unknown: tuple[NameKind, str] | None = None  # a name that matched nothing (kind, query)
     hinted: bool = False  # the suggestion is a keyword the writer may have misspelt
-    key: str | None = None  # the message's key, and the words of message and suggestion
     words: Mapping[str, Any] = field(default_factory=dict)
     hint: str | None = None  # the suggestion's key
-
-
-def or_list(words: Iterable[str]) -> str:
-    """Gives ``A, B or C`` for the words given."""
-    items = list(words)
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
 
 
 class Reader:
@@ -100,34 +91,28 @@ class Reader:
     def fail(
         self,
         pos: int,
-        message: str,
-        suggestion: str | Hint | None = None,
+        key: str | None,
+        suggestion: Hint | None = None,
         *,
         ambiguous: bool = False,
         unknown: tuple[NameKind, str] | None = None,
         hinted: bool = False,
         weak: bool = False,
-        key: str | None = None,
         words: Mapping[str, Any] | None = None,
     ) -> None:
         """Records a failure at token ``pos`` unless one further along is known.
 
         A ``weak`` failure (a generic "unexpected word") does not replace a specific one at
-        the same place. ``key`` and ``words`` name the message for other languages; a
-        ``Hint`` suggestion brings its own.
+        the same place. ``key`` and ``words`` name the message in the catalogue; a
+        ``suggestion`` brings its own key and words.
         """
         current = self.failure
         if current is None or pos > current.pos or (pos == current.pos and not weak):
             said = dict(words or {})
-            text: str | None
-            hint: str | None
-            if isinstance(suggestion, Hint):
+            if suggestion is not None:
                 said.update(suggestion.words)
-                text, hint = suggestion.text, suggestion.key
-            else:
-                text, hint = suggestion, None
-            self.failure = Failure(pos, message, text, ambiguous, unknown, hinted, key, said,
-                                   hint)
+            self.failure = Failure(pos, key, ambiguous, unknown, hinted, said,
+                                   suggestion.key if suggestion else None)
 
     def _step(self) -> None:
         self._steps += 1
@@ -140,13 +125,9 @@ class Reader:
         """Gives the keyword form of token ``pos``, or ``""`` past the end or for a quoted name."""
         return self.tokens[pos].word if pos < len(self.tokens) else ""
 
-    def shown(self, pos: int) -> str:
-        """Gives token ``pos`` as the writer typed it, for messages."""
-        return repr(self.tokens[pos].text) if pos < len(self.tokens) else "the end of the line"
-
     def seen(self, pos: int) -> str | None:
-        """Gives token ``pos`` quoted as ``shown`` does, or None past the end (the words of a
-        message, for other languages)."""
+        """Gives token ``pos`` as the writer typed it, quoted, or None past the end (the
+        catalogue says "the end of the line")."""
         return repr(self.tokens[pos].text) if pos < len(self.tokens) else None
 
     def at_end(self, pos: int) -> bool:
@@ -170,14 +151,9 @@ class Reader:
             if end is not None:
                 yield choice, end
                 return
-        expected = or_list([c.upper() for c in choices])
-        self.fail(
-            pos,
-            f"expected {expected}{' ' + where if where else ''}, not {self.shown(pos)}",
-            self.keyword_hint(pos, pos + 1, choices),
-            key="expected", words={"expected": [c.upper() for c in choices], "where": where,
-                                   "shown": self.seen(pos)},
-        )
+        self.fail(pos, "expected", self.keyword_hint(pos, pos + 1, choices),
+                  words={"expected": [c.upper() for c in choices], "where": where,
+                         "shown": self.seen(pos)})
 
     def number(
         self, pos: int, what: str, *, minimum: int = 0, money: bool = True
@@ -185,31 +161,26 @@ class Reader:
         """Yields a whole number at ``pos`` (``3``, ``3MB`` or ``3 MB`` for money) and its end."""
         self._step()
         if self.at_end(pos):
-            self.fail(pos, f"{what} is missing at the end of the line", key="missing_at_end",
-                      words={"what": what})
+            self.fail(pos, "missing_at_end", words={"what": what})
             return
         text = self.word(pos)
         found = _MONEY.fullmatch(text)
         if found is None or (found[2] and not money):
             if _NEGATIVE.fullmatch(text) or (text == "-" and _MONEY.match(self.word(pos + 1))):
-                self.fail(pos, f"{what} cannot be negative",
-                          Hint(f"write {minimum} or more.", "at_least", {"least": minimum}),
-                          key="negative", words={"what": what})
+                self.fail(pos, "negative", Hint("at_least", {"least": minimum}),
+                          words={"what": what})
             elif _FRACTION.fullmatch(text):
-                self.fail(pos, f"{what} must be a whole number, not {self.shown(pos)}",
-                          key="not_whole", words={"what": what, "shown": self.seen(pos)})
+                self.fail(pos, "not_whole", words={"what": what, "shown": self.seen(pos)})
             else:
-                self.fail(pos, f"expected {what} (a number), not {self.shown(pos)}",
-                          key="not_a_number", words={"what": what, "shown": self.seen(pos)})
+                self.fail(pos, "not_a_number", words={"what": what, "shown": self.seen(pos)})
             return
         if len(found[1]) > (_MAX_DIGITS if money else _MAX_COUNT_DIGITS):
-            self.fail(pos, f"{what} is far too large: {self.shown(pos)}", key="too_large",
-                      words={"what": what, "shown": self.seen(pos)})
+            self.fail(pos, "too_large", words={"what": what, "shown": self.seen(pos)})
             return
         value = int(found[1])
         if value < minimum:
-            self.fail(pos, f"{what} must be at least {minimum}, not {value}",
-                      key="below_minimum", words={"what": what, "least": minimum, "value": value})
+            self.fail(pos, "below_minimum",
+                      words={"what": what, "least": minimum, "value": value})
             return
         end = pos + 1
         if money and not found[2] and self.word(end) == "mb":
@@ -237,12 +208,10 @@ class Reader:
         first_words = {s.split()[0] for k in stop_list for s in (k, *SPELLINGS.get(k, ()))}
         tokens = self.tokens
         if self.at_end(pos):
-            self.fail(pos, f"{what} is missing at the end of the line", key="missing_at_end",
-                      words={"what": what})
+            self.fail(pos, "missing_at_end", words={"what": what})
             return
         if not tokens[pos].quoted and (tokens[pos].text == "," or tokens[pos].word in first_words):
-            self.fail(pos, f"{what} is missing before {self.shown(pos)}", key="missing_before",
-                      words={"what": what, "shown": self.seen(pos)})
+            self.fail(pos, "missing_before", words={"what": what, "shown": self.seen(pos)})
             return
         ends: list[int] = []
         if tokens[pos].quoted:
@@ -258,18 +227,15 @@ class Reader:
                     if "," in stop_list and token.text == "," and not token.quoted:
                         ends.append(end)
                     elif not ends:
-                        self.fail(end, f"unexpected {self.shown(end)} in {what}",
-                                  Hint("put a name that holds a comma or a quote in quotes.",
-                                       "quote_name"),
-                                  key="unexpected_in",
+                        self.fail(end, "unexpected_in", Hint("quote_name"),
                                   words={"what": what, "shown": self.seen(end)})
                     break
                 if token.word in first_words:
                     ends.append(end)
         if not ends:
             wanted = list(expected) or [s.upper() for s in stop_list if s != ","]
-            self.fail(len(tokens), f"expected {or_list(wanted)} after {what}",
-                      self.keyword_hint(pos, len(tokens), stop_list), key="expected_after",
+            self.fail(len(tokens), "expected_after",
+                      self.keyword_hint(pos, len(tokens), stop_list),
                       words={"expected": wanted, "what": what})
             return
         for end in reversed(ends):
@@ -289,8 +255,7 @@ class Reader:
                 for rest, rest_end in self.names(end + 1, kind, what, stop_list, most=most - 1):
                     yield (first, *rest), rest_end
             else:
-                self.fail(end, f"too many names in {what}", key="too_many_names",
-                          words={"what": what})
+                self.fail(end, "too_many_names", words={"what": what})
 
     def clauses(
         self,
@@ -312,18 +277,15 @@ class Reader:
             if after is None:
                 continue
             if keyword in seen:
-                self.fail(pos, f"{keyword.upper()} is given twice {where}", key="given_twice",
-                          words={"keyword": keyword.upper(), "where": where})
+                self.fail(pos, "given_twice", words={"keyword": keyword.upper(), "where": where})
                 return
             for fields, end in clause(self, after):
                 for more, last in self.clauses(end, table, where, seen | {keyword}, hint=hint):
                     yield {**fields, **more}, last
             return
         left = [k.upper() for k in table if k not in seen]
-        expected = f"{or_list(left)} or the end of the line" if left else "the end of the line"
-        self.fail(pos, f"expected {expected} {where}, not {self.shown(pos)}",
+        self.fail(pos, "expected_or_end",
                   self.keyword_hint(pos, pos + 1, [k for k in table if k not in seen]) or hint,
-                  key="expected_or_end",
                   words={"expected": left, "where": where, "shown": self.seen(pos)})
 
     # --- helpers ------------------------------------------------------------------------
@@ -338,8 +300,7 @@ class Reader:
                 continue
             close = difflib.get_close_matches(token.word, single, n=1, cutoff=0.7)
             if close:
-                return Hint(f"did you mean {close[0].upper()} instead of {token.text!r}?",
-                            "keyword_instead", {"keyword": close[0].upper(),
+                return Hint("keyword_instead", {"keyword": close[0].upper(),
                                                 "typed": repr(token.text)})
         return None
 
@@ -355,15 +316,15 @@ class Reader:
         keyword = self.keyword_hint(start, end, stops) if end - start > 1 else None
         found: str | None = None
         if not self.vocabulary.could_match(kind, query):
-            self.fail(start, "", keyword, unknown=(kind, query), hinted=keyword is not None)
+            self.fail(start, None, keyword, unknown=(kind, query), hinted=keyword is not None)
         else:
             try:
                 found = self.vocabulary.resolve(kind, query)
             except PbemError as error:
                 ambiguous = isinstance(error, AmbiguousNameError)
-                self.fail(start, f"{error.message}: {query!r}", keyword or hint_of(error),
+                self.fail(start, error.key, keyword or hint_of(error),
                           ambiguous=ambiguous, unknown=None if ambiguous else (kind, query),
-                          hinted=keyword is not None, key=error.key,
+                          hinted=keyword is not None,
                           words={**error.words, "query": repr(query)})
         self._names[key] = found
         return found
@@ -371,9 +332,7 @@ class Reader:
 
 def hint_of(error: PbemError) -> Hint | None:
     """Gives the suggestion of ``error`` with its key and words, if it has one."""
-    if not error.suggestion:
-        return None
-    return Hint(error.suggestion, error.hint or error.key or "", error.words)
+    return Hint(error.hint, error.words) if error.hint else None
 
 
 def syntax_error(
@@ -385,32 +344,25 @@ def syntax_error(
     usage = {"usage": forms[0]} if len(forms) == 1 else {"forms": list(forms)}
     write_as = "write_as" if len(forms) == 1 else "write_as_forms"
     if failure is None:
-        return OrderSyntaxError("this order could not be read", line=line, text=text,
-                                suggestion=f"write it as: {or_list(forms)}", key="unreadable",
-                                hint=write_as, words=usage)
-    message, suggestion = failure.message, failure.suggestion
+        return OrderSyntaxError(line=line, text=text, key="unreadable", hint=write_as, **usage)
     key, hint, words = failure.key, failure.hint, dict(failure.words)
     if failure.unknown is not None:
         kind, query = failure.unknown
-        if not message:
+        if key is None:
             try:
                 vocabulary.resolve(kind, query)
-                message = f"this name cannot be used here: {query!r}"
                 key = "name_not_here"
             except PbemError as error:
-                message, key = f"{error.message}: {query!r}", error.key
+                key = error.key
                 words.update(error.words)
-                if not suggestion:
-                    suggestion, hint = error.suggestion, error.hint
+                hint = hint or error.hint
             words["query"] = repr(query)
         other = None if failure.hinted else vocabulary.wrong_kind(kind, query)
         if other is not None:
-            message, suggestion = f"{other.message}: {query!r}", other.suggestion
             key, hint = other.key, other.hint
             words.update(other.words)
-    if not suggestion:
-        suggestion, hint = f"write it as: {or_list(forms)}", write_as
+    if hint is None:
+        hint = write_as
         words.update(usage)
     kind_of = AmbiguousOrderError if failure.ambiguous else OrderSyntaxError
-    return kind_of(message, line=line, text=text, suggestion=suggestion, key=key, hint=hint,
-                   words=words)
+    return kind_of(line=line, text=text, key=key, hint=hint, **words)

@@ -75,10 +75,7 @@ def tokenize(line: str) -> tuple[Token, ...]:
             tokens.append(Token(found["word"]))
         elif kind == "stray":
             raise OrderSyntaxError(
-                f"a closing quote {found['stray']} has no opening quote",
-                text=line,
-                suggestion='put names in straight quotes, like "Boy Sprouts".',
-                key="stray_quote", hint="straight_quotes", words={"quote": found["stray"]},
+                text=line, key="stray_quote", hint="straight_quotes", quote=found["stray"],
             )
         elif kind == "open":
             opener = found["open"]
@@ -86,10 +83,7 @@ def tokenize(line: str) -> tuple[Token, ...]:
             end = min((i for i in (line.find(c, at) for c in closers) if i >= 0), default=-1)
             if end < 0:
                 raise OrderSyntaxError(
-                    f"a quote {opener} is opened and never closed",
-                    text=line,
-                    suggestion='close the name with a quote, like "Boy Sprouts".',
-                    key="unclosed_quote", hint="close_quote", words={"quote": opener},
+                    text=line, key="unclosed_quote", hint="close_quote", quote=opener,
                 )
             tokens.append(Token(line[at:end].strip(), quoted=True))
             at = end + 1

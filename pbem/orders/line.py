@@ -24,7 +24,7 @@ from pbem.engine.commands import (
 )
 from pbem.errors import OrderSyntaxError
 from pbem.orders import active, responses
-from pbem.orders.grammar import Reader, TooTangled, or_list, syntax_error
+from pbem.orders.grammar import Reader, TooTangled, syntax_error
 from pbem.orders.lexer import Token, tokenize
 from pbem.orders.model import (
     NoResponse,
@@ -136,19 +136,12 @@ def read_order(
             if end == len(tokens):
                 return order
             if keywords in _TAKES_NOTHING:
-                r.fail(end, f"{keywords.upper()} takes nothing after it", key="takes_nothing",
-                       words={"order": keywords.upper()})
+                r.fail(end, "takes_nothing", words={"order": keywords.upper()})
             else:
-                r.fail(end, f"unexpected {r.shown(end)} after the order", weak=True,
-                       key="unexpected_after_order", words={"shown": r.seen(end)})
+                r.fail(end, "unexpected_after_order", weak=True, words={"shown": r.seen(end)})
     except TooTangled:
-        raise OrderSyntaxError(
-            "this line can be read in too many ways to try them all",
-            line=line,
-            text=text,
-            suggestion='put each name in quotes, like "Boy Sprouts".',
-            key="too_tangled", hint="quote_each",
-        ) from None
+        raise OrderSyntaxError(line=line, text=text, key="too_tangled",
+                               hint="quote_each") from None
     raise syntax_error(r.failure, vocabulary, line, text, ORDER_FORMS[keywords])
 
 
@@ -161,41 +154,26 @@ def _keywords(r: Reader, line: int | None, text: str) -> str:
     first = r.word(0)
     started = [keywords for keywords, _ in _BY_FIRST_WORD.get(first, ())]
     if started:
-        rest = or_words(k.split(maxsplit=1)[1] for k in started)
-        given = r.shown(1)
         close = difflib.get_close_matches(
             r.word(1), [k.split(maxsplit=1)[1] for k in started], n=1, cutoff=0.6
         )
         forms = [form for k in started for form in ORDER_FORMS[k]]
         raise OrderSyntaxError(
-            f"expected {rest} after {first.upper()}, not {given}",
             line=line,
             text=text,
-            suggestion=(f"did you mean {first.upper()} {close[0].upper()}?" if close
-                        else f"write it as: {or_list(forms)}"),
             key="expected_after_word", hint="keyword_meant" if close else "write_as_forms",
-            words={"expected": [k.split(maxsplit=1)[1].upper() for k in started],
-                   "first": first.upper(), "shown": r.seen(1), "forms": forms,
-                   "keywords": [f"{first.upper()} {c.upper()}" for c in close]},
+            expected=[k.split(maxsplit=1)[1].upper() for k in started], first=first.upper(),
+            shown=r.seen(1), forms=forms, keywords=[f"{first.upper()} {c.upper()}" for c in close],
         )
     shown = r.tokens[0].text if r.tokens else ""
     # get_close_matches ranks ties by the word itself, so the words' order does not matter.
     close = difflib.get_close_matches(first, list(_BY_FIRST_WORD), n=2, cutoff=0.6)
     raise OrderSyntaxError(
-        f"unknown order {shown!r}",
         line=line,
         text=text,
-        suggestion=(f"did you mean {' or '.join(c.upper() for c in close)}?" if close
-                    else "an order begins with a word like ATTACK, TRANSFER, GIVE, PLAY, "
-                    "DEFEND or PASS (send HELP for the list)."),
         key="unknown_order", hint="keyword_meant" if close else "order_words",
-        words={"shown": repr(shown), "keywords": [c.upper() for c in close]},
+        shown=repr(shown), keywords=[c.upper() for c in close],
     )
-
-
-def or_words(words: Iterator[str] | Sequence[str]) -> str:
-    items = [w.upper() for w in words]
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
 
 
 def parse_order(
@@ -207,7 +185,5 @@ def parse_order(
     """
     tokens = tokenize(text)
     if not tokens:
-        raise OrderSyntaxError("the line holds no order", text=text,
-                               suggestion="write an order, like PASS.", key="no_order",
-                               hint="write_an_order")
+        raise OrderSyntaxError(text=text, key="no_order", hint="write_an_order")
     return read_order(tokens, Vocabulary(cards, players), player, text=text)

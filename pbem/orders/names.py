@@ -120,8 +120,7 @@ class NameMatcher:
         """Gives the one name ``query`` means; raises UnknownNameError or AmbiguousNameError."""
         words = _words(query)
         if not words:
-            raise UnknownNameError(f"no {self.what} name given", text=query,
-                                   key="no_name_given", words={"what": self.what})
+            raise UnknownNameError(text=query, key="no_name_given", what=self.what)
         key = "".join(words)
         stages = (
             lambda name: self._keys[name] == key,
@@ -135,20 +134,15 @@ class NameMatcher:
                 return found[0]
             if found:
                 raise AmbiguousNameError(
-                    f"more than one {self.what} matches",
                     text=query,
-                    suggestion=f"say which: {_listing(found)}.",
                     key="ambiguous_name", hint="say_which",
-                    words={"what": self.what, "names": found[:_MAX_LISTED],
-                           "more": max(0, len(found) - _MAX_LISTED)},
+                    what=self.what, names=found[:_MAX_LISTED],
+                    more=max(0, len(found) - _MAX_LISTED),
                 )
         names = self._close(key)
         raise UnknownNameError(
-            f"unknown {self.what} name", text=query,
-            suggestion=(f"did you mean: {', '.join(names)}?" if names
-                        else f"no {self.what} is named like that."),
-            key="unknown_name", hint="did_you_mean" if names else "no_such_name",
-            words={"what": self.what, "names": names})
+            text=query, key="unknown_name", hint="did_you_mean" if names else "no_such_name",
+            what=self.what, names=names)
 
     def _close(self, key: str) -> list[str]:
         """Gives up to three names close to ``key``, for "did you mean"."""
@@ -156,14 +150,6 @@ class NameMatcher:
         by_key = {**{k: n for n, k in self._keys.items()}, **self._aliases}
         close = difflib.get_close_matches(key, list(by_key), n=3, cutoff=0.6)
         return list(dict.fromkeys(by_key[k] for k in close))
-
-
-def _listing(names: list[str]) -> str:
-    shown = names[:_MAX_LISTED]
-    more = len(names) - len(shown)
-    if more:
-        return f"{', '.join(shown)} and {more} more"
-    return f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
 def match_name(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from pbem.engine.cards import CardSet
 from pbem.errors import OrderSyntaxError, PbemError
@@ -134,13 +135,8 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
             continue
         in_press = reading.line(number, line)
     if in_press is not None:
-        reading.errors.append(OrderSyntaxError(
-            "this press message has no END PRESS line, so it was not sent",
-            line=in_press[0],
-            text=in_press[1],
-            suggestion="end the message with a line END PRESS, then go on with your orders.",
-            key="press_unended", hint="end_press",
-        ))
+        reading.errors.append(OrderSyntaxError(line=in_press[0], text=in_press[1],
+                                               key="press_unended", hint="end_press"))
     if ended_by in _NO_END:  # (a pasted mail has its refused line saying so already)
         reading.warnings.append(_NO_END[ended_by])
     return ParsedOrders(header, tuple(reading.orders), tuple(reading.errors),
@@ -161,9 +157,8 @@ class _Reading:
         """Reads one order line; gives the press it opens (line, text, order), if any."""
         if len(line) > _MAX_LINE:
             self.errors.append(OrderSyntaxError(
-                f"this line is too long ({len(line)} characters) to be an order",
-                line=number, text=line[:80] + "...", suggestion="write one order a line.",
-                key="line_too_long", hint="one_order_a_line", words={"length": len(line)},
+                line=number, text=line[:80] + "...", key="line_too_long", hint="one_order_a_line",
+                length=len(line),
             ))
             return None
         try:
@@ -185,46 +180,30 @@ class _Reading:
         orders stop there, so that a report pasted below them is not read as orders."""
         if second_start:
             self.errors.append(OrderSyntaxError(
-                f"a second start line: these orders began on line {first_line}, and the "
-                "lines from here on were not read",
-                line=number, text=blank_password(line),
-                suggestion="send one set of orders a mail, from its start line to END.",
-                key="second_start", hint="one_set", words={"first_line": first_line},
+                line=number, text=blank_password(line), key="second_start", hint="one_set",
+                first_line=first_line,
             ))
             return
-        self.errors.append(OrderSyntaxError(
-            "an earlier mail begins here, and there was no END line before it: the orders "
-            "stop here, and the rest of the mail was not read",
-            line=number, text=line,
-            suggestion="end your orders with a line END.", key="pasted", hint="end_with_end",
-        ))
+        self.errors.append(OrderSyntaxError(line=number, text=line, key="pasted",
+                                            hint="end_with_end"))
 
     def misplaced(self, number: int, line: str, *, first_line: int) -> None:
         """Reports an END PRESS outside a press, or a GAME line after the start line."""
         if line.split()[0].casefold() == "game":
             self.errors.append(OrderSyntaxError(
-                f"a second start line: these orders began on line {first_line}",
-                line=number, text=blank_password(line),
-                suggestion="send one set of orders a mail, from its start line to END.",
-                key="second_start_line", hint="one_set", words={"first_line": first_line},
+                line=number, text=blank_password(line), key="second_start_line", hint="one_set",
+                first_line=first_line,
             ))
             return
-        self.errors.append(OrderSyntaxError(
-            "END PRESS ends a press message, but no PRESS TO came before it",
-            line=number, text=line,
-            suggestion="begin the message with PRESS TO <player> or PRESS TO ALL.",
-            key="end_press_alone", hint="press_begin",
-        ))
+        self.errors.append(OrderSyntaxError(line=number, text=line, key="end_press_alone",
+                                            hint="press_begin"))
 
     def finish_press(self, opened: tuple[int, str, Press], body: list[str]) -> None:
         number, line, press = opened
         message = "\n".join(body).strip("\n")
         if not message.strip():
-            self.errors.append(OrderSyntaxError(
-                "this press message is empty", line=number, text=line,
-                suggestion="write the message on the lines between PRESS TO and END PRESS.",
-                key="press_empty", hint="press_body",
-            ))
+            self.errors.append(OrderSyntaxError(line=number, text=line, key="press_empty",
+                                                hint="press_body"))
             return
         self.orders.append(Located(number, line, replace(press, text=message)))
 
@@ -267,11 +246,7 @@ def _find_header(lines: list[str], vocabulary: Vocabulary) -> tuple[int, Header]
             first_error = first_error or error
     if first_error is not None:
         raise first_error
-    raise OrderSyntaxError(
-        "no start line found: orders begin with a line whose first word is GAME",
-        suggestion=f"begin your orders with a line {HEADER_FORM}, and end them with END.",
-        key="no_start_line", hint="start_form", words={"form": HEADER_FORM},
-    )
+    raise OrderSyntaxError(key="no_start_line", hint="start_form", form=HEADER_FORM)
 
 
 def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
@@ -290,26 +265,20 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
         for header, end in _header(r):
             if end == len(tokens):
                 return header
-            r.fail(end, f"unexpected {r.shown(end)} at the end of the start line", weak=True,
-                   key="unexpected_after_start", words={"shown": r.seen(end)})
+            r.fail(end, "unexpected_after_start", weak=True, words={"shown": r.seen(end)})
         error = syntax_error(r.failure, vocabulary, number, line, (HEADER_FORM,))
     except OrderSyntaxError as unreadable:
         error = unreadable
-    raise type(error)(
-        hidden(error.message) or "",
-        line=number,
-        text=blank_password(line),
-        suggestion=hidden(error.suggestion),
-        key=error.key,
-        hint=error.hint,
-        words={k: hidden(v) if isinstance(v, str) else v for k, v in error.words.items()},
-    )
+    words: dict[str, Any] = {k: hidden(v) if isinstance(v, str) else v
+                             for k, v in error.words.items()}
+    raise type(error)(line=number, text=blank_password(line), key=error.key, hint=error.hint,
+                      **words)
 
 
 def _header(r: Reader) -> Iterator[tuple[Header, int]]:
     """Yields ``GAME <game> PLAYER <name> PASSWORD <password> [TURN <n>]``."""
     if len(r.tokens) < 2 or r.word(1) == "player":
-        r.fail(1, "the game's name is missing after GAME", key="game_missing")
+        r.fail(1, "game_missing")
         return
     game = r.tokens[1].text
     for _, at in r.keyword(2, "player", where="after the game's name"):
@@ -317,8 +286,7 @@ def _header(r: Reader) -> Iterator[tuple[Header, int]]:
                                     at_end=False):
             for _, secret_at in r.keyword(pw_at, "password", where="after your name"):
                 if r.at_end(secret_at):
-                    r.fail(secret_at, "the password is missing after PASSWORD",
-                           key="password_missing")
+                    r.fail(secret_at, "password_missing")
                     continue
                 password = r.tokens[secret_at].text
                 end = secret_at + 1

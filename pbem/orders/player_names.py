@@ -18,7 +18,7 @@ from pbem.orders.line import ORDER_FORMS
 
 __all__ = ["MAX_NAME_LENGTH", "check_player_name"]
 
-MAX_NAME_LENGTH = 24
+MAX_NAME_LENGTH = 32
 # Characters that are markup in a mail's HTML part or quote marks of the order language.
 _MARKUP = frozenset('<>&"\\`“”«»#,')
 _ORDER_WORDS = frozenset(
@@ -30,22 +30,12 @@ def check_player_name(name: str, taken: Iterable[str] = ()) -> str:
     that player safely; ``taken`` are the other players' names."""
     name = name.strip()
     if not name or len(name) > MAX_NAME_LENGTH:
-        raise IllegalCommandError(
-            f"a player's name has 1 to {MAX_NAME_LENGTH} characters", text=name,
-            key="name_length", words={"name": name, "most": MAX_NAME_LENGTH})
+        raise IllegalCommandError(text=name, key="name_length", name=name, most=MAX_NAME_LENGTH)
     if any(not c.isprintable() or unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")
            or (c.isspace() and c != " ") or c in _MARKUP for c in name):
-        raise IllegalCommandError(
-            "a player's name holds letters, digits, spaces and plain punctuation only (no "
-            "markup, quote marks, commas or invisible characters)", text=name,
-            key="name_characters", words={"name": name})
+        raise IllegalCommandError(text=name, key="name_characters", name=name)
     if name.casefold() in _ORDER_WORDS or name[0].isdigit() or name[0] in "+-":
-        raise IllegalCommandError(
-            f"{name!r} reads as a word or number of the orders, not as a name", text=name,
-            suggestion="choose another name", key="name_order_word", words={"name": name})
+        raise IllegalCommandError(text=name, key="name_order_word", name=name, shown=repr(name))
     if any(name.casefold() == other.strip().casefold() for other in taken):
-        raise IllegalCommandError(
-            f"another player is already named {name!r} (names are read without regard to "
-            "case)", text=name, suggestion="choose another name", key="name_taken",
-            words={"name": name})
+        raise IllegalCommandError(text=name, key="name_taken", name=name, shown=repr(name))
     return name

@@ -7,7 +7,7 @@ from typing import Literal, cast
 
 from pbem.engine.commands import AbolishPrivilege, Counter, Interfere, PlaySpecial
 from pbem.errors import PbemError
-from pbem.orders.grammar import Clause, Fields, Hint, Reader, hint_of, or_list
+from pbem.orders.grammar import Clause, Fields, Hint, Reader, hint_of
 from pbem.orders.model import (
     ConditionalPlay,
     DefendOrder,
@@ -97,8 +97,7 @@ def abolish(r: Reader, pos: int) -> Reading:
             if len(cards) == 2 and cards[0] == cards[1] and (
                 r.vocabulary.special_copies(cards[0]) < 2
             ):
-                r.fail(end, f"there is only one {cards[0]}: name two different cards",
-                       key="one_copy", words={"card": cards[0]})
+                r.fail(end, "one_copy", words={"card": cards[0]})
                 continue
             yield AbolishPrivilege(r.player, cards), end
 
@@ -128,9 +127,8 @@ def _card_for(
             yield card, end
             continue
         fitting = [n for t in timings for n in r.vocabulary.specials_with_timing(t)]
-        r.fail(end, f"{card} cannot {purpose}",
-               Hint(f"only {or_list(fitting)} can.", "only_these", {"cards": fitting})
-               if fitting else None, key="cannot_purpose", words={"card": card, "purpose": purpose})
+        r.fail(end, "cannot_purpose", Hint("only_these", {"cards": fitting}) if fitting else None,
+               words={"card": card, "purpose": purpose})
 
 
 # --- standing orders ------------------------------------------------------------------------
@@ -238,12 +236,12 @@ def help_topic(r: Reader, pos: int) -> Reading:
 def set_timezone(r: Reader, pos: int) -> Reading:
     """``SET TIMEZONE <IANA zone>``."""
     if r.at_end(pos) or pos + 1 < len(r.tokens):
-        r.fail(pos, "expected one time zone name, like Europe/Paris", key="zone_expected")
+        r.fail(pos, "zone_expected")
         return
     try:
         zone = canonical_zone(r.tokens[pos].text)
     except PbemError as error:
-        r.fail(pos, f"{error.message}: {r.tokens[pos].text!r}", hint_of(error), key=error.key,
+        r.fail(pos, error.key, hint_of(error),
                words={**error.words, "query": repr(r.tokens[pos].text)})
         return
     yield SetTimezone(zone), pos + 1
@@ -253,8 +251,7 @@ def set_language(r: Reader, pos: int) -> Reading:
     """``SET LANGUAGE EN|FR``."""
     language = _LANGUAGES.get(r.word(pos))
     if language is None:
-        r.fail(pos, f"expected EN or FR after SET LANGUAGE, not {r.shown(pos)}",
-               key="language_expected", words={"shown": r.seen(pos)})
+        r.fail(pos, "language_expected", words={"shown": r.seen(pos)})
         return
     yield SetLanguage(cast(Literal["en", "fr"], language)), pos + 1
 

@@ -22,13 +22,6 @@ __all__ = ["NameKind", "Vocabulary", "canonical_zone"]
 
 NameKind = Literal["group", "card", "special", "gift", "player", "spied", "alignment"]
 
-_WHAT = {
-    "illuminati": "an Illuminati card",
-    "group": "a group",
-    "special": "a special card",
-}
-
-
 class _Names:
     """A NameMatcher, and a quick test that rules out queries none of its stages can match.
 
@@ -119,16 +112,9 @@ class Vocabulary:
             return None
         kind_found = self.cards.card(found).kind
         return UnknownNameError(
-            f"{found} is {_WHAT[kind_found]}, not {_article(wanted)}",
-            text=query,
-            suggestion=f"name {_article(wanted)} here.",
-            key="wrong_kind", hint="name_kind_here",
-            words={"found": found, "found_kind": kind_found, "what": wanted},
+            text=query, key="wrong_kind", hint="name_kind_here",
+            found=found, found_kind=kind_found, what=wanted,
         )
-
-
-def _article(what: str) -> str:
-    return f"an {what}" if what[0] in "aeiouAEIOU" else f"a {what}"
 
 
 def _structure(cards: CardSet) -> list[str]:
@@ -184,11 +170,5 @@ def canonical_zone(query: str) -> str:
         return key
     close = difflib.get_close_matches(query.casefold(), list(zones), n=3, cutoff=0.6)
     names = [zones[c] for c in close]
-    hint = (
-        f"did you mean: {', '.join(names)}?"
-        if close
-        else "write a zone like Europe/Paris or America/New_York."
-    )
-    raise UnknownNameError("unknown time zone", text=query, suggestion=hint, key="unknown_zone",
-                           hint="did_you_mean" if names else "zone_example",
-                           words={"names": names})
+    raise UnknownNameError(text=query, key="unknown_zone",
+                           hint="did_you_mean" if names else "zone_example", names=names)

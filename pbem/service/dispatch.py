@@ -24,7 +24,6 @@ from pbem.engine.commands import (
 )
 from pbem.engine.privilege import check_abolish
 from pbem.engine.state import Event, PendingAttack, Player
-from pbem.errors import IllegalCommandError
 from pbem.orders.format import format_order
 from pbem.orders.line import ORDER_FORMS
 from pbem.orders.model import (
@@ -96,7 +95,7 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
     order = located.order
     seat = table.state.player(player)
     if not seat.playing and not isinstance(order, OUT_OF_GAME_ORDERS):
-        raise _refused(table, player, "out_of_game", status=seat.status)
+        raise refused("out_of_game", status=seat.status)
     if isinstance(order, SetTimezone | SetLanguage | SetHtml):
         _setting(table, player, order)
     elif isinstance(order, Press):
@@ -140,10 +139,10 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
         table.play_special(order)
         return _told_only(player, table.events[start:])
     elif isinstance(order, PlaySpecial) and _timing(table, order) == "after_roll":
-        raise _refused(table, player, "after_roll", card=order.card)
+        raise refused("after_roll", card=order.card)
     elif isinstance(order, PlaySpecial) and _timing(table, order) in ("turn_start",
                                                                       "own_income"):
-        raise _refused(table, player, "turn_start_card", card=order.card)
+        raise refused("turn_start_card", card=order.card)
     else:
         return _active(table, player, located)
     return NO_NOTE
@@ -185,7 +184,7 @@ def _press(table: Table, player: str, order: Press) -> None:
         recipients = []
         for name in order.recipients:
             if name.casefold() not in names:
-                raise _refused(table, player, "no_player", name=name)
+                raise refused("no_player", name=name)
             recipients.append(names[name.casefold()])
     else:
         recipients = [n for n in names.values() if n != player]
@@ -203,10 +202,10 @@ def _timing(table: Table, order: PlaySpecial) -> str:
 def _active(table: Table, player: str, located: Located) -> Note:
     """An order only the active player gives: done now, or queued behind an attack."""
     if table.state.phase == "over":
-        raise _refused(table, player, "game_over")
+        raise refused("game_over")
     active = table.state.active_player.name
     if active != player:
-        raise _refused(table, player, "not_your_turn", active=active)
+        raise refused("not_your_turn", active=active)
     if not table.may_act_now(player):
         # Refused now what no attack can change, not acknowledged and refused later.
         check_waiting(table, player, located.order)
@@ -299,12 +298,12 @@ def _tell_the_game_master_one_is_left(table: Table) -> None:
 def _answer(table: Table, player: str, order: Order) -> Answer:
     attack = table.state.attack
     if attack is None or table.service.window is None:
-        raise _refused(table, player, "no_window")
+        raise refused("no_window")
     p = table.state.player(player)
     if isinstance(order, DefendOrder):
         owner = table.state.owner(attack.target)
         if owner is None or owner.name != player:
-            raise _refused(table, player, "not_yours", target=attack.target)
+            raise refused("not_yours", target=attack.target)
         sources = (order.source,) if order.source else (attack.target, p.illuminati)
         _check_defence(table, p, attack.target, sources, order.amount)
         return Answer(player, stance=Stance(player, "defense", order.amount,
@@ -313,23 +312,23 @@ def _answer(table: Table, player: str, order: Order) -> Answer:
         side = order.interfere.side
         amount = order.interfere.amount
         if amount > p.treasury:
-            raise _refused(table, player, "treasury_short", have=p.treasury, amount=amount,
+            raise refused("treasury_short", have=p.treasury, amount=amount,
                            side=side.upper())
         return Answer(player, stance=Stance(player, side, amount, amount + order.upto))
     if isinstance(order, ConditionalPlay):
         if order.play.card not in p.hand:
-            raise _refused(table, player, "not_held", card=order.play.card)
+            raise refused("not_held", card=order.play.card)
         return Answer(player, reactions=(order,))
     if isinstance(order, AbolishPrivilege):
         check_abolish(table.state, order)
         return Answer(player, abolish=order.cards)
     if isinstance(order, PlaySpecial):
         if order.card not in p.hand:
-            raise _refused(table, player, "not_held", card=order.card)
+            raise refused("not_held", card=order.card)
         return Answer(player, plays=(order.card,))
     if isinstance(order, Counter):
         if SECRETS not in p.hand:
-            raise _refused(table, player, "not_held", card=SECRETS)
+            raise refused("not_held", card=SECRETS)
         return Answer(player, counter=True)
     return Answer(player)
 
@@ -343,16 +342,16 @@ def _check_defence(table: Table, p: Player, target: str, sources: tuple[str, ...
     words: dict[str, Any] = {"target": target, "illuminati": p.illuminati, "amount": amount}
     for source in sources:
         if source not in allowed:
-            raise _refused(table, p.name, "defence_source", text=source, **words)
+            raise refused("defence_source", text=source, **words)
     have = {s: (slot.treasury if (slot := p.slot(s)) else 0) for s in allowed}
     total = sum(have[s] for s in sources)
     if amount <= total:
         return
     if len(sources) == 1:
         other = p.illuminati if sources[0] == target else target
-        raise _refused(table, p.name, "defence_short", text=sources[0], source=sources[0],
+        raise refused("defence_short", text=sources[0], source=sources[0],
                        have=total, other=other, other_have=have[other], **words)
-    raise _refused(table, p.name, "defence_short_both", have=total, **words)
+    raise refused("defence_short_both", have=total, **words)
 
 
 def _check_attack_money(table: Table, p: Player, sources: tuple[str, ...],
@@ -364,7 +363,7 @@ def _check_attack_money(table: Table, p: Player, sources: tuple[str, ...],
     if order.spend <= have:
         return
     instead = replace(order, spend=have, spend_from=order.spend_from if have else "")
-    raise _refused(table, p.name, "attack_short", sources=sources, have=have,
+    raise refused("attack_short", sources=sources, have=have,
                    amount=order.spend, instead=format_order(instead))
 
 
@@ -383,11 +382,6 @@ def _privileged_note(table: Table, player: str, order: Order) -> Note:
     return ("privileged", {"card": INTERFERENCE})
 
 
-def _refused(table: Table, player: str, key: str, text: str = "",
-             **words: Any) -> IllegalCommandError:
-    return refused(table.service.seat(player).lang, key, text, **words)
-
-
 def _setting(table: Table, player: str, order: SetTimezone | SetLanguage | SetHtml) -> None:
     seat = table.service.seat(player)
     if isinstance(order, SetTimezone):
@@ -403,7 +397,7 @@ def _setting(table: Table, player: str, order: SetTimezone | SetLanguage | SetHt
 def _clear_standing(table: Table, player: str, number: int | None) -> None:
     mine = [i for i, (p, _) in enumerate(table.service.standing) if p == player]
     if number is not None and not 1 <= number <= len(mine):
-        raise _refused(table, player, "no_standing", number=number)
+        raise refused("no_standing", number=number)
     drop = set(mine) if number is None else {mine[number - 1]}
     kept = tuple(o for i, o in enumerate(table.service.standing) if i not in drop)
     table.service = replace(table.service, standing=kept)

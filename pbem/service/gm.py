@@ -1,39 +1,63 @@
 """The game master's operations, as plain functions over a ``Service`` (used by the CLI).
 
-Each takes the store's lock (re-entrant: the CLI may hold it already), loads the game, does
-its change through a ``Table`` (``pbem.service.gm_ops``) and commits the step as the service
-does, in one write: log entries (an engine command, or a GM entry for what only changes the
-service's record), snapshot, announcement mails; bot seats answer after. Time is passed in.
+Each override is one step of its game (``Service.step``): the store's lock taken
+(re-entrant: the CLI may hold it already), the game loaded, the change made through the
+step's ``Table``, and the step sealed and committed as the service commits a mail's, in one
+write: log entries, snapshot, announcement mails; bot seats answer after. An override that
+raises writes nothing. Time is passed in.
+
+What changes the game itself is an engine command (``GmSetMoney``, ``GmMoveCard``,
+``GmRenamePlayer``, ``GmRemovePlayer``, ``GmEndGame``), so the log replays it. What changes
+only the service's record (a pause, a deadline, a seat's address or bot flag, a mail
+dropped) is a GM entry in the log (``Table.record``, see ``pbem.service.entries``), which
+replay skips. Every override is announced to the players by mail, in each one's language,
+but a mail dropped: where a mail goes and what it says are its recipient's business, so
+that entry is ``gm_only`` (the game master's ``pbem history`` shows it, nothing a player
+reads does).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.bots import LEVELS, Level
 from pbem.engine.codec import from_json
-from pbem.engine.commands import Command
+from pbem.engine.commands import (
+    Command,
+    GmEndGame,
+    GmMoveCard,
+    GmRemovePlayer,
+    GmRenamePlayer,
+    GmSetMoney,
+)
 from pbem.engine.rules import apply
 from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS, Setup, new_game
 from pbem.engine.state import Event, GameState
 from pbem.errors import IllegalCommandError, StoreError
 from pbem.mail.address import mail_address
+from pbem.orders.lexer import RESERVED
+from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
 from pbem.orders.names import CARD_ALIASES, NameMatcher, card_matcher
-from pbem.service import gm_ops
-from pbem.service.deadlines import tick
-from pbem.service.entries import command_of, gm_event_of
+from pbem.reports.context import utc_minute
+from pbem.service.deadlines import offer_due, past_reminders_sent, tick
+from pbem.service.entries import GmEvent, command_of, gm_event_of
 from pbem.service.mails import welcome_settings
-from pbem.service.model import GameService, Timing
+from pbem.service.model import GameService, Seat, Timing, iso, parse_iso
 from pbem.service.offers import tell_offer_ended
+from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import Service
 from pbem.service.table import Notice, Table
-from pbem.store import Store
+from pbem.store import OutboxItem, Store
 
+GM = "gm"  # the ``player`` of the game master's engine commands
 PLACES = ("uncontrolled", "dead", "deck", "discards")
+_NAME = re.compile(r"[^\W\d_][\w.'-]*( [\w.'-]+)*")
+_WHOLE_NAMES = ("all", "any", "anyone", "card", "me", GM)
 
 
 class StoreBusyError(StoreError):
@@ -49,8 +73,6 @@ def locked(store: Store, timeout: float | None = None) -> Iterator[None]:
         except StoreError as error:
             raise StoreBusyError(error.message, suggestion=error.suggestion) from error
         yield
-
-
 # --- creating and starting ---------------------------------------------------------------------
 
 
@@ -126,13 +148,13 @@ class Preview:
 def preview(service: Service, game_id: str, now: datetime) -> Preview:
     """What ``pbem process`` would do to this game at ``now``: the deadlines due, the window
     closing, the turn going on. (Bot seats answer the step's mails after it: not shown.)"""
-    with service.store.lock():
-        table = service._table(game_id, now)
-        inbox = len(service.store.inbox())
-    before = table.service
-    if table.state.phase != "over" and table.service.started:
-        tick(table)
-        service._advance(table)
+    with service.step(game_id, now, advance=False) as step:
+        step.discard()  # a rehearsal: nothing is written
+        table, inbox = step.table, len(service.store.inbox())
+        before = table.service
+        if table.state.phase != "over" and table.service.started:
+            tick(table)
+            step.advance()
     steps = tuple((int(e["seq"]), command, tuple(from_json(Event, x) for x in e["events"]))
                   for e in table.entries if (command := command_of(e)) is not None)
     return Preview(game_id, now, before, table.service, table.state, steps,
@@ -145,63 +167,72 @@ def preview(service: Service, game_id: str, now: datetime) -> Preview:
 def edit_money(service: Service, game_id: str, card: str, amount: int, reason: str,
                now: datetime) -> list[Event]:
     """Set the money on a card (any spelling of its name); logged and announced."""
-    with service.store.lock():
-        table = service._table(game_id, now)
+    with service.step(game_id, now) as step:
+        table = step.table
         _running(table)
         _started(table, "the cards are dealt at the start (pbem game start)")
-        events = gm_ops.set_money(table, card_matcher(service.cards).match(card), amount, reason)
-        gm_ops.tell_players(table, events)
-        service._advance(table)
-        service._finish(table, now)
+        name = card_matcher(service.cards).match(card)
+        events = table.do(GmSetMoney(GM, name, amount, reason))
+        _tell_players(table, events)
     return events
 
 
 def edit_move(service: Service, game_id: str, card: str, place: str, reason: str,
               now: datetime) -> list[Event]:
     """Put a card in ``place`` (uncontrolled, dead, deck, discards, hand:PLAYER)."""
-    with service.store.lock():
-        table = service._table(game_id, now)
+    with service.step(game_id, now) as step:
+        table = step.table
         _running(table)
         _started(table, "the cards are dealt at the start (pbem game start)")
         name = card_matcher(service.cards).match(card)
-        events = gm_ops.move_card(table, name, _place(table.state, place), reason)
-        gm_ops.tell_players(table, events)
-        service._advance(table)
-        service._finish(table, now)
+        events = table.do(GmMoveCard(GM, name, _place(table.state, place), reason))
+        _tell_players(table, events)
     return events
 
 
 def end_game(service: Service, game_id: str, winners: Sequence[str], now: datetime,
              reason: str = "") -> list[Event]:
-    """End the game now, won by ``winners`` (seats, any spelling) or by no one: every player
-    gets the game's last mail, with the reason; the archive and history show it."""
-    with service.store.lock():
-        table = service._table(game_id, now)
+    """End the game now (``GmEndGame``), won by ``winners`` (seats, any spelling) or by no
+    one, between attacks only: every player gets the game's last mail, with the reason; the
+    archive and history show it."""
+    with service.step(game_id, now) as step:
+        table = step.table
         _running(table)
         _started(table, "a game not started yet can simply be left alone")
         names = [_seat(table.service, winner) for winner in winners]
-        events = gm_ops.end_game(table, names, reason)
-        service._advance(table)
-        service._finish(table, now)
+        if table.service.window is not None:
+            raise IllegalCommandError(
+                "a game can be ended only between attacks",
+                suggestion="wait until the attack under way is settled (pbem preview shows when)")
+        events = table.do(GmEndGame(GM, tuple(names), reason))
+        table.service = replace(table.service, queue=(), deadline="", offer_deadline="")
     return events
 
 
 def remove_seat(service: Service, game_id: str, seat: str, now: datetime,
                 reason: str = "") -> list[Event]:
-    """The game master takes the player out of the game (``GmRemovePlayer``): their groups
-    go free, their money to the bank; if it was their turn, the next player's begins. Every
-    player is told, the removed one too, the removal and its reason before what follows."""
-    with service.store.lock():
-        table = service._table(game_id, now)
+    """The game master takes the player out of the game (``GmRemovePlayer``), between
+    attacks only: their groups go free, their money to the bank; if it was their turn, the
+    next player's begins. Every player is told, the removed one too, the removal and its
+    reason before what follows."""
+    with service.step(game_id, now) as step:
+        table = step.table
         _running(table)
         _started(table, "seat someone else with pbem replace, or create a new game with the "
                         "players you want")
         name = _seat(table.service, seat)
-        events = gm_ops.remove_seat(table, name, reason)
-        gm_ops.tell_players(table, events, also=(name,))
+        if not table.state.player(name).playing:
+            raise IllegalCommandError(f"{name} is no longer playing", text=name)
+        if table.state.attack is not None or table.service.window is not None:
+            raise IllegalCommandError(
+                "a player can be removed only between attacks",
+                suggestion="wait until the attack under way is settled (pbem preview shows when)")
+        if table.state.active_player.name == name:
+            table.service = replace(table.service, queue=())
+        events = table.do(GmRemovePlayer(GM, name, reason))
+        table.service = _with_seat(table.service, name, bot=False, bot_password="")
+        _tell_players(table, events, also=(name,))
         tell_offer_ended(table, events)
-        service._advance(table)
-        service._finish(table, now)
     return events
 
 
@@ -209,8 +240,8 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
     """Cut the log back to step ``to``, rebuild the snapshot by replay and log the rollback
     as a GM entry, in one write; announced. Gives the number of log entries cut."""
     store = service.store
-    with store.lock():
-        if service.state(game_id).phase == "over":
+    with service.step(game_id, now, advance=False) as step:
+        if step.table.state.phase == "over":
             # Its seed was revealed at the end: every roll it would make again is known.
             raise IllegalCommandError("the game is over and its seed is public, so it cannot "
                                       "be played on", text=game_id)
@@ -225,14 +256,15 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
         length = sum(1 for entry in log if int(entry["seq"]) <= to)
         setup = from_json(Setup, store.setup(game_id)["setup"])
         state, rest = _replay_to(service, setup, log, length)
-        if not gm_ops.at_rest(state):
+        if not _at_rest(state):
             raise IllegalCommandError(
                 f"step {to} is in the middle of an attack or of a special card",
                 suggestion="go back to step " + " or ".join(str(s) for s in rest))
-        old = service.service_record(game_id)
         cut = [from_json(Event, e) for entry in log[length:] for e in entry["events"]]
-        table = Table(service.cards, state, gm_ops.rolled_back(old, state, length, now, cut),
-                      now, length)
+        step.rewind(Table(service.cards, state,
+                          _rolled_back(step.table.service, state, length, now, cut),
+                          now, length))
+        table = step.table
         # The overrides cut off stay on record (the GM did them), by kind and time; those
         # only the GM sees (mail dropped: done for good) whole, in the GM's own views.
         cut_off = [e for e in map(gm_event_of, log[length:]) if e]
@@ -240,13 +272,12 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
         kept = [{"kind": e.kind, "at": e.at, "data": e.data} for e in cut_off if e.gm_only]
         event = table.record("rollback", {"to": to, "from": current, "reason": reason,
                                           "undone": undone} | ({"gm_only": kept} if kept else {}))
-        gm_ops.tell_players(table, gm=event)
-        service._advance(table)
+        _tell_players(table, gm=event)
+        step.advance()
         if not any(n.kind in ("turn_report", "game_over") for n in table.notices):
             for p in table.state.players:
                 if not p.departed:
                     table.notify(Notice("status", p.name))
-        service._finish(table, now, cut_to=length)
     return len(log) - length
 
 
@@ -259,7 +290,7 @@ def _replay_to(service: Service, setup: Setup, log: list[dict[str, Any]],
     for n in range(len(log) + 1):
         if n == length:
             at_length = state
-        if gm_ops.at_rest(state):
+        if _at_rest(state):
             rest.append(n)
         command = command_of(log[n]) if n < len(log) else None
         if command is not None:
@@ -269,33 +300,82 @@ def _replay_to(service: Service, setup: Setup, log: list[dict[str, Any]],
     return at_length, [int(log[r - 1]["seq"]) if r else 0 for r in around]
 
 
+def _at_rest(state: GameState) -> bool:
+    """True when no attack or special card is under way: a point a rollback may go to."""
+    return state.attack is None and state.special is None
+
+
+def _rolled_back(service: GameService, state: GameState, length: int, now: datetime,
+                 cut: Sequence[Event] = ()) -> GameService:
+    """The service record to go with ``state`` after a rollback that cut off the steps
+    whose events are ``cut``.
+
+    Seats, timing, standing orders and the pause stay; what belonged to the steps cut off
+    (the response window, queued orders, reminders) goes, and a seat renamed in them gets
+    its old name back (whoever plays it now goes on playing it); the orders deadline is a
+    full period from now, or the one given before if that is later. ``steps`` is kept so the
+    names of the mails sent from now on never repeat those of mails already sent.
+
+    A group offer pending at ``state`` gets its answer's deadline the same way: a full
+    response period from now, or the one given before if later, and its reminder is due
+    again; with no offer pending, no answer's deadline or reminder is kept (one from the
+    steps cut off would outlive its offer).
+    """
+    if state.attack is not None or state.special is not None:
+        raise IllegalCommandError("the game cannot be rolled back into the middle of an attack "
+                                  "or of a special card being played")
+    for event in reversed(cut):
+        if event.kind == "gm_rename":
+            service = _renamed(service, str(event.data["new"]), str(event.data["old"]))
+    deadline = ""
+    if state.phase == "actions":
+        fresh = now + timedelta(hours=service.timing.orders_hours)
+        deadline = iso(max(fresh, parse_iso(service.deadline)) if service.deadline else fresh)
+    offer_deadline = ""
+    if state.offer is not None:
+        fresh = now + timedelta(hours=service.timing.response_hours)
+        offer_deadline = iso(max(fresh, parse_iso(service.offer_deadline))
+                             if service.offer_deadline else fresh)
+    return replace(
+        service, window=None, queue=(), reminded=(), turn_seq=state.seq, deadline=deadline,
+        reported=min(service.reported, length), offer_deadline=offer_deadline,
+        offer_reminded=False,
+    )
+
+
+
 # --- overrides of the service's record ---------------------------------------------------------
 
 
 def replace_seat(service: Service, game_id: str, seat: str, address: str, now: datetime,
                  name: str = "", reason: str = "") -> str:
-    """Someone new plays ``seat`` from ``address``, under ``name`` if given (the seat is
-    renamed in the game: ``GmRenamePlayer``); gives their new password ("" before the start:
-    the welcome mail brings it then)."""
+    """Someone new plays ``seat`` from ``address`` (new password, no misses, no bot), under
+    ``name`` if given (the seat is renamed in the game: ``GmRenamePlayer``); gives their new
+    password ("" before the start: the welcome mail brings it then)."""
     address = mail_address(address)
-    with service.store.lock():
-        table = service._table(game_id, now)
+    with service.step(game_id, now, advance=False) as step:
+        table = step.table
         _running(table)
         who = _seat(table.service, seat)
         old = table.service.seat(who).address
-        events = gm_ops.rename_seat(table, who, name, reason) if name.strip() else []
+        events = _rename_seat(table, who, name, reason) if name.strip() else []
         now_called = str(events[-1].data["new"]) if events else who
-        password = service._new_password(game_id, now_called) if table.service.started else ""
-        gm_ops.replace_seat(table, now_called, address,
-                            service._hash(password) if password else "")
+        password, password_hash = (service.new_password(game_id, now_called)
+                                   if table.service.started else ("", ""))
+        if not table.state.player(now_called).playing:
+            raise IllegalCommandError(f"{now_called} is no longer playing",
+                                      suggestion="only a seat still in the game can be replaced")
+        table.service = _with_seat(table.service, now_called, address=address.lower(),
+                                   password_hash=password_hash, misses=0, bot=False,
+                                   bot_password="")
         event = table.record("replace", {"seat": who, "name": now_called,
                                          "address": address.lower(), "old_address": old,
                                          "reason": reason})
         if password:
             table.notify(Notice("welcome", now_called, {
                 "password": password, "settings": welcome_settings(table.service.timing)}))
-        gm_ops.tell_players(table, events, event)
-        service._finish(table, now, drop=_superseded(service, table, old))
+        _tell_players(table, events, event)
+        step.drop(_superseded(service, table, old))
     return password
 
 
@@ -311,48 +391,288 @@ def _superseded(service: Service, table: Table, old: str) -> list[str]:
     return [i.outbox_id for i in service.store.outbox() if i.game_id == game and i.to == old]
 
 
+def _rename_seat(table: Table, seat: str, name: str, reason: str = "") -> list[Event]:
+    """The seat is called ``name`` from now on, in the game (``GmRenamePlayer``) and in the
+    service's record (seat, standing orders); between attacks only."""
+    name = " ".join(name.split())
+    taken = [p.name for p in table.state.players if p.name != seat]
+    problem = _name_problem(name, taken, table.cards.names())
+    if problem:
+        raise IllegalCommandError(problem, text=name,
+                                  suggestion="choose a name of letters and digits, like Dee")
+    if table.state.attack is not None or table.service.window is not None or (
+            table.service.queue or table.state.special is not None):
+        raise IllegalCommandError(
+            "a seat can be renamed only between attacks",
+            suggestion="wait until the attack under way is settled (pbem preview shows when)")
+    if name == seat:
+        return []
+    events = table.do(GmRenamePlayer(GM, seat, name, reason))
+    table.service = _renamed(table.service, seat, name)
+    return events
+
+
+def _name_problem(name: str, taken: Iterable[str], cards: Iterable[str]) -> str:
+    """Why ``name`` cannot be a player's name in this game, as a sentence; "" if it can.
+
+    A name must read back in every order: letters first, no keyword of the order language,
+    no card's name, and no other player's name (in any case).
+    """
+    words = name.casefold().split()
+    if not name or len(name) > 30 or not _NAME.fullmatch(name):
+        return (f"{name!r} cannot be a player's name: it must begin with a letter and hold "
+                "only letters, digits, spaces and . ' - (30 at most)")
+    if any(w in RESERVED for w in words) or name.casefold() in _WHOLE_NAMES:
+        return f"{name!r} cannot be a player's name: it holds a word of the order language"
+    if name.casefold() in {c.casefold() for c in cards}:
+        return f"{name!r} cannot be a player's name: it is the name of a card"
+    if name.casefold() in {t.casefold() for t in taken}:
+        return f"the name {name} is already used in this game"
+    return ""
+
+
+def _renamed(service: GameService, seat: str, name: str) -> GameService:
+    """The service's record with ``seat`` called ``name`` (seat and standing orders)."""
+
+    def new(who: str) -> str:
+        return name if who == seat else who
+
+    standing = []
+    for player, order in service.standing:
+        if isinstance(order, StandingAttackReaction):
+            order = replace(order, attacker=new(order.attacker))
+        elif isinstance(order, StandingTurnReaction):
+            order = replace(order, player=new(order.player))
+        standing.append((new(player), order))
+    return replace(_with_seat(service, seat, name=name), standing=tuple(standing))
+
+
+
 def set_bot(service: Service, game_id: str, seat: str, on: bool, now: datetime,
             level: Level = "normal") -> None:
     """A bot plays ``seat`` at ``level`` (``on``: it acts at once if the game waits for it;
     a seat a bot plays already changes level), or its player again (a new password is
     mailed to the seat's address); announced to the players."""
     with service.store.lock():
-        table = service._table(game_id, now)
-        _running(table)
-        _started(table, "start it first (pbem game start), then give the seat to a bot")
-        who = _seat(table.service, seat)
-        if level not in LEVELS:
-            raise IllegalCommandError(f"no bot level {level}",
-                                      suggestion=f"one of {', '.join(LEVELS)}", text=level)
-        was = table.service.seat(who)
-        if was.bot == on and (not on or was.bot_level == level):
-            raise IllegalCommandError(f"a bot plays {who} already" if on
-                                      else f"no bot plays {who}", text=who,
-                                      suggestion="give another --level to change how it "
-                                      "plays" if on else "")
+        with service.step(game_id, now) as step:
+            step.discard()  # the checks only: the seat's own step follows
+            table = step.table
+            _running(table)
+            _started(table, "start it first (pbem game start), then give the seat to a bot")
+            who = _seat(table.service, seat)
+            if level not in LEVELS:
+                raise IllegalCommandError(f"no bot level {level}",
+                                          suggestion=f"one of {', '.join(LEVELS)}", text=level)
+            was = table.service.seat(who)
+            if was.bot == on and (not on or was.bot_level == level):
+                raise IllegalCommandError(f"a bot plays {who} already" if on
+                                          else f"no bot plays {who}", text=who,
+                                          suggestion="give another --level to change how it "
+                                          "plays" if on else "")
         entry: dict[str, Any] = {"seat": who, "on": on}
         if on:
             entry["level"] = level
 
         def note(table: Table) -> None:  # in the seat's own step, before the bot acts
-            gm_ops.tell_players(table, gm=table.record("bot", entry))
+            _tell_players(table, gm=table.record("bot", entry))
 
         service.set_bot(game_id, who, on, now, note=note, level=level)
+
+
+def pause(service: Service, game_id: str, now: datetime, reason: str = "") -> None:
+    """Stop the deadlines until ``resume``."""
+    with service.step(game_id, now, advance=False) as step:
+        table = step.table
+        _running(table)
+        _started(table, "its deadlines begin at the start (pbem game start)")
+        if table.service.paused:
+            raise IllegalCommandError("the game is already paused")
+        table.service = replace(table.service, paused=True)
+        _tell_players(table, gm=table.record("pause", {"reason": reason}))
+
+
+def resume(service: Service, game_id: str,
+           now: datetime) -> tuple[float, datetime | None, datetime | None]:
+    """Run the deadlines again, every one moved later by the time the game was paused;
+    gives the hours paused, the deadline running now (the response window's, else the
+    orders'; None if none runs) and the answer's to a group offered (None without one)."""
+    with service.step(game_id, now) as step:
+        table = step.table
+        _running(table)
+        paused_at = _paused_at(service.store.log(game_id))
+        if not table.service.paused:
+            raise IllegalCommandError("the game is not paused")
+        stopped = max(timedelta(0), now - parse_iso(paused_at)) if paused_at else timedelta(0)
+        table.service = replace(_shifted(table.service, stopped), paused=False)
+        hours = round(stopped.total_seconds() / 3600, 2)
+        window = table.service.window
+        running = window.deadline if window is not None else table.service.deadline
+        deadline = parse_iso(running) if running else None
+        data: dict[str, Any] = {"paused_hours": hours, "window": window is not None}
+        if deadline is not None:  # players are told the new one
+            data |= _deadline_data(deadline)
+        offer, answer = _offer_data(table)
+        data |= offer
+        _tell_players(table, gm=table.record("resume", data))
+    return hours, deadline, answer
+
+
+def _paused_at(log: Iterable[dict[str, Any]]) -> str:
+    """When the game was last paused (a rollback may have cut the pause off): ISO, or ""."""
+    paused_at = ""
+    for event in map(gm_event_of, log):
+        if event is None:
+            continue
+        if event.kind == "pause":
+            paused_at = event.at
+        elif event.kind == "rollback":
+            paused_at = next((str(u["at"]) for u in reversed(event.data["undone"])
+                              if u["kind"] == "pause"), paused_at)
+    return paused_at
+
+
+def _shifted(service: GameService, by: timedelta) -> GameService:
+    """The record with every deadline (the orders', a window's, a group offer's) ``by``
+    later."""
+    if not by:
+        return service
+
+    def later(moment: str) -> str:
+        return iso(parse_iso(moment) + by) if moment else ""
+
+    window = service.window
+    if window is not None:
+        window = replace(window, deadline=later(window.deadline))
+    return replace(service, deadline=later(service.deadline), window=window,
+                   offer_deadline=later(service.offer_deadline))
+
+
+def extend(service: Service, game_id: str, hours: float, now: datetime,
+           reason: str = "") -> tuple[datetime, datetime | None]:
+    """Move the running deadline ``hours`` later (with a group offered, the answer's and
+    the orders': see ``_extended``); gives the new deadline (the response window's, else
+    the orders') and the answer's to a group offered (None without one)."""
+    with service.step(game_id, now, advance=False) as step:
+        table = step.table
+        _running(table)
+        window = table.service.window is not None
+        deadline = parse_iso(_extended(table, hours))
+        offer, answer = _offer_data(table) if not window else ({}, None)
+        event = table.record("extend", {"hours": hours, **_deadline_data(deadline),
+                                        "window": window, **offer, "reason": reason})
+        _tell_players(table, gm=event)
+    return deadline, answer
+
+
+def _extended(table: Table, hours: float) -> str:
+    """Move the running deadline later; gives the new deadline (ISO): the response
+    window's, else the orders'. Reminders are sent again for the new deadline, those whose
+    time is still ahead: the mail telling the extension stands for any already past
+    (``past_reminders_sent``), so that no reminder follows it at once.
+
+    With a group offered and unanswered, the answer's deadline (``offer_due``) moves by
+    ``hours``, and so does the orders deadline: the giver's turn waits for the answer, so
+    the time given to the receiver would otherwise be taken from the giver, and the orders
+    deadline, which ends the turn and the offer with it, would cap the answer's.
+    """
+    service = table.service
+    by = timedelta(hours=hours)
+    if service.window is not None:
+        deadline = iso(parse_iso(service.window.deadline) + by)
+        window = replace(service.window, deadline=deadline, reminded=())
+        table.service = past_reminders_sent(table.state, replace(service, window=window),
+                                            table.now)
+        return deadline
+    if not service.deadline:
+        raise IllegalCommandError("no deadline is running in this game",
+                                  suggestion="a deadline runs once the game has started")
+    due = offer_due(table.state, service)
+    if due is not None:
+        service = replace(service, offer_deadline=iso(due + by), offer_reminded=False)
+    deadline = iso(parse_iso(service.deadline) + by)
+    table.service = past_reminders_sent(table.state,
+                                        replace(service, deadline=deadline, reminded=()),
+                                        table.now)
+    return deadline
+
+
+def _offer_data(table: Table) -> tuple[dict[str, Any], datetime | None]:
+    """The group offered and unanswered as a GM entry records it for the players' mail
+    (``offer``: who offers what to whom, and by when the answer is due), and that moment;
+    ({}, None) without an offer."""
+    offer, due = table.state.offer, offer_due(table.state, table.service)
+    if offer is None or due is None:
+        return {}, None
+    return {"offer": {"giver": offer.giver, "receiver": offer.receiver, "group": offer.group,
+                      **_deadline_data(due)}}, due
+
+
+def _deadline_data(deadline: datetime) -> dict[str, str]:
+    """A deadline as a GM entry records it for the players' mail: ISO, and UTC to read."""
+    return {"deadline": iso(deadline),
+            "deadline_utc": utc_minute(deadline)}
 
 
 def announce(service: Service, game_id: str, text: str, now: datetime) -> int:
     """Mail ``text`` from the game master to every player; gives how many were mailed."""
     if not text.strip():
         raise IllegalCommandError("the announcement is empty", suggestion="write some text")
-    with service.store.lock():
-        table = service._table(game_id, now)
-        gm_ops.tell_players(table, gm=table.record("announce", {"text": text}))
+    with service.step(game_id, now, advance=False) as step:
+        table = step.table
+        _tell_players(table, gm=table.record("announce", {"text": text}))
         told = len(table.notices)
-        service._finish(table, now)
     return told
 
 
+def drop_mail(service: Service, outbox_ids: Sequence[str], now: datetime,
+              reason: str = "") -> list[OutboxItem]:
+    """Forget queued mails for good, unsent (``pbem outbox drop``), each logged in its game
+    as a ``gm_only`` entry (its id, the seat it was for if one seat has its address, the
+    address, the reason), one store write per game; gives them. StoreError, before any is
+    dropped, if one was sent or is unknown. Mail of the postmaster's record (no game) is
+    logged in that record, which only the game master reads."""
+    with service.store.lock():
+        queued = {i.outbox_id: i for i in service.store.outbox()}
+        by_game: dict[str, list[OutboxItem]] = {}
+        for outbox_id in dict.fromkeys(outbox_ids):
+            if outbox_id not in queued:
+                service.store.queued_game(outbox_id)  # raises, saying sent or unknown
+            item = queued[outbox_id]
+            by_game.setdefault(item.game_id, []).append(item)
+        for game_id, items in by_game.items():
+            if game_id == POSTMASTER:
+                service.store.commit(POSTMASTER, log_entries=[
+                    {"dropped": i.outbox_id, "to": i.to, "reason": reason} for i in items],
+                    snapshot=None, drop=[i.outbox_id for i in items])
+                continue
+            with service.step(game_id, now, advance=False) as step:
+                for item in items:
+                    seats = [s.name for s in step.table.service.seats if s.address == item.to]
+                    step.table.record("drop_mail", {"mail": item.outbox_id, "address": item.to,
+                                                    "reason": reason}
+                                      | ({"seat": seats[0]} if len(seats) == 1 else {}),
+                                      gm_only=True)
+                step.drop([i.outbox_id for i in items])
+    return [item for items in by_game.values() for item in items]
+
+
 # --- shared ------------------------------------------------------------------------------------
+
+
+def _tell_players(table: Table, events: Sequence[Event] = (), gm: GmEvent | None = None,
+                  also: Iterable[str] = ()) -> None:
+    """Tell every player still sent reports (and ``also``) what the game master did: the
+    override's engine ``events`` and its GM entry ``gm``, each put in the reader's language."""
+    extra = set(also)
+    for p in table.state.players:
+        if not p.departed or p.name in extra:
+            table.notify(Notice("gm", p.name, {"events": list(events), "gm": gm}))
+
+
+def _with_seat(service: GameService, seat: str, **changes: Any) -> GameService:
+    service.seat(seat)  # KeyError names an unknown seat
+    seats: list[Seat] = [replace(s, **changes) if s.name == seat else s for s in service.seats]
+    return replace(service, seats=tuple(seats))
 
 
 def _running(table: Table) -> None:

@@ -16,10 +16,11 @@ from pbem.orders.model import Located, ParsedOrders
 from pbem.orders.parse import blank_password
 from pbem.reports.mails import OrderResult
 from pbem.reports.paraphrase import paraphrase
+from pbem.reports.refusals import worded
 from pbem.reports.templating import render
 from pbem.service.dispatch import advance, carry_out, is_answer, is_move
 from pbem.service.model import Seat
-from pbem.service.refusals import refused, worded
+from pbem.service.refusals import refused
 from pbem.service.table import Notice, Table
 
 
@@ -45,8 +46,8 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         if ended_at and is_move(order) and not is_answer(table, order):
             # The turn ends at that line (now, or when the attack it waits behind is
             # settled): a move after it would never run, so it is refused now, not dropped.
-            refusals.append((located.line, text, refused(
-                table.service.seat(seat.name).lang, "after_end_turn", line=ended_at)))
+            refusals.append((located.line, text,
+                             refused("after_end_turn", ended_at=ended_at)))
             continue
         oldest = oldest_answer if is_answer(table, order) else oldest_action
         # A seat out of the game is told that, not that its orders are stale.

@@ -3,6 +3,12 @@
 ``receive(raw, now)`` and ``tick(now)`` are the whole interface the mail transports and the
 daemon need; time is always passed in. Many games share one mailbox: each mail is routed by
 the game its start line names. The turn flow players see is described in docs/service.md.
+
+Every change to a game is a step (``pbem.service.steps``): ``step(game_id, now)`` loads the
+game under the store's lock, and commits it once, advanced and sealed, when its body ends,
+or writes nothing should the body raise. The deadline tick and the game master's overrides
+(``pbem.service.gm``) go through it; a round of mail seals each mail as a step of the same
+kind and writes a game's steps of the round together.
 """
 
 from __future__ import annotations
@@ -11,7 +17,8 @@ import difflib
 import hmac
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -31,19 +38,18 @@ from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
 from pbem.orders.player_names import check_player_name
 from pbem.reports.mails import Problem
+from pbem.reports.refusals import worded
 from pbem.service import bot_seats
 from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.deadlines import next_due, still_quiet, tick
 from pbem.service.directory import Directory, seat_at
-from pbem.service.dispatch import advance
 from pbem.service.entries import commands
 from pbem.service.mails import Sender, welcome_settings
 from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
-from pbem.service.refusals import worded
-from pbem.service.steps import Steps
+from pbem.service.steps import Step
 from pbem.service.table import Notice, Table
 from pbem.store import Store
 
@@ -126,18 +132,18 @@ class Service:
         """Passwords made and mailed with the welcome; the first turn begins. Gives the
         passwords (for the GM's eyes only: the store keeps their hashes). ``note(table)``
         may log GM entries first, in the same write."""
-        with self.store.lock():
-            table = self._table(game_id, now)
+        with self.step(game_id, now, advance=False) as step:
+            table = step.table
             if table.service.started:
                 raise StoreError("The game has already started.", text=game_id)
             if note is not None:
                 note(table)
             passwords = {s.name: self._new_password(game_id, s.name)
                          for s in table.service.seats}
-            seats = tuple(replace(s, password_hash=self._hash(passwords[s.name]))
+            seats = tuple(replace(s, password_hash=self.hash_password(passwords[s.name]))
                           for s in table.service.seats)
             table.service = replace(table.service, seats=seats, started=True)
-            self._advance(table)
+            step.advance()
             # The welcome comes first, but shows the first turn begun and its deadline.
             welcomes = []
             for seat in seats:
@@ -146,7 +152,6 @@ class Service:
                     "settings": welcome_settings(table.service.timing)}))
                 welcomes.append(table.notices.pop())
             table.notices[:0] = welcomes
-            self._finish(table, now)
         return passwords
 
     def set_bot(self, game_id: str, player: str, on: bool, now: datetime,
@@ -155,17 +160,16 @@ class Service:
         password is mailed to the seat's address). The bot acts at once if the game waits
         for it. ``note(table)`` may log GM entries and notices in the same write."""
         with self.store.lock():
-            table = self._table(game_id, now)
-            table.service.seat(player)  # KeyError names an unknown seat
-            if on and not table.state.player(player).playing:
-                raise IllegalCommandError(f"{player} is no longer playing")
-            seats = tuple(replace(s, bot=on, misses=0, bot_level=level if on else "normal")
-                          if s.name == player else s
-                          for s in table.service.seats)
-            table.service = replace(table.service, seats=seats)
-            if note is not None:
-                note(table)
-            self._finish(table, now)
+            with self.step(game_id, now, advance=False) as step:
+                table = step.table
+                table.service.seat(player)  # KeyError names an unknown seat
+                if on and not table.state.player(player).playing:
+                    raise IllegalCommandError(f"{player} is no longer playing")
+                seats = tuple(replace(s, bot=on, misses=0, bot_level=level if on else "normal")
+                              if s.name == player else s for s in table.service.seats)
+                table.service = replace(table.service, seats=seats)
+                if note is not None:
+                    note(table)
             self.process(now)
 
     def state(self, game_id: str) -> GameState:
@@ -180,7 +184,14 @@ class Service:
         maker = self.config.passwords
         return maker(game_id, player) if maker is not None else new_password()
 
-    def _hash(self, password: str) -> str:
+    def new_password(self, game_id: str, player: str) -> tuple[str, str]:
+        """Give a new password for a seat of the game (for its player's eyes only) and the
+        hash the store keeps of it."""
+        password = self._new_password(game_id, player)
+        return password, self.hash_password(password)
+
+    def hash_password(self, password: str) -> str:
+        """Give the hash the store keeps of ``password`` (scrypt, at the configured cost)."""
         return hash_password(password, cost=self.config.password_cost)
 
     # --- mail -----------------------------------------------------------------------------
@@ -261,22 +272,24 @@ class Service:
 
     def _tick_game(self, game_id: str, now: datetime) -> tuple[bool, datetime | None]:
         """Tick one game; give whether that changed it, and if not, when it is next due."""
-        state, service = self._load(game_id)
-        if state.phase == "over" or not service.started:
-            return False, None
-        table = Table(self.cards, state, service, now, self.store.log_length(game_id))
-        tick(table)
-        self._advance(table)
-        if table.entries or table.notices or table.service != service or any(
-                s.bot != bool(s.bot_password) for s in service.seats):
-            self._finish(table, now)
-            return True, None
-        return False, next_due(state, service, now)
+        with self.step(game_id, now) as step:
+            table = step.table
+            state, service = table.state, table.service
+            if state.phase == "over" or not service.started:
+                step.discard()
+                return False, None
+            tick(table)
+            step.advance()
+            if table.entries or table.notices or table.service != service or any(
+                    s.bot != bool(s.bot_password) for s in service.seats):
+                return True, None
+            step.discard()
+            return False, next_due(state, service, now)
 
     def _round(self, mail_ids: Sequence[str], now: datetime) -> None:
         """Handle mails, then write each game's steps. Should a write fail, its mails are
         handled again one at a time, so only a mail that breaks is set aside."""
-        steps: dict[str, Steps] = {}
+        steps: dict[str, Step] = {}
         for mail_id in mail_ids:
             try:
                 self._handle(mail_id, now, steps)
@@ -302,16 +315,18 @@ class Service:
 
     # --- one mail -------------------------------------------------------------------------
 
-    def _handle(self, mail_id: str, now: datetime, steps: dict[str, Steps]) -> None:
+    def _handle(self, mail_id: str, now: datetime, steps: dict[str, Step]) -> None:
         raw = self.store.raw_mail(mail_id)
         try:
             mail = parse_mail(raw, max_bytes=self.config.max_mail_bytes)
         except MailFormatError as error:
             sender, message_id, synthetic = header_summary(raw)
-            self.postmaster.reply(mail_id, sender, "unreadable", now, message=error.message,
-                                  suggestion=error.suggestion or "",
-                                  reply_to=None if synthetic else message_id,
-                                  reader=self._reader(sender, "unreadable", now))
+            reader = self._reader(sender, "unreadable", now)
+            message, suggestion = worded(error, reader.lang if reader else "en",
+                                         self.config.sender.site_dir)
+            self.postmaster.reply(mail_id, sender, "unreadable", now, message=message,
+                                  suggestion=suggestion,
+                                  reply_to=None if synthetic else message_id, reader=reader)
             return
         ours = mail.message_id in self._bot_mail  # a bot seat's: never a flood
         self._bot_mail.discard(mail.message_id)
@@ -340,17 +355,17 @@ class Service:
                                   reader=self._reader(mail.sender, "unknown_game", now))
             return
         if game_id not in steps:
-            steps[game_id] = Steps(self._table(game_id, now))
+            steps[game_id] = self._open(game_id, now)
         game_steps = steps[game_id]
         if self.store.applied_mails(game_id, [mail_id]):
             return
         with game_steps.undone_on_error():
             self._carry_out(game_steps, mail_id, mail, start, now)
 
-    def _carry_out(self, steps: Steps, mail_id: str, mail: InboundMail, start: StartLine,
+    def _carry_out(self, step: Step, mail_id: str, mail: InboundMail, start: StartLine,
                    now: datetime) -> None:
         """One order mail of a game: authenticated, carried out and acknowledged, as a step."""
-        table, game_id = steps.table, steps.table.state.game
+        table, game_id = step.table, step.table.state.game
         names = tuple(s.name for s in table.service.seats)
         try:
             parsed = parse_orders(mail.text, self.cards, names, start)
@@ -381,7 +396,7 @@ class Service:
             "results": results, "warnings": warnings, "pending": pending,
             "withdrew": withdrew, "reply_to": mail.reply_to}))
         table.notices.insert(0, table.notices.pop())
-        self._seal(steps, now, mail_id)
+        self._seal(step, now, mail_id)
 
     def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
                     now: datetime, reader: Seat | None) -> None:
@@ -434,13 +449,33 @@ class Service:
         self._verified[stored] = tag
         return True
 
-    # --- the flow between mails -----------------------------------------------------------
+    # --- the unit of work -----------------------------------------------------------------
 
-    def _advance(self, table: Table) -> None:
-        """Carry the game forward as far as it goes without anyone's answer."""
-        advance(table)
+    @contextmanager
+    def step(self, game_id: str, now: datetime, *, advance: bool = True) -> Iterator[Step]:
+        """One step of a game, under the store's lock: the game loaded as stored, changed
+        through ``step.table`` by the body, then carried forward (``advance``: as far as it
+        goes without anyone's answer), sealed (its number, its mails composed) and committed
+        in one store write; the bot seats' answers to its mails go to the inbox. Should the
+        body raise, nothing is written. ``step.discard()`` writes nothing either.
 
-    # --- store ----------------------------------------------------------------------------
+        ``advance=False`` leaves the game where the body left it: an override of the
+        service's record only (a pause, a seat's address, an announcement), or a body that
+        advances itself (``step.advance()``) before it adds its own mails."""
+        with self.store.lock():
+            step = self._open(game_id, now)
+            yield step
+            if step.discarded:
+                return
+            if advance:
+                step.advance()
+            self._seal(step, now)
+            self._write(step, now)
+
+    def _open(self, game_id: str, now: datetime) -> Step:
+        """A step on the game as stored."""
+        state, service = self._load(game_id)
+        return Step(Table(self.cards, state, service, now, self.store.log_length(game_id)))
 
     def _load(self, game_id: str) -> tuple[GameState, GameService]:
         snapshot = self.store.snapshot(game_id)
@@ -449,48 +484,35 @@ class Service:
         return (from_json(GameState, snapshot["state"]),
                 from_json(GameService, snapshot["service"]))
 
-    def _table(self, game_id: str, now: datetime) -> Table:
-        state, service = self._load(game_id)
-        return Table(self.cards, state, service, now, self.store.log_length(game_id))
-
     @staticmethod
     def _snapshot(state: GameState, service: GameService) -> dict[str, Any]:
         return {"state": to_json(state), "service": to_json(service)}
 
-    def _finish(self, table: Table, now: datetime, mail_id: str | None = None,
-                cut_to: int | None = None, drop: Sequence[str] = ()) -> None:
-        """Commit the step (after cutting the log to ``cut_to`` entries: a rollback; the
-        queued mails ``drop`` names forgotten unsent), then queue the bot seats' answers to
-        its mails in the inbox."""
-        steps = Steps(table)
-        self._seal(steps, now, mail_id)
-        self._write(steps, now, cut_to, drop)
-
-    def _seal(self, steps: Steps, now: datetime, mail_id: str | None = None) -> None:
+    def _seal(self, step: Step, now: datetime, mail_id: str | None = None) -> None:
         """End a step: its number, its notices rendered and composed into mails."""
-        table = steps.table
+        table = step.table
         bot_seats.upkeep(table, lambda player: self._new_password(table.state.game, player),
                         self.config.password_cost)
         table.service = replace(table.service, steps=table.service.steps + 1)
-        steps.sent += addressed_mails(self.cards, self.store, self.config.sender, table, now)
+        step.sent += addressed_mails(self.cards, self.store, self.config.sender, table, now)
         table.notices.clear()
         if mail_id:
-            steps.mail_ids[mail_id] = steps.began
-        steps.began = table.log_length
+            step.mail_ids[mail_id] = step.began
+        step.began = table.log_length
 
-    def _write(self, steps: Steps, now: datetime, cut_to: int | None = None,
-               drop: Sequence[str] = ()) -> None:
+    def _write(self, step: Step, now: datetime) -> None:
         """One store write of sealed steps: log entries, snapshot, the mails applied, the
-        outgoing mails (the log cut to ``cut_to`` entries first, when given); then the bot
-        seats' answers to those mails go to the inbox."""
-        table = steps.table
+        outgoing mails (the log cut to ``step.cut_to`` entries first, when set; the queued
+        mails ``step.dropped`` forgotten unsent); then the bot seats' answers to those mails
+        go to the inbox."""
+        table = step.table
         self.store.commit(table.state.game, log_entries=table.entries,
                           snapshot=self._snapshot(table.state, table.service),
-                          mail_ids=steps.mail_ids, cut_to=cut_to,
-                          outbox=[item for _, item in steps.sent], expect_length=table.base,
-                          drop=drop)
+                          mail_ids=step.mail_ids, cut_to=step.cut_to,
+                          outbox=[item for _, item in step.sent], expect_length=table.base,
+                          drop=step.dropped)
         replies = [receipt(raw) for raw in bot_seats.replies(
-            self.cards, table.state.game, table.service.seats, steps.sent, self.config.sender)]
+            self.cards, table.state.game, table.service.seats, step.sent, self.config.sender)]
         if replies:
             self._bot_mail.update(message_id for _, message_id, _ in replies)
             self.store.receive_many(replies, received_at=now)

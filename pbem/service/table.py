@@ -38,10 +38,11 @@ from pbem.orders.model import (
     StandingNeverInterfere,
     StandingTurnReaction,
 )
+from pbem.reports.refusals import worded
 from pbem.service.answers import SECRETS, SENATE, counter_rule, merge
 from pbem.service.entries import GmEvent, command_entry, gm_entry
 from pbem.service.model import Answer, GameService, Queued, Window, iso
-from pbem.service.refusals import refused, worded
+from pbem.service.refusals import refused
 
 AFTER_ROLL_CARDS = ("Assassination", "Murphy's Law")
 PRIVILEGE_CARDS = ("Deep Agent", "Interference")
@@ -241,17 +242,16 @@ class Table:
         The attacker is never asked, but may add cards to play after the roll.
         """
         window = self.service.window
-        lang = self.service.seat(answer.player).lang
         if window is None:
-            raise refused(lang, "no_window")
+            raise refused("no_window")
         if window.attacker is not None and answer.player == window.attacker.player:
             if answer.stance is not None or answer.plays or answer.abolish:
-                raise refused(lang, "attacker_paid")
+                raise refused("attacker_paid")
             merged = merge(window.attacker, answer)
             self.service = replace(self.service, window=replace(window, attacker=merged))
             return
         if answer.player not in window.asked:
-            raise refused(lang, "not_asked")
+            raise refused("not_asked")
         old = window.answer_of(answer.player)
         merged = answer if old is None else merge(old, answer)
         answers = (*tuple(a for a in window.answers if a.player != answer.player), merged)

@@ -31,7 +31,7 @@ def check_waiting(table: Table, player: str, order: Order) -> None:
     or waiting, the power belongs to their Illuminati."""
     p = table.state.player(player)
     if isinstance(order, PlaySpecial) and order.card not in p.hand:
-        raise refused(table.service.seat(player).lang, "not_held", card=order.card)
+        raise refused("not_held", card=order.card)
     if isinstance(order, OfferGroup):
         giver, _ = offer_parties(table.state, order)
         if order.group not in _may_become_theirs(table, giver):

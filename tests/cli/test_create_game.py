@@ -29,7 +29,7 @@ def create(store: Path, game: str, *players: str) -> Result:
     ("Bob\x07", "no markup"),
     ("Bo\u200bb", "invisible characters"),
     ("Ann", "already named"),  # ann is the other player: names are read without case
-    ("x" * 25, "1 to 24 characters"),
+    ("x" * 33, "1 to 32 characters"),
 ])
 def test_a_name_no_order_could_name_is_refused(tmp_path: Path, name: str, says: str) -> None:
     result = create(tmp_path / "s", "g", "ann=ann@example.org", f"{name}=b@example.org")

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.engine.state import GameState
-from pbem.service import gm, gm_deadlines
+from pbem.service import gm
 from pbem.service.mails import Sender
 from pbem.service.model import GameService, Timing
 from pbem.service.service import Service, ServiceConfig
@@ -118,7 +118,7 @@ class Mailroom:
         passwords = self.service.start_game(game, self.now)
         for name, password in passwords.items():
             self.passwords[(game, name)] = password
-        return self._collect()
+        return self.collect()
 
     def override(self, name: str, *args: Any, game: str = "", **options: Any) -> list[Out]:
         """A GM override of ``pbem.service.gm`` (``name``: "pause", "resume", "extend"...)
@@ -127,9 +127,8 @@ class Mailroom:
         game = game or self._only_game()
         words = [*map(str, args), *(f"--{k} {v}" for k, v in options.items())]
         self.lines.append(f"=== GM {self._when()}: {name} {game} {' '.join(words)}")
-        operation = getattr(gm_deadlines, name, None) or getattr(gm, name)
-        operation(self.service, game, *args, now=self.now, **options)
-        return self._collect()
+        getattr(gm, name)(self.service, game, *args, now=self.now, **options)
+        return self.collect()
 
     # --- players --------------------------------------------------------------------------
 
@@ -178,7 +177,7 @@ class Mailroom:
         before = Counter(self.store.commits)
         self.service.receive(raw, self.now)
         self.step_commits = self.store.commits - before
-        return self._collect()
+        return self.collect()
 
     def tick(self, **delta: float) -> list[Out]:
         """Move the clock on and let deadlines pass; gives the mails sent."""
@@ -188,7 +187,7 @@ class Mailroom:
         self.service.tick(self.now)
         self.step_commits = self.store.commits - before
         assert all(n == 1 for n in self.step_commits.values()), self.step_commits
-        return self._collect()
+        return self.collect()
 
     # --- looking --------------------------------------------------------------------------
 
@@ -221,7 +220,9 @@ class Mailroom:
 
     # --- inside ---------------------------------------------------------------------------
 
-    def _collect(self) -> list[Out]:
+    def collect(self) -> list[Out]:
+        """Give the mails queued since last time, marked sent, and add them to the
+        transcript."""
         with self.store.lock():
             items = self.store.outbox()
             for item in items:
