@@ -574,3 +574,29 @@ def test_end_gives_the_game_its_winner_and_every_player_the_last_mail(store: Pat
     assert_replays(store)
     again = run(store, "end", "g", "--reason", "twice", "--yes", code=1)
     assert "The game is over." in again.output
+
+
+def test_bot_levels_are_kept_with_the_seat_logged_and_changed(store: Path) -> None:
+    """`pbem bot GAME SEAT on --level strong`: the seat keeps its level, the players are
+    told it, the log's GM entry holds it; `on` with another level changes it, the same level
+    again is refused, and `off` forgets it."""
+    state, _ = snapshot(store)
+    seat = state.players[-1].name  # not the active one: the level alone is tested here
+    result = run(store, "bot", "g", seat, "on", "--level", "strong")
+    assert f"A bot plays {seat} now. Level: strong." in result.output
+    _, service = snapshot(store)
+    assert service.seat(seat).bot and service.seat(seat).bot_level == "strong"
+    assert any(f"A bot now plays {seat}'s seat (level: strong)." in text_of(m)
+               for m in gm_mails(store))
+    entries = [e for e in Store(store).log("g") if e.get("gm", {}).get("kind") == "bot"]
+    assert entries and entries[-1]["gm"]["data"] == {"seat": seat, "on": True,
+                                                      "level": "strong"}
+    run(store, "bot", "g", seat, "on", "--level", "easy")
+    assert snapshot(store)[1].seat(seat).bot_level == "easy"
+    refused = run(store, "bot", "g", seat, "on", "--level", "easy", code=1)
+    assert f"A bot plays {seat} already" in refused.output
+    assert "--level" in refused.output
+    run(store, "bot", "g", seat, "off")
+    after = snapshot(store)[1].seat(seat)
+    assert not after.bot and after.bot_level == "normal"
+    assert_replays(store)

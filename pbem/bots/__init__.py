@@ -1,15 +1,24 @@
 """Random-but-sensible players: they attack with fair odds, defend, interfere and play cards,
 and now and then offer a spare group away, and may withdraw the offer before its answer.
 
-A bot reads only what its player may know (its own structure and money, the public board) and
-draws its choices from a ``random.Random`` it is given, so a simulated game is reproducible.
-The same decisions drive ``pbem simulate`` and the bots that play by mail.
+Three levels (``Level``): ``easy`` plays as the first bots did, blind to its special goal and
+often taking a lesser attack; ``normal`` weighs every target by its Illuminati's special goal
+as well as the basic one (destroys for the Servants of Cthulhu, even of uncontrolled groups;
+money kept for the Gnomes; new alignments for the Bermuda Triangle; Weird or Violent groups
+for the Discordians and Assassins; power for the Bavarians; transferable power for the
+Network; the UFOs play the goal they chose), defends what matters and interferes against the
+leader. ``strong`` (``pbem.bots.search``) searches over the attacks ``normal`` proposes.
+
+A bot is given a state rebuilt from its own player's view (``pbem.bots.belief``), never the
+full one, and draws its choices from a ``random.Random`` it is given, so a simulated game is
+reproducible. The same decisions drive ``pbem simulate`` and the bots that play by mail.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Literal
 
 from pbem.engine.abilities import alignment_modifier, alignments, power, transferable
 from pbem.engine.attack import participation_left, validate_attack
@@ -19,16 +28,21 @@ from pbem.engine.cards import AttackMode, CardSet, Group, Special
 from pbem.engine.commands import (
     Attack,
     Command,
+    DropGroup,
     EndTurn,
     OfferGroup,
     Pass,
     PlaySpecial,
     TransferMoney,
 )
+from pbem.engine.rules import apply
 from pbem.engine.state import GameState, GroupOffer, PendingAttack, Player
-from pbem.engine.structure import depth, open_arrows
-from pbem.engine.victory import progress
+from pbem.engine.structure import depth, open_arrows, puppets
+from pbem.engine.victory import progress, special_goal
 from pbem.errors import IllegalCommandError
+
+Level = Literal["easy", "normal", "strong"]
+LEVELS: tuple[Level, ...] = ("easy", "normal", "strong")
 
 GOOD_NEED = 7  # a roll of 7 or less succeeds 58% of the time
 MONEY_CARDS = ("Swiss Bank Account", "Slush Fund")
@@ -37,6 +51,38 @@ CANDIDATES = 4  # strongest attackers considered for each target
 TARGETS = 14  # easiest targets considered each decision
 GIFT_CHANCE = 0.04  # a turn on which the bot offers a spare group away
 WITHDRAW_CHANCE = 0.3  # an offer of its own, still unanswered, that the bot takes back
+LEADER = 0.55  # a player this close to winning (and the closest) is interfered with
+NEAR_WIN = 0.9  # a player this close to a goal is stopped with the cards kept for it
+ASSIST_CHANCE = 0.05  # answers that help another player's attack on the leader
+
+
+@dataclass(frozen=True)
+class Aim:
+    """The special goal a bot plays to (the UFOs: the one they chose), or none (``easy``)."""
+
+    kind: str  # a Goal kind, "" when blind to it
+    alignment: str | None  # the alignment counted (Discordians: Weird; Assassins: Violent)
+    present: frozenset[str]  # the alignments already in the structure (Bermuda Triangle)
+
+    @property
+    def destroys(self) -> bool:
+        return self.kind == "destroyed"
+
+    @property
+    def hoards(self) -> bool:
+        return self.kind == "treasury"
+
+
+BLIND = Aim("", None, frozenset())
+
+
+def aim_of(cards: CardSet, state: GameState, me: Player, level: Level = "normal") -> Aim:
+    """What ``me`` plays to at ``level``."""
+    if level == "easy":
+        return BLIND
+    _, goal = special_goal(cards, me)
+    present = frozenset(a for s in me.structure for a in alignments(cards, state, s.card))
+    return Aim(goal.kind, goal.alignment, present)
 
 
 @dataclass(frozen=True)
@@ -53,9 +99,12 @@ def leader_score(cards: CardSet, state: GameState, p: Player) -> float:
     return max(min(g.have / g.need, 1.0) for g in progress(cards, state, p) if g.need)
 
 
-def plan_attacks(cards: CardSet, state: GameState, me: Player) -> list[PlannedAttack]:
+def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "normal",
+                 weigh: int = SHORTLIST, least: float = 0.3) -> list[PlannedAttack]:
     """Attacks worth making now, best first: for each target and kind of attack, the one
-    attacker that looks strongest, all free helpers aiding."""
+    attacker that looks strongest, all free helpers aiding. The ``weigh`` likeliest are
+    weighed in full; those with less than ``least`` chance are left out."""
+    aim = aim_of(cards, state, me, level)
     money = {s.card: s.treasury for s in me.structure}
     helpers = [s.card for s in me.structure if transferable(cards, s.card) > 0
                and participation_left(cards, state, s.card)]
@@ -70,6 +119,10 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player) -> list[PlannedAt
     # The uncontrolled area grows all game: weigh only the easiest targets in full.
     targets.sort(key=lambda t: _hardness(cards, *t))
     del targets[TARGETS:]
+    if aim.destroys:  # the Servants of Cthulhu count every group destroyed, free ones too
+        weak = sorted((g for g in state.uncontrolled if cards.group(g).power > 0),
+                      key=lambda g: cards.group(g).power)
+        targets += [(g, None) for g in weak[:CANDIDATES] if (g, None) not in targets]
     lead = {p.name: leader_score(cards, state, p) for p in state.players if p.playing}
     own = {a: (power(cards, a) + money[a], alignments(cards, state, a)) for a in attackers}
     # Alignments move an attack by 4 a pair; a weak group rarely beats a much stronger one.
@@ -84,6 +137,8 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player) -> list[PlannedAt
         modes: list[tuple[AttackMode, list[str]]] = [("control", controllers)]
         if owner is not None:
             modes += [("neutralize", attackers), ("destroy", attackers)]
+        elif aim.destroys and group.power > 0:
+            modes.append(("destroy", attackers))
         for mode, candidates in modes:
             if not candidates:
                 continue
@@ -91,13 +146,13 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player) -> list[PlannedAt
                                      for a in candidates)
             defence = group.power if mode == "destroy" else group.resistance
             rough = strength + aid_total + (6 if mode == "neutralize" else 0) - defence - proximity
-            value = _target_value(cards, target, mode, owner, lead)
+            value = _target_value(cards, state, target, mode, owner, lead, aim)
             shortlist.append((success_chance(rough + me.treasury // 2) * value, attacker,
                               target, owner, mode))
     shortlist.sort(key=lambda c: -c[0])
     plans: list[PlannedAttack] = []
     # The full breakdown (abilities, defences, immunities) only for the most promising few.
-    for _, attacker, target, owner, mode in shortlist[:SHORTLIST]:
+    for _, attacker, target, owner, mode in shortlist[:weigh]:
         aids = tuple(h for h in helpers if h not in (attacker, target))
         try:
             validate_attack(cards, state, me, attacker, target, mode, aids)
@@ -107,11 +162,11 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player) -> list[PlannedAt
                                 mode=mode, aids=aids)
         need = breakdown(cards, state, pending).need
         budget = money[attacker] + me.treasury
-        spend, upto = money_plan(need, budget)
+        spend, upto = money_plan(need, budget, aim.hoards)
         chance = success_chance(need + spend)
-        if chance < 0.3:
+        if chance < least:
             continue
-        value = _target_value(cards, target, mode, owner, lead)
+        value = _target_value(cards, state, target, mode, owner, lead, aim)
         plans.append(PlannedAttack(
             Attack(me.name, attacker, target, mode, aids), need, spend,
             upto, chance * value))
@@ -119,11 +174,13 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player) -> list[PlannedAt
     return plans
 
 
-def money_plan(need: int, budget: int) -> tuple[int, int]:
+def money_plan(need: int, budget: int, hoards: bool = False) -> tuple[int, int]:
     """What an attacking bot puts in at once (enough for a roll of 8, at most half its
-    money) and the most it will put in answering the defender."""
-    spend = max(0, min(GOOD_NEED + 1 - need, budget // 2))
-    return spend, min(budget, spend + budget // 3)
+    money) and the most it will put in answering the defender; a hoarder (the Gnomes,
+    whose goal is money) a third of that."""
+    share = 6 if hoards else 2
+    spend = max(0, min(GOOD_NEED + 1 - need, budget // share))
+    return spend, min(budget, spend + budget // (3 * share // 2))
 
 
 def _hardness(cards: CardSet, target: str, owner: Player | None) -> int:
@@ -142,34 +199,85 @@ def _quick_strength(own: tuple[int, tuple[str, ...]], target_alignments: tuple[s
     return strength + 4 * sign * (identical - opposite)
 
 
-def _target_value(cards: CardSet, target: str, mode: str, owner: Player | None,
-                  lead: dict[str, float]) -> float:
+def _target_value(cards: CardSet, state: GameState, target: str, mode: str,
+                  owner: Player | None, lead: dict[str, float], aim: Aim) -> float:
     group = cards.card(target)
     assert isinstance(group, Group)
     worth = 1.0 + group.income / 4 + group.power / 6 + group.transferable / 4
     if mode == "control":
-        return worth * (1.4 if owner is not None else 1.0)
+        return (worth + goal_bonus(cards, state, target, aim)) * (1.4 if owner else 1.0)
     threat = lead.get(owner.name, 0.0) if owner else 0.0
+    if mode == "destroy" and aim.destroys:
+        return 2.2 + worth * (0.5 + threat) * 0.6
     return worth * (0.5 + threat) * (0.7 if mode == "neutralize" else 0.6)
 
 
-def choose_action(cards: CardSet, state: GameState, me: str, rng: random.Random) -> Command:
-    """The active bot's next command in the actions phase."""
+def goal_bonus(cards: CardSet, state: GameState, target: str, aim: Aim) -> float:
+    """What controlling ``target`` adds toward the special goal, in the units of
+    ``_target_value`` (a plain group is worth about 2)."""
+    group = cards.group(target)
+    kind = aim.kind
+    if kind == "total_power":
+        return group.power / 3
+    if kind == "total_transferable":
+        return group.transferable / 1.5
+    if kind == "treasury":
+        return group.income / 2
+    if kind == "alignment_count":
+        return 1.5 if aim.alignment in alignments(cards, state, target) else 0.0
+    if kind == "every_alignment":
+        return 1.2 * len(set(alignments(cards, state, target)) - aim.present)
+    if kind == "destroyed":
+        return -0.5  # a group kept is one not destroyed; control still wins the basic goal
+    return 0.0
+
+
+def choose_action(cards: CardSet, state: GameState, me: str, rng: random.Random,
+                  level: Level = "normal") -> Command:
+    """The active bot's next command in the actions phase (``strong`` searches instead:
+    ``pbem.bots.search``, which falls back on this)."""
     p = state.player(me)
     for card in MONEY_CARDS:
         if card in p.hand and p.treasury < 6:
             return PlaySpecial(me, card)
     if state.turn.actions < 2:
-        plans = plan_attacks(cards, state, p)
-        if plans and (rng.random() < 0.9):
-            pick = plans[0] if rng.random() < 0.7 or len(plans) == 1 else rng.choice(plans[:4])
+        plans = plan_attacks(cards, state, p, level)
+        best = 0.9 if level == "easy" else 0.97
+        if plans and (rng.random() < best):
+            sure = 0.7 if level == "easy" else 0.9
+            pick = plans[0] if rng.random() < sure or len(plans) == 1 else rng.choice(plans[:4])
             return pick.attack
+        unstick = free_an_arrow(cards, state, p)
+        if unstick is not None:
+            return unstick
         move = _feed_money(cards, state, p)
         if move is not None and state.turn.free_transfers < 2:
             return move
-        if not state.turn.did_anything and rng.random() < 0.6:
+        hoards = aim_of(cards, state, p, level).hoards
+        if not state.turn.did_anything and (hoards or rng.random() < 0.6):
             return Pass(me)
     return EndTurn(me)
+
+
+def free_an_arrow(cards: CardSet, state: GameState, p: Player) -> DropGroup | None:
+    """When no group of the bot has an open outgoing arrow it can never control another: it
+    drops its least group without puppets whose master then has an arrow free (a free
+    action). None while an arrow is open, or when no drop would open one."""
+    if any(open_arrows(cards, p, s.card) for s in p.structure):
+        return None
+    leaves = [s.card for s in p.structure[1:] if not puppets(p, s.card)]
+    leaves.sort(key=lambda g: (power(cards, g) + transferable(cards, g)
+                               + cards.group(g).income, g))
+    for group in leaves:
+        command = DropGroup(p.name, group)
+        try:
+            after, _ = apply(state, command, cards)
+        except IllegalCommandError:
+            continue
+        mine = after.player(p.name)
+        if any(open_arrows(cards, mine, s.card) for s in mine.structure):
+            return command
+    return None
 
 
 def choose_gift(cards: CardSet, state: GameState, me: str,
@@ -214,7 +322,8 @@ def _feed_money(cards: CardSet, state: GameState, p: Player) -> Command | None:
     return TransferMoney(p.name, p.illuminati, strong[0].card, min(p.treasury // 2, 6))
 
 
-def attacker_stance(cards: CardSet, state: GameState, rng: random.Random) -> Stance:
+def attacker_stance(cards: CardSet, state: GameState, rng: random.Random,
+                    level: Level = "normal") -> Stance:
     """How much the attacking bot puts in at once, and the most it will add."""
     attack = state.attack
     assert attack is not None
@@ -222,48 +331,84 @@ def attacker_stance(cards: CardSet, state: GameState, rng: random.Random) -> Sta
     need = breakdown(cards, state, attack).need
     group = p.slot(attack.attacker)
     budget = (group.treasury if group else 0) + p.treasury
-    spend, upto = money_plan(need, budget)
+    spend, upto = money_plan(need, budget, aim_of(cards, state, p, level).hoards)
     return Stance(p.name, "attack", spend, upto, (attack.attacker, p.illuminati))
 
 
+def leader(cards: CardSet, state: GameState) -> tuple[str, float]:
+    """The player closest to winning as far as the board shows, and how close (0..1)."""
+    score, name = max(((leader_score(cards, state, p), p.name)
+                       for p in state.players if p.playing), default=(0.0, ""))
+    return name, score
+
+
 def response_stance(cards: CardSet, state: GameState, me: str,
-                    rng: random.Random) -> Stance | None:
-    """A bot's answer to someone else's attack: defend its group, or meddle, or nothing."""
+                    rng: random.Random, level: Level = "normal") -> Stance | None:
+    """A bot's answer to someone else's attack, as a person would give it: defend its group
+    (harder the more the group matters), interfere when the attacker leads, assist now and
+    then an attack on the leader, else nothing."""
     attack = state.attack
     assert attack is not None
     p = state.player(me)
     owner = state.owner(attack.target)
     if owner is not None and owner.name == me:
         group = p.slot(attack.target)
-        budget = (group.treasury if group else 0) + p.treasury // 2
+        own = group.treasury if group else 0
+        if level == "easy":
+            budget = own + p.treasury // 2
+        else:
+            held = 1 + len([s for s in p.structure if s.master == attack.target])
+            share = min(1.0, 0.3 + 0.25 * held + (0.3 if attack.mode == "control" else 0.0))
+            budget = own + int(p.treasury * share)
         if budget <= 0:
             return None
         return Stance(me, "defense", 0, budget, (attack.target, p.illuminati))
     if attack.privileged or p.treasury < 8:
         return None
     lead = leader_score(cards, state, state.player(attack.player))
-    if lead > 0.7 and rng.random() < 0.6:
-        return Stance(me, "interfere", 0, p.treasury // 3)
-    if rng.random() < 0.08:
-        return Stance(me, "assist", 1, 1)
+    if level == "easy":
+        if lead > 0.7 and rng.random() < 0.6:
+            return Stance(me, "interfere", 0, p.treasury // 3)
+        return Stance(me, "assist", 1, 1) if rng.random() < 0.08 else None
+    first, closest = leader(cards, state)
+    mine = leader_score(cards, state, p)
+    if first == attack.player and closest >= LEADER and closest > mine:
+        share = 2 if closest > 0.8 else 3
+        return Stance(me, "interfere", 0, p.treasury // share)
+    if (owner is not None and owner.name == first and first != me and closest > mine
+            and rng.random() < ASSIST_CHANCE):
+        return Stance(me, "assist", 1, min(3, p.treasury // 4))
     return None
 
 
 def after_roll_card(cards: CardSet, state: GameState, me: str,
                     rng: random.Random) -> PlaySpecial | None:
-    """Murphy's Law against a success on my group, Assassination to save my own attack."""
+    """Murphy's Law against a success on my group (or one that would let the leader win),
+    Assassination to save my own attack."""
     attack = state.attack
     assert attack is not None and attack.roll is not None
     p = state.player(me)
     total = attack.roll_becomes if attack.roll_becomes is not None else sum(attack.roll)
     need = breakdown(cards, state, attack).need
     success = total < 11 and total <= need
-    owner = state.owner(attack.target)
-    if success and owner is not None and owner.name == me and "Murphy's Law" in p.hand:
+    if success and "Murphy's Law" in p.hand and murphy_wanted(cards, state, me):
         return PlaySpecial(me, "Murphy's Law")
     if not success and attack.player == me and need >= 2 and "Assassination" in p.hand:
         return PlaySpecial(me, "Assassination")
     return None
+
+
+def murphy_wanted(cards: CardSet, state: GameState, me: str) -> bool:
+    """Whether ``me`` turns the open attack's success into a failure: against its own group,
+    or when the attacker is one success from winning."""
+    attack = state.attack
+    assert attack is not None
+    if attack.player == me:
+        return False
+    owner = state.owner(attack.target)
+    if owner is not None and owner.name == me:
+        return True
+    return leader_score(cards, state, state.player(attack.player)) >= NEAR_WIN
 
 
 def counter_card(cards: CardSet, state: GameState, me: str) -> bool:

@@ -1,11 +1,12 @@
 """Bot players that play by mail: they read their reports and write order mails.
 
 A mail-bot knows only what its player's mail tells it: the JSON view attached to its turn
-report or to a request for an answer. From that view it rebuilds a *belief*: a ``GameState``
-where what the player cannot see (other hands and treasuries, the deck, the dice) is filled
-with neutral values and only its own secrets are real. It decides with ``pbem.bots``, the
-same logic as ``pbem simulate``, and writes the order mail a person would: the start line
-with game, player, password and TURN, order lines, END.
+report or to a request for an answer. From that view it rebuilds a *belief*
+(``pbem.bots.belief``): a ``GameState`` where what the player cannot see (other hands and
+treasuries, the deck, the dice) is filled with neutral values and only its own secrets are
+real. It decides with ``pbem.bots.play`` at the seat's level, the same logic as ``pbem
+simulate``, and writes the order mail a person would: the start line with game, player,
+password and TURN, order lines, END.
 
 ``decide`` gives the mail for one seat; ``MailBot`` wraps it for a transport that hands mail
 over as bytes (``pbem.service.bot_games`` plays whole games of them through the service).
@@ -25,6 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from pbem import bots
+from pbem.bots import play
+from pbem.bots.belief import belief
 from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json
 from pbem.engine.commands import (
@@ -39,15 +42,9 @@ from pbem.engine.commands import (
     TransferMoney,
     WithdrawOffer,
 )
-from pbem.engine.dice import Dice
 from pbem.engine.rules import apply
 from pbem.engine.state import (
     GameState,
-    Options,
-    PendingAttack,
-    Player,
-    Slot,
-    TurnState,
 )
 from pbem.engine.view import View
 from pbem.errors import IllegalCommandError
@@ -65,7 +62,6 @@ from pbem.orders.model import (
 )
 
 MAX_LINES = 6  # orders a bot writes in one turn's mail, far more than two actions need
-NEUTRAL_SEED = "00" * 32  # the belief's dice: the real seed is secret, and bots never roll
 SENATE_LEAD = 0.75  # play the Senate on a player this close to winning (as pbem.bots)
 
 
@@ -78,6 +74,7 @@ class BotSeat:
     password: str
     address: str  # the seat's registered address: the bot's mail comes from it
     service_address: str  # where order mail goes
+    level: bots.Level = "normal"
 
 
 # --- reading mail ---------------------------------------------------------------------------
@@ -98,42 +95,6 @@ def read_view(raw: bytes) -> View | None:
     return None
 
 
-def belief(cards: CardSet, v: View) -> GameState:
-    """A game state consistent with what the viewer sees; hidden values are neutral."""
-    players = []
-    for p in v.players:
-        structure = tuple(Slot(c.card, c.x, c.y, c.rotation, c.master or None,
-                               c.treasury or 0) for c in p.structure)
-        destroyed = next((g.have for g in p.goals if g.kind == "destroyed"), 0) or 0
-        players.append(Player(p.name, p.illuminati, structure, p.hand or (),
-                              secret_goal=p.secret_goal, destroyed=destroyed,
-                              status=p.status))  # type: ignore[arg-type]
-    attack = None
-    if v.attack is not None:
-        a = v.attack
-        attack = PendingAttack(a.player, a.attacker, a.target, a.mode,  # type: ignore[arg-type]
-                               a.aids, privilege="card" if a.privileged else "none", roll=a.roll)
-    names = [p.name for p in v.players]
-    return GameState(
-        game=v.game,
-        options=Options(victory_groups=v.victory_groups),
-        players=tuple(players),
-        deck=(),
-        dice=Dice(NEUTRAL_SEED),
-        seq=v.seq,
-        active=names.index(v.active),
-        phase=v.phase,  # type: ignore[arg-type]
-        turn=TurnState(actions=v.actions_used, free_transfers=v.free_transfers_used,
-                       did_anything=v.did_anything),
-        turn_number=v.turn_number,
-        uncontrolled=v.uncontrolled,
-        dead=v.dead,
-        discards=v.discards,
-        money_issued=sum(s.treasury for p in players for s in p.structure),
-        attack=attack,
-    )
-
-
 # --- deciding -------------------------------------------------------------------------------
 
 
@@ -147,33 +108,35 @@ def decide(cards: CardSet, seat: BotSeat, received: Sequence[bytes]) -> bytes | 
         v = read_view(raw)
         if v is None or v.viewer != seat.player:
             continue
-        orders = orders_for(cards, v)
+        orders = orders_for(cards, v, seat.level)
         if orders:
             return order_mail(seat, v.seq, orders, raw)
     return None
 
 
-def orders_for(cards: CardSet, v: View) -> list[Order]:
+def orders_for(cards: CardSet, v: View, level: bots.Level = "normal") -> list[Order]:
     """What the bot orders, seeing ``v`` (empty when nothing is asked of it)."""
     me = v.viewer
     state = belief(cards, v)
     rng = random.Random(f"{v.game}:{me}:{v.seq}")
     if v.attack is not None and v.phase == "attack":
-        return [] if v.attack.player == me else _answer(cards, state, me, rng)
+        return [] if v.attack.player == me else _answer(cards, state, me, rng, level)
     if v.offer is not None and v.offer[1] == me:
         return [DeclineGroup(me)]
     if v.active == me and v.phase == "actions":
         # Gifts drawn apart, so the other choices of a turn without one stay as they were.
-        return _turn(cards, state, me, rng, random.Random(f"{v.game}:{me}:{v.seq}:gifts"))
+        return _turn(cards, state, me, rng, random.Random(f"{v.game}:{me}:{v.seq}:gifts"),
+                     level)
     return []
 
 
-def _answer(cards: CardSet, state: GameState, me: str, rng: random.Random) -> list[Order]:
+def _answer(cards: CardSet, state: GameState, me: str, rng: random.Random,
+            level: bots.Level = "normal") -> list[Order]:
     """Money against (or for) the attack, as ``pbem.bots`` would, and Murphy's Law."""
     attack = state.attack
     assert attack is not None
     orders: list[Order] = []
-    stance = bots.response_stance(cards, state, me, rng)
+    stance = bots.response_stance(cards, state, me, rng, play.answer_level(level))
     if stance is not None and stance.side == "defense":
         orders.append(DefendOrder(stance.fixed, upto=stance.upto - stance.fixed))
     elif stance is not None and stance.side == "assist":
@@ -182,14 +145,13 @@ def _answer(cards: CardSet, state: GameState, me: str, rng: random.Random) -> li
     elif stance is not None and stance.side == "interfere":
         orders.append(InterfereOrder(Interfere(me, stance.fixed, "interfere"),
                                      upto=stance.upto - stance.fixed))
-    owner = state.owner(attack.target)
-    if owner is not None and owner.name == me and "Murphy's Law" in state.player(me).hand:
+    if "Murphy's Law" in state.player(me).hand and bots.murphy_wanted(cards, state, me):
         orders.append(ConditionalPlay("succeeds", PlaySpecial(me, "Murphy's Law")))
     return orders or [NoResponse()]
 
 
 def _turn(cards: CardSet, state: GameState, me: str, rng: random.Random,
-          gifts: random.Random) -> list[Order]:
+          gifts: random.Random, level: bots.Level = "normal") -> list[Order]:
     """A whole turn in one mail: cards, up to two actions, then END TURN (or PASS); now and
     then a group offered too, written after the actions, or offered and withdrawn at once."""
     orders: list[Order] = _standing(cards, state, me)
@@ -201,15 +163,17 @@ def _turn(cards: CardSet, state: GameState, me: str, rng: random.Random,
         gift = None
     attacked = False
     for _ in range(MAX_LINES):
-        command: Command | None = bots.special_action(cards, state, me)
-        if command is None:
-            command = bots.choose_action(cards, state, me, rng)
+        choice = play.Choice(bots.special_action(cards, state, me) or EndTurn(me))
+        if isinstance(choice.command, EndTurn):
+            choice = play.action(cards, state, me, level, rng)
+        command = choice.command
         if isinstance(command, Pass):  # only offered before anything was done
             return [*orders, command]
         if isinstance(command, EndTurn):
             break
         if isinstance(command, Attack):
-            orders.append(_attack_order(cards, state, me, command))
+            orders.append(AttackOrder(command, spend=choice.spend,
+                                      upto=max(0, choice.upto - choice.spend)))
             hand = state.player(me).hand
             if not attacked and "Assassination" in hand:
                 # Read with the attack just written: played only if its roll fails.
@@ -235,14 +199,6 @@ def _standing(cards: CardSet, state: GameState, me: str) -> list[Order]:
             if p.name != me and p.playing and bots.leader_score(cards, state, p) > SENATE_LEAD:
                 orders.append(StandingTurnReaction("Senate Investigating Committee", p.name))
     return [StandingClear(), *orders] if orders else []
-
-
-def _attack_order(cards: CardSet, state: GameState, me: str, attack: Attack) -> AttackOrder:
-    """The attack with the money ``pbem.bots`` planned for it: some now, more in answer."""
-    for plan in bots.plan_attacks(cards, state, state.player(me)):
-        if plan.attack == attack:
-            return AttackOrder(attack, spend=plan.spend, upto=max(0, plan.upto - plan.spend))
-    return AttackOrder(attack)
 
 
 def _attacked(state: GameState, attack: Attack) -> GameState:

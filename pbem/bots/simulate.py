@@ -3,6 +3,11 @@
 Used by ``pbem simulate``, the benchmarks and the tests: money is conserved against the bank,
 every card is in exactly one place, no two cards overlap, the state survives JSON, and the
 command log replays to the final state.
+
+Each seat has a level (``pbem.bots.Level``). The table plays the service's part (rolls,
+response windows) on the full state, but every bot decides from its belief: the state rebuilt
+from its own player's view (``pbem.engine.view`` then ``pbem.bots.belief``), as the bots
+that play by mail do.
 """
 
 from __future__ import annotations
@@ -10,9 +15,12 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter as Tally
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pbem import bots
+from pbem.bots import play
+from pbem.bots.belief import belief
 from pbem.engine.bidding import Stance, settle_bids
 from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json, to_json
@@ -33,8 +41,14 @@ from pbem.engine.setup import Seat, Setup, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.engine.structure import well_formed
 from pbem.engine.victory import progress
+from pbem.engine.view import view
 from pbem.errors import IllegalCommandError
 
+# A bot is asked only when it holds a card it could play then (its own hand: it knows it);
+# rebuilding its belief costs more than the rest of the decision.
+SECRETS = "Secrets Man Was Not Meant To Know"
+TURN_START_CARDS = {"Senate Investigating Committee", "Market Manipulation"}
+AFTER_ROLL_CARDS = {"Murphy's Law", "Assassination"}
 DEFAULT_TURN_CAP = 300  # a documented cap: a game still undecided after this many turns ends
 
 
@@ -48,6 +62,8 @@ class GameResult:
     commands: int
     violations: list[str] = field(default_factory=list)
     withdrawals: int = 0  # group offers taken back by their giver
+    seats: tuple[tuple[str, str, str], ...] = ()  # (player, Illuminati, level) in turn order
+    decisions: list[float] = field(default_factory=list)  # seconds per strong action chosen
 
 
 @dataclass
@@ -113,10 +129,14 @@ class BotTable:
     """Plays one game: every seat a bot, the service's part (rolls, windows) done here."""
 
     def __init__(self, cards: CardSet, state: GameState, rng: random.Random,
-                 check_every: int = 1) -> None:
+                 check_every: int = 1, levels: dict[str, bots.Level] | None = None) -> None:
         self.cards = cards
         self.state = state
         self.rng = rng
+        self.levels = levels or {}
+        self.planned: dict[Attack, tuple[int, int]] = {}  # money the attacker chose with it
+        self.timings: list[float] = []  # seconds per action decision of a strong bot
+        self.minds: dict[str, tuple[GameState, GameState]] = {}  # player: (state, belief)
         self.log: list[Command] = []
         self.violations: list[str] = []
         self.check_every = check_every
@@ -124,6 +144,18 @@ class BotTable:
         # Gifts drawn apart, so the other choices of a game without one stay as they were.
         self.gifts = random.Random(f"{state.game}:{state.dice.seed}:gifts")
         self.gift_turn = -1  # the turn whose gift was drawn: one draw a turn
+
+    def level(self, player: str) -> bots.Level:
+        return self.levels.get(player, "normal")
+
+    def mind(self, player: str) -> GameState:
+        """What ``player``'s bot knows: the state rebuilt from its own view (kept while the
+        state stays the same)."""
+        known = self.minds.get(player)
+        if known is None or known[0] is not self.state:
+            known = self.minds[player] = (
+                self.state, belief(self.cards, view(self.cards, self.state, player)))
+        return known[1]
 
     def do(self, command: Command) -> bool:
         """Apply a command; False (and nothing changes) if the rules refuse it."""
@@ -148,7 +180,8 @@ class BotTable:
     def answer_special(self) -> None:
         while self.state.special is not None:
             counters = [p.name for p in self.state.players
-                        if p.playing and bots.counter_card(self.cards, self.state, p.name)]
+                        if p.playing and SECRETS in p.hand
+                        and bots.counter_card(self.cards, self.mind(p.name), p.name)]
             if not (counters and self.do(Counter(counters[0]))):
                 self.do(ResolveSpecial())
 
@@ -163,8 +196,9 @@ class BotTable:
                 self.do(DeclineGroup(s.offer.receiver))
         elif s.phase == "turn_start":
             for p in s.players:
-                if p.playing:
-                    card = bots.turn_start_card(self.cards, self.state, p.name, self.rng)
+                if p.playing and set(p.hand) & TURN_START_CARDS:
+                    card = bots.turn_start_card(self.cards, self.mind(p.name), p.name,
+                                                self.rng)
                     if card is not None and self.do(card):
                         self.answer_special()
             self.do(BeginTurn())
@@ -177,16 +211,23 @@ class BotTable:
 
     def act(self) -> None:
         me = self.state.active_player.name
-        special = bots.special_action(self.cards, self.state, me)
+        mind = self.mind(me)
+        special = bots.special_action(self.cards, mind, me)
         if special is not None and self.do(special):
             self.answer_special()
             return
         if self.gift_turn != self.state.turn_number:
             self.gift_turn = self.state.turn_number
-            gift = bots.choose_gift(self.cards, self.state, me, self.gifts)
+            gift = bots.choose_gift(self.cards, mind, me, self.gifts)
             if gift is not None and self.do(gift):
                 return
-        command = bots.choose_action(self.cards, self.state, me, self.rng)
+        start = time.perf_counter()
+        choice = play.action(self.cards, mind, me, self.level(me), self.rng)
+        if self.level(me) == "strong":
+            self.timings.append(time.perf_counter() - start)
+        command = choice.command
+        if isinstance(command, Attack):
+            self.planned = {command: (choice.spend, choice.upto)}
         if self.do(command):
             if not isinstance(command, Attack):
                 self.answer_special()
@@ -198,10 +239,21 @@ class BotTable:
     def fight(self) -> None:
         attack = self.state.attack
         assert attack is not None
-        stances: list[Stance] = [bots.attacker_stance(self.cards, self.state, self.rng)]
+        planned = self.planned.get(Attack(attack.player, attack.attacker, attack.target,
+                                          attack.mode, attack.aids))
+        if planned is not None:
+            spend, upto = planned
+            attacker = self.state.player(attack.player)
+            first: Stance = Stance(attack.player, "attack", spend, upto,
+                                   (attack.attacker, attacker.illuminati))
+        else:
+            first = bots.attacker_stance(self.cards, self.mind(attack.player), self.rng,
+                                         play.answer_level(self.level(attack.player)))
+        stances = [first]
         for p in self.state.players:
             if p.playing and p.name != attack.player:
-                stance = bots.response_stance(self.cards, self.state, p.name, self.rng)
+                stance = bots.response_stance(self.cards, self.mind(p.name), p.name, self.rng,
+                                              play.answer_level(self.level(p.name)))
                 if stance is not None:
                     stances.append(stance)
         self.state, commands = settle_bids(self.cards, self.state, stances)
@@ -212,11 +264,10 @@ class BotTable:
     def after_roll(self) -> None:
         attack = self.state.attack
         assert attack is not None
-        owner = self.state.owner(attack.target)
-        for name in (attack.player, owner.name if owner else ""):
-            if not name:
+        for p in self.state.players:
+            if not (p.playing and set(p.hand) & AFTER_ROLL_CARDS):
                 continue
-            card = bots.after_roll_card(self.cards, self.state, name, self.rng)
+            card = bots.after_roll_card(self.cards, self.mind(p.name), p.name, self.rng)
             if card is not None and self.do(card):
                 self.answer_special()
         self.do(Settle())
@@ -228,13 +279,19 @@ def seed_for(base: int, index: int) -> str:
 
 
 def play_game(cards: CardSet, index: int, players: int, base_seed: int,
-              turn_cap: int = DEFAULT_TURN_CAP, check_every: int = 1) -> GameResult:
-    """One whole bot game, checked, replayed and compared at the end."""
-    seats = tuple(Seat(f"player{i + 1}") for i in range(players))
+              turn_cap: int = DEFAULT_TURN_CAP, check_every: int = 1,
+              levels: Sequence[bots.Level] = (), illuminati: Sequence[str] = ()) -> GameResult:
+    """One whole bot game, checked, replayed and compared at the end. Seat ``i`` (player
+    i+1) plays at ``levels[i]`` (normal when not given) with ``illuminati[i]`` (dealt when
+    not given)."""
+    names = [f"player{i + 1}" for i in range(players)]
+    seats = tuple(Seat(n, illuminati[i] if i < len(illuminati) else "")
+                  for i, n in enumerate(names))
     setup = with_options(cards, Setup(f"sim{index}", seats, seed_for(base_seed, index)),
                          max_turns=turn_cap)
     state, _ = new_game(cards, setup)
-    table = BotTable(cards, state, random.Random(base_seed * 1_000_003 + index), check_every)
+    table = BotTable(cards, state, random.Random(base_seed * 1_000_003 + index), check_every,
+                     dict(zip(names, levels, strict=False)))
     steps = 0
     while table.state.phase != "over":
         steps += 1
@@ -252,19 +309,22 @@ def play_game(cards: CardSet, index: int, players: int, base_seed: int,
         goals.append(met[0] if met else "?")
     return GameResult(index, final.outcome, final.winners, tuple(goals), final.turn_number,
                       len(table.log), table.violations,
-                      sum(isinstance(c, WithdrawOffer) for c in table.log))
+                      sum(isinstance(c, WithdrawOffer) for c in table.log),
+                      tuple((p.name, p.illuminati, table.level(p.name)) for p in final.players),
+                      table.timings)
 
 
 def simulate(cards: CardSet, games: int, players: int, seed: int,
-             turn_cap: int = DEFAULT_TURN_CAP, check_every: int = 1) -> Summary:
-    """Play ``games`` games and sum them up."""
+             turn_cap: int = DEFAULT_TURN_CAP, check_every: int = 1,
+             levels: Sequence[bots.Level] = ()) -> Summary:
+    """Play ``games`` games and sum them up (seat ``i`` at ``levels[i]``, else normal)."""
     start = time.perf_counter()
     outcomes: Tally[str] = Tally()
     by_goal: Tally[str] = Tally()
     violations: list[str] = []
     commands = 0
     for index in range(games):
-        result = play_game(cards, index, players, seed, turn_cap, check_every)
+        result = play_game(cards, index, players, seed, turn_cap, check_every, levels)
         outcomes[result.outcome] += 1
         by_goal.update(result.goals)
         violations += [f"game {index}: {v}" for v in result.violations]

@@ -11,11 +11,12 @@ from __future__ import annotations
 import smtplib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pbem.archive.build import build_game, build_index
+from pbem.bots import Level
 from pbem.bots.mailbots import BotSeat, MailBot
 from pbem.daemon.config import load_config
 from pbem.daemon.server import Daemon, utc_now
@@ -64,9 +65,11 @@ class _Mailbox:
 
 def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
              seed: str | None = None, victory_groups: int | None = None,
+             levels: Sequence[Level] = (),
              echo: Callable[[str], None] = print) -> DemoResult:
     """Play the demo game in ``folder`` and give how it went (``victory_groups`` makes a
-    shorter game, for the tests)."""
+    shorter game, for the tests; seat ``i`` plays at ``levels[i]``, normal when not
+    given)."""
     folder = folder.resolve()
     base = load_config(None)
     assert base.listener is not None
@@ -96,7 +99,7 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
                    options=options, now=utc_now())
     passwords = gm.start_game(service, GAME, utc_now())
     daemon.wake()
-    echo(f"Game {GAME!r} started: {', '.join(names)}. The daemon listens on "
+    echo(f"Game {GAME!r} started: {', '.join(_seated(names, levels))}. The daemon listens on "
          f"127.0.0.1:{listener}; mail out goes to {config.maildir}.")
 
     def mailer(sender: str) -> Callable[[bytes], None]:
@@ -108,11 +111,12 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
         return send
 
     bots = []
-    for name in names:
+    for index, name in enumerate(names):
         if name == HUMAN:
             continue
         address = addresses[name]
-        seat = BotSeat(GAME, name, passwords[name], address, config.sender.address)
+        level = levels[index] if index < len(levels) else "normal"
+        seat = BotSeat(GAME, name, passwords[name], address, config.sender.address, level)
         bot = MailBot(service.cards, seat, mailer(address))
         bots.append((bot, _Mailbox(maildir.maildir_path(address))))
     if keep_running:
@@ -179,3 +183,8 @@ def _explain_joining(echo: Callable[[str], None], password: str, address: str, p
     echo(f"Mail to you is delivered into the Maildir {maildir} (mutt -f {maildir} reads it).")
     echo("Each report ends with an order form: reply with your orders filled in.")
 
+
+def _seated(names: Sequence[str], levels: Sequence[Level]) -> list[str]:
+    """Each seat's name, with its bot's level when one was given."""
+    return [f"{n} ({levels[i]})" if i < len(levels) and n != HUMAN else n
+            for i, n in enumerate(names)]

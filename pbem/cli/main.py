@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from pbem.bots import LEVELS, Level
 from pbem.cli.auth import auth
 from pbem.cli.cards import cards
 from pbem.cli.daemon import doctor, run
@@ -39,13 +40,16 @@ add_gm_commands(main)
               help="Seed of the whole run; game i uses a seed derived from it.")
 @click.option("--turn-cap", default=300, show_default=True, type=click.IntRange(1),
               help="A game still undecided after this many turns ends as a 'turn cap'.")
+@click.option("--level", "levels", multiple=True, type=click.Choice(LEVELS),
+              help="The bots' levels, one per seat in order (repeat it; the rest: normal).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def simulate(games: int, players: int, seed: int, turn_cap: int, as_json: bool) -> None:
+def simulate(games: int, players: int, seed: int, turn_cap: int, levels: tuple[Level, ...],
+             as_json: bool) -> None:
     """Play whole games between bots and check every invariant after every command."""
     from pbem.bots.simulate import simulate as run
     from pbem.engine.carddata import load_cardset
 
-    summary = run(load_cardset(), games, players, seed, turn_cap)
+    summary = run(load_cardset(), games, players, seed, turn_cap, levels=levels)
     result = {
         "games": summary.games,
         "finished": summary.finished,
@@ -83,14 +87,17 @@ def simulate(games: int, players: int, seed: int, turn_cap: int, as_json: bool) 
 @click.option("--keep-running", is_flag=True,
               help="Leave the first seat to you and keep the daemon running.")
 @click.option("--seed", default=None, metavar="HEX", help="The dice seed (default: random).")
-def demo(folder: Path, port: int, keep_running: bool, seed: str | None) -> None:
+@click.option("--level", "levels", multiple=True, type=click.Choice(LEVELS),
+              help="The bots' levels, one per seat in order (repeat it; the rest: normal).")
+def demo(folder: Path, port: int, keep_running: bool, seed: str | None,
+         levels: tuple[Level, ...]) -> None:
     """Play a whole game by mail on the embedded default: four bots, real SMTP, local
     Maildirs, then the archive."""
     from pbem.cli.demo import run_demo
 
     try:
         result = run_demo(folder, port=port, keep_running=keep_running, seed=seed,
-                          echo=click.echo)
+                          levels=levels, echo=click.echo)
     except (PbemError, RuntimeError, OSError) as error:
         raise click.ClickException(str(error)) from error
     won = ", ".join(result.winners) or "nobody"

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from pbem.bots import LEVELS, Level
 from pbem.cli.session import (
     common,
     counted,
@@ -165,14 +166,17 @@ def remove_seat(game_id: str, seat: str, reason: str, yes: bool, **kw: Any) -> N
 @click.argument("game_id", metavar="GAME")
 @click.argument("seat")
 @click.argument("switch", type=click.Choice(["on", "off"], case_sensitive=False))
+@click.option("--level", type=click.Choice(LEVELS), default="normal", show_default=True,
+              help="How well the bot plays (on a seat a bot plays already: change it).")
 @common
-def bot(game_id: str, seat: str, switch: str, **kw: Any) -> None:
+def bot(game_id: str, seat: str, switch: str, level: Level, **kw: Any) -> None:
     """Let a bot play SEAT of GAME (on), or its player again (off)."""
     where = where_of(kw)
+    on = switch.lower() == "on"
     with session(where) as service:
         game_id = game_named(service, game_id)
-        gm.set_bot(service, game_id, seat, switch.lower() == "on", where.now)
-    click.echo(f"A bot plays {seat} now." if switch.lower() == "on"
+        gm.set_bot(service, game_id, seat, on, where.now, level)
+    click.echo(f"A bot plays {seat} now. Level: {level}." if on
                else f"{seat} is played by its player again; a new password is mailed.")
 
 

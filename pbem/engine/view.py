@@ -97,6 +97,9 @@ class View:
     victory_groups: int
     dice_commitment: str
     seed: str | None  # revealed only when the game is over
+    # Cards that took part in an attack this turn (everyone saw the attacks): they may not
+    # attack or aid again.
+    attacked: tuple[str, ...] = ()
 
 
 def view(cards: CardSet, state: GameState, viewer: str | None) -> View:
@@ -135,6 +138,7 @@ def view(cards: CardSet, state: GameState, viewer: str | None) -> View:
         victory_groups=state.options.victory_groups,
         dice_commitment=state.dice.commitment,
         seed=state.dice.seed if over or viewer is None else None,
+        attacked=state.turn.attacked,
     )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from pbem.bots import Level
 from pbem.bots.mailbots import BotSeat, MailBot
 from pbem.service.service import Service
 
@@ -32,21 +33,23 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
               step: timedelta = timedelta(minutes=10), max_steps: int = 20_000,
               keep_mail: bool = False,
               watch: Callable[[Sequence[tuple[str, bytes]]], None] | None = None,
+              levels: Sequence[Level] = (),
               ) -> PlayedGame:
     """Create and play a game of mail-bots through ``service`` to its end, the clock moved
     by ``step`` per mail (and on to the next deadline when nobody writes).
 
-    ``players`` are (name, address). Every mail goes through ``service.receive``, one at a
+    ``players`` are (name, address), the bot of ``players[i]`` at ``levels[i]`` (normal when
+    not given). Every mail goes through ``service.receive``, one at a
     time; ``watch`` (if given) sees the mails of each step as (recipient, bytes).
     """
     service.create_game(game, [(n, a, "") for n, a in players], options=options, seed=seed)
     now = start
     passwords = service.start_game(game, now)
     inbox: list[bytes] = []
-    seats = {a.lower(): MailBot(service.cards, BotSeat(game, n, passwords[n], a.lower(),
-                                                       service.config.sender.address),
-                                inbox.append)
-             for n, a in players}
+    seats = {a.lower(): MailBot(service.cards, BotSeat(
+        game, n, passwords[n], a.lower(), service.config.sender.address,
+        levels[i] if i < len(levels) else "normal"), inbox.append)
+        for i, (n, a) in enumerate(players)}
     played = PlayedGame(game, "", (), 0, 0, 0, now)
 
     def deliver_all(sent: list[tuple[str, bytes]]) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from pbem.bots import mailbots
+from pbem.bots import LEVELS, Level, mailbots
 from pbem.engine.cards import CardSet
 from pbem.service.auth import hash_password
 from pbem.service.mails import Sender, welcome_settings
@@ -67,11 +67,17 @@ def replies(cards: CardSet, game: str, seats: Sequence[Seat],
         if not received:
             continue
         bot = mailbots.BotSeat(game=game, player=seat.name, password=seat.bot_password,
-                               address=seat.address, service_address=sender.address)
+                               address=seat.address, service_address=sender.address,
+                               level=level_of(seat))
         raw = mailbots.decide(cards, bot, received)
         if raw is not None:
             out.append(raw)
     return out
+
+
+def level_of(seat: Seat) -> Level:
+    """The seat's bot level (a record from before levels, or a stray value: normal)."""
+    return next((level for level in LEVELS if level == seat.bot_level), "normal")
 
 
 def _set(table: Table, seat: Seat) -> None:

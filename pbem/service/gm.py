@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from pbem.bots import LEVELS, Level
 from pbem.engine.codec import from_json
 from pbem.engine.commands import (
     Command,
@@ -449,9 +450,11 @@ def _renamed(service: GameService, seat: str, name: str) -> GameService:
 
 
 
-def set_bot(service: Service, game_id: str, seat: str, on: bool, now: datetime) -> None:
-    """A bot plays ``seat`` (``on``: it acts at once if the game waits for it), or its player
-    again (a new password is mailed to the seat's address); announced to the players."""
+def set_bot(service: Service, game_id: str, seat: str, on: bool, now: datetime,
+            level: Level = "normal") -> None:
+    """A bot plays ``seat`` at ``level`` (``on``: it acts at once if the game waits for it;
+    a seat a bot plays already changes level), or its player again (a new password is
+    mailed to the seat's address); announced to the players."""
     with service.store.lock():
         with service.step(game_id, now) as step:
             step.discard()  # the checks only: the seat's own step follows
@@ -459,14 +462,23 @@ def set_bot(service: Service, game_id: str, seat: str, on: bool, now: datetime) 
             _running(table)
             _started(table, "start it first (pbem game start), then give the seat to a bot")
             who = _seat(table.service, seat)
-            if table.service.seat(who).bot == on:
+            if level not in LEVELS:
+                raise IllegalCommandError(f"no bot level {level}",
+                                          suggestion=f"one of {', '.join(LEVELS)}", text=level)
+            was = table.service.seat(who)
+            if was.bot == on and (not on or was.bot_level == level):
                 raise IllegalCommandError(f"a bot plays {who} already" if on
-                                          else f"no bot plays {who}", text=who)
+                                          else f"no bot plays {who}", text=who,
+                                          suggestion="give another --level to change how it "
+                                          "plays" if on else "")
+        entry: dict[str, Any] = {"seat": who, "on": on}
+        if on:
+            entry["level"] = level
 
         def note(table: Table) -> None:  # in the seat's own step, before the bot acts
-            _tell_players(table, gm=table.record("bot", {"seat": who, "on": on}))
+            _tell_players(table, gm=table.record("bot", entry))
 
-        service.set_bot(game_id, who, on, now, note=note)
+        service.set_bot(game_id, who, on, now, note=note, level=level)
 
 
 def pause(service: Service, game_id: str, now: datetime, reason: str = "") -> None:

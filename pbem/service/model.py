@@ -37,6 +37,7 @@ class Seat:
     # The bot's password, kept in clear only while a bot plays the seat: its mail goes
     # through the same authentication as a person's (see docs/service.md).
     bot_password: str = ""
+    bot_level: str = "normal"  # how well the bot plays: a pbem.bots.Level
 
 
 @dataclass(frozen=True)

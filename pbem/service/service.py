@@ -152,18 +152,18 @@ class Service:
         return passwords
 
     def set_bot(self, game_id: str, player: str, on: bool, now: datetime,
-                note: Callable[[Table], object] | None = None) -> None:
-        """A bot plays the seat from now on (``on``), or its player again (a new password is
-        mailed to the seat's address). The bot acts at once if the game waits for it.
-        ``note(table)`` may log GM entries and notices in the same write."""
+                note: Callable[[Table], object] | None = None, level: str = "normal") -> None:
+        """A bot plays the seat from now on (``on``) at ``level``, or its player again (a new
+        password is mailed to the seat's address). The bot acts at once if the game waits
+        for it. ``note(table)`` may log GM entries and notices in the same write."""
         with self.store.lock():
             with self.step(game_id, now, advance=False) as step:
                 table = step.table
                 table.service.seat(player)  # KeyError names an unknown seat
                 if on and not table.state.player(player).playing:
                     raise IllegalCommandError(f"{player} is no longer playing")
-                seats = tuple(replace(s, bot=on, misses=0) if s.name == player else s
-                              for s in table.service.seats)
+                seats = tuple(replace(s, bot=on, misses=0, bot_level=level if on else "normal")
+                              if s.name == player else s for s in table.service.seats)
                 table.service = replace(table.service, seats=seats)
                 if note is not None:
                     note(table)

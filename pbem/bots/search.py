@@ -1,0 +1,162 @@
+"""The ``strong`` level: a one-action expectimax over sampled hidden information.
+
+Why this search and not a deeper one. An action in Illuminati is almost always an attack, and
+an attack's chance node is one roll of two dice against one number: it has two outcomes,
+success and failure, whose probabilities are known exactly once the money is in
+(``success_chance`` of the final number needed). What the bot does not know is hidden
+information, chiefly the other players' money, which decides how hard they defend or
+interfere. So for each candidate attack, and a few money plans for it, the bot *samples*
+that hidden money (``pbem.bots.belief.sample``: determinization), plays the attack forward
+with the pure engine (the others answer as ``normal`` bots would, from the sampled state),
+settles it both ways, and weighs the two outcomes' evaluations by their exact chances. The
+candidate with the best expected evaluation is played; doing nothing new (the ``normal``
+bot's money moves, passing or ending the turn) is a candidate too.
+
+A Monte Carlo tree search to the end of the game would need playouts of hundreds of
+actions, each modelled by some other policy, for every candidate: thousands of ``apply()``
+per decision where the budget is a second per order mail on a shared two-core machine, and
+a tree over other players' turns would model their choices with our own guesses anyway.
+The long view is put in the evaluation instead (``evaluate``): progress toward the basic
+*and* the special goal of every player (so each Illuminati plays to its own goal and
+against whoever leads), income, power and money.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+
+from pbem import bots
+from pbem.bots.belief import sample
+from pbem.engine.bidding import ATTACKER_GOAL, Stance, settle_bids
+from pbem.engine.breakdown import breakdown, success_chance
+from pbem.engine.cards import CardSet
+from pbem.engine.commands import Attack, Command, DropGroup, EndTurn, Pass, PlaySpecial, Settle
+from pbem.engine.ops import earn
+from pbem.engine.rules import apply
+from pbem.engine.state import GameState, Player
+from pbem.engine.turn import PASS_INCOME
+from pbem.engine.victory import progress, victory_allowed
+from pbem.errors import IllegalCommandError
+
+SAMPLES = 2  # determinizations of the hidden money per candidate
+CANDIDATES = 8  # attacks weighed (the ``normal`` bot's best, goal-weighted)
+WON = 10.0  # the evaluation of a met goal: above anything else
+RIVALRY = 0.8  # how much the leading opponent's standing counts against the bot's
+BASIC = 0.3  # weight of the progress toward the basic goal, beyond the closest goal's
+SPECIAL = 0.8  # and toward the special goal: its steps are rarer, and it is the bot's own
+SUCCESS_ROLL = (1, 1)
+FAILURE_ROLL = (6, 6)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the strong bot does next, and for an attack its money: at once, and at most."""
+
+    command: Command
+    spend: int = 0
+    upto: int = 0
+
+
+def standing(cards: CardSet, state: GameState, p: Player) -> float:
+    """How well placed ``p`` is, from the board as the bot believes it."""
+    basic, special = progress(cards, state, p)
+    if (basic.met or (special.need and special.met)) and victory_allowed(state):
+        return WON
+    b = basic.have / basic.need
+    s = min(special.have / special.need, 1.0) if special.need else 0.0
+    income = power = money = 0
+    for slot in p.structure:
+        card = cards.card(slot.card)
+        income += int(getattr(card, "income", 0))
+        power += cards.facts(slot.card)[0] + cards.facts(slot.card)[1]
+        money += slot.treasury
+    closest = max(b, s)
+    return (closest * closest + BASIC * b + SPECIAL * s + 0.012 * income + 0.003 * power
+            + 0.004 * min(money, 60))
+
+
+def evaluate(cards: CardSet, state: GameState, me: str) -> float:
+    """The bot's standing less its rivals': the leader's most, the others' a little."""
+    mine = standing(cards, state, state.player(me))
+    others = [standing(cards, state, p) for p in state.players if p.playing and p.name != me]
+    if not others:
+        return mine
+    return mine - RIVALRY * max(others) - (1 - RIVALRY) * sum(others) / len(others)
+
+
+def money_plans(need: int, budget: int, plan: bots.PlannedAttack) -> list[tuple[int, int]]:
+    """Money plans weighed for one attack: the ``normal`` bot's, none at all, and all in."""
+    all_in = max(0, min(ATTACKER_GOAL - need, budget))
+    plans = {(plan.spend, plan.upto), (0, budget // 4), (all_in, budget)}
+    return sorted(plans)
+
+
+def outcome(cards: CardSet, state: GameState, me: str, plan: bots.PlannedAttack,
+            spend: int, upto: int, rng: random.Random) -> float | None:
+    """The expected evaluation of one attack with one money plan in one sampled world, or
+    None if the rules refuse it."""
+    attack = plan.attack
+    try:
+        state, _ = apply(state, attack, cards)
+    except IllegalCommandError:
+        return None
+    p = state.player(me)
+    stances = [Stance(me, "attack", spend, upto, (attack.attacker, p.illuminati))]
+    for other in state.players:
+        if other.playing and other.name != me:
+            stance = bots.response_stance(cards, state, other.name, rng)
+            if stance is not None:
+                stances.append(stance)
+    state, _ = settle_bids(cards, state, stances)
+    pending = state.attack
+    assert pending is not None
+    chance = success_chance(breakdown(cards, state, pending).need)
+    value = 0.0
+    for roll, weight in ((SUCCESS_ROLL, chance), (FAILURE_ROLL, 1.0 - chance)):
+        if weight <= 0:
+            continue
+        rolled = replace(state, attack=replace(pending, roll=roll), phase="after_roll")
+        settled, _ = apply(rolled, Settle(), cards)
+        value += weight * evaluate(cards, settled, me)
+    return value
+
+
+def _passing(cards: CardSet, worlds: list[GameState], me: str) -> float:
+    """The mean evaluation after passing: "collect 5 MB" (the turn then ends)."""
+    total = 0.0
+    for world in worlds:
+        total += evaluate(cards, earn(world, me, world.player(me).illuminati, PASS_INCOME), me)
+    return total / len(worlds)
+
+
+def best_action(cards: CardSet, state: GameState, me: str, rng: random.Random) -> Choice:
+    """The strong bot's next command in the actions phase, from its belief ``state``."""
+    fallback = bots.choose_action(cards, state, me, rng)
+    if isinstance(fallback, PlaySpecial | DropGroup) or state.turn.actions >= 2:
+        return Choice(fallback)
+    p = state.player(me)
+    plans = bots.plan_attacks(cards, state, p, "normal", weigh=CANDIDATES, least=0.15)
+    if not plans:
+        return Choice(fallback)
+    worlds = [sample(cards, state, me, rng) for _ in range(SAMPLES)]
+    baseline = sum(evaluate(cards, w, me) for w in worlds) / len(worlds)
+    best: tuple[float, Choice] | None = None
+    for plan in plans:
+        slot = p.slot(plan.attack.attacker)
+        budget = (slot.treasury if slot else 0) + p.treasury
+        for spend, upto in money_plans(plan.need, budget, plan):
+            values = [outcome(cards, w, me, plan, spend, upto, rng) for w in worlds]
+            if any(v is None for v in values):
+                break
+            mean = sum(v for v in values if v is not None) / len(values)
+            if best is None or mean > best[0]:
+                best = (mean, Choice(plan.attack, spend, upto))
+    if not state.turn.did_anything and _passing(cards, worlds, me) - baseline > 2 * (
+            (best[0] if best else baseline) - baseline):
+        return Choice(Pass(me))  # 5 MB outweigh the two actions the turn would hold
+    if best is None or best[0] <= baseline:
+        if isinstance(fallback, Attack):
+            return Choice(EndTurn(me) if state.turn.did_anything else Pass(me))
+        return Choice(fallback)
+    return best[1]
