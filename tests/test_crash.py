@@ -55,6 +55,8 @@ MAILS = 520
 KILLS = 55
 SEED = 20240501
 _WARM = "PBEM_CRASH_TEST_WARM"
+HANG = 900.0  # seconds: only a hang takes this long, however loaded the machine
+HERE = Path(__file__).resolve().parent
 ForkServer = multiprocessing.context.ForkServerContext
 _HEADERS = email.parser.BytesHeaderParser(policy=email.policy.default)
 
@@ -144,38 +146,63 @@ def _burst(passwords: dict[str, str], rng: random.Random, count: int) -> list[tu
     return mails
 
 
-def _send_all(port: int, mails: list[tuple[str, str]], done: threading.Event,
-              errors: list[BaseException], allowed: threading.Semaphore) -> None:
-    """Send every mail in order, each again until the daemon answers 250; each mail waits
-    for a permit from ``allowed``, so the burst lasts as long as the killing, however fast
-    the machine."""
-    smtp: smtplib.SMTP | None = None
-    try:
-        for sender, text in mails:
-            allowed.acquire()
-            while True:
-                try:
-                    if smtp is None:
-                        smtp = smtplib.SMTP("127.0.0.1", port, local_hostname="test",
-                                            timeout=30)
-                    smtp.sendmail(sender, ["pbem@localhost"], text.encode())
-                    break
-                except (OSError, smtplib.SMTPException):
-                    if smtp is not None:
-                        smtp.close()
-                    smtp = None
-                    time.sleep(0.01)
-    except BaseException as error:  # reported by the test
-        errors.append(error)
-    finally:
-        if smtp is not None:
-            smtp.close()
-        done.set()
+class _Burst:
+    """The burst's sender: a thread sending every mail in order, each again until the daemon
+    answers 250, as a sending mail server does. Each mail waits for a permit, so the burst
+    lasts as long as the killing, however fast or slow the machine; ``taken`` counts the
+    mails answered 250."""
+
+    def __init__(self, port: int, mails: list[tuple[str, str]]) -> None:
+        self.port, self.mails = port, mails
+        self.taken = 0
+        self.done, self.stop = threading.Event(), threading.Event()
+        self.errors: list[BaseException] = []
+        self._permits = threading.Semaphore(0)
+        self._thread = threading.Thread(target=self._send_all, name="burst", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def allow(self, n: int) -> None:
+        self._permits.release(n)
+
+    def end(self) -> None:
+        """Stop sending (the test is over, or failed) and wait for the thread."""
+        self.stop.set()
+        self._permits.release(len(self.mails))
+        self._thread.join(60)
+
+    def _send_all(self) -> None:
+        smtp: smtplib.SMTP | None = None
+        try:
+            for sender, text in self.mails:
+                self._permits.acquire()
+                while not self.stop.is_set():
+                    try:
+                        if smtp is None:
+                            smtp = smtplib.SMTP("127.0.0.1", self.port, local_hostname="test",
+                                                timeout=60)
+                        smtp.sendmail(sender, ["pbem@localhost"], text.encode())
+                        self.taken += 1
+                        break
+                    except (OSError, smtplib.SMTPException):
+                        if smtp is not None:
+                            smtp.close()
+                        smtp = None
+                        time.sleep(0.01)
+                if self.stop.is_set():
+                    return
+        except BaseException as error:  # reported by the test
+            self.errors.append(error)
+        finally:
+            if smtp is not None:
+                smtp.close()
+            self.done.set()
 
 
 def _listening(port: int) -> bool:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
             return sock.recv(3) == b"220"
     except OSError:
         return False
@@ -196,17 +223,41 @@ def _settled(root: Path) -> bool:
     return not store.inbox() and not store.outbox()
 
 
+def _end(pid: int) -> None:
+    """SIGKILL ``pid`` and the processes it started (a daemon's sending process)."""
+    for each in (*children_of(pid), pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(each, signal.SIGKILL)
+
+
+def _is_fork_server(pid: int) -> bool:
+    try:
+        return b"forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 @pytest.fixture
 def fork_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ForkServer]:
+    """A fork server of this test's own, warmed up; ended, with every process it forked,
+    by their process ids when the test ends, passed or failed."""
     context = multiprocessing.get_context("forkserver")
     assert isinstance(context, multiprocessing.context.ForkServerContext)
     monkeypatch.setenv(_WARM, "1")
-    # Python 3.11's fork server ignores the sys.path it is handed: give it this folder so.
-    here = str(Path(__file__).resolve().parent)
+    # Python 3.11's fork server ignores the sys.path it is handed: give it this folder (the
+    # tests' and their helpers') so.
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [
-        here, os.environ.get("PYTHONPATH")])))
+        str(HERE), os.environ.get("PYTHONPATH")])))
     context.set_forkserver_preload(["test_crash"])
-    yield context
+    before = children_of(os.getpid())
+    try:
+        yield context
+    finally:
+        for server in children_of(os.getpid()) - before:
+            if _is_fork_server(server):  # not multiprocessing's resource tracker
+                for child in children_of(server):
+                    _end(child)
+                _end(server)  # multiprocessing reaps it, and starts another when asked
 
 
 @pytest.fixture
@@ -219,9 +270,12 @@ def roots() -> Iterator[tuple[Path, Path]]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.mark.slow
 def test_sigkill_at_random_moments_loses_and_repeats_nothing(
         fork_server: ForkServer, roots: tuple[Path, Path]) -> None:
+    """It fails only when a mail is lost or doubled, or the game differs from the run never
+    killed; the deadlines only bound a hang (a daemon that never starts or never catches
+    up), however loaded the machine. Each kill comes after the daemon took a mail of the
+    burst in, at a seeded moment after that, so every kill meets a daemon at work."""
     killed, reference = roots
     port = free_port()
     killed.mkdir()
@@ -232,55 +286,62 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(
     mails = _burst(passwords, random.Random(SEED), MAILS)
     (reference / "mails.json").write_text(json.dumps(mails))
 
+    burst = _Burst(port, mails)
     # The uninterrupted run works on its copy alongside (the machine has two cores).
     uninterrupted = fork_server.Process(target=_uninterrupted, args=(str(reference),))
-    uninterrupted.start()
+    daemons: list[multiprocessing.process.BaseProcess] = []
+    try:
+        uninterrupted.start()
+        burst.start()
+        rng = random.Random(SEED)
+        met_a_child = 0
+        began = time.monotonic()
+        for _ in range(KILLS):
+            child = fork_server.Process(target=_serve, args=(str(killed),))
+            daemons.append(child)
+            taken = burst.taken
+            child.start()
+            burst.allow(MAILS // KILLS)
+            assert wait_until(lambda taken=taken, child=child: (
+                burst.taken > taken or not child.is_alive()),
+                              timeout=HANG), "the daemon took no mail in"
+            time.sleep(rng.uniform(0, 0.3))
+            assert child.pid is not None and child.is_alive(), "the daemon died by itself"
+            sending = children_of(child.pid)
+            met_a_child += bool(sending)
+            for pid in ([child.pid, *sending] if rng.random() < 0.5 else [child.pid]):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            child.join()
+            assert child.exitcode == -signal.SIGKILL
+        killing = time.monotonic() - began
+        burst.allow(MAILS)  # the rest of the burst, for the daemon left alone
 
-    done, errors, allowed = threading.Event(), list[BaseException](), threading.Semaphore(0)
-    sender = threading.Thread(target=_send_all, args=(port, mails, done, errors, allowed))
-    sender.start()
-    rng = random.Random(SEED)
-    busy_kills = met_a_child = 0
-    began = time.monotonic()
-    for _ in range(KILLS):
+        # Then one daemon left alone to catch up, and stopped the polite way.
         child = fork_server.Process(target=_serve, args=(str(killed),))
+        daemons.append(child)
         child.start()
-        allowed.release(MAILS // KILLS)
-        time.sleep(rng.uniform(0.05, 0.7))
-        assert child.pid is not None and child.is_alive(), "the daemon died by itself"
-        sending = children_of(child.pid)
-        met_a_child += bool(sending)
-        for pid in ([child.pid, *sending] if rng.random() < 0.5 else [child.pid]):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        child.join()
-        assert child.exitcode == -signal.SIGKILL
-        busy_kills += not _settled(killed) or not done.is_set()
-    killing = time.monotonic() - began
-    allowed.release(MAILS)  # the rest of the burst, for the daemon left alone
-
-    mails_before = Store(killed / "store").snapshot(GAME)
-    progress = mails_before["service"]["steps"] if mails_before else 0
-    # Then one daemon left alone to catch up, and stopped the polite way.
-    child = fork_server.Process(target=_serve, args=(str(killed),))
-    child.start()
-    # Listening means serving, with its SIGTERM handler in place.
-    assert wait_until(lambda: _listening(port), timeout=60), "the daemon did not start"
-    assert done.wait(120), "the burst was not taken in"
-    sender.join()
-    assert not errors, errors
-    assert wait_until(lambda: _settled(killed), timeout=120), "the daemon did not catch up"
-    caught_up = time.monotonic() - began
-    child.terminate()
-    child.join(30)
-    assert child.exitcode == 0
-    uninterrupted.join(180)
-    assert uninterrupted.exitcode == 0
-    print(f"{KILLS} kills in {killing:.1f} s with {progress} steps made; caught up at "
-          f"{caught_up:.1f} s; uninterrupted run done at {time.monotonic() - began:.1f} s; "
-          f"{met_a_child} kills met a child process")
-    assert busy_kills >= 50, f"only {busy_kills} kills met work in progress"
-    assert met_a_child >= 30, f"only {met_a_child} kills met a child"
+        # Listening means serving, with its SIGTERM handler in place.
+        assert wait_until(lambda: _listening(port), timeout=HANG), "the daemon did not start"
+        assert burst.done.wait(HANG), "the burst was not taken in"
+        assert not burst.errors, burst.errors
+        assert wait_until(lambda: _settled(killed), timeout=HANG), "the daemon did not catch up"
+        caught_up = time.monotonic() - began
+        child.terminate()
+        child.join(HANG)
+        assert child.exitcode == 0
+        uninterrupted.join(HANG)
+        assert uninterrupted.exitcode == 0
+        print(f"{KILLS} kills in {killing:.1f} s; caught up at {caught_up:.1f} s; "
+              f"uninterrupted run done at {time.monotonic() - began:.1f} s; "
+              f"{met_a_child} kills met a sending process")
+    finally:
+        burst.end()
+        for process in (*daemons, uninterrupted):
+            if process.pid is not None:
+                _end(process.pid)
+            with contextlib.suppress(ValueError, AssertionError):
+                process.join(HANG)
 
     store, ref_store = Store(killed / "store"), Store(reference / "store")
     cut, whole = Service(store), Service(ref_store)
