@@ -21,9 +21,6 @@ TREES = (ROOT, ROOT.parent / "bench")
 LIBRARY_INTERNALS = {
     # logging gives no public way to a formatter's format, which the child processes copy.
     ("pbem/daemon/children.py", "handler.formatter._fmt"): "logging.Formatter",
-    # The macro fast path calls a Jinja macro's function straight (its docstring says why).
-    ("pbem/reports/templating.py", "__obj._argument_count"): "jinja2.runtime.Macro",
-    ("pbem/reports/templating.py", "__obj._func"): "jinja2.runtime.Macro",
 }
 
 

@@ -105,36 +105,6 @@ def test_one_stop_drops_what_the_reference_drops(text: str) -> None:
     assert render.one_stop(text) == ONE_STOP_REFERENCE.sub(r"\1", text)
 
 
-MACROS = {
-    "m.j2": '{% macro one(a, b="<b>", c=none) %}[{{ a }}|{{ b }}|{{ c }}]{% endmacro %}'
-            '{% macro wrap() %}({{ caller() }}){% endmacro %}'
-            '{% macro rest(a) %}{{ a }}{{ varargs | join }}{{ kwargs | dictsort }}{% endmacro %}',
-    "t.j2": '{% import "m.j2" as m %}{{ m.one("&") }}{{ m.one("x", "<i>") }}'
-            '{{ m.one("x", c=3) }}{{ m.one(b="y", a="z") }}'
-            '{% for i in [1, 2] %}{{ m.one(i) }}{% endfor %}'
-            '{% call m.wrap() %}in{% endcall %}{{ m.rest(1, 2, k=3) }}'
-            '{{ "a,b".split(",") }}',
-}
-
-
-@pytest.mark.parametrize("escaped", [False, True])
-def test_macros_called_the_short_way_give_what_jinja_gives(escaped: bool) -> None:
-    """The context that calls macros straight away: the same output as Jinja's own, with
-    defaults, keywords, loops, call blocks and autoescaping; errors the same too."""
-    def output(context_class: type[jinja2.runtime.Context]) -> list[str]:
-        env = jinja2.Environment(loader=jinja2.DictLoader(MACROS), autoescape=escaped,
-                                 undefined=jinja2.StrictUndefined)
-        env.context_class = context_class
-        with pytest.raises(TypeError) as many:
-            env.from_string('{% import "m.j2" as m %}{{ m.one(1, 2, 3, 4) }}').render()
-        return [env.get_template("t.j2").render(), str(many.value)]
-
-    ours = output(render._MacroCallingContext)
-    assert ours == output(jinja2.runtime.Context)
-    assert ours[0].startswith("[&amp;|&lt;b&gt;|None]" if escaped else "[&|<b>|None]")
-    assert environment().context_class is render._MacroCallingContext
-
-
 def test_a_render_s_fixed_costs_are_paid_once(tmp_path: Path) -> None:
     """A site's template may still call Jinja's globals (range, namespace...); each template
     holds them in a dictionary of its own, not the ChainMap each render would copy. A

@@ -29,6 +29,7 @@ _FOLD = re.compile(r"\r?\n(?=[ \t])|[\r\n]")  # removed to unfold a header, as a
 # One mailbox in its plainest form, "Name <local@domain>" or "local@domain": atoms only, no
 # quotes, comments, dots in the name, groups or lists. The header registry reads it as the
 # address and the name's words joined by one space; anything else goes to the registry.
+# Part of the plain-head shortcut whose figure pbem.mail.body._parse_plain gives.
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
 _PLAIN_ADDRESS = rf"{_ATOM}(?:\.{_ATOM})*@{_ATOM}(?:\.{_ATOM})*"
 _PLAIN_MAILBOX = re.compile(

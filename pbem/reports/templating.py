@@ -17,9 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import jinja2.runtime
-from jinja2.runtime import Macro
-from jinja2.utils import missing
 from markupsafe import Markup, escape
 
 from pbem.orders.format import fold_order
@@ -47,7 +44,6 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
     )
     # Every rendered text, mail or page, has one full stop after a name ending in one.
     env.template_class = _OneStopTemplate
-    env.context_class = _MacroCallingContext
     env.filters["hang"] = hang
     env.filters["fold"] = fold_order
     env.filters["one_stop"] = one_stop
@@ -144,34 +140,6 @@ class _OneStopTemplate(jinja2.Template):
 
     def render(self, *args: Any, **kwargs: Any) -> str:
         return one_stop(super().render(*args, **kwargs))
-
-
-class _MacroCallingContext(jinja2.runtime.Context):
-    """Jinja's context, calling a macro with its arguments given in order (as our templates
-    call them all) straight away: the general path (``Context.call``, ``Macro.__call__``)
-    sorts out keyword arguments, ``caller`` and what the callable takes first, and a mail
-    calls macros a few hundred times. What it does is what the general path does then:
-    the arguments not given are ``missing`` (the macro puts their default), the output is
-    markup when autoescaping."""
-
-    def call(__self, __obj: Callable[..., Any], *args: Any,
-             **kwargs: Any) -> Any:
-        if (type(__obj) is Macro and not (__obj.caller or __obj.catch_kwargs
-                                          or __obj.catch_varargs)
-                and len(args) <= __obj._argument_count and kwargs.keys() <= _SCOPE_ARGUMENTS
-                and not __self.environment.is_async):
-            try:
-                output = __obj._func(*args, *(missing,) * (__obj._argument_count - len(args)))
-            except StopIteration:
-                return __self.environment.undefined(
-                    "value was undefined because a callable raised a StopIteration exception")
-            return Markup(output) if __self.eval_ctx.autoescape else output
-        return super().call(__obj, *args, **kwargs)
-
-
-# The keyword arguments Jinja's compiled code adds to a call, for itself: the variables of
-# the loop or block the call is in (a macro sees only its arguments and the module's names).
-_SCOPE_ARGUMENTS = frozenset({"_loop_vars", "_block_vars"})
 
 
 class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
