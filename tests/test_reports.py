@@ -1,7 +1,7 @@
 """Every mail the service sends: golden files, line length, escaping, overrides, secrecy.
 
 The golden files under ``tests/golden/reports/`` are the mails of a fixed seeded game
-(``test_reports_game``). They change only on purpose: run with ``PBEM_REGENERATE_GOLDEN=1``
+(``test_reports_game``). They change only on purpose: run with ``PBEM_UPDATE_GOLDENS=1``
 to write them again, then read the diff before committing it.
 """
 
@@ -37,7 +37,7 @@ from pbem.service.model import Timing
 
 GOLDEN = Path(__file__).parent / "golden" / "reports"
 TEMPLATES = Path(reports.__file__).parent.parent / "templates"
-REGENERATE = os.environ.get("PBEM_REGENERATE_GOLDEN") == "1"
+REGENERATE = os.environ.get("PBEM_UPDATE_GOLDENS") == "1"
 LANGS = ("en", "fr")
 MAX_LINE = 78
 
@@ -67,9 +67,9 @@ def test_mail_matches_its_golden_file(lang: str, name: str) -> None:
         if REGENERATE:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content, encoding="utf-8")
-        assert path.exists(), f"{path.name} is missing: run with PBEM_REGENERATE_GOLDEN=1"
+        assert path.exists(), f"{path.name} is missing: run with PBEM_UPDATE_GOLDENS=1"
         assert content == path.read_text(encoding="utf-8"), (
-            f"{path.name} changed; if on purpose, regenerate with PBEM_REGENERATE_GOLDEN=1")
+            f"{path.name} changed; if on purpose, regenerate with PBEM_UPDATE_GOLDENS=1")
 
 
 def test_no_golden_file_is_left_over() -> None:
