@@ -19,7 +19,7 @@ reads does).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -169,25 +169,27 @@ def preview(service: Service, game_id: str, now: datetime) -> Preview:
 def edit_money(service: Service, game_id: str, card: str, amount: int, reason: str,
                now: datetime) -> list[Event]:
     """Set the money on a card (any spelling of its name); logged and announced."""
-    with service.step(game_id, now) as step:
-        table = step.table
-        _running(table)
-        _started(table, "the cards are dealt at the start (pbem game start)")
-        name = card_matcher(service.cards).match(card)
-        events = table.do(GmSetMoney(GM, name, amount, reason))
-        _tell_players(table, events)
-    return events
+    return _edit_card(service, game_id, card, now,
+                      lambda table, name: GmSetMoney(GM, name, amount, reason))
 
 
 def edit_move(service: Service, game_id: str, card: str, place: str, reason: str,
               now: datetime) -> list[Event]:
     """Put a card in ``place`` (uncontrolled, dead, deck, discards, hand:PLAYER)."""
+    return _edit_card(service, game_id, card, now, lambda table, name: GmMoveCard(
+        GM, name, _place(table.state, place), reason))
+
+
+def _edit_card(service: Service, game_id: str, card: str, now: datetime,
+               command: Callable[[Table, str], GmSetMoney | GmMoveCard]) -> list[Event]:
+    """One GM edit of a card (any spelling of its name) in a running game: the command
+    ``command`` makes of the card's name, carried out, logged and announced."""
     with service.step(game_id, now) as step:
         table = step.table
         _running(table)
         _started(table, "the cards are dealt at the start (pbem game start)")
         name = card_matcher(service.cards).match(card)
-        events = table.do(GmMoveCard(GM, name, _place(table.state, place), reason))
+        events = table.do(command(table, name))
         _tell_players(table, events)
     return events
 
