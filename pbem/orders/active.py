@@ -70,13 +70,21 @@ def _aids(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
         yield {"aids": aids}, end
 
 
-def _privilege(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
-    end = r.matches(pos, "bavarian")
-    if end is not None:
-        yield {"privilege": "bavarian"}, end
-        return
-    for card, end in r.name(pos, "special", "the special card for privilege", _ATTACK_CLAUSES):
-        yield {"privilege": "card", "privilege_card": card}, end
+def _privilege_until(stops: tuple[str, ...]) -> Clause:
+    """``PRIVILEGE BAVARIAN|<special card>``, the card's name ending at one of ``stops``
+    (the words of the order it belongs to)."""
+    def clause(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+        end = r.matches(pos, "bavarian")
+        if end is not None:
+            yield {"privilege": "bavarian"}, end
+            return
+        for card, end in r.name(pos, "special", "the special card for privilege", stops):
+            yield {"privilege": "card", "privilege_card": card}, end
+
+    return clause
+
+
+_privilege = _privilege_until(_ATTACK_CLAUSES)
 
 
 def _spend(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
@@ -233,15 +241,6 @@ def _with_attacker(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
         yield {"attacker": names[0], "aids": tuple(names[1:])}, end
 
 
-def _play_privilege(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
-    end = r.matches(pos, "bavarian")
-    if end is not None:
-        yield {"privilege": "bavarian"}, end
-        return
-    for card, end in r.name(pos, "special", "the special card for privilege", _PLAY_WORDS):
-        yield {"privilege": "card", "privilege_card": card}, end
-
-
 def _bonus(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
     for name, end in r.name(pos, "card", "the card that gets the 5 MB", _PLAY_WORDS):
         yield {"bonus_to": name}, end
@@ -278,7 +277,7 @@ _PLAY_WORDS = ("on", "with", "privilege", "move", "bonus to", "at")
 _PLAY_TABLES: dict[str, dict[str, Clause]] = {
     "bribery": {"on": _on("group", "group", "the uncontrolled group"), "at": _hang_at},
     "whispering_campaign": {"on": _on("group", "group", "the target group"),
-                            "with": _with_attacker, "privilege": _play_privilege},
+                            "with": _with_attacker, "privilege": _privilege_until(_PLAY_WORDS)},
     "media_campaign": {"on": _on("group", "group", "the dead group")},
     "computer_espionage": {"on": _on("spied", "other", "the player or group")},
     "white_collar_crime": {"move": _moves, "bonus to": _bonus},
