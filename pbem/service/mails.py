@@ -12,11 +12,12 @@ from pbem.engine.events import Event
 from pbem.engine.state import GameState
 from pbem.mail.compose import OutgoingMail, compose, message_id_for
 from pbem.reports import mails as reports
-from pbem.reports.context import ServiceSettings
+from pbem.reports.context import ServiceSettings, moment_facts
 from pbem.reports.mails import Rendered
 from pbem.service.deadlines import offer_due
 from pbem.service.model import GameService, Seat, Timing, parse_iso
 from pbem.service.notices import (
+    Absent,
     Ack,
     AttackResult,
     GameOver,
@@ -215,6 +216,15 @@ def _order_failed(notice: Notice, r: Reader) -> Rendered:
                                 html=r.seat.html)
 
 
+def _absent(notice: Notice, r: Reader) -> Rendered:
+    """An absence set or cancelled, its times in UTC and in the reader's zone."""
+    assert isinstance(notice, Absent)
+    return reports.mail("absence", r.seat.lang, r.site, html=r.seat.html, game=r.state.game,
+                        player=notice.to, data=notice,
+                        start=moment_facts(parse_iso(notice.start), r.seat.tz),
+                        end=moment_facts(parse_iso(notice.end), r.seat.tz))
+
+
 def _from_fields(notice: Notice, r: Reader) -> Rendered:
     """A mail whose template reads the notice's own fields (``data``): help, gm_alert,
     orders_dropped, called_off, eliminated."""
@@ -228,7 +238,7 @@ RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
     AttackResult: _attack_result, TurnReport: _turn_report, StatusReport: _turn_report,
     GameOver: _game_over, Reminder: _reminder, OfferAnswered: _offer_answered,
     PressRelay: _press, HistoryReply: _history, GmNews: _gm_news, StandingOrders: _standing,
-    OrderFailed: _order_failed,
+    OrderFailed: _order_failed, Absent: _absent,
 }
 
 

@@ -45,7 +45,7 @@ from pbem.service.deadlines import next_due, still_quiet, tick
 from pbem.service.directory import Directory, seat_at
 from pbem.service.entries import commands
 from pbem.service.mails import Sender, welcome_settings
-from pbem.service.model import GameService, Seat, Timing, iso
+from pbem.service.model import GameService, Seat, Timing, house_rules, iso
 from pbem.service.notices import Ack, Welcome
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
@@ -112,12 +112,13 @@ class Service:
         for name, _, _ in players:
             names.append(check_player_name(name, names))
         seats = tuple(EngineSeat(name, illuminati) for name, _, illuminati in players)
+        house, options = house_rules(options or {})
         setup = with_options(self.cards, Setup(game_id, seats, seed or secrets.token_hex(32)),
-                             **(options or {}))
+                             **options)
         state, _ = new_game(self.cards, setup)  # validates names, Illuminati and options
         service = GameService(
             seats=tuple(Seat(name, address.lower(), lang=lang) for name, address, _ in players),
-            timing=timing or Timing())
+            timing=timing or Timing(), house=house)
         entries: list[dict[str, Any]] = []
         if note is not None:
             assert now is not None, "a note is logged at a time"
@@ -429,7 +430,9 @@ class Service:
 
     def _authentic(self, service: GameService, seat: Seat, header: Header,
                    mail: InboundMail) -> bool:
-        if not service.started or not self._password_ok(header.password, seat.password_hash):
+        if not service.started or not (
+                self._password_ok(header.password, seat.password_hash) or (
+                    seat.away_hash and self._password_ok(header.password, seat.away_hash))):
             return False
         return not service.timing.require_registered_address or mail.sender == seat.address
 
