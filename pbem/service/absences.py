@@ -16,7 +16,7 @@ so it holds its place in the timeline and the reports' news; the other players a
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from pbem.engine.commands import Pass
@@ -72,10 +72,11 @@ def cancel_absence(table: Table, player: str, located: Located) -> Note:
     return NO_NOTE
 
 
-def cancel(table: Table, player: str, number: int | None) -> tuple[Absence, ...]:
+def cancel(table: Table, player: str, number: int | None, *,
+           by_gm: bool = False) -> tuple[Absence, ...]:
     """Forget absence ``number`` of ``player`` (1: the first listed; None: all), as the
-    player or the game master asks; gives those forgotten. A deadline an absence moved stays
-    where it is."""
+    player or the game master (``by_gm``: the player is told too) asks; gives those
+    forgotten. A deadline an absence moved stays where it is."""
     seat = table.service.seat(player)
     if number is not None and not 1 <= number <= len(seat.absences):
         raise refused("no_absence", number=number)
@@ -84,7 +85,7 @@ def cancel(table: Table, player: str, number: int | None) -> tuple[Absence, ...]
         raise refused("no_absence", number=0)
     _set(table, replace(seat, absences=tuple(a for a in seat.absences if a not in gone)))
     for absence in gone:
-        _logged_and_told(table, player, absence, cancelled=True)
+        _logged_and_told(table, player, absence, cancelled=True, by_gm=by_gm)
     upkeep(table)
     return gone
 
@@ -152,27 +153,31 @@ def _deadline_moved(table: Table) -> None:
         table.service = replace(service, deadline=iso(later), reminded=())
 
 
-def _logged_and_told(table: Table, player: str, absence: Absence, *, cancelled: bool) -> None:
+def _logged_and_told(table: Table, player: str, absence: Absence, *, cancelled: bool,
+                     by_gm: bool = False) -> None:
+    """The GM entry of an absence set or cancelled, and the mail telling the other players
+    and the game master (and the player too, when the game master cancelled it)."""
     start, end = parse_iso(absence.start), parse_iso(absence.end)
-    data: dict[str, Any] = {"seat": player, "start": absence.start, "start_utc": utc_minute(start),
-                            "deadline": absence.end, "deadline_utc": utc_minute(end),
-                            "stand_in": table.service.house.stand_in}
+    rule = table.service.house.stand_in
+    data: dict[str, Any] = {"seat": player, "start": absence.start,
+                            "start_utc": utc_minute(start), "deadline": absence.end,
+                            "deadline_utc": utc_minute(end), "stand_in": rule}
+    if by_gm:
+        data["by_gm"] = True
     table.record("absence_cancelled" if cancelled else "absence", data)
-    for other in table.state.players:
-        if other.name != player and not other.departed:
-            table.notify(Absent(other.name, player, absence.start, absence.end,
-                                table.service.house.stand_in, cancelled))
-    table.notify(Absent("", player, absence.start, absence.end, table.service.house.stand_in,
-                        cancelled))
+    told = [p.name for p in table.state.players
+            if not p.departed and (by_gm or p.name != player)]
+    for name in (*told, ""):
+        table.notify(Absent(name, player, absence.start, absence.end, rule, cancelled, by_gm))
 
 
 def _moment(text: str, tz: str, *, end: bool) -> datetime:
     """A day or a time the player wrote, in their zone; a day alone starts at its midnight,
     and as an absence's end, ends at the next."""
     if "T" in text:
-        return datetime.fromisoformat(text).replace(tzinfo=zone(tz))
+        return datetime.fromisoformat(text).replace(tzinfo=zone(tz)).astimezone(UTC)
     day = date.fromisoformat(text) + timedelta(days=1 if end else 0)
-    return datetime(day.year, day.month, day.day, tzinfo=zone(tz))
+    return datetime(day.year, day.month, day.day, tzinfo=zone(tz)).astimezone(UTC)
 
 
 def _days(span: timedelta) -> int:

@@ -225,6 +225,7 @@ class Absent(Notice):
     end: str
     stand_in: str  # the house rule: "wait", "pass" or "bot"
     cancelled: bool = False
+    by_gm: bool = False  # cancelled by the game master
 
 
 KINDS: dict[str, type[Notice]] = {c.kind: c for c in (
