@@ -141,7 +141,8 @@ def _turn_report(notice: Notice, r: Reader) -> Rendered:
     return reports.turn_report(r.cards, r.state, notice.to, r.news, now=r.now,
                                deadline=r.deadline, offer_deadline=offer_due(r.state, r.service),
                                tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
-                               html=r.seat.html)
+                               html=r.seat.html, short=r.seat.report == "short",
+                               folded=r.seat.folded)
 
 
 def _game_over(notice: Notice, r: Reader) -> Rendered:

@@ -39,7 +39,7 @@ from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
 from pbem.orders.player_names import check_player_name
 from pbem.reports.mails import Problem
 from pbem.reports.refusals import worded
-from pbem.service import bot_seats
+from pbem.service import bot_seats, digest
 from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.deadlines import next_due, still_quiet, tick
 from pbem.service.directory import Directory, seat_at
@@ -395,7 +395,8 @@ class Service:
         withdrew = (any(isinstance(o.order, WithdrawOffer) and o.line in done
                         for o in parsed.orders)
                     and not any(n.to == seat.name for n in table.notices))
-        table.notify(Ack(seat.name, results, warnings, pending, withdrew, mail.reply_to))
+        if withdrew or digest.answered(table, seat.name, parsed, results, warnings, pending):
+            table.notify(Ack(seat.name, results, warnings, pending, withdrew, mail.reply_to))
         self._seal(step, now, mail_id)
 
     def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
@@ -493,6 +494,7 @@ class Service:
     def _seal(self, step: Step, now: datetime, mail_id: str | None = None) -> None:
         """End a step: its number, its notices rendered and composed into mails."""
         table = step.table
+        digest.deliver(table)
         table.in_mail_order()  # then the mails of the bot seats' upkeep, after all others
         bot_seats.upkeep(table, lambda player: self._new_password(table.state.game, player),
                         self.config.password_cost)
