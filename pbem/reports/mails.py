@@ -257,6 +257,7 @@ def turn_report(
     now: datetime, deadline: datetime | None, offer_deadline: datetime | None = None,
     tz: str = "UTC", lang: str = "en", site_dir: Path | None = None, html: bool = True,
     short: bool = False, folded: Sequence[tuple[int, str, str]] = (),
+    absences: Sequence[tuple[datetime, datetime]] = (),
 ) -> Rendered:
     """The full report: what happened, every structure, goals, whose move, odds, order form.
 
@@ -264,7 +265,8 @@ def turn_report(
     answer (the lines to copy) and by when: ``offer_deadline``, when silence declines it.
     The player's view goes with it as a JSON attachment. ``short`` (SET REPORT SHORT) keeps
     in the mail what the reader acts on and attaches the whole report as text; ``folded``
-    are the (line, order, words) of the answers SET MAIL DIGEST left unsent.
+    are the (line, order, words) of the answers SET MAIL DIGEST left unsent; ``absences``
+    the reader's own (SET ABSENCE), numbered as CANCEL ABSENCE counts them.
     """
     seen = position(cards, state, player)
     v = seen.v
@@ -275,7 +277,8 @@ def turn_report(
     words: dict[str, Any] = {
         **ctx, "events": report_events(events, player, tz), "quiet": not events,
         "offer": offer_facts(v, deadline_facts(offer_deadline, now, tz)),
-        "offer_lines": offer_lines(v, ctx["me"]), "folded": tuple(folded)}
+        "offer_lines": offer_lines(v, ctx["me"]), "folded": tuple(folded),
+        "absences": [(moment_facts(start, tz), moment_facts(end, tz)) for start, end in absences]}
     attachments: tuple[Attachment, ...] = (seen.attachment,)
     if short:
         full_name = f"report-{file_safe(v.game)}-{v.seq}.txt"

@@ -142,7 +142,9 @@ def _turn_report(notice: Notice, r: Reader) -> Rendered:
                                deadline=r.deadline, offer_deadline=offer_due(r.state, r.service),
                                tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
                                html=r.seat.html, short=r.seat.report == "short",
-                               folded=r.seat.folded)
+                               folded=r.seat.folded,
+                               absences=[(parse_iso(a.start), parse_iso(a.end))
+                                         for a in r.seat.absences])
 
 
 def _game_over(notice: Notice, r: Reader) -> Rendered:

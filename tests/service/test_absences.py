@@ -75,6 +75,9 @@ def test_the_limits_of_the_game_and_cancelling(room: Mailroom) -> None:
     assert "Alice is no longer away" in room.to("Bob", out)[0].text
     assert [a.start for a in room.record().seat("Alice").absences] == [
         "2026-12-07T00:00:00+00:00"]
+    out = room.orders("Alice", "STATUS")  # her reports list her absences, numbered
+    assert ("YOUR ABSENCES\n-------------\n"
+            "- 1. from 2026-12-07 00:00 UTC to 2026-12-08 00:00 UTC") in out[1].text
     room.check("absence_limits")
 
 
