@@ -43,7 +43,8 @@ def upkeep(table: Table, new_password: Callable[[str], str], cost: int) -> None:
             password = new_password(seat.name)
             _set(table, replace(seat, bot_password="",
                                 password_hash=hash_password(password, cost=cost)))
-            table.notify(Welcome(seat.name, password, welcome_settings(table.service.timing)))
+            settings = welcome_settings(table.service.timing, table.service.house)
+            table.notify(Welcome(seat.name, password, settings))
 
 
 def prompt(table: Table, player: str) -> None:

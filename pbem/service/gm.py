@@ -378,7 +378,8 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
                                          "address": address.lower(), "old_address": old,
                                          "reason": reason})
         if password:
-            table.notify(Welcome(now_called, password, welcome_settings(table.service.timing)))
+            settings = welcome_settings(table.service.timing, table.service.house)
+            table.notify(Welcome(now_called, password, settings))
         _tell_players(table, events, event)
         step.drop(_superseded(service, table, old))
     return password

@@ -15,7 +15,7 @@ from pbem.reports import mails as reports
 from pbem.reports.context import ServiceSettings, moment_facts
 from pbem.reports.mails import Rendered
 from pbem.service.deadlines import offer_due
-from pbem.service.model import GameService, Seat, Timing, parse_iso
+from pbem.service.model import GameService, HouseRules, Seat, Timing, parse_iso
 from pbem.service.notices import (
     Absent,
     Ack,
@@ -50,10 +50,17 @@ class Sender:
     gm_tz: str = "UTC"
 
 
-def welcome_settings(timing: Timing) -> ServiceSettings:
-    """The service's options the welcome mail lists, as numbers: its templates word them."""
+def welcome_settings(timing: Timing, house: HouseRules | None = None) -> ServiceSettings:
+    """The service's options the welcome mail lists, as numbers: its templates word them.
+    The house rules are listed when the game changed any from the defaults."""
+    house = house or HouseRules()
     return ServiceSettings(orders_hours=timing.orders_hours,
-                           response_hours=timing.response_hours)
+                           response_hours=timing.response_hours,
+                           house_changed=house != HouseRules(), press=house.press,
+                           press_in_attack=house.press_in_attack,
+                           absence_days=house.absence_days,
+                           absence_days_per_game=house.absence_days_per_game,
+                           stand_in=house.stand_in)
 
 
 @dataclass(frozen=True)

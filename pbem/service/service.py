@@ -149,7 +149,7 @@ class Service:
             # The welcome comes first, but shows the first turn begun and its deadline.
             for seat in seats:
                 table.notify(Welcome(seat.name, passwords[seat.name],
-                                     welcome_settings(table.service.timing)))
+                                     welcome_settings(table.service.timing, table.service.house)))
         return passwords
 
     def set_bot(self, game_id: str, player: str, on: bool, now: datetime,

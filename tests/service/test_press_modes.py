@@ -21,6 +21,10 @@ def room(tmp_path: Path) -> Mailroom:
     return Mailroom(tmp_path)
 
 
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
 def no_address(mails: list[Out], address: str = "alice@example.org") -> None:
     """No part of any mail (headers, text, HTML) shows the writer's address, but their own."""
     for mail in mails:
@@ -42,6 +46,9 @@ def test_grey_press_reaches_its_readers_unsigned(room: Mailroom) -> None:
     assert to_carol[0].subject == "[illu] Press, unsigned (Carol)"
     assert "A player sends this to every player of illu" in to_carol[0].text
     assert "not told who wrote it" in to_carol[0].text
+    welcome = room.to("Alice")[0]
+    assert "Press: unsigned (grey): readers are not told who wrote it." in flat(welcome.text)
+    assert "Absences (SET ABSENCE): at most 14 days each, 28 in all" in flat(welcome.text)
     assert to_bob[0].subject == "[illu] Message anonyme (Bob)"
     assert "anonymes" in to_bob[0].text
     no_address(room.outgoing)
