@@ -294,16 +294,16 @@ def turn_report(
 def game_over(
     cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
     now: datetime, tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
-    html: bool = True,
+    html: bool = True, folded: Sequence[tuple[int, str, str]] = (),
 ) -> Rendered:
     """The end: winners or why it stopped, final structures, the revealed seed and how to
-    check every roll against the commitment."""
+    check every roll against the commitment; ``folded`` as for ``turn_report``."""
     seen = position(cards, state, player)
     if seen.v.seed is None:
         raise ValueError("the game is not over: its seed is still secret")
     ctx = _game_context(seen, now, None, tz)
     return mail("game_over", lang, site_dir, html=html, **ctx,
-                events=report_events(events, player, tz))
+                events=report_events(events, player, tz), folded=tuple(folded))
 
 
 def gm_announcement(

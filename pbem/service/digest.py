@@ -19,7 +19,7 @@ from dataclasses import replace
 from pbem.orders.model import Help, History, Odds, ParsedOrders, SetMail, StandingList, Status
 from pbem.reports.mails import OrderResult
 from pbem.service.model import GameService, Seat
-from pbem.service.notices import AttackResult, Notice, StatusReport, TurnReport
+from pbem.service.notices import AttackResult, GameOver, Notice, StatusReport, TurnReport
 from pbem.service.table import Table
 
 __all__ = ["ASKS", "answered", "deliver"]
@@ -60,7 +60,7 @@ def deliver(table: Table) -> None:
         if isinstance(notice, AttackResult) and notice.attacker != notice.to:
             continue
         current = table.service.seat(notice.to)
-        if isinstance(notice, TurnReport | StatusReport) and current.folded:
+        if isinstance(notice, TurnReport | StatusReport | GameOver) and current.folded:
             shown = notice.service
             assert shown is not None
             seats = tuple(replace(s, folded=current.folded) if s.name == notice.to else s

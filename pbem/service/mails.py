@@ -156,7 +156,8 @@ def _turn_report(notice: Notice, r: Reader) -> Rendered:
 
 def _game_over(notice: Notice, r: Reader) -> Rendered:
     return reports.game_over(r.cards, r.state, notice.to, r.news, now=r.now, tz=r.seat.tz,
-                             lang=r.seat.lang, site_dir=r.site, html=r.seat.html)
+                             lang=r.seat.lang, site_dir=r.site, html=r.seat.html,
+                             folded=r.seat.folded)
 
 
 def _reminder(notice: Notice, r: Reader) -> Rendered:

@@ -13,7 +13,7 @@ import pytest
 from transcripts.harness import Mailroom
 
 from pbem.service import gm
-from pbem.service.history import read_game, timeline_text
+from pbem.service.history import read_game, replay_difference, timeline_text
 
 PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed makes Carol play first
 
@@ -43,8 +43,9 @@ def test_a_deadline_in_an_absence_waits_for_its_end(room: Mailroom) -> None:
     assert room.state().active_player.name == "Carol"
     room.tick(days=1, hours=11)  # 2026-12-04 23:05 UTC: the absence is over
     assert room.state().active_player.name == "Alice"
-    text = timeline_text(room.service.cards, read_game(room.store.inner, "illu"))
-    assert "Carol is away from" in text
+    game = read_game(room.store.inner, "illu")
+    assert "Carol is away from" in timeline_text(room.service.cards, game)
+    assert replay_difference(room.service.cards, game) is None  # GM entries and all
     room.check("absence_wait")
 
 
