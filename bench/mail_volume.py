@@ -81,14 +81,12 @@ def measure(games: int, players: int, setting: tuple[str, ...]) -> dict[str, Any
     }
 
 
-def main() -> None:
-    games = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    players = int(sys.argv[2]) if len(sys.argv) > 2 else 4
-    out = {"games": games, "players": players, "victory_groups": 8,
-           "settings": {name: measure(games, players, lines)
-                        for name, lines in SETTINGS.items()}}
-    print(json.dumps(out, indent=2))
+def run(games: int = 3, players: int = 4) -> dict[str, Any]:
+    """Every setting's figures, as ``bench/run.py`` gathers them."""
+    return {"games": games, "players": players, "victory_groups": 8,
+            "settings": {name: measure(games, players, lines)
+                         for name, lines in SETTINGS.items()}}
 
 
 if __name__ == "__main__":
-    main()
+    print(json.dumps(run(*map(int, sys.argv[1:3])), indent=2))

@@ -10,7 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from transcripts.harness import Mailroom
+from transcripts.harness import SEED, START, Mailroom
+
+from pbem.service.bot_games import play_game
+from pbem.service.service import Service, ServiceConfig
+from pbem.store.memory import MemoryStore
 
 PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed makes Carol play first
 STANDING = ("STANDING DEFEND ANY UPTO 3", "STANDING NEVER INTERFERE")
@@ -77,3 +81,23 @@ def test_short_reports_attach_the_rest(room: Mailroom) -> None:
     assert "OTHER PLAYERS" in carol.text  # a full report for who did not ask
     assert len(alice.text.splitlines()) < len(full.splitlines()) * 2 / 3
     room.check("fewer_mails_short")
+
+
+def test_bots_play_the_same_game_on_fewer_mails(tmp_path: Path) -> None:
+    """Nothing is missed: mail-bots that read only what DIGEST and SHORT send them (and the
+    JSON view) play the very game they play on full mail, with fewer mails and lines."""
+    games = {}
+    for setting in ((), ("SET MAIL DIGEST", "SET REPORT SHORT")):
+        service = Service(MemoryStore(), ServiceConfig(password_cost=4))
+        names = [(f"bot{i}", f"bot{i}@example.org") for i in range(3)]
+        played = play_game(service, "same", names, start=START, seed=SEED,
+                           options={"victory_groups": 6}, keep_mail=True,
+                           first_lines=setting)
+        assert service.replay_check("same")
+        log = [e.get("command") for e in service.store.log("same")]
+        lines = sum(len(raw.splitlines()) for raw in played.outbox)
+        games[setting] = (played.outcome, played.winners, played.turns, log,
+                          len(played.outbox), lines)
+    full, fewer = games.values()
+    assert full[0] == "victory" and full[:4] == fewer[:4]
+    assert fewer[4] < full[4] * 0.75 and fewer[5] < full[5]
