@@ -164,6 +164,9 @@ def end_overdue_turn(table: Table) -> bool:
 
 
 def _miss(table: Table, player: str) -> None:
+    """Count a missed deadline, unless the player said they would be away then."""
+    if absences.absent_at(table.service.seat(player), table.now) is not None:
+        return
     limit = table.service.timing.miss_limit
     seats = []
     for s in table.service.seats:

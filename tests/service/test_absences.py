@@ -93,6 +93,10 @@ def test_a_turn_begun_in_an_absence_passes_at_once(room: Mailroom) -> None:
     assert state.active_player.name == "Bob"  # Alice's turn passed in the same step
     assert state.player("Alice").treasury > money
     assert room.record().seat("Alice").misses == 0
+    room.orders("Bob", "SET ABSENCE 2026-12-01 TO 2026-12-05")  # his turn's deadline in it
+    room.tick(days=4)  # it passes at the deadline, as the turn began before the absence
+    assert room.state().active_player.name == "Carol"
+    assert room.record().seat("Bob").misses == 0
 
 
 def test_a_bot_stands_in_and_the_player_comes_back(room: Mailroom) -> None:
