@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from test_cli_gm import run
-from test_history import CARDS, SEED, simulated_store
+from gm_cli import run
+from stored_games import CARDS, SEED, simulated_store
 
 from pbem.archive.build import build_game, build_index, game_ids, game_language
 from pbem.archive.chart import line_chart
@@ -389,7 +389,7 @@ def test_a_box_that_scrolls_is_reached_by_the_keyboard_and_named(
         finished_site: tuple[Path, history.GameFile]) -> None:
     """A table or picture wider than a phone scrolls in its box; a keyboard must reach the
     box to scroll it (WCAG 2.1.1), and a screen reader name it: each such box is a region
-    with a name, in the tab order. (tests/test_archive_browser.py checks it in Chromium.)"""
+    with a name, in the tab order. (tests/archive/test_archive_browser.py checks it in Chromium.)"""
     site, _ = finished_site
     boxes = 0
     for page in sorted(site.rglob("*.html")):

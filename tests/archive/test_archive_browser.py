@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_history import CARDS, SEED, T0, simulated_store
+from stored_games import CARDS, SEED, T0, simulated_store
+from support import REPO
 
 from pbem.archive.build import build_game, build_index
 from pbem.archive.chart import line_chart
@@ -27,7 +28,7 @@ from pbem.service.service import Service
 from pbem.store import Store
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+ARTIFACTS = REPO / "test-artifacts"
 WIDTH, HEIGHT = 1280, 2400
 TIMEOUT = 90  # seconds; a first start on a cold machine is slow
 

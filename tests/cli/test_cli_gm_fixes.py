@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_cli_gm import (
+from gm_cli import (
     PAST_DEADLINE,
     START,
     assert_replays,
@@ -18,7 +18,7 @@ from test_cli_gm import (
     text_of,
     to,
 )
-from test_history import simulated_store
+from stored_games import simulated_store
 
 from pbem.store import Store
 

@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support import REPO
 
 from pbem.cli.daemon import run
 from pbem.daemon.config import ListenerSettings, load_config
 from pbem.errors import ConfigError
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def write(folder: Path, text: str) -> Path:

@@ -43,8 +43,9 @@ from pathlib import Path
 
 import pytest
 from clocks import pinned
+from daemons import GAME, new_game
 from servers import children_of, free_port, sent_message_ids, wait_until
-from test_daemon import GAME, new_game
+from support import TESTS
 
 from pbem.daemon.config import load_config
 from pbem.daemon.server import Daemon
@@ -244,10 +245,10 @@ def fork_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[ForkServer]:
     context = multiprocessing.get_context("forkserver")
     assert isinstance(context, multiprocessing.context.ForkServerContext)
     monkeypatch.setenv(_WARM, "1")
-    # Python 3.11's fork server ignores the sys.path it is handed: give it this folder (the
-    # tests' and their helpers') so.
+    # Python 3.11's fork server ignores the sys.path it is handed: give it this test's folder
+    # and the tests' (their helpers') so.
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [
-        str(HERE), os.environ.get("PYTHONPATH")])))
+        str(HERE), str(TESTS), os.environ.get("PYTHONPATH")])))
     context.set_forkserver_preload(["test_crash"])
     before = children_of(os.getpid())
     try:

@@ -17,19 +17,19 @@ from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 
-from servers import Account, Dovecot, children_of, free_port, sent_message_ids, wait_until
-from test_daemon import (
-    REPO,
-    _port_answers,
+from daemons import (
     configure,
     delivered,
     imap_section,
     maildir,
     new_game,
     order_mail,
+    port_answers,
     send,
     serving,
 )
+from servers import Account, Dovecot, children_of, free_port, sent_message_ids, wait_until
+from support import REPO
 
 from pbem.daemon.config import DaemonConfig
 from pbem.daemon.server import Daemon
@@ -75,7 +75,7 @@ def _pbem_run(folder: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     children: set[int] = set()
     try:
-        assert wait_until(lambda: _port_answers(port), timeout=30), "the daemon did not listen"
+        assert wait_until(lambda: port_answers(port), timeout=30), "the daemon did not listen"
         children = children_of(process.pid)
         yield process
     finally:

@@ -14,8 +14,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from clocks import Clock
+from daemons import imap_config, new_game, order_mail, serving
 from servers import Account, Dovecot, SmtpCatcher, dovecot_binary, sent_message_ids, wait_until
-from test_daemon import Clock, imap_config, new_game, order_mail, serving
 
 from pbem.daemon.config import DaemonConfig
 from pbem.daemon.server import Daemon

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import csv
-import os
 import re
 from pathlib import Path
 
 import pytest
+from support import REFERENCE
 
 from pbem.engine.carddata import default_card_file, load_cardset, media_groups
 from pbem.engine.cards import (
@@ -24,9 +24,6 @@ from pbem.engine.cards import (
 )
 from pbem.errors import CardDataError
 
-# shared/ lies beside the checkout (here and in CI): <checkout>/../shared/reference.
-REFERENCE = Path(os.environ.get(
-    "PBEM_REFERENCE", Path(__file__).resolve().parents[2] / "shared" / "reference"))
 needs_reference = pytest.mark.skipif(
     not REFERENCE.is_dir(), reason=f"reference data not found at {REFERENCE} (set PBEM_REFERENCE)"
 )

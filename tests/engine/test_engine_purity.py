@@ -6,8 +6,9 @@ import ast
 from pathlib import Path
 
 import pytest
+from support import REPO
 
-ENGINE = Path(__file__).resolve().parent.parent / "pbem" / "engine"
+ENGINE = REPO / "pbem" / "engine"
 FORBIDDEN = {
     "random", "time", "datetime", "os", "io", "socket", "subprocess", "pathlib", "shutil",
     "tempfile", "urllib", "http", "smtplib", "imaplib", "email", "logging", "sqlite3",

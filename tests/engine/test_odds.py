@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 from factory import BAVARIA, DISCORDIA, GNOMES, free, game, money, place
-from test_reports_game import CARDS, DEADLINE, NOW, first, steps
+from scripted_game import CARDS, DEADLINE, NOW, first, steps
 
 from pbem.engine.breakdown import success_chance
 from pbem.engine.commands import Attack

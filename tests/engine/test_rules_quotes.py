@@ -16,10 +16,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from support import REFERENCE, TESTS
 
-TESTS = Path(__file__).resolve().parent
-# shared/ lies beside the checkout (here and in CI): <checkout>/../shared/reference.
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 SOURCES = {
     "rulebook-en": REFERENCE / "rules" / "rulebook-en.txt",
     "summary-en": REFERENCE / "rules" / "summary-en.txt",
@@ -64,7 +62,7 @@ def quoted(source: str, quote: str) -> bool:
 def rule_tests() -> list[tuple[str, str]]:
     """(test id, docstring) of every test function in the rule-case files."""
     out = []
-    for path in sorted(TESTS.glob("test_rules_*.py")):
+    for path in sorted(TESTS.rglob("test_rules_*.py")):
         if path.name == Path(__file__).name:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -5,14 +5,14 @@ from __future__ import annotations
 import email
 import email.message
 import email.policy
-from pathlib import Path
 
 import pytest
+from support import TESTS
 
 from pbem.mail.automatic import automatic_reason, null_sender
 from pbem.mail.envelope import first_headers
 
-MAILS = Path(__file__).parent / "mails"
+MAILS = TESTS / "mails"
 
 PLAIN = """From: Alice Smith <alice@example.org>
 To: illuminati@pbem.example.org

@@ -11,23 +11,22 @@ import email
 import email.message
 import email.policy
 import json
-import os
 import quopri
 import smtplib
 import socket
 from datetime import UTC, datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
+from support import TESTS, check_golden
 
 from pbem.mail.automatic import automatic_reason
 from pbem.mail.compose import OutgoingMail, compose, message_id_for
 from pbem.mail.envelope import first_headers
 from pbem.mail.inbound import parse_mail
 
-GOLDEN = Path(__file__).parent / "mails" / "out" / "report.eml"
+GOLDEN = TESTS / "mails" / "out" / "report.eml"
 WHEN = datetime(2025, 6, 2, 21, 0, tzinfo=UTC)
 LONG_LINE = ("Breakdown: Bavarian Illuminati power 10 + Gun Lobby transferable 1 - Trekkies "
              "resistance 4 + 4 MB spent (+4) - 2 MB spent by the defender (-4) = 7; "
@@ -241,11 +240,7 @@ def test_dates_keep_their_offset() -> None:
 
 def test_golden_report() -> None:
     raw = compose(report())
-    if os.environ.get("PBEM_UPDATE_GOLDENS") == "1":
-        GOLDEN.parent.mkdir(exist_ok=True)
-        GOLDEN.write_bytes(raw)
-        pytest.skip("golden rewritten; review the diff")
-    assert raw == GOLDEN.read_bytes()
+    check_golden(GOLDEN, raw)
 
 
 # --- round trips -------------------------------------------------------------------------

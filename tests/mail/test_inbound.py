@@ -1,7 +1,7 @@
 """Inbound mail: golden raw mails from real clients' shapes, unit cases, and fuzzing.
 
 Regenerate the goldens only on purpose:
-``PBEM_UPDATE_GOLDENS=1 .venv/bin/pytest tests/test_inbound.py`` rewrites every
+``PBEM_UPDATE_GOLDENS=1 .venv/bin/pytest tests/mail/test_inbound.py`` rewrites every
 ``tests/mails/NAME.expected.json`` from the current output (keeping its ``call``
 arguments); review the diff before committing it.
 """
@@ -9,7 +9,6 @@ arguments); review the diff before committing it.
 from __future__ import annotations
 
 import json
-import os
 import random
 import time
 from datetime import UTC, datetime, timedelta, timezone
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import REGENERATE, REGENERATE_GOLDENS, TESTS
 
 from pbem.errors import MailFormatError
 from pbem.mail.inbound import (
@@ -30,9 +30,8 @@ from pbem.mail.inbound import (
     redact_passwords,
 )
 
-MAILS = Path(__file__).parent / "mails"
+MAILS = TESTS / "mails"
 GOLDENS = sorted(MAILS.glob("*.eml"))
-UPDATE = os.environ.get("PBEM_UPDATE_GOLDENS") == "1"
 
 
 def as_json(mail: InboundMail) -> dict[str, Any]:
@@ -82,12 +81,12 @@ def test_golden_mail(path: Path) -> None:
         actual: dict[str, Any] = as_json(parse_mail(path.read_bytes(), **call))
     except MailFormatError as exc:
         actual = {"error": type(exc).__name__, "message": str(exc)}
-    if UPDATE:
+    if REGENERATE:
         expected_path.write_text(
             json.dumps({**({"call": call} if call else {}), **actual}, indent=2,
                        ensure_ascii=False) + "\n", "utf-8")
         pytest.skip("golden rewritten; review the diff")
-    assert expected, f"{expected_path.name} is missing: run with PBEM_UPDATE_GOLDENS=1"
+    assert expected, f"{expected_path.name} is missing: run with {REGENERATE_GOLDENS}=1"
     if "error" in expected:
         assert actual.get("error") == expected["error"], actual
         assert expected["message"] in actual["message"]

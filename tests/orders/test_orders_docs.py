@@ -8,16 +8,16 @@ must each be reported as an error.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from support import REPO
 
 from pbem.engine.carddata import load_cardset
 from pbem.orders import ORDER_FORMS, parse_orders
 
 CARDS = load_cardset()
 PLAYERS = ("Alice", "Bob", "Carol")
-DOC = Path(__file__).resolve().parent.parent / "docs" / "orders.md"
+DOC = REPO / "docs" / "orders.md"
 _BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 

@@ -21,14 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from test_reports_game import CARDS, DEADLINE, NOW, first, steps
+from scripted_game import CARDS, DEADLINE, NOW, first, steps
+from support import REPO
 
 from pbem.engine.view import view
 from pbem.mail.compose import OutgoingMail, compose
 from pbem.reports import mails as reports
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+ARTIFACTS = REPO / "test-artifacts"
 WIDTH, HEIGHT = 1100, 3000
 TIMEOUT = 90  # seconds; a first start on a cold machine is slow
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_reports_game import CARDS, steps
+from scripted_game import CARDS, steps
 
 from pbem.engine.codec import to_json
 from pbem.engine.view import view

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_orders_roundtrip import orders
+from order_strategies import orders
 
 from pbem.engine.carddata import load_cardset
 from pbem.engine.events import event_of

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mailrooms import french_room, refusals_said
 from transcripts.harness import Mailroom
 
 import pbem
@@ -68,35 +69,12 @@ def test_every_thing_and_place_the_parser_names_is_french() -> None:
     assert english == []
 
 
-def _french_room(tmp_path: Path) -> Mailroom:
-    room = Mailroom(tmp_path)
-    room.new_game("illu", [("Alice", "The Network"), ("Bob", "The Gnomes of Zurich")])
-    room.orders("Alice", "SET LANGUAGE FR")
-    return room
-
-
-def _refusals(text: str) -> list[str]:
-    """The reasons and suggestions of an acknowledgement, one line each (no-break spaces
-    read as spaces)."""
-    said: list[str] = []
-    going = False
-    for line in text.replace("\xa0", " ").splitlines():
-        if line.strip().startswith(("REFUS", "Essayez", "Try")):
-            said.append(line.strip())
-            going = True
-        elif going and line.startswith("    ") and not line.startswith("    OK"):
-            said[-1] += " " + line.strip()
-        else:
-            going = False
-    return said
-
-
 def test_a_french_player_reads_the_refusals_of_the_rules_in_french(tmp_path: Path) -> None:
     """rulebook-en: "Drop a group. [...] Remove any group from your Power Structure": a card
     not in the writer's structure cannot be dropped; and money paid must be there."""
-    room = _french_room(tmp_path)
+    room = french_room(tmp_path)
     ack = room.orders("Alice", "DROP Feminists", "GIVE 99 MB TO Bob")[0]
-    assert _refusals(ack.text) == [
+    assert refusals_said(ack.text) == [
         "REFUSÉ : Feminists n'est pas dans la structure de pouvoir d'Alice",
         "REFUSÉ : The Network n'a que 18 MB, pas 99",
         "Essayez : dépensez au plus 18 MB",
@@ -107,11 +85,11 @@ def test_a_french_player_reads_why_a_line_cannot_be_read_in_french(tmp_path: Pat
     """An unknown card name with its "did you mean", a misspelt order word, an order the
     parser does not know, a card's order missing a part: the reason and the suggestion in
     French, the names as printed."""
-    room = _french_room(tmp_path)
+    room = french_room(tmp_path)
     ack = room.orders("Alice", "ATTACK The Network CONTROL Feminsts", "ATACK The Network",
                       "TRANSFER -3 FROM The Network TO Feminists", "FLY TO THE MOON",
                       "PLAY Bribery")[0]
-    assert _refusals(ack.text) == [
+    assert refusals_said(ack.text) == [
         "REFUSÉ : nom de groupe inconnu : 'Feminsts'",
         "Essayez : vouliez-vous dire : Feminists ?",
         "REFUSÉ : ordre inconnu 'ATACK'",
@@ -132,7 +110,7 @@ def test_an_english_player_keeps_the_english_refusals(tmp_path: Path) -> None:
     room = Mailroom(tmp_path)
     room.new_game("illu", [("Alice", "The Network"), ("Bob", "The Gnomes of Zurich")])
     ack = room.orders("Alice", "DROP Feminists", "DROP Feminsts")[0]
-    assert _refusals(ack.text) == [
+    assert refusals_said(ack.text) == [
         "REFUSED: Feminists is not in Alice's power structure",
         "REFUSED: unknown group name: 'Feminsts'",
         "Try: did you mean: Feminists?",
@@ -143,7 +121,7 @@ def test_a_french_player_whose_start_line_cannot_be_read_is_told_why_in_french(
         tmp_path: Path) -> None:
     """A player's name the game does not know, on the start line: the whole mail is refused,
     and the postmaster says why and what was meant in the writer's language."""
-    room = _french_room(tmp_path)
+    room = french_room(tmp_path)
     room.at(hours=2)  # the postmaster answers an address at most once an hour
     (unread,) = room.orders("Alicia", "STATUS", game="illu", address=room.addresses["Alice"])
     text = unread.text.replace("\xa0", " ")
@@ -155,7 +133,7 @@ def test_a_french_player_whose_mail_holds_no_orders_is_told_why_in_french(
     """A mail with no start line cannot be read at all: the postmaster's reason and what to
     send instead are the mail catalogue's, in the writer's language (once English whatever
     the reader's)."""
-    room = _french_room(tmp_path)
+    room = french_room(tmp_path)
     room.at(hours=2)  # the postmaster answers an address at most once an hour
     (unread,) = room.mail("Alice", "> GAME illu PLAYER Alice PASSWORD x\nhello")
     text = unread.text.replace("\xa0", " ")

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markupsafe import Markup
-from test_reports_game import CARDS, DEADLINE, NOW, first, steps, turn_of
+from scripted_game import CARDS, DEADLINE, NOW, first, steps, turn_of
 
 from pbem.engine.events import event_of
 from pbem.reports import mails as reports

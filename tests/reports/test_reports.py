@@ -1,25 +1,24 @@
 """Every mail the service sends: golden files, line length, escaping, overrides, secrecy.
 
 The golden files under ``tests/golden/reports/`` are the mails of a fixed seeded game
-(``test_reports_game``). They change only on purpose: run with ``PBEM_UPDATE_GOLDENS=1``
+(``tests/scripted_game.py``). They change only on purpose: run with ``PBEM_UPDATE_GOLDENS=1``
 to write them again, then read the diff before committing it.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import astuple, dataclass, replace
 from datetime import timedelta
-from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
 import jinja2
 import pytest
 from factory import BAVARIA, GNOMES, chain, game
-from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, mails, steps, turn_of
+from scripted_game import CARDS, DEADLINE, GAME, NOW, first, rendered, steps, turn_of
+from support import TEMPLATES, TESTS, check_golden
 
 from pbem.engine.codec import from_json
 from pbem.engine.commands import GmMoveCard, OfferGroup
@@ -35,16 +34,9 @@ from pbem.reports.templating import render
 from pbem.service.mails import welcome_settings
 from pbem.service.model import Timing
 
-GOLDEN = Path(__file__).parent / "golden" / "reports"
-TEMPLATES = Path(reports.__file__).parent.parent / "templates"
-REGENERATE = os.environ.get("PBEM_UPDATE_GOLDENS") == "1"
+GOLDEN = TESTS / "golden" / "reports"
 LANGS = ("en", "fr")
 MAX_LINE = 78
-
-
-@cache
-def rendered(lang: str) -> dict[str, Rendered]:
-    return dict(mails(lang))
 
 
 def all_mails() -> list[tuple[str, str]]:
@@ -63,13 +55,7 @@ def test_mail_matches_its_golden_file(lang: str, name: str) -> None:
     """The text and HTML of each mail of the scripted game are exactly the golden files."""
     mail = rendered(lang)[name]
     for suffix, content in (("txt", golden_text(mail)), ("html", mail.html)):
-        path = GOLDEN / f"{name}.{lang}.{suffix}"
-        if REGENERATE:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content, encoding="utf-8")
-        assert path.exists(), f"{path.name} is missing: run with PBEM_UPDATE_GOLDENS=1"
-        assert content == path.read_text(encoding="utf-8"), (
-            f"{path.name} changed; if on purpose, regenerate with PBEM_UPDATE_GOLDENS=1")
+        check_golden(GOLDEN / f"{name}.{lang}.{suffix}", content)
 
 
 def test_no_golden_file_is_left_over() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 from factory import CARDS, GNOMES, money, need, of_kind
-from test_service_flow import NOW, mail, position, table
+from tables import NOW, mail, position, table
 
 from pbem.engine.bidding import defence_to_stop
 from pbem.engine.state import GameState

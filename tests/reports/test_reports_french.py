@@ -12,8 +12,8 @@ import email.policy
 import re
 from dataclasses import replace
 
-from test_reports import TEMPLATES, rendered
-from test_reports_game import CARDS, DEADLINE, GAME, NOW, first, steps
+from scripted_game import CARDS, DEADLINE, GAME, NOW, first, rendered, steps
+from support import TEMPLATES
 
 from pbem.engine.events import event_of
 from pbem.reports import mails as reports

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-from test_reports_game import CARDS, DEADLINE, NOW, steps
+from scripted_game import CARDS, DEADLINE, NOW, steps
 
 from pbem.engine.view import view
 from pbem.reports import mails as reports

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from factory import BAVARIA, GNOMES, chain, game
-from test_reports_game import CARDS, DEADLINE, NOW, mails
+from scripted_game import CARDS, DEADLINE, NOW, mails
 
 from pbem.engine import breakdown as breakdown_module
 from pbem.engine.commands import OfferGroup

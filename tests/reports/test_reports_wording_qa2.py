@@ -12,8 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 from factory import BAVARIA, GNOMES, chain, game
-from test_refusals_french import _french_room, _refusals
-from test_reports_game import CARDS, DEADLINE, NOW, first, steps, turn_of
+from mailrooms import french_room, refusals_said
+from scripted_game import CARDS, DEADLINE, NOW, first, steps, turn_of
 from transcripts.harness import Mailroom
 
 from pbem.cli.gm_text import preview_text
@@ -95,10 +95,10 @@ def test_french_refusals_elide_de_and_join_usage_forms_with_ou(tmp_path: Path) -
     """QA: "plus d'un nom de Illuminati ou groupe correspond" (de before a vowel is d'), and
     "GIVE CARD <special card> TO <player> or GIVE <group> TO <player>" in a French hint:
     the alternative forms of an order are joined by the reader's language."""
-    room = _french_room(tmp_path)
+    room = french_room(tmp_path)
     ack = room.orders("Alice", "GIVE Bob", "ODDS C CONTROL Feminists",
                       "TRANSFER 1 FROM Thee TO Feminists")[0]
-    said = _refusals(ack.text)
+    said = refusals_said(ack.text)
     assert ("Essayez : écrivez-le ainsi : GIVE <n> MB TO <player>, GIVE CARD <special card> "
             "TO <player> ou GIVE <group> TO <player>") in said
     assert "REFUSÉ : plus d'un nom d'Illuminati ou groupe correspond : 'C'" in said
@@ -106,8 +106,9 @@ def test_french_refusals_elide_de_and_join_usage_forms_with_ou(tmp_path: Path) -
     assert not any(" or " in line or "nom de Illuminati" in line for line in said)
     english = Mailroom(tmp_path / "en")
     english.new_game("illu", [("Alice", "The Network"), ("Bob", "The Gnomes of Zurich")])
+    refused = refusals_said(english.orders("Alice", "GIVE Bob")[0].text)
     assert ("Try: write it as: GIVE <n> MB TO <player>, GIVE CARD <special card> TO <player> "
-            "or GIVE <group> TO <player>") in _refusals(english.orders("Alice", "GIVE Bob")[0].text)
+            "or GIVE <group> TO <player>") in refused
 
 
 @pytest.mark.parametrize(("lang", "said"), [

@@ -6,7 +6,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
-from test_reports_game import CARDS, first, steps
+from scripted_game import CARDS, first, steps
 
 from pbem.engine.structure import sides
 from pbem.engine.view import PlayerView, view

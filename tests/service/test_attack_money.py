@@ -4,8 +4,7 @@ an attack waiting behind another is carried out. Rulebook, "Spending Money To At
 from __future__ import annotations
 
 from factory import BAVARIA, CARDS, place, treasury
-from test_service_flow import mail, position, table
-from test_windows_answers import refused
+from tables import mail, position, refused, table
 
 from pbem.reports.mails import order_failed
 from pbem.service.model import parse_iso

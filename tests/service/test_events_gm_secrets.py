@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_cli_gm import gm_mails, plain, run, snapshot, text_of, to
+from gm_cli import gm_mails, plain, run, snapshot, text_of, to
 
 
 @pytest.fixture

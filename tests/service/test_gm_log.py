@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from test_cli_gm import LATER, PLAYERS, START, gm_mails, mails, plain, run, snapshot, text_of, to
-from test_history import SEED
+from gm_cli import LATER, PLAYERS, START, gm_mails, mails, plain, run, snapshot, text_of, to
+from stored_games import SEED
 
 from pbem.cli.main import main
 from pbem.service import history

@@ -5,7 +5,7 @@ flow."""
 from __future__ import annotations
 
 from factory import deal, place
-from test_service_flow import mail, position, table
+from tables import mail, position, table
 
 from pbem.reports.mails import OrderResult
 

@@ -2,7 +2,7 @@
 receiver reminded before the answer's deadline; the saved record without a stale deadline.
 
 Played through the transcript harness (clock pinned, seed fixed): Carol (first to play)
-takes Feminists and gives it to Alice in one mail, as in ``test_service_offers``.
+takes Feminists and gives it to Alice in one mail, as in ``mailrooms.offer``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_service_offers import GROUP, PLAYERS, STANDING, form_lines, offer, reply, words
+from mailrooms import GROUP, PLAYERS, STANDING, form_lines, offer, reply, words
 from transcripts.harness import Mailroom, Out
 
 

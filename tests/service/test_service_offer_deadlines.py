@@ -2,7 +2,7 @@
 when they are of use, and an offer nobody answered told as lapsed, not declined.
 
 Played through the transcript harness (clock pinned, seed fixed): Carol (first to play)
-takes Feminists at 12:15 and gives it to Alice, as in ``test_service_offers``; the answer is
+takes Feminists at 12:15 and gives it to Alice, as in ``mailrooms.offer``; the answer is
 due 24 h later, 2026-11-30 12:15, and Carol's orders 2026-12-02 12:00.
 """
 
@@ -12,8 +12,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from test_cli_gm import run
-from test_service_offers import GROUP, PLAYERS, STANDING, offer, words
+from gm_cli import run
+from mailrooms import PLAYERS, STANDING, offer, offered_in_a_short_turn, reminders, words
 from transcripts.harness import START, Mailroom, Out
 
 from pbem.archive.build import build_game
@@ -36,23 +36,6 @@ def told(room: Mailroom, mails: list[Out], player: str) -> str:
     """The words of the one mail ``player`` got among ``mails``."""
     (mail,) = room.to(player, mails)
     return words(mail.text)
-
-
-def reminders(mails: list[Out]) -> list[str]:
-    return [m.to.split("@")[0] for m in mails if "Reminder" in m.subject]
-
-
-def offered_in_a_short_turn(tmp_path: Path) -> Mailroom:
-    """Carol's turn lasts 12 hours, until midnight; she takes Feminists and gives it to
-    Alice at 12:05: the answer is due when the turn ends, before the response deadline."""
-    room = Mailroom(tmp_path)
-    room.new_game("illu", PLAYERS, timing=Timing(orders_hours=12, response_hours=24))
-    room.at(minutes=5)
-    room.orders("Carol", "ATTACK Bavarian CONTROL Feminists SPEND 1 UPTO 3")
-    room.orders("Alice", "NO RESPONSE")
-    room.orders("Bob", "NO RESPONSE")
-    room.orders("Carol", f"GIVE {GROUP} TO Alice")
-    return room
 
 
 # --- a pause moves the answer's deadline too ---------------------------------------------------

@@ -3,7 +3,7 @@ taking it back, the giver's turn running out; and the deadlines and reminders of
 after a rollback or an extension.
 
 Played through the transcript harness (clock pinned, seed fixed): Carol (first to play)
-takes Feminists at 12:15 and gives it to Alice, as in ``test_service_offers``; the answer is
+takes Feminists at 12:15 and gives it to Alice, as in ``mailrooms.offer``; the answer is
 due 24 h later, 2026-11-30 12:15, and Carol's orders 2026-12-02 12:00.
 """
 
@@ -12,8 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_service_offer_deadlines import offered_in_a_short_turn, reminders
-from test_service_offers import GROUP, PLAYERS, STANDING, offer, reply, words
+from mailrooms import (
+    GROUP,
+    PLAYERS,
+    STANDING,
+    offer,
+    offered_in_a_short_turn,
+    reminders,
+    reply,
+    words,
+)
 from transcripts.harness import Mailroom, Out
 
 

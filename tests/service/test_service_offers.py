@@ -10,64 +10,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from transcripts.harness import Mailroom, Out
+from mailrooms import GROUP, PLAYERS, STANDING, form_lines, offer, reply, words
+from transcripts.harness import Mailroom
 
 from pbem.engine.codec import from_json
 from pbem.engine.commands import AcceptGroup, Command, DeclineGroup
 from pbem.reports import mails as reports
 from pbem.service.model import Timing
 
-PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed makes Carol play first
-STANDING = ("STANDING DEFEND ANY UPTO 3", "STANDING NEVER INTERFERE")
-GROUP = "Feminists"
-
 
 @pytest.fixture
 def room(tmp_path: Path) -> Mailroom:
     return Mailroom(tmp_path)
-
-
-def words(text: str | None) -> str:
-    """The text with every run of blanks (wrapping, no-break spaces) as one space."""
-    return " ".join((text or "").split())
-
-
-def offer(room: Mailroom, *alice: str) -> Out:
-    """Carol takes Feminists and gives it to Alice in one mail, the others holding standing
-    answers (``alice``: Alice's settings, given with hers); gives Alice's report of the
-    offer, her one mail of that step with a view attached (the attack's result has none)."""
-    room.new_game("illu", PLAYERS)
-    room.at(minutes=5)
-    room.orders("Alice", *STANDING, *alice)
-    room.at(minutes=5)
-    room.orders("Bob", *STANDING)
-    room.at(minutes=5)
-    out = room.orders("Carol", "ATTACK Bavarian CONTROL Feminists SPEND 1 UPTO 3",
-                      f"GIVE {GROUP} TO Alice")
-    state = room.state()
-    assert state.offer is not None and (state.offer.receiver, state.offer.group) == (
-        "Alice", GROUP)
-    reports = [m for m in room.to("Alice", out) if m.view_json() is not None]
-    assert len(reports) == 1
-    return reports[0]
-
-
-def form_lines(mail: Out) -> list[str]:
-    """The order form closing a report: from its GAME line to its END line."""
-    lines = mail.text.splitlines()
-    start = max(i for i, line in enumerate(lines) if line.startswith("GAME "))
-    return lines[start:lines.index("END", start) + 1]
-
-
-def reply(room: Mailroom, player: str, mail: Out, choice: str) -> list[Out]:
-    """The report's order form mailed back as a player fills it in: the password written in,
-    the # taken off the line ``choice``; gives the mails sent in answer."""
-    password = room.passwords[("illu", player)]
-    body = [line.replace("PASSWORD ______", f"PASSWORD {password}")
-            for line in form_lines(mail)]
-    assert f"# {choice}" in body, body
-    body = [choice if line == f"# {choice}" else line for line in body]
-    return room.mail(player, "\n".join(body) + "\n")
 
 
 def commands_since(room: Mailroom, start: int) -> list[Command]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_service_offers import GROUP, PLAYERS, words
+from mailrooms import GROUP, PLAYERS, words
 from transcripts.harness import Mailroom
 
 from pbem.service.model import Timing

@@ -6,17 +6,11 @@ the flow; the rulebook's "Spending Money To Defend" the money.
 from __future__ import annotations
 
 from factory import CARDS, deal, in_round, of_kind, place
-from test_service_flow import mail, position, table
+from tables import mail, position, refused, table
 
 from pbem.orders.parse import parse_orders
 from pbem.reports import mails as reports
-from pbem.reports.mails import OrderResult
 from pbem.service.dispatch import advance, carry_out
-
-
-def refused(results: list[OrderResult]) -> OrderResult:
-    (result,) = [r for r in results if not r.accepted]
-    return result
 
 
 def test_a_defence_from_a_group_without_the_money_is_refused_at_once() -> None:
