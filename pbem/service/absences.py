@@ -28,7 +28,7 @@ from pbem.service.refusals import refused
 from pbem.service.table import Table
 
 __all__ = ["absent_at", "add_absence", "boundaries", "cancel", "cancel_absence",
-           "moved_deadline", "turn_begun", "upkeep"]
+           "moved_deadline", "turn_begun", "upkeep", "wait_for_absent"]
 
 Note = tuple[str, dict[str, object]]
 
@@ -59,7 +59,7 @@ def add_absence(table: Table, player: str, located: Located) -> Note:
     absences = tuple(sorted((*seat.absences, absence), key=lambda a: a.start))
     _set(table, replace(seat, absences=absences))
     _logged_and_told(table, player, absence, cancelled=False)
-    _deadline_moved(table)
+    wait_for_absent(table)
     upkeep(table)
     return NO_NOTE
 
@@ -114,7 +114,7 @@ def turn_begun(table: Table) -> None:
     if rule == "pass" and absent_at(seat, table.now) is not None and not seat.bot:
         table.do(Pass(active))  # no miss: the player said they would be away
     elif rule == "wait":
-        _deadline_moved(table)
+        wait_for_absent(table)
 
 
 def upkeep(table: Table) -> None:
@@ -139,8 +139,10 @@ def boundaries(service: GameService, after: datetime) -> list[datetime]:
     return [m for m in moments if m > after]
 
 
-def _deadline_moved(table: Table) -> None:
-    """The active player's orders deadline moved out of their absence (house rule wait)."""
+def wait_for_absent(table: Table) -> None:
+    """The active player's orders deadline moved out of their absence (house rule wait):
+    as a turn begins, as an absence is given, and at each tick (a deadline the game master
+    extended or resumed into an absence moves on when it comes)."""
     service = table.service
     if service.house.stand_in != "wait" or not service.deadline:
         return

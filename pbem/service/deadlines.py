@@ -28,6 +28,8 @@ def tick(table: Table) -> None:
     """Everything due at ``table.now``."""
     if table.service.started and table.state.phase != "over":
         absences.upkeep(table)  # a bot stands in for an absence begun, or leaves
+        if not table.service.paused:
+            absences.wait_for_absent(table)
     service, state = table.service, table.state
     if service.paused or not service.started or state.phase == "over":
         return

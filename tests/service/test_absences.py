@@ -97,6 +97,7 @@ def test_a_turn_begun_in_an_absence_passes_at_once(room: Mailroom) -> None:
     room.tick(days=4)  # it passes at the deadline, as the turn began before the absence
     assert room.state().active_player.name == "Carol"
     assert room.record().seat("Bob").misses == 0
+    room.check("absence_pass")
 
 
 def test_a_bot_stands_in_and_the_player_comes_back(room: Mailroom) -> None:
@@ -115,6 +116,7 @@ def test_a_bot_stands_in_and_the_player_comes_back(room: Mailroom) -> None:
     assert not seat.bot and not seat.away_hash and not seat.bot_password
     out = room.orders("Alice", "STATUS")  # her own password works again
     assert "1 accepted" in out[0].subject
+    room.check("absence_bot")
 
 
 def test_the_game_master_sees_and_cancels_absences(room: Mailroom) -> None:
@@ -129,3 +131,18 @@ def test_the_game_master_sees_and_cancels_absences(room: Mailroom) -> None:
         "2026-12-06T00:00:00+00:00"]
     assert "cancelled by the game master" in " ".join(room.to("Bob", out)[0].text.split())
     assert datetime(2026, 12, 6, tzinfo=UTC)  # the dates are UTC for a player in UTC
+
+
+def test_a_deadline_extended_into_an_absence_waits_too(room: Mailroom) -> None:
+    """The game master's extension puts Carol's deadline in her absence: when it comes, it
+    moves on to the absence's end instead of passing her turn."""
+    room.new_game("illu", PLAYERS)
+    room.at(minutes=5)
+    room.orders("Carol", "SET ABSENCE 2026-12-06 TO 2026-12-07")
+    assert room.record().deadline == "2026-12-02T12:00:00+00:00"  # not in it: unmoved
+    room.override("extend", 96)  # to 2026-12-06 12:00, in the absence
+    room.tick(days=7)  # 2026-12-06 12:05
+    assert room.state().active_player.name == "Carol"
+    assert room.record().deadline == "2026-12-08T00:00:00+00:00"
+    room.tick(days=2)
+    assert room.state().active_player.name == "Alice"
