@@ -48,3 +48,22 @@ def test_house_rules_and_absences_from_the_command_line(tmp_path: Path) -> None:
     assert "Cancelled 1 absence of ann" in cancelled.output
     assert "ann 1: 2026-12-10 00:00" in cancelled.output
     assert "ann 2" not in cancelled.output
+
+
+def test_game_show_tells_the_house_rules_and_each_seat_s_absences(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    run(store, "game", "create", "g", "--player", "ann=ann@example.org",
+        "--player", "bob=bob@example.org", "--option", "press_in_attack=no")
+    started = run(store, "game", "start", "g", "--show-passwords")
+    password = next(line.split(": ")[1] for line in started.output.splitlines()
+                    if line.strip().startswith("bob:"))
+    mail = ("From: bob@example.org\nTo: pbem@localhost\nSubject: away\n"
+            "Message-ID: <b1@example.org>\n\n"
+            f"GAME g PLAYER bob PASSWORD {password}\nSET ABSENCE 2026-12-01\n"
+            "SET MAIL DIGEST\nEND\n")
+    Service(Store(store)).receive(mail.encode(), datetime.fromisoformat(NOW))
+    shown = " ".join(run(store, "game", "show", "g").output.split())
+    assert ("House rules: press white, none while an attack waits; absences of at most 14 "
+            "days each, 28 per player; stand-in while away: wait.") in shown
+    assert "; mail DIGEST." in shown
+    assert "away: 1. 2026-12-01 00:00 to 2026-12-02 00:00 UTC" in shown
