@@ -33,8 +33,10 @@ def test_digest_answers_only_what_needs_an_answer(room: Mailroom) -> None:
     room.new_game("illu", PLAYERS)
     out = room.orders("Alice", "SET MAIL DIGEST", *STANDING)
     assert [m.to for m in out] == ["alice@example.org"]  # SET MAIL is confirmed
-    room.orders("Bob", *STANDING)
+    room.orders("Bob", *STANDING, "SET LANGUAGE FR", "SET MAIL DIGEST")
     room.at(minutes=5)
+    out = room.orders("Bob", "PRESS TO Carol", "Non.", "END PRESS")
+    assert room.to("Bob", out) == []
     out = room.orders("Alice", "PRESS TO Bob", "Shall we?", "END PRESS")
     assert room.to("Alice", out) == []  # nothing refused, asked or waiting: no answer
     out = room.orders("Alice", "GIVE 100 MB TO Carol")
@@ -42,7 +44,7 @@ def test_digest_answers_only_what_needs_an_answer(room: Mailroom) -> None:
     room.at(minutes=5)
     out = room.orders("Carol", "ATTACK Bavarian CONTROL Feminists SPEND 1 UPTO 3")
     results = [m for m in out if "attack" in m.subject.lower() and "Orders" not in m.subject]
-    assert {m.to for m in results} == {"carol@example.org", "bob@example.org"}
+    assert {m.to for m in results} == {"carol@example.org"}  # only to its attacker
     assert room.to("Alice", out) == []  # the result waits for her next report
     room.at(minutes=5)
     out = room.orders("Carol", "END TURN")
@@ -52,6 +54,9 @@ def test_digest_answers_only_what_needs_an_answer(room: Mailroom) -> None:
     assert "PRESS TO Bob: You send a message to Bob." in text
     assert "Feminists" in text.split("WHAT HAPPENED")[1].split("YOUR ORDERS")[0]
     assert room.record().seat("Alice").folded == ()
+    (bob,) = room.to("Bob", out)
+    assert "VOS ORDRES DEPUIS VOTRE DERNIER RAPPORT" in bob.text
+    assert "PRESS TO Carol : Vous envoyez un message à Carol." in flat(bob.text)
     room.at(minutes=5)
     out = room.orders("Alice", "STATUS")
     assert "YOUR ORDERS SINCE" not in room.to("Alice", out)[1].text  # said once
