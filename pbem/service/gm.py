@@ -373,7 +373,7 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
                                       suggestion="only a seat still in the game can be replaced")
         table.service = _with_seat(table.service, now_called, address=address.lower(),
                                    password_hash=password_hash, misses=0, bot=False,
-                                   bot_password="")
+                                   bot_password="", away_hash="", absences=(), folded=())
         event = table.record("replace", {"seat": who, "name": now_called,
                                          "address": address.lower(), "old_address": old,
                                          "reason": reason})

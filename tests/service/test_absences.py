@@ -6,6 +6,7 @@ in tests/transcripts/.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from transcripts.harness import Mailroom
 
 from pbem.service import gm
-from pbem.service.history import read_game, replay_difference, timeline_text
+from pbem.service.history import export, read_game, replay_difference, timeline_text
 
 PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed makes Carol play first
 
@@ -117,6 +118,25 @@ def test_a_bot_stands_in_and_the_player_comes_back(room: Mailroom) -> None:
     out = room.orders("Alice", "STATUS")  # her own password works again
     assert "1 accepted" in out[0].subject
     room.check("absence_bot")
+
+
+def test_a_player_away_keeps_their_password_hidden_and_a_new_player_gets_none(
+        room: Mailroom) -> None:
+    """While a bot plays for Alice, her own password still works, its hash stays out of the
+    export; a new player the game master seats there inherits neither it nor her absences."""
+    room.new_game("illu", PLAYERS, options={"stand_in": "bot"})
+    room.at(minutes=5)
+    room.orders("Alice", "SET ABSENCE 2026-11-29 TO 2026-12-03")
+    seat = room.record().seat("Alice")
+    assert seat.bot and seat.away_hash
+    assert "1 accepted" in room.orders("Alice", "STATUS")[0].subject
+    text = json.dumps(export(read_game(room.store.inner, "illu")))
+    assert "away_hash" not in text and seat.away_hash not in text
+    room.override("replace_seat", "Alice", "new@example.org")
+    seat = room.record().seat("Alice")
+    assert not seat.away_hash and not seat.absences and not seat.bot
+    (refusal,) = room.orders("Alice", "STATUS", address="new@example.org")  # her password
+    assert refusal.to == "new@example.org" and "wrong player or password" in refusal.subject
 
 
 def test_the_game_master_sees_and_cancels_absences(room: Mailroom) -> None:
