@@ -163,7 +163,9 @@ class Service:
                 table.service.seat(player)  # KeyError names an unknown seat
                 if on and not table.state.player(player).playing:
                     raise IllegalCommandError(f"{player} is no longer playing")
-                seats = tuple(replace(s, bot=on, misses=0, bot_level=level if on else "normal")
+                # The GM's bot stays after an absence it began in (no away_hash kept).
+                seats = tuple(replace(s, bot=on, misses=0, bot_level=level if on else "normal",
+                                      away_hash="" if on else s.away_hash)
                               if s.name == player else s for s in table.service.seats)
                 table.service = replace(table.service, seats=seats)
                 if note is not None:
