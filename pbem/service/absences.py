@@ -111,7 +111,10 @@ def turn_begun(table: Table) -> None:
     active = table.state.active_player.name
     seat = table.service.seat(active)
     rule = table.service.house.stand_in
-    if rule == "pass" and absent_at(seat, table.now) is not None and not seat.bot:
+    present = [p.name for p in table.state.players if p.playing
+               and absent_at(table.service.seat(p.name), table.now) is None]
+    # Passed unless nobody is here to play: then the turns wait their deadlines as usual.
+    if rule == "pass" and active not in present and present and not seat.bot:
         table.do(Pass(active))  # no miss: the player said they would be away
     elif rule == "wait":
         wait_for_absent(table)

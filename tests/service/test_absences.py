@@ -166,3 +166,15 @@ def test_a_deadline_extended_into_an_absence_waits_too(room: Mailroom) -> None:
     assert room.record().deadline == "2026-12-08T00:00:00+00:00"
     room.tick(days=2)
     assert room.state().active_player.name == "Alice"
+
+
+def test_when_everyone_is_away_no_turn_passes_at_once(room: Mailroom) -> None:
+    """With the house rule pass, turns would pass one after the other for ever if every
+    player were away: they wait for their deadlines instead."""
+    room.new_game("illu", PLAYERS, options={"stand_in": "pass"})
+    room.at(minutes=5)
+    for name in ("Alice", "Bob", "Carol"):
+        room.orders(name, "SET ABSENCE 2026-11-29 TO 2026-12-10")
+    room.orders("Carol", "PASS")
+    assert room.state().active_player.name == "Alice"
+    assert room.state().turn_number == 2
