@@ -54,19 +54,21 @@ def deliver(table: Table) -> None:
     kept: list[Notice] = []
     for notice in table.notices:
         seat = _seat_of(table.service, notice.to)
-        if seat is None or seat.mail != "digest":
+        if seat is None:  # the game master's
             kept.append(notice)
             continue
-        if isinstance(notice, AttackResult) and notice.attacker != notice.to:
+        if (isinstance(notice, AttackResult) and notice.attacker != notice.to
+                and seat.mail == "digest"):
             continue
-        current = table.service.seat(notice.to)
-        if isinstance(notice, TurnReport | StatusReport | GameOver) and current.folded:
+        if isinstance(notice, TurnReport | StatusReport | GameOver):
+            # Each report shows what is kept now, once (a reader back on FULL included):
+            # not what was kept when it was called for.
             shown = notice.service
             assert shown is not None
-            seats = tuple(replace(s, folded=current.folded) if s.name == notice.to else s
+            seats = tuple(replace(s, folded=seat.folded) if s.name == notice.to else s
                           for s in shown.seats)
             notice = replace(notice, service=replace(shown, seats=seats))
-            _set(table, replace(current, folded=()))
+            _set(table, replace(seat, folded=()))
         kept.append(notice)
     table.notices = kept
 

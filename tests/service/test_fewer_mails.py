@@ -106,3 +106,18 @@ def test_bots_play_the_same_game_on_fewer_mails(tmp_path: Path) -> None:
     full, fewer = games.values()
     assert full[0] == "victory" and full[:4] == fewer[:4]
     assert fewer[4] < full[4] * 0.75 and fewer[5] < full[5]
+
+
+def test_answers_kept_are_told_once_even_back_on_full_mail(room: Mailroom) -> None:
+    room.new_game("illu", PLAYERS)
+    room.orders("Alice", "SET MAIL DIGEST")
+    room.at(minutes=5)
+    assert room.orders("Alice", "PRESS TO Bob", "Hello.", "END PRESS") == [
+        m for m in room.outgoing[-1:] if m.to == "bob@example.org"]
+    room.orders("Alice", "SET MAIL FULL")
+    first = room.orders("Alice", "STATUS", "STATUS")
+    reports = [m for m in first if "Turn 1" in m.subject]
+    assert len(reports) == 2
+    assert "PRESS TO Bob: You send a message to Bob." in flat(reports[0].text)
+    assert "YOUR ORDERS SINCE" not in reports[1].text
+    assert room.record().seat("Alice").folded == ()
