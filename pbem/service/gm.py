@@ -19,8 +19,7 @@ reads does).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -39,7 +38,7 @@ from pbem.engine.events import Event, GmRename
 from pbem.engine.rules import apply
 from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS, Setup, new_game
 from pbem.engine.state import GameState
-from pbem.errors import IllegalCommandError, StoreError
+from pbem.errors import IllegalCommandError
 from pbem.mail.address import mail_address
 from pbem.orders.lexer import RESERVED
 from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
@@ -54,7 +53,7 @@ from pbem.service.offers import tell_offer_ended
 from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import Service
 from pbem.service.table import Table
-from pbem.store import GameStore, OutboxItem
+from pbem.store import OutboxItem
 
 GM = "gm"  # the ``player`` of the game master's engine commands
 PLACES = ("uncontrolled", "dead", "deck", "discards")
@@ -62,19 +61,6 @@ _NAME = re.compile(r"[^\W\d_][\w.'-]*( [\w.'-]+)*")
 _WHOLE_NAMES = ("all", "any", "anyone", "card", "me", GM)
 
 
-class StoreBusyError(StoreError):
-    """Another process (the daemon) holds the store's lock for too long."""
-
-
-@contextmanager
-def locked(store: GameStore, timeout: float | None = None) -> Iterator[None]:
-    """Hold the store's lock; StoreBusyError if it is not free within ``timeout`` seconds."""
-    with ExitStack() as stack:
-        try:
-            stack.enter_context(store.lock(timeout))
-        except StoreError as error:
-            raise StoreBusyError(error.message, suggestion=error.suggestion) from error
-        yield
 # --- creating and starting ---------------------------------------------------------------------
 
 

@@ -33,20 +33,8 @@ from pbem.service.notices import (
     TurnReport,
     Welcome,
 )
+from pbem.service.settings import Sender
 from pbem.store import OutboxItem
-
-
-@dataclass(frozen=True)
-class Sender:
-    """Who our mail comes from."""
-
-    address: str = "pbem@localhost"
-    name: str = "Illuminati PBEM"
-    domain: str = "localhost"
-    gm_address: str = ""
-    site_dir: Path | None = None
-    gm_lang: str = "en"  # how the game master's mail is written: language, time zone
-    gm_tz: str = "UTC"
 
 
 def welcome_settings(timing: Timing) -> ServiceSettings:
