@@ -67,7 +67,7 @@ class GmEvent:
     def public(self) -> GmEvent:
         """The entry without what only the game master may see (addresses)."""
         hidden: dict[str, Any] = {f.name: None for f in fields(self)
-                  if self.NAMES.get(f.name, f.name) in PRIVATE}
+                                  if self.NAMES.get(f.name, f.name) in PRIVATE}
         return replace(self, **hidden) if hidden else self
 
     @property
