@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
 
 from pbem.engine.commands import Pass
 from pbem.orders.model import CancelAbsence, Located, SetAbsence
 from pbem.reports.context import utc_minute, zone
+from pbem.service.entries import GmAbsence, GmAbsenceCancelled
 from pbem.service.model import Absence, GameService, Seat, iso, parse_iso
 from pbem.service.notices import Absent
 from pbem.service.refusals import refused
@@ -164,12 +164,9 @@ def _logged_and_told(table: Table, player: str, absence: Absence, *, cancelled: 
     and the game master (and the player too, when the game master cancelled it)."""
     start, end = parse_iso(absence.start), parse_iso(absence.end)
     rule = table.service.house.stand_in
-    data: dict[str, Any] = {"seat": player, "start": absence.start,
-                            "start_utc": utc_minute(start), "deadline": absence.end,
-                            "deadline_utc": utc_minute(end), "stand_in": rule}
-    if by_gm:
-        data["by_gm"] = True
-    table.record("absence_cancelled" if cancelled else "absence", data)
+    facts = (player, absence.start, utc_minute(start), absence.end, utc_minute(end), rule)
+    table.record(GmAbsenceCancelled(*facts, by_gm=by_gm or None) if cancelled
+                 else GmAbsence(*facts))
     told = [p.name for p in table.state.players
             if not p.departed and (by_gm or p.name != player)]
     for name in (*told, ""):
