@@ -7,7 +7,6 @@ from typing import Any
 import click
 
 from pbem.cli.session import common, game_named, session, where_of
-from pbem.service import gm
 
 __all__ = ["absences"]
 
@@ -23,6 +22,8 @@ __all__ = ["absences"]
 def absences(game_id: str, seat: str | None, number: int | None, **kw: Any) -> None:
     """List the absences the players of GAME gave, numbered by seat (times in UTC); or
     cancel some."""
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
