@@ -103,6 +103,7 @@ class Daemon:
         self._store = Store(config.store)
         self._service = Service(self._store, config.service_config(), cards)
         self.store = Store(config.store)
+        self._listener_store = Store(config.store)  # the listener's recipient checks
         self.service = Service(self.store, config.service_config(), self._service.cards)
         self._wake = threading.Event()
         self._send_wake = threading.Event()  # wakes the sending loop when it is a thread
@@ -132,7 +133,8 @@ class Daemon:
             listener = SmtpListener(self.deliver_smtp, host=config.listener.host,
                                     port=config.listener.port,
                                     max_bytes=config.max_mail_bytes,
-                                    accept_recipient=config.listener.accepts)
+                                    accept_recipient=config.listener.accepts,
+                                    held_recipient=self._moved_away)
             listener.start()
             self._listener = listener
         # Sending has a loop of its own: it waits on the mail server while mail is processed.
@@ -156,6 +158,14 @@ class Daemon:
                                    "sending"), name="outbox", daemon=True))
         for thread in self._threads:
             thread.start()
+
+    def _moved_away(self, address: str) -> bool:
+        """Tell whether ``address`` is the own address of a game moved out of this store
+        (``pbem export --move``): its mail waits at the sending server (450) until the
+        route to the game's new daemon is in place."""
+        local = address.strip().strip("<>").rpartition("@")[0]
+        game = local.partition("+")[2]
+        return bool(game) and self._listener_store.retired(game)
 
     def _imap_intake(self) -> ImapIntake:
         return make_imap_intake(self.config, self.deliver_imap_group, self._clock)

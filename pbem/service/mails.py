@@ -47,6 +47,16 @@ class Sender:
     site_dir: Path | None = None
     gm_lang: str = "en"  # how the game master's mail is written: language, time zone
     gm_tz: str = "UTC"
+    # A game's mail comes from the game's own address, ``local+game@domain`` (a mail
+    # server routes each game's answers to its daemon by it; deploy/SCALING.md).
+    per_game: bool = False
+
+    def address_of(self, game: str) -> str:
+        """Give the address a game's mail comes from and its players write to."""
+        if not self.per_game or not game:
+            return self.address
+        local, _, domain = self.address.rpartition("@")
+        return f"{local}+{game.lower()}@{domain}"
 
 
 def welcome_settings(timing: Timing) -> ServiceSettings:
@@ -242,7 +252,7 @@ def outbox_item(
     clients would take for one mail and show once."""
     message_id = message_id_for(*filter(None, (game, salt)), outbox_id, domain=sender.domain)
     mail = OutgoingMail(
-        to=to, to_name=to_name, from_addr=sender.address, from_name=sender.name,
+        to=to, to_name=to_name, from_addr=sender.address_of(game), from_name=sender.name,
         subject=rendered.subject, text=rendered.text, html=rendered.html or None,
         attachments=rendered.attachments, inline=rendered.inline, message_id=message_id,
         in_reply_to=in_reply_to,

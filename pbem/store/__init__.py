@@ -32,6 +32,9 @@ Layout under the root folder::
                                   done: its record on a line, then its bytes
     outbox/<game_id>.<token>.mails   bytes of the mails one commit queued, written before the
                                   commit naming them; removed once every one is sent
+    moved/<game_id>/              a game moving or moved to another store: the mark that
+                                  holds its own address's mail (``moving``), then its
+                                  folder as it was, in ``game/``, for reference
     games/<game_id>/setup.json    written once
     games/<game_id>/hot.json      TinyDB: snapshot, meta, open log segment, its applied mail
                                   ids, pending outbox; the one file written on every commit
@@ -129,6 +132,15 @@ class Store:
                     snapshot: dict[str, Any] | None = None,
                     log_entries: Sequence[dict[str, Any]] = ()) -> None:
         self._games.create_game(game_id, setup, snapshot=snapshot, log_entries=log_entries)
+
+    def moving(self, game_id: str, on: bool = True) -> None:
+        self._games.moving(game_id, on)
+
+    def retire_game(self, game_id: str) -> None:
+        self._games.retire_game(game_id)
+
+    def retired(self, name: str) -> bool:
+        return self._games.retired(name)
 
     def games(self) -> list[str]:
         return self._games.games()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import difflib
+import os
 import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tinydb import where
 from tinydb.table import Document
 
 from pbem.atomicfile import make_dir, read_json, write_json_atomic
@@ -147,6 +149,48 @@ class GameFiles:
         index.table("games").insert({"game_id": game_id})
         self._index_cache = None
         index.save()  # the commit point of the creation
+        self._unmark(game_id)  # moved out once, and in again
+
+    def moving(self, game_id: str, on: bool = True) -> None:
+        """Mark the game as moving out of this store (its own address's mail is held at the
+        sending server from now on: see ``retired``), or, ``on`` False, as staying after
+        all. The mark is the folder ``moved/<game_id>``."""
+        check_game_id(game_id)
+        mark = self.root / "moved" / game_id
+        if on:
+            make_dir(mark)
+        elif mark.is_dir() and not any(mark.iterdir()):
+            mark.rmdir()
+
+    def retire_game(self, game_id: str) -> None:
+        """Take a game out of the store (it moved to another store): the index stops listing
+        it, and its folder goes to ``moved/<game_id>/game``, kept for reference."""
+        self._locks.require("retire a game")
+        if game_id not in self.games():
+            raise StoreError("There is no game with this id.", text=game_id)
+        index = TinyFile(self.root / "index.json")
+        index.table("games").remove(where("game_id") == game_id)
+        self._index_cache = None
+        self._hot_files.pop(game_id, None)
+        self.moving(game_id)
+        index.save()  # the commit point: the game is no longer this store's
+        self.folder(game_id).rename(self.root / "moved" / game_id / "game")
+
+    def retired(self, name: str) -> bool:
+        """Tell whether the game called ``name`` (letter case aside) is moving or moved out
+        of this store (``moving``, ``retire_game``) and was not created here again since."""
+        try:
+            marks = os.listdir(self.root / "moved")
+        except FileNotFoundError:
+            return False
+        folded = name.casefold()
+        return any(mark.casefold() == folded for mark in marks)
+
+    def _unmark(self, game_id: str) -> None:
+        """The game is this store's again: its move mark, and what it holds, go aside."""
+        mark = self.root / "moved" / game_id
+        if mark.exists():
+            mark.rename(mark.with_name(f"{game_id}.{time.time_ns()}.old"))
 
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""

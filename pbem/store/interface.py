@@ -33,6 +33,15 @@ class Games(Protocol):
         """Create a game with its first snapshot and log entries, all or nothing; needs the
         lock; StoreError if it exists."""
 
+    def moving(self, game_id: str, on: bool = True) -> None:
+        """Mark the game as moving out of the store (``on`` False: as staying after all)."""
+
+    def retire_game(self, game_id: str) -> None:
+        """Take the game out of the store (it moved to another); needs the lock."""
+
+    def retired(self, name: str) -> bool:
+        """Tell whether the game called ``name`` is moving or moved out of the store."""
+
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""
 

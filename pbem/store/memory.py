@@ -72,6 +72,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._depth = 0
         self._games: dict[str, _Game] = {}  # in the order created
+        self._moving: set[str] = set()  # games moving or moved out
         self._due = b"{}"
         self._mails: dict[str, _Mail] = {}  # every mail received, by id
         self._waiting: dict[str, None] = {}  # the inbox, in arrival order
@@ -124,6 +125,25 @@ class MemoryStore:
                      entries=[_json(entry, "the game") for entry in log_entries],
                      stamp=next(self._writes))
         self._games[game_id] = game
+        self._moving.discard(game_id)
+
+    def moving(self, game_id: str, on: bool = True) -> None:
+        """Mark the game as moving out of the store (``on`` False: as staying after all)."""
+        if on:
+            self._moving.add(game_id)
+        else:
+            self._moving.discard(game_id)
+
+    def retire_game(self, game_id: str) -> None:
+        """Take the game out of the store (it moved to another)."""
+        self._require_lock("retire a game")
+        self._game(game_id)
+        del self._games[game_id]
+        self._moving.add(game_id)
+
+    def retired(self, name: str) -> bool:
+        """Tell whether the game called ``name`` is moving or moved out of the store."""
+        return any(game_id.casefold() == name.casefold() for game_id in self._moving)
 
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""
