@@ -7,6 +7,7 @@ import os
 import shutil
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,16 @@ def file_stamp(path: Path) -> list[int] | None:
     if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) < STAMP_MARGIN * 1e9:
         return None
     return [info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A game to create: its setup, first snapshot and log entries."""
+
+    game_id: str
+    setup: dict[str, Any]
+    snapshot: dict[str, Any] | None = None
+    log_entries: Sequence[dict[str, Any]] = ()
 
 
 class GameFiles:
@@ -117,39 +128,54 @@ class GameFiles:
                     log_entries: Sequence[dict[str, Any]] = ()) -> None:
         """Create a game with its first snapshot and log entries (by default none: an empty
         game), all or nothing; StoreError if it exists."""
+        self.create_games([NewGame(game_id, setup, snapshot, log_entries)])
+
+    def create_games(self, games: Sequence[NewGame]) -> None:
+        """Create games, listed in the index by one write (its commit point: all or none of
+        them); StoreError if one exists. The index is rewritten whole on each creation, so
+        a store of thousands is made this way (bench/growth.py)."""
         self._locks.require("create a game")
-        check_game_id(game_id)
-        if game_id in self.games():
-            raise StoreError("A game with this id already exists.", text=game_id)
-        folder = self.folder(game_id)
+        known = set(self.games())
+        for new in games:
+            check_game_id(new.game_id)
+            if new.game_id in known:
+                raise StoreError("A game with this id already exists.", text=new.game_id)
+            known.add(new.game_id)
+            self._write_new(new)
+        index = TinyFile(self.root / "index.json")
+        index.table("games").insert_multiple({"game_id": new.game_id} for new in games)
+        self._index_cache = None
+        index.save()  # the commit point of the creation
+        for new in games:
+            self._unmark(new.game_id)  # moved out once, and in again
+
+    def _write_new(self, new: NewGame) -> None:
+        """Write a new game's folder (not listed in the index yet)."""
+        folder = self.folder(new.game_id)
         # Not in the index but on disk: an earlier create_game died before listing it, and
         # it is safe to start over only if nothing was ever committed to it.
-        if (folder / "hot.json").exists() and not self.hot(game_id).state().get("fresh"):
+        if (folder / "hot.json").exists() and not self.hot(new.game_id).state().get("fresh"):
             raise StoreError(
                 f"The folder {folder} holds a game the index does not list.",
                 suggestion="The index may be damaged: restore index.json from a backup.")
-        self._hot_files.pop(game_id, None)
+        self._hot_files.pop(new.game_id, None)
         shutil.rmtree(folder, ignore_errors=True)
         make_dir(folder / "segments")
         try:
-            write_json_atomic(folder / "setup.json", setup)
+            write_json_atomic(folder / "setup.json", new.setup)
         except (TypeError, ValueError) as error:
             raise StoreError(f"Cannot save the setup: {error}.", suggestion=JSON_HINT) from error
         hot = HotFile(folder / "hot.json")
         # "fresh" until the first commit: a creation that died before listing the game
         # leaves a folder that may be created again.
-        hot.game.insert(Document({"snapshot": snapshot, "meta": {}, "base": 0, "fresh": True,
-                                  "segment_size": self._segment_size}, doc_id=1))
-        hot.set_open(0, log_entries, {})  # the next commit closes segments if it is long
+        hot.game.insert(Document({"snapshot": new.snapshot, "meta": {}, "base": 0,
+                                  "fresh": True, "segment_size": self._segment_size},
+                                 doc_id=1))
+        hot.set_open(0, new.log_entries, {})  # the next commit closes segments if it is long
         try:
             hot.save()
         except (TypeError, ValueError) as error:
             raise StoreError(f"Cannot save the game: {error}.", suggestion=JSON_HINT) from error
-        index = TinyFile(self.root / "index.json")
-        index.table("games").insert({"game_id": game_id})
-        self._index_cache = None
-        index.save()  # the commit point of the creation
-        self._unmark(game_id)  # moved out once, and in again
 
     def moving(self, game_id: str, on: bool = True) -> None:
         """Mark the game as moving out of this store (its own address's mail is held at the
