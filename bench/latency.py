@@ -10,10 +10,11 @@ The daemon is a real ``pbem run`` process (its sending process too) on a store h
 active games. In each game Bob and Carol are bot seats (they play their turns and answer the
 response windows an attack opens, in the daemon), and Alice is a player whose mail the bench
 writes: a bot of her own (``pbem.bots.mailbots``) reads her mailbox and writes the order
-mail it calls for (her turn, with its attacks; her answer to an attack on her), else a
-STATUS. The players of all the games together send ``--rate`` mails a second (each game's
-next mail a random, exponential, while after its last answer): a fixed load, so that the
-figures tell what the number of games costs.
+mail it calls for (her turn, with its attacks; her answer to an attack on her: "play"),
+else a STATUS ("status"); the figures are given for all and for each kind. The players
+of all the games together send ``--rate`` mails a second (each game's next mail a random,
+exponential, while after its last answer): a fixed load, so that the figures tell what the
+number of games costs.
 
 Embedded default: the mail goes to the daemon's SMTP listener, and the answers into its
 Maildirs. With ``--imap``: the mail is delivered into a private Dovecot's INBOX (LMTP), as a
@@ -107,6 +108,7 @@ class _Player:
     outgoing: list[bytes] = field(default_factory=list)  # what her bot wrote, to send
     read: set[str] = field(default_factory=set)
     waiting: str | None = None  # the Message-ID of her last order, until answered
+    kind: str = ""  # its kind (see next_mail)
     sent_at: float = 0.0
     next_at: float = 0.0
     status_n: int = 0
@@ -121,14 +123,15 @@ class _Player:
         self.read.update(new)
         return [(self.box / n, (self.box / n).read_bytes()) for n in new]
 
-    def next_mail(self) -> bytes:
-        """Her next order mail: what her bot wrote, else a STATUS."""
+    def next_mail(self) -> tuple[str, bytes]:
+        """Her next order mail and its kind: what her bot wrote ("play"), else a STATUS."""
         if self.outgoing:
             raw = self.outgoing.pop()
             self.outgoing.clear()
-            return raw
+            return "play", raw
         self.status_n += 1
-        return (f"From: Alice <{_alice(self.game)}>\r\nTo: {SERVICE}\r\nSubject: status\r\n"
+        return "status", (
+                f"From: Alice <{_alice(self.game)}>\r\nTo: {SERVICE}\r\nSubject: status\r\n"
                 f"Message-ID: <status-{self.game}-{self.status_n}@example.org>\r\n\r\n"
                 f"GAME {self.game} PLAYER Alice PASSWORD {self.password}\r\n"
                 "STATUS\r\nEND\r\n").encode()
@@ -149,6 +152,7 @@ class _Bench:
                                                 SERVICE), player.outgoing.append)
             self.players.append(player)
         self.latencies: list[float] = []
+        self.by_kind: dict[str, list[float]] = {"status": [], "play": []}
         self._measure_from = 0.0
 
     def _think(self) -> float:
@@ -162,14 +166,16 @@ class _Bench:
                    if str(_HEADERS.parsebytes(raw)["In-Reply-To"] or "") == player.waiting]
         if answers:
             if player.sent_at >= self._measure_from:
-                self.latencies.append(min(p.stat().st_mtime for p in answers) - player.sent_at)
+                waited = min(p.stat().st_mtime for p in answers) - player.sent_at
+                self.latencies.append(waited)
+                self.by_kind[player.kind].append(waited)
             player.waiting = None
             player.next_at = time.time() + self._think()
         if mails and player.bot is not None:
             player.bot.receive([raw for _, raw in mails])
 
     def _send(self, player: _Player) -> None:
-        raw = player.next_mail()
+        player.kind, raw = player.next_mail()
         player.waiting = str(_HEADERS.parsebytes(raw)["Message-ID"])
         self.deliver(_alice(player.game), raw)
         player.sent_at = time.time()
@@ -276,6 +282,7 @@ def _measure(games: int, seconds: float, rate: float, imap: bool, folder: str | 
             if dovecot is not None:
                 dovecot.remove()
     figures = {"games": games, "latency": _percentiles(bench.latencies),
+               "by_kind": {kind: _percentiles(values) for kind, values in bench.by_kind.items()},
                "build_seconds": round(build_seconds, 1)}
     if idle:
         figures["dovecot_idle_delay_s"] = round(statistics.median(idle), 3)

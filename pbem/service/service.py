@@ -17,6 +17,7 @@ import difflib
 import hmac
 import logging
 import secrets
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -207,10 +208,14 @@ class Service:
         self.accept(raw, now)
         self.process(now)
 
-    def process(self, now: datetime, after_round: Callable[[], None] | None = None) -> int:
+    def process(self, now: datetime, after_round: Callable[[], None] | None = None,
+                round_seconds: float | None = None) -> int:
         """Process every mail waiting in the inbox (the bot seats' answers included); gives
         how many. ``after_round`` is called after each round is committed (the daemon wakes
         its sending loop, so answers leave while later rounds are processed).
+        ``round_seconds``: a round takes no more of its mails once it has run this long
+        (measured on the machine's clock, not ``now``), so that the answers of the first
+        leave without waiting for the last; the rest go in the next round.
 
         Mails are taken in rounds of at most ``BATCH``: each mail is its own step (its own
         step number, log entries and answers, as if processed alone), but a round's steps of
@@ -228,9 +233,9 @@ class Service:
                 items = self.store.inbox()[:BATCH]
                 if not items:
                     break
-                self._round([item.mail_id for item in items], now)
-                self.store.inbox_done(*(item.mail_id for item in items))
-                done += len(items)
+                handled = self._round([item.mail_id for item in items], now, round_seconds)
+                self.store.inbox_done(*handled)
+                done += len(handled)
                 if after_round is not None:
                     after_round()
             self._recovered = True
@@ -283,11 +288,18 @@ class Service:
             step.discard()
             return False, next_due(state, service, now)
 
-    def _round(self, mail_ids: Sequence[str], now: datetime) -> None:
-        """Handle mails, then write each game's steps. Should a write fail, its mails are
-        handled again one at a time, so only a mail that breaks is set aside."""
+    def _round(self, mail_ids: Sequence[str], now: datetime,
+               seconds: float | None = None) -> list[str]:
+        """Handle mails (as many as ``seconds`` allow, the first always), then write each
+        game's steps; give the mails handled. Should a write fail, its mails are handled
+        again one at a time, so only a mail that breaks is set aside."""
         steps: dict[str, Step] = {}
+        began = time.monotonic()
+        handled: list[str] = []
         for mail_id in mail_ids:
+            if handled and seconds is not None and time.monotonic() - began >= seconds:
+                break
+            handled.append(mail_id)
             try:
                 self._handle(mail_id, now, steps)
             except Exception as error:  # a bug must not block every later mail
@@ -298,13 +310,14 @@ class Service:
             try:
                 self._write(game_steps, now)
             except Exception as error:
-                if len(mail_ids) == 1:
-                    self._set_aside(mail_ids[0], now, error)
+                if len(handled) == 1:
+                    self._set_aside(handled[0], now, error)
                     continue
                 log.exception("the steps of %d mails could not be written; one at a time now",
                               len(game_steps.mail_ids))
                 for mail_id in game_steps.mail_ids:
                     self._round([mail_id], now)
+        return handled
 
     def _set_aside(self, mail_id: str, now: datetime, error: Exception) -> None:
         log.exception("mail %s could not be processed", mail_id)
