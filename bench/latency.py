@@ -54,7 +54,7 @@ from pbem.daemon.config import load_config
 from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import CardSet
 from pbem.service.service import Service
-from pbem.store import Store
+from pbem.store import NewGame, Store
 
 TARGET_P50, TARGET_P99, TARGET_IMAP_OVER_IDLE = 0.15, 0.5, 0.3
 REPO = Path(__file__).resolve().parents[1]
@@ -75,26 +75,32 @@ def _alice(game: str) -> str:
 
 def _build(root: Path, games: int, cards: CardSet, imap: str) -> dict[str, str]:
     """Write the configuration and a store of ``games`` started games (Bob and Carol bots);
-    give Alice's password in each."""
+    give Alice's password in each. The first game is made by the service (created, started,
+    its bots seated); the others are copies of it written straight into the store, under
+    their own ids and with Alice's own address (``Store.create_games``)."""
     port = _free_port()
     (root / "pbem.toml").write_text(
         f'[store]\npath = "store"\n[mail]\naddress = "{SERVICE}"\nmails_per_hour = 1000000\n'
         f'[listener]\nport = {port}\n[maildir]\npath = "maildirs"\n{imap}')
     config = load_config(root / "pbem.toml", env={})
-    service = Service(Store(config.store), replace(config.service_config(), password_cost=10),
-                      cards)
+    store = Store(config.store)
+    service = Service(store, replace(config.service_config(), password_cost=10), cards)
     now = datetime.now(UTC)
-    passwords = {}
-    for i in range(games):
-        game = f"g{i:04d}"
-        service.create_game(game, ((("Alice", _alice(game), "")),
-                                   ("Bob", f"bob.{game}@example.org", ""),
-                                   ("Carol", f"carol.{game}@example.org", "")),
-                            seed=f"{i:064x}")
-        passwords[game] = service.start_game(game, now)["Alice"]
-        for bot in ("Bob", "Carol"):
-            service.set_bot(game, bot, True, now)
-    return passwords
+    first = "g0000"
+    service.create_game(first, (("Alice", _alice(first), ""),
+                                ("Bob", f"bob.{first}@example.org", ""),
+                                ("Carol", f"carol.{first}@example.org", "")), seed="5eed" * 16)
+    password = service.start_game(first, now)["Alice"]
+    for bot in ("Bob", "Carol"):
+        service.set_bot(first, bot, True, now)
+    with store.lock():
+        text = json.dumps([store.setup(first), store.snapshot(first), list(store.log(first))])
+    copies = [f"g{i:04d}" for i in range(1, games)]
+    for at in range(0, len(copies), 1000):
+        with store.lock():
+            store.create_games([NewGame(game, *json.loads(text.replace(first, game)))
+                                for game in copies[at:at + 1000]])
+    return dict.fromkeys([first, *copies], password)
 
 
 @dataclass
