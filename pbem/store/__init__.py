@@ -15,6 +15,9 @@ Layout under the root folder::
                                   order listed here
     index.json                    TinyDB: the list of games
     due.json                      the deadline tick's note of when each game is next due
+    changed.log                   a line per commit naming its game, appended by the lock's
+                                  holder, not synced: the games a tick must look at again
+                                  (``changed_games``; emptied once it grows to 1 MB)
     inbox/<seq>.<token>.mails     the mails received together: a JSON header line with each
                                   mail's record (id, Message-ID, sender, when, seq: arrival
                                   order, size), then their bytes one after another; a mail's
@@ -61,7 +64,14 @@ from pathlib import Path
 from typing import Any
 
 from pbem.atomicfile import temp_files
-from pbem.store.games import SEGMENT_SIZE, STAMP_MARGIN, GameFiles, NewGame, file_stamp
+from pbem.store.games import (
+    SEGMENT_SIZE,
+    STAMP_MARGIN,
+    GameFiles,
+    JournalMark,
+    NewGame,
+    file_stamp,
+)
 from pbem.store.inbox import InboxFiles
 from pbem.store.interface import GameStore
 from pbem.store.items import InboxItem, OutboxItem, mail_id_for
@@ -75,6 +85,7 @@ __all__ = [
     "STAMP_MARGIN",
     "GameStore",
     "InboxItem",
+    "JournalMark",
     "NewGame",
     "OutboxItem",
     "Store",
@@ -164,6 +175,9 @@ class Store:
 
     def snapshot(self, game_id: str) -> dict[str, Any] | None:
         return self._games.snapshot(game_id)
+
+    def changed_games(self, since: JournalMark | None) -> tuple[set[str] | None, JournalMark]:
+        return self._games.changed_games(since)
 
     def due_index(self) -> dict[str, Any]:
         return self._games.due_index()

@@ -14,7 +14,7 @@ from typing import Any
 from tinydb import where
 from tinydb.table import Document
 
-from pbem.atomicfile import make_dir, read_json, write_json_atomic
+from pbem.atomicfile import make_dir, read_json, write_atomic, write_json_atomic
 from pbem.errors import StoreError
 from pbem.store.items import JSON_HINT, check_game_id
 from pbem.store.lock import Locks
@@ -23,6 +23,8 @@ from pbem.store.tinyfile import HotFile, TinyFile
 _HOT_CACHED = 8  # hot files kept in memory during one lock hold
 SEGMENT_SIZE = 64  # log entries per segment file, for games created from now on
 STAMP_MARGIN = 2.0  # seconds: a file changed more recently has no stamp yet (file_stamp)
+_CHANGED_KEPT = 1 << 20  # bytes of the journal of games changed before it is emptied
+JournalMark = tuple[int, int]  # where a reader of the journal of games changed is: inode, offset
 
 
 def file_stamp(path: Path | str) -> list[int] | None:
@@ -64,6 +66,7 @@ class GameFiles:
             raise StoreError("The log segment size must be at least 1.", text=str(segment_size))
         self.root = root
         self._games_dir = str(root / "games")
+        self._changed = str(root / "changed.log")
         self._locks = locks
         self._segment_size = segment_size  # for games created from now on; each keeps its own
         self._hot_files: dict[str, HotFile] = {}  # read during this lock hold; see hot()
@@ -254,6 +257,38 @@ class GameFiles:
         # A string, not a Path: a deadline tick takes the stamp of every game (pathlib's
         # joins cost more than the stat itself: 10,000 games, bench/growth.py).
         return file_stamp(f"{self._games_dir}/{game_id}/hot.json")
+
+    def note_changed(self, game_id: str) -> None:
+        """Add the game to the journal of games changed (``changed.log``), after a commit;
+        the store's lock is held. Not synced: a line a crash loses is made up for by the
+        deadline tick's sweep of every game's stamp at its start (``changed_games``)."""
+        with open(self._changed, "a", encoding="utf-8") as journal:
+            journal.write(game_id + "\n")
+
+    def changed_games(self, since: JournalMark | None,
+                      keep_bytes: int = _CHANGED_KEPT) -> tuple[set[str] | None, JournalMark]:
+        """Give the games committed since the mark ``since`` gave (None: not known, every
+        game may have changed) and the mark to give next time. Needs the lock; empties the
+        journal once it holds ``keep_bytes``, so a reader holding an older mark is told
+        nothing is known."""
+        self._locks.require("read the journal of games changed")
+        try:
+            with open(self._changed, "rb") as journal:
+                info = os.fstat(journal.fileno())
+                same = since is not None and since[0] == info.st_ino and since[1] <= info.st_size
+                journal.seek(since[1] if same and since is not None else 0)
+                text = journal.read()
+        except FileNotFoundError:
+            return None, self._empty_journal()
+        changed = set(text.decode("utf-8", "replace").split()) if same else None
+        if info.st_size >= keep_bytes:
+            return changed, self._empty_journal()
+        return changed, (info.st_ino, info.st_size)
+
+    def _empty_journal(self) -> JournalMark:
+        """Start the journal of games changed anew (a new file: older marks are stale)."""
+        write_atomic(Path(self._changed), b"")
+        return os.stat(self._changed).st_ino, 0
 
     def due_index(self) -> dict[str, Any]:
         """Give the deadline tick's own record of the games (empty if there is none yet):

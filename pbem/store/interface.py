@@ -61,6 +61,11 @@ class Games(Protocol):
     def snapshot(self, game_id: str) -> dict[str, Any] | None:
         """Give the snapshot of the last commit, or None before the first."""
 
+    def changed_games(self, since: tuple[int, int] | None,
+                      ) -> tuple[set[str] | None, tuple[int, int]]:
+        """Give the games committed since the mark ``since`` (None: not known, any may have
+        changed) and the next mark; needs the lock."""
+
     def due_index(self) -> dict[str, Any]:
         """Give the deadline tick's own record of the games (empty if none yet)."""
 

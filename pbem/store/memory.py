@@ -153,6 +153,11 @@ class MemoryStore:
         """Give the id of the game called ``name``, letter case aside (the newest of a name)."""
         return {game_id.casefold(): game_id for game_id in self._games}.get(name.casefold())
 
+    def changed_games(self, since: tuple[int, int] | None,
+                      ) -> tuple[set[str] | None, tuple[int, int]]:
+        """Give None (not known: every game may have changed), as no journal is kept."""
+        return None, (0, 0)
+
     def game_stamp(self, game_id: str) -> list[int] | None:
         """Give a value that changes whenever the game is written (None if there is none)."""
         check_game_id(game_id)
