@@ -39,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -295,8 +295,8 @@ def _measure(games: int, seconds: float, rate: float, imap: bool, folder: str | 
     return figures
 
 
-def run(games: list[int], seconds: float = 60.0, rate: float = 10.0, imap: bool = False,
-        folder: str | None = None) -> dict[str, Any]:
+def run(games: Sequence[int] = (1, 100, 1000), seconds: float = 60.0, rate: float = 10.0,
+        imap: bool = False, folder: str | None = None) -> dict[str, Any]:
     """Give the figures for each number of active games (see the module docstring)."""
     cards = load_cardset()
     runs = [_measure(n, seconds, rate, imap, folder, cards) | {"load_average": os.getloadavg()}
