@@ -21,16 +21,21 @@ from pbem.store import GameStore
 
 FORMAT = "pbem-game"
 VERSION = 2  # as history.export writes
+# After the game is marked moving, a mail whose recipient the listener accepted just before
+# may still be streaming in: it is stored within this many seconds, and then waited for.
+SETTLE_SECONDS = 1.0
 
 
 def move_out(store: GameStore, game_id: str, wait: float,
              sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
     """Give the game as ``move_in`` takes it, and take it out of ``store``: marked moving
-    first, then written out and retired once what it received before is processed and what
-    it queued is sent (waiting up to ``wait`` seconds for a running daemon to do so). On a
+    first, then written out and retired once what it received before (or while a mail
+    accepted before was streaming in: ``SETTLE_SECONDS``) is processed and what it queued is
+    sent (waiting up to ``wait`` seconds for a running daemon to do so). On a
     timeout or an error the game stays, and its mail flows again."""
     store.moving(game_id)
     try:
+        sleep(SETTLE_SECONDS)
         before = {item.mail_id for item in store.inbox()}
         until = time.monotonic() + wait
         while True:
