@@ -220,7 +220,8 @@ class Service:
         (measured on the machine's clock, not ``now``), so that the answers of the first
         leave without waiting for the last; the rest go in the next round.
 
-        Mails are taken in rounds of at most ``BATCH``: each mail is its own step (its own
+        Mails are taken in rounds of at most ``BATCH``, players' mail first, then the bot
+        seats', each in arrival order: each mail is its own step (its own
         step number, log entries and answers, as if processed alone), but a round's steps of
         one game are committed together, and only then are its mails taken off the inbox. A
         crash before that commit redoes the round; nothing of it was written.
@@ -233,7 +234,12 @@ class Service:
                 self.store.recover()
             self._recovered = False
             for _ in range(MAX_ROUNDS):
-                items = self.store.inbox()[:BATCH]
+                # Players' mail before the bot seats' (in arrival order each): a player
+                # waits for an answer, while bots answering bots in busy games can fill
+                # round after round. A bot's mail cannot be an answer to a player's waiting
+                # one (nothing was answered yet), so no game sees an order it could not.
+                items = sorted(self.store.inbox(),
+                               key=lambda item: item.message_id in self._bot_mail)[:BATCH]
                 if not items:
                     break
                 handled = self._round([item.mail_id for item in items], now, round_seconds)
