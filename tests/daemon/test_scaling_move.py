@@ -11,26 +11,22 @@ import email.parser
 import email.policy
 import json
 import os
-import signal
 import smtplib
 import subprocess
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from relay import RoutingRelay
-from servers import children_of, free_port, wait_until
+from servers import REPO, free_port, pbem_run, wait_until
 
 from pbem.daemon.config import DaemonConfig, load_config
 from pbem.service.service import Service
 from pbem.store import Store
 
-REPO = Path(__file__).resolve().parents[2]
 DOMAIN = "games.test"
 PLAYERS = (("Alice", "alice@example.org", ""), ("Bob", "bob@example.org", ""),
            ("Carol", "carol@example.org", ""))
@@ -58,41 +54,6 @@ def _new_game(config: DaemonConfig, game: str) -> dict[str, str]:
     service = Service(Store(config.store), replace(config.service_config(), password_cost=10))
     service.create_game(game, PLAYERS, seed="5eed" * 8)
     return service.start_game(game, datetime.now(UTC))
-
-
-@contextmanager
-def _pbem_run(folder: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """Run ``pbem run`` on the folder's configuration, logging to daemon.log; give it once
-    it listens; stop it with SIGTERM (killed if it does not end)."""
-    with (folder / "daemon.log").open("ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "pbem.cli.daemon", "run", "--config",
-             str(folder / "pbem.toml")], env=dict(os.environ, PYTHONPATH=str(REPO)),
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    children: set[int] = set()
-    try:
-        assert wait_until(lambda: _listens(port), timeout=30), "the daemon did not listen"
-        children = children_of(process.pid)
-        yield process
-    finally:
-        with suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        for child in children:
-            with suppress(ProcessLookupError):
-                os.kill(child, signal.SIGKILL)
-
-
-def _listens(port: int) -> bool:
-    try:
-        with smtplib.SMTP("127.0.0.1", port, local_hostname="probe", timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 def _pbem(folder: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
@@ -156,7 +117,7 @@ def test_a_game_moves_to_another_daemon_mid_game_and_nothing_is_lost_or_doubled(
     relay = RoutingRelay({f"pbem+g1@{DOMAIN}": port_a, f"pbem+g2@{DOMAIN}": port_a}).start()
     players = _Players(relay, passwords)
     try:
-        with _pbem_run(tmp_path / "a", port_a), _pbem_run(tmp_path / "b", port_b):
+        with pbem_run(tmp_path / "a", port_a), pbem_run(tmp_path / "b", port_b):
             assert wait_until(lambda: len(_mailboxes(mailboxes)) >= 6
                               and not Store(a.store).outbox(), timeout=30)
             assert {sender for sender, _, _ in _mailboxes(mailboxes)} == {
