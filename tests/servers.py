@@ -16,13 +16,12 @@ import smtplib
 import socket
 import ssl
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 import urllib.parse
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -711,44 +710,3 @@ def route_providers_to(monkeypatch: Any, server: TokenServer) -> None:
 
     monkeypatch.setattr(requests.adapters.HTTPAdapter, "send", rerouted)
 
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def smtp_answers(port: int) -> bool:
-    """Tell whether an SMTP server answers on 127.0.0.1:``port``."""
-    try:
-        with smtplib.SMTP("127.0.0.1", port, local_hostname="probe", timeout=1):
-            return True
-    except OSError:
-        return False
-
-
-@contextlib.contextmanager
-def pbem_run(folder: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """Run ``pbem run`` on ``folder/pbem.toml`` in a session of its own (as systemd would),
-    logging to ``folder/daemon.log``; give it once its listener answers on ``port``. Ends
-    what is left of it afterwards: SIGTERM to its group, then SIGKILL to it and its
-    children."""
-    with (folder / "daemon.log").open("ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "pbem.cli.daemon", "run", "--config",
-             str(folder / "pbem.toml")], env=dict(os.environ, PYTHONPATH=str(REPO)),
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    children: set[int] = set()
-    try:
-        assert wait_until(lambda: smtp_answers(port), timeout=30), "the daemon did not listen"
-        children = children_of(process.pid)
-        yield process
-    finally:
-        if process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        process.wait()
-        for child in children:  # only if the test failed
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(child, signal.SIGKILL)

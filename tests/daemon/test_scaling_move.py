@@ -20,8 +20,10 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from daemons import pbem_run
 from relay import RoutingRelay
-from servers import REPO, free_port, pbem_run, wait_until
+from servers import free_port, wait_until
+from support import REPO
 
 from pbem.daemon.config import DaemonConfig, load_config
 from pbem.service.service import Service
