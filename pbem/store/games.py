@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import shutil
 import time
@@ -263,7 +264,7 @@ class GameFiles:
         the store's lock is held. Not synced: a line a crash loses is made up for by the
         deadline tick's sweep of every game's stamp at its start (``changed_games``)."""
         with open(self._changed, "a", encoding="utf-8") as journal:
-            journal.write(game_id + "\n")
+            journal.write(json.dumps(game_id) + "\n")  # a JSON line, as every journal's
 
     def changed_games(self, since: JournalMark | None,
                       keep_bytes: int = _CHANGED_KEPT) -> tuple[set[str] | None, JournalMark]:
@@ -276,14 +277,19 @@ class GameFiles:
             with open(self._changed, "rb") as journal:
                 info = os.fstat(journal.fileno())
                 same = since is not None and since[0] == info.st_ino and since[1] <= info.st_size
-                journal.seek(since[1] if same and since is not None else 0)
-                text = journal.read()
+                start = since[1] if same and since is not None else 0
+                journal.seek(start)
+                text = journal.read(info.st_size - start)
         except FileNotFoundError:
             return None, self._empty_journal()
-        changed = set(text.decode("utf-8", "replace").split()) if same else None
+        whole = text[:text.rfind(b"\n") + 1]  # a line being written is read next time
+        try:
+            changed = {str(json.loads(line)) for line in whole.splitlines()} if same else None
+        except ValueError:  # a line a crash cut short, and one added after it: not known
+            changed = None
         if info.st_size >= keep_bytes:
             return changed, self._empty_journal()
-        return changed, (info.st_ino, info.st_size)
+        return changed, (info.st_ino, start + len(whole))
 
     def _empty_journal(self) -> JournalMark:
         """Start the journal of games changed anew (a new file: older marks are stale)."""
@@ -292,28 +298,42 @@ class GameFiles:
 
     def due_index(self) -> dict[str, Any]:
         """Give the deadline tick's own record of the games (empty if there is none yet):
-        what the service keeps there is its business; losing it only costs time."""
+        what the service keeps there is its business; losing it only costs time.
+
+        It grows with the games (1 MB with 10,000), so it is kept parsed: read again only
+        when the file is not the one last read or written here. A file read less than
+        ``STAMP_MARGIN`` seconds after it was written is not kept (``file_stamp``); one
+        written here is, as only the lock's holder writes it, and another writer's file
+        is a new one (its own inode, while this one's is still taken)."""
         path = self.root / "due.json"
-        stamp = file_stamp(path)
-        if stamp is not None and self._due_cache is not None and self._due_cache[0] == stamp:
-            return dict(self._due_cache[1])  # read once while unchanged: it grows with games
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            return {}
+        key = [info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+        if self._due_cache is not None and self._due_cache[0] == key:
+            return dict(self._due_cache[1])
         try:
             value = read_json(path)
         except (FileNotFoundError, ValueError):
             return {}
         if not isinstance(value, dict):
             return {}
-        self._due_cache = (stamp, value) if stamp is not None else None
+        self._due_cache = (key, value) if file_stamp(path) == key else None
         return dict(value)
 
     def set_due_index(self, value: dict[str, Any]) -> None:
         """Replace the deadline tick's record of the games (see ``due_index``)."""
         self._locks.require("write the due index")
+        path = self.root / "due.json"
         try:
-            write_json_atomic(self.root / "due.json", value)
+            write_json_atomic(path, value)
         except (TypeError, ValueError) as error:
             raise StoreError(f"Cannot save the due index: {error}.",
                              suggestion=JSON_HINT) from error
+        info = os.stat(path)
+        self._due_cache = ([info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns],
+                           dict(value))
 
     def setup(self, game_id: str) -> dict[str, Any]:
         """Give the setup the game was created with."""
