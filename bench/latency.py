@@ -21,7 +21,8 @@ Maildirs. With ``--imap``: the mail is delivered into a private Dovecot's INBOX 
 mail server would, and the daemon takes it through IMAP IDLE; the answers still go into
 Maildirs. A mail's latency is from the moment it was handed over (the SMTP transaction or
 the LMTP delivery ended) to the time the daemon's sender wrote the first answer to it (the
-Maildir file's modification time, on the same clock: no polling error).
+Maildir file's modification time, on the same clock: no polling error). With the
+environment variable ``PBEM_PROFILE=FILE`` the daemon runs under cProfile, writing FILE.
 """
 
 from __future__ import annotations
