@@ -85,6 +85,7 @@ class OrderResult:
     note: str
     suggestion: str = ""
     stale: bool = False
+    detail: str = ""  # lines shown as they are below the note (ODDS: the breakdown)
 
 
 def welcome(

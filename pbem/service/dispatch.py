@@ -26,6 +26,7 @@ from pbem.engine.commands import (
 from pbem.engine.events import Event
 from pbem.engine.privilege import check_abolish
 from pbem.engine.state import PendingAttack, Player
+from pbem.errors import IllegalCommandError
 from pbem.orders.format import format_order
 from pbem.orders.line import ORDER_FORMS
 from pbem.orders.model import (
@@ -51,6 +52,7 @@ from pbem.orders.model import (
     StandingTurnReaction,
     Status,
 )
+from pbem.reports.refusals import worded
 from pbem.service.answers import DEEP_AGENT, INTERFERENCE, SECRETS
 from pbem.service.deadlines import end_overdue_turn
 from pbem.service.model import Answer, Queued
@@ -60,6 +62,7 @@ from pbem.service.notices import (
     GmAlert,
     HelpReply,
     HistoryReply,
+    OddsReply,
     PressRelay,
     StandingOrders,
     StatusReport,
@@ -154,7 +157,13 @@ def _help(table: Table, player: str, located: Located) -> Note:
 
 
 def _odds_order(table: Table, player: str, located: Located) -> Note:
+    """The odds answered now; behind the writer's own attack (or other orders waiting), in
+    its own mail once what was written before it has run: lines run in the order written,
+    so the odds are those of the position the attack leaves."""
     assert isinstance(located.order, Odds)
+    if table.waits_for_earlier(player):
+        table.queue(Queued(located.line, located.text, located.order))
+        return ("queued_odds", {})
     return _odds(table, player, located.order)
 
 
@@ -191,7 +200,13 @@ def _leave(table: Table, player: str, located: Located) -> Note:
 
 
 def _gift(table: Table, player: str, located: Located) -> Note:
+    """A gift is given at once, except by the active player behind their own attack (or
+    other orders waiting): it waits its turn like a TRANSFER, lines running in the order
+    written ("Each action must be completed before beginning another")."""
     assert isinstance(located.order, GiveMoney | GiveCard)
+    if table.waits_for_earlier(player):
+        table.queue(Queued(located.line, located.text, located.order))
+        return ("queued", {})
     table.do(located.order)
     return NO_NOTE
 
@@ -339,9 +354,22 @@ def _do(table: Table, player: str, order: Order) -> None:
     table.do(order)  # type: ignore[arg-type]
 
 
+def _odds_later(table: Table, player: str, order: Order) -> None:
+    """ODDS that waited behind an attack, answered by mail against the position now (an
+    attack it cannot be made refused in that mail: the lines after it still run)."""
+    assert isinstance(order, Odds)
+    try:
+        need, chance, terms = _odds_figures(table, player, order)
+    except IllegalCommandError as exc:
+        reason, _ = worded(exc, table.service.seat(player).lang)
+        table.notify(OddsReply(player, format_order(order), reason=reason))
+        return
+    table.notify(OddsReply(player, format_order(order), need=need, chance=chance, terms=terms))
+
+
 # The active player's orders that are more than one engine command (``_do``).
 RUN_ACTIVE: dict[type[Order], Callable[[Table, str, Order], None]] = {
-    AttackOrder: _attack, PlaySpecial: _play_now, OfferGroup: _offer,
+    AttackOrder: _attack, PlaySpecial: _play_now, OfferGroup: _offer, Odds: _odds_later,
 }
 
 
@@ -529,12 +557,26 @@ def _clear_standing(table: Table, player: str, number: int | None) -> None:
     table.service = replace(table.service, standing=kept)
 
 
+Terms = tuple[tuple[str, str, int], ...]  # an attack's breakdown: (kind, source, amount)
+
+
 def _odds(table: Table, player: str, order: Odds) -> Note:
-    """The number the stated attack would need now, for the acknowledgement."""
+    """The number the stated attack would need now, and how it is made up, for the
+    acknowledgement."""
+    need, chance, terms = _odds_figures(table, player, order)
+    return ("odds", {"need": need, "chance": chance, "terms": terms})
+
+
+def _odds_figures(table: Table, player: str, order: Odds) -> tuple[int, int, Terms]:
+    """The roll the stated attack would need now, its chance in percent and its terms."""
     a = order.attack
     p = table.state.player(player)
     validate_attack(table.cards, table.state, p, a.attacker, a.target, a.mode, a.aids)
     pending = PendingAttack(player=player, attacker=a.attacker, target=a.target, mode=a.mode,
                             aids=a.aids)
-    need = breakdown(table.cards, table.state, pending).need + order.spend
-    return ("odds", {"need": need, "chance": round(success_chance(need) * 100)})
+    terms = [(t.kind, t.source, t.amount)
+             for t in breakdown(table.cards, table.state, pending).terms]
+    if order.spend:
+        terms.append(("attacker_money", a.attacker, order.spend))
+    need = sum(amount for _, _, amount in terms)
+    return need, round(success_chance(need) * 100), tuple(terms)

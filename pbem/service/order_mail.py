@@ -12,7 +12,7 @@ from typing import Any
 
 from pbem.engine.commands import EndTurn, Pass
 from pbem.errors import PbemError
-from pbem.orders.model import Located, ParsedOrders
+from pbem.orders.model import Located, Odds, ParsedOrders
 from pbem.orders.parse import blank_password
 from pbem.reports.mails import OrderResult
 from pbem.reports.paraphrase import paraphrase
@@ -44,7 +44,8 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
     for index, located in enumerate(parsed.orders):
         text = blank_password(located.text)
         order = located.order
-        if ended_at and is_move(order) and not is_answer(table, order):
+        if (ended_at and (is_move(order) or isinstance(order, Odds))
+                and not is_answer(table, order)):
             # The turn ends at that line (now, or when the attack it waits behind is
             # settled): a move after it would never run, so it is refused now, not dropped.
             refusals.append((located.line, text,
@@ -75,7 +76,10 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         said = paraphrase(located.order, lang, site_dir)
         if note:
             said = f"{said} {words(lang, site_dir, note, **context)}"
-        results.append(OrderResult(located.line, text, True, said))
+        # ODDS answered at once shows how its number is made up, as an attack's mail does.
+        detail = (render("breakdown.txt.j2", lang, site_dir, **context).rstrip()
+                  if note == "odds" else "")
+        results.append(OrderResult(located.line, text, True, said, detail=detail))
     for line, text in stale:  # the acknowledgement says once where the game is now
         results.append(OrderResult(line, text, False,
                                    words(lang, site_dir, "stale", written=turn), stale=True))

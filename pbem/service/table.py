@@ -131,6 +131,13 @@ class Table:
                 and self.service.window is None and not self.service.queue
                 and self.state.offer is None)
 
+    def waits_for_earlier(self, player: str) -> bool:
+        """True when ``player`` is the active player and orders of theirs wait (their attack
+        under way, orders queued behind it, a group offered): their next line waits too."""
+        return (self.state.phase != "over" and self.state.active_player.name == player
+                and (self.service.window is not None or bool(self.service.queue)
+                     or self.state.offer is not None))
+
     def queue(self, item: Queued) -> None:
         self.service = replace(self.service, queue=(*self.service.queue, item))
 

@@ -1,0 +1,131 @@
+"""Issue 18, turn flow: the lines of a mail run in the order written (18.2), an UPTO says
+what it can draw on (18.4), and a player answering the last mail the game sent them is not
+refused as stale (18.5)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from factory import BAVARIA, CARDS, GNOMES, NETWORK, free, game, money, place, rig
+
+from pbem.engine.commands import GiveMoney, Spend
+from pbem.engine.events import Event
+from pbem.engine.state import GameState
+from pbem.orders.parse import parse_orders
+from pbem.reports import mails as reports
+from pbem.reports.mails import OrderResult
+from pbem.service.model import GameService, Seat, Timing, iso
+from pbem.service.notices import OddsReply
+from pbem.service.order_mail import carry_out_mail
+from pbem.service.table import Table
+
+NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+def position() -> GameState:
+    """ann (Bavarians, to act), bob (Gnomes, Boy Sprouts with 2 MB), cat (Network), 10 MB
+    on each Illuminati; Hackers and Flat Earthers free."""
+    state = game(ann=BAVARIA, bob=GNOMES, cat=NETWORK)
+    state = free(state, "Hackers", "Flat Earthers")
+    state = place(state, "bob", "Boy Sprouts", treasury=2)
+    for name, card in (("ann", BAVARIA), ("bob", GNOMES), ("cat", NETWORK)):
+        state = money(state, name, card, 10)
+    return state
+
+
+def table(state: GameState) -> Table:
+    seats = tuple(Seat(p.name, f"{p.name}@example.org") for p in state.players)
+    service = GameService(seats=seats, timing=Timing(), started=True, turn_seq=state.seq,
+                          deadline=iso(NOW + timedelta(hours=72)))
+    return Table(CARDS, state, service, NOW, 0)
+
+
+def mail(t: Table, player: str, *lines: str, turn: int | None = None) -> list[OrderResult]:
+    start = f"GAME test PLAYER {player} PASSWORD x" + (f" TURN {turn}" if turn else "")
+    names = tuple(p.name for p in t.state.players)
+    parsed = parse_orders("\n".join([start, *lines, "END"]), CARDS, names)
+    assert not parsed.errors, parsed.errors
+    return carry_out_mail(t, t.service.seat(player), parsed, site_dir=None)[0]
+
+
+def kinds(events: list[Event]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def test_a_gift_written_after_an_attack_waits_behind_its_upto() -> None:
+    """rulebook-en, Actions: "Each action must be completed before beginning another." A
+    GIVE written after an ATTACK waits, like a TRANSFER, until the attack is settled: the
+    attack's UPTO is spent before the gift leaves the treasury, not after."""
+    t = table(rig(position(), 12))
+    results = mail(t, "ann", "ATTACK Bavarian CONTROL Hackers SPEND 1 UPTO 9",
+                   "GIVE 5 MB TO cat")
+    assert all(r.accepted for r in results)
+    gift = next(r for r in results if r.text == "GIVE 5 MB TO cat")
+    assert "waits for the attack before it" in gift.note
+    assert t.state.player("cat").treasury == 10  # not given yet
+    assert [q.text for q in t.service.queue] == ["GIVE 5 MB TO cat"]
+    mail(t, "bob", "NO RESPONSE")
+    mail(t, "cat", "NO RESPONSE")
+    commands = [e["command"]["type"] for e in t.entries]
+    spends = [i for i, c in enumerate(commands) if c == Spend.__name__]
+    gifts = [i for i, c in enumerate(commands) if c == GiveMoney.__name__]
+    assert spends and gifts and max(spends) < gifts[0], commands
+    assert t.state.player("cat").treasury == 15
+
+
+def test_a_gift_by_a_player_not_waiting_on_anything_goes_at_once() -> None:
+    """rulebook-en, Free Actions: "Giving away a Special card or money – this may be done at
+    any time, not just during your turn." bob, answering ann's attack, gives at once."""
+    t = table(rig(position(), 12))
+    mail(t, "ann", "ATTACK Bavarian CONTROL Hackers")
+    (gift,) = mail(t, "bob", "GIVE 2 MB TO cat")
+    assert gift.accepted and "waits" not in gift.note
+    assert t.state.player("cat").treasury == 12
+
+
+def test_odds_after_an_attack_are_answered_against_the_position_it_leaves() -> None:
+    """rulebook-en: "No individual Group (except the UFOs) may attack twice in a turn." The
+    ODDS written after the Bavarians' attack waits for it; once it is settled it is answered
+    in a mail of its own, against the position after the attack: the Bavarians have
+    attacked, so that attack cannot be made."""
+    t = table(rig(position(), 12))
+    results = mail(t, "ann", "ATTACK Bavarian CONTROL Hackers",
+                   "ODDS Bavarian CONTROL Flat Earthers")
+    odds = results[1]
+    assert odds.accepted and "answer comes in a mail of its own" in odds.note
+    assert not odds.detail
+    assert not [n for n in t.notices if isinstance(n, OddsReply)]
+    mail(t, "bob", "NO RESPONSE")
+    mail(t, "cat", "NO RESPONSE")
+    (reply,) = [n for n in t.notices if isinstance(n, OddsReply)]
+    assert reply.to == "ann" and reply.order.endswith("CONTROL Flat Earthers")
+    assert "already" in reply.reason and "attack" in reply.reason, reply.reason
+
+
+def test_odds_answered_at_once_show_their_breakdown() -> None:
+    """docs/orders.md: ODDS "answers with the roll the attack would need and how it is made
+    up". rulebook-en: "subtract the defending Group's Resistance from the attacking Group's
+    Power"; "Each MB spent [...] adds one point of Power to that attack"."""
+    t = table(position())
+    (odds,) = mail(t, "ann", "ODDS Bavarian CONTROL Hackers SPEND 2")
+    assert odds.accepted
+    lines = odds.detail.splitlines()
+    assert any("power of The Bavarian Illuminati" in line for line in lines), lines
+    assert any("resistance of Hackers" in line for line in lines), lines
+    assert any("+2" in line and "money spent to attack" in line for line in lines), lines
+    assert "or less to succeed" in lines[-1]
+    need = int(lines[-1].split()[0])
+    assert f"roll of {min(need, 10)} or less" in odds.note
+
+
+def test_the_odds_mail_shows_the_breakdown_in_both_languages() -> None:
+    """The mail of an ODDS that waited: its line, the breakdown (rulebook-en: "subtract the
+    defending Group's Resistance from the attacking Group's Power") and the chance."""
+    reply = OddsReply("ann", "ODDS Mafia CONTROL Hackers", need=7, chance=58,
+                      terms=(("power", "The Mafia", 7), ("resistance", "Hackers", -0)))
+    for lang, words in (("en", "58% chance"), ("fr", "58 % de chances")):
+        rendered = reports.mail("odds", lang, None, html=True, game="g", player="ann",
+                                data=reply)
+        assert "ODDS Mafia CONTROL Hackers" in rendered.text
+        assert words in rendered.text and "The Mafia" in rendered.text
+        assert "The Mafia" in (rendered.html or "")
