@@ -329,9 +329,8 @@ def run_active(table: Table, player: str, order: Order) -> None:
 def _attack(table: Table, player: str, order: Order) -> None:
     assert isinstance(order, AttackOrder)
     p = table.state.player(player)
-    sources = ((order.spend_from,) if order.spend_from
-               else tuple(dict.fromkeys((order.attack.attacker, p.illuminati))))
-    _check_attack_money(table, p, sources, order)
+    sources = attack_sources(p, order)
+    _check_attack_money(table, p, sources[:1] if order.spend_from else sources, order)
     stance = Stance(player, "attack", order.spend, order.spend + order.upto, sources)
     table.announce(order.attack, stance)
 
@@ -444,8 +443,9 @@ def _defend(table: Table, p: Player, attack: PendingAttack, order: Order) -> Ans
     owner = table.state.owner(attack.target)
     if owner is None or owner.name != p.name:
         raise refused("not_yours", target=attack.target)
-    sources = (order.source,) if order.source else (attack.target, p.illuminati)
-    _check_defence(table, p, attack.target, sources, order.amount)
+    sources = defence_sources(p, attack.target, order)
+    _check_defence(table, p, attack.target, sources[:1] if order.source else sources,
+                   order.amount)
     return Answer(p.name, stance=Stance(p.name, "defense", order.amount,
                                         order.amount + order.upto, sources))
 
@@ -497,6 +497,41 @@ ANSWER: dict[type[Order], Callable[[Table, Player, PendingAttack, Order], Answer
     NoResponse: _no_response,
 }
 ANSWERS = tuple(ANSWER.keys() - {PlaySpecial})
+
+
+def _paying(first: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """The treasuries that pay, in order: the one the order names FROM (its SPEND comes
+    from there), then the others the rules let pay, which its UPTO draws on when the first
+    runs dry."""
+    return tuple(dict.fromkeys((first, *allowed) if first else allowed))
+
+
+def attack_sources(p: Player, order: AttackOrder) -> tuple[str, ...]:
+    """Rulebook, "Spending Money To Attack": "Attacking money may be spent from both the
+    attacking Group's treasury and the Illuminati treasury." """
+    return _paying(order.spend_from, (order.attack.attacker, p.illuminati))
+
+
+def defence_sources(p: Player, target: str, order: DefendOrder) -> tuple[str, ...]:
+    """Rulebook, "Spending Money To Defend": "from the defending Group's treasury [...] or
+    from his Illuminati treasury. Other Groups cannot participate." """
+    return _paying(order.source, (target, p.illuminati))
+
+
+def upto_reach(table: Table, player: str, order: Order) -> dict[str, Any] | None:
+    """What the UPTO of an attack or a defence can draw on as the game stands: each
+    treasury that may pay with what it holds now, in the order they pay, and how much is
+    left for the UPTO once the money put in at once is paid; None for other orders."""
+    p = table.state.player(player)
+    if isinstance(order, AttackOrder) and order.upto:
+        sources, now = attack_sources(p, order), order.spend
+    elif (isinstance(order, DefendOrder) and order.upto and table.state.attack is not None):
+        sources, now = defence_sources(p, table.state.attack.target, order), order.amount
+    else:
+        return None
+    held = [(s, slot.treasury if (slot := p.slot(s)) else 0) for s in sources]
+    left = max(0, sum(h for _, h in held) - now)
+    return {"held": held, "upto": order.upto, "left": left}
 
 
 def _check_defence(table: Table, p: Player, target: str, sources: tuple[str, ...],

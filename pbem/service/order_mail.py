@@ -18,7 +18,7 @@ from pbem.reports.mails import OrderResult
 from pbem.reports.paraphrase import paraphrase
 from pbem.reports.refusals import worded
 from pbem.reports.templating import render
-from pbem.service.dispatch import advance, carry_out, is_answer, is_move
+from pbem.service.dispatch import advance, carry_out, is_answer, is_move, upto_reach
 from pbem.service.model import Seat
 from pbem.service.notices import StatusReport
 from pbem.service.refusals import refused
@@ -38,7 +38,8 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
     # Judged against the game as the mail found it: the mail's own steps make nothing stale.
     oldest_action, oldest_answer = _oldest(table)
     stale: list[tuple[int, str]] = []  # (line, text) of the lines refused as stale
-    done: list[tuple[Located, str, str, dict[str, Any]]] = []  # (order, text, note, context)
+    # (order, text, note, its context, what its UPTO may draw on)
+    done: list[tuple[Located, str, str, dict[str, Any], dict[str, Any] | None]] = []
     refusals: list[tuple[int, str, PbemError]] = []  # (line, text, why) of the lines refused
     ended_at = 0  # the line of the writer's END TURN or PASS, once carried out or waiting
     for index, located in enumerate(parsed.orders):
@@ -57,6 +58,7 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
                 and table.state.player(seat.name).playing):
             stale.append((located.line, text))
             continue
+        reach = upto_reach(table, seat.name, order)  # what its UPTO may draw on, before
         try:
             note, context = carry_out(table, seat.name, located)
         except PbemError as error:
@@ -67,15 +69,17 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         following = parsed.orders[index + 1:index + 2]
         if not _still_answering(table, seat.name, [o.order for o in following]):
             advance(table)
-        done.append((located, text, note, context))
+        done.append((located, text, note, context, reach))
     advance(table)
     # The acknowledgement is written in the seat's language once the mail is carried out
     # (a SET LANGUAGE line changes it), so every line's words are too.
     lang = table.service.seat(seat.name).lang
-    for located, text, note, context in done:
+    for located, text, note, context, reach in done:
         said = paraphrase(located.order, lang, site_dir)
         if note:
             said = f"{said} {words(lang, site_dir, note, **context)}"
+        if reach:
+            said = f"{said} {words(lang, site_dir, 'upto', **reach)}"
         # ODDS answered at once shows how its number is made up, as an attack's mail does.
         detail = (render("breakdown.txt.j2", lang, site_dir, **context).rstrip()
                   if note == "odds" else "")

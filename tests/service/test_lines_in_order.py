@@ -129,3 +129,40 @@ def test_the_odds_mail_shows_the_breakdown_in_both_languages() -> None:
         assert "ODDS Mafia CONTROL Hackers" in rendered.text
         assert words in rendered.text and "The Mafia" in rendered.text
         assert "The Mafia" in (rendered.html or "")
+
+
+def test_a_defence_upto_goes_on_from_the_illuminati_when_its_group_runs_dry() -> None:
+    """rulebook-en, Spending Money To Defend: the defender spends "from the defending
+    Group's treasury [...] and [...] from his Illuminati treasury. Other Groups cannot
+    participate." DEFEND 1 FROM Boy Sprouts UPTO 8: once Boy Sprouts' 2 MB are spent the
+    UPTO goes on from the Gnomes' treasury, and the answer says so when the line is read."""
+    t = table(rig(position(), 12))
+    mail(t, "ann", "ATTACK Bavarian CONTROL Boy Sprouts SPEND 10")
+    mail(t, "cat", "NO RESPONSE")
+    (defend,) = mail(t, "bob", "DEFEND 1 FROM Boy Sprouts UPTO 8")
+    assert defend.accepted
+    assert ("Its UPTO draws on Boy Sprouts (2 MB now), then on The Gnomes of Zurich "
+            "(10 MB now), in that order." in defend.note), defend.note
+    assert t.service.window is None  # settled
+    spent = [(e.data["source"], e.data["amount"]) for e in t.events
+             if e.kind == "spend" and e.data.get("player") == "bob"]
+    assert ("Boy Sprouts", 1) in spent and any(s == GNOMES for s, _ in spent), spent
+    assert t.state.player("bob").treasury < 10
+
+
+def test_an_attack_upto_goes_on_from_the_illuminati_when_its_group_runs_dry() -> None:
+    """rulebook-en, Spending Money To Attack: "Attacking money may be spent from both the
+    attacking Group's treasury and the Illuminati treasury." SPEND 1 FROM The Mafia UPTO 9:
+    when the Mafia's 1 MB is spent and cat interferes, the UPTO answers from the
+    Bavarians' treasury; the answer to the attack line says it will, and that only 10 MB are
+    there beyond the SPEND."""
+    t = table(rig(place(position(), "ann", "The Mafia", treasury=1), 12))
+    (attack,) = mail(t, "ann", "ATTACK Mafia CONTROL Hackers SPEND 1 FROM Mafia UPTO 12")
+    assert attack.accepted
+    assert ("Its UPTO draws on The Mafia (1 MB now), then on The Bavarian Illuminati "
+            "(10 MB now), in that order: 10 MB beyond the money put in at once, less than "
+            "the 12 of the UPTO." in attack.note), attack.note
+    mail(t, "bob", "NO RESPONSE")
+    mail(t, "cat", "INTERFERE 3")
+    assert t.service.window is None
+    assert t.state.player("ann").treasury < 10
