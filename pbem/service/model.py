@@ -123,6 +123,9 @@ class GameService:
     standing: tuple[tuple[str, StandingOrder], ...] = ()  # (player, order) in order given
     reported: int = 0  # log length at the last turn report: events after it are news
     turn_seq: int = 0  # state sequence number when this turn began: older orders are stale
+    # State sequence number when the last attack was settled or called off: an answer
+    # written before it may have been meant for that attack, and is stale.
+    settled_seq: int = 0
     steps: int = 0  # steps committed; names this step's outgoing mails stably
 
     def seat(self, name: str) -> Seat:

@@ -116,11 +116,15 @@ def _still_answering(table: Table, player: str, following: list[Any]) -> bool:
 
 
 def _oldest(table: Table) -> tuple[int, int]:
-    """The oldest TURN an action, and an answer, may carry as the game stands: the turn's, and
-    for an answer the open window's."""
+    """The oldest TURN an action, and an answer, may carry as the game stands.
+
+    An action written before the turn began was meant for another turn. An answer is
+    stale only if an attack was settled (or called off) after it was written, as it may
+    have been meant for that one: a player who answers the attack with the number of the
+    last report they had, from before the attack, is answering this attack."""
     window = table.service.window
     turn_seq = table.service.turn_seq
-    return turn_seq, turn_seq if window is None else max(window.seq, turn_seq)
+    return turn_seq, turn_seq if window is None else table.service.settled_seq
 
 
 def words(lang: str, site_dir: Path | None, key: str, **context: Any) -> str:

@@ -268,7 +268,7 @@ class Table:
     def call_off(self, player: str, command: Command) -> None:
         """The attacker takes the attack back before money went in: the window closes."""
         self.do(command)
-        self.service = replace(self.service, window=None)
+        self.service = replace(self.service, window=None, settled_seq=self.state.seq)
 
     def close_window(self) -> None:
         """Settle the attack: cards played at once, money, the dice, reactions, the result."""
@@ -302,7 +302,7 @@ class Table:
                 self.attempt(reaction.play.player, self.play_special, reaction.play, counter)
         start = len(self.events)
         self.do(Settle())
-        self.service = replace(self.service, window=None)
+        self.service = replace(self.service, window=None, settled_seq=self.state.seq)
         result = self.events[start:]
         for p in self.state.players:
             if not p.departed:

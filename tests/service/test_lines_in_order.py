@@ -41,7 +41,7 @@ def table(state: GameState) -> Table:
 
 
 def mail(t: Table, player: str, *lines: str, turn: int | None = None) -> list[OrderResult]:
-    start = f"GAME test PLAYER {player} PASSWORD x" + (f" TURN {turn}" if turn else "")
+    start = f"GAME test PLAYER {player} PASSWORD x" + (f" TURN {turn}" if turn is not None else "")
     names = tuple(p.name for p in t.state.players)
     parsed = parse_orders("\n".join([start, *lines, "END"]), CARDS, names)
     assert not parsed.errors, parsed.errors
@@ -166,3 +166,31 @@ def test_an_attack_upto_goes_on_from_the_illuminati_when_its_group_runs_dry() ->
     mail(t, "cat", "INTERFERE 3")
     assert t.service.window is None
     assert t.state.player("ann").treasury < 10
+
+
+def test_an_answer_with_the_number_of_the_last_report_counts() -> None:
+    """Issue 18.5: bob answers ann's attack with the TURN of the last report he had, from
+    before the attack was announced. No attack was settled since: the only attack his
+    DEFEND can answer is this one, and it counts. (rulebook-en, Spending Money To Defend:
+    "the defender may counter an attack by spending some of his own money".)"""
+    t = table(rig(position(), 12))
+    report_seq = t.state.seq
+    mail(t, "ann", "ATTACK Bavarian CONTROL Boy Sprouts SPEND 10")
+    window = t.service.window
+    assert window is not None and window.seq > report_seq
+    (defend,) = mail(t, "bob", "DEFEND 1 FROM Boy Sprouts", turn=report_seq)
+    assert defend.accepted and not defend.stale, defend.note
+
+
+def test_an_answer_from_before_an_attack_settled_since_is_stale() -> None:
+    """The change since matters: an attack settled after bob wrote, so his answer may have
+    been meant for it, and is refused as stale (docs/service.md, Stale orders)."""
+    t = table(rig(place(position(), "ann", "C.I.A."), 12))
+    report_seq = t.state.seq
+    mail(t, "ann", "ATTACK Bavarian CONTROL Hackers", "ATTACK CIA CONTROL Boy Sprouts")
+    mail(t, "bob", "NO RESPONSE")
+    mail(t, "cat", "NO RESPONSE")
+    assert t.service.window is not None and t.state.attack is not None
+    assert t.state.attack.target == "Boy Sprouts"
+    (defend,) = mail(t, "bob", "DEFEND 1", turn=report_seq)
+    assert not defend.accepted and defend.stale
