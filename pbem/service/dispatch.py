@@ -14,6 +14,7 @@ from pbem.engine.commands import (
     AbolishPrivilege,
     AcceptGroup,
     CallOff,
+    ChooseGoal,
     Counter,
     DeclineGroup,
     GiveCard,
@@ -26,6 +27,7 @@ from pbem.engine.commands import (
 from pbem.engine.events import Event
 from pbem.engine.privilege import check_abolish
 from pbem.engine.state import PendingAttack, Player
+from pbem.engine.victory import chooses_goal, goal_choice_open
 from pbem.errors import IllegalCommandError
 from pbem.orders.format import format_order
 from pbem.orders.line import ORDER_FORMS
@@ -60,6 +62,7 @@ from pbem.service.notices import (
     CalledOff,
     Eliminated,
     GmAlert,
+    GoalDealt,
     HelpReply,
     HistoryReply,
     OddsReply,
@@ -82,8 +85,8 @@ NO_NOTE: Note = ("", {})
 
 # Orders about the game position: refused when written against a state already gone.
 # Press, queries, settings and standing orders do not depend on the position.
-FREE_ORDERS = (Press, Status, History, Help, Odds, SetTimezone, SetLanguage, SetHtml,
-               StandingDefend, StandingNeverInterfere, StandingAttackReaction,
+FREE_ORDERS = (Press, Status, History, Help, Odds, ChooseGoal, SetTimezone, SetLanguage,
+               SetHtml, StandingDefend, StandingNeverInterfere, StandingAttackReaction,
                StandingTurnReaction, StandingList, StandingClear)
 # All a seat out of the game (removed, left, eliminated) may still ask: it speaks no more
 # to the others (no press) and has nothing left to order (no standing orders, settings).
@@ -211,6 +214,13 @@ def _gift(table: Table, player: str, located: Located) -> Note:
     return NO_NOTE
 
 
+def _choose_goal(table: Table, player: str, located: Located) -> Note:
+    """The UFOs' secret goal, chosen whoever is to act: the choice waits for nothing."""
+    assert isinstance(located.order, ChooseGoal)
+    table.do(located.order)
+    return NO_NOTE
+
+
 def _call_off(table: Table, player: str, located: Located) -> Note:
     """Outside a window, an attack is called off as the active player's order."""
     if table.service.window is None:
@@ -251,7 +261,8 @@ CARRY_OUT: dict[type[Order], Callable[[Table, str, Located], Note]] = {
     StandingAttackReaction: _standing, StandingTurnReaction: _standing,
     StandingList: _standing_list, StandingClear: _standing_clear,
     AcceptGroup: _offer_answer, DeclineGroup: _offer_answer, WithdrawOffer: _offer_answer,
-    LeaveGame: _leave, GiveMoney: _gift, GiveCard: _gift, CallOff: _call_off, PlaySpecial: _play,
+    LeaveGame: _leave, ChooseGoal: _choose_goal, GiveMoney: _gift, GiveCard: _gift,
+    CallOff: _call_off, PlaySpecial: _play,
 }
 
 
@@ -405,6 +416,19 @@ def advance(table: Table) -> None:
         table.report()
     _tell_the_eliminated(table)
     _tell_the_game_master_one_is_left(table)
+    _tell_the_goal_dealt(table)
+
+
+def _tell_the_goal_dealt(table: Table) -> None:
+    """The UFOs who let the time to choose their goal pass are told, once, that the goal
+    dealt to them at random stands."""
+    for p in table.state.players:
+        if (p.playing and p.secret_goal and not p.goal_chosen
+                and p.name not in table.service.goal_told
+                and chooses_goal(table.cards, p) and not goal_choice_open(table.state, p)):
+            table.notify(GoalDealt(p.name, p.secret_goal))
+            table.service = replace(table.service,
+                                    goal_told=(*table.service.goal_told, p.name))
 
 
 def _tell_the_eliminated(table: Table) -> None:

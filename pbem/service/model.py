@@ -126,6 +126,7 @@ class GameService:
     # State sequence number when the last attack was settled or called off: an answer
     # written before it may have been meant for that attack, and is stale.
     settled_seq: int = 0
+    goal_told: tuple[str, ...] = ()  # the UFOs told that the goal dealt at random stands
     steps: int = 0  # steps committed; names this step's outgoing mails stably
 
     def seat(self, name: str) -> Seat:

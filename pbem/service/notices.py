@@ -201,6 +201,14 @@ class OddsReply(Notice):
 
 
 @dataclass(frozen=True)
+class GoalDealt(Notice):
+    """To the UFOs who did not choose their goal in time: the goal dealt at random stands."""
+
+    kind = "goal_dealt"
+    goal: str
+
+
+@dataclass(frozen=True)
 class GmAlert(Notice):
     """To the game master: a player missed deadlines, or only one is left playing."""
 
@@ -231,4 +239,4 @@ class Eliminated(Notice):
 KINDS: dict[str, type[Notice]] = {c.kind: c for c in (
     Ack, Welcome, ResponseRequest, AttackResult, TurnReport, StatusReport, GameOver, Reminder,
     OfferAnswered, PressRelay, HistoryReply, GmNews, StandingOrders, HelpReply, OrderFailed,
-    GmAlert, OrdersDropped, CalledOff, Eliminated, OddsReply)}
+    GmAlert, OrdersDropped, CalledOff, Eliminated, OddsReply, GoalDealt)}

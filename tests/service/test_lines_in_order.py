@@ -4,22 +4,13 @@ refused as stale (18.5)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
-from factory import BAVARIA, CARDS, GNOMES, NETWORK, free, game, money, place, rig
+from factory import BAVARIA, GNOMES, NETWORK, free, game, money, place, rig
+from tables import mail, table
 
 from pbem.engine.commands import GiveMoney, Spend
-from pbem.engine.events import Event
 from pbem.engine.state import GameState
-from pbem.orders.parse import parse_orders
 from pbem.reports import mails as reports
-from pbem.reports.mails import OrderResult
-from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.notices import OddsReply
-from pbem.service.order_mail import carry_out_mail
-from pbem.service.table import Table
-
-NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
 
 def position() -> GameState:
@@ -31,25 +22,6 @@ def position() -> GameState:
     for name, card in (("ann", BAVARIA), ("bob", GNOMES), ("cat", NETWORK)):
         state = money(state, name, card, 10)
     return state
-
-
-def table(state: GameState) -> Table:
-    seats = tuple(Seat(p.name, f"{p.name}@example.org") for p in state.players)
-    service = GameService(seats=seats, timing=Timing(), started=True, turn_seq=state.seq,
-                          deadline=iso(NOW + timedelta(hours=72)))
-    return Table(CARDS, state, service, NOW, 0)
-
-
-def mail(t: Table, player: str, *lines: str, turn: int | None = None) -> list[OrderResult]:
-    start = f"GAME test PLAYER {player} PASSWORD x" + (f" TURN {turn}" if turn is not None else "")
-    names = tuple(p.name for p in t.state.players)
-    parsed = parse_orders("\n".join([start, *lines, "END"]), CARDS, names)
-    assert not parsed.errors, parsed.errors
-    return carry_out_mail(t, t.service.seat(player), parsed, site_dir=None)[0]
-
-
-def kinds(events: list[Event]) -> list[str]:
-    return [e.kind for e in events]
 
 
 def test_a_gift_written_after_an_attack_waits_behind_its_upto() -> None:
