@@ -265,6 +265,10 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
                 f"step {to} is in the middle of an attack or of a special card",
                 suggestion="go back to step " + " or ".join(str(s) for s in rest))
         cut = [from_json(Event, e) for entry in log[length:] for e in entry["events"]]
+        # Players are told in turns and players, not in the log's step numbers.
+        was = step.table.state
+        where = {"turn": state.turn_number, "player": state.active_player.name,
+                 "from_turn": was.turn_number, "from_player": was.active_player.name}
         step.rewind(Table(service.cards, state,
                           _rolled_back(step.table.service, state, length, now, cut),
                           now, length))
@@ -275,7 +279,8 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
         undone = [{"kind": e.kind, "at": e.at} for e in cut_off if not e.gm_only]
         kept = [{"kind": e.kind, "at": e.at, "data": e.data} for e in cut_off if e.gm_only]
         event = table.record("rollback", {"to": to, "from": current, "reason": reason,
-                                          "undone": undone} | ({"gm_only": kept} if kept else {}))
+                                          "undone": undone} | where
+                             | ({"gm_only": kept} if kept else {}))
         _tell_players(table, gm=event)
         step.advance()
         if not any(isinstance(n, TurnReport | GameOver) for n in table.notices):
