@@ -104,6 +104,18 @@ def create_game(service: Service, game_id: str, players: Sequence[tuple[str, str
         return service.state(game_id).dice.commitment
 
 
+def delete_game(service: Service, game_id: str) -> None:
+    """Delete a game created and never started: nobody was mailed about it, so it leaves
+    nothing behind. A started game is refused: its players hold passwords and reports, and
+    its log is the record of what they did (``pbem end`` ends it)."""
+    with service.store.lock():
+        if service.service_record(game_id).started:
+            raise IllegalCommandError("the game has started, so it cannot be deleted",
+                                      text=game_id,
+                                      suggestion=f"end it instead: pbem end {game_id}")
+        service.store.delete_game(game_id)
+
+
 def start_game(service: Service, game_id: str, now: datetime) -> dict[str, str]:
     """Welcome mails out and the first turn begun; gives the passwords (GM's eyes only)."""
     with service.store.lock():
@@ -383,7 +395,8 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
                                          "reason": reason})
         if password:
             table.notify(Welcome(now_called, password, welcome_settings(table.service.timing)))
-        _tell_players(table, events, event)
+        if table.service.started:  # before the start nobody has heard of the game yet
+            _tell_players(table, events, event)
         step.drop(_superseded(service, table, old))
     return password
 

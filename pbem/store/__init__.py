@@ -130,6 +130,9 @@ class Store:
                     log_entries: Sequence[dict[str, Any]] = ()) -> None:
         self._games.create_game(game_id, setup, snapshot=snapshot, log_entries=log_entries)
 
+    def delete_game(self, game_id: str) -> None:
+        self._games.delete_game(game_id)
+
     def games(self) -> list[str]:
         return self._games.games()
 

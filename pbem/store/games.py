@@ -148,6 +148,22 @@ class GameFiles:
         self._index_cache = None
         index.save()  # the commit point of the creation
 
+    def delete_game(self, game_id: str) -> None:
+        """Delete a game and its folder; StoreError if there is none. The index written
+        without it is the commit point: a folder left by a writer killed after it is
+        not listed, and a later create_game of that id clears it."""
+        self._locks.require("delete a game")
+        check_game_id(game_id)
+        if game_id not in self.games():
+            raise StoreError("There is no game with this id.", text=game_id)
+        index = TinyFile(self.root / "index.json")
+        games = index.table("games")
+        games.remove(doc_ids=[doc.doc_id for doc in games if doc["game_id"] == game_id])
+        self._index_cache = None
+        index.save()
+        self._hot_files.pop(game_id, None)
+        shutil.rmtree(self.folder(game_id), ignore_errors=True)
+
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""
         return list(self._game_index()[0])

@@ -33,6 +33,10 @@ class Games(Protocol):
         """Create a game with its first snapshot and log entries, all or nothing; needs the
         lock; StoreError if it exists."""
 
+    def delete_game(self, game_id: str) -> None:
+        """Delete a game (the caller checks it may go: one never started)."""
+        ...
+
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""
 

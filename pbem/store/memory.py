@@ -125,6 +125,12 @@ class MemoryStore:
                      stamp=next(self._writes))
         self._games[game_id] = game
 
+    def delete_game(self, game_id: str) -> None:
+        """Delete a game; StoreError if there is none."""
+        self._require_lock("delete a game")
+        self._game(game_id)
+        del self._games[game_id]
+
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""
         return list(self._games)
