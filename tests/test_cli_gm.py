@@ -19,6 +19,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 from test_history import SEED, edit_stored_log, simulated_store
+from titles import mail_title
 
 from pbem.cli.gm import GM_COMMANDS, cli
 from pbem.engine.codec import from_json
@@ -87,7 +88,7 @@ def text_of(message: Message) -> str:
 
 
 def gm_mails(store: Path) -> list[Message]:
-    return [m for m in mails(store) if "From the game master" in m["Subject"]]
+    return [m for m in mails(store) if "From the game master" in mail_title(m)]
 
 
 def assert_replays(store: Path, game: str = "g") -> None:
@@ -132,7 +133,7 @@ def test_create_and_start_a_game(tmp_path: Path) -> None:
     started = run(store, "game", "start", "one", now=START)
     assert "welcome mails queued for ann, bob" in started.output
     assert "password" not in started.output.lower()
-    welcomes = [m for m in mails(store) if "Welcome" in m["Subject"]]
+    welcomes = [m for m in mails(store) if "Welcome" in mail_title(m)]
     assert sorted(to(m) for m in welcomes) == ["ann@example.org", "bob@example.org"]
     assert state.dice.commitment[:32] in text_of(welcomes[0])
     again = run(store, "game", "start", "one", now=START, code=1)
@@ -147,7 +148,7 @@ def test_a_game_created_in_french_welcomes_its_players_in_french(tmp_path: Path)
         "--player", "bob=b@example.org", now=START)
     assert {seat.lang for seat in snapshot(store, "fr")[1].seats} == {"fr"}
     run(store, "game", "start", "fr", now=START)
-    subjects = [str(m["Subject"]) for m in mails(store)]
+    subjects = [mail_title(m) for m in mails(store)]
     assert len([s for s in subjects if "Bienvenue dans la partie" in s]) == 2
     assert not [s for s in subjects if "Welcome" in s]
 
@@ -354,7 +355,7 @@ def test_replace_gives_the_seat_a_new_address_password_and_name(store: Path) -> 
     assert "cy" not in [s.name for s in service.seats]
     assert state.player("Dee").illuminati == "The Network"
     welcome = next(m for m in mails(store)
-                   if to(m) == "dee@example.org" and "Welcome" in m["Subject"])
+                   if to(m) == "dee@example.org" and "Welcome" in mail_title(m))
     assert password in text_of(welcome)
     told = {to(m): plain(text_of(m)) for m in gm_mails(store)}
     assert "cy is called Dee from now on." in told["ann@example.org"]
@@ -569,7 +570,7 @@ def test_end_gives_the_game_its_winner_and_every_player_the_last_mail(store: Pat
             in result.output)
     state, _ = snapshot(store)
     assert (state.phase, state.outcome, state.winners) == ("over", "game master", ("ann",))
-    last = {to(m): plain(text_of(m)) for m in mails(store) if "Game over" in m["Subject"]}
+    last = {to(m): plain(text_of(m)) for m in mails(store) if "Game over" in mail_title(m)}
     assert set(last) == {"ann@example.org", "bob@example.org", "cy@example.org"}
     assert "victory for ann. The game master ended it." in last["bob@example.org"]
     assert "(bob and cy conceded)" in last["bob@example.org"]

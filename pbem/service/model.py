@@ -38,6 +38,10 @@ class Seat:
     # through the same authentication as a person's (see docs/service.md).
     bot_password: str = ""
     bot_level: str = "normal"  # how well the bot plays: a pbem.bots.Level
+    # The step and seat name whose welcome started the seat's mail thread (docs/service.md,
+    # Threads): each welcome starts a new one; "" for a seat welcomed before threads were
+    # kept.
+    thread: str = ""
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ from pbem.service.notices import (
     OrderFailed,
     ResponseRequest,
     TurnReport,
+    Welcome,
 )
 from pbem.service.refusals import refused
 
@@ -111,7 +112,13 @@ class Table:
         self.do(ResolveSpecial())
 
     def notify(self, notice: Notice) -> None:
-        """Call for a mail showing the game as it stands now."""
+        """Call for a mail showing the game as it stands now. A welcome starts the reader's
+        mail thread: the seat records the step, which names the thread's root."""
+        if isinstance(notice, Welcome):
+            start = f"{self.service.steps}:{notice.to}"  # kept through a rename
+            seats = tuple(replace(s, thread=start) if s.name == notice.to
+                          else s for s in self.service.seats)
+            self.service = replace(self.service, seats=seats)
         self.notices.append(replace(notice, state=self.state, service=self.service))
 
     def in_mail_order(self) -> None:
