@@ -4,24 +4,12 @@ refused as stale (18.5)."""
 
 from __future__ import annotations
 
-from factory import BAVARIA, GNOMES, NETWORK, free, game, money, place, rig
-from tables import mail, table
+from factory import GNOMES, place, rig
+from tables import mail, position, table
 
 from pbem.engine.commands import GiveMoney, Spend
-from pbem.engine.state import GameState
 from pbem.reports import mails as reports
 from pbem.service.notices import OddsReply
-
-
-def position() -> GameState:
-    """ann (Bavarians, to act), bob (Gnomes, Boy Sprouts with 2 MB), cat (Network), 10 MB
-    on each Illuminati; Hackers and Flat Earthers free."""
-    state = game(ann=BAVARIA, bob=GNOMES, cat=NETWORK)
-    state = free(state, "Hackers", "Flat Earthers")
-    state = place(state, "bob", "Boy Sprouts", treasury=2)
-    for name, card in (("ann", BAVARIA), ("bob", GNOMES), ("cat", NETWORK)):
-        state = money(state, name, card, 10)
-    return state
 
 
 def test_a_gift_written_after_an_attack_waits_behind_its_upto() -> None:
