@@ -365,8 +365,8 @@ def _do(table: Table, player: str, order: Order) -> None:
 
 
 def _odds_later(table: Table, player: str, order: Order) -> None:
-    """ODDS that waited behind an attack, answered by mail against the position now (an
-    attack it cannot be made refused in that mail: the lines after it still run)."""
+    """ODDS that waited behind an attack, answered by mail against the position now. When
+    that attack cannot be made now, the mail says why; the lines after it still run."""
     assert isinstance(order, Odds)
     try:
         need, chance, terms = _odds_figures(table, player, order)
