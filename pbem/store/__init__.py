@@ -158,6 +158,9 @@ class Store:
     def retired(self, name: str) -> bool:
         return self._games.retired(name)
 
+    def delete_game(self, game_id: str) -> None:
+        self._games.delete_game(game_id)
+
     def games(self) -> list[str]:
         return self._games.games()
 

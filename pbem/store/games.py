@@ -198,12 +198,7 @@ class GameFiles:
         """Take a game out of the store (it moved to another store): the index stops listing
         it, and its folder goes to ``moved/<game_id>/game``, kept for reference."""
         self._locks.require("retire a game")
-        if game_id not in self.games():
-            raise StoreError("There is no game with this id.", text=game_id)
-        index = TinyFile(self.root / "index.json")
-        index.table("games").remove(where("game_id") == game_id)
-        self._index_cache = None
-        self._hot_files.pop(game_id, None)
+        index = self._unlisted(game_id)
         self.moving(game_id)
         index.save()  # the commit point: the game is no longer this store's
         self.folder(game_id).rename(self.root / "moved" / game_id / "game")
@@ -223,6 +218,26 @@ class GameFiles:
         mark = self.root / "moved" / game_id
         if mark.exists():
             mark.rename(mark.with_name(f"{game_id}.{time.time_ns()}.old"))
+
+    def delete_game(self, game_id: str) -> None:
+        """Delete a game and its folder; StoreError if there is none. The index written
+        without it is the commit point: a folder left by a writer killed after it is
+        not listed, and a later create_game of that id clears it."""
+        self._locks.require("delete a game")
+        check_game_id(game_id)
+        self._unlisted(game_id).save()
+        shutil.rmtree(self.folder(game_id), ignore_errors=True)
+
+    def _unlisted(self, game_id: str) -> TinyFile:
+        """The index without ``game_id``, not yet saved (saving it is the caller's commit
+        point); StoreError if there is no such game."""
+        if game_id not in self.games():
+            raise StoreError("There is no game with this id.", text=game_id)
+        index = TinyFile(self.root / "index.json")
+        index.table("games").remove(where("game_id") == game_id)
+        self._index_cache = None
+        self._hot_files.pop(game_id, None)
+        return index
 
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""

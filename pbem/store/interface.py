@@ -42,6 +42,9 @@ class Games(Protocol):
     def retired(self, name: str) -> bool:
         """Tell whether the game called ``name`` is moving or moved out of the store."""
 
+    def delete_game(self, game_id: str) -> None:
+        """Delete a game (the caller checks it may go: one never started)."""
+
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""
 

@@ -145,6 +145,12 @@ class MemoryStore:
         """Tell whether the game called ``name`` is moving or moved out of the store."""
         return any(game_id.casefold() == name.casefold() for game_id in self._moving)
 
+    def delete_game(self, game_id: str) -> None:
+        """Delete a game; StoreError if there is none."""
+        self._require_lock("delete a game")
+        self._game(game_id)
+        del self._games[game_id]
+
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""
         return list(self._games)
