@@ -13,7 +13,7 @@ import click
 
 from pbem.cli.absences import absences
 from pbem.cli.games import game, games, preview, process
-from pbem.cli.histories import archive, export, history_command, replay, verify
+from pbem.cli.histories import archive, export, history_command, import_game, replay, verify
 from pbem.cli.overrides import (
     announce,
     bot,
@@ -34,8 +34,8 @@ __all__ = ["GM_COMMANDS", "BusyError", "Where", "add_gm_commands", "cli", "commo
 
 GM_COMMANDS: tuple[click.Command, ...] = (
     game, games, process, preview, rollback, edit, replace_seat, remove_seat, bot, pause,
-    resume, extend, announce, end_game, history_command, export, replay, verify, archive,
-    absences,
+    resume, extend, announce, end_game, history_command, export, import_game, replay, verify,
+    archive, absences,
 )
 
 
