@@ -64,7 +64,10 @@ def measure(games: int, players: int, setting: tuple[str, ...]) -> dict[str, Any
             body = message.get_body(("plain",))
             text = body.get_content() if body is not None else ""  # type: ignore[union-attr]
             count = len(str(text).splitlines())
-            kind = kind_of(str(message["Subject"]))
+            subject = str(message["Subject"])
+            if "] Illuminati: " in subject:  # one thread per game: its title opens the text
+                subject = str(text).split("\n", 1)[0]
+            kind = kind_of(subject)
             mails["all"] += 1
             mails[kind] += 1
             lines["all"] += count
