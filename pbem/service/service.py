@@ -17,6 +17,7 @@ import difflib
 import hmac
 import logging
 import secrets
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -31,7 +32,13 @@ from pbem.engine.rules import replay
 from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.setup import Setup, new_game, with_options
 from pbem.engine.state import GameState
-from pbem.errors import IllegalCommandError, MailFormatError, OrderSyntaxError, StoreError
+from pbem.errors import (
+    IllegalCommandError,
+    MailFormatError,
+    OrderSyntaxError,
+    StoreError,
+    disk_trouble,
+)
 from pbem.mail.inbound import InboundMail, header_summary, parse_mail, receipt
 from pbem.orders.format import format_orders
 from pbem.orders.model import Header
@@ -60,6 +67,10 @@ __all__ = ["POSTMASTER", "REPLY_INTERVAL", "Service", "ServiceConfig"]
 
 MAX_ROUNDS = 10_000  # inbox rounds in one process(): bots answering bots end long before
 BATCH = 50  # mails taken in one round, whose steps are committed together per game
+# A round takes no more mail once it has worked this long (a backlog after a restart, each
+# sender's password checked once, would otherwise make a round of many seconds, its answers
+# all waiting for its one commit): rounds stay the size of those mail arriving makes.
+ROUND_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,10 @@ class Service:
         self._verified: dict[str, bytes] = {}  # password hash -> HMAC of the password
         self._recovered = False  # the store was recovered and no pass broke off since
         self._bot_mail: set[str] = set()  # Message-IDs of mail the bot seats wrote
+        # Mails left waiting in this pass: their game's (or the postmaster's) record cannot
+        # be read or written. Never the mail's fault: they stay in the inbox.
+        self._held: set[str] = set()
+        self._damage_logged: set[str] = set()
         with store.lock():
             self.postmaster.ensure()
 
@@ -224,13 +239,16 @@ class Service:
             if not self._recovered:
                 self.store.recover()
             self._recovered = False
+            self._held = set()
             for _ in range(MAX_ROUNDS):
-                items = self.store.inbox()[:BATCH]
+                items = [item.mail_id for item in self.store.inbox()
+                         if item.mail_id not in self._held][:BATCH]
                 if not items:
                     break
-                self._round([item.mail_id for item in items], now)
-                self.store.inbox_done(*(item.mail_id for item in items))
-                done += len(items)
+                taken = self._round(items, now)
+                applied = [mail_id for mail_id in taken if mail_id not in self._held]
+                self.store.inbox_done(*applied)
+                done += len(applied)
                 if after_round is not None:
                     after_round()
             self._recovered = True
@@ -255,7 +273,9 @@ class Service:
                     continue
                 try:
                     changed, due = self._tick_game(game_id, now)
-                except Exception:  # one game's trouble must not stop the others' deadlines
+                except Exception as error:  # one game's trouble must not stop the others'
+                    if disk_trouble(error):  # everyone's: the pass stops, to try again
+                        raise
                     log.exception("the deadlines of game %s failed; the other games go on",
                                   game_id)
                     continue
@@ -283,32 +303,75 @@ class Service:
             step.discard()
             return False, next_due(state, service, now)
 
-    def _round(self, mail_ids: Sequence[str], now: datetime) -> None:
-        """Handle mails, then write each game's steps. Should a write fail, its mails are
-        handled again one at a time, so only a mail that breaks is set aside."""
+    def _round(self, mail_ids: Sequence[str], now: datetime) -> list[str]:
+        """Handle mails, then write each game's steps; give the mails taken (the first ones,
+        as many as ``ROUND_SECONDS`` allows). Should a write fail, its mails are handled
+        again one at a time, so only a mail that breaks is set aside.
+
+        A disk failing as a whole (``disk_trouble``: out of space, read-only) is raised: the
+        pass stops and every mail not committed stays waiting, for the next pass to apply
+        once the disk mends (``recover`` takes off those whose step did commit)."""
         steps: dict[str, Step] = {}
+        taken: list[str] = []
+        began = time.monotonic()
         for mail_id in mail_ids:
+            if taken and time.monotonic() - began >= ROUND_SECONDS:
+                break
+            taken.append(mail_id)
             try:
                 self._handle(mail_id, now, steps)
             except Exception as error:  # a bug must not block every later mail
-                self._set_aside(mail_id, now, error)
+                self._failed(mail_id, now, error)
         for game_steps in steps.values():
             if not game_steps.mail_ids:
                 continue
             try:
                 self._write(game_steps, now)
             except Exception as error:
-                if len(mail_ids) == 1:
-                    self._set_aside(mail_ids[0], now, error)
+                if len(taken) == 1:
+                    self._failed(taken[0], now, error)
                     continue
+                if disk_trouble(error):
+                    raise
                 log.exception("the steps of %d mails could not be written; one at a time now",
                               len(game_steps.mail_ids))
                 for mail_id in game_steps.mail_ids:
                     self._round([mail_id], now)
+        return taken
 
-    def _set_aside(self, mail_id: str, now: datetime, error: Exception) -> None:
+    def _failed(self, mail_id: str, now: datetime, error: Exception) -> None:
+        """A mail's processing raised: the disk's failure is raised on; a store file that
+        cannot be read or written (``OSError``, ``StoreError``) leaves the mail waiting, and
+        the game master is told once; anything else (a bug) sets the mail aside."""
+        if disk_trouble(error):
+            raise error
+        if isinstance(error, (OSError, StoreError)):
+            self._hold(mail_id, now, error)
+            return
         log.exception("mail %s could not be processed", mail_id)
-        self.postmaster.failed(mail_id, now, f"{type(error).__name__}: {error}")
+        try:
+            self.postmaster.failed(mail_id, now, f"{type(error).__name__}: {error}")
+        except Exception as failure:  # the postmaster's own record is at fault
+            if disk_trouble(failure):
+                raise
+            self._hold(mail_id, now, failure)
+
+    def _hold(self, mail_id: str, now: datetime, error: Exception) -> None:
+        """Leave a mail waiting in the inbox: a store file it needs is damaged. The game
+        master hears of each damage once (by mail when the postmaster's record can be
+        written, in the log always)."""
+        self._held.add(mail_id)
+        problem = f"{error}" + (f" {error.suggestion}" if isinstance(error, StoreError)
+                                and error.suggestion else "")
+        try:
+            told = self.postmaster.damaged(problem, now)
+        except Exception as failure:
+            if disk_trouble(failure):
+                raise
+            told = problem not in self._damage_logged
+        if told:
+            self._damage_logged.add(problem)
+            log.error("mail %s waits: %s (see `pbem doctor`)", mail_id, problem)
 
     # --- one mail -------------------------------------------------------------------------
 
@@ -480,8 +543,13 @@ class Service:
         snapshot = self.store.snapshot(game_id)
         if snapshot is None:
             raise StoreError("The game has no snapshot.", text=game_id)
-        return (from_json(GameState, snapshot["state"]),
-                from_json(GameService, snapshot["service"]))
+        try:
+            return (from_json(GameState, snapshot["state"]),
+                    from_json(GameService, snapshot["service"]))
+        except (KeyError, TypeError, ValueError) as error:  # a record garbled on disk
+            raise StoreError(f"The record of game {game_id} is damaged ({error!r}).",
+                             suggestion="Restore the game's hot.json from a backup "
+                             "(`pbem doctor` names the file).") from error
 
     @staticmethod
     def _snapshot(state: GameState, service: GameService) -> dict[str, Any]:

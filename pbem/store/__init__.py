@@ -51,6 +51,7 @@ nobody points to yet is ignored (and tidied by ``recover``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -58,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.atomicfile import temp_files
+from pbem.errors import disk_trouble
 from pbem.store.games import SEGMENT_SIZE, STAMP_MARGIN, GameFiles, file_stamp
 from pbem.store.inbox import InboxFiles
 from pbem.store.interface import GameStore
@@ -79,6 +81,8 @@ __all__ = [
 ]
 
 _TEMP_AGE = 600.0  # seconds: a temp file this old was left by a killed writer
+
+log = logging.getLogger(__name__)
 
 
 class Store:
@@ -117,7 +121,14 @@ class Store:
             if not waiting:
                 break
             # A step committed, the process died before taking its mails off the inbox.
-            if done := self.applied_mails(game_id, waiting):
+            try:
+                done = self.applied_mails(game_id, waiting)
+            except Exception as error:  # a damaged game holds up its own mail only
+                if disk_trouble(error):
+                    raise
+                log.warning("game %s cannot be read (%s): its mail waits", game_id, error)
+                continue
+            if done:
                 self.inbox_done(*done)
                 waiting = [mail_id for mail_id in waiting if mail_id not in done]
         self.inbox_done()  # groups all done whose move out of inbox/ never happened

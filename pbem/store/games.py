@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import logging
+import os
 import shutil
 import time
 from collections.abc import Sequence
@@ -20,6 +22,8 @@ from pbem.store.tinyfile import HotFile, TinyFile
 _HOT_CACHED = 8  # hot files kept in memory during one lock hold
 SEGMENT_SIZE = 64  # log entries per segment file, for games created from now on
 STAMP_MARGIN = 2.0  # seconds: a file changed more recently has no stamp yet (file_stamp)
+
+log = logging.getLogger(__name__)
 
 
 def file_stamp(path: Path) -> list[int] | None:
@@ -56,6 +60,7 @@ class GameFiles:
         # (the index file's stamp, the ids, the ids by case-folded name); see _game_index
         self._index_cache: tuple[list[int] | None, tuple[str, ...], dict[str, str]] | None = None
         self._index_held = False  # the index cache was read during this lock hold
+        self._index_told: set[str] = set()  # the index's damage, logged once
         locks.on_release(self._forget_held)
 
     def _forget_held(self) -> None:
@@ -87,6 +92,9 @@ class GameFiles:
         check_game_id(game_id)
         path = self.folder(game_id) / "hot.json"
         if not path.exists():
+            if game_id in self.games():
+                raise StoreError(f"The record of game {game_id}, {path}, is missing.",
+                                 suggestion="Restore it from a backup (deploy/BACKUPS.md).")
             close = difflib.get_close_matches(game_id, self.games(), n=3)
             hint = f"Did you mean {', '.join(close)}?" if close else "See `pbem games`."
             raise StoreError("There is no game with this id.", text=game_id, suggestion=hint)
@@ -143,6 +151,9 @@ class GameFiles:
             hot.save()
         except (TypeError, ValueError) as error:
             raise StoreError(f"Cannot save the game: {error}.", suggestion=JSON_HINT) from error
+        if self._index_read(self.root / "index.json")[1] is not None:  # written again whole
+            write_json_atomic(self.root / "index.json", {"games": {
+                str(n): {"game_id": each} for n, each in enumerate(self.games(), 1)}})
         index = TinyFile(self.root / "index.json")
         index.table("games").insert({"game_id": game_id})
         self._index_cache = None
@@ -167,12 +178,55 @@ class GameFiles:
         if cached is None or not self._index_held:
             stamp = file_stamp(path)
             if cached is None or stamp is None or cached[0] != stamp:
-                ids = tuple(doc["game_id"] for doc in TinyFile(path).table("games"))
+                ids = self._read_index(path)
                 # The newest of a name wins.
                 named = {game_id.casefold(): game_id for game_id in ids}
                 cached = self._index_cache = (stamp, ids, named)
             self._index_held = self._locks.held
         return cached[1], cached[2]
+
+    def _read_index(self, path: Path) -> tuple[str, ...]:
+        """Give the games' ids as the index lists them; if it is damaged, or missing while
+        game folders are on disk, those folders' games, oldest first, and say so once."""
+        ids, damage = self._index_read(path)
+        if damage is None:
+            return ids
+        ids = tuple(self.folders())
+        if damage not in self._index_told:
+            self._index_told.add(damage)
+            log.error("%s: the games are taken from the folders in %s (%d); restore the file "
+                      "from a backup if one is missing (see `pbem doctor`)", damage,
+                      self.root / "games", len(ids))
+        return ids
+
+    def _index_read(self, path: Path) -> tuple[tuple[str, ...], str | None]:
+        """Give the games' ids the index lists, and what is wrong with it (None if nothing
+        is)."""
+        try:
+            ids = tuple(doc["game_id"] for doc in TinyFile(path).table("games"))
+        except StoreError as error:
+            return (), str(error)
+        except (KeyError, TypeError, AttributeError):
+            return (), f"The store file {path} is damaged (a game without an id)."
+        if not ids and not path.exists() and self.folders():
+            return (), f"The index of games {path} is missing."
+        return ids, None
+
+    def folders(self) -> list[str]:
+        """Give the games whose folders hold a record (hot.json), oldest first (by when
+        their setup was written)."""
+        found = []
+        try:
+            names = os.listdir(self.root / "games")
+        except FileNotFoundError:
+            return []
+        for name in names:
+            try:
+                found.append(((self.folder(name) / "setup.json").stat().st_mtime_ns, name))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+        return [name for _, name in sorted(found)
+                if (self.folder(name) / "hot.json").exists()]
 
     def game_stamp(self, game_id: str) -> list[int] | None:
         """Give a value that changes whenever anything of the game that a step reads is

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 from collections.abc import Sequence
@@ -21,6 +22,8 @@ _GROUP = ".mails"  # a JSON header line (each mail's record), then the mails' by
 _LEGACY = ".mail"  # layout 2: a file per mail, its record on the first line, then its bytes
 
 Record = dict[str, Any]  # as written, plus "at": where the mail's bytes start in its file
+
+log = logging.getLogger(__name__)
 
 
 class InboxFiles:
@@ -44,6 +47,7 @@ class InboxFiles:
         self._groups: dict[str, list[dict[str, Any]]] = {}
         self._waiting: dict[str, tuple[str, dict[str, Any]]] = {}
         self._seen_index = SeenIndex(root / "seen.sqlite")
+        self._damage_told: set[str] = set()  # damaged files in inbox/, logged once each
 
     # ---- reading ---------------------------------------------------------------------
 
@@ -63,6 +67,14 @@ class InboxFiles:
             try:
                 self._groups[name] = _read_header(f"{folder}/{name}")
             except FileNotFoundError:  # done meanwhile by the writing process
+                continue
+            except (ValueError, KeyError, TypeError, IndexError) as error:
+                # Damaged: its mails cannot be told apart; the rest of the inbox goes on.
+                if name not in self._damage_told:
+                    self._damage_told.add(name)
+                    log.error("the received mails file %s/%s is damaged (%s): its mails "
+                              "wait until it is restored from a backup (see `pbem doctor`)",
+                              folder, name, error)
                 continue
         if self._groups.keys() != known.keys():
             self._waiting = {r["mail_id"]: (name, r)
@@ -284,4 +296,9 @@ def _read_bytes(path: str, record: Record) -> bytes:
         if record["size"] is None:
             handle.seek(record["at"])
             return handle.read()
-        return os.pread(handle.fileno(), record["size"], record["at"])
+        data = os.pread(handle.fileno(), record["size"], record["at"])
+    if len(data) < record["size"]:
+        raise StoreError(f"The received mails file {path} is cut short: mail "
+                         f"{record['mail_id']} has {len(data)} of its {record['size']} bytes.",
+                         suggestion="Restore the file from a backup; the mail waits meanwhile.")
+    return data

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tinydb import where
 from tinydb.table import Document
 
 from pbem.atomicfile import dump_json, write_many_atomic
-from pbem.errors import StoreError
+from pbem.errors import StoreError, disk_trouble
 from pbem.store.games import GameFiles
 from pbem.store.items import OutboxItem, stored_time
 from pbem.store.journal import Journal, Journals
@@ -24,6 +25,9 @@ from pbem.store.tinyfile import HotFile
 
 _BUNDLE = ".mails"
 _BUNDLES_KEPT = 256  # bundles whose ids are kept in memory (marking sent reads them per mail)
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 
 class OutboxFiles:
@@ -41,6 +45,7 @@ class OutboxFiles:
         self._games = games
         self._journals = journals
         self._bundle_ids_read: dict[str, list[str]] = {}  # bundles' mail ids, by name
+        self._damage_told: set[str] = set()  # damage logged (once each, not every pass)
 
     def _sent_journal(self, game_id: str) -> Journal:
         return self._journals.get(self._games.folder(game_id) / "sent.log", "outbox_id",
@@ -117,49 +122,81 @@ class OutboxFiles:
              "retry_at": i.retry_at, "last_error": i.last_error, "bundle": bundle}
             for i in items)
 
-    def _pending(self, game_id: str, hot: HotFile) -> list[Document]:
+    def _pending(self, game_id: str) -> list[Document]:
         """Give the queued mails of a game not marked sent, as the hot file lists them."""
         sent = self.sent(game_id)
-        return [doc for doc in hot.outbox if doc["outbox_id"] not in sent]
+        return [doc for doc in self._games.hot(game_id).outbox if doc["outbox_id"] not in sent]
 
-    def _queueing(self) -> Iterator[tuple[str, HotFile]]:
-        """Give each game with a bundle on disk and its hot file, in the order of their ids
+    def _queueing(self) -> Iterator[str]:
+        """Give each game with a bundle on disk and a hot file, in the order of their ids
         (cost: the games with mail queued)."""
         for game_id in sorted(self._bundles()):
             if self._games.has_hot(game_id):
-                yield game_id, self._games.hot(game_id)
+                yield game_id
 
     def unsent(self) -> int:
-        """Give how many mails wait to be sent (cost: the games with mail queued)."""
-        return sum(len(self._pending(game_id, hot)) for game_id, hot in self._queueing())
+        """Give how many mails wait to be sent (cost: the games with mail queued; a game
+        whose files are damaged counts none)."""
+        none: list[Document] = []
+        return sum(len(self._readable(game_id, self._pending, none))
+                   for game_id in self._queueing())
 
     def outbox(self) -> list[OutboxItem]:
-        """Give the committed mails not yet sent, oldest first, across games."""
+        """Give the committed mails not yet sent, oldest first, across games. A game whose
+        files are damaged (its hot file, a bundle) gives none: the others' mail still goes,
+        and the damage is logged once (``pbem doctor`` names the file)."""
         found: list[tuple[str, str, int, OutboxItem]] = []
-        for game_id, hot in self._queueing():
-            bundles: dict[str, dict[str, bytes]] = {}
-            for doc in self._pending(game_id, hot):
-                outbox_id, name = doc["outbox_id"], doc["bundle"]
-                try:
-                    if name not in bundles:
-                        bundles[name] = self._bundle(name)
-                    raw = bundles[name][outbox_id]
-                except FileNotFoundError:
-                    if outbox_id in self.sent(game_id):
-                        continue  # sent by the writing process meanwhile
-                    raise StoreError(f"The bytes of queued mail {outbox_id} of game "
-                                     f"{game_id} are missing.") from None
-                item = OutboxItem(outbox_id, game_id, doc["to"], doc["message_id"], raw,
-                                  doc["created_at"], doc["attempts"], doc["retry_at"],
-                                  doc["last_error"], name)
-                found.append((item.created_at, game_id, doc.doc_id, item))
+        for game_id in self._queueing():
+            found += self._readable(game_id, self._queued_mail, [])
         return [entry[3] for entry in sorted(found, key=lambda e: e[:3])]
+
+    def _queued_mail(self, game_id: str) -> list[tuple[str, str, int, OutboxItem]]:
+        """Give a game's queued mails not yet sent, each with what orders them."""
+        found = []
+        bundles: dict[str, dict[str, bytes]] = {}
+        for doc in self._pending(game_id):
+            outbox_id, name = doc["outbox_id"], doc["bundle"]
+            try:
+                if name not in bundles:
+                    bundles[name] = self._bundle(name)
+                raw = bundles[name][outbox_id]
+            except FileNotFoundError:
+                if outbox_id in self.sent(game_id):
+                    continue  # sent by the writing process meanwhile
+                raise StoreError(f"The bytes of queued mail {outbox_id} of game {game_id} "
+                                 f"are missing: {self.root / 'outbox' / name}.",
+                                 suggestion="Restore the file from a backup, or drop the "
+                                 "game's queued mails that are in it (`pbem outbox drop`)."
+                                 ) from None
+            item = OutboxItem(outbox_id, game_id, doc["to"], doc["message_id"], raw,
+                              doc["created_at"], doc["attempts"], doc["retry_at"],
+                              doc["last_error"], name)
+            found.append((item.created_at, game_id, doc.doc_id, item))
+        return found
+
+    def _readable(self, game_id: str, read: Callable[[str], _T], otherwise: _T) -> _T:
+        """Give what ``read`` gives for the game, or ``otherwise`` if a file of the game it
+        reads is damaged (logged once)."""
+        try:
+            return read(game_id)
+        except Exception as error:
+            if disk_trouble(error):
+                raise
+            if str(error) not in self._damage_told:
+                self._damage_told.add(str(error))
+                log.error("the mail game %s queued cannot be read, the other games' goes on: "
+                          "%s (see `pbem doctor`)", game_id, error)
+            return otherwise
 
     def _queued_doc(self, outbox_id: str) -> tuple[str, Document] | None:
         """Give the game and record of a committed mail the hot file still lists (sent or
         not)."""
-        for game_id, hot in self._queueing():
-            doc = hot.outbox.get(where("outbox_id") == outbox_id)
+        def listed(game_id: str) -> Document | None:
+            found = self._games.hot(game_id).outbox.get(where("outbox_id") == outbox_id)
+            return found if isinstance(found, Document) else None
+
+        for game_id in self._queueing():
+            doc = self._readable(game_id, listed, None)
             if doc is not None:
                 return game_id, doc
         return None
@@ -287,6 +324,9 @@ class OutboxFiles:
         """Remove the bundles with no mail left to send: all sent, or written by a step that
         never committed (or for a game whose creation never finished)."""
         for game_id, names in self._bundles().items():
-            pending = (self._pending(game_id, self._games.hot(game_id))
-                       if self._games.has_hot(game_id) else [])
-            self.remove_bundles(set(names) - {doc["bundle"] for doc in pending})
+            if not self._games.has_hot(game_id):
+                self.remove_bundles(set(names))
+                continue
+            pending: list[Document] | None = self._readable(game_id, self._pending, None)
+            if pending is not None:  # a damaged game's bundles are left as they are
+                self.remove_bundles(set(names) - {doc["bundle"] for doc in pending})
