@@ -89,7 +89,7 @@ def make_dir(folder: Path) -> None:
         return
     make_dir(folder.parent)
     try:
-        folder.mkdir()
+        folder.mkdir(mode=0o700)  # the store holds players' addresses: its owner's only
     except FileExistsError:
         return
     fsync_dir(folder.parent)

@@ -375,7 +375,7 @@ class _InstanceLock:
     def held(self) -> Iterator[int]:
         """Hold the lock; gives the open file's descriptor, for the children to inherit."""
         make_dir(self.path.parent)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             self._take(fd)
             os.ftruncate(fd, 0)

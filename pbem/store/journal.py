@@ -95,7 +95,7 @@ class Journal:
         if not records:
             return False
         data = b"".join(dump_json(record) + b"\n" for record in records)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             info = os.fstat(fd)
             size = info.st_size

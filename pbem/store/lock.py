@@ -87,7 +87,7 @@ class Locks:
             finally:
                 self._depth -= 1
             return
-        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             self._acquire(fd, timeout)
             os.ftruncate(fd, 0)
@@ -127,7 +127,7 @@ class Locks:
     def small(self, name: str) -> Iterator[None]:
         """A lock of one part of the store, held for one short write (see the package
         docstring for the order locks are taken in)."""
-        fd = os.open(self.root / name, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.root / name, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
