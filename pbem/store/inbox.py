@@ -70,11 +70,9 @@ class InboxFiles:
                 continue
             except (ValueError, KeyError, TypeError, IndexError) as error:
                 # Damaged: its mails cannot be told apart; the rest of the inbox goes on.
-                if name not in self._damage_told:
-                    self._damage_told.add(name)
-                    log.error("the received mails file %s/%s is damaged (%s): its mails "
-                              "wait until it is restored from a backup (see `pbem doctor`)",
-                              folder, name, error)
+                self._tell_once(name, StoreError(
+                    f"The received mails file {folder}/{name} is damaged ({error}): its mails "
+                    "wait until it is restored from a backup."))
                 continue
         if self._groups.keys() != known.keys():
             self._waiting = {r["mail_id"]: (name, r)
@@ -82,8 +80,20 @@ class InboxFiles:
         return self._groups
 
     def _done_group(self, mail_id: str) -> str | None:
-        """Give the group file a mail left ``inbox/`` in, by the seen index, or None."""
-        return self._seen_index.group(mail_id)
+        """Give the group file a mail left ``inbox/`` in, by the seen index, or None (also
+        while the index cannot be read: a mail sent again is then taken for a new one, whose
+        orders the game's log finds applied, rather than all mail refused)."""
+        try:
+            return self._seen_index.group(mail_id)
+        except StoreError as error:
+            self._tell_once("seen.sqlite", error)
+            return None
+
+    def _tell_once(self, name: str, error: Exception) -> None:
+        """Log a damaged file once (``pbem doctor`` names it too)."""
+        if name not in self._damage_told:
+            self._damage_told.add(name)
+            log.error("%s (see `pbem doctor`)", error)
 
     def _record(self, mail_id: str) -> tuple[str, Record] | None:
         """Give the file of a received mail (waiting or done) and its record, or None."""
@@ -236,8 +246,8 @@ class InboxFiles:
                 leaving.append(name)
             else:
                 marked = marked or any(done_here)
-        if leaving:
-            self._leave(leaving)
+        if leaving and not self._leave(leaving):
+            marked = True  # they stay in inbox/: their marks are still needed
         # No group in inbox/ has a mail marked done any more: the marks are of no use.
         # (Readers read the marks before listing inbox/, so none takes a group left in it
         # for one whose marks are gone.) Not flushed: marks a power cut brings back name
@@ -245,14 +255,20 @@ class InboxFiles:
         if done and not marked:
             marks.clear()
 
-    def _leave(self, names: Sequence[str]) -> None:
+    def _leave(self, names: Sequence[str]) -> bool:
         """Move group files all of whose mails are done out of ``inbox/``, their seen rows
-        on disk first (one transaction)."""
-        self._seen_index.add([(record["mail_id"], name)
-                              for name in names for record in self._groups[name]])
+        on disk first (one transaction); give False if the seen index cannot take them (they
+        stay)."""
+        try:
+            self._seen_index.add([(record["mail_id"], name)
+                                  for name in names for record in self._groups[name]])
+        except StoreError as error:  # the groups stay in inbox/, their mails marked done
+            self._tell_once("seen.sqlite", error)
+            return False
         for name in names:
             os.replace(f"{self.root}/inbox/{name}", f"{self.root}/mail/{name}")
             self._forget_file(name)
+        return True
 
     def _legacy_done(self, mail_id: str) -> None:
         """Take off a mail a pbem of layout 2 received: its file moves to ``mail/<aa>/``."""

@@ -84,6 +84,11 @@ class OutboxFiles:
         for outbox_id, size in zip(header["ids"], header["sizes"], strict=True):
             mails[outbox_id] = data[at:at + size]
             at += size
+        if at > len(data):
+            raise StoreError(f"The queued mails file {self.root / 'outbox' / name} is cut "
+                             f"short ({len(data) - header_end} of {at - header_end} bytes).",
+                             suggestion="Restore it from a backup, or drop the game's queued "
+                             "mails that are in it (`pbem outbox drop`).")
         return mails
 
     def write_bundle(self, game_id: str, items: Sequence[OutboxItem]) -> str:
