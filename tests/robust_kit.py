@@ -23,7 +23,7 @@ from servers import free_port, wait_until
 
 from pbem.daemon.config import DaemonConfig, load_config
 from pbem.service.service import Service
-from pbem.store import Store
+from pbem.store import SEGMENT_SIZE, Store
 
 T0 = datetime(2024, 5, 1, 10, 0, tzinfo=UTC)
 CHEAP_PASSWORDS = 10  # scrypt N = 2^10: the passwords' cost is not under test
@@ -55,14 +55,15 @@ def config(path: Path) -> DaemonConfig:
     return load_config(path, env={})
 
 
-def new_game(cfg: DaemonConfig, game: str, now: datetime | None = None) -> dict[str, str]:
+def new_game(cfg: DaemonConfig, game: str, now: datetime | None = None, *,
+             segment_size: int = SEGMENT_SIZE, cost: int = CHEAP_PASSWORDS) -> dict[str, str]:
     """Create and start a game of three (Alice, Bob, Carol at <name>.<game>@example.org),
     now unless told when (a daemon on the real clock then finds no deadline past); give the
     players' passwords."""
     players = tuple((name, f"{name.lower()}.{game}@example.org", "")
                     for name in ("Alice", "Bob", "Carol"))
-    service = Service(Store(cfg.store),
-                      replace(cfg.service_config(), password_cost=CHEAP_PASSWORDS))
+    service = Service(Store(cfg.store, segment_size=segment_size),
+                      replace(cfg.service_config(), password_cost=cost))
     service.create_game(game, players, seed="5eed" * 8)
     return service.start_game(game, now or datetime.now(UTC))
 

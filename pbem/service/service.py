@@ -361,8 +361,7 @@ class Service:
         master hears of each damage once (by mail when the postmaster's record can be
         written, in the log always)."""
         self._held.add(mail_id)
-        problem = f"{error}" + (f" {error.suggestion}" if isinstance(error, StoreError)
-                                and error.suggestion else "")
+        problem = str(error)
         try:
             told = self.postmaster.damaged(problem, now)
         except Exception as failure:

@@ -113,9 +113,8 @@ def _game(root: Path, game_id: str, *, listed: bool) -> Iterator[Damage]:
         state = hot["game"]["1"]
         base, size = int(state["base"]), int(state["segment_size"])
         snapshot = state["snapshot"]
-        if snapshot is not None and not (isinstance(snapshot, dict)
-                                         and {"state", "service"} <= snapshot.keys()):
-            raise ValueError("its snapshot has no state or service")
+        if snapshot is not None and not isinstance(snapshot, dict):
+            raise ValueError("its snapshot is not a record")
     except FileNotFoundError:
         if listed:
             yield Damage(hot_path, "missing: the game's record (its state and open log)")

@@ -266,5 +266,9 @@ class GameFiles:
 
     def snapshot(self, game_id: str) -> dict[str, Any] | None:
         """Give the snapshot of the last commit, or None before the first."""
-        value: dict[str, Any] | None = self.hot(game_id).state()["snapshot"]
+        value = self.hot(game_id).state().get("snapshot")
+        if value is not None and not isinstance(value, dict):
+            raise StoreError(f"The store file {self.folder(game_id) / 'hot.json'} is damaged "
+                             "(its snapshot is not a record).",
+                             suggestion="Restore it from a backup (deploy/BACKUPS.md).")
         return value

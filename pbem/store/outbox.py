@@ -163,27 +163,41 @@ class OutboxFiles:
             outbox_id, name = doc["outbox_id"], doc["bundle"]
             try:
                 if name not in bundles:
-                    bundles[name] = self._bundle(name)
+                    bundles[name] = self._readable(game_id, self._bundle_of, {}, name)
                 raw = bundles[name][outbox_id]
-            except FileNotFoundError:
+            except KeyError:  # its bundle is damaged (logged) or went
                 if outbox_id in self.sent(game_id):
                     continue  # sent by the writing process meanwhile
-                raise StoreError(f"The bytes of queued mail {outbox_id} of game {game_id} "
-                                 f"are missing: {self.root / 'outbox' / name}.",
-                                 suggestion="Restore the file from a backup, or drop the "
-                                 "game's queued mails that are in it (`pbem outbox drop`)."
-                                 ) from None
+                bundles[name] = self._readable(game_id, self._bundle_of, {}, name)
+                if outbox_id not in bundles[name]:
+                    continue  # the mails of a missing or damaged bundle wait
+                raw = bundles[name][outbox_id]
             item = OutboxItem(outbox_id, game_id, doc["to"], doc["message_id"], raw,
                               doc["created_at"], doc["attempts"], doc["retry_at"],
                               doc["last_error"], name)
             found.append((item.created_at, game_id, doc.doc_id, item))
         return found
 
-    def _readable(self, game_id: str, read: Callable[[str], _T], otherwise: _T) -> _T:
-        """Give what ``read`` gives for the game, or ``otherwise`` if a file of the game it
-        reads is damaged (logged once)."""
+    def _bundle_of(self, game_id: str, name: str) -> dict[str, bytes]:
+        """``_bundle``, a missing bundle named as the game's damage."""
         try:
-            return read(game_id)
+            return self._bundle(name)
+        except FileNotFoundError:
+            sent = self.sent(game_id)
+            if all(doc["outbox_id"] in sent for doc in self._games.hot(game_id).outbox
+                   if doc["bundle"] == name):
+                return {}  # all sent meanwhile, by the writing process
+            raise StoreError(f"The queued mails file {self.root / 'outbox' / name} of game "
+                             f"{game_id} is missing.",
+                             suggestion="Restore it from a backup, or drop the game's queued "
+                             "mails that are in it (`pbem outbox drop`).") from None
+
+    def _readable(self, game_id: str, read: Callable[..., _T], otherwise: _T,
+                  *args: Any) -> _T:
+        """Give what ``read`` gives for the game (and ``args``), or ``otherwise`` if a file
+        it reads is damaged (logged once)."""
+        try:
+            return read(game_id, *args)
         except Exception as error:
             if disk_trouble(error):
                 raise
@@ -330,8 +344,9 @@ class OutboxFiles:
         never committed (or for a game whose creation never finished)."""
         for game_id, names in self._bundles().items():
             if not self._games.has_hot(game_id):
-                self.remove_bundles(set(names))
-                continue
+                if game_id not in self._games.games():  # its creation never finished
+                    self.remove_bundles(set(names))
+                continue  # else its record is missing: restored, it sends them
             pending: list[Document] | None = self._readable(game_id, self._pending, None)
             if pending is not None:  # a damaged game's bundles are left as they are
                 self.remove_bundles(set(names) - {doc["bundle"] for doc in pending})
