@@ -27,7 +27,8 @@ Layout under the root folder::
                                   inbox/, naming it (``pbem.store.seen``); committed to disk
                                   before it leaves, written only by the store lock's holder
     mail/<seq>.<token>.mails      a group file all of whose mails are done, moved from inbox/
-                                  (a move a power cut undoes is redone by ``recover``)
+                                  (a move a power cut undoes is redone by ``recover``); after
+                                  30 days, or beyond 64 MB of them, only its header line stays
     inbox/<mail_id>.mail, mail/<aa>/<mail_id>.mail   a mail received by layout 2, waiting or
                                   done: its record on a line, then its bytes
     outbox/<game_id>.<token>.mails   bytes of the mails one commit queued, written before the
@@ -215,6 +216,11 @@ class Store:
 
     def inbox_done(self, *mail_ids: str) -> None:
         self._inbox.inbox_done(*mail_ids)
+
+    def age_out_mail(self) -> int:
+        """Drop the bytes of old mail done now (``inbox_done`` does it once an hour; see
+        ``pbem.store.inbox.MAIL_KEPT_SECONDS``); give how many files were cut."""
+        return self._inbox.age_out()
 
     # ---- the outbox (pbem.store.outbox) -------------------------------------------------
 

@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import secrets
+import time
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -20,6 +21,12 @@ from pbem.store.seen import SeenIndex
 
 _GROUP = ".mails"  # a JSON header line (each mail's record), then the mails' bytes
 _LEGACY = ".mail"  # layout 2: a file per mail, its record on the first line, then its bytes
+# The bytes of mail done are kept this long, and at most this much of them (the oldest go
+# first); then only their records stay (the header line: ids, Message-IDs, senders, when),
+# which the seen index and the log's references need. Looked at once an hour at most.
+MAIL_KEPT_SECONDS = 30 * 86400
+MAIL_KEPT_BYTES = 64 * 1024 * 1024
+_AGE_EVERY = 3600.0
 
 Record = dict[str, Any]  # as written, plus "at": where the mail's bytes start in its file
 
@@ -48,6 +55,7 @@ class InboxFiles:
         self._waiting: dict[str, tuple[str, dict[str, Any]]] = {}
         self._seen_index = SeenIndex(root / "seen.sqlite")
         self._damage_told: set[str] = set()  # damaged files in inbox/, logged once each
+        self._aged_at = 0.0  # monotonic time mail/ was last looked at (age_out)
 
     # ---- reading ---------------------------------------------------------------------
 
@@ -254,6 +262,43 @@ class InboxFiles:
         # mails no group in inbox/ holds.
         if done and not marked:
             marks.clear()
+        if time.monotonic() >= self._aged_at + _AGE_EVERY:
+            self._aged_at = time.monotonic()
+            self.age_out()
+
+    def age_out(self, now: float | None = None) -> int:
+        """Drop the bytes of done mail older than ``MAIL_KEPT_SECONDS``, and of the oldest
+        beyond ``MAIL_KEPT_BYTES`` in all, keeping each group file's header line (the mails'
+        records); give how many files were cut. Holding the store's lock."""
+        self._locks.require("age out mail")
+        now = time.time() if now is None else now
+        found = []
+        for entry in os.scandir(f"{self.root}/mail"):
+            if entry.name.endswith(_GROUP) and not entry.name.startswith("."):
+                info = entry.stat()
+                found.append((info.st_mtime, info.st_size, entry.path))
+        found.sort(reverse=True)  # newest first
+        kept = cut = 0
+        for mtime, size, path in found:
+            kept += size
+            if now - mtime < MAIL_KEPT_SECONDS and kept <= MAIL_KEPT_BYTES:
+                continue
+            with open(path, "rb") as handle:
+                header = json.loads(handle.readline())
+            if header.get("aged_out"):
+                continue
+            for record in header["mails"]:
+                record.pop("at", None)
+                record["size"] = 0
+            header["aged_out"] = stored_time(datetime.fromtimestamp(now).astimezone())
+            write_many_atomic([(Path(path), dump_json(header) + b"\n")])
+            os.utime(path, (mtime, mtime))  # its age stays the mail's
+            cut += 1
+        if cut:
+            log.info("dropped the bytes of the mails in %d file(s) of mail/ (older than %d "
+                     "days, or beyond %d MB); their records stay", cut,
+                     MAIL_KEPT_SECONDS // 86400, MAIL_KEPT_BYTES // 2**20)
+        return cut
 
     def _leave(self, names: Sequence[str]) -> bool:
         """Move group files all of whose mails are done out of ``inbox/``, their seen rows
@@ -297,6 +342,9 @@ def _read_header(path: str) -> list[Record]:
         return [header | {"at": len(line), "size": None}]
     records: list[Record] = header["mails"]
     _place(records, len(line))
+    if header.get("aged_out"):
+        for record in records:
+            record["aged_out"] = header["aged_out"]
     return records
 
 
@@ -308,6 +356,10 @@ def _place(records: list[Record], at: int) -> None:
 
 
 def _read_bytes(path: str, record: Record) -> bytes:
+    if record.get("aged_out"):
+        raise StoreError(f"The bytes of mail {record['mail_id']} were dropped on "
+                         f"{record['aged_out']}, as mail done is after "
+                         f"{MAIL_KEPT_SECONDS // 86400} days (its record stays).")
     with open(path, "rb") as handle:
         if record["size"] is None:
             handle.seek(record["at"])
