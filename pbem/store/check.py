@@ -124,6 +124,10 @@ def _game(root: Path, game_id: str, *, listed: bool) -> Iterator[Damage]:
             yield Damage(hot_path, f"damaged ({_said(error)}): the game's record",
                          _BACKUP + " Its mails wait meanwhile; the other games go on.")
         return
+    if not listed and not state.get("fresh") and (root / "index.json").exists():
+        yield Damage(root / "index.json", f"does not list game {game_id}, whose folder holds "
+                     "its record", _BACKUP + " Meanwhile its players' mail is answered as "
+                     "for an unknown game.")
     for start in range(0, base, size):
         yield from _json_file(folder / "segments" / f"{start:010d}.json",
                               keys=("entries", "applied"))
