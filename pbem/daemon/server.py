@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pbem.atomicfile import make_dir
+from pbem.atomicfile import make_dir, note_holder
 from pbem.daemon.children import ChildProcess, crosses
 from pbem.daemon.config import DaemonConfig
 from pbem.daemon.intake import make_imap_intake, make_mail_intake
@@ -378,8 +378,7 @@ class _InstanceLock:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             self._take(fd)
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            note_holder(fd)
             yield fd
         finally:
             os.close(fd)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pbem.atomicfile import make_dir, write_atomic
+from pbem.atomicfile import make_dir, note_holder, write_atomic
 from pbem.errors import StoreError
 
 # The layout's version, in the file ``format``: 3 keeps a file per group of mails received
@@ -90,8 +90,7 @@ class Locks:
         fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             self._acquire(fd, timeout)
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            note_holder(fd)
         except BaseException:
             os.close(fd)
             raise

@@ -20,6 +20,7 @@ import random
 import subprocess
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,41 @@ def test_a_full_disk_loses_no_mail_and_applies_each_once(tmp_path: Path,
 def test_a_full_disk_many_times(tmp_path: Path, small_disk: Path) -> None:
     figures = run_trials(tmp_path, small_disk, 40)
     print(figures)
+
+
+def test_mail_waiting_when_the_disk_is_full_is_applied_once_there_is_room(
+        tmp_path: Path, small_disk: Path) -> None:
+    """The case the issue lost a mail in, made certain: mails taken in, then the disk full
+    before they are applied. They wait (not set aside), new mail is refused 452, and once
+    there is room each is applied and answered exactly once, the game master told once."""
+    store = small_disk / "store"
+    port = new_port()
+    path = write_config(tmp_path, store, port=port, extra=f"max_kib = {MAX_KIB}")
+    cfg = config(path)
+    passwords = new_game(cfg, GAME)
+    service = Service(Store(store), cfg.service_config())
+    keys = [f"waiting-{n}" for n in range(8)]
+    for n, key in enumerate(keys):
+        player = sorted(passwords)[n % 3]
+        assert service.accept(order(key, GAME, player, passwords[player]),
+                              datetime.now(UTC)) is not None
+    fill(small_disk, 0)
+    log = tmp_path / "daemon.log"
+    with running_daemon(path, port, log):
+        assert wait_until(lambda: "cannot be written (" in log.read_text(), timeout=HANG)
+        assert send(port, order("probe", GAME, "Alice", passwords["Alice"])) == 452
+        assert len(Store(store).inbox()) == len(keys)  # waiting, none set aside
+        (small_disk / "filler").unlink()
+        assert wait_settled(store)
+        assert wait_until(lambda: bool(to_gm(tmp_path / "maildirs")), timeout=HANG)
+    s = Store(store)
+    ids = [mail_id_for(f"<{key}@example.org>") for key in keys]
+    assert s.applied_mails(GAME, ids) == set(ids)
+    assert Service(s).service_record(GAME).steps == 1 + len(keys)
+    counted = answers(tmp_path / "maildirs")
+    assert {key: counted.get(f"<{key}@example.org>", 0) for key in keys} == {
+        key: 1 for key in keys}
+    assert s.meta(POSTMASTER).get("failed", []) == []
+    assert log.read_text().count("cannot be written (") == 1
+    assert [str(m["Subject"]) for m in to_gm(tmp_path / "maildirs")] == [
+        "The game store could not be written for a while"]
