@@ -47,6 +47,7 @@ port = {port}
 path = "{folder / 'maildirs'}"
 [daemon]
 tick_seconds = 3600
+log_level = "DEBUG"
 """)
     return path
 

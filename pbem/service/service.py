@@ -245,9 +245,12 @@ class Service:
                          if item.mail_id not in self._held][:BATCH]
                 if not items:
                     break
+                began = time.monotonic()
                 taken = self._round(items, now)
                 applied = [mail_id for mail_id in taken if mail_id not in self._held]
                 self.store.inbox_done(*applied)
+                log.debug("a round of %d mail(s) committed in %.2f s", len(taken),
+                          time.monotonic() - began)
                 done += len(applied)
                 if after_round is not None:
                     after_round()
