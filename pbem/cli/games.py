@@ -62,7 +62,7 @@ def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...],
     """Create GAME for its players; nothing is mailed until `pbem game start`."""
     where = where_of(kw)
     seats = [(n, where.address(a, "--player"), i) for n, a, i in map(_player, players)]
-    chosen = _options(options)
+    chosen = rule_options(options)
     if seed is not None:
         try:
             bytes.fromhex(seed)
@@ -98,7 +98,7 @@ def _illuminati(cards: CardSet, query: str) -> str:
         raise click.BadParameter(explain(error), param_hint="--player") from error
 
 
-def _options(items: tuple[str, ...]) -> dict[str, Any]:
+def rule_options(items: tuple[str, ...]) -> dict[str, Any]:
     known = {f.name: f.type for f in fields(Options)}
     chosen: dict[str, Any] = {}
     for item in items:
@@ -131,8 +131,13 @@ def start(game_id: str, show_passwords: bool, **kw: Any) -> None:
     """Start GAME: passwords made, welcome mails queued, the first turn begins."""
     where = where_of(kw)
     with session(where) as service:
-        game_id = game_named(service, game_id)
-        passwords = gm.start_game(service, game_id, where.now)
+        opened = {g.casefold(): g for g in service.lobby.open_games()}
+        if game_id.casefold() in opened:  # open for sign-up: start with who joined
+            game_id = opened[game_id.casefold()]
+            passwords = gm.start_open(service, game_id, where.now)
+        else:
+            game_id = game_named(service, game_id)
+            passwords = gm.start_game(service, game_id, where.now)
     click.echo(f"Started {game_id}: welcome mails queued for {', '.join(passwords)}.")
     if show_passwords:
         for name, password in passwords.items():

@@ -26,6 +26,7 @@ from pbem.cli.overrides import (
     rollback,
 )
 from pbem.cli.session import BusyError, Where, common, explain, session, where_of
+from pbem.cli.signup import approve, observer, players, seat
 
 __all__ = ["GM_COMMANDS", "BusyError", "Where", "add_gm_commands", "cli", "common", "explain",
            "session", "where_of"]
@@ -34,6 +35,7 @@ __all__ = ["GM_COMMANDS", "BusyError", "Where", "add_gm_commands", "cli", "commo
 GM_COMMANDS: tuple[click.Command, ...] = (
     game, games, process, preview, rollback, edit, replace_seat, remove_seat, bot, pause,
     resume, extend, announce, end_game, history_command, export, replay, verify, archive,
+    approve, observer, seat, players,
 )
 
 

@@ -161,6 +161,8 @@ def end_overdue_turn(table: Table) -> bool:
 
 def _miss(table: Table, player: str) -> None:
     limit = table.service.timing.miss_limit
+    # For the player records across games (pbem.service.records): the log says who missed.
+    table.record("missed", {"player": player}, gm_only=True)
     seats = []
     for s in table.service.seats:
         if s.name == player:

@@ -106,6 +106,31 @@ class Window:
         return all(self.answered(p) for p in self.asked)
 
 
+# --- who follows a game besides its players (observers, seats offered for takeover) ---------
+
+
+@dataclass(frozen=True)
+class Observer:
+    """Someone who reads the public part of a game's reports and takes no seat."""
+
+    address: str
+    lang: str = "en"
+    tz: str = "UTC"
+
+
+@dataclass(frozen=True)
+class Audience:
+    """The game's observers and what they may do; the seats offered for takeover."""
+
+    open: bool = False  # anyone may ask to observe by mail (OBSERVE <game>)
+    press: bool = False  # observers read press to ALL
+    observers: tuple[Observer, ...] = ()
+    offered: tuple[str, ...] = ()  # seats the game master offers for takeover
+
+    def observer(self, address: str) -> Observer | None:
+        return next((o for o in self.observers if o.address == address.lower()), None)
+
+
 @dataclass(frozen=True)
 class GameService:
     """Everything about a game that is not the engine state."""
@@ -124,6 +149,7 @@ class GameService:
     reported: int = 0  # log length at the last turn report: events after it are news
     turn_seq: int = 0  # state sequence number when this turn began: older orders are stale
     steps: int = 0  # steps committed; names this step's outgoing mails stably
+    audience: Audience = field(default_factory=Audience)
 
     def seat(self, name: str) -> Seat:
         for s in self.seats:

@@ -37,6 +37,7 @@ from pbem.orders.format import format_orders
 from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
 from pbem.orders.player_names import check_player_name
+from pbem.orders.signup import Join, ListGames, LobbyOrder, Observe, Takeover, lobby_order
 from pbem.reports.mails import Problem
 from pbem.reports.refusals import worded
 from pbem.service import bot_seats
@@ -47,16 +48,22 @@ from pbem.service.entries import commands
 from pbem.service.mails import Sender, welcome_settings
 from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.notices import Ack, Welcome
+from pbem.service.observers import observe, unobserve
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
+from pbem.service.records import player_records
+from pbem.service.signup import LOBBY, Lobby
 from pbem.service.steps import Step
 from pbem.service.table import Table
+from pbem.service.takeover import take_over
 from pbem.store import GameStore
 
 log = logging.getLogger(__name__)
 
-__all__ = ["POSTMASTER", "REPLY_INTERVAL", "Service", "ServiceConfig"]
+__all__ = ["LOBBY", "NOT_GAMES", "POSTMASTER", "REPLY_INTERVAL", "Service", "ServiceConfig"]
+
+NOT_GAMES = (POSTMASTER, LOBBY)  # the store's records that are no game
 
 MAX_ROUNDS = 10_000  # inbox rounds in one process(): bots answering bots end long before
 BATCH = 50  # mails taken in one round, whose steps are committed together per game
@@ -82,6 +89,8 @@ class Service:
         self.cards = cards or load_cardset()
         self.postmaster = Postmaster(store, self.config.sender, self.config.mails_per_hour)
         self.directory = Directory(store, skip=POSTMASTER)
+        self.lobby = Lobby(store, self.config.sender, self,
+                           records=lambda: player_records(store, NOT_GAMES))
         self._verify_key = secrets.token_bytes(32)
         self._verified: dict[str, bytes] = {}  # password hash -> HMAC of the password
         self._recovered = False  # the store was recovered and no pass broke off since
@@ -92,7 +101,7 @@ class Service:
     # --- games ----------------------------------------------------------------------------
 
     def games(self) -> list[str]:
-        return [g for g in self.store.games() if g != POSTMASTER]
+        return [g for g in self.store.games() if g not in NOT_GAMES]
 
     def create_game(self, game_id: str, players: Sequence[tuple[str, str, str]], *,
                     options: dict[str, Any] | None = None, timing: Timing | None = None,
@@ -101,7 +110,7 @@ class Service:
         """A new game: players as (name, address, Illuminati or ""); nothing is mailed yet.
         ``note(table)`` (at ``now``) may log GM entries in the same write. ``lang``: the
         language of every player's mail until they choose another (SET LANGUAGE)."""
-        if game_id == POSTMASTER:
+        if game_id in NOT_GAMES:
             raise StoreError("That game id is reserved.", text=game_id)
         twin = next((g for g in self.store.games() if g.casefold() == game_id.casefold()), None)
         if twin is not None:
@@ -264,6 +273,7 @@ class Service:
                                      "due": None if due is None else iso(due)}
             if kept != marks:
                 self.store.set_due_index(kept)
+            self.lobby.tick(now)
             if self.store.inbox():
                 self.process(now)
 
@@ -343,13 +353,22 @@ class Service:
                                   reader=self._reader(mail.sender, "flooding", now, mail))
             return
         try:
+            order = lobby_order(mail.text)
+        except OrderSyntaxError as error:
+            self._unreadable(mail_id, mail, error, now,
+                             self._reader(mail.sender, "unreadable", now))
+            return
+        if order is not None:
+            self._lobby_mail(mail_id, mail, order, now, steps)
+            return
+        try:
             start = read_start(mail.text, self.cards)
         except OrderSyntaxError as error:
             self._unreadable(mail_id, mail, error, now,
                              self._reader(mail.sender, "unreadable", now))
             return
         game_id = self.store.game_named(start.header.game)
-        if game_id is None or game_id == POSTMASTER:
+        if game_id is None or game_id in NOT_GAMES:
             close = difflib.get_close_matches(start.header.game, self.games(), n=3)
             self.postmaster.reply(mail_id, mail.sender, "unknown_game", now,
                                   game=start.header.game, games=close,
@@ -396,6 +415,45 @@ class Service:
                     and not any(n.to == seat.name for n in table.notices))
         table.notify(Ack(seat.name, results, warnings, pending, withdrew, mail.reply_to))
         self._seal(step, now, mail_id)
+
+    def _lobby_mail(self, mail_id: str, mail: InboundMail, order: LobbyOrder, now: datetime,
+                    steps: dict[str, Step]) -> None:
+        """A mail to the server from anyone, without a password (``pbem.orders.signup``):
+        LIST and JOIN go to the lobby (``pbem.service.signup``); OBSERVE, UNOBSERVE and
+        TAKEOVER are a step of their game, answered to the sender's address."""
+        known = self.directory.seat_of(mail.sender)
+        lang = known.lang if known is not None else "en"
+        if isinstance(order, ListGames):
+            self.lobby.list_games(mail_id, mail.sender, lang, now, mail.reply_to)
+            return
+        if isinstance(order, Join):
+            self.lobby.join(mail_id, mail.sender, order, lang, now, mail.reply_to)
+            return
+        game_id = self.store.game_named(order.game)
+        if game_id is None or game_id in NOT_GAMES or not self.service_record(game_id).started:
+            close = difflib.get_close_matches(order.game, self.games(), n=3)
+            self.postmaster.reply(mail_id, mail.sender, "unknown_game", now, game=order.game,
+                                  games=close, reply_to=mail.reply_to,
+                                  reader=self._reader(mail.sender, "unknown_game", now))
+            return
+        if game_id not in steps:
+            steps[game_id] = self._open(game_id, now)
+        step = steps[game_id]
+        if self.store.applied_mails(game_id, [mail_id]):
+            return
+        with step.undone_on_error():
+            table = step.table
+            if isinstance(order, Observe):
+                observe(table, mail.sender, lang=lang, answers=mail.reply_to)
+            elif isinstance(order, Takeover):
+                seat = next((s.name for s in table.service.seats
+                             if s.name.casefold() == order.seat.casefold()), order.seat)
+                password, password_hash = self.new_password(game_id, seat)
+                take_over(table, seat, mail.sender, password, password_hash, lang=lang,
+                          answers=mail.reply_to)
+            else:
+                unobserve(table, mail.sender, lang=lang, answers=mail.reply_to)
+            self._seal(step, now, mail_id)
 
     def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
                     now: datetime, reader: Seat | None) -> None:

@@ -47,6 +47,7 @@ from pbem.service.notices import (
     AttackResult,
     GameOver,
     Notice,
+    ObserverReport,
     OrderFailed,
     ResponseRequest,
     TurnReport,
@@ -365,6 +366,9 @@ class Table:
         for p in self.state.players:
             if over or not p.departed:
                 self.notify(kind(p.name, since=self.service.reported))
+        for o in self.service.audience.observers:  # the public part, the end included
+            self.notify(ObserverReport(o.address, since=self.service.reported, lang=o.lang,
+                                       tz=o.tz))
         self.service = replace(self.service, reported=self.log_length)
 
     def reset_misses(self, player: str) -> None:
