@@ -33,7 +33,8 @@ def kinds(mails: list[Out]) -> list[tuple[str, str]]:
 
 
 def commands_since(room: Mailroom, start: int, game: str = "illu") -> list[Command]:
-    return [from_json(Command, e["command"]) for e in room.store.log(game, start)]
+    return [from_json(Command, e["command"]) for e in room.store.log(game, start)
+            if "command" in e]  # GM entries (a deadline missed) are no commands
 
 
 def started(room: Mailroom, **kw: object) -> None:

@@ -29,7 +29,7 @@ class Record:
     finished: int = 0  # games over with it still seated and playing
     won: int = 0
     left: int = 0  # games it left, was removed from, or handed its seat on from
-    met: int = 0  # turns it had, whose orders deadline it did not miss
+    met: int = 0  # turns it ended before their orders deadline
     missed: int = 0  # orders deadlines missed (the turn passed for it)
 
     def __add__(self, other: Record) -> Record:
@@ -64,6 +64,7 @@ def game_records(state: GameState, service: GameService,
 
     for address in set(holder.values()):
         add(address, games=1)
+    active, met = "", False  # the player whose turn runs; False once its deadline passed
     pending = iter(changes)
     change = next(pending, None)
     for index, entry in enumerate(entries):
@@ -79,12 +80,14 @@ def game_records(state: GameState, service: GameService,
         if gm is not None and gm["kind"] == "missed":
             missed = holder.get(gm["data"]["player"])
             if missed:
-                add(missed, missed=1, met=-1)
+                add(missed, missed=1)
+            active, met = "", False
         for event in entry.get("events", ()):
             if event.get("kind") == "turn_begins":
-                turn = holder.get(event["data"]["player"])
-                if turn:
-                    add(turn, met=1)
+                # The turn before ended in time: met by whoever held its seat then.
+                if active and met and holder.get(active):
+                    add(holder[active], met=1)
+                active, met = event["data"]["player"], True
     for p in state.players:
         last = holder.get(p.name)
         if last is None:

@@ -429,6 +429,11 @@ class Service:
         if isinstance(order, Join):
             self.lobby.join(mail_id, mail.sender, order, lang, now, mail.reply_to)
             return
+        opened = next((g for g in self.lobby.open_games()
+                       if g.casefold() == order.game.casefold()), None)
+        if opened is not None and isinstance(order, Observe):
+            self.lobby.observe(mail_id, mail.sender, opened, lang, now, mail.reply_to)
+            return
         game_id = self.store.game_named(order.game)
         if game_id is None or game_id in NOT_GAMES or not self.service_record(game_id).started:
             close = difflib.get_close_matches(order.game, self.games(), n=3)

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from pbem.engine.cards import CardSet
 from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS, Setup, with_options
 from pbem.engine.setup import Seat as EngineSeat
+from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError, PbemError, StoreError
 from pbem.mail.address import mail_address
 from pbem.orders.names import CARD_ALIASES, NameMatcher
@@ -35,12 +36,15 @@ from pbem.orders.signup import Join
 from pbem.reports.observing import lobby_mail
 from pbem.reports.refusals import worded
 from pbem.service.mails import Sender, outbox_item
-from pbem.service.model import GameService, Timing, iso, parse_iso
+from pbem.service.model import GameService, Observer, Timing, iso, parse_iso
 from pbem.service.records import Record
 from pbem.service.table import Table
 from pbem.store import GameStore, OutboxItem
 
 LOBBY = "pbem-lobby"  # the store's record of the games open for sign-up
+# The kinds of the lobby's log entries that change it (``apply``); others ("list",
+# "refused") only say what a mail got.
+CHANGES = ("open", "join", "approve", "wait", "observe", "started", "closed")
 
 
 class Games(Protocol):
@@ -51,6 +55,8 @@ class Games(Protocol):
     def games(self) -> list[str]: ...
 
     def service_record(self, game_id: str) -> GameService: ...
+
+    def state(self, game_id: str) -> GameState: ...
 
     def create_game(self, game_id: str, players: Sequence[tuple[str, str, str]], *,
                     options: dict[str, Any] | None = ..., timing: Timing | None = ...,
@@ -110,6 +116,14 @@ def apply(meta: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
             meta["waiting"][game].append({**chosen, "approved": True})
         else:
             opened["players"].append({**chosen, "approved": True})
+    elif kind == "wait":  # a game started from the lobby: straight to its waiting list
+        meta["waiting"][game].append({"name": entry["name"], "address": entry["address"],
+                                      "prefer": entry["prefer"], "lang": entry["lang"],
+                                      "approved": True})
+    elif kind == "observe":
+        opened = meta["open"][game]
+        opened["watchers"] = [*opened.get("watchers", []),
+                              {"address": entry["address"], "lang": entry["lang"]}]
     elif kind in ("started", "closed"):
         del meta["open"][game]
         if kind == "closed":
@@ -121,7 +135,7 @@ def replay(log: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The lobby its whole log gives."""
     meta = empty()
     for entry in log:
-        if "kind" in entry:
+        if entry.get("kind") in CHANGES:
             meta = apply(meta, entry)
     return meta
 
@@ -192,7 +206,7 @@ class Lobby:
         with_options(self.games.cards, Setup(game_id, seats, opening.seed),
                      **(opening.options or {}))  # raises on a bad option
         Timing(**(opening.timing or {}))
-        self._commit(now, {"kind": "open", "game": game_id, "opening": asdict(opening)})
+        self._commit(now, [{"kind": "open", "game": game_id, "opening": asdict(opening)}])
 
     def approve(self, game_id: str, name: str, now: datetime) -> None:
         """Seat a player whose join waits for approval (or put them on the waiting list);
@@ -202,12 +216,15 @@ class Lobby:
                        if p["name"].casefold() == name.casefold() and not p["approved"]), None)
         if player is None:
             raise IllegalCommandError(f"no join of {name!r} waits for approval in {game_id}")
-        self._commit(now, {"kind": "approve", "game": game_id, "name": player["name"]})
-        seated = any(p["name"] == player["name"] and p["approved"]
-                     for p in self.open_games()[game_id]["players"])
-        self._mail(f"{LOBBY}-approved-{self.store.log_length(LOBBY)}", player["address"],
-                   "joined", player["lang"], now, game=game_id, name=player["name"],
-                   outcome="seated" if seated else "waiting", still=self._still(game_id))
+        entry = {"kind": "approve", "game": game_id, "name": player["name"]}
+        after = apply(self.meta(), entry)["open"][game_id]
+        seated = any(p["name"] == player["name"] for p in _seated(after))
+        item = self._item(f"{LOBBY}-approved-{self.store.log_length(LOBBY)}",
+                          player["address"], "joined", player["lang"], now, None,
+                          game=game_id, player=player["name"],
+                          outcome="seated" if seated else "waiting",
+                          still=max(0, after["seats"] - len(_seated(after))))
+        self._commit(now, [entry], outbox=[item])
         self._start_if_full(game_id, now)
 
     def start(self, game_id: str, now: datetime) -> dict[str, str]:
@@ -221,18 +238,22 @@ class Lobby:
     def tick(self, now: datetime) -> None:
         """Games whose deadline to fill passed: started with whoever joined (three at
         least), else closed, and the game master told."""
+        entries: list[dict[str, Any]] = []
+        items: list[OutboxItem] = []
         for game_id, opened in self.open_games().items():
             if not opened["fill_by"] or now < parse_iso(opened["fill_by"]):
                 continue
             if len(_seated(opened)) >= MIN_PLAYERS:
                 self._start(game_id, now)
-            else:
-                self._commit(now, {"kind": "closed", "game": game_id})
-                for p in opened["players"]:
-                    self._mail(f"{LOBBY}-closed-{game_id}-{p['name']}", p["address"],
-                               "signup_closed", p["lang"], now, game=game_id)
-                self._tell_gm(f"{LOBBY}-closed-{game_id}", "gm_signup", now, game=game_id,
-                              what="closed", names=[p["name"] for p in opened["players"]])
+                continue
+            entries.append({"kind": "closed", "game": game_id})
+            items += [self._item(f"{LOBBY}-closed-{game_id}-{p['name']}", p["address"],
+                                 "signup_closed", p["lang"], now, None, game=game_id)
+                      for p in opened["players"]]
+            items += self._to_gm(f"{LOBBY}-closed-{game_id}", now, game=game_id,
+                                 what="closed", names=[p["name"] for p in opened["players"]])
+        if entries:
+            self._commit(now, entries, outbox=items)
 
     # --- mail -----------------------------------------------------------------------------
 
@@ -263,43 +284,66 @@ class Lobby:
     def join(self, mail_id: str, to: str, order: Join, lang: str, now: datetime,
              reply_to: str | None) -> None:
         """Answer JOIN: seated, on the waiting list, waiting for approval, or refused."""
-        game_id = next((g for g in self.open_games() if g.casefold() == order.game.casefold()),
-                       "")
+        game_id = next((g for g in self.meta()["waiting"]
+                        if g.casefold() == order.game.casefold()), "")
         try:
             entry = self._join_entry(game_id, to, order, lang)
         except PbemError as error:
             message, suggestion = worded(error, lang, self.sender.site_dir)
-            running = any(g.casefold() == order.game.casefold() for g in self.games.games())
+            running = not game_id and any(g.casefold() == order.game.casefold()
+                                          for g in self.games.games())
             self._answer(mail_id, {"kind": "refused", "game": order.game}, to, "join_refused",
                          lang, now, reply_to, game=order.game, message=message,
                          suggestion=suggestion, running=running)
             return
-        opened = self.open_games()[game_id]
+        opened = self.open_games().get(game_id, {"approval": False, "seats": 0,
+                                                   "players": []})
         outcome = ("approval" if opened["approval"]
                    else "waiting" if len(_seated(opened)) >= opened["seats"] else "seated")
-        self._answer(mail_id, entry, to, "joined", lang, now, reply_to, game=game_id,
-                     name=entry["name"], outcome=outcome, still=max(
-                         0, opened["seats"] - len(_seated(opened)) - (outcome == "seated")))
-        if outcome == "approval":
-            self._tell_gm(f"{LOBBY}-approve-{mail_id}", "gm_signup", now, game=game_id,
+        gm = (self._to_gm(f"{LOBBY}-approve-{mail_id}", now, game=game_id,
                           what="approval", names=[entry["name"]])
+              if outcome == "approval" else [])
+        self._answer(mail_id, entry, to, "joined", lang, now, reply_to, also=gm,
+                     game=game_id, player=entry["name"], outcome=outcome, still=max(
+                         0, opened["seats"] - len(_seated(opened)) - (outcome == "seated")))
         self._start_if_full(game_id, now)
+
+    def observe(self, mail_id: str, to: str, game_id: str, lang: str, now: datetime,
+                reply_to: str | None) -> None:
+        """Answer OBSERVE of a game open for sign-up: observed from its start on, if the
+        game is open to observers."""
+        opened = self.open_games()[game_id]
+        watching = [w["address"] for w in opened.get("watchers", [])]
+        why = ("closed" if not opened["observers"]
+               else "player" if any(p["address"] == to for p in opened["players"])
+               else "already" if to in watching else "")
+        if why:
+            self._answer(mail_id, {"kind": "refused", "game": game_id}, to, "observe_refused",
+                         lang, now, reply_to, game=game_id, why=why)
+            return
+        self._answer(mail_id, {"kind": "observe", "game": game_id, "address": to,
+                               "lang": lang}, to, "observing", lang, now, reply_to,
+                     game=game_id, press=opened["press"])
 
     def _join_entry(self, game_id: str, address: str, order: Join,
                     lang: str) -> dict[str, Any]:
         """The log entry of a join, or PbemError saying why it is refused."""
-        if not game_id:
+        opened = self.open_games().get(game_id)
+        if not game_id or (opened is None and self.games.state(game_id).phase == "over"):
             raise IllegalCommandError(text=order.game, key="not_open", game=order.game)
-        opened = self.open_games()[game_id]
-        everyone = [*opened["players"], *self.meta()["waiting"].get(game_id, [])]
-        if any(p["address"] == address for p in everyone):
+        everyone = [*(opened["players"] if opened else ()), *self.meta()["waiting"][game_id]]
+        seats = () if opened else self.games.service_record(game_id).seats
+        if any(p["address"] == address for p in everyone) or any(
+                s.address == address for s in seats):
             raise IllegalCommandError(text=address, key="joined_already", game=game_id)
         # Names are checked as ``game create`` checks them (``check_player_name``).
-        name = check_player_name(order.name, [p["name"] for p in everyone])
+        name = check_player_name(order.name, [*(p["name"] for p in everyone),
+                                              *(s.name for s in seats)])
         matcher = NameMatcher([i.name for i in self.games.cards.illuminati],
                               aliases=CARD_ALIASES, what="Illuminati")
         prefer = [matcher.match(p) for p in order.prefer]
-        return {"kind": "join", "game": game_id, "name": name, "address": address,
+        return {"kind": "join" if opened else "wait", "game": game_id, "name": name,
+                "address": address,
                 "prefer": prefer, "lang": lang}
 
     # --- inside ---------------------------------------------------------------------------
@@ -309,10 +353,6 @@ class Lobby:
         if opened is None:
             raise IllegalCommandError(f"{game_id} is not open for sign-up", text=game_id)
         return opened
-
-    def _still(self, game_id: str) -> int:
-        opened = self.open_games().get(game_id)
-        return 0 if opened is None else max(0, opened["seats"] - len(_seated(opened)))
 
     def _start_if_full(self, game_id: str, now: datetime) -> None:
         opened = self.open_games().get(game_id)
@@ -329,50 +369,59 @@ class Lobby:
             seated, dealt, strict=True)]
         names = [p["name"] for p in seated]
 
-        def created(table: Table) -> None:
-            table.record("create", {"players": names,
-                                    "commitment": table.state.dice.commitment})
-            table.service = replace(table.service, audience=replace(
-                table.service.audience, open=opened["observers"], press=opened["press"]),
+        watchers = tuple(Observer(w["address"], lang=w["lang"])
+                         for w in opened.get("watchers", []))
+
+        def started(table: Table) -> None:
+            table.record("start", {"commitment": table.state.dice.commitment})
+            table.service = replace(
+                table.service, audience=replace(
+                    table.service.audience, open=opened["observers"], press=opened["press"],
+                    observers=watchers),
                 seats=tuple(replace(s, lang=p["lang"])
                             for s, p in zip(table.service.seats, seated, strict=True)))
 
-        self.games.create_game(game_id, players, options=opened["options"],
-                               timing=Timing(**(opened["timing"] or {})),
-                               seed=opened["seed"] or None, now=now, note=created,
-                               lang=opened["lang"])
-        self._commit(now, {"kind": "started", "game": game_id})
-        passwords = self.games.start_game(game_id, now, note=lambda table: table.record(
-            "start", {"commitment": table.state.dice.commitment}))
-        self._tell_gm(f"{LOBBY}-started-{game_id}", "gm_signup", now, game=game_id,
-                      what="started", names=names)
+        if game_id not in self.games.games():  # (else made before a crash: started now)
+            self.games.create_game(game_id, players, options=opened["options"],
+                                   timing=Timing(**(opened["timing"] or {})),
+                                   seed=opened["seed"] or None, now=now, lang=opened["lang"],
+                                   note=lambda table: table.record("create", {
+                                       "players": names,
+                                       "commitment": table.state.dice.commitment}))
+        passwords = self.games.start_game(game_id, now, note=started)
+        self._commit(now, [{"kind": "started", "game": game_id}],
+                     outbox=self._to_gm(f"{LOBBY}-started-{game_id}", now, game=game_id,
+                                        what="started", names=names))
         return passwords
 
-    def _commit(self, now: datetime, entry: dict[str, Any], *, mail_id: str = "",
-                outbox: Sequence[OutboxItem] = ()) -> None:
+    def _commit(self, now: datetime, entries: Sequence[dict[str, Any]], *,
+                mail_id: str = "", outbox: Sequence[OutboxItem] = ()) -> None:
+        """One write of the lobby: its log entries (each folded into its record), the mail
+        answered, the mails queued."""
         self.ensure()
-        entry = {**entry, "at": iso(now)}
-        meta = apply(self.meta(), entry) if "kind" in entry and entry["kind"] in (
-            "open", "join", "approve", "started", "closed") else self.meta()
-        self.store.commit(LOBBY, log_entries=[entry], snapshot=None, meta=meta,
+        meta = self.meta()
+        logged = []
+        for entry in entries:
+            entry = {**entry, "at": iso(now)}
+            if entry["kind"] in CHANGES:
+                meta = apply(meta, entry)
+            logged.append(entry)
+        self.store.commit(LOBBY, log_entries=logged, snapshot=None, meta=meta,
                           mail_ids=[mail_id] if mail_id else [], outbox=list(outbox))
 
     def _answer(self, mail_id: str, entry: dict[str, Any], to: str, template: str,
-                lang: str, now: datetime, reply_to: str | None, **words: Any) -> None:
+                lang: str, now: datetime, reply_to: str | None,
+                also: Sequence[OutboxItem] = (), **words: Any) -> None:
         item = self._item(f"{LOBBY}-{mail_id}", to, template, lang, now, reply_to, **words)
-        self._commit(now, {**entry, "mail_id": mail_id}, mail_id=mail_id, outbox=[item])
+        self._commit(now, [{**entry, "mail_id": mail_id}], mail_id=mail_id,
+                     outbox=[item, *also])
 
-    def _mail(self, outbox_id: str, to: str, template: str, lang: str, now: datetime,
-              **words: Any) -> None:
-        item = self._item(outbox_id, to, template, lang, now, None, **words)
-        self.ensure()
-        self.store.commit(LOBBY, log_entries=[{"mail": template, "to": to, "at": iso(now)}],
-                          snapshot=None, outbox=[item])
-
-    def _tell_gm(self, outbox_id: str, template: str, now: datetime, **words: Any) -> None:
-        if self.sender.gm_address:
-            self._mail(outbox_id, self.sender.gm_address, template, self.sender.gm_lang, now,
-                       **words)
+    def _to_gm(self, outbox_id: str, now: datetime, **words: Any) -> list[OutboxItem]:
+        """The game master's notice of sign-up (none without their address)."""
+        if not self.sender.gm_address:
+            return []
+        return [self._item(outbox_id, self.sender.gm_address, "gm_signup",
+                           self.sender.gm_lang, now, None, **words)]
 
     def _item(self, outbox_id: str, to: str, template: str, lang: str, now: datetime,
               reply_to: str | None, **words: Any) -> OutboxItem:
