@@ -32,7 +32,7 @@ from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.setup import Setup, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError, MailFormatError, OrderSyntaxError, StoreError
-from pbem.mail.inbound import InboundMail, header_summary, parse_mail, receipt
+from pbem.mail.inbound import START_LINE, InboundMail, header_summary, parse_mail, receipt
 from pbem.orders.format import format_orders
 from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
@@ -353,7 +353,8 @@ class Service:
                                   reader=self._reader(mail.sender, "flooding", now, mail))
             return
         try:
-            order = lobby_order(mail.text)
+            # A mail with a start line is an order mail, whatever its first line says.
+            order = None if START_LINE.search(mail.text) else lobby_order(mail.text)
         except OrderSyntaxError as error:
             self._unreadable(mail_id, mail, error, now,
                              self._reader(mail.sender, "unreadable", now))

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from transcripts.harness import GM, SEED, Mailroom, Out
 
+from pbem.errors import OrderSyntaxError
+from pbem.orders.signup import lobby_order
 from pbem.service import gm
 from pbem.service.records import Record
 from pbem.service.signup import LOBBY, Opening, replay
@@ -210,3 +212,40 @@ def test_list_shows_the_records_of_the_players_who_joined(room: Mailroom) -> Non
     out = room.mail("Dan", "LIST\n")
     assert "Carol: 1 game (0 finished, 0 won, 0 left); deadlines 0 met, 1 missed" in out[0].text
     assert GM not in [m.to for m in out]
+
+
+# --- the players' guide: docs/orders.md's examples of mail to the server ---------------------
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "orders.md"
+_BLOCK = re.compile(r"^```([\w-]+)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def server_lines(kind: str) -> list[str]:
+    return [line for fence, body in _BLOCK.findall(DOC.read_text(encoding="utf-8"))
+            if fence == kind for line in body.splitlines() if line.strip()]
+
+
+def test_the_guide_has_examples_of_mail_to_the_server() -> None:
+    assert len(server_lines("server")) >= 5 and server_lines("server-bad")
+
+
+@pytest.mark.parametrize("line", server_lines("server"))
+def test_every_server_example_reads(line: str) -> None:
+    assert lobby_order(line + "\n") is not None
+
+
+@pytest.mark.parametrize("line", server_lines("server-bad"))
+def test_every_bad_server_example_is_refused_with_its_form(line: str) -> None:
+    with pytest.raises(OrderSyntaxError) as caught:
+        lobby_order(line + "\n")
+    assert caught.value.key == "lobby_form"
+
+
+def test_a_mail_to_the_server_that_does_not_read_gets_the_right_form(room: Mailroom) -> None:
+    out = room.mail("Dan", "observe\n")
+    assert "OBSERVE <game>" in out[0].text
+    # A first line that looks like one, above a start line, is an order mail's prose.
+    room.new_game("illu", PLAYERS)
+    out = room.mail("Carol", "List of my orders:\nGAME illu PLAYER Carol PASSWORD "
+                    "carol-illu-03\nPASS\nEND\n")
+    assert "1 accepted" in out[0].subject
