@@ -16,7 +16,8 @@ from transcripts.harness import GM, SEED, Mailroom, Out
 
 from pbem.errors import OrderSyntaxError
 from pbem.orders.signup import lobby_order
-from pbem.service import gm
+from pbem.reports.observing import lobby_mail
+from pbem.service import gm, history
 from pbem.service.records import Record
 from pbem.service.signup import LOBBY, Opening, replay
 
@@ -149,6 +150,10 @@ def test_observers_read_the_public_reports_and_nothing_secret(room: Mailroom) ->
     last = [m for m in out if m.to == "fay@example.org"]
     assert [m.subject for m in last] == ["[illu] Game over: Alice won (observer)"]
     assert "The secret seed of the game was" in last[0].text
+    told = " ".join(history.timeline_text(room.service.cards, history.read_game(
+        room.store, "illu"), None).split())
+    assert "eve@example.org observes the game from now on (by the game master)" in told
+    assert "eve@example.org no longer observes the game." in told
     room.check("observers")
 
 
@@ -199,6 +204,12 @@ def test_a_seat_offered_is_taken_over_by_mail(room: Mailroom) -> None:
     assert records["zoe@example.org"] == Record(games=1, met=1)
     assert records["alice@example.org"] == Record(games=1, met=0, missed=1)
     assert records["carol@example.org"] == Record(games=1, met=1)  # her turn 4 runs
+    # The game master's history tells it all, the seat offered and the missed deadline too.
+    told = " ".join(history.timeline_text(room.service.cards, history.read_game(
+        room.store, "illu"), None).split())
+    assert "The game master offered Bob's seat for takeover." in told
+    assert "A new player now plays Bob's seat (address zoe@example.org" in told
+    assert "Alice missed the orders deadline" in told
     room.check("takeover")
 
 
@@ -249,3 +260,41 @@ def test_a_mail_to_the_server_that_does_not_read_gets_the_right_form(room: Mailr
     out = room.mail("Carol", "List of my orders:\nGAME illu PLAYER Carol PASSWORD "
                     "carol-illu-03\nPASS\nEND\n")
     assert "1 accepted" in out[0].subject
+
+
+# --- every word in English and French ----------------------------------------------------------
+
+LETTERS = {
+    "lobby_list": {"opened": [{"game": "illu", "seats": 4, "approval": True, "fill_by": "x",
+                               "observers": True, "waiting": 1, "players": [
+                                   {"name": "Ann", "record": Record(2, 1, 1, 0, 9, 1)}]}],
+                   "running": [{"game": "old", "players": ["Bo", "Cy"], "offered": ["Bo"],
+                                "observers": True}]},
+    "joined": {"player": "Ann", "outcome": "seated", "still": 2},
+    "join_refused": {"message": "no", "suggestion": "yes", "running": False},
+    "signup_closed": {},
+    "gm_signup": {"what": "approval", "names": ["Ann"]},
+    "observe_refused": {"why": "closed"},
+    "observing": {"press": True},
+    "unobserved": {"was": True},
+    "seat_offered": {"seat": "Bo"},
+    "takeover_refused": {"why": "not_offered", "seat": "Bo"},
+    "observer_press": {"sender": "Bo", "message": "Hello."},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("template", sorted(LETTERS))
+def test_every_mail_of_sign_up_is_worded_in_each_language(template: str, lang: str) -> None:
+    rendered = lobby_mail(template, lang, None, game="illu", **LETTERS[template])
+    assert rendered.subject and rendered.text.strip() and rendered.html == ""
+    english = lobby_mail(template, "en", None, game="illu", **LETTERS[template])
+    assert (rendered.text == english.text) == (lang == "en")
+
+
+def test_an_observer_reads_french(room: Mailroom) -> None:
+    room.new_game("illu", PLAYERS)
+    out = room.override("add_observer", "eve@example.org", lang="fr")
+    assert [m.subject for m in out] == ["[illu] Vous observez la partie",
+                                        "[illu] Tour 1 : au tour de Carol (observateur)"]
+    assert "LES JOUEURS" in out[1].text
