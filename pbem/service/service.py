@@ -455,8 +455,12 @@ class Service:
                 seat = next((s.name for s in table.service.seats
                              if s.name.casefold() == order.seat.casefold()), order.seat)
                 password, password_hash = self.new_password(game_id, seat)
-                take_over(table, seat, mail.sender, password, password_hash, lang=lang,
-                          answers=mail.reply_to)
+                old = take_over(table, seat, mail.sender, password, password_hash,
+                                lang=lang, answers=mail.reply_to)
+                if old and not any(s.address == old for s in table.service.seats):
+                    # Written for the player who left (as ``pbem replace`` drops them).
+                    step.drop([i.outbox_id for i in self.store.outbox()
+                               if i.game_id == game_id and i.to == old])
             else:
                 unobserve(table, mail.sender, lang=lang, answers=mail.reply_to)
             self._seal(step, now, mail_id)

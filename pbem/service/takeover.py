@@ -36,11 +36,11 @@ def offer_seat(table: Table, seat: str, reason: str = "",
 
 
 def take_over(table: Table, seat: str, address: str, password: str, password_hash: str, *,
-              lang: str = "en", answers: str | None = None) -> bool:
+              lang: str = "en", answers: str | None = None) -> str:
     """``address`` plays the offered ``seat`` from now on, with ``password`` (its hash is
     kept): the welcome goes to them, the other players are told a new player sits there.
     Refused (the answer says why) when the seat is not offered or the address plays in the
-    game already. Gives whether it was taken."""
+    game already. Gives the address that played the seat before ("" when refused)."""
     address = address.lower()
     audience = table.service.audience
     name = next((s for s in audience.offered if s.casefold() == seat.casefold()), "")
@@ -50,7 +50,7 @@ def take_over(table: Table, seat: str, address: str, password: str, password_has
     if why:
         table.notify(Letter(address, "takeover_refused", (("why", why), ("seat", seat)),
                             answers, lang=lang))
-        return False
+        return ""
     old = table.service.seat(name).address
     seats = tuple(replace(s, address=address, password_hash=password_hash, misses=0,
                           bot=False, bot_password="", lang=lang) if s.name == name else s
@@ -65,4 +65,4 @@ def take_over(table: Table, seat: str, address: str, password: str, password_has
     for p in table.state.players:
         if not p.departed and p.name != name:
             table.notify(GmNews(p.name, (), event))
-    return True
+    return old

@@ -298,3 +298,22 @@ def test_an_observer_reads_french(room: Mailroom) -> None:
     assert [m.subject for m in out] == ["[illu] Vous observez la partie",
                                         "[illu] Tour 1 : au tour de Carol (observateur)"]
     assert "LES JOUEURS" in out[1].text
+
+
+def test_mail_still_queued_for_the_player_who_left_is_dropped(room: Mailroom) -> None:
+    """As ``pbem replace`` does: a report queued for the old address was written for the
+    player who left; the newcomer's welcome and the reports after it show the game."""
+    room.new_game("illu", PLAYERS)
+    start = f"GAME illu PLAYER Carol PASSWORD {room.passwords[('illu', 'Carol')]}"
+    room.service.receive(_raw("carol@example.org", f"{start}\nPASS\nEND\n", 1), room.now)
+    assert [i for i in room.store.outbox() if i.to == "bob@example.org"]  # not sent yet
+    gm.offer_seat(room.service, "illu", "Bob", room.now)
+    room.service.receive(_raw("zoe@example.org", "TAKEOVER illu Bob\n", 2), room.now)
+    queued = room.store.outbox()
+    assert not [i for i in queued if i.to == "bob@example.org"]
+    assert [i for i in queued if i.to == "zoe@example.org"]
+
+
+def _raw(sender: str, body: str, n: int) -> bytes:
+    return (f"From: <{sender}>\nTo: pbem@pbem.example\nSubject: x\nMessage-ID: <q{n}@x.org>\n"
+            f"\n{body}").encode()
