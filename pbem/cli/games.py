@@ -168,8 +168,17 @@ def games(**kw: Any) -> None:
     where = where_of(kw)
     with session(where) as service:
         records = [history.read_game(service.store, g) for g in service.games()]
+        opened = service.lobby.open_games()
+    for game_id, o in sorted(opened.items()):
+        seated = [p["name"] for p in o["players"] if p["approved"]]
+        asking = [p["name"] for p in o["players"] if not p["approved"]]
+        click.echo(f"{game_id}: open for sign-up, {len(seated)} of {o['seats']} seats taken"
+                   + (f" ({', '.join(seated)})" if seated else "")
+                   + (f"; waiting for your approval: {', '.join(asking)}" if asking else "")
+                   + (f"; until {o['fill_by'][:16]}" if o["fill_by"] else "") + ".")
     if not records:
-        click.echo("No games yet. Create one with `pbem game create`.")
+        if not opened:
+            click.echo("No games yet. Create one with `pbem game create`.")
         return
     rows = [("GAME", "STATUS", "TURN", "STEP", "PLAYERS", "DEADLINE")]
     for r in records:

@@ -11,6 +11,7 @@ import click
 
 from pbem.cli.games import game, rule_options
 from pbem.cli.session import common, counted, game_named, session, where_of
+from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS
 from pbem.reports.templating import LANGUAGES
 from pbem.service import gm
 from pbem.service.model import iso
@@ -21,11 +22,11 @@ __all__ = ["approve", "observer", "players", "seat"]
 
 @game.command("open")
 @click.argument("game_id", metavar="GAME")
-@click.option("--seats", type=click.IntRange(3, 6), required=True,
+@click.option("--seats", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), required=True,
               help="How many players; the game starts when the last seat is taken.")
 @click.option("--deadline-to-fill", "fill_by", metavar="WHEN",
               help="ISO time (UTC unless it says): then the game starts with whoever joined "
-              "(3 or more), or sign-up closes.")
+              "(two or more), or sign-up closes.")
 @click.option("--approval", is_flag=True, help="Each JOIN waits for `pbem approve`.")
 @click.option("--observers", is_flag=True, help="Anyone may OBSERVE the game by mail.")
 @click.option("--observers-read-press", "press", is_flag=True,

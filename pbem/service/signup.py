@@ -4,7 +4,7 @@ The game master opens a game (``pbem game open``: seats, deadline to fill, appro
 game's options); anyone mails ``LIST`` for the games open and running, and ``JOIN <game>
 AS <name> [PREFER <Illuminati>, ...]`` for a seat. A join past the last seat goes on the
 game's waiting list; with approval, a join waits for ``pbem approve``. The game is created
-and started when its last seat is taken (or when the game master starts it, with three
+and started when its last seat is taken (or when the game master starts it, with two
 players or more, or at its deadline to fill): the Illuminati are dealt honouring each
 player's preferences in the order they joined, the rest at random from the game's seed,
 and each player's welcome brings their password.
@@ -33,6 +33,7 @@ from pbem.mail.address import mail_address
 from pbem.orders.names import CARD_ALIASES, NameMatcher
 from pbem.orders.player_names import check_player_name
 from pbem.orders.signup import Join
+from pbem.reports.context import utc_minute
 from pbem.reports.observing import lobby_mail
 from pbem.reports.refusals import worded
 from pbem.service.mails import Sender, outbox_item
@@ -72,7 +73,7 @@ class Opening:
     """What the game master set for a game open for sign-up."""
 
     seats: int
-    fill_by: str = ""  # ISO: by then the game starts with whoever joined (3 or more)
+    fill_by: str = ""  # ISO: by then the game starts with whoever joined (2 or more)
     approval: bool = False  # joins wait for ``pbem approve``
     options: dict[str, Any] | None = None  # the rule options (``game create``'s)
     timing: dict[str, Any] | None = None  # Timing's fields
@@ -228,7 +229,7 @@ class Lobby:
         self._start_if_full(game_id, now)
 
     def start(self, game_id: str, now: datetime) -> dict[str, str]:
-        """Start an open game now with whoever is seated (three at least)."""
+        """Start an open game now with whoever is seated (``MIN_PLAYERS`` at least)."""
         opened = self._opened(game_id)
         if len(_seated(opened)) < MIN_PLAYERS:
             raise IllegalCommandError(f"{game_id} has {len(_seated(opened))} players seated: "
@@ -236,8 +237,8 @@ class Lobby:
         return self._start(game_id, now)
 
     def tick(self, now: datetime) -> None:
-        """Games whose deadline to fill passed: started with whoever joined (three at
-        least), else closed, and the game master told."""
+        """Games whose deadline to fill passed: started with whoever joined (``MIN_PLAYERS``
+        at least), else closed, and the game master told."""
         entries: list[dict[str, Any]] = []
         items: list[OutboxItem] = []
         for game_id, opened in self.open_games().items():
@@ -266,8 +267,9 @@ class Lobby:
         for game_id, o in sorted(self.open_games().items()):
             players = [{"name": p["name"], "record": records.get(p["address"], Record())}
                        for p in _seated(o)]
+            fill_by = utc_minute(parse_iso(o["fill_by"])) if o["fill_by"] else ""
             opened.append({"game": game_id, "seats": o["seats"], "players": players,
-                           "approval": o["approval"], "fill_by": o["fill_by"],
+                           "approval": o["approval"], "fill_by": fill_by,
                            "observers": o["observers"], "waiting": len(
                                self.meta()["waiting"].get(game_id, []))})
         running = []
@@ -279,7 +281,7 @@ class Lobby:
                             "offered": list(service.audience.offered),
                             "observers": service.audience.open})
         self._answer(mail_id, {"kind": "list"}, to, "lobby_list", lang, now, reply_to,
-                     opened=opened, running=running)
+                     opened=opened, running=running, least=MIN_PLAYERS)
 
     def join(self, mail_id: str, to: str, order: Join, lang: str, now: datetime,
              reply_to: str | None) -> None:

@@ -107,10 +107,10 @@ def test_approval_a_deadline_to_fill_and_the_game_master_s_start(room: Mailroom)
     with pytest.raises(Exception, match="no join of 'Eve' waits"):
         gm.approve(room.service, "vetted", "Eve", room.now)
     room.override("open_game", Opening(seats=5, seed=SEED), game="early")
-    for name in ("Ann", "Ben", "Cy"):
+    for name in ("Ann", "Ben"):
         room.mail(name, f"JOIN early AS {name}\n")
     out = room.override("start_open", game="early")
-    assert len([m for m in out if "Welcome" in m.subject]) == 3
+    assert len([m for m in out if "Welcome" in m.subject]) == 2
     assert room.state("early").turn_number == 1
     out = room.tick(days=2)
     assert subjects(out) == [("eve", "[vetted] Sign-up closed: the game will not start"),
@@ -268,7 +268,7 @@ LETTERS = {
     "lobby_list": {"opened": [{"game": "illu", "seats": 4, "approval": True, "fill_by": "x",
                                "observers": True, "waiting": 1, "players": [
                                    {"name": "Ann", "record": Record(2, 1, 1, 0, 9, 1)}]}],
-                   "running": [{"game": "old", "players": ["Bo", "Cy"], "offered": ["Bo"],
+                   "least": 2, "running": [{"game": "old", "players": ["Bo", "Cy"], "offered": ["Bo"],
                                 "observers": True}]},
     "joined": {"player": "Ann", "outcome": "seated", "still": 2},
     "join_refused": {"message": "no", "suggestion": "yes", "running": False},
@@ -317,3 +317,38 @@ def test_mail_still_queued_for_the_player_who_left_is_dropped(room: Mailroom) ->
 def _raw(sender: str, body: str, n: int) -> bytes:
     return (f"From: <{sender}>\nTo: pbem@pbem.example\nSubject: x\nMessage-ID: <q{n}@x.org>\n"
             f"\n{body}").encode()
+
+
+def test_the_game_master_s_commands(tmp_path: Path) -> None:
+    """``pbem game open``, ``pbem games``, ``pbem approve``, ``pbem game start``, ``pbem
+    observer add``, ``pbem seat offer`` and ``pbem players`` on a store of files."""
+    from click.testing import CliRunner
+
+    from pbem.cli.main import main as pbem_main
+
+    store = tmp_path / "store"
+
+    def run(*args: str) -> str:
+        result = CliRunner().invoke(pbem_main, [*args, "--store", str(store),
+                                                "--now", "2026-11-29T12:00:00+00:00"])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    assert "Opened g1 for sign-up: 3 seats" in run(
+        "game", "open", "g1", "--seats", "3", "--approval", "--deadline-to-fill",
+        "2026-12-01T12:00", "--seed", SEED)
+    room = Mailroom(tmp_path, files=True)
+    for name in ("Ann", "Ben", "Cy"):
+        room.mail(name, f"JOIN g1 AS {name}\n")
+    listed = run("games")
+    assert "g1: open for sign-up, 0 of 3 seats taken; waiting for your approval: Ann, Ben, " \
+           "Cy; until 2026-12-01T12:00." in listed
+    run("approve", "g1", "Ann")
+    result = CliRunner().invoke(pbem_main, ["game", "start", "g1", "--store", str(store)])
+    assert result.exit_code == 1 and "a game needs 2 at least" in result.output
+    assert "The game is full" not in run("approve", "g1", "ben")
+    assert "Started g1" in run("game", "start", "g1")
+    assert "observes g1" in run("observer", "add", "g1", "eve@example.org")
+    assert "no longer observes" in run("observer", "remove", "g1", "eve@example.org")
+    assert "Offered Ben's seat of g1" in run("seat", "offer", "g1", "ben")
+    assert "ann@example.org" in run("players")
