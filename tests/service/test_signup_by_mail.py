@@ -268,8 +268,8 @@ LETTERS = {
     "lobby_list": {"opened": [{"game": "illu", "seats": 4, "approval": True, "fill_by": "x",
                                "observers": True, "waiting": 1, "players": [
                                    {"name": "Ann", "record": Record(2, 1, 1, 0, 9, 1)}]}],
-                   "least": 2, "running": [{"game": "old", "players": ["Bo", "Cy"], "offered": ["Bo"],
-                                "observers": True}]},
+                   "least": 2, "running": [{"game": "old", "players": ["Bo", "Cy"],
+                                            "offered": ["Bo"], "observers": True}]},
     "joined": {"player": "Ann", "outcome": "seated", "still": 2},
     "join_refused": {"message": "no", "suggestion": "yes", "running": False},
     "signup_closed": {},
