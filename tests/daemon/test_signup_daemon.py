@@ -14,15 +14,13 @@ import email.message
 import email.policy
 import re
 import smtplib
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from clocks import T0, Clock
+from daemons import serving
 from servers import wait_until
 
 from pbem.cli.main import main as pbem_main
@@ -37,32 +35,6 @@ GAME = "g1"
 SEED = "5eed" * 16
 TO = "pbem@localhost"
 _PASSWORD = re.compile(r"YOUR PASSWORD\r?\n-+\r?\n(\S+)")
-
-
-@contextmanager
-def serving(daemon: Daemon) -> Iterator[Daemon]:
-    """``daemon.serve()`` on a thread, stopped (and checked stopped) afterwards."""
-    ready = threading.Event()
-    failure: list[BaseException] = []
-
-    def serve() -> None:
-        try:
-            daemon.serve(ready=ready.set)
-        except BaseException as error:
-            failure.append(error)
-            ready.set()
-
-    thread = threading.Thread(target=serve, name="daemon")
-    thread.start()
-    assert ready.wait(20), "the daemon did not start"
-    try:
-        yield daemon
-    finally:
-        daemon.request_stop()
-        thread.join(30)
-        assert not thread.is_alive(), "the daemon did not stop"
-    if failure:
-        raise failure[0]
 
 
 class Players:
