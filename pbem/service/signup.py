@@ -390,7 +390,8 @@ class Lobby:
                                    note=lambda table: table.record("create", {
                                        "players": names,
                                        "commitment": table.state.dice.commitment}))
-        passwords = self.games.start_game(game_id, now, note=started)
+        passwords = ({} if self.games.service_record(game_id).started  # (before a crash)
+                     else self.games.start_game(game_id, now, note=started))
         self._commit(now, [{"kind": "started", "game": game_id}],
                      outbox=self._to_gm(f"{LOBBY}-started-{game_id}", now, game=game_id,
                                         what="started", names=names))
