@@ -4,8 +4,9 @@ games``, ``pbem process`` and ``pbem preview``."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -27,10 +28,29 @@ from pbem.reports.templating import LANGUAGES
 from pbem.service import gm, history
 from pbem.service.model import Timing
 
-__all__ = ["game", "games", "preview", "process"]
+__all__ = ["game", "game_settings", "games", "preview", "process", "rule_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 # --- games -------------------------------------------------------------------------------------
+
+
+def game_settings(command: F) -> F:
+    """The options of a new game's deadlines and language (``game create``, ``game open``)."""
+    options = [
+        click.option("--orders-hours", type=click.FloatRange(0, min_open=True), default=72.0,
+                     show_default=True, help="Hours the active player has for orders."),
+        click.option("--response-hours", type=click.FloatRange(0, min_open=True),
+                     default=24.0, show_default=True,
+                     help="Hours the players have to answer an attack."),
+        click.option("--language", type=click.Choice(LANGUAGES), default="en",
+                     show_default=True, help="The language of the players' mail, the welcome "
+                     "included, until each chooses another (SET LANGUAGE)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 @click.group("game")
@@ -46,13 +66,7 @@ def game() -> None:
               "Give one --player per player, in seating order.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="A rule option, e.g. network_goal=25, media_alignment=yes, max_turns=40.")
-@click.option("--orders-hours", type=click.FloatRange(0, min_open=True), default=72.0,
-              show_default=True, help="Hours the active player has for orders.")
-@click.option("--response-hours", type=click.FloatRange(0, min_open=True), default=24.0,
-              show_default=True, help="Hours the players have to answer an attack.")
-@click.option("--language", type=click.Choice(LANGUAGES), default="en", show_default=True,
-              help="The language of the players' mail, the welcome included, until each "
-              "chooses another (SET LANGUAGE).")
+@game_settings
 @click.option("--seed", metavar="HEX", help="The secret seed of the dice (hex; default: "
               "random). Only for tests and replays of a known game.")
 @common

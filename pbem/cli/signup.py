@@ -4,13 +4,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import click
 
-from pbem.cli.games import game, rule_options
-from pbem.cli.session import common, counted, game_named, session, where_of
+from pbem.cli.games import game, game_settings, rule_options
+from pbem.cli.session import common, counted, game_named, moment_of, session, where_of
 from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS
 from pbem.reports.templating import LANGUAGES
 from pbem.service import gm
@@ -33,12 +32,7 @@ __all__ = ["approve", "observer", "players", "seat"]
               help="Observers are sent the press to ALL.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="A rule option, as for `pbem game create`.")
-@click.option("--orders-hours", type=click.FloatRange(0, min_open=True), default=72.0,
-              show_default=True, help="Hours the active player has for orders.")
-@click.option("--response-hours", type=click.FloatRange(0, min_open=True), default=24.0,
-              show_default=True, help="Hours the players have to answer an attack.")
-@click.option("--language", type=click.Choice(LANGUAGES), default="en", show_default=True,
-              help="The language of the welcome (a player who mailed us before keeps theirs).")
+@game_settings
 @click.option("--seed", metavar="HEX", default="", help="The secret seed of the dice "
               "(hex; default: random). Only for tests and replays.")
 @common
@@ -47,14 +41,7 @@ def open_game(game_id: str, seats: int, fill_by: str | None, approval: bool,
               response_hours: float, language: str, seed: str, **kw: Any) -> None:
     """Open GAME for sign-up by mail: players send JOIN GAME AS <name>."""
     where = where_of(kw)
-    deadline = ""
-    if fill_by:
-        try:
-            moment = datetime.fromisoformat(fill_by)
-        except ValueError:
-            raise click.BadParameter("an ISO time, like 2026-12-24T18:00",
-                                     param_hint="--deadline-to-fill") from None
-        deadline = iso(moment if moment.tzinfo else moment.replace(tzinfo=where.now.tzinfo))
+    deadline = iso(moment_of(fill_by, "--deadline-to-fill")) if fill_by else ""
     opening = Opening(seats=seats, fill_by=deadline, approval=approval,
                       options=rule_options(options),
                       timing={"orders_hours": orders_hours, "response_hours": response_hours},

@@ -423,9 +423,9 @@ class Service:
         LIST and JOIN go to the lobby (``pbem.service.signup``); OBSERVE, UNOBSERVE and
         TAKEOVER are a step of their game, answered to the sender's address."""
         known = self.directory.seat_of(mail.sender)
-        lang = known.lang if known is not None else "en"
+        lang = known.lang if known is not None else ""  # "": the game's (sign-up) or English
         if isinstance(order, ListGames):
-            self.lobby.list_games(mail_id, mail.sender, lang, now, mail.reply_to)
+            self.lobby.list_games(mail_id, mail.sender, lang or "en", now, mail.reply_to)
             return
         if isinstance(order, Join):
             self.lobby.join(mail_id, mail.sender, order, lang, now, mail.reply_to)
@@ -449,6 +449,7 @@ class Service:
             return
         with step.undone_on_error():
             table = step.table
+            lang = lang or (table.service.seats[0].lang if table.service.seats else "en")
             if isinstance(order, Observe):
                 observe(table, mail.sender, lang=lang, answers=mail.reply_to)
             elif isinstance(order, Takeover):

@@ -285,9 +285,12 @@ class Lobby:
 
     def join(self, mail_id: str, to: str, order: Join, lang: str, now: datetime,
              reply_to: str | None) -> None:
-        """Answer JOIN: seated, on the waiting list, waiting for approval, or refused."""
+        """Answer JOIN: seated, on the waiting list, waiting for approval, or refused.
+        ``lang``: the writer's, if they play in a game of the store; else "" (the open
+        game's language)."""
         game_id = next((g for g in self.meta()["waiting"]
                         if g.casefold() == order.game.casefold()), "")
+        lang = lang or self.open_games().get(game_id, {}).get("lang", "en")
         try:
             entry = self._join_entry(game_id, to, order, lang)
         except PbemError as error:
@@ -315,6 +318,7 @@ class Lobby:
         """Answer OBSERVE of a game open for sign-up: observed from its start on, if the
         game is open to observers."""
         opened = self.open_games()[game_id]
+        lang = lang or opened["lang"]
         watching = [w["address"] for w in opened.get("watchers", [])]
         why = ("closed" if not opened["observers"]
                else "player" if any(p["address"] == to for p in opened["players"])

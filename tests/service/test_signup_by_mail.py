@@ -352,3 +352,12 @@ def test_the_game_master_s_commands(tmp_path: Path) -> None:
     assert "no longer observes" in run("observer", "remove", "g1", "eve@example.org")
     assert "Offered Ben's seat of g1" in run("seat", "offer", "g1", "ben")
     assert "ann@example.org" in run("players")
+
+
+def test_a_french_game_opened_for_sign_up_writes_french_to_newcomers(room: Mailroom) -> None:
+    room.override("open_game", Opening(seats=2, lang="fr", seed=SEED), game="jeu")
+    out = room.mail("Ann", "JOIN jeu AS Ann\n")
+    assert out[0].subject == "[jeu] Vous êtes inscrit (Ann)"
+    out = room.mail("Ben", "JOIN jeu AS Ben\n")
+    assert "[jeu] Bienvenue" in " ".join(m.subject for m in out)
+    assert room.record("jeu").seat("Ben").lang == "fr"
