@@ -134,7 +134,7 @@ def missed_orders(table: Table) -> None:
         table.do(EndTurn(active))
     else:
         _miss(table, active)
-        table.do(Pass(active))
+        table.do(Pass(active), missed=True)
 
 
 def end_overdue_turn(table: Table) -> bool:
@@ -161,8 +161,6 @@ def end_overdue_turn(table: Table) -> bool:
 
 def _miss(table: Table, player: str) -> None:
     limit = table.service.timing.miss_limit
-    # For the player records across games (pbem.service.records): the log says who missed.
-    table.record("missed", {"player": player}, gm_only=True)
     seats = []
     for s in table.service.seats:
         if s.name == player:

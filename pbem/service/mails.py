@@ -98,7 +98,7 @@ def render_notice(
         seat = Seat(name="Game master", address=sender.gm_address, lang=sender.gm_lang,
                     tz=sender.gm_tz)
     elif isinstance(notice, ToAddress):  # an observer, a newcomer: no seat of the game
-        seat = Seat(name="", address=notice.to, lang=notice.lang, tz=notice.tz, html=False)
+        seat = Seat(name="", address=notice.to, lang=notice.lang, tz=notice.tz)
     else:
         seat = service.seat(notice.to)
     reader = Reader(cards, state, service, seat, now, news, history, sender.site_dir, latest)

@@ -76,9 +76,8 @@ def game_records(state: GameState, service: GameService,
             holder.pop(seat, None)
             holder[seat] = new
             change = next(pending, None)
-        gm = entry.get("gm")
-        if gm is not None and gm["kind"] == "missed":
-            missed = holder.get(gm["data"]["player"])
+        if entry.get("missed"):  # the Pass the deadline gave the player who missed it
+            missed = holder.get(entry["command"]["player"])
             if missed:
                 add(missed, missed=1)
             active, met = "", False

@@ -74,13 +74,16 @@ class Table:
 
     # --- commands -------------------------------------------------------------------------
 
-    def do(self, command: Command) -> list[Event]:
+    def do(self, command: Command, *, missed: bool = False) -> list[Event]:
         """Apply one engine command and log it; IllegalCommandError leaves nothing changed.
+        ``missed``: the command the orders deadline gave a player who missed it (their
+        log entry says so, for the player records across games: pbem.service.records).
 
         An offer that the command ended, however it ended (answered, withdrawn, a player
         gone, the turn over), takes its answer's deadline and reminder with it."""
         self.state, events = apply(self.state, command, self.cards)
-        self.entries.append(command_entry(command, events, iso(self.now), self.state.seq))
+        entry = command_entry(command, events, iso(self.now), self.state.seq)
+        self.entries.append({**entry, "missed": True} if missed else entry)
         self.events += events
         if self.state.offer is None and (self.service.offer_deadline
                                          or self.service.offer_reminded):

@@ -132,7 +132,7 @@ def test_observers_read_the_public_reports_and_nothing_secret(room: Mailroom) ->
                              ("eve", "[illu] Turn 1: Carol's move (observer)")]
     report = " ".join(out[1].text.split())
     assert "treasury ? MB" in report and "ORDERS" not in report and "PASSWORD" not in report
-    assert out[1].attachments == [] and out[1].html is None
+    assert out[1].attachments == [] and out[1].html is not None and "<pre>" in out[1].html
     room.at(minutes=5)
     out = room.orders("Carol", "PRESS TO ALL", "Hello all.", "END PRESS", "PASS")
     assert "eve@example.org" not in [m.to for m in out if "Press" in m.subject]
@@ -166,11 +166,12 @@ def test_observers_read_press_to_all_when_the_game_says_so(room: Mailroom) -> No
         out = room.mail(name, f"JOIN illu AS {name}\n")
     learn_passwords(room, "illu", out)
     assert ("eve", "[illu] Turn 1: Carol's move (observer)") in subjects(out)
-    out = room.orders("Carol", "PRESS TO ALL", "Hello all.", "END PRESS",
+    out = room.orders("Carol", "PRESS TO ALL", "Hello <b>all</b>.", "END PRESS",
                       "PRESS TO Alice", "Only you.", "END PRESS")
     press = [m for m in out if m.to == "eve@example.org"]
     assert [m.subject for m in press] == ["[illu] Press from Carol to all players (observer)"]
-    assert "Hello all." in press[0].text and "Only you." not in press[0].text
+    assert "Hello <b>all</b>." in press[0].text and "Only you." not in press[0].text
+    assert press[0].html is not None and "Hello &lt;b&gt;all&lt;/b&gt;." in press[0].html
 
 
 def test_a_seat_offered_is_taken_over_by_mail(room: Mailroom) -> None:
@@ -204,12 +205,11 @@ def test_a_seat_offered_is_taken_over_by_mail(room: Mailroom) -> None:
     assert records["zoe@example.org"] == Record(games=1, met=1)
     assert records["alice@example.org"] == Record(games=1, met=0, missed=1)
     assert records["carol@example.org"] == Record(games=1, met=1)  # her turn 4 runs
-    # The game master's history tells it all, the seat offered and the missed deadline too.
+    # The game master's history tells it all, the seat offered too.
     told = " ".join(history.timeline_text(room.service.cards, history.read_game(
         room.store, "illu"), None).split())
     assert "The game master offered Bob's seat for takeover." in told
     assert "A new player now plays Bob's seat (address zoe@example.org" in told
-    assert "Alice missed the orders deadline" in told
     room.check("takeover")
 
 
@@ -287,7 +287,7 @@ LETTERS = {
 @pytest.mark.parametrize("template", sorted(LETTERS))
 def test_every_mail_of_sign_up_is_worded_in_each_language(template: str, lang: str) -> None:
     rendered = lobby_mail(template, lang, None, game="illu", **LETTERS[template])
-    assert rendered.subject and rendered.text.strip() and rendered.html == ""
+    assert rendered.subject and rendered.text.strip() and "<pre>" in rendered.html
     english = lobby_mail(template, "en", None, game="illu", **LETTERS[template])
     assert (rendered.text == english.text) == (lang == "en")
 
