@@ -195,7 +195,6 @@ class Lobby:
 
     def open(self, game_id: str, opening: Opening, now: datetime) -> None:
         """Open a game for sign-up (checks the id, the seats and the options)."""
-        self.ensure()
         taken = [*self.games.games(), *self.open_games()]
         if game_id.casefold() in {g.casefold() for g in taken} or game_id == LOBBY:
             raise StoreError("A game with this id exists already.", text=game_id,
@@ -275,7 +274,7 @@ class Lobby:
         running = []
         for game_id in sorted(self.games.games()):
             service = self.games.service_record(game_id)
-            if not service.started:
+            if not service.started or self.games.state(game_id).phase == "over":
                 continue
             running.append({"game": game_id, "players": [s.name for s in service.seats],
                             "offered": list(service.audience.offered),
