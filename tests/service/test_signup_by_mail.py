@@ -222,7 +222,12 @@ def test_list_shows_the_records_of_the_players_who_joined(room: Mailroom) -> Non
     room.mail("Carol", "JOIN next AS Carol\n")
     out = room.mail("Dan", "LIST\n")
     assert "Carol: 1 game (0 finished, 0 won, 0 left); deadlines 0 met, 1 missed" in out[0].text
+    assert "- old: Alice, Bob, Carol." in out[0].text
     assert GM not in [m.to for m in out]
+    room.override("end_game", ["Alice"], game="old", reason="enough")
+    out = room.mail("Dan", "LIST\n", subject="list again")
+    assert "- old:" not in out[0].text  # over: no longer running
+    assert "Carol: 1 game (1 finished, 0 won, 0 left)" in " ".join(out[0].text.split())
 
 
 # --- the players' guide: docs/orders.md's examples of mail to the server ---------------------
