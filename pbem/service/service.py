@@ -370,19 +370,27 @@ class Service:
             return
         game_id = self.store.game_named(start.header.game)
         if game_id is None or game_id in NOT_GAMES:
-            close = difflib.get_close_matches(start.header.game, self.games(), n=3)
-            self.postmaster.reply(mail_id, mail.sender, "unknown_game", now,
-                                  game=start.header.game, games=close,
-                                  reply_to=mail.reply_to,
-                                  reader=self._reader(mail.sender, "unknown_game", now))
+            self._unknown_game(mail_id, mail, start.header.game, now)
             return
-        if game_id not in steps:
-            steps[game_id] = self._open(game_id, now)
-        game_steps = steps[game_id]
-        if self.store.applied_mails(game_id, [mail_id]):
+        game_steps = self._game_step(game_id, mail_id, now, steps)
+        if game_steps is None:
             return
         with game_steps.undone_on_error():
             self._carry_out(game_steps, mail_id, mail, start, now)
+
+    def _unknown_game(self, mail_id: str, mail: InboundMail, game: str, now: datetime) -> None:
+        """Answer a mail naming no game of the store (the postmaster's once an hour)."""
+        close = difflib.get_close_matches(game, self.games(), n=3)
+        self.postmaster.reply(mail_id, mail.sender, "unknown_game", now, game=game,
+                              games=close, reply_to=mail.reply_to,
+                              reader=self._reader(mail.sender, "unknown_game", now))
+
+    def _game_step(self, game_id: str, mail_id: str, now: datetime,
+                   steps: dict[str, Step]) -> Step | None:
+        """The round's step of ``game_id`` for the mail; None if the mail was applied."""
+        if game_id not in steps:
+            steps[game_id] = self._open(game_id, now)
+        return None if self.store.applied_mails(game_id, [mail_id]) else steps[game_id]
 
     def _carry_out(self, step: Step, mail_id: str, mail: InboundMail, start: StartLine,
                    now: datetime) -> None:
@@ -437,15 +445,10 @@ class Service:
             return
         game_id = self.store.game_named(order.game)
         if game_id is None or game_id in NOT_GAMES or not self.service_record(game_id).started:
-            close = difflib.get_close_matches(order.game, self.games(), n=3)
-            self.postmaster.reply(mail_id, mail.sender, "unknown_game", now, game=order.game,
-                                  games=close, reply_to=mail.reply_to,
-                                  reader=self._reader(mail.sender, "unknown_game", now))
+            self._unknown_game(mail_id, mail, order.game, now)
             return
-        if game_id not in steps:
-            steps[game_id] = self._open(game_id, now)
-        step = steps[game_id]
-        if self.store.applied_mails(game_id, [mail_id]):
+        step = self._game_step(game_id, mail_id, now, steps)
+        if step is None:
             return
         with step.undone_on_error():
             table = step.table

@@ -44,6 +44,12 @@ def learn_passwords(room: Mailroom, game: str, mails: list[Out]) -> None:
             room.passwords[(game, player)] = found.group(1)
 
 
+def gm_history(room: Mailroom, game: str) -> str:
+    """The game master's timeline of ``game`` (``pbem history``), on one line."""
+    return " ".join(history.timeline_text(room.service.cards, history.read_game(
+        room.store, game), None).split())
+
+
 def lobby_replays(room: Mailroom) -> None:
     assert replay(room.store.log(LOBBY)) == room.service.lobby.meta()
 
@@ -150,8 +156,7 @@ def test_observers_read_the_public_reports_and_nothing_secret(room: Mailroom) ->
     last = [m for m in out if m.to == "fay@example.org"]
     assert [m.subject for m in last] == ["[illu] Game over: Alice won (observer)"]
     assert "The secret seed of the game was" in last[0].text
-    told = " ".join(history.timeline_text(room.service.cards, history.read_game(
-        room.store, "illu"), None).split())
+    told = gm_history(room, "illu")
     assert "eve@example.org observes the game from now on (by the game master)" in told
     assert "eve@example.org no longer observes the game." in told
     room.check("observers")
@@ -206,8 +211,7 @@ def test_a_seat_offered_is_taken_over_by_mail(room: Mailroom) -> None:
     assert records["alice@example.org"] == Record(games=1, met=0, missed=1)
     assert records["carol@example.org"] == Record(games=1, met=1)  # her turn 4 runs
     # The game master's history tells it all, the seat offered too.
-    told = " ".join(history.timeline_text(room.service.cards, history.read_game(
-        room.store, "illu"), None).split())
+    told = gm_history(room, "illu")
     assert "The game master offered Bob's seat for takeover." in told
     assert "A new player now plays Bob's seat (address zoe@example.org" in told
     room.check("takeover")
