@@ -6,27 +6,27 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from pbem.cli import gm_text
 from pbem.cli.session import (
     common,
     counted,
     explain,
     game_named,
+    locked_store,
     session,
     shared_addresses,
     where_of,
 )
-from pbem.engine.cards import CardSet
-from pbem.engine.state import Options
 from pbem.errors import PbemError
-from pbem.orders.names import CARD_ALIASES, NameMatcher
-from pbem.reports.templating import LANGUAGES
-from pbem.service import gm, history
-from pbem.service.model import Timing
+from pbem.reports.languages import LANGUAGES
+
+if TYPE_CHECKING:
+    from pbem.engine.cards import CardSet
+    from pbem.service.history import GameFile
+    from pbem.store import Store
 
 __all__ = ["game", "game_settings", "games", "preview", "process", "rule_options"]
 
@@ -74,6 +74,9 @@ def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...],
            orders_hours: float, response_hours: float, language: str, seed: str | None,
            **kw: Any) -> None:
     """Create GAME for its players; nothing is mailed until `pbem game start`."""
+    from pbem.service import gm
+    from pbem.service.model import Timing
+
     where = where_of(kw)
     seats = [(n, where.address(a, "--player"), i) for n, a, i in map(_player, players)]
     chosen = rule_options(options)
@@ -105,6 +108,8 @@ def _player(text: str) -> tuple[str, str, str]:
 
 
 def _illuminati(cards: CardSet, query: str) -> str:
+    from pbem.orders.names import CARD_ALIASES, NameMatcher
+
     names = [i.name for i in cards.illuminati]
     try:
         return NameMatcher(names, aliases=CARD_ALIASES, what="Illuminati").match(query)
@@ -113,6 +118,8 @@ def _illuminati(cards: CardSet, query: str) -> str:
 
 
 def rule_options(items: tuple[str, ...]) -> dict[str, Any]:
+    from pbem.engine.state import Options
+
     known = {f.name: f.type for f in fields(Options)}
     chosen: dict[str, Any] = {}
     for item in items:
@@ -143,6 +150,8 @@ def rule_options(items: tuple[str, ...]) -> dict[str, Any]:
 @common
 def start(game_id: str, show_passwords: bool, **kw: Any) -> None:
     """Start GAME: passwords made, welcome mails queued, the first turn begins."""
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         opened = {g.casefold(): g for g in service.lobby.open_games()}
@@ -164,6 +173,9 @@ def start(game_id: str, show_passwords: bool, **kw: Any) -> None:
 @common
 def show(game_id: str, as_json: bool, **kw: Any) -> None:
     """Everything about GAME, secrets included: the game master sees it all."""
+    from pbem.cli import gm_text
+    from pbem.service import history
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -180,9 +192,9 @@ def show(game_id: str, as_json: bool, **kw: Any) -> None:
 def games(**kw: Any) -> None:
     """List the games of the store."""
     where = where_of(kw)
-    with session(where) as service:
-        records = [history.read_game(service.store, g) for g in service.games()]
-        opened = service.lobby.open_games()
+    with locked_store(where) as store:
+        records = _records(store) if store.games() else []  # an empty store loads no service
+        opened = _open_games(store) if store.games() else {}
     for game_id, o in sorted(opened.items()):
         seated = [p["name"] for p in o["players"] if p["approved"]]
         asking = [p["name"] for p in o["players"] if not p["approved"]]
@@ -194,6 +206,8 @@ def games(**kw: Any) -> None:
         if not opened:
             click.echo("No games yet. Create one with `pbem game create`.")
         return
+    from pbem.cli import gm_text
+
     rows = [("GAME", "STATUS", "TURN", "STEP", "PLAYERS", "DEADLINE")]
     for r in records:
         state = r.state
@@ -211,6 +225,21 @@ def games(**kw: Any) -> None:
         click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
 
 
+def _records(store: Store) -> list[GameFile]:
+    from pbem.service import history
+    from pbem.service.postmaster import POSTMASTER
+    from pbem.service.signup import LOBBY
+
+    return [history.read_game(store, g) for g in store.games() if g not in (POSTMASTER, LOBBY)]
+
+
+def _open_games(store: Store) -> dict[str, Any]:
+    """The games open for sign-up (the lobby's record: ``pbem.service.signup``)."""
+    from pbem.service.signup import LOBBY
+
+    return dict(store.meta(LOBBY).get("open", {})) if LOBBY in store.games() else {}
+
+
 # --- running -----------------------------------------------------------------------------------
 
 
@@ -218,6 +247,8 @@ def games(**kw: Any) -> None:
 @common
 def process(**kw: Any) -> None:
     """Process the waiting mail now, run the deadlines, and let bot seats play."""
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         done = gm.process(service, where.now)
@@ -231,6 +262,9 @@ def process(**kw: Any) -> None:
 @common
 def preview(game_id: str, **kw: Any) -> None:
     """What `pbem process` would do to GAME now (or at --now), without doing it."""
+    from pbem.cli import gm_text
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)

@@ -10,19 +10,15 @@ import click
 
 from pbem.cli.games import game, game_settings, rule_options
 from pbem.cli.session import common, counted, game_named, moment_of, session, where_of
-from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS
-from pbem.reports.templating import LANGUAGES
-from pbem.service import gm
-from pbem.service.model import iso
-from pbem.service.signup import Opening
+from pbem.reports.languages import LANGUAGES
 
 __all__ = ["approve", "observer", "players", "seat"]
 
 
 @game.command("open")
 @click.argument("game_id", metavar="GAME")
-@click.option("--seats", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), required=True,
-              help="How many players; the game starts when the last seat is taken.")
+@click.option("--seats", type=click.IntRange(1), required=True,
+              help="How many players (2 to 8); the game starts when the last seat is taken.")
 @click.option("--deadline-to-fill", "fill_by", metavar="WHEN",
               help="ISO time (UTC unless it says): then the game starts with whoever joined "
               "(two or more), or sign-up closes.")
@@ -40,6 +36,10 @@ def open_game(game_id: str, seats: int, fill_by: str | None, approval: bool,
               observers: bool, press: bool, options: tuple[str, ...], orders_hours: float,
               response_hours: float, language: str, seed: str, **kw: Any) -> None:
     """Open GAME for sign-up by mail: players send JOIN GAME AS <name>."""
+    from pbem.service import gm
+    from pbem.service.model import iso
+    from pbem.service.signup import Opening
+
     where = where_of(kw)
     deadline = iso(moment_of(fill_by, "--deadline-to-fill")) if fill_by else ""
     opening = Opening(seats=seats, fill_by=deadline, approval=approval,
@@ -58,6 +58,8 @@ def open_game(game_id: str, seats: int, fill_by: str | None, approval: bool,
 @common
 def approve(game_id: str, name: str, **kw: Any) -> None:
     """Seat NAME, whose JOIN of GAME waits for approval."""
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         gm.approve(service, game_id, name, where.now)
@@ -78,6 +80,8 @@ def observer() -> None:
 @common
 def observer_add(game_id: str, address: str, language: str, **kw: Any) -> None:
     """ADDRESS observes GAME from now on (told by mail)."""
+    from pbem.service import gm
+
     where = where_of(kw)
     address = where.address(address, "ADDRESS")
     with session(where) as service:
@@ -93,6 +97,8 @@ def observer_add(game_id: str, address: str, language: str, **kw: Any) -> None:
 @common
 def observer_remove(game_id: str, address: str, **kw: Any) -> None:
     """ADDRESS observes GAME no more."""
+    from pbem.service import gm
+
     where = where_of(kw)
     address = where.address(address, "ADDRESS")
     with session(where) as service:
@@ -113,6 +119,8 @@ def seat() -> None:
 @common
 def seat_offer(game_id: str, seat_name: str, reason: str, **kw: Any) -> None:
     """Offer SEAT of GAME for takeover: the first to mail TAKEOVER GAME SEAT gets it."""
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -126,6 +134,8 @@ def seat_offer(game_id: str, seat_name: str, reason: str, **kw: Any) -> None:
 @common
 def players(**kw: Any) -> None:
     """Every player's record across the games of the store, by address."""
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         records = gm.players(service)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from pbem.service.entries import GmObserver
 from pbem.service.model import Observer
 from pbem.service.notices import Letter, ObserverPress, ObserverReport
 from pbem.service.table import Table
@@ -43,7 +44,7 @@ def observe(table: Table, address: str, *, lang: str = "en", by_gm: bool = False
         return False
     observers = (*audience.observers, Observer(address, lang=lang))
     table.service = replace(table.service, audience=replace(audience, observers=observers))
-    table.record("observer", {"address": address, "on": True, "by_gm": by_gm}, gm_only=True)
+    table.record(GmObserver(address, on=True, by_gm=by_gm))
     table.notify(Letter(address, "observing", (("press", audience.press),), answers,
                         lang=lang))
     if table.service.started:
@@ -62,6 +63,6 @@ def unobserve(table: Table, address: str, *, lang: str = "en", by_gm: bool = Fal
         return False
     observers = tuple(o for o in audience.observers if o.address != address)
     table.service = replace(table.service, audience=replace(audience, observers=observers))
-    table.record("observer", {"address": address, "on": False, "by_gm": by_gm}, gm_only=True)
+    table.record(GmObserver(address, on=False, by_gm=by_gm))
     table.notify(Letter(address, "unobserved", (("was", True),), answers, lang=found.lang))
     return True

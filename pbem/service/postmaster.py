@@ -18,8 +18,9 @@ from typing import Any
 
 from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
-from pbem.service.mails import Sender, outbox_item
+from pbem.service.mails import outbox_item
 from pbem.service.model import Seat, iso, parse_iso
+from pbem.service.settings import Sender
 from pbem.store import GameStore, OutboxItem
 
 POSTMASTER = "pbem-postmaster"  # the store's record of mail that belongs to no game

@@ -45,7 +45,7 @@ from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.deadlines import next_due, still_quiet, tick
 from pbem.service.directory import Directory, seat_at
 from pbem.service.entries import commands
-from pbem.service.mails import Sender, welcome_settings
+from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.notices import Ack, Welcome
 from pbem.service.observers import observe, unobserve
@@ -53,6 +53,7 @@ from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
 from pbem.service.records import player_records
+from pbem.service.settings import Sender
 from pbem.service.signup import LOBBY, Lobby
 from pbem.service.steps import Step
 from pbem.service.table import Table

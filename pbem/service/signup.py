@@ -36,9 +36,11 @@ from pbem.orders.signup import Join
 from pbem.reports.context import utc_minute
 from pbem.reports.observing import lobby_mail
 from pbem.reports.refusals import worded
-from pbem.service.mails import Sender, outbox_item
+from pbem.service.entries import GmCreate, GmStart
+from pbem.service.mails import outbox_item
 from pbem.service.model import GameService, Observer, Timing, iso, parse_iso
 from pbem.service.records import Record
+from pbem.service.settings import Sender
 from pbem.service.table import Table
 from pbem.store import GameStore, OutboxItem
 
@@ -378,7 +380,7 @@ class Lobby:
                          for w in opened.get("watchers", []))
 
         def started(table: Table) -> None:
-            table.record("start", {"commitment": table.state.dice.commitment})
+            table.record(GmStart(table.state.dice.commitment))
             table.service = replace(
                 table.service, audience=replace(
                     table.service.audience, open=opened["observers"], press=opened["press"],
@@ -390,9 +392,8 @@ class Lobby:
             self.games.create_game(game_id, players, options=opened["options"],
                                    timing=Timing(**(opened["timing"] or {})),
                                    seed=opened["seed"] or None, now=now, lang=opened["lang"],
-                                   note=lambda table: table.record("create", {
-                                       "players": names,
-                                       "commitment": table.state.dice.commitment}))
+                                   note=lambda table: table.record(GmCreate(
+                                       names, table.state.dice.commitment)))
         passwords = ({} if self.games.service_record(game_id).started  # (before a crash)
                      else self.games.start_game(game_id, now, note=started))
         self._commit(now, [{"kind": "started", "game": game_id}],

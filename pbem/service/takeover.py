@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from pbem.errors import IllegalCommandError
 from pbem.orders.names import NameMatcher
+from pbem.service.entries import GmReplace, GmSeatOffered
 from pbem.service.mails import welcome_settings
 from pbem.service.notices import GmNews, Letter, Welcome
 from pbem.service.table import Table
@@ -29,7 +30,7 @@ def offer_seat(table: Table, seat: str, reason: str = "",
     if name not in audience.offered:
         table.service = replace(table.service, audience=replace(
             audience, offered=(*audience.offered, name)))
-    table.record("seat_offered", {"seat": name, "reason": reason}, gm_only=True)
+    table.record(GmSeatOffered(name, reason))
     for address, lang in tell:
         table.notify(Letter(address, "seat_offered", (("seat", name),), lang=lang))
     return name
@@ -59,8 +60,7 @@ def take_over(table: Table, seat: str, address: str, password: str, password_has
     table.service = replace(table.service, seats=seats, audience=replace(
         audience, offered=tuple(s for s in audience.offered if s != name),
         observers=observers))
-    event = table.record("replace", {"seat": name, "name": name, "address": address,
-                                     "old_address": old, "takeover": True, "reason": ""})
+    event = table.record(GmReplace(name, name, address, old, takeover=True))
     table.notify(Welcome(name, password, welcome_settings(table.service.timing)))
     for p in table.state.players:
         if not p.departed and p.name != name:
