@@ -17,6 +17,7 @@ import difflib
 import hmac
 import logging
 import secrets
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -31,7 +32,13 @@ from pbem.engine.rules import replay
 from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.setup import Setup, new_game, with_options
 from pbem.engine.state import GameState
-from pbem.errors import IllegalCommandError, MailFormatError, OrderSyntaxError, StoreError
+from pbem.errors import (
+    IllegalCommandError,
+    MailFormatError,
+    OrderSyntaxError,
+    StoreError,
+    disk_trouble,
+)
 from pbem.mail.inbound import START_LINE, InboundMail, header_summary, parse_mail, receipt
 from pbem.orders.format import format_orders
 from pbem.orders.model import Header
@@ -68,6 +75,7 @@ NOT_GAMES = (POSTMASTER, LOBBY)  # the store's records that are no game
 
 MAX_ROUNDS = 10_000  # inbox rounds in one process(): bots answering bots end long before
 BATCH = 50  # mails taken in one round, whose steps are committed together per game
+SWEEP_SECONDS = 3600.0  # a deadline tick checks every game's stamp this often (see tick)
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,12 @@ class Service:
         self._verified: dict[str, bytes] = {}  # password hash -> HMAC of the password
         self._recovered = False  # the store was recovered and no pass broke off since
         self._bot_mail: set[str] = set()  # Message-IDs of mail the bot seats wrote
+        self._journal: tuple[int, int] | None = None  # where tick read the journal of changes
+        self._next_sweep = 0.0  # monotonic time of tick's next look at every game's stamp
+        # Mails left waiting in this pass: their game's (or the postmaster's) record cannot
+        # be read or written. Never the mail's fault: they stay in the inbox.
+        self._held: set[str] = set()
+        self._damage_logged: set[str] = set()
         with store.lock():
             self.postmaster.ensure()
 
@@ -217,12 +231,17 @@ class Service:
         self.accept(raw, now)
         self.process(now)
 
-    def process(self, now: datetime, after_round: Callable[[], None] | None = None) -> int:
+    def process(self, now: datetime, after_round: Callable[[], None] | None = None,
+                round_seconds: float | None = None) -> int:
         """Process every mail waiting in the inbox (the bot seats' answers included); gives
         how many. ``after_round`` is called after each round is committed (the daemon wakes
         its sending loop, so answers leave while later rounds are processed).
+        ``round_seconds``: a round takes no more of its mails once it has run this long
+        (measured on the machine's clock, not ``now``), so that the answers of the first
+        leave without waiting for the last; the rest go in the next round.
 
-        Mails are taken in rounds of at most ``BATCH``: each mail is its own step (its own
+        Mails are taken in rounds of at most ``BATCH``, players' mail first, then the bot
+        seats', each in arrival order: each mail is its own step (its own
         step number, log entries and answers, as if processed alone), but a round's steps of
         one game are committed together, and only then are its mails taken off the inbox. A
         crash before that commit redoes the round; nothing of it was written.
@@ -234,13 +253,24 @@ class Service:
             if not self._recovered:
                 self.store.recover()
             self._recovered = False
+            self._held = set()
             for _ in range(MAX_ROUNDS):
-                items = self.store.inbox()[:BATCH]
+                # Players' mail before the bot seats' (in arrival order each): a player
+                # waits for an answer, while bots answering bots in busy games can fill
+                # round after round. A bot's mail cannot be an answer to a player's waiting
+                # one (nothing was answered yet), so no game sees an order it could not.
+                items = sorted((item for item in self.store.inbox()
+                                if item.mail_id not in self._held),
+                               key=lambda item: item.message_id in self._bot_mail)[:BATCH]
                 if not items:
                     break
-                self._round([item.mail_id for item in items], now)
-                self.store.inbox_done(*(item.mail_id for item in items))
-                done += len(items)
+                began = time.monotonic()
+                taken = self._round([item.mail_id for item in items], now, round_seconds)
+                applied = [mail_id for mail_id in taken if mail_id not in self._held]
+                self.store.inbox_done(*applied)
+                log.debug("a round of %d mail(s) committed in %.2f s", len(taken),
+                          time.monotonic() - began)
+                done += len(applied)
                 if after_round is not None:
                     after_round()
             self._recovered = True
@@ -251,25 +281,39 @@ class Service:
 
         Only the games that may have something due are loaded: the store's due index keeps,
         for each game looked at before, its stamp then and the moment it is next due (see
-        ``deadlines.next_due``). A game whose stamp has not changed since, and which is not
-        due yet, is left alone, so a tick over many quiet games holds the lock briefly.
+        ``deadlines.next_due``). A game committed since the last tick (the store's journal
+        of games changed says which) whose stamp has changed, or one that is due, is looked
+        at; the others are left alone without a look at their files, so a tick over 10,000
+        quiet games takes a few milliseconds. The first tick, and one every
+        ``SWEEP_SECONDS``, checks every game's stamp instead (a change the journal lost in a
+        crash, a store written by an older version).
         """
         with self.store.lock():
             marks = self.store.due_index()
+            changed, self._journal = self.store.changed_games(self._journal)
+            if time.monotonic() >= self._next_sweep:
+                changed = None
+                self._next_sweep = time.monotonic() + SWEEP_SECONDS
             kept: dict[str, Any] = {}
             for game_id in self.games():
-                stamp = self.store.game_stamp(game_id)
                 mark = marks.get(game_id)
+                if changed is not None and game_id not in changed and still_quiet(
+                        mark, None, now):
+                    kept[game_id] = mark
+                    continue
+                stamp = self.store.game_stamp(game_id)
                 if stamp is not None and still_quiet(mark, stamp, now):
                     kept[game_id] = mark
                     continue
                 try:
-                    changed, due = self._tick_game(game_id, now)
-                except Exception:  # one game's trouble must not stop the others' deadlines
+                    changed_now, due = self._tick_game(game_id, now)
+                except Exception as error:  # one game's trouble must not stop the others'
+                    if disk_trouble(error):  # everyone's: the pass stops, to try again
+                        raise
                     log.exception("the deadlines of game %s failed; the other games go on",
                                   game_id)
                     continue
-                if stamp is not None and not changed:
+                if stamp is not None and not changed_now:
                     kept[game_id] = {"stamp": stamp, "checked": iso(now),
                                      "due": None if due is None else iso(due)}
             if kept != marks:
@@ -294,32 +338,75 @@ class Service:
             step.discard()
             return False, next_due(state, service, now)
 
-    def _round(self, mail_ids: Sequence[str], now: datetime) -> None:
-        """Handle mails, then write each game's steps. Should a write fail, its mails are
-        handled again one at a time, so only a mail that breaks is set aside."""
+    def _round(self, mail_ids: Sequence[str], now: datetime,
+               seconds: float | None = None) -> list[str]:
+        """Handle mails, then write each game's steps; give the mails taken (the first ones,
+        as many as ``seconds`` allow). Should a write fail, its mails are handled again one
+        at a time, so only a mail that breaks is set aside.
+
+        A disk failing as a whole (``disk_trouble``: out of space, read-only) is raised: the
+        pass stops and every mail not committed stays waiting, for the next pass to apply
+        once the disk mends (``recover`` takes off those whose step did commit)."""
         steps: dict[str, Step] = {}
+        taken: list[str] = []
+        began = time.monotonic()
         for mail_id in mail_ids:
+            if taken and seconds is not None and time.monotonic() - began >= seconds:
+                break
+            taken.append(mail_id)
             try:
                 self._handle(mail_id, now, steps)
             except Exception as error:  # a bug must not block every later mail
-                self._set_aside(mail_id, now, error)
+                self._failed(mail_id, now, error)
         for game_steps in steps.values():
             if not game_steps.mail_ids:
                 continue
             try:
                 self._write(game_steps, now)
             except Exception as error:
-                if len(mail_ids) == 1:
-                    self._set_aside(mail_ids[0], now, error)
+                if len(taken) == 1:
+                    self._failed(taken[0], now, error)
                     continue
+                if disk_trouble(error):
+                    raise
                 log.exception("the steps of %d mails could not be written; one at a time now",
                               len(game_steps.mail_ids))
                 for mail_id in game_steps.mail_ids:
                     self._round([mail_id], now)
+        return taken
 
-    def _set_aside(self, mail_id: str, now: datetime, error: Exception) -> None:
+    def _failed(self, mail_id: str, now: datetime, error: Exception) -> None:
+        """A mail's processing raised: the disk's failure is raised on; a store file that
+        cannot be read or written (``OSError``, ``StoreError``) leaves the mail waiting, and
+        the game master is told once; anything else (a bug) sets the mail aside."""
+        if disk_trouble(error):
+            raise error
+        if isinstance(error, (OSError, StoreError)):
+            self._hold(mail_id, now, error)
+            return
         log.exception("mail %s could not be processed", mail_id)
-        self.postmaster.failed(mail_id, now, f"{type(error).__name__}: {error}")
+        try:
+            self.postmaster.failed(mail_id, now, f"{type(error).__name__}: {error}")
+        except Exception as failure:  # the postmaster's own record is at fault
+            if disk_trouble(failure):
+                raise
+            self._hold(mail_id, now, failure)
+
+    def _hold(self, mail_id: str, now: datetime, error: Exception) -> None:
+        """Leave a mail waiting in the inbox: a store file it needs is damaged. The game
+        master hears of each damage once (by mail when the postmaster's record can be
+        written, in the log always)."""
+        self._held.add(mail_id)
+        problem = str(error)
+        try:
+            told = self.postmaster.damaged(problem, now)
+        except Exception as failure:
+            if disk_trouble(failure):
+                raise
+            told = problem not in self._damage_logged
+        if told:
+            self._damage_logged.add(problem)
+            log.error("mail %s waits: %s (see `pbem doctor`)", mail_id, problem)
 
     # --- one mail -------------------------------------------------------------------------
 
@@ -553,8 +640,13 @@ class Service:
         snapshot = self.store.snapshot(game_id)
         if snapshot is None:
             raise StoreError("The game has no snapshot.", text=game_id)
-        return (from_json(GameState, snapshot["state"]),
-                from_json(GameService, snapshot["service"]))
+        try:
+            return (from_json(GameState, snapshot["state"]),
+                    from_json(GameService, snapshot["service"]))
+        except (KeyError, TypeError, ValueError) as error:  # a record garbled on disk
+            raise StoreError(f"The record of game {game_id} is damaged ({error!r}).",
+                             suggestion="Restore the game's hot.json from a backup "
+                             "(`pbem doctor` names the file).") from error
 
     @staticmethod
     def _snapshot(state: GameState, service: GameService) -> dict[str, Any]:

@@ -15,6 +15,9 @@ Layout under the root folder::
                                   order listed here
     index.json                    TinyDB: the list of games
     due.json                      the deadline tick's note of when each game is next due
+    changed.log                   a line per commit naming its game, appended by the lock's
+                                  holder, not synced: the games a tick must look at again
+                                  (``changed_games``; emptied once it grows to 1 MB)
     inbox/<seq>.<token>.mails     the mails received together: a JSON header line with each
                                   mail's record (id, Message-ID, sender, when, seq: arrival
                                   order, size), then their bytes one after another; a mail's
@@ -27,11 +30,15 @@ Layout under the root folder::
                                   inbox/, naming it (``pbem.store.seen``); committed to disk
                                   before it leaves, written only by the store lock's holder
     mail/<seq>.<token>.mails      a group file all of whose mails are done, moved from inbox/
-                                  (a move a power cut undoes is redone by ``recover``)
+                                  (a move a power cut undoes is redone by ``recover``); after
+                                  30 days, or beyond 64 MB of them, only its header line stays
     inbox/<mail_id>.mail, mail/<aa>/<mail_id>.mail   a mail received by layout 2, waiting or
                                   done: its record on a line, then its bytes
     outbox/<game_id>.<token>.mails   bytes of the mails one commit queued, written before the
                                   commit naming them; removed once every one is sent
+    moved/<game_id>/              a game moving or moved to another store: the mark that
+                                  holds its own address's mail (``moving``), then its
+                                  folder as it was, in ``game/``, for reference
     games/<game_id>/setup.json    written once
     games/<game_id>/hot.json      TinyDB: snapshot, meta, open log segment, its applied mail
                                   ids, pending outbox; the one file written on every commit
@@ -51,6 +58,7 @@ nobody points to yet is ignored (and tidied by ``recover``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -58,7 +66,15 @@ from pathlib import Path
 from typing import Any
 
 from pbem.atomicfile import temp_files
-from pbem.store.games import SEGMENT_SIZE, STAMP_MARGIN, GameFiles, file_stamp
+from pbem.errors import disk_trouble
+from pbem.store.games import (
+    SEGMENT_SIZE,
+    STAMP_MARGIN,
+    GameFiles,
+    JournalMark,
+    NewGame,
+    file_stamp,
+)
 from pbem.store.inbox import InboxFiles
 from pbem.store.interface import GameStore
 from pbem.store.items import InboxItem, OutboxItem, mail_id_for
@@ -72,6 +88,8 @@ __all__ = [
     "STAMP_MARGIN",
     "GameStore",
     "InboxItem",
+    "JournalMark",
+    "NewGame",
     "OutboxItem",
     "Store",
     "file_stamp",
@@ -79,6 +97,8 @@ __all__ = [
 ]
 
 _TEMP_AGE = 600.0  # seconds: a temp file this old was left by a killed writer
+
+log = logging.getLogger(__name__)
 
 
 class Store:
@@ -117,7 +137,14 @@ class Store:
             if not waiting:
                 break
             # A step committed, the process died before taking its mails off the inbox.
-            if done := self.applied_mails(game_id, waiting):
+            try:
+                done = self.applied_mails(game_id, waiting)
+            except Exception as error:  # a damaged game holds up its own mail only
+                if disk_trouble(error):
+                    raise
+                log.warning("game %s cannot be read (%s): its mail waits", game_id, error)
+                continue
+            if done:
                 self.inbox_done(*done)
                 waiting = [mail_id for mail_id in waiting if mail_id not in done]
         self.inbox_done()  # groups all done whose move out of inbox/ never happened
@@ -129,6 +156,22 @@ class Store:
                     snapshot: dict[str, Any] | None = None,
                     log_entries: Sequence[dict[str, Any]] = ()) -> None:
         self._games.create_game(game_id, setup, snapshot=snapshot, log_entries=log_entries)
+
+    def create_games(self, games: Sequence[NewGame]) -> None:
+        """Create games, listed by one write of the index (a store of thousands, quickly)."""
+        self._games.create_games(games)
+
+    def moving(self, game_id: str, on: bool = True) -> None:
+        self._games.moving(game_id, on)
+
+    def retire_game(self, game_id: str) -> None:
+        self._games.retire_game(game_id)
+
+    def retired(self, name: str) -> bool:
+        return self._games.retired(name)
+
+    def delete_game(self, game_id: str) -> None:
+        self._games.delete_game(game_id)
 
     def games(self) -> list[str]:
         return self._games.games()
@@ -147,6 +190,9 @@ class Store:
 
     def snapshot(self, game_id: str) -> dict[str, Any] | None:
         return self._games.snapshot(game_id)
+
+    def changed_games(self, since: JournalMark | None) -> tuple[set[str] | None, JournalMark]:
+        return self._games.changed_games(since)
 
     def due_index(self) -> dict[str, Any]:
         return self._games.due_index()
@@ -204,6 +250,11 @@ class Store:
 
     def inbox_done(self, *mail_ids: str) -> None:
         self._inbox.inbox_done(*mail_ids)
+
+    def age_out_mail(self) -> int:
+        """Drop the bytes of old mail done now (``inbox_done`` does it once an hour; see
+        ``pbem.store.inbox.MAIL_KEPT_SECONDS``); give how many files were cut."""
+        return self._inbox.age_out()
 
     # ---- the outbox (pbem.store.outbox) -------------------------------------------------
 
