@@ -64,7 +64,11 @@ class Players:
         return mails
 
     def subjects(self, address: str) -> list[str]:
-        return [str(m["Subject"]) for m in self.box(address)]
+        return [self.about(m) for m in self.box(address)]
+
+    def about(self, message: email.message.EmailMessage) -> str:
+        """What a mail is about: its subject, or a game mail's first line."""
+        return f"{message['Subject']} {self.text(message).splitlines()[0]}"
 
     def text(self, message: email.message.EmailMessage) -> str:
         body = message.get_body(("plain",))
@@ -75,7 +79,8 @@ class Players:
         """The text of the ``count``-th mail to ``address`` whose subject holds
         ``subject_part``, once it is delivered."""
         def found() -> list[email.message.EmailMessage]:
-            return [m for m in self.box(address) if subject_part in str(m["Subject"])]
+            # A game's mail has its thread's subject: what it is about opens its text.
+            return [m for m in self.box(address) if subject_part in self.about(m)]
         assert wait_until(lambda: len(found()) >= count, timeout=60), (
             address, subject_part, self.subjects(address))
         return self.text(found()[count - 1])
@@ -153,10 +158,10 @@ def test_a_game_from_sign_up_to_game_over_by_mail(tmp_path: Path,
     # The observer followed the game from the first report to the last mail, and never
     # read a password or a hand.
     eve = people.box("eve@example.org")
-    reports = [m for m in eve if "(observer)" in str(m["Subject"])]
+    reports = [m for m in eve if "(observer)" in people.about(m)]
     assert all(m["X-Pbem-Game"] == GAME for m in reports)
     turns = state(store).turn_number
-    subjects = sorted(str(m["Subject"]).split(": ")[0] for m in reports)
+    subjects = sorted(people.text(m).splitlines()[0].split(": ")[0] for m in reports)
     assert subjects == sorted([*(f"[{GAME}] Turn {n}" for n in range(1, turns + 1)),
                                f"[{GAME}] Game over"])
     for message in eve:
