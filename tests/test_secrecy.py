@@ -24,6 +24,7 @@ import html
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -56,6 +57,8 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 SWEEP_GAMES = 1000
 CHUNKS = 20  # spread over pytest-xdist workers
 SENDER = Sender(address="pbem@pbem.example", domain="pbem.example")
+WATCHER = "watcher@example.org"  # an observer of the mail-bot games: no seat, no secret
+OBSERVED: Counter[str] = Counter()  # mails scanned, by recipient
 
 
 # --- what a reader may not know -------------------------------------------------------------
@@ -79,7 +82,8 @@ def hidden_from(reader: str, states: Sequence[GameState],
     known = set(states[-1].discards) | set(states[-1].dead)
     held: set[str] | None = None
     for state in states:
-        known |= set(state.player(reader).hand)
+        if any(p.name == reader for p in state.players):  # (an observer holds no hand)
+            known |= set(state.player(reader).hand)
         mine = {c for p in state.players if p.name != reader for c in p.hand}
         held = mine if held is None else held & mine  # held all along: never shown
     goals = tuple((p.name, p.secret_goal) for p in states[-1].players
@@ -179,14 +183,16 @@ def mail_bot_leaks(games: int, players: int, turns: int) -> tuple[int, list[str]
             passwords = {n: f"pw-{game}-{n}-x" for n, _ in names}
             for to, raw in sent:
                 reader = to.split("@")[0]
+                OBSERVED[to] += 1
                 texts, views = mail_parts(raw)
                 hidden = hidden_from(reader, states, passwords)
                 found.extend(f"{game}: {x}" for x in leaks(reader, state, hidden, texts, views))
                 scanned += 1
             before[:] = [state]
 
+        # An observer reads the public reports and the press to all: no secret of anyone.
         play_game(service, game, names, start=NOW, seed=f"{index + 1:064x}",
-                  options={"max_turns": turns}, watch=watch)
+                  options={"max_turns": turns}, watch=watch, observers=[WATCHER])
         assert service.replay_check(game)
     return scanned, found
 
@@ -195,6 +201,7 @@ def test_no_secret_in_any_mail_of_mail_bot_games() -> None:
     scanned, found = mail_bot_leaks(games=4, players=3, turns=5)
     assert scanned > 100
     assert found == []
+    assert OBSERVED[WATCHER] > 20  # the observer's mails were scanned too
 
 
 # --- sweep 2: a thousand seeded bot games, every mail rendered -------------------------------

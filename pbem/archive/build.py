@@ -38,7 +38,7 @@ from pbem.reports.templating import environment
 from pbem.service.entries import command_of
 from pbem.service.history import GameFile, Section, timeline
 from pbem.service.model import GameService
-from pbem.service.service import POSTMASTER
+from pbem.service.service import NOT_GAMES
 from pbem.store import GameStore
 
 PUBLIC = ""  # the viewer of a running game's pages: no player, so only what all may see
@@ -97,7 +97,7 @@ class Turn:
 
 def game_ids(store: GameStore) -> list[str]:
     """The games of the store worth a page (not the store's postmaster record)."""
-    return [g for g in store.games() if g != POSTMASTER]
+    return [g for g in store.games() if g not in NOT_GAMES]
 
 
 def game_language(service: GameService) -> str:

@@ -4,8 +4,9 @@ games``, ``pbem process`` and ``pbem preview``."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -27,10 +28,29 @@ if TYPE_CHECKING:
     from pbem.service.history import GameFile
     from pbem.store import Store
 
-__all__ = ["game", "games", "preview", "process"]
+__all__ = ["game", "game_settings", "games", "preview", "process", "rule_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 # --- games -------------------------------------------------------------------------------------
+
+
+def game_settings(command: F) -> F:
+    """The options of a new game's deadlines and language (``game create``, ``game open``)."""
+    options = [
+        click.option("--orders-hours", type=click.FloatRange(0, min_open=True), default=72.0,
+                     show_default=True, help="Hours the active player has for orders."),
+        click.option("--response-hours", type=click.FloatRange(0, min_open=True),
+                     default=24.0, show_default=True,
+                     help="Hours the players have to answer an attack."),
+        click.option("--language", type=click.Choice(LANGUAGES), default="en",
+                     show_default=True, help="The language of the players' mail, the welcome "
+                     "included, until each chooses another (SET LANGUAGE)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 @click.group("game")
@@ -48,13 +68,7 @@ def game() -> None:
               help="A rule option, e.g. network_goal=25, media_alignment=yes, max_turns=40; or a "
               "house rule: press=white|grey|none, press_in_attack=yes|no, absence_days=14, "
               "absence_days_per_game=28, stand_in=wait|pass|bot.")
-@click.option("--orders-hours", type=click.FloatRange(0, min_open=True), default=72.0,
-              show_default=True, help="Hours the active player has for orders.")
-@click.option("--response-hours", type=click.FloatRange(0, min_open=True), default=24.0,
-              show_default=True, help="Hours the players have to answer an attack.")
-@click.option("--language", type=click.Choice(LANGUAGES), default="en", show_default=True,
-              help="The language of the players' mail, the welcome included, until each "
-              "chooses another (SET LANGUAGE).")
+@game_settings
 @click.option("--seed", metavar="HEX", help="The secret seed of the dice (hex; default: "
               "random). Only for tests and replays of a known game.")
 @common
@@ -67,7 +81,7 @@ def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...],
 
     where = where_of(kw)
     seats = [(n, where.address(a, "--player"), i) for n, a, i in map(_player, players)]
-    chosen = _options(options)
+    chosen = rule_options(options)
     if seed is not None:
         try:
             bytes.fromhex(seed)
@@ -105,7 +119,7 @@ def _illuminati(cards: CardSet, query: str) -> str:
         raise click.BadParameter(explain(error), param_hint="--player") from error
 
 
-def _options(items: tuple[str, ...]) -> dict[str, Any]:
+def rule_options(items: tuple[str, ...]) -> dict[str, Any]:
     from pbem.engine.state import Options
     from pbem.service.model import HOUSE_CHOICES, HouseRules
 
@@ -148,8 +162,13 @@ def start(game_id: str, show_passwords: bool, **kw: Any) -> None:
 
     where = where_of(kw)
     with session(where) as service:
-        game_id = game_named(service, game_id)
-        passwords = gm.start_game(service, game_id, where.now)
+        opened = {g.casefold(): g for g in service.lobby.open_games()}
+        if game_id.casefold() in opened:  # open for sign-up: start with who joined
+            game_id = opened[game_id.casefold()]
+            passwords = gm.start_open(service, game_id, where.now)
+        else:
+            game_id = game_named(service, game_id)
+            passwords = gm.start_game(service, game_id, where.now)
     click.echo(f"Started {game_id}: welcome mails queued for {', '.join(passwords)}.")
     if show_passwords:
         for name, password in passwords.items():
@@ -200,8 +219,17 @@ def games(**kw: Any) -> None:
     where = where_of(kw)
     with locked_store(where) as store:
         records = _records(store) if store.games() else []  # an empty store loads no service
+        opened = _open_games(store) if store.games() else {}
+    for game_id, o in sorted(opened.items()):
+        seated = [p["name"] for p in o["players"] if p["approved"]]
+        asking = [p["name"] for p in o["players"] if not p["approved"]]
+        click.echo(f"{game_id}: open for sign-up, {len(seated)} of {o['seats']} seats taken"
+                   + (f" ({', '.join(seated)})" if seated else "")
+                   + (f"; waiting for your approval: {', '.join(asking)}" if asking else "")
+                   + (f"; until {o['fill_by'][:16]}" if o["fill_by"] else "") + ".")
     if not records:
-        click.echo("No games yet. Create one with `pbem game create`.")
+        if not opened:
+            click.echo("No games yet. Create one with `pbem game create`.")
         return
     from pbem.cli import gm_text
 
@@ -225,8 +253,16 @@ def games(**kw: Any) -> None:
 def _records(store: Store) -> list[GameFile]:
     from pbem.service import history
     from pbem.service.postmaster import POSTMASTER
+    from pbem.service.signup import LOBBY
 
-    return [history.read_game(store, g) for g in store.games() if g != POSTMASTER]
+    return [history.read_game(store, g) for g in store.games() if g not in (POSTMASTER, LOBBY)]
+
+
+def _open_games(store: Store) -> dict[str, Any]:
+    """The games open for sign-up (the lobby's record: ``pbem.service.signup``)."""
+    from pbem.service.signup import LOBBY
+
+    return dict(store.meta(LOBBY).get("open", {})) if LOBBY in store.games() else {}
 
 
 # --- running -----------------------------------------------------------------------------------

@@ -68,15 +68,7 @@ def _where(config_path: Path | None, store: Path | None, wait: float,
         root = click.get_current_context().find_root().obj
         given = root.get("store") if isinstance(root, dict) else None
         store = Path(given) if given else config.store
-    moment = datetime.now(UTC)
-    if now:
-        try:
-            moment = datetime.fromisoformat(now)
-        except ValueError:
-            raise click.BadParameter("write a time as 2024-05-01T18:00 (ISO 8601)",
-                                     param_hint="--now") from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
+    moment = moment_of(now, "--now") if now else datetime.now(UTC)
     return Where(store, wait, moment, config)
 
 
@@ -180,6 +172,16 @@ def _cards() -> CardSet:
     if not _CARDS:
         _CARDS.append(load_cardset())
     return _CARDS[0]
+
+
+def moment_of(text: str, option: str) -> datetime:
+    """The time an option gives in ISO 8601 (UTC unless it says)."""
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise click.BadParameter("write a time as 2024-05-01T18:00 (ISO 8601)",
+                                 param_hint=option) from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def where_of(kwargs: dict[str, Any]) -> Where:

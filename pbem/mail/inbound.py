@@ -31,6 +31,8 @@ __all__ = [
 
 START_LINE = re.compile(r"^[ \t]*game[ \t]+\S+", re.I | re.M)
 """A start line of orders: first word GAME. Shared with the order parser."""
+# A line of an order to the server itself, mailed without a password (pbem.orders.signup).
+SERVER_LINE = re.compile(r"^[ \t]*(list|join|observe|unobserve|takeover)\b", re.I | re.M)
 
 START_LINE_EXAMPLE = "GAME <game> PLAYER <name> PASSWORD <password>"
 
@@ -111,7 +113,7 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
         text = part_text(part, source, defects)
         if automatic is not None:  # never acted on: keep the human-readable notice
             return _inbound(envelope, text, source, automatic, defects)
-        if START_LINE.search(text):
+        if START_LINE.search(text) or SERVER_LINE.search(text):
             return _inbound(envelope, text, source, automatic, defects)
         texts.append(text)
     if automatic is not None:

@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.bots import Level
 from pbem.bots.mailbots import BotSeat, MailBot
+from pbem.service.observers import observe
 from pbem.service.service import Service
 
 
@@ -34,6 +35,7 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
               keep_mail: bool = False,
               watch: Callable[[Sequence[tuple[str, bytes]]], None] | None = None,
               levels: Sequence[Level] = (), first_lines: Sequence[str] = (),
+              observers: Sequence[str] = (),
               ) -> PlayedGame:
     """Create and play a game of mail-bots through ``service`` to its end, the clock moved
     by ``step`` per mail (and on to the next deadline when nobody writes).
@@ -42,9 +44,17 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
     not given). Every mail goes through ``service.receive``, one at a
     time; ``watch`` (if given) sees the mails of each step as (recipient, bytes).
     ``first_lines`` (settings, like SET MAIL DIGEST) are mailed by every player first.
+    ``observers`` (addresses) observe the game, press to all included.
     """
     service.create_game(game, [(n, a, "") for n, a in players], options=options, seed=seed)
     now = start
+    if observers:  # they read the public reports and the press to all
+        with service.step(game, now, advance=False) as opened:
+            table = opened.table
+            table.service = replace(table.service, audience=replace(
+                table.service.audience, press=True))
+            for address in observers:
+                observe(table, address, by_gm=True)
     passwords = service.start_game(game, now)
     inbox: list[bytes] = []
     seats = {a.lower(): MailBot(service.cards, BotSeat(

@@ -140,7 +140,7 @@ def missed_orders(table: Table) -> None:
         table.do(EndTurn(active))
     else:
         _miss(table, active)
-        table.do(Pass(active))
+        table.do(Pass(active), missed=True)
 
 
 def end_overdue_turn(table: Table) -> bool:

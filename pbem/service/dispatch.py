@@ -75,6 +75,7 @@ from pbem.service.notices import (
     StandingOrders,
     StatusReport,
 )
+from pbem.service.observers import tell_observers
 from pbem.service.offers import answer_offer, offered, tell_offer_ended
 from pbem.service.refusals import refused
 from pbem.service.table import Table
@@ -328,6 +329,8 @@ def _press(table: Table, player: str, order: Press) -> None:
         table.notify(PressRelay(name, "" if house.press == "grey" else player, order.text,
                                 not order.recipients,
                                 tuple(n for n in recipients if n != name)))
+    if not order.recipients:
+        tell_observers(table, player, order.text)
 
 
 def _timing(table: Table, order: PlaySpecial) -> str:

@@ -125,6 +125,7 @@ class GmReplace(GmEvent):
     address: str | None = None
     old_address: str | None = None
     reason: str = ""
+    takeover: bool | None = None  # a newcomer's TAKEOVER of the seat offered (by mail)
 
 
 @dataclass(frozen=True)
@@ -217,9 +218,31 @@ class GmAbsenceCancelled(GmAbsence):
     by_gm: bool | None = None
 
 
+@dataclass(frozen=True)
+class GmObserver(GmEvent):
+    """``address`` observes the game from now on (``on``), or no longer; by mail, or the
+    game master's doing (``by_gm``). It names an address: the game master's views only."""
+
+    kind = "observer"
+    gm_only = True
+    address: str
+    on: bool
+    by_gm: bool = False
+
+
+@dataclass(frozen=True)
+class GmSeatOffered(GmEvent):
+    """``seat`` offered for takeover by mail (TAKEOVER)."""
+
+    kind = "seat_offered"
+    gm_only = True
+    seat: str
+    reason: str = ""
+
+
 GM_KINDS: dict[str, type[GmEvent]] = {c.kind: c for c in (
     GmCreate, GmStart, GmRollback, GmReplace, GmRemove, GmBot, GmPause, GmResume, GmExtend,
-    GmAnnounce, GmDropMail, GmAbsence, GmAbsenceCancelled)}
+    GmAnnounce, GmDropMail, GmAbsence, GmAbsenceCancelled, GmObserver, GmSeatOffered)}
 
 
 def gm_event(kind: str, at: str, data: Mapping[str, Any]) -> GmEvent:

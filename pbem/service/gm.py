@@ -64,10 +64,14 @@ from pbem.service.entries import (
 from pbem.service.mails import welcome_settings
 from pbem.service.model import Absence, GameService, Seat, Timing, iso, parse_iso
 from pbem.service.notices import GameOver, GmNews, StatusReport, TurnReport, Welcome
+from pbem.service.observers import observe, unobserve
 from pbem.service.offers import tell_offer_ended
 from pbem.service.postmaster import POSTMASTER
-from pbem.service.service import Service
+from pbem.service.records import Record, player_records
+from pbem.service.service import NOT_GAMES, Service
+from pbem.service.signup import Opening
 from pbem.service.table import Table
+from pbem.service.takeover import offer_seat as offer
 from pbem.store import OutboxItem
 
 GM = "gm"  # the ``player`` of the game master's engine commands
@@ -731,3 +735,51 @@ def _place(state: GameState, place: str) -> str:
         return "hand:" + NameMatcher(names, what="player").match(place.strip()[5:])
     raise IllegalCommandError(f"unknown place {place!r}",
                               suggestion="uncontrolled, dead, deck, discards or hand:PLAYER")
+
+
+# --- sign-up, observers, takeover, player records (pbem.service.signup and beside) ---------
+
+
+def open_game(service: Service, game_id: str, opening: Opening, now: datetime) -> None:
+    """Open ``game_id`` for sign-up by mail (LIST, JOIN); it starts when full."""
+    with service.store.lock():
+        service.lobby.open(game_id, opening, now)
+
+
+def approve(service: Service, game_id: str, name: str, now: datetime) -> None:
+    """Seat a player whose join waits for approval (the game starts if that fills it)."""
+    with service.store.lock():
+        service.lobby.approve(game_id, name, now)
+
+
+def start_open(service: Service, game_id: str, now: datetime) -> dict[str, str]:
+    """Start a game open for sign-up with the players seated so far (three or more)."""
+    with service.store.lock():
+        return service.lobby.start(game_id, now)
+
+
+def add_observer(service: Service, game_id: str, address: str, now: datetime,
+                 lang: str = "en") -> bool:
+    """``address`` observes the game (even one not open to observers by mail)."""
+    with service.step(game_id, now, advance=False) as step:
+        return observe(step.table, mail_address(address), lang=lang, by_gm=True)
+
+
+def remove_observer(service: Service, game_id: str, address: str, now: datetime) -> bool:
+    """``address`` observes the game no more."""
+    with service.step(game_id, now, advance=False) as step:
+        return unobserve(step.table, mail_address(address), by_gm=True)
+
+
+def offer_seat(service: Service, game_id: str, seat: str, now: datetime,
+               reason: str = "") -> str:
+    """Offer a seat for takeover by mail (TAKEOVER); the game's waiting list is told.
+    Gives the seat's name."""
+    with service.step(game_id, now, advance=False) as step:
+        _started(step.table, "start the game first")
+        return offer(step.table, seat, reason, tell=service.lobby.waiting(game_id))
+
+
+def players(service: Service) -> dict[str, Record]:
+    """Every player's record across the games of the store, by address."""
+    return player_records(service.store, NOT_GAMES)

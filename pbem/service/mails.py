@@ -16,6 +16,7 @@ from pbem.mail.compose import OutgoingMail, compose, message_id_for
 from pbem.reports import mails as reports
 from pbem.reports.context import ServiceSettings, moment_facts
 from pbem.reports.mails import Rendered
+from pbem.reports.observing import lobby_mail, observer_report
 from pbem.service.deadlines import offer_due
 from pbem.service.entries import GmAnnounce
 from pbem.service.model import GameService, HouseRules, Seat, Timing, parse_iso
@@ -26,7 +27,10 @@ from pbem.service.notices import (
     GameOver,
     GmNews,
     HistoryReply,
+    Letter,
     Notice,
+    ObserverPress,
+    ObserverReport,
     OfferAnswered,
     OrderFailed,
     PressRelay,
@@ -34,6 +38,7 @@ from pbem.service.notices import (
     ResponseRequest,
     StandingOrders,
     StatusReport,
+    ToAddress,
     TurnReport,
     Welcome,
 )
@@ -91,6 +96,8 @@ def render_notice(
     if notice.to == "":
         seat = Seat(name="Game master", address=sender.gm_address, lang=sender.gm_lang,
                     tz=sender.gm_tz)
+    elif isinstance(notice, ToAddress):  # an observer, a newcomer: no seat of the game
+        seat = Seat(name="", address=notice.to, lang=notice.lang, tz=notice.tz)
     else:
         seat = service.seat(notice.to)
     reader = Reader(cards, state, service, seat, now, news, history, sender.site_dir, latest)
@@ -234,6 +241,24 @@ def _from_fields(notice: Notice, r: Reader) -> Rendered:
                         game=r.state.game, player=notice.to, data=notice)
 
 
+def _letter(notice: Notice, r: Reader) -> Rendered:
+    assert isinstance(notice, Letter)
+    return lobby_mail(notice.template, r.seat.lang, r.site, game=r.state.game,
+                      **dict(notice.words))
+
+
+def _observer_report(notice: Notice, r: Reader) -> Rendered:
+    return observer_report(r.cards, r.state, r.news, now=r.now,
+                           deadline=None if r.service.paused else r.deadline, tz=r.seat.tz,
+                           lang=r.seat.lang, site_dir=r.site)
+
+
+def _observer_press(notice: Notice, r: Reader) -> Rendered:
+    assert isinstance(notice, ObserverPress)
+    return lobby_mail("observer_press", r.seat.lang, r.site, game=r.state.game,
+                      sender=notice.sender, message=notice.text.strip("\n"))
+
+
 # How each kind of notice is rendered; any other kind by ``_from_fields``.
 RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
     Ack: _ack, Welcome: _welcome, ResponseRequest: _response_request,
@@ -241,6 +266,7 @@ RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
     GameOver: _game_over, Reminder: _reminder, OfferAnswered: _offer_answered,
     PressRelay: _press, HistoryReply: _history, GmNews: _gm_news, StandingOrders: _standing,
     OrderFailed: _order_failed, Absent: _absent,
+    Letter: _letter, ObserverReport: _observer_report, ObserverPress: _observer_press,
 }
 
 

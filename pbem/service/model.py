@@ -163,6 +163,31 @@ class Window:
         return all(self.answered(p) for p in self.asked)
 
 
+# --- who follows a game besides its players (observers, seats offered for takeover) ---------
+
+
+@dataclass(frozen=True)
+class Observer:
+    """Someone who reads the public part of a game's reports and takes no seat."""
+
+    address: str
+    lang: str = "en"
+    tz: str = "UTC"
+
+
+@dataclass(frozen=True)
+class Audience:
+    """The game's observers and what they may do; the seats offered for takeover."""
+
+    open: bool = False  # anyone may ask to observe by mail (OBSERVE <game>)
+    press: bool = False  # observers read press to ALL
+    observers: tuple[Observer, ...] = ()
+    offered: tuple[str, ...] = ()  # seats the game master offers for takeover
+
+    def observer(self, address: str) -> Observer | None:
+        return next((o for o in self.observers if o.address == address.lower()), None)
+
+
 @dataclass(frozen=True)
 class GameService:
     """Everything about a game that is not the engine state."""
@@ -186,6 +211,7 @@ class GameService:
     settled_seq: int = 0
     goal_told: tuple[str, ...] = ()  # the UFOs told that the goal dealt at random stands
     steps: int = 0  # steps committed; names this step's outgoing mails stably
+    audience: Audience = field(default_factory=Audience)
 
     def seat(self, name: str) -> Seat:
         for s in self.seats:

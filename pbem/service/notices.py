@@ -253,3 +253,51 @@ KINDS: dict[str, type[Notice]] = {c.kind: c for c in (
     Ack, Welcome, ResponseRequest, AttackResult, TurnReport, StatusReport, GameOver, Reminder,
     OfferAnswered, PressRelay, HistoryReply, GmNews, StandingOrders, HelpReply, OrderFailed,
     GmAlert, OrdersDropped, CalledOff, Eliminated, OddsReply, GoalDealt, Absent)}
+
+
+# --- mail to an address that holds no seat: observers, newcomers (pbem.service.signup) ------
+
+
+@dataclass(frozen=True)
+class ToAddress(Notice):
+    """A mail to an address that holds no seat of the game (``to`` is the address), written
+    in ``lang`` and the zone ``tz``."""
+
+    lang: str = field(default="en", kw_only=True)
+    tz: str = field(default="UTC", kw_only=True)
+
+
+@dataclass(frozen=True)
+class Letter(ToAddress):
+    """A short mail of sign-up, observing or takeover: ``template`` rendered from ``words``."""
+
+    kind = "letter"
+    place = FIRST
+    template: str
+    words: tuple[tuple[str, Any], ...] = ()
+    answers: str | None = None  # the Message-ID of the mail it answers
+
+    @property
+    def reply_to(self) -> str | None:
+        return self.answers
+
+
+@dataclass(frozen=True)
+class ObserverReport(ToAddress):
+    """An observer's public report, with the news since the last report (or the game's end)."""
+
+    kind = "observer_report"
+    since: int | None = None
+
+    @property
+    def news_since(self) -> int | None:
+        return self.since
+
+
+@dataclass(frozen=True)
+class ObserverPress(ToAddress):
+    """Press to ALL, relayed to an observer when the game lets them read it."""
+
+    kind = "observer_press"
+    sender: str
+    text: str

@@ -37,8 +37,9 @@ def addressed_mails(cards: CardSet, store: GameStore, sender: Sender, table: Tab
             news=news_cache[since], history=history, sender=sender, latest=table.state)
         outbox_id = f"{game_id}-{table.service.steps}-{n}"
         key = _thread_key(table, notice)
-        thread = thread_of(game_id, table.state.dice.commitment, name, key, sender.domain,
-                           starts=isinstance(notice, Welcome))
+        # (An observer's or a newcomer's mail, to an address of no seat, names the address.)
+        thread = thread_of(game_id, table.state.dice.commitment, name or to, key,
+                           sender.domain, starts=isinstance(notice, Welcome))
         items.append((notice.to, outbox_item(outbox_id, game_id, to, name, rendered,
                                              now=now, sender=sender,
                                              in_reply_to=notice.reply_to,

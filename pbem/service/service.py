@@ -39,11 +39,12 @@ from pbem.errors import (
     StoreError,
     disk_trouble,
 )
-from pbem.mail.inbound import InboundMail, header_summary, parse_mail, receipt
+from pbem.mail.inbound import START_LINE, InboundMail, header_summary, parse_mail, receipt
 from pbem.orders.format import format_orders
 from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
 from pbem.orders.player_names import check_player_name
+from pbem.orders.signup import Join, ListGames, LobbyOrder, Observe, Takeover, lobby_order
 from pbem.reports.mails import Problem
 from pbem.reports.refusals import worded
 from pbem.service import bot_seats, digest
@@ -54,17 +55,23 @@ from pbem.service.entries import commands
 from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Seat, Timing, house_rules, iso
 from pbem.service.notices import Ack, Welcome
+from pbem.service.observers import observe, unobserve
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
+from pbem.service.records import player_records
 from pbem.service.settings import Sender
+from pbem.service.signup import LOBBY, Lobby
 from pbem.service.steps import Step
 from pbem.service.table import Table
+from pbem.service.takeover import take_over
 from pbem.store import GameStore
 
 log = logging.getLogger(__name__)
 
-__all__ = ["POSTMASTER", "REPLY_INTERVAL", "Service", "ServiceConfig"]
+__all__ = ["LOBBY", "NOT_GAMES", "POSTMASTER", "REPLY_INTERVAL", "Service", "ServiceConfig"]
+
+NOT_GAMES = (POSTMASTER, LOBBY)  # the store's records that are no game
 
 MAX_ROUNDS = 10_000  # inbox rounds in one process(): bots answering bots end long before
 BATCH = 50  # mails taken in one round, whose steps are committed together per game
@@ -91,6 +98,8 @@ class Service:
         self.cards = cards or load_cardset()
         self.postmaster = Postmaster(store, self.config.sender, self.config.mails_per_hour)
         self.directory = Directory(store, skip=POSTMASTER)
+        self.lobby = Lobby(store, self.config.sender, self,
+                           records=lambda: player_records(store, NOT_GAMES))
         self._verify_key = secrets.token_bytes(32)
         self._verified: dict[str, bytes] = {}  # password hash -> HMAC of the password
         self._recovered = False  # the store was recovered and no pass broke off since
@@ -107,7 +116,7 @@ class Service:
     # --- games ----------------------------------------------------------------------------
 
     def games(self) -> list[str]:
-        return [g for g in self.store.games() if g != POSTMASTER]
+        return [g for g in self.store.games() if g not in NOT_GAMES]
 
     def create_game(self, game_id: str, players: Sequence[tuple[str, str, str]], *,
                     options: dict[str, Any] | None = None, timing: Timing | None = None,
@@ -116,7 +125,7 @@ class Service:
         """A new game: players as (name, address, Illuminati or ""); nothing is mailed yet.
         ``note(table)`` (at ``now``) may log GM entries in the same write. ``lang``: the
         language of every player's mail until they choose another (SET LANGUAGE)."""
-        if game_id == POSTMASTER:
+        if game_id in NOT_GAMES:
             raise StoreError("That game id is reserved.", text=game_id)
         twin = next((g for g in self.store.games() if g.casefold() == game_id.casefold()), None)
         if twin is not None:
@@ -312,6 +321,7 @@ class Service:
                                      "due": None if due is None else iso(due)}
             if kept != marks:
                 self.store.set_due_index(kept)
+            self.lobby.tick(now)
             if self.store.inbox():
                 self.process(now)
 
@@ -434,26 +444,44 @@ class Service:
                                   reader=self._reader(mail.sender, "flooding", now, mail))
             return
         try:
+            # A mail with a start line is an order mail, whatever its first line says.
+            order = None if START_LINE.search(mail.text) else lobby_order(mail.text)
+        except OrderSyntaxError as error:
+            self._unreadable(mail_id, mail, error, now,
+                             self._reader(mail.sender, "unreadable", now))
+            return
+        if order is not None:
+            self._lobby_mail(mail_id, mail, order, now, steps)
+            return
+        try:
             start = read_start(mail.text, self.cards)
         except OrderSyntaxError as error:
             self._unreadable(mail_id, mail, error, now,
                              self._reader(mail.sender, "unreadable", now))
             return
         game_id = self.store.game_named(start.header.game)
-        if game_id is None or game_id == POSTMASTER:
-            close = difflib.get_close_matches(start.header.game, self.games(), n=3)
-            self.postmaster.reply(mail_id, mail.sender, "unknown_game", now,
-                                  game=start.header.game, games=close,
-                                  reply_to=mail.reply_to,
-                                  reader=self._reader(mail.sender, "unknown_game", now))
+        if game_id is None or game_id in NOT_GAMES:
+            self._unknown_game(mail_id, mail, start.header.game, now)
             return
-        if game_id not in steps:
-            steps[game_id] = self._open(game_id, now)
-        game_steps = steps[game_id]
-        if self.store.applied_mails(game_id, [mail_id]):
+        game_steps = self._game_step(game_id, mail_id, now, steps)
+        if game_steps is None:
             return
         with game_steps.undone_on_error():
             self._carry_out(game_steps, mail_id, mail, start, now)
+
+    def _unknown_game(self, mail_id: str, mail: InboundMail, game: str, now: datetime) -> None:
+        """Answer a mail naming no game of the store (the postmaster's once an hour)."""
+        close = difflib.get_close_matches(game, self.games(), n=3)
+        self.postmaster.reply(mail_id, mail.sender, "unknown_game", now, game=game,
+                              games=close, reply_to=mail.reply_to,
+                              reader=self._reader(mail.sender, "unknown_game", now))
+
+    def _game_step(self, game_id: str, mail_id: str, now: datetime,
+                   steps: dict[str, Step]) -> Step | None:
+        """The round's step of ``game_id`` for the mail; None if the mail was applied."""
+        if game_id not in steps:
+            steps[game_id] = self._open(game_id, now)
+        return None if self.store.applied_mails(game_id, [mail_id]) else steps[game_id]
 
     def _carry_out(self, step: Step, mail_id: str, mail: InboundMail, start: StartLine,
                    now: datetime) -> None:
@@ -488,6 +516,50 @@ class Service:
         if withdrew or digest.answered(table, seat.name, parsed, results, warnings, pending):
             table.notify(Ack(seat.name, results, warnings, pending, withdrew, mail.reply_to))
         self._seal(step, now, mail_id)
+
+    def _lobby_mail(self, mail_id: str, mail: InboundMail, order: LobbyOrder, now: datetime,
+                    steps: dict[str, Step]) -> None:
+        """A mail to the server from anyone, without a password (``pbem.orders.signup``):
+        LIST and JOIN go to the lobby (``pbem.service.signup``); OBSERVE, UNOBSERVE and
+        TAKEOVER are a step of their game, answered to the sender's address."""
+        known = self.directory.seat_of(mail.sender)
+        lang = known.lang if known is not None else ""  # "": the game's (sign-up) or English
+        if isinstance(order, ListGames):
+            self.lobby.list_games(mail_id, mail.sender, lang or "en", now, mail.reply_to)
+            return
+        if isinstance(order, Join):
+            self.lobby.join(mail_id, mail.sender, order, lang, now, mail.reply_to)
+            return
+        opened = next((g for g in self.lobby.open_games()
+                       if g.casefold() == order.game.casefold()), None)
+        if opened is not None and isinstance(order, Observe):
+            self.lobby.observe(mail_id, mail.sender, opened, lang, now, mail.reply_to)
+            return
+        game_id = self.store.game_named(order.game)
+        if game_id is None or game_id in NOT_GAMES or not self.service_record(game_id).started:
+            self._unknown_game(mail_id, mail, order.game, now)
+            return
+        step = self._game_step(game_id, mail_id, now, steps)
+        if step is None:
+            return
+        with step.undone_on_error():
+            table = step.table
+            lang = lang or (table.service.seats[0].lang if table.service.seats else "en")
+            if isinstance(order, Observe):
+                observe(table, mail.sender, lang=lang, answers=mail.reply_to)
+            elif isinstance(order, Takeover):
+                seat = next((s.name for s in table.service.seats
+                             if s.name.casefold() == order.seat.casefold()), order.seat)
+                password, password_hash = self.new_password(game_id, seat)
+                old = take_over(table, seat, mail.sender, password, password_hash,
+                                lang=lang, answers=mail.reply_to)
+                if old and not any(s.address == old for s in table.service.seats):
+                    # Written for the player who left (as ``pbem replace`` drops them).
+                    step.drop([i.outbox_id for i in self.store.outbox()
+                               if i.game_id == game_id and i.to == old])
+            else:
+                unobserve(table, mail.sender, lang=lang, answers=mail.reply_to)
+            self._seal(step, now, mail_id)
 
     def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
                     now: datetime, reader: Seat | None) -> None:

@@ -47,6 +47,7 @@ from pbem.service.notices import (
     AttackResult,
     GameOver,
     Notice,
+    ObserverReport,
     OrderFailed,
     ResponseRequest,
     TurnReport,
@@ -74,13 +75,16 @@ class Table:
 
     # --- commands -------------------------------------------------------------------------
 
-    def do(self, command: Command) -> list[Event]:
+    def do(self, command: Command, *, missed: bool = False) -> list[Event]:
         """Apply one engine command and log it; IllegalCommandError leaves nothing changed.
+        ``missed``: the command the orders deadline gave a player who missed it (their
+        log entry says so, for the player records across games: pbem.service.records).
 
         An offer that the command ended, however it ended (answered, withdrawn, a player
         gone, the turn over), takes its answer's deadline and reminder with it."""
         self.state, events = apply(self.state, command, self.cards)
-        self.entries.append(command_entry(command, events, iso(self.now), self.state.seq))
+        entry = command_entry(command, events, iso(self.now), self.state.seq)
+        self.entries.append({**entry, "missed": True} if missed else entry)
         self.events += events
         if self.state.offer is None and (self.service.offer_deadline
                                          or self.service.offer_reminded):
@@ -378,6 +382,9 @@ class Table:
         for p in self.state.players:
             if over or not p.departed:
                 self.notify(kind(p.name, since=self.service.reported))
+        for o in self.service.audience.observers:  # the public part, the end included
+            self.notify(ObserverReport(o.address, since=self.service.reported, lang=o.lang,
+                                       tz=o.tz))
         self.service = replace(self.service, reported=self.log_length)
 
     def reset_misses(self, player: str) -> None:

@@ -200,7 +200,9 @@ GM_SAMPLES: dict[str, dict[str, Any]] = {
 # Kinds of GM entry that only older logs hold, still rendered: a removal is now the engine's
 # ``GmRemovePlayer`` (its event "removed").
 OLD_GM_KINDS = {"remove"}
-GM_ONLY_KINDS = {"drop_mail"}  # recorded ``gm_only``: in no player's mail
+# Recorded ``gm_only``: in no player's mail (a mail dropped, an observer's address, a seat
+# offered for takeover by mail).
+GM_ONLY_KINDS = {"drop_mail", "observer", "seat_offered"}
 
 
 def test_every_kind_of_gm_entry_has_a_sample() -> None:

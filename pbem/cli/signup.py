@@ -1,0 +1,150 @@
+"""The game master's commands of sign-up by mail, observers, takeover and player records:
+``pbem game open``, ``pbem approve``, ``pbem observer add|remove``, ``pbem seat offer``,
+``pbem players``. (``pbem game start`` starts a game open for sign-up too.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from pbem.cli.games import game, game_settings, rule_options
+from pbem.cli.session import common, counted, game_named, moment_of, session, where_of
+from pbem.reports.languages import LANGUAGES
+
+__all__ = ["approve", "observer", "players", "seat"]
+
+
+@game.command("open")
+@click.argument("game_id", metavar="GAME")
+@click.option("--seats", type=click.IntRange(1), required=True,
+              help="How many players (2 to 8); the game starts when the last seat is taken.")
+@click.option("--deadline-to-fill", "fill_by", metavar="WHEN",
+              help="ISO time (UTC unless it says): then the game starts with whoever joined "
+              "(two or more), or sign-up closes.")
+@click.option("--approval", is_flag=True, help="Each JOIN waits for `pbem approve`.")
+@click.option("--observers", is_flag=True, help="Anyone may OBSERVE the game by mail.")
+@click.option("--observers-read-press", "press", is_flag=True,
+              help="Observers are sent the press to ALL.")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="A rule option, as for `pbem game create`.")
+@game_settings
+@click.option("--seed", metavar="HEX", default="", help="The secret seed of the dice "
+              "(hex; default: random). Only for tests and replays.")
+@common
+def open_game(game_id: str, seats: int, fill_by: str | None, approval: bool,
+              observers: bool, press: bool, options: tuple[str, ...], orders_hours: float,
+              response_hours: float, language: str, seed: str, **kw: Any) -> None:
+    """Open GAME for sign-up by mail: players send JOIN GAME AS <name>."""
+    from pbem.service import gm
+    from pbem.service.model import iso
+    from pbem.service.signup import Opening
+
+    where = where_of(kw)
+    deadline = iso(moment_of(fill_by, "--deadline-to-fill")) if fill_by else ""
+    opening = Opening(seats=seats, fill_by=deadline, approval=approval,
+                      options=rule_options(options),
+                      timing={"orders_hours": orders_hours, "response_hours": response_hours},
+                      lang=language, observers=observers, press=press, seed=seed)
+    with session(where, create=True) as service:
+        gm.open_game(service, game_id, opening, where.now)
+    click.echo(f"Opened {game_id} for sign-up: {seats} seats. Players mail the game's "
+               f"address a first line JOIN {game_id} AS <name>; LIST shows it.")
+
+
+@click.command("approve")
+@click.argument("game_id", metavar="GAME")
+@click.argument("name")
+@common
+def approve(game_id: str, name: str, **kw: Any) -> None:
+    """Seat NAME, whose JOIN of GAME waits for approval."""
+    from pbem.service import gm
+
+    where = where_of(kw)
+    with session(where) as service:
+        gm.approve(service, game_id, name, where.now)
+        started = game_id in service.games()
+    click.echo(f"Approved {name} in {game_id}." + (" The game is full: it started." if started
+                                                   else ""))
+
+
+@click.group("observer")
+def observer() -> None:
+    """Observers of a game: the public part of every report."""
+
+
+@observer.command("add")
+@click.argument("game_id", metavar="GAME")
+@click.argument("address")
+@click.option("--language", type=click.Choice(LANGUAGES), default="en", show_default=True)
+@common
+def observer_add(game_id: str, address: str, language: str, **kw: Any) -> None:
+    """ADDRESS observes GAME from now on (told by mail)."""
+    from pbem.service import gm
+
+    where = where_of(kw)
+    address = where.address(address, "ADDRESS")
+    with session(where) as service:
+        added = gm.add_observer(service, game_named(service, game_id), address, where.now,
+                                lang=language)
+    click.echo(f"{address} observes {game_id}." if added
+               else f"{address} was not added (a player of {game_id}, or observing already).")
+
+
+@observer.command("remove")
+@click.argument("game_id", metavar="GAME")
+@click.argument("address")
+@common
+def observer_remove(game_id: str, address: str, **kw: Any) -> None:
+    """ADDRESS observes GAME no more."""
+    from pbem.service import gm
+
+    where = where_of(kw)
+    address = where.address(address, "ADDRESS")
+    with session(where) as service:
+        gone = gm.remove_observer(service, game_named(service, game_id), address, where.now)
+    click.echo(f"{address} no longer observes {game_id}." if gone
+               else f"{address} did not observe {game_id}.")
+
+
+@click.group("seat")
+def seat() -> None:
+    """Seats of a game offered to a new player."""
+
+
+@seat.command("offer")
+@click.argument("game_id", metavar="GAME")
+@click.argument("seat_name", metavar="SEAT")
+@click.option("--reason", default="", help="Why (the game master's log).")
+@common
+def seat_offer(game_id: str, seat_name: str, reason: str, **kw: Any) -> None:
+    """Offer SEAT of GAME for takeover: the first to mail TAKEOVER GAME SEAT gets it."""
+    from pbem.service import gm
+
+    where = where_of(kw)
+    with session(where) as service:
+        game_id = game_named(service, game_id)
+        name = gm.offer_seat(service, game_id, seat_name, where.now, reason=reason)
+        told = len(service.lobby.waiting(game_id))
+    click.echo(f"Offered {name}'s seat of {game_id}: the first to mail TAKEOVER {game_id} "
+               f"{name} gets it ({counted(told, 'address')} of the waiting list told).")
+
+
+@click.command("players")
+@common
+def players(**kw: Any) -> None:
+    """Every player's record across the games of the store, by address."""
+    from pbem.service import gm
+
+    where = where_of(kw)
+    with session(where) as service:
+        records = gm.players(service)
+    if not records:
+        click.echo("No player has played a game yet.")
+        return
+    rows: list[tuple[str, ...]] = [("ADDRESS", "GAMES", "FINISHED", "WON", "LEFT", "MET",
+                                    "MISSED")]
+    rows += [(a, *map(str, r.values())) for a, r in sorted(records.items())]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())

@@ -1,0 +1,94 @@
+"""Mail to the game server from anyone, without a game password: the first line of the mail
+that is not blank, quoted (``>``) or a comment (``#``) is one of
+
+    LIST
+    JOIN <game> AS <name> [PREFER <Illuminati>, <Illuminati>, ...]
+    OBSERVE <game>
+    UNOBSERVE <game>
+    TAKEOVER <game> <seat>
+
+One such order a mail; the lines after it are not read. See docs/orders.md, "Joining a game".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pbem.errors import OrderSyntaxError
+
+__all__ = ["FORMS", "Join", "ListGames", "LobbyOrder", "Observe", "Takeover", "Unobserve",
+           "lobby_order"]
+
+FORMS = ("LIST", "JOIN <game> AS <name> [PREFER <Illuminati>, ...]", "OBSERVE <game>",
+         "UNOBSERVE <game>", "TAKEOVER <game> <seat>")
+_WORDS = ("list", "join", "observe", "unobserve", "takeover")
+_JOIN = re.compile(r"join\s+(\S+)\s+as\s+(.+?)(?:\s+prefer\s+(.+))?", re.IGNORECASE)
+_GAME = re.compile(r"(observe|unobserve)\s+(\S+)", re.IGNORECASE)
+_TAKEOVER = re.compile(r"takeover\s+(\S+)\s+(.+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ListGames:
+    """The games open for sign-up, and those running."""
+
+
+@dataclass(frozen=True)
+class Join:
+    game: str
+    name: str
+    prefer: tuple[str, ...] = ()  # Illuminati as written, first choice first
+
+
+@dataclass(frozen=True)
+class Observe:
+    game: str
+
+
+@dataclass(frozen=True)
+class Unobserve:
+    game: str
+
+
+@dataclass(frozen=True)
+class Takeover:
+    game: str
+    seat: str
+
+
+LobbyOrder = ListGames | Join | Observe | Unobserve | Takeover
+
+
+def _first_line(text: str) -> tuple[int, str] | None:
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line and not line.startswith((">", "#")):
+            return number, line
+    return None
+
+
+def lobby_order(text: str) -> LobbyOrder | None:
+    """The order of a mail to the server (not to a seat), None when the mail's first line is
+    none of those words (an order mail, or no order at all). Raises OrderSyntaxError when it
+    begins with one of them but does not read."""
+    first = _first_line(text)
+    if first is None:
+        return None
+    number, line = first
+    line = re.sub(r"[.!]+$", "", " ".join(line.split()))
+    word = line.split()[0].casefold()
+    if word not in _WORDS:
+        return None
+    if word == "list":
+        if line.casefold() == "list":
+            return ListGames()
+    elif word == "join" and (joined := _JOIN.fullmatch(line)):
+        prefer = tuple(p.strip() for p in (joined.group(3) or "").split(",") if p.strip())
+        return Join(joined.group(1), joined.group(2).strip(), prefer)
+    elif word == "takeover" and (taken := _TAKEOVER.fullmatch(line)):
+        return Takeover(taken.group(1), taken.group(2).strip())
+    elif (named := _GAME.fullmatch(line)) is not None:
+        return Observe(named.group(2)) if word == "observe" else Unobserve(named.group(2))
+    form = next(f for f in FORMS if f.split()[0].casefold() == word)
+    raise OrderSyntaxError(line=number, text=line, key="lobby_form", hint="write_as",
+                           usage=form)

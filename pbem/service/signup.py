@@ -1,0 +1,438 @@
+"""Sign-up by mail: games the game master opens, players who join them by mail.
+
+The game master opens a game (``pbem game open``: seats, deadline to fill, approval, the
+game's options); anyone mails ``LIST`` for the games open and running, and ``JOIN <game>
+AS <name> [PREFER <Illuminati>, ...]`` for a seat. A join past the last seat goes on the
+game's waiting list; with approval, a join waits for ``pbem approve``. The game is created
+and started when its last seat is taken (or when the game master starts it, with two
+players or more, or at its deadline to fill): the Illuminati are dealt honouring each
+player's preferences in the order they joined, the rest at random from the game's seed,
+and each player's welcome brings their password.
+
+Everything lives in one record of the store, the lobby (``LOBBY``), beside the games: its
+meta holds the open games and the waiting lists, and its log every change, one entry each
+(``apply`` folds an entry into the meta; ``replay`` folds the whole log, which must give
+the meta again). Answers are queued in the lobby's record in the same commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from datetime import datetime
+from typing import Any, Protocol
+
+from pbem.engine.cards import CardSet
+from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS, Setup, with_options
+from pbem.engine.setup import Seat as EngineSeat
+from pbem.engine.state import GameState
+from pbem.errors import IllegalCommandError, PbemError, StoreError
+from pbem.mail.address import mail_address
+from pbem.orders.names import CARD_ALIASES, NameMatcher
+from pbem.orders.player_names import check_player_name
+from pbem.orders.signup import Join
+from pbem.reports.context import utc_minute
+from pbem.reports.observing import lobby_mail
+from pbem.reports.refusals import worded
+from pbem.service.entries import GmCreate, GmStart
+from pbem.service.mails import outbox_item
+from pbem.service.model import GameService, Observer, Timing, iso, parse_iso
+from pbem.service.records import Record
+from pbem.service.settings import Sender
+from pbem.service.table import Table
+from pbem.store import GameStore, OutboxItem
+
+LOBBY = "pbem-lobby"  # the store's record of the games open for sign-up
+# The kinds of the lobby's log entries that change it (``apply``); others ("list",
+# "refused") only say what a mail got.
+CHANGES = ("open", "join", "approve", "wait", "observe", "started", "closed")
+
+
+class Games(Protocol):
+    """What the lobby needs of the service: its games, and creating and starting one."""
+
+    cards: CardSet
+
+    def games(self) -> list[str]: ...
+
+    def service_record(self, game_id: str) -> GameService: ...
+
+    def state(self, game_id: str) -> GameState: ...
+
+    def create_game(self, game_id: str, players: Sequence[tuple[str, str, str]], *,
+                    options: dict[str, Any] | None = ..., timing: Timing | None = ...,
+                    seed: str | None = ..., now: datetime | None = ...,
+                    note: Callable[[Table], object] | None = ..., lang: str = ...) -> None: ...
+
+    def start_game(self, game_id: str, now: datetime,
+                   note: Callable[[Table], object] | None = ...) -> dict[str, str]: ...
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What the game master set for a game open for sign-up."""
+
+    seats: int
+    fill_by: str = ""  # ISO: by then the game starts with whoever joined (2 or more)
+    approval: bool = False  # joins wait for ``pbem approve``
+    options: dict[str, Any] | None = None  # the rule options (``game create``'s)
+    timing: dict[str, Any] | None = None  # Timing's fields
+    lang: str = "en"
+    observers: bool = False  # anyone may OBSERVE
+    press: bool = False  # observers read press to ALL
+    seed: str = ""
+
+
+# --- the lobby's state: a fold of its log ------------------------------------------------------
+
+
+def empty() -> dict[str, Any]:
+    return {"open": {}, "waiting": {}}
+
+
+def apply(meta: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """The lobby after ``entry`` (a new dict; ``meta`` is left alone)."""
+    meta = {"open": {g: dict(o) for g, o in meta["open"].items()},
+            "waiting": {g: list(w) for g, w in meta["waiting"].items()}}
+    kind = entry["kind"]
+    game = entry.get("game", "")
+    if kind == "open":
+        meta["open"][game] = {**entry["opening"], "players": []}
+        meta["waiting"][game] = []
+    elif kind == "join":
+        opened = meta["open"][game]
+        player = {"name": entry["name"], "address": entry["address"],
+                  "prefer": entry["prefer"], "lang": entry["lang"],
+                  "approved": not opened["approval"]}
+        if len(_seated(opened)) >= opened["seats"] and player["approved"]:
+            meta["waiting"][game].append(player)
+        else:
+            opened["players"] = [*opened["players"], player]
+    elif kind == "approve":
+        opened = meta["open"][game]
+        taken = len(_seated(opened)) >= opened["seats"]
+        chosen = next(p for p in opened["players"] if p["name"] == entry["name"])
+        opened["players"] = [p for p in opened["players"] if p is not chosen]
+        if taken:
+            meta["waiting"][game].append({**chosen, "approved": True})
+        else:
+            opened["players"].append({**chosen, "approved": True})
+    elif kind == "wait":  # a game started from the lobby: straight to its waiting list
+        meta["waiting"][game].append({"name": entry["name"], "address": entry["address"],
+                                      "prefer": entry["prefer"], "lang": entry["lang"],
+                                      "approved": True})
+    elif kind == "observe":
+        opened = meta["open"][game]
+        opened["watchers"] = [*opened.get("watchers", []),
+                              {"address": entry["address"], "lang": entry["lang"]}]
+    elif kind in ("started", "closed"):
+        del meta["open"][game]
+        if kind == "closed":
+            meta["waiting"].pop(game, None)
+    return meta
+
+
+def replay(log: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The lobby its whole log gives."""
+    meta = empty()
+    for entry in log:
+        if entry.get("kind") in CHANGES:
+            meta = apply(meta, entry)
+    return meta
+
+
+def _seated(opened: dict[str, Any]) -> list[dict[str, Any]]:
+    return [p for p in opened["players"] if p["approved"]]
+
+
+def deal(cards: CardSet, players: Sequence[dict[str, Any]], seed: str) -> list[str]:
+    """Each player's Illuminati: in the order they joined, the first of their preferences
+    still free; then the others at random among those left (from ``seed``)."""
+    matcher = NameMatcher([i.name for i in cards.illuminati], aliases=CARD_ALIASES,
+                          what="Illuminati")
+    chosen: list[str] = []
+    for p in players:
+        wanted = [matcher.match(w) for w in p["prefer"]]
+        chosen.append(next((w for w in wanted if w not in chosen), ""))
+    free = [i.name for i in cards.illuminati if i.name not in chosen]
+    rng = random.Random(hashlib.sha256(f"deal:{seed}".encode()).hexdigest())
+    rng.shuffle(free)
+    return [c or free.pop() for c in chosen]
+
+
+# --- the lobby ------------------------------------------------------------------------------
+
+
+class Lobby:
+    """The games open for sign-up, in the store's lobby record."""
+
+    def __init__(self, store: GameStore, sender: Sender, games: Games,
+                 records: Callable[[], dict[str, Record]]) -> None:
+        self.store = store
+        self.sender = sender
+        self.games = games
+        self.records = records
+
+    def ensure(self) -> None:
+        """The lobby record exists (held lock required)."""
+        if LOBBY not in self.store.games():
+            self.store.create_game(LOBBY, {"lobby": True})
+
+    def meta(self) -> dict[str, Any]:
+        if LOBBY not in self.store.games():
+            return empty()
+        meta = self.store.meta(LOBBY)
+        return {"open": meta.get("open", {}), "waiting": meta.get("waiting", {})}
+
+    def open_games(self) -> dict[str, dict[str, Any]]:
+        return dict(self.meta()["open"])
+
+    def waiting(self, game: str) -> list[tuple[str, str]]:
+        """The waiting list of ``game``: (address, language) in the order they joined."""
+        return [(p["address"], p["lang"]) for p in self.meta()["waiting"].get(game, [])]
+
+    # --- the game master ------------------------------------------------------------------
+
+    def open(self, game_id: str, opening: Opening, now: datetime) -> None:
+        """Open a game for sign-up (checks the id, the seats and the options)."""
+        taken = [*self.games.games(), *self.open_games()]
+        if game_id.casefold() in {g.casefold() for g in taken} or game_id == LOBBY:
+            raise StoreError("A game with this id exists already.", text=game_id,
+                             suggestion="Choose another id.")
+        if not MIN_PLAYERS <= opening.seats <= MAX_PLAYERS:
+            raise IllegalCommandError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} seats, "
+                                      f"not {opening.seats}")
+        seats = tuple(EngineSeat(f"P{n}", "") for n in range(opening.seats))
+        with_options(self.games.cards, Setup(game_id, seats, opening.seed),
+                     **(opening.options or {}))  # raises on a bad option
+        Timing(**(opening.timing or {}))
+        self._commit(now, [{"kind": "open", "game": game_id, "opening": asdict(opening)}])
+
+    def approve(self, game_id: str, name: str, now: datetime) -> None:
+        """Seat a player whose join waits for approval (or put them on the waiting list);
+        they are told, and the game starts if that was its last seat."""
+        opened = self._opened(game_id)
+        player = next((p for p in opened["players"]
+                       if p["name"].casefold() == name.casefold() and not p["approved"]), None)
+        if player is None:
+            raise IllegalCommandError(f"no join of {name!r} waits for approval in {game_id}")
+        entry = {"kind": "approve", "game": game_id, "name": player["name"]}
+        after = apply(self.meta(), entry)["open"][game_id]
+        seated = any(p["name"] == player["name"] for p in _seated(after))
+        item = self._item(f"{LOBBY}-approved-{self.store.log_length(LOBBY)}",
+                          player["address"], "joined", player["lang"], now, None,
+                          game=game_id, player=player["name"],
+                          outcome="seated" if seated else "waiting",
+                          still=max(0, after["seats"] - len(_seated(after))))
+        self._commit(now, [entry], outbox=[item])
+        self._start_if_full(game_id, now)
+
+    def start(self, game_id: str, now: datetime) -> dict[str, str]:
+        """Start an open game now with whoever is seated (``MIN_PLAYERS`` at least)."""
+        opened = self._opened(game_id)
+        if len(_seated(opened)) < MIN_PLAYERS:
+            raise IllegalCommandError(f"{game_id} has {len(_seated(opened))} players seated: "
+                                      f"a game needs {MIN_PLAYERS} at least")
+        return self._start(game_id, now)
+
+    def tick(self, now: datetime) -> None:
+        """Games whose deadline to fill passed: started with whoever joined (``MIN_PLAYERS``
+        at least), else closed, and the game master told."""
+        entries: list[dict[str, Any]] = []
+        items: list[OutboxItem] = []
+        for game_id, opened in self.open_games().items():
+            if not opened["fill_by"] or now < parse_iso(opened["fill_by"]):
+                continue
+            if len(_seated(opened)) >= MIN_PLAYERS:
+                self._start(game_id, now)
+                continue
+            entries.append({"kind": "closed", "game": game_id})
+            items += [self._item(f"{LOBBY}-closed-{game_id}-{p['name']}", p["address"],
+                                 "signup_closed", p["lang"], now, None, game=game_id)
+                      for p in opened["players"]]
+            items += self._to_gm(f"{LOBBY}-closed-{game_id}", now, game=game_id,
+                                 what="closed", names=[p["name"] for p in opened["players"]])
+        if entries:
+            self._commit(now, entries, outbox=items)
+
+    # --- mail -----------------------------------------------------------------------------
+
+    def list_games(self, mail_id: str, to: str, lang: str, now: datetime,
+                   reply_to: str | None) -> None:
+        """Answer LIST: the games open for sign-up (who joined, with their records), and
+        the games running (turn, players, seats offered, open to observers)."""
+        records = self.records()
+        opened = []
+        for game_id, o in sorted(self.open_games().items()):
+            players = [{"name": p["name"], "record": records.get(p["address"], Record())}
+                       for p in _seated(o)]
+            fill_by = utc_minute(parse_iso(o["fill_by"])) if o["fill_by"] else ""
+            opened.append({"game": game_id, "seats": o["seats"], "players": players,
+                           "approval": o["approval"], "fill_by": fill_by,
+                           "observers": o["observers"], "waiting": len(
+                               self.meta()["waiting"].get(game_id, []))})
+        running = []
+        for game_id in sorted(self.games.games()):
+            service = self.games.service_record(game_id)
+            if not service.started or self.games.state(game_id).phase == "over":
+                continue
+            running.append({"game": game_id, "players": [s.name for s in service.seats],
+                            "offered": list(service.audience.offered),
+                            "observers": service.audience.open})
+        self._answer(mail_id, {"kind": "list"}, to, "lobby_list", lang, now, reply_to,
+                     opened=opened, running=running, least=MIN_PLAYERS)
+
+    def join(self, mail_id: str, to: str, order: Join, lang: str, now: datetime,
+             reply_to: str | None) -> None:
+        """Answer JOIN: seated, on the waiting list, waiting for approval, or refused.
+        ``lang``: the writer's, if they play in a game of the store; else "" (the open
+        game's language)."""
+        game_id = next((g for g in self.meta()["waiting"]
+                        if g.casefold() == order.game.casefold()), "")
+        lang = lang or self.open_games().get(game_id, {}).get("lang", "en")
+        try:
+            entry = self._join_entry(game_id, to, order, lang)
+        except PbemError as error:
+            message, suggestion = worded(error, lang, self.sender.site_dir)
+            running = not game_id and any(g.casefold() == order.game.casefold()
+                                          for g in self.games.games())
+            self._answer(mail_id, {"kind": "refused", "game": order.game}, to, "join_refused",
+                         lang, now, reply_to, game=order.game, message=message,
+                         suggestion=suggestion, running=running)
+            return
+        opened = self.open_games().get(game_id, {"approval": False, "seats": 0,
+                                                   "players": []})
+        outcome = ("approval" if opened["approval"]
+                   else "waiting" if len(_seated(opened)) >= opened["seats"] else "seated")
+        gm = (self._to_gm(f"{LOBBY}-approve-{mail_id}", now, game=game_id,
+                          what="approval", names=[entry["name"]])
+              if outcome == "approval" else [])
+        self._answer(mail_id, entry, to, "joined", lang, now, reply_to, also=gm,
+                     game=game_id, player=entry["name"], outcome=outcome, still=max(
+                         0, opened["seats"] - len(_seated(opened)) - (outcome == "seated")))
+        self._start_if_full(game_id, now)
+
+    def observe(self, mail_id: str, to: str, game_id: str, lang: str, now: datetime,
+                reply_to: str | None) -> None:
+        """Answer OBSERVE of a game open for sign-up: observed from its start on, if the
+        game is open to observers."""
+        opened = self.open_games()[game_id]
+        lang = lang or opened["lang"]
+        watching = [w["address"] for w in opened.get("watchers", [])]
+        why = ("closed" if not opened["observers"]
+               else "player" if any(p["address"] == to for p in opened["players"])
+               else "already" if to in watching else "")
+        if why:
+            self._answer(mail_id, {"kind": "refused", "game": game_id}, to, "observe_refused",
+                         lang, now, reply_to, game=game_id, why=why)
+            return
+        self._answer(mail_id, {"kind": "observe", "game": game_id, "address": to,
+                               "lang": lang}, to, "observing", lang, now, reply_to,
+                     game=game_id, press=opened["press"])
+
+    def _join_entry(self, game_id: str, address: str, order: Join,
+                    lang: str) -> dict[str, Any]:
+        """The log entry of a join, or PbemError saying why it is refused."""
+        opened = self.open_games().get(game_id)
+        if not game_id or (opened is None and self.games.state(game_id).phase == "over"):
+            raise IllegalCommandError(text=order.game, key="not_open", game=order.game)
+        everyone = [*(opened["players"] if opened else ()), *self.meta()["waiting"][game_id]]
+        seats = () if opened else self.games.service_record(game_id).seats
+        if any(p["address"] == address for p in everyone) or any(
+                s.address == address for s in seats):
+            raise IllegalCommandError(text=address, key="joined_already", game=game_id)
+        # Names are checked as ``game create`` checks them (``check_player_name``).
+        name = check_player_name(order.name, [*(p["name"] for p in everyone),
+                                              *(s.name for s in seats)])
+        matcher = NameMatcher([i.name for i in self.games.cards.illuminati],
+                              aliases=CARD_ALIASES, what="Illuminati")
+        prefer = [matcher.match(p) for p in order.prefer]
+        return {"kind": "join" if opened else "wait", "game": game_id, "name": name,
+                "address": address,
+                "prefer": prefer, "lang": lang}
+
+    # --- inside ---------------------------------------------------------------------------
+
+    def _opened(self, game_id: str) -> dict[str, Any]:
+        opened = self.open_games().get(game_id)
+        if opened is None:
+            raise IllegalCommandError(f"{game_id} is not open for sign-up", text=game_id)
+        return opened
+
+    def _start_if_full(self, game_id: str, now: datetime) -> None:
+        opened = self.open_games().get(game_id)
+        if opened is not None and len(_seated(opened)) >= opened["seats"]:
+            self._start(game_id, now)
+
+    def _start(self, game_id: str, now: datetime) -> dict[str, str]:
+        """Create and start the game with the players seated; the lobby forgets it (but
+        its waiting list, for seats offered later)."""
+        opened = self._opened(game_id)
+        seated = _seated(opened)
+        dealt = deal(self.games.cards, seated, opened["seed"] or game_id)
+        players = [(p["name"], mail_address(p["address"]), i) for p, i in zip(
+            seated, dealt, strict=True)]
+        names = [p["name"] for p in seated]
+
+        watchers = tuple(Observer(w["address"], lang=w["lang"])
+                         for w in opened.get("watchers", []))
+
+        def started(table: Table) -> None:
+            table.record(GmStart(table.state.dice.commitment))
+            table.service = replace(
+                table.service, audience=replace(
+                    table.service.audience, open=opened["observers"], press=opened["press"],
+                    observers=watchers),
+                seats=tuple(replace(s, lang=p["lang"])
+                            for s, p in zip(table.service.seats, seated, strict=True)))
+
+        if game_id not in self.games.games():  # (else made before a crash: started now)
+            self.games.create_game(game_id, players, options=opened["options"],
+                                   timing=Timing(**(opened["timing"] or {})),
+                                   seed=opened["seed"] or None, now=now, lang=opened["lang"],
+                                   note=lambda table: table.record(GmCreate(
+                                       names, table.state.dice.commitment)))
+        passwords = ({} if self.games.service_record(game_id).started  # (before a crash)
+                     else self.games.start_game(game_id, now, note=started))
+        self._commit(now, [{"kind": "started", "game": game_id}],
+                     outbox=self._to_gm(f"{LOBBY}-started-{game_id}", now, game=game_id,
+                                        what="started", names=names))
+        return passwords
+
+    def _commit(self, now: datetime, entries: Sequence[dict[str, Any]], *,
+                mail_id: str = "", outbox: Sequence[OutboxItem] = ()) -> None:
+        """One write of the lobby: its log entries (each folded into its record), the mail
+        answered, the mails queued."""
+        self.ensure()
+        meta = self.meta()
+        logged = []
+        for entry in entries:
+            entry = {**entry, "at": iso(now)}
+            if entry["kind"] in CHANGES:
+                meta = apply(meta, entry)
+            logged.append(entry)
+        self.store.commit(LOBBY, log_entries=logged, snapshot=None, meta=meta,
+                          mail_ids=[mail_id] if mail_id else [], outbox=list(outbox))
+
+    def _answer(self, mail_id: str, entry: dict[str, Any], to: str, template: str,
+                lang: str, now: datetime, reply_to: str | None,
+                also: Sequence[OutboxItem] = (), **words: Any) -> None:
+        item = self._item(f"{LOBBY}-{mail_id}", to, template, lang, now, reply_to, **words)
+        self._commit(now, [{**entry, "mail_id": mail_id}], mail_id=mail_id,
+                     outbox=[item, *also])
+
+    def _to_gm(self, outbox_id: str, now: datetime, **words: Any) -> list[OutboxItem]:
+        """The game master's notice of sign-up (none without their address)."""
+        if not self.sender.gm_address:
+            return []
+        return [self._item(outbox_id, self.sender.gm_address, "gm_signup",
+                           self.sender.gm_lang, now, None, **words)]
+
+    def _item(self, outbox_id: str, to: str, template: str, lang: str, now: datetime,
+              reply_to: str | None, **words: Any) -> OutboxItem:
+        rendered = lobby_mail(template, lang, self.sender.site_dir, **words)
+        item = outbox_item(outbox_id, "", to, "", rendered, now=now, sender=self.sender,
+                           in_reply_to=reply_to)
+        return replace(item, game_id=LOBBY)
