@@ -10,12 +10,15 @@ strays: the store moves applied mails out of the hot file with each closed log s
 from __future__ import annotations
 
 import email.policy
+import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from email.parser import BytesHeaderParser
 from typing import Any
 
+from pbem.errors import AddressError
+from pbem.mail.address import mail_address, maildir_folder
 from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
 from pbem.service.mails import Sender, outbox_item
@@ -25,16 +28,26 @@ from pbem.store import GameStore, OutboxItem
 POSTMASTER = "pbem-postmaster"  # the store's record of mail that belongs to no game
 REPLY_INTERVAL = timedelta(hours=1)  # at most one reply an hour to a stranger or a failure
 FAILED_KEPT = 100  # mails whose processing broke, remembered for the GM
+ALERT_INTERVAL = timedelta(minutes=30)  # at most one notice of broken mails to the GM
+STRANGER_REPLIES = 30  # replies an hour, in all, to addresses that are no player's
+FLOOD_SENDERS = 20_000  # senders the flood counter keeps at most
+SWEEP_INTERVAL = timedelta(minutes=1)  # how often the flood counter forgets old senders
+
+log = logging.getLogger(__name__)
 
 
 class Postmaster:
-    """Answers mail no game takes, never more than once an hour per address."""
+    """Answers mail no game takes: one reply an hour per address, then once a short word that
+    more go unanswered, then silence; to addresses that are no player's, ``stranger_replies``
+    an hour in all."""
 
-    def __init__(self, store: GameStore, sender: Sender, mails_per_hour: int) -> None:
+    def __init__(self, store: GameStore, sender: Sender, mails_per_hour: int,
+                 stranger_replies: int = STRANGER_REPLIES) -> None:
         self.store = store
         self.sender = sender
         self.mails_per_hour = mails_per_hour
-        self._seen: dict[str, list[datetime]] = {}
+        self.stranger_replies = stranger_replies
+        self.counter = FloodCounter(mails_per_hour)
 
     def ensure(self) -> None:
         """The postmaster record exists (held lock required)."""
@@ -42,29 +55,59 @@ class Postmaster:
             self.store.create_game(POSTMASTER, {"postmaster": True})
 
     def due(self, to: str, problem: reports.Problem, now: datetime) -> bool:
-        """True when a reply about ``problem`` to ``to`` would be sent now (none this hour)."""
-        return bool(to) and self._due(self._meta(now), to, problem, now)
+        """True when a reply about ``problem`` to ``to`` could be sent now (by the limits of
+        its address: the hourly budget of replies to strangers aside)."""
+        return bool(to) and _kind(self._meta(now), to, problem, now) != ""
 
     def reply(self, mail_id: str, to: str, problem: reports.Problem, now: datetime, *,
               game: str = "", games: Sequence[str] = (), message: str = "",
               suggestion: str = "", reply_to: str | None = None,
               until: datetime | None = None, reader: Seat | None = None,
               tell_gm: tuple[str, dict[str, Any]] | None = None) -> None:
-        """Answer a stranger or a failure, at most once an hour per sender (and the flood
-        notice once an hour besides), as the ``reader`` (a known player's seat) wants their
-        mail (language, time zone, HTML), in English and UTC for a stranger; change nothing.
-        ``tell_gm`` (a template and its words) goes to the game master with the answer."""
+        """Answer a stranger or a failure, as the ``reader`` (a known player's seat) wants
+        their mail (language, time zone, HTML), in English and UTC for a stranger (``reader``
+        None); change nothing. ``tell_gm`` (a template and its words) goes to the game master
+        with the answer.
+
+        Per address: one reply an hour (the flood notice counts apart), then one short word
+        that more mails go unanswered until the hour is out, then silence. A reply to no
+        player's address (backscatter, when the From is forged) is one of at most
+        ``stranger_replies`` an hour in all, and carries nothing of the mail back (no text,
+        no game name it gave). A mail that gets no answer leaves a line in the log."""
         meta = self._meta(now)
         items: list[OutboxItem] = []
-        if to and self._due(meta, to, problem, now):
-            meta["replied"][_key(to, problem)] = iso(now)
-            seat = reader or Seat(name="", address=to)
+        kind = _kind(meta, to, problem, now) if to else ""
+        address = answerable(to)
+        if kind and address is None:
+            log.warning("mail %s gets no answer: its sender %r is no address to write to",
+                        mail_id, to)
+            kind = ""
+        elif kind and reader is None and len(meta["strangers"]) >= self.stranger_replies:
+            log.warning("mail %s from %r (no player) gets no answer: the %d replies an hour "
+                        "to strangers are spent", mail_id, to, self.stranger_replies)
+            kind = ""
+        elif not kind:
+            log.info("mail %s from %r gets no answer: its address was answered this hour",
+                     mail_id, to)
+        if kind and address is not None:
+            key = _key(to, problem)
+            if kind == "hushed":
+                meta["hushed"][key] = iso(now)
+                problem, until = "hushed", parse_iso(meta["replied"][key]) + REPLY_INTERVAL
+            else:
+                meta["replied"][key] = iso(now)
+            if reader is None:
+                meta["strangers"].append(iso(now))
+                message = suggestion = ""
+                game = "" if problem == "unknown_game" else game
+            seat = reader or Seat(name="", address=address)
             rendered = reports.error_reply(problem, game=game, games=games, message=message,
                                            suggestion=suggestion, limit=self.mails_per_hour,
                                            until=until, tz=seat.tz, lang=seat.lang,
-                                           site_dir=self.sender.site_dir, html=seat.html)
+                                           site_dir=self.sender.site_dir, html=seat.html,
+                                           minutes=_minutes(until - now) if until else 0)
             # Composed as mail of no game (X-Pbem: 1), but queued in the postmaster's record.
-            item = outbox_item(f"{POSTMASTER}-{mail_id}", "", to, "", rendered, now=now,
+            item = outbox_item(f"{POSTMASTER}-{mail_id}", "", address, "", rendered, now=now,
                                sender=self.sender, in_reply_to=reply_to)
             items.append(replace(item, game_id=POSTMASTER))
             if tell_gm is not None and self.sender.gm_address:
@@ -72,21 +115,50 @@ class Postmaster:
                                          **tell_gm[1]))
         self._commit(mail_id, problem if items else "", meta, items)
 
-    def note(self, mail_id: str, now: datetime) -> None:
-        """Mark a mail done without answering it (automatic mail, floods)."""
+    def note(self, mail_id: str, now: datetime, why: str) -> None:
+        """Mark a mail done without answering it (automatic mail, no sender), ``why`` said
+        in the log."""
+        log.info("mail %s gets no answer: %s", mail_id, why)
         self._commit(mail_id, "", self._meta(now), [])
 
     def failed(self, mail_id: str, now: datetime, error: str) -> None:
         """Set aside a mail whose processing broke (a bug, not the player's mistake): it is
-        marked done so later mail goes on, kept in the store, and the GM is told."""
+        marked done so later mail goes on, kept in the store, and the GM is told: at once if
+        no such notice went in the last ``ALERT_INTERVAL``, else in the next one, which
+        counts the mails that broke since and names their errors' kinds."""
         meta = self._meta(now)
         meta["failed"] = [*meta["failed"], {"mail_id": mail_id, "at": iso(now),
                                              "error": error}][-FAILED_KEPT:]
-        items: list[OutboxItem] = []
-        if self.sender.gm_address:
-            items.append(self._to_gm(f"{POSTMASTER}-failed-{mail_id}", "mail_failed", now,
-                                     mail_id=mail_id, error=error))
-        self._commit(mail_id, "failed", meta, items)
+        kind = error.split(":", 1)[0]
+        meta["unreported"][kind] = meta["unreported"].get(kind, 0) + 1
+        self._commit(mail_id, "failed", meta, self._failures_told(meta, now, mail_id))
+
+    def tell_failures(self, now: datetime) -> None:
+        """Send the game master the notice of mails that broke since the last one, once the
+        ``ALERT_INTERVAL`` since that is out (held lock required; the deadline tick calls
+        it)."""
+        meta = self._meta(now)
+        if not meta["unreported"] or not _alert_due(meta, now):
+            return
+        entry = self.store.log_length(POSTMASTER)
+        items = self._failures_told(meta, now, f"summary-{entry}")
+        if items:
+            self.store.commit(POSTMASTER, log_entries=[{"failures_told": len(items)}],
+                              snapshot=None, meta=meta, outbox=items)
+
+    def _failures_told(self, meta: dict[str, Any], now: datetime,
+                       mail_id: str) -> list[OutboxItem]:
+        """The notice to the game master of the mails that broke and were not told of yet,
+        if one is due (``meta`` updated); else nothing."""
+        if not self.sender.gm_address or not _alert_due(meta, now):
+            return []
+        unreported = meta["unreported"]
+        last = meta["failed"][-1]
+        meta["alerted"], meta["unreported"] = iso(now), {}
+        return [self._to_gm(f"{POSTMASTER}-failed-{mail_id}", "mail_failed", now,
+                            mail_id=last["mail_id"], error=last["error"],
+                            count=sum(unreported.values()), kinds=sorted(unreported.items()),
+                            minutes=ALERT_INTERVAL // timedelta(minutes=1))]
 
     def given_up(self, item: OutboxItem, error: str, now: datetime) -> None:
         """Tell the game master that the daemon gave up a mail (refused for good, or too
@@ -134,34 +206,92 @@ class Postmaster:
         self.store.commit(POSTMASTER, log_entries=[{"mail_id": mail_id, "answer": answer}],
                           snapshot=None, meta=meta, mail_ids=[mail_id], outbox=items)
 
-    @staticmethod
-    def _due(meta: dict[str, Any], to: str, problem: reports.Problem, now: datetime) -> bool:
-        last = meta["replied"].get(_key(to, problem))
-        return last is None or now - parse_iso(last) >= REPLY_INTERVAL
-
     def _meta(self, now: datetime) -> dict[str, Any]:
         meta = self.store.meta(POSTMASTER)
         horizon = now - REPLY_INTERVAL
         replied = {a: t for a, t in meta.get("replied", {}).items() if parse_iso(t) > horizon}
-        return {"replied": replied, "failed": list(meta.get("failed", []))}
+        return {"replied": replied,
+                "hushed": {a: t for a, t in meta.get("hushed", {}).items() if a in replied},
+                "strangers": [t for t in meta.get("strangers", []) if parse_iso(t) > horizon],
+                "failed": list(meta.get("failed", [])),
+                "alerted": meta.get("alerted"), "unreported": dict(meta.get("unreported", {}))}
 
     def flooding(self, sender: str, now: datetime) -> bool:
-        """Count this mail; True when the sender passed the hourly limit.
-
-        Kept in memory: a limit against floods needs no durability, and a restart forgetting
-        the counts lets at most one more hour's worth through.
-        """
-        horizon = now - REPLY_INTERVAL
-        times = [t for t in self._seen.get(sender, []) if t > horizon]
-        times.append(now)
-        self._seen[sender] = times
-        return len(times) > self.mails_per_hour
+        """Count this mail; True when the sender passed the hourly limit."""
+        return self.counter.count(sender, now)
 
     def read_again_at(self, sender: str) -> datetime:
         """When mail from a flooding sender is read again: once fewer than the limit of
         their mails fall in the hour before."""
-        times = self._seen[sender]
-        return times[-self.mails_per_hour] + REPLY_INTERVAL
+        return self.counter.read_again_at(sender)
+
+
+class FloodCounter:
+    """Each sender's mails of the last hour, counted against the hourly limit.
+
+    Kept in memory: a limit against floods needs no durability, and a restart forgetting
+    the counts lets at most one more hour's worth through. A sender is forgotten once their
+    last mail is an hour old (the whole table is swept at most once a minute), and the table
+    never holds more than ``most`` senders: past that, those heard from longest ago go
+    first, so a flood from ever new addresses costs bounded memory.
+    """
+
+    def __init__(self, limit: int, most: int = FLOOD_SENDERS) -> None:
+        self.limit = limit
+        self.most = most
+        self._times: dict[str, list[datetime]] = {}  # oldest last mail first
+        self._swept: datetime | None = None
+
+    def __len__(self) -> int:
+        return len(self._times)
+
+    def count(self, sender: str, now: datetime) -> bool:
+        """Count this mail; True when the sender passed the hourly limit."""
+        horizon = now - REPLY_INTERVAL
+        times = [t for t in self._times.pop(sender, []) if t > horizon][-self.limit:]
+        times.append(now)
+        self._times[sender] = times
+        if self._swept is None or now - self._swept >= SWEEP_INTERVAL:
+            self._swept = now
+            for old in [s for s, kept in self._times.items() if kept[-1] <= horizon]:
+                del self._times[old]
+        while len(self._times) > self.most:
+            del self._times[next(iter(self._times))]
+        return len(times) > self.limit
+
+    def read_again_at(self, sender: str) -> datetime:
+        """When mail from a flooding sender is read again."""
+        return self._times[sender][-self.limit] + REPLY_INTERVAL
+
+
+def answerable(to: str) -> str | None:
+    """Give the address a reply to ``to`` goes to, or None if none can: it is no mail
+    address (NUL, controls, no domain...), or one no folder of the Maildir sender can
+    hold."""
+    try:
+        address = mail_address(to)
+    except AddressError:
+        return None
+    return address if maildir_folder(address) is not None else None
+
+
+def _kind(meta: dict[str, Any], to: str, problem: reports.Problem, now: datetime) -> str:
+    """What the limits of its address allow a reply about ``problem`` to ``to`` to be: the
+    "full" reply, the short word that more are "hushed", or nothing ("")."""
+    key = _key(to, problem)
+    last = meta["replied"].get(key)
+    if last is None or now - parse_iso(last) >= REPLY_INTERVAL:
+        return "full"
+    return "" if problem == "flooding" or key in meta["hushed"] else "hushed"
+
+
+def _minutes(span: timedelta) -> int:
+    return -(span // -timedelta(minutes=1))  # rounded up
+
+
+def _alert_due(meta: dict[str, Any], now: datetime) -> bool:
+    last = meta["alerted"]
+    return last is None or now - parse_iso(last) >= ALERT_INTERVAL
 
 
 def _key(to: str, problem: reports.Problem) -> str:

@@ -49,7 +49,7 @@ from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.notices import Ack, Welcome
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
-from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
+from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, STRANGER_REPLIES, Postmaster
 from pbem.service.steps import Step
 from pbem.service.table import Table
 from pbem.store import GameStore
@@ -67,6 +67,7 @@ class ServiceConfig:
     sender: Sender = field(default_factory=Sender)
     max_mail_bytes: int = 256 * 1024
     mails_per_hour: int = 60  # per sender; more are dropped unanswered
+    stranger_replies: int = STRANGER_REPLIES  # an hour, in all, to no player's address
     password_cost: int = COST  # log2 of scrypt's N for new password hashes
     # (game, player) -> a new password; None: random words. Tests pin it for golden mails.
     passwords: Callable[[str, str], str] | None = None
@@ -80,7 +81,8 @@ class Service:
         self.store = store
         self.config = config or ServiceConfig()
         self.cards = cards or load_cardset()
-        self.postmaster = Postmaster(store, self.config.sender, self.config.mails_per_hour)
+        self.postmaster = Postmaster(store, self.config.sender, self.config.mails_per_hour,
+                                     self.config.stranger_replies)
         self.directory = Directory(store, skip=POSTMASTER)
         self._verify_key = secrets.token_bytes(32)
         self._verified: dict[str, bytes] = {}  # password hash -> HMAC of the password
@@ -264,6 +266,7 @@ class Service:
                                      "due": None if due is None else iso(due)}
             if kept != marks:
                 self.store.set_due_index(kept)
+            self.postmaster.tell_failures(now)
             if self.store.inbox():
                 self.process(now)
 
@@ -333,7 +336,8 @@ class Service:
         ours = mail.message_id in self._bot_mail  # a bot seat's: never a flood
         self._bot_mail.discard(mail.message_id)
         if mail.automatic or not mail.sender:
-            self.postmaster.note(mail_id, now)
+            self.postmaster.note(mail_id, now, f"automatic mail ({mail.automatic})"
+                                 if mail.automatic else "no sender address could be read")
             return
         if not ours and self.postmaster.flooding(mail.sender, now):
             # Dropped, but the sender is told (at most once an hour): nothing vanishes unsaid.
