@@ -7,6 +7,9 @@ from __future__ import annotations
 import email
 import email.message
 import email.policy
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -84,3 +87,19 @@ def _parse(raw: bytes) -> email.message.EmailMessage:
     message = email.message_from_bytes(raw, policy=email.policy.default)
     assert isinstance(message, email.message.EmailMessage)
     return message
+
+
+@contextmanager
+def serving(daemon: Daemon) -> Iterator[int]:
+    """Run ``daemon.serve()`` on a thread; give its listener's port; stop it afterwards."""
+    ready = threading.Event()
+    thread = threading.Thread(target=daemon.serve, kwargs={"ready": ready.set})
+    thread.start()
+    try:
+        assert ready.wait(30), "the daemon did not start"
+        assert daemon.listener_port
+        yield daemon.listener_port
+    finally:
+        daemon.request_stop()
+        thread.join(30)
+    assert not thread.is_alive(), "the daemon did not stop"

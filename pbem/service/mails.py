@@ -12,12 +12,13 @@ from pbem.engine.events import Event
 from pbem.engine.state import GameState
 from pbem.mail.compose import OutgoingMail, compose, message_id_for
 from pbem.reports import mails as reports
-from pbem.reports.context import ServiceSettings
+from pbem.reports.context import ServiceSettings, moment_facts
 from pbem.reports.mails import Rendered
 from pbem.service.deadlines import offer_due
 from pbem.service.model import GameService, Seat, Timing, parse_iso
 from pbem.service.notices import (
     Ack,
+    AlreadyDone,
     AttackResult,
     GameOver,
     GmNews,
@@ -112,6 +113,13 @@ def _ack(notice: Notice, r: Reader) -> Rendered:
                                    turn=state.seq, turn_number=state.turn_number,
                                    paused=r.service.paused, goes_on=goes_on, lang=seat.lang,
                                    site_dir=r.site, html=seat.html)
+
+
+def _already_done(notice: Notice, r: Reader) -> Rendered:
+    assert isinstance(notice, AlreadyDone)
+    return reports.mail("already_done", r.seat.lang, r.site, html=r.seat.html,
+                        game=r.state.game, player=notice.to, turn=notice.turn,
+                        at=moment_facts(parse_iso(notice.at), r.seat.tz))
 
 
 def _welcome(notice: Notice, r: Reader) -> Rendered:
@@ -224,7 +232,7 @@ def _from_fields(notice: Notice, r: Reader) -> Rendered:
 
 # How each kind of notice is rendered; any other kind by ``_from_fields``.
 RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
-    Ack: _ack, Welcome: _welcome, ResponseRequest: _response_request,
+    Ack: _ack, AlreadyDone: _already_done, Welcome: _welcome, ResponseRequest: _response_request,
     AttackResult: _attack_result, TurnReport: _turn_report, StatusReport: _turn_report,
     GameOver: _game_over, Reminder: _reminder, OfferAnswered: _offer_answered,
     PressRelay: _press, HistoryReply: _history, GmNews: _gm_news, StandingOrders: _standing,

@@ -107,6 +107,18 @@ class Window:
 
 
 @dataclass(frozen=True)
+class Done:
+    """A player's last order mail carried out (``pbem.service.resent``): its orders' digest,
+    the turn they were carried out in, the state they left, and when."""
+
+    player: str
+    digest: str
+    turn_seq: int
+    seq_after: int  # the state's sequence number once the mail was carried out
+    at: str  # ISO time
+
+
+@dataclass(frozen=True)
 class GameService:
     """Everything about a game that is not the engine state."""
 
@@ -124,6 +136,7 @@ class GameService:
     reported: int = 0  # log length at the last turn report: events after it are news
     turn_seq: int = 0  # state sequence number when this turn began: older orders are stale
     steps: int = 0  # steps committed; names this step's outgoing mails stably
+    done: tuple[Done, ...] = ()  # each player's last order mail: a resend is not done again
 
     def seat(self, name: str) -> Seat:
         for s in self.seats:

@@ -39,14 +39,14 @@ from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
 from pbem.orders.player_names import check_player_name
 from pbem.reports.mails import Problem
 from pbem.reports.refusals import worded
-from pbem.service import bot_seats
+from pbem.service import bot_seats, resent
 from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.deadlines import next_due, still_quiet, tick
 from pbem.service.directory import Directory, seat_at
 from pbem.service.entries import commands
 from pbem.service.mails import Sender, welcome_settings
 from pbem.service.model import GameService, Seat, Timing, iso
-from pbem.service.notices import Ack, Welcome
+from pbem.service.notices import Ack, AlreadyDone, Welcome
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, STRANGER_REPLIES, Postmaster
@@ -387,8 +387,17 @@ class Service:
                                   reader=self._reader(mail.sender, "auth_failed", now,
                                                       table=table))
             return
+        key = resent.digest(table, seat.name, parsed)
+        earlier = resent.done_before(table, seat.name, key) if key else None
+        if earlier is not None:  # a copy of a mail carried out: nothing is done again
+            table.notify(AlreadyDone(seat.name, earlier.at, table.state.seq, mail.reply_to))
+            self._seal(step, now, mail_id)
+            return
+        turn_seq = table.service.turn_seq
         results, warnings = carry_out_mail(table, seat, parsed,
                                            site_dir=self.config.sender.site_dir)
+        if key:
+            resent.remember(table, seat.name, key, turn_seq, now)
         mine = table.service.queue and table.state.active_player.name == seat.name
         pending = format_orders(replace(parsed.header, password="******"),
                                 [q.order for q in table.service.queue]) if mine else ""
