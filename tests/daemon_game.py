@@ -45,7 +45,8 @@ class GameDaemon:
         self.daemon = Daemon(self.config, clock=self.clock)
         self.daemon.run_once()
 
-    def deliver(self, raw: bytes, envelope_from: str = "") -> None:
+    def deliver(self, raw: bytes, envelope_from: str = "relay@example.net") -> None:
+        """Store a mail as the SMTP listener does (not a bounce: a sender is given)."""
         self.daemon.deliver_smtp(raw, envelope_from, ["pbem@localhost"])
 
     def run(self) -> None:

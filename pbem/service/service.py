@@ -509,6 +509,7 @@ class Service:
         table.service = replace(table.service, steps=table.service.steps + 1)
         step.sent += addressed_mails(self.cards, self.store, self.config.sender, table, now)
         table.notices.clear()
+        table.step_began = len(table.events)
         if mail_id:
             step.mail_ids[mail_id] = step.began
         step.began = table.log_length
