@@ -32,9 +32,11 @@ class GameDaemon:
     """A daemon (clock ``clock``) over ``folder``/store with game g1 started at T0."""
 
     def __init__(self, folder: Path, toml: str = "", *, seed: str = SEED,
-                 players: tuple[tuple[str, str, str], ...] = PLAYERS) -> None:
+                 players: tuple[tuple[str, str, str], ...] = PLAYERS,
+                 listener: str = "") -> None:
+        """``listener``: more keys of the [listener] section; ``toml``: more sections."""
         path = folder / "pbem.toml"
-        path.write_text(f'[store]\npath = "store"\n[listener]\nport = 0\n'
+        path.write_text(f'[store]\npath = "store"\n[listener]\nport = 0\n{listener}'
                         f'[mail]\ngm_address = "{GM}"\n{toml}')
         self.config: DaemonConfig = load_config(path, env={})
         service = Service(Store(self.config.store),

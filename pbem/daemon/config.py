@@ -46,7 +46,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "store": ("path",),
     "mail": ("address", "name", "domain", "gm_address", "gm_language", "gm_timezone",
              "templates", "max_kib", "mails_per_hour", "envelope_from"),
-    "listener": ("enabled", "host", "port", "accept"),
+    "listener": ("enabled", "host", "port", "accept", "tls_cert", "tls_key"),
     "imap": ("host", "port", "security", "username", "password", "folder",
              "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
              "ca_file", "auth"),
@@ -67,6 +67,14 @@ class ListenerSettings:
     host: str = "127.0.0.1"
     port: int = 2525
     accept: tuple[str, ...] = ()  # addresses, or "@domain" for a whole domain
+    # A certificate (PEM, its chain after it) and its key: the listener offers STARTTLS.
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+
+    @property
+    def loopback(self) -> bool:
+        """Whether only this machine can reach the listener."""
+        return self.host == "localhost" or self.host == "::1" or self.host.startswith("127.")
 
     def accepts(self, address: str) -> bool:
         """Tell whether mail for ``address`` is ours to take."""
@@ -285,9 +293,15 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
     listener = None
     if enabled:
         accept = listener_section.strings("accept") or (address, "@" + domain.lower())
+        cert, key = (listener_section.path(k, Path()) for k in ("tls_cert", "tls_key"))
+        if (cert == Path()) != (key == Path()):
+            raise ConfigError(f"In {origin}, [listener] has one of tls_cert and tls_key "
+                              "without the other.",
+                              suggestion="Give both (the certificate and its key), or neither.")
         listener = ListenerSettings(host=listener_section.text("host", "127.0.0.1"),
                                     port=listener_section.whole("port", 2525, 0, 65535),
-                                    accept=accept)
+                                    accept=accept, tls_cert=None if cert == Path() else cert,
+                                    tls_key=None if key == Path() else key)
     if listener is None and imap is None:
         raise ConfigError(f"In {origin}, no mail comes in: the listener is off and there is "
                           "no [imap] section.",
