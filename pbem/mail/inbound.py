@@ -155,13 +155,27 @@ def redact_passwords(text: str) -> str:
     return "".join(_redact_line(line) for line in text.splitlines(keepends=True))
 
 
+def mask_passwords(raw: bytes) -> bytes:
+    """Give a raw mail with the password of every start line written over by as many
+    ``*``: the bytes stay as many and where they were, so a mail kept in the store can be
+    masked in place once processed. Reads the bytes as Latin-1 (one character a byte):
+    start lines in a plain, 8-bit or quoted-printable body are found; in a base64 body or
+    an HTML part only, not."""
+    text = raw.decode("latin-1")
+    masked = "".join(_redact_line(line, masked=True)
+                     for line in text.splitlines(keepends=True))
+    return masked.encode("latin-1")
+
+
 _REDACTABLE_LINE = re.compile(r"^[ \t>]*(game|password)\b", re.I)
 # The secret after PASSWORD: a quoted phrase (closed or not) or one word.
 _SECRET = re.compile(
     r"""\bpassword\b[ \t]*[:=]?[ \t]*(?P<secret>"[^"\r\n]*"?|“[^”\r\n]*”?|\S+)""", re.I)
 
 
-def _redact_line(line: str) -> str:
+def _redact_line(line: str, *, masked: bool = False) -> str:
+    """``line`` with its secrets blanked: each as ``******``, or (``masked``) as many ``*``
+    as it has characters."""
     if not _REDACTABLE_LINE.match(line):
         return line
     pieces: list[str] = []
@@ -172,7 +186,8 @@ def _redact_line(line: str) -> str:
             pieces.append(line[pos:start])
             pos = start
             continue
-        pieces.append(line[pos:start] + "******")
+        secret = found.group("secret")
+        pieces.append(line[pos:start] + ("*" * len(secret) if masked else "******"))
         pos = found.end()
     pieces.append(line[pos:])
     return "".join(pieces)

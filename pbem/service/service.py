@@ -32,7 +32,13 @@ from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.setup import Setup, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError, MailFormatError, OrderSyntaxError, StoreError
-from pbem.mail.inbound import InboundMail, header_summary, parse_mail, receipt
+from pbem.mail.inbound import (
+    InboundMail,
+    header_summary,
+    mask_passwords,
+    parse_mail,
+    receipt,
+)
 from pbem.orders.format import format_orders
 from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
@@ -232,6 +238,8 @@ class Service:
                     break
                 self._round([item.mail_id for item in items], now)
                 self.store.inbox_done(*(item.mail_id for item in items))
+                for item in items:  # kept, but without the passwords they carried
+                    self.store.mask_mail(item.mail_id, mask_passwords)
                 done += len(items)
                 if after_round is not None:
                     after_round()

@@ -51,7 +51,7 @@ nobody points to yet is ignored (and tidied by ``recover``).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
@@ -204,6 +204,9 @@ class Store:
 
     def inbox_done(self, *mail_ids: str) -> None:
         self._inbox.inbox_done(*mail_ids)
+
+    def mask_mail(self, mail_id: str, mask: Callable[[bytes], bytes]) -> bool:
+        return self._inbox.mask_mail(mail_id, mask)
 
     # ---- the outbox (pbem.store.outbox) -------------------------------------------------
 
