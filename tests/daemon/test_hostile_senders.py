@@ -95,6 +95,8 @@ def test_hostile_from_headers_and_order_lines_crash_nothing_and_alerts_are_bound
     assert broke == []
     assert len(alerts) <= hours + 1
     assert len(answered) + len(unanswered) == MAILS  # one clear outcome each
+    logged = "\n".join(r.getMessage() + str(r.exc_text or "") for r in caplog.records)
+    assert not any(secret in logged for secret in game.passwords.values())
     with game.daemon.store.lock():
         assert game.daemon.store.inbox() == []
 
