@@ -55,7 +55,7 @@ from pbem.reports.position import Attachment, Position, position
 from pbem.reports.svg import structure_svg
 from pbem.reports.templating import LANGUAGES, environment, render
 
-Problem = Literal["unknown_game", "unreadable", "auth_failed", "flooding", "hushed"]
+Problem = Literal["unknown_game", "unreadable", "auth_failed", "flooding", "hushed", "failed"]
 
 
 @dataclass(frozen=True)

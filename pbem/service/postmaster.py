@@ -75,45 +75,58 @@ class Postmaster:
         ``stranger_replies`` an hour in all, and carries nothing of the mail back (no text,
         no game name it gave). A mail that gets no answer leaves a line in the log."""
         meta = self._meta(now)
-        items: list[OutboxItem] = []
-        kind = _kind(meta, to, problem, now) if to else ""
-        address = answerable(to)
-        if kind and address is None:
-            log.warning("mail %s gets no answer: its sender %r is no address to write to",
-                        mail_id, to)
-            kind = ""
-        elif kind and reader is None and len(meta["strangers"]) >= self.stranger_replies:
-            log.warning("mail %s from %r (no player) gets no answer: the %d replies an hour "
-                        "to strangers are spent", mail_id, to, self.stranger_replies)
-            kind = ""
-        elif not kind:
+        answer, items = self._answer(meta, mail_id, to, problem, now, game=game, games=games,
+                                     message=message, suggestion=suggestion,
+                                     reply_to=reply_to, until=until, reader=reader)
+        if items and tell_gm is not None and self.sender.gm_address:
+            items.append(self._to_gm(f"{POSTMASTER}-gm-{mail_id}", tell_gm[0], now,
+                                     **tell_gm[1]))
+        self._commit(mail_id, answer, meta, items)
+
+    def _answer(self, meta: dict[str, Any], mail_id: str, to: str,
+                problem: reports.Problem, now: datetime, *, game: str = "",
+                games: Sequence[str] = (), message: str = "", suggestion: str = "",
+                reply_to: str | None = None, until: datetime | None = None,
+                reader: Seat | None = None) -> tuple[str, list[OutboxItem]]:
+        """The reply ``reply`` describes, if the limits allow one (``meta`` updated): the
+        problem it tells ("hushed" for the short word) and the mail; else ("", [])."""
+        if not to:
+            log.info("mail %s gets no answer: no sender address could be read", mail_id)
+            return "", []
+        kind = _kind(meta, to, problem, now)
+        if not kind:
             log.info("mail %s from %r gets no answer: its address was answered this hour",
                      mail_id, to)
-        if kind and address is not None:
-            key = _key(to, problem)
-            if kind == "hushed":
-                meta["hushed"][key] = iso(now)
-                problem, until = "hushed", parse_iso(meta["replied"][key]) + REPLY_INTERVAL
-            else:
-                meta["replied"][key] = iso(now)
-            if reader is None:
-                meta["strangers"].append(iso(now))
-                message = suggestion = ""
-                game = "" if problem == "unknown_game" else game
-            seat = reader or Seat(name="", address=address)
-            rendered = reports.error_reply(problem, game=game, games=games, message=message,
-                                           suggestion=suggestion, limit=self.mails_per_hour,
-                                           until=until, tz=seat.tz, lang=seat.lang,
-                                           site_dir=self.sender.site_dir, html=seat.html,
-                                           minutes=_minutes(until - now) if until else 0)
-            # Composed as mail of no game (X-Pbem: 1), but queued in the postmaster's record.
-            item = outbox_item(f"{POSTMASTER}-{mail_id}", "", address, "", rendered, now=now,
-                               sender=self.sender, in_reply_to=reply_to)
-            items.append(replace(item, game_id=POSTMASTER))
-            if tell_gm is not None and self.sender.gm_address:
-                items.append(self._to_gm(f"{POSTMASTER}-gm-{mail_id}", tell_gm[0], now,
-                                         **tell_gm[1]))
-        self._commit(mail_id, problem if items else "", meta, items)
+            return "", []
+        address = answerable(to)
+        if address is None:
+            log.warning("mail %s gets no answer: its sender %r is no address to write to",
+                        mail_id, to)
+            return "", []
+        if reader is None and len(meta["strangers"]) >= self.stranger_replies:
+            log.warning("mail %s from %r (no player) gets no answer: the %d replies an hour "
+                        "to strangers are spent", mail_id, to, self.stranger_replies)
+            return "", []
+        key = _key(to, problem)
+        if kind == "hushed":
+            meta["hushed"][key] = iso(now)
+            problem, until = "hushed", parse_iso(meta["replied"][key]) + REPLY_INTERVAL
+        else:
+            meta["replied"][key] = iso(now)
+        if reader is None:
+            meta["strangers"].append(iso(now))
+            message = suggestion = ""
+            game = "" if problem == "unknown_game" else game
+        seat = reader or Seat(name="", address=address)
+        rendered = reports.error_reply(problem, game=game, games=games, message=message,
+                                       suggestion=suggestion, limit=self.mails_per_hour,
+                                       until=until, tz=seat.tz, lang=seat.lang,
+                                       site_dir=self.sender.site_dir, html=seat.html,
+                                       minutes=_minutes(until - now) if until else 0)
+        # Composed as mail of no game (X-Pbem: 1), but queued in the postmaster's record.
+        item = outbox_item(f"{POSTMASTER}-{mail_id}", "", address, "", rendered, now=now,
+                           sender=self.sender, in_reply_to=reply_to)
+        return problem, [replace(item, game_id=POSTMASTER)]
 
     def note(self, mail_id: str, now: datetime, why: str) -> None:
         """Mark a mail done without answering it (automatic mail, no sender), ``why`` said
@@ -121,17 +134,21 @@ class Postmaster:
         log.info("mail %s gets no answer: %s", mail_id, why)
         self._commit(mail_id, "", self._meta(now), [])
 
-    def failed(self, mail_id: str, now: datetime, error: str) -> None:
+    def failed(self, mail_id: str, now: datetime, error: str, *, to: str = "",
+               reply_to: str | None = None, reader: Seat | None = None) -> None:
         """Set aside a mail whose processing broke (a bug, not the player's mistake): it is
         marked done so later mail goes on, kept in the store, and the GM is told: at once if
         no such notice went in the last ``ALERT_INTERVAL``, else in the next one, which
-        counts the mails that broke since and names their errors' kinds."""
+        counts the mails that broke since and names their errors' kinds. Its sender ``to``
+        is told that nothing was done, within the limits of any reply."""
         meta = self._meta(now)
+        _, told = self._answer(meta, mail_id, to, "failed", now, reply_to=reply_to,
+                               reader=reader)
         meta["failed"] = [*meta["failed"], {"mail_id": mail_id, "at": iso(now),
                                              "error": error}][-FAILED_KEPT:]
         kind = error.split(":", 1)[0]
         meta["unreported"][kind] = meta["unreported"].get(kind, 0) + 1
-        self._commit(mail_id, "failed", meta, self._failures_told(meta, now, mail_id))
+        self._commit(mail_id, "failed", meta, told + self._failures_told(meta, now, mail_id))
 
     def tell_failures(self, now: datetime) -> None:
         """Send the game master the notice of mails that broke since the last one, once the

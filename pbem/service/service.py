@@ -319,7 +319,14 @@ class Service:
 
     def _set_aside(self, mail_id: str, now: datetime, error: Exception) -> None:
         log.exception("mail %s could not be processed", mail_id)
-        self.postmaster.failed(mail_id, now, f"{type(error).__name__}: {error}")
+        try:  # its sender is told, if that much of it reads
+            sender, message_id, synthetic = header_summary(self.store.raw_mail(mail_id))
+            reader = self._reader(sender, "failed", now)
+        except Exception:
+            log.exception("the sender of mail %s could not be read: not told", mail_id)
+            sender, message_id, synthetic, reader = "", "", True, None
+        self.postmaster.failed(mail_id, now, f"{type(error).__name__}: {error}", to=sender,
+                               reply_to=None if synthetic else message_id, reader=reader)
 
     # --- one mail -------------------------------------------------------------------------
 

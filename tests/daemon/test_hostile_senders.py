@@ -105,7 +105,8 @@ def test_mails_that_break_tell_the_game_master_once_per_interval_summed_up(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bug that breaks every mail of a kind: 60 such mails over two hours give the game
     master at most one notice per ``ALERT_INTERVAL`` (the first at once), each counting the
-    mails that broke since the one before, and the deadline tick sends the last summary."""
+    mails that broke since the one before, and the deadline tick sends the last summary.
+    Each sender is told that nothing was done."""
     game = GameDaemon(tmp_path)
     real = service_module.parse_mail
 
@@ -131,3 +132,7 @@ def test_mails_that_break_tell_the_game_master_once_per_interval_summed_up(
     assert all("could not be processed" in s for s in subjects)
     text = game.text_to(GM)[-1]
     assert "RuntimeError" in " ".join(text.split())
+    told = {address: [str(m["Subject"]) for m in mails]
+            for address, mails in game.mails().items() if address.endswith(".net")}
+    assert told == {f"x{n}@example.net": ["Your mail could not be processed: nothing was done"]
+                    for n in range(60)}

@@ -44,7 +44,8 @@ def test_kept_order_mails_hold_no_password_once_processed(tmp_path: Path) -> Non
 
 def test_masking_keeps_every_byte_in_its_place() -> None:
     raw = (b"From: a@example.org\r\n\r\nHello\r\n> GAME g PLAYER Ann PASSWORD raven-owl-01 "
-           b"TURN 3\r\nGAME g PLAYER Ann password: \"two words\"\r\nPASSWORD again\r\n\xe9t\xe9\r\n")
+           b"TURN 3\r\nGAME g PLAYER Ann password: \"two words\"\r\nPASSWORD again\r\n"
+           b"\xe9t\xe9\r\n")
     masked = mask_passwords(raw)
     assert len(masked) == len(raw)
     assert b"raven" not in masked and b"two words" not in masked and b"again" not in masked
