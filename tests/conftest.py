@@ -106,7 +106,7 @@ def oauth_smtp(token_server: TokenServer) -> Iterator[SmtpCatcher]:
 def gm_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store holding game g, started, its players ann, bob and cy; made once per module,
     each test works on a copy (test_cli_gm's ``store``)."""
-    from test_cli_gm import started_game
+    from gm_cli import started_game
 
     return started_game(tmp_path_factory)
 

@@ -52,7 +52,7 @@ def _parse_plain(
 
     Its head gives the headers as the parser's header lines give them, and all that follows
     the blank line is the content, as the parser takes it when the type is not multipart/*
-    or message/* (tests/test_mail_fastpaths.py pins that against the email package of
+    or message/* (tests/mail/test_mail_fastpaths.py pins that against the email package of
     the Python running the tests, on every run: a release that parses otherwise fails
     there first).
 

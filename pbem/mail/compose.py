@@ -111,7 +111,7 @@ def compose(mail: OutgoingMail) -> bytes:
     """Give the mail as RFC 5322 bytes with CRLF line ends, ready for SMTP.
 
     Written directly, as the email package's compat32 generator writes the same headers and
-    parts (tests/test_mail_fastpaths.py pins that): every header value here is ours and
+    parts (tests/mail/test_mail_fastpaths.py pins that): every header value here is ours and
     already checked, so building and walking Message objects (most of the time a mail
     took) buys nothing. Headers are still folded by the email package's policy.
     """

@@ -3,7 +3,8 @@
 Tests play games the way players do, by mail, with the clock pinned. Each mail in and out is
 written to a transcript (headers that matter, the text part, a hash of the HTML part and of
 each attachment), compared exactly with a golden file in this folder. Regenerate the golden
-files only on purpose: ``PBEM_UPDATE_GOLDENS=1 pytest tests/test_service_transcripts.py``.
+files only on purpose: ``PBEM_UPDATE_GOLDENS=1 pytest tests/service/`` (see
+``tests/support.py``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import email.policy
 import email.utils
 import hashlib
 import itertools
-import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from support import check_golden
 
 from pbem.engine.state import GameState
 from pbem.service import gm
@@ -31,7 +33,6 @@ from pbem.store import GameStore, OutboxItem, Store
 from pbem.store.memory import MemoryStore
 
 GOLDEN = Path(__file__).parent
-UPDATE = os.environ.get("PBEM_UPDATE_GOLDENS") == "1"
 START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 SERVICE = "pbem@pbem.example"
 GM = "gm@pbem.example"
@@ -218,14 +219,7 @@ class Mailroom:
         """The transcript equals the golden file; every game's log replays to its snapshot."""
         for game in self.service.games():
             assert self.service.replay_check(game), f"{game}: the log does not replay"
-        path = GOLDEN / f"{name}.txt"
-        text = self.transcript()
-        if UPDATE:
-            path.write_bytes(text.encode())
-        assert path.exists(), f"{path.name} is missing: run with PBEM_UPDATE_GOLDENS=1"
-        expected = path.read_bytes().decode()
-        assert text == expected, (
-            f"{path.name} changed; if on purpose, regenerate with PBEM_UPDATE_GOLDENS=1")
+        check_golden(GOLDEN / f"{name}.txt", self.transcript())
 
     # --- inside ---------------------------------------------------------------------------
 
