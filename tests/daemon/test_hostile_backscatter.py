@@ -7,7 +7,7 @@ from __future__ import annotations
 import smtplib
 from pathlib import Path
 
-from daemon_game import GameDaemon, serving
+from daemon_game import GameDaemon
 from servers import wait_until
 
 from pbem.service.postmaster import STRANGER_REPLIES
@@ -26,7 +26,7 @@ def test_forged_senders_get_a_bounded_number_of_replies_that_carry_nothing_back(
         tmp_path: Path) -> None:
     game = GameDaemon(tmp_path)
     store = Store(game.config.store)
-    with serving(game.daemon) as port, smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+    with game.listening() as port, smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
         for n in range(FORGED):
             victim = f"victim{n}@example.net"
             smtp.sendmail(victim, ["pbem@localhost"], (

@@ -7,7 +7,7 @@ from __future__ import annotations
 import smtplib
 from pathlib import Path
 
-from daemon_game import GameDaemon, serving
+from daemon_game import GameDaemon
 from servers import wait_until
 
 from pbem.engine.state import GameState
@@ -29,7 +29,7 @@ def test_three_copies_of_a_gift_give_once_through_the_daemon(tmp_path: Path) -> 
     before = game.state()
     store = Store(game.config.store)
     gift = game.orders(1, "Alice", "GIVE 1 MB TO Bob")
-    with serving(game.daemon) as port, smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+    with game.listening() as port, smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
         for n in (1, 2, 3):  # the same mail, each time under a Message-ID of its own
             copy = gift.replace(b"<order-1@", f"<order-{n}@".encode())
             smtp.sendmail("alice@example.org", ["pbem@localhost"], copy)

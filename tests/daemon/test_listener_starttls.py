@@ -8,7 +8,7 @@ import ssl
 from pathlib import Path
 
 import pytest
-from daemon_game import GameDaemon, serving
+from daemon_game import GameDaemon
 from servers import make_certificate, wait_until
 
 from pbem.daemon.config import load_config
@@ -27,7 +27,7 @@ def test_the_listener_offers_starttls_with_a_certificate_and_takes_mail_over_it(
     cert, key = _certificate(tmp_path)
     game = GameDaemon(tmp_path, listener=f'tls_cert = "{cert}"\ntls_key = "{key}"\n')
     trusted = ssl.create_default_context(cafile=str(cert))
-    with serving(game.daemon) as port, smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+    with game.listening() as port, smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
         smtp.ehlo()
         assert smtp.has_extn("starttls")
         smtp.starttls(context=trusted)  # the certificate checked against the one we made
@@ -42,7 +42,7 @@ def test_the_listener_offers_starttls_with_a_certificate_and_takes_mail_over_it(
 
 def test_without_a_certificate_no_starttls_is_offered(tmp_path: Path) -> None:
     game = GameDaemon(tmp_path)
-    with serving(game.daemon) as port, smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
+    with game.listening() as port, smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
         smtp.ehlo()
         assert not smtp.has_extn("starttls")
 
