@@ -1,4 +1,5 @@
-"""Mail that belongs to no game, or that no game accepts: short replies, at most one an hour.
+"""Mail that belongs to no game, or that no game accepts: short replies, within limits
+(``Postmaster.reply``), and the game master told of mail whose processing broke.
 
 Strangers, unreadable mail, unknown games and failed authentication all end here. Nothing in
 any game changes; the reply (if any) is queued in the store's postmaster record, beside the
@@ -258,9 +259,6 @@ class FloodCounter:
         self.most = most
         self._times: dict[str, list[datetime]] = {}  # oldest last mail first
         self._swept: datetime | None = None
-
-    def __len__(self) -> int:
-        return len(self._times)
 
     def count(self, sender: str, now: datetime) -> bool:
         """Count this mail; True when the sender passed the hourly limit."""
