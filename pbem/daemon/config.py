@@ -28,6 +28,7 @@ from pbem.errors import AddressError, ConfigError
 from pbem.mail.address import deliverable, mail_address
 from pbem.reports.templating import LANGUAGES
 from pbem.service.mails import Sender
+from pbem.service.postmaster import STRANGER_REPLIES
 from pbem.service.service import ServiceConfig
 from pbem.transport.imap import ImapConfig
 from pbem.transport.oauth import PROVIDERS, OAuthSettings, Provider
@@ -45,7 +46,7 @@ _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _KEYS: dict[str, tuple[str, ...]] = {
     "store": ("path",),
     "mail": ("address", "name", "domain", "gm_address", "gm_language", "gm_timezone",
-             "templates", "max_kib", "mails_per_hour", "envelope_from"),
+             "templates", "max_kib", "mails_per_hour", "stranger_replies", "envelope_from"),
     "listener": ("enabled", "host", "port", "accept", "tls_cert", "tls_key"),
     "imap": ("host", "port", "security", "username", "password", "folder",
              "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
@@ -109,6 +110,7 @@ class DaemonConfig:
     envelope_from: str
     max_mail_bytes: int = 256 * 1024
     mails_per_hour: int = 60
+    stranger_replies: int = STRANGER_REPLIES  # an hour, in all, to no player's address
     listener: ListenerSettings | None = field(default_factory=ListenerSettings)
     imap: ImapConfig | None = None
     smtp: SmtpSettings | None = None
@@ -130,7 +132,8 @@ class DaemonConfig:
     def service_config(self) -> ServiceConfig:
         """Give the game service's settings."""
         return ServiceConfig(sender=self.sender, max_mail_bytes=self.max_mail_bytes,
-                             mails_per_hour=self.mails_per_hour)
+                             mails_per_hour=self.mails_per_hour,
+                             stranger_replies=self.stranger_replies)
 
 
 def load_config(path: Path | None = None,
@@ -311,6 +314,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         source=source, store=store, sender=sender, envelope_from=envelope_from,
         max_mail_bytes=mail.whole("max_kib", 256, 1, 100 * 1024) * 1024,
         mails_per_hour=mail.whole("mails_per_hour", 60, 1, 1_000_000),
+        stranger_replies=mail.whole("stranger_replies", STRANGER_REPLIES, 0, 1_000_000),
         listener=listener, imap=imap,
         smtp=_smtp(read["smtp"], env, oauth) if "smtp" in data else None,
         maildir=read["maildir"].path("path", store / "maildirs"),

@@ -48,3 +48,13 @@ def test_forged_senders_get_a_bounded_number_of_replies_that_carry_nothing_back(
                for m in mails["alice@example.org"])  # the player is answered all the same
     assert {a for a in mails if not a.startswith("victim")} == {
         "alice@example.org", "bob@example.org", "carol@example.org"}
+
+
+def test_the_budget_of_replies_to_strangers_is_configured(tmp_path: Path) -> None:
+    """``stranger_replies`` under [mail]; 0 answers no stranger at all."""
+    game = GameDaemon(tmp_path, "stranger_replies = 2\n")
+    assert game.config.service_config().stranger_replies == 2
+    for n in range(5):
+        game.deliver(f"From: v{n}@example.net\r\nMessage-ID: <s{n}@x>\r\n\r\nhi\r\n".encode())
+    game.run()
+    assert len([a for a in game.mails() if a.startswith("v")]) == 2
