@@ -24,7 +24,15 @@ from dataclasses import replace
 from datetime import datetime
 
 from pbem.orders.format import format_order
-from pbem.orders.model import Help, History, Odds, ParsedOrders, StandingList, Status
+from pbem.orders.model import (
+    Help,
+    History,
+    Located,
+    Odds,
+    ParsedOrders,
+    StandingList,
+    Status,
+)
 from pbem.service.model import Done, GameService, iso
 from pbem.service.table import Table
 
@@ -34,14 +42,22 @@ QUERIES = (Status, History, Help, Odds, StandingList)
 def digest(table: Table, player: str, parsed: ParsedOrders) -> str | None:
     """The digest of ``player``'s orders as the game finds them, None for a mail that only
     asks (or gives no order)."""
-    orders = [located.order for located in parsed.orders]
-    if all(isinstance(order, QUERIES) for order in orders):
+    if all(isinstance(located.order, QUERIES) for located in parsed.orders):
         return None
     window = table.service.window
     words = [player.casefold(), str(parsed.header.turn), str(window.seq if window else ""),
-             *(format_order(order) for order in orders),
+             *(_canonical(located) for located in parsed.orders),
              *(" ".join((error.text or "").split()).casefold() for error in parsed.errors)]
     return hashlib.sha256("\n".join(words).encode()).hexdigest()
+
+
+def _canonical(located: Located) -> str:
+    """An order in its canonical form; one the formatter does not know, as written (blanks
+    and case aside)."""
+    try:
+        return format_order(located.order)
+    except TypeError:
+        return " ".join(located.text.split()).casefold()
 
 
 def done_before(table: Table, player: str, key: str) -> Done | None:
