@@ -34,7 +34,7 @@ from pbem.reports import mails as reports
 from pbem.reports.context import ServiceSettings
 from pbem.reports.mails import OrderResult, Rendered
 from pbem.reports.templating import render
-from pbem.service.entries import GmEvent
+from pbem.service.entries import GmReplace
 
 CARDS = load_cardset()
 SEED = "a5" * 32
@@ -243,9 +243,8 @@ def mails(lang: str) -> Iterator[tuple[str, Rendered]]:
         lang=lang)
     yield "gm_announcement-override-Bob", reports.gm_announcement(GAME, "Bob", events=[
         event_of("gm_rename", {"old": "Chloé", "new": "Dee", "reason": ""}),
-        GmEvent("replace", "2026-11-29T12:00:00+00:00", {
-            "seat": "Chloé", "name": "Dee", "address": "dee@example.org",
-            "old_address": "chloe@example.org", "reason": "Chloé moved away"}).event,
+        GmReplace("Chloé", "Dee", "dee@example.org", "chloe@example.org", "Chloé moved away",
+                  at="2026-11-29T12:00:00+00:00").event,
     ], lang=lang)
     yield "press-Bob", reports.press_relay(
         GAME, "Bob", "Chloé", "Bob, your Mafia looks lonely.\n\n-- the UFOs", lang=lang)

@@ -42,10 +42,11 @@ from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError
 from pbem.reports.mails import Rendered
 from pbem.service.bot_games import play_game
-from pbem.service.mails import Sender, render_notice
+from pbem.service.mails import render_notice
 from pbem.service.model import GameService, Seat
 from pbem.service.notices import KINDS
 from pbem.service.service import Service, ServiceConfig
+from pbem.service.settings import Sender
 from pbem.store.memory import MemoryStore
 
 CARDS = load_cardset()

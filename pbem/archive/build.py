@@ -32,8 +32,9 @@ from pbem.engine.setup import new_game
 from pbem.engine.state import GameState
 from pbem.engine.view import View, view
 from pbem.reports.context import goal_lines, group_facts
+from pbem.reports.languages import LANGUAGES
 from pbem.reports.mails import structure_pictures
-from pbem.reports.templating import LANGUAGES, environment
+from pbem.reports.templating import environment
 from pbem.service.entries import command_of
 from pbem.service.history import GameFile, Section, timeline
 from pbem.service.model import GameService

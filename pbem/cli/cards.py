@@ -5,13 +5,15 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from pbem.engine.carddata import load_cardset
-from pbem.engine.cards import ALIGNMENTS, Card, CardSet, Group, Illuminati, Special
+from pbem.cli.choices import LaterChoice, alignments
 from pbem.errors import CardDataError, PbemError
-from pbem.orders.names import CARD_ALIASES, NameMatcher
+
+if TYPE_CHECKING:
+    from pbem.engine.cards import Card, CardSet, Illuminati
 
 __all__ = ["card_record", "cards"]
 
@@ -24,7 +26,7 @@ _KINDS = ("illuminati", "group", "special")
 )
 @click.option(
     "--alignment",
-    type=click.Choice(ALIGNMENTS, case_sensitive=False),
+    type=LaterChoice(alignments, case_sensitive=False),
     help="Only groups with this alignment (Media: the groups that gain it with media_alignment).",
 )
 @click.option("--name", "query", metavar="TEXT", help="One card; any unambiguous spelling.")
@@ -38,6 +40,9 @@ def cards(
     kind: str | None, alignment: str | None, query: str | None, as_json: bool, data: Path | None
 ) -> None:
     """List the Illuminati, groups and special cards."""
+    from pbem.engine.carddata import load_cardset
+    from pbem.orders.names import CARD_ALIASES, NameMatcher
+
     try:
         cardset = load_cardset(data)
     except CardDataError as exc:
@@ -72,6 +77,8 @@ def _all_cards(cardset: CardSet) -> list[Card]:
 
 
 def _fits(card: Card, kind: str | None, alignment: str | None) -> bool:
+    from pbem.engine.cards import Group
+
     if kind is not None and card.kind != kind.lower():
         return False
     if alignment is None:
@@ -82,6 +89,8 @@ def _fits(card: Card, kind: str | None, alignment: str | None) -> bool:
 
 
 def _row(card: Card) -> tuple[str, ...]:
+    from pbem.engine.cards import Illuminati, Special
+
     if isinstance(card, Special):
         kind = "special" if card.copies == 1 else f"special x{card.copies}"
         return (card.name, kind, "", "-", "-", "-", card.text)
@@ -115,6 +124,8 @@ def _table(listed: list[Card]) -> str:
 
 
 def _count_line(listed: list[Card]) -> str:
+    from pbem.engine.cards import Group, Illuminati, Special
+
     illuminati = sum(1 for c in listed if isinstance(c, Illuminati))
     groups = sum(1 for c in listed if isinstance(c, Group))
     specials = [c for c in listed if isinstance(c, Special)]

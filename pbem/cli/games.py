@@ -5,27 +5,27 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from pbem.cli import gm_text
 from pbem.cli.session import (
     common,
     counted,
     explain,
     game_named,
+    locked_store,
     session,
     shared_addresses,
     where_of,
 )
-from pbem.engine.cards import CardSet
-from pbem.engine.state import Options
 from pbem.errors import PbemError
-from pbem.orders.names import CARD_ALIASES, NameMatcher
-from pbem.reports.templating import LANGUAGES
-from pbem.service import gm, history
-from pbem.service.model import Timing
+from pbem.reports.languages import LANGUAGES
+
+if TYPE_CHECKING:
+    from pbem.engine.cards import CardSet
+    from pbem.service.history import GameFile
+    from pbem.store import Store
 
 __all__ = ["game", "games", "preview", "process"]
 
@@ -60,6 +60,9 @@ def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...],
            orders_hours: float, response_hours: float, language: str, seed: str | None,
            **kw: Any) -> None:
     """Create GAME for its players; nothing is mailed until `pbem game start`."""
+    from pbem.service import gm
+    from pbem.service.model import Timing
+
     where = where_of(kw)
     seats = [(n, where.address(a, "--player"), i) for n, a, i in map(_player, players)]
     chosen = _options(options)
@@ -91,6 +94,8 @@ def _player(text: str) -> tuple[str, str, str]:
 
 
 def _illuminati(cards: CardSet, query: str) -> str:
+    from pbem.orders.names import CARD_ALIASES, NameMatcher
+
     names = [i.name for i in cards.illuminati]
     try:
         return NameMatcher(names, aliases=CARD_ALIASES, what="Illuminati").match(query)
@@ -99,6 +104,8 @@ def _illuminati(cards: CardSet, query: str) -> str:
 
 
 def _options(items: tuple[str, ...]) -> dict[str, Any]:
+    from pbem.engine.state import Options
+
     known = {f.name: f.type for f in fields(Options)}
     chosen: dict[str, Any] = {}
     for item in items:
@@ -129,6 +136,8 @@ def _options(items: tuple[str, ...]) -> dict[str, Any]:
 @common
 def start(game_id: str, show_passwords: bool, **kw: Any) -> None:
     """Start GAME: passwords made, welcome mails queued, the first turn begins."""
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -145,6 +154,9 @@ def start(game_id: str, show_passwords: bool, **kw: Any) -> None:
 @common
 def show(game_id: str, as_json: bool, **kw: Any) -> None:
     """Everything about GAME, secrets included: the game master sees it all."""
+    from pbem.cli import gm_text
+    from pbem.service import history
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -161,11 +173,13 @@ def show(game_id: str, as_json: bool, **kw: Any) -> None:
 def games(**kw: Any) -> None:
     """List the games of the store."""
     where = where_of(kw)
-    with session(where) as service:
-        records = [history.read_game(service.store, g) for g in service.games()]
+    with locked_store(where) as store:
+        records = _records(store) if store.games() else []  # an empty store loads no service
     if not records:
         click.echo("No games yet. Create one with `pbem game create`.")
         return
+    from pbem.cli import gm_text
+
     rows = [("GAME", "STATUS", "TURN", "STEP", "PLAYERS", "DEADLINE")]
     for r in records:
         state = r.state
@@ -183,6 +197,13 @@ def games(**kw: Any) -> None:
         click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
 
 
+def _records(store: Store) -> list[GameFile]:
+    from pbem.service import history
+    from pbem.service.postmaster import POSTMASTER
+
+    return [history.read_game(store, g) for g in store.games() if g != POSTMASTER]
+
+
 # --- running -----------------------------------------------------------------------------------
 
 
@@ -190,6 +211,8 @@ def games(**kw: Any) -> None:
 @common
 def process(**kw: Any) -> None:
     """Process the waiting mail now, run the deadlines, and let bot seats play."""
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         done = gm.process(service, where.now)
@@ -203,6 +226,9 @@ def process(**kw: Any) -> None:
 @common
 def preview(game_id: str, **kw: Any) -> None:
     """What `pbem process` would do to GAME now (or at --now), without doing it."""
+    from pbem.cli import gm_text
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)

@@ -9,21 +9,17 @@ from typing import Any
 
 import click
 
-from pbem.archive.build import build_game, build_index, game_ids
 from pbem.cli.session import (
-    BusyError,
     common,
     counted,
     explain,
     game_named,
+    held,
     session,
     where_of,
 )
-from pbem.engine.codec import to_json
 from pbem.errors import PbemError
-from pbem.orders.names import NameMatcher
-from pbem.reports.templating import LANGUAGES
-from pbem.service import gm, history
+from pbem.reports.languages import LANGUAGES
 
 __all__ = ["archive", "export", "history_command", "replay", "verify"]
 
@@ -41,6 +37,9 @@ def history_command(game_id: str, player: str | None, **kw: Any) -> None:
 
     Without --player it is the game master's view: every hand, secret goal and hidden
     treasury of a game in progress. Keep it to yourself."""
+    from pbem.orders.names import NameMatcher
+    from pbem.service import history
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -65,6 +64,8 @@ def export(game_id: str, output: Path | None, **kw: Any) -> None:
 
     While the game runs the export holds its secret seed: keep it to yourself.
     """
+    from pbem.service import history
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -93,6 +94,9 @@ def export(game_id: str, output: Path | None, **kw: Any) -> None:
 @common
 def replay(game_id: str, check: bool, to: int | None, as_json: bool, **kw: Any) -> None:
     """Rebuild GAME's state from its setup and log."""
+    from pbem.engine.codec import to_json
+    from pbem.service import history
+
     if check and to is not None:
         raise click.UsageError("--check compares the whole log with the snapshot: drop --to.")
     where = where_of(kw)
@@ -127,6 +131,8 @@ def replay(game_id: str, check: bool, to: int | None, as_json: bool, **kw: Any) 
 def verify(game_id: str, running: bool, **kw: Any) -> None:
     """Recompute every roll and shuffle of GAME from its revealed seed; exit 1 if any
     differs from the log or the seed from the commitment sent at the start."""
+    from pbem.service import history
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -167,6 +173,9 @@ def archive() -> None:
 def archive_build(folder: Path, language: str | None, **kw: Any) -> None:
     """Write the archive of all games to DIR: finished games in full, running games as
     every player may see them."""
+    from pbem.archive.build import build_game, build_index, game_ids
+    from pbem.service import history
+
     where = where_of(kw)
     with session(where) as service:
         store, cards = service.store, service.cards
@@ -176,12 +185,10 @@ def archive_build(folder: Path, language: str | None, **kw: Any) -> None:
         with click.progressbar(ids, label="Building the archive",
                                item_show_func=lambda g: g or "") as bar:
             for game_id in bar:
-                with gm.locked(store, where.wait):
+                with held(store, where.wait):
                     record = history.read_game(store, game_id)
                 summaries.append(build_game(cards, record, folder, language))
         build_index(summaries, folder, language)
-    except gm.StoreBusyError as error:
-        raise BusyError(explain(error)) from error
     except PbemError as error:
         raise click.ClickException(explain(error)) from error
     except OSError as error:

@@ -5,16 +5,20 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from pbem.bots import LEVELS, Level
 from pbem.cli.auth import auth
 from pbem.cli.cards import cards
+from pbem.cli.choices import LaterChoice, levels
 from pbem.cli.daemon import doctor, run
 from pbem.cli.gm import add_gm_commands
 from pbem.cli.outbox import outbox
 from pbem.errors import PbemError
+
+if TYPE_CHECKING:
+    from pbem.bots import Level
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -40,7 +44,7 @@ add_gm_commands(main)
               help="Seed of the whole run; game i uses a seed derived from it.")
 @click.option("--turn-cap", default=300, show_default=True, type=click.IntRange(1),
               help="A game still undecided after this many turns ends as a 'turn cap'.")
-@click.option("--level", "levels", multiple=True, type=click.Choice(LEVELS),
+@click.option("--level", "levels", multiple=True, type=LaterChoice(levels),
               help="The bots' levels, one per seat in order (repeat it; the rest: normal).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def simulate(games: int, players: int, seed: int, turn_cap: int, levels: tuple[Level, ...],
@@ -87,7 +91,7 @@ def simulate(games: int, players: int, seed: int, turn_cap: int, levels: tuple[L
 @click.option("--keep-running", is_flag=True,
               help="Leave the first seat to you and keep the daemon running.")
 @click.option("--seed", default=None, metavar="HEX", help="The dice seed (default: random).")
-@click.option("--level", "levels", multiple=True, type=click.Choice(LEVELS),
+@click.option("--level", "levels", multiple=True, type=LaterChoice(levels),
               help="The bots' levels, one per seat in order (repeat it; the rest: normal).")
 def demo(folder: Path, port: int, keep_running: bool, seed: str | None,
          levels: tuple[Level, ...]) -> None:

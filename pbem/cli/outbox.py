@@ -12,14 +12,14 @@ dropped by the replacement itself (docs/service.md).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from pbem.cli.session import common, session, where_of
-from pbem.daemon.outbox import GIVEN_UP, read_hold
-from pbem.service.gm import drop_mail
-from pbem.store import OutboxItem
+
+if TYPE_CHECKING:
+    from pbem.store import OutboxItem
 
 __all__ = ["outbox"]
 
@@ -33,6 +33,8 @@ def outbox() -> None:
 
 def given_up(item: OutboxItem) -> bool:
     """True when the daemon will not try this mail again by itself."""
+    from pbem.daemon.outbox import GIVEN_UP
+
     return (item.last_error or "").startswith(GIVEN_UP)
 
 
@@ -43,6 +45,8 @@ def given_up(item: OutboxItem) -> bool:
 def list_mail(only_given_up: bool, **kw: Any) -> None:
     """List the mails waiting to be sent, oldest first, with their last error, and why the
     daemon holds sending back (a provider's sending limit, a refused login), if it does."""
+    from pbem.daemon.outbox import GIVEN_UP, read_hold
+
     where = where_of(kw)
     with session(where) as service:
         items = [i for i in service.store.outbox() if given_up(i) or not only_given_up]
@@ -92,6 +96,8 @@ def drop(outbox_ids: tuple[str, ...], all_given_up: bool, reason: str, yes: bool
     """Discard mails for good, unsent: the daemon will never send them.
 
     Each is logged in its game's log, shown in your `pbem history GAME` and to no player."""
+    from pbem.service.gm import drop_mail
+
     if not outbox_ids and not all_given_up:
         raise click.UsageError("Name the mails to drop (see `pbem outbox list`), or give "
                                "--given-up for all the mails the daemon gave up on.")

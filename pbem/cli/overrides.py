@@ -5,11 +5,11 @@ seats (``replace``, ``remove``, ``bot``), the deadlines (``pause``, ``resume``, 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from pbem.bots import LEVELS, Level
+from pbem.cli.choices import LaterChoice, levels
 from pbem.cli.session import (
     common,
     counted,
@@ -18,10 +18,10 @@ from pbem.cli.session import (
     shared_addresses,
     where_of,
 )
-from pbem.engine.events import Event
-from pbem.reports.context import report_events, utc_minute
-from pbem.reports.templating import environment
-from pbem.service import gm
+
+if TYPE_CHECKING:
+    from pbem.bots import Level
+    from pbem.engine.events import Event
 
 __all__ = ["announce", "bot", "edit", "end_game", "extend", "pause", "remove_seat",
            "replace_seat", "resume", "rollback"]
@@ -39,6 +39,8 @@ def rollback(game_id: str, to: int, reason: str, yes: bool, **kw: Any) -> None:
 
     The player to move then has a full orders period from now, or the deadline they had
     if that is later (an extension is not lost)."""
+    from pbem.service import gm
+
     where = where_of(kw)
     if not yes:
         click.confirm(f"Undo every step of {game_id} after step {to}?", abort=True)
@@ -62,6 +64,8 @@ def edit() -> None:
 @common
 def edit_money(game_id: str, card: str, amount: int, reason: str, **kw: Any) -> None:
     """Set the money on CARD (in a power structure) to AMOUNT MB."""
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -77,6 +81,8 @@ def edit_money(game_id: str, card: str, amount: int, reason: str, **kw: Any) -> 
 @common
 def edit_move(game_id: str, card: str, place: str, reason: str, **kw: Any) -> None:
     """Put CARD in PLACE: uncontrolled, dead, deck, discards or hand:PLAYER."""
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -85,6 +91,9 @@ def edit_move(game_id: str, card: str, place: str, reason: str, **kw: Any) -> No
 
 
 def _echo_events(events: list[Event]) -> None:
+    from pbem.reports.context import report_events
+    from pbem.reports.templating import environment
+
     module = environment().get_template("en/_events.txt.j2").module
     for e in report_events(events, None):  # the GM sees all, each thing said once
         click.echo(module.event(e))  # type: ignore[attr-defined]
@@ -102,6 +111,8 @@ def end_game(game_id: str, winners: tuple[str, ...], reason: str, yes: bool,
     """End GAME now, won by each --winner or by no one: for what the rules do not end (a
     player left alone, players agreeing to stop). Every player gets the game's last mail,
     with its secret seed."""
+    from pbem.service import gm
+
     where = where_of(kw)
     # A seat named twice wins once (the engine counts it once too): the question says so.
     named: dict[str, str] = {}
@@ -131,6 +142,8 @@ def end_game(game_id: str, winners: tuple[str, ...], reason: str, yes: bool,
 def replace_seat(game_id: str, seat: str, address: str, name: str, show_password: bool,
                  **kw: Any) -> None:
     """Give SEAT of GAME to someone new: new address, new password mailed to it."""
+    from pbem.service import gm
+
     where = where_of(kw)
     address = where.address(address, "--address")
     with session(where) as service:
@@ -153,6 +166,8 @@ def replace_seat(game_id: str, seat: str, address: str, name: str, show_password
 @common
 def remove_seat(game_id: str, seat: str, reason: str, yes: bool, **kw: Any) -> None:
     """Take SEAT out of GAME: their groups go free, their money to the bank."""
+    from pbem.service import gm
+
     where = where_of(kw)
     if not yes:
         click.confirm(f"Remove {seat} from {game_id} for good?", abort=True)
@@ -166,11 +181,13 @@ def remove_seat(game_id: str, seat: str, reason: str, yes: bool, **kw: Any) -> N
 @click.argument("game_id", metavar="GAME")
 @click.argument("seat")
 @click.argument("switch", type=click.Choice(["on", "off"], case_sensitive=False))
-@click.option("--level", type=click.Choice(LEVELS), default="normal", show_default=True,
+@click.option("--level", type=LaterChoice(levels), default="normal", show_default=True,
               help="How well the bot plays (on a seat a bot plays already: change it).")
 @common
 def bot(game_id: str, seat: str, switch: str, level: Level, **kw: Any) -> None:
     """Let a bot play SEAT of GAME (on), or its player again (off)."""
+    from pbem.service import gm
+
     where = where_of(kw)
     on = switch.lower() == "on"
     with session(where) as service:
@@ -186,6 +203,8 @@ def bot(game_id: str, seat: str, switch: str, level: Level, **kw: Any) -> None:
 @common
 def pause(game_id: str, reason: str, **kw: Any) -> None:
     """Stop GAME's deadlines until `pbem resume`."""
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -198,6 +217,9 @@ def pause(game_id: str, reason: str, **kw: Any) -> None:
 @common
 def resume(game_id: str, **kw: Any) -> None:
     """Run GAME's deadlines again, moved later by the time it was paused."""
+    from pbem.reports.context import utc_minute
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -219,6 +241,9 @@ def resume(game_id: str, **kw: Any) -> None:
 def extend(game_id: str, hours: float, reason: str, **kw: Any) -> None:
     """Move GAME's running deadline later: the response window's, else the orders'; with a
     group offered and unanswered, the answer's and the orders' (the turn waits for it)."""
+    from pbem.reports.context import utc_minute
+    from pbem.service import gm
+
     where = where_of(kw)
     with session(where) as service:
         game_id = game_named(service, game_id)
@@ -237,6 +262,8 @@ def extend(game_id: str, hours: float, reason: str, **kw: Any) -> None:
 @common
 def announce(game_id: str, text: str, **kw: Any) -> None:
     """Mail TEXT to every player of GAME ("-" reads it from standard input)."""
+    from pbem.service import gm
+
     where = where_of(kw)
     if text == "-":
         text = sys.stdin.read()

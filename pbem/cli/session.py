@@ -1,26 +1,29 @@
 """What every game master command shares: its options, the store's lock held while it
-works, and typed errors turned into messages a person can act on."""
+works, and typed errors turned into messages a person can act on.
+
+The CLI starts at once: a module of ``pbem.cli`` imports click and little else at its top,
+and each command imports the service, the store and the engine when it runs
+(``tests/cli/test_cli_start.py`` checks it; ``bench/cli_start.py`` measures it)."""
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from pbem.daemon.config import load_config
-from pbem.engine.carddata import load_cardset
-from pbem.engine.cards import CardSet
-from pbem.errors import AddressError, PbemError
-from pbem.mail.address import deliverable
-from pbem.service import gm
-from pbem.service.service import Service, ServiceConfig
-from pbem.store import Store
+from pbem.errors import AddressError, PbemError, StoreError
+
+if TYPE_CHECKING:
+    from pbem.daemon.config import DaemonConfig
+    from pbem.engine.cards import CardSet
+    from pbem.service.service import Service
+    from pbem.store import GameStore, Store
 
 __all__ = ["BusyError", "Where", "common", "counted", "explain", "game_named", "session",
            "where_of"]
@@ -34,25 +37,29 @@ class BusyError(click.ClickException):
 
 @dataclass(frozen=True)
 class Where:
-    """The store, the service's settings and the clock the command works with."""
+    """The store, the daemon's configuration and the clock the command works with."""
 
     store: Path
     wait: float
     now: datetime
-    config: ServiceConfig
-    maildir: bool = False  # mail goes out into Maildirs (no [smtp]): see pbem.mail.address
+    config: DaemonConfig
 
     def address(self, text: str, option: str) -> str:
         """``text`` as a seat's address, checked as every address is (pbem.mail.address),
-        and as one the sender configured delivers to; else the command ends naming it."""
+        and as one the sender configured delivers to (mail goes out into Maildirs without
+        [smtp]); else the command ends naming it."""
+        from pbem.mail.address import deliverable
+
         try:
-            return deliverable(text, maildir=self.maildir)
+            return deliverable(text, maildir=self.config.smtp is None)
         except AddressError as error:
             raise click.BadParameter(explain(error), param_hint=option) from None
 
 
 def _where(config_path: Path | None, store: Path | None, wait: float,
            now: str | None) -> Where:
+    from pbem.daemon.config import load_config
+
     try:
         config = load_config(config_path)
     except PbemError as error:
@@ -70,7 +77,7 @@ def _where(config_path: Path | None, store: Path | None, wait: float,
                                      param_hint="--now") from None
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
-    return Where(store, wait, moment, config.service_config(), maildir=config.smtp is None)
+    return Where(store, wait, moment, config)
 
 
 def common(command: F) -> F:
@@ -98,18 +105,40 @@ def common(command: F) -> F:
 @contextmanager
 def session(where: Where, *, create: bool = False) -> Iterator[Service]:
     """The service of the store, its lock held; PbemErrors become plain messages."""
+    from pbem.service.service import Service
+
+    with locked_store(where, create=create) as store:
+        yield Service(store, where.config.service_config(), _cards())
+
+
+@contextmanager
+def locked_store(where: Where, *, create: bool = False) -> Iterator[Store]:
+    """The store alone, its lock held, for a command that needs no more (``pbem games``
+    on a store without games loads no service); PbemErrors become plain messages."""
+    from pbem.store import Store
+
     if not create and not (where.store / "games").is_dir():
         raise click.ClickException(
             f"There is no game store at {where.store}. Give --store (or set PBEM_STORE), or "
             "create a game first with `pbem game create`.")
     try:
         store = Store(where.store)
-        with gm.locked(store, where.wait):
-            yield Service(store, where.config, _cards())
-    except gm.StoreBusyError as error:
-        raise BusyError(explain(error)) from error
+        with held(store, where.wait):
+            yield store
     except PbemError as error:
         raise click.ClickException(explain(error)) from error
+
+
+@contextmanager
+def held(store: GameStore, wait: float) -> Iterator[None]:
+    """Hold the store's lock; BusyError (exit code 3) if the daemon keeps it longer than
+    ``wait`` seconds."""
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(store.lock(wait))
+        except StoreError as error:
+            raise BusyError(explain(error)) from error
+        yield
 
 
 def game_named(service: Service, name: str) -> str:
@@ -146,6 +175,8 @@ _CARDS: list[CardSet] = []
 
 
 def _cards() -> CardSet:
+    from pbem.engine.carddata import load_cardset
+
     if not _CARDS:
         _CARDS.append(load_cardset())
     return _CARDS[0]

@@ -21,18 +21,21 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.errors import AddressError, ConfigError
 from pbem.mail.address import deliverable, mail_address
-from pbem.reports.templating import LANGUAGES
-from pbem.service.mails import Sender
-from pbem.service.postmaster import STRANGER_REPLIES
-from pbem.service.service import ServiceConfig
-from pbem.transport.imap import ImapConfig
-from pbem.transport.oauth import PROVIDERS, OAuthSettings, Provider
-from pbem.transport.sender import Security
+from pbem.reports.languages import LANGUAGES
+from pbem.service.settings import STRANGER_REPLIES, Sender
+
+# The service and the mail transports load only when a command needs them: reading the
+# configuration is part of every `pbem` command, which starts at once (bench/cli_start.py).
+if TYPE_CHECKING:
+    from pbem.service.service import ServiceConfig
+    from pbem.transport.imap import ImapConfig
+    from pbem.transport.oauth import OAuthSettings, Provider
+    from pbem.transport.sender import Security
 
 DEFAULT_STORE = Path("var/pbem")
 IMAP_PASSWORD_ENV = "PBEM_IMAP_PASSWORD"
@@ -131,6 +134,8 @@ class DaemonConfig:
 
     def service_config(self) -> ServiceConfig:
         """Give the game service's settings."""
+        from pbem.service.service import ServiceConfig
+
         return ServiceConfig(sender=self.sender, max_mail_bytes=self.max_mail_bytes,
                              mails_per_hour=self.mails_per_hour,
                              stranger_replies=self.stranger_replies)
@@ -330,7 +335,9 @@ def _secret(reader: _Reader, env: Mapping[str, str], name: str) -> str | None:
 
 
 def _oauth(reader: _Reader, env: Mapping[str, str], store: Path) -> OAuthSettings:
-    provider = cast(Provider, reader.choice("provider", "google", PROVIDERS))
+    from pbem.transport.oauth import PROVIDERS, OAuthSettings
+
+    provider = cast("Provider", reader.choice("provider", "google", PROVIDERS))
     secret = env.get(OAUTH_SECRET_ENV) or reader.optional_text("client_secret")
     if provider == "microsoft-app" and secret is None:
         raise ConfigError(f"In {reader.origin}, [oauth] provider microsoft-app needs a "
@@ -362,6 +369,8 @@ def _limit(reader: _Reader, key: str) -> int | None:
 
 def _imap(reader: _Reader, env: Mapping[str, str],
           oauth_settings: OAuthSettings | None) -> ImapConfig:
+    from pbem.transport.imap import ImapConfig
+
     oauth = _auth(reader, oauth_settings)
     password = _secret(reader, env, IMAP_PASSWORD_ENV)
     if oauth is not None:
@@ -377,7 +386,7 @@ def _imap(reader: _Reader, env: Mapping[str, str],
         port=reader.whole("port", 993 if security == "tls" else 143, 1, 65535),
         username=reader.required("username"),
         password=password,
-        security=cast(Security, security),
+        security=cast("Security", security),
         folder=reader.text("folder", "INBOX"),
         # An empty name leaves handled mail in place, flagged, for a shared mailbox.
         processed_folder=processed or None,
@@ -407,7 +416,7 @@ def _smtp(reader: _Reader, env: Mapping[str, str],
     return SmtpSettings(
         host=reader.required("host"),
         port=reader.whole("port", default_port, 1, 65535),
-        security=cast(Security, security), username=username, password=password,
+        security=cast("Security", security), username=username, password=password,
         timeout=reader.seconds("timeout", 30.0),
         ca_file=_file(reader, "ca_file"),
         oauth=oauth,

@@ -50,10 +50,11 @@ from pbem.reports.forms import (
     response_lines,
     welcome_example,
 )
+from pbem.reports.languages import LANGUAGES
 from pbem.reports.pictures import InlinePicture, png_picture
 from pbem.reports.position import Attachment, Position, position
 from pbem.reports.svg import structure_svg
-from pbem.reports.templating import LANGUAGES, environment, render
+from pbem.reports.templating import environment, render
 
 Problem = Literal["unknown_game", "unreadable", "auth_failed", "flooding", "hushed", "failed"]
 

@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 from pbem.orders.model import Order, kind_of
-from pbem.reports.templating import LANGUAGES, environment, one_stop
+from pbem.reports.languages import LANGUAGES
+from pbem.reports.templating import environment, one_stop
 
 __all__ = ["paraphrase"]
 

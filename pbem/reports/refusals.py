@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pbem.errors import install_english_wording
-from pbem.reports.templating import LANGUAGES, environment
+from pbem.reports.languages import LANGUAGES
+from pbem.reports.templating import environment
 
 
 class Refusal(Protocol):

@@ -20,8 +20,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from pbem.orders.format import fold_order
-
-LANGUAGES = ("en", "fr")
+from pbem.reports.languages import LANGUAGES
 
 
 @cache

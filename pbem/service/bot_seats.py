@@ -20,9 +20,10 @@ from dataclasses import replace
 from pbem.bots import LEVELS, Level, mailbots
 from pbem.engine.cards import CardSet
 from pbem.service.auth import hash_password
-from pbem.service.mails import Sender, welcome_settings
+from pbem.service.mails import welcome_settings
 from pbem.service.model import Seat
 from pbem.service.notices import ResponseRequest, StatusReport, Welcome
+from pbem.service.settings import Sender
 from pbem.service.table import Table
 from pbem.store import OutboxItem
 

@@ -21,13 +21,14 @@ event: only the game master's own views show it::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, ClassVar
 
 from pbem.engine.codec import from_json, to_json
 from pbem.engine.commands import Command
 from pbem.engine.events import Event, GmNote, GmRename
+from pbem.errors import StoreError
 
 # Only the game master's own views show these (``gm_only``: what a rollback cut off of the
 # GM entries only they see).
@@ -36,25 +37,169 @@ PRIVATE = ("address", "old_address", "gm_only")
 
 @dataclass(frozen=True)
 class GmEvent:
-    """An override the engine state does not show, as its GM entry records it.
+    """An override the engine state does not show, as its GM entry records it: one frozen
+    dataclass per kind (``GM_KINDS`` by name), its fields the entry's ``data``.
 
-    ``data`` may hold addresses; ``public`` is what the players may see, unless the whole
-    override is ``gm_only``.
+    The stored form is as it always was, ``{"kind", "data"}`` (``data``; a field named in
+    ``NAMES`` is stored under another key, an optional field left ``None`` is absent), so logs
+    written before read back as the same entries (``tests/service/test_old_logs.py``).
+    ``data`` may hold addresses; ``public`` is the entry as the players may see it, unless the
+    whole override is ``gm_only``. Templates read the fields, and the optional ones with
+    ``get`` (by stored key), as they read the players' copy in a ``GmNote`` event, a dict.
     """
 
-    kind: str
-    at: str
-    data: dict[str, Any] = field(default_factory=dict)
-    gm_only: bool = False
+    kind: ClassVar[str]
+    gm_only: ClassVar[bool] = False
+    NAMES: ClassVar[dict[str, str]] = {}  # field -> its key in the stored data
+    at: str = field(default="", kw_only=True)  # set by ``Table.record``
 
     @property
-    def public(self) -> dict[str, Any]:
-        return {k: v for k, v in self.data.items() if k not in PRIVATE}
+    def data(self) -> dict[str, Any]:
+        """The entry's stored ``data``."""
+        return {self.NAMES.get(f.name, f.name): getattr(self, f.name) for f in fields(self)
+                if f.name != "at" and getattr(self, f.name) is not None}
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A stored key's value, as a dict gives it (for the templates' optional fields)."""
+        return self.data.get(key, default)
+
+    @property
+    def public(self) -> GmEvent:
+        """The entry without what only the game master may see (addresses)."""
+        hidden: dict[str, Any] = {f.name: None for f in fields(self)
+                                  if self.NAMES.get(f.name, f.name) in PRIVATE}
+        return replace(self, **hidden) if hidden else self
 
     @property
     def event(self) -> Event:
         """The engine-style event players are shown (in turn reports, histories, mails)."""
-        return GmNote(gm_kind=self.kind, entry=self.public)
+        return GmNote(gm_kind=self.kind, entry=self.public.data)
+
+    @classmethod
+    def from_data(cls, at: str, data: Mapping[str, Any]) -> GmEvent:
+        """The entry of this kind that ``data`` stores."""
+        keys = {cls.NAMES.get(f.name, f.name): f.name for f in fields(cls) if f.name != "at"}
+        return cls(at=at, **{keys[k]: v for k, v in data.items()})
+
+
+@dataclass(frozen=True)
+class GmCreate(GmEvent):
+    kind = "create"
+    players: list[str]
+    commitment: str = ""
+
+
+@dataclass(frozen=True)
+class GmStart(GmEvent):
+    kind = "start"
+    commitment: str = ""
+
+
+@dataclass(frozen=True)
+class GmRollback(GmEvent):
+    """Back to step ``to`` from ``from_``; ``undone``: the overrides cut off, by kind and time;
+    ``kept``: those only the game master sees, whole."""
+
+    kind = "rollback"
+    NAMES: ClassVar[dict[str, str]] = {"from_": "from", "kept": "gm_only"}
+    to: int
+    from_: int
+    reason: str = ""
+    undone: list[dict[str, Any]] = field(default_factory=list)
+    kept: list[dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class GmReplace(GmEvent):
+    """``seat`` given to someone new, now called ``name``."""
+
+    kind = "replace"
+    seat: str
+    name: str
+    address: str | None = None
+    old_address: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class GmRemove(GmEvent):
+    kind = "remove"
+    seat: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class GmBot(GmEvent):
+    kind = "bot"
+    seat: str
+    on: bool
+    level: str | None = None
+
+
+@dataclass(frozen=True)
+class GmPause(GmEvent):
+    kind = "pause"
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class GmResume(GmEvent):
+    """Deadlines run again, ``paused_hours`` later; the running one (``deadline``, ISO, and
+    ``deadline_utc`` to read) and a group ``offer``'s answer, if any, as they now stand."""
+
+    kind = "resume"
+    paused_hours: float
+    window: bool = False
+    deadline: str | None = None
+    deadline_utc: str | None = None
+    offer: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class GmExtend(GmEvent):
+    """The running deadline (the response window's, else the orders') ``hours`` later; with a
+    group ``offer``, its answer's too."""
+
+    kind = "extend"
+    hours: float
+    deadline: str
+    deadline_utc: str
+    window: bool
+    offer: dict[str, Any] | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class GmAnnounce(GmEvent):
+    kind = "announce"
+    text: str
+
+
+@dataclass(frozen=True)
+class GmDropMail(GmEvent):
+    """Mail dropped unsent: where a mail goes is its recipient's business, so only the game
+    master's views show it."""
+
+    kind = "drop_mail"
+    gm_only = True
+    mail: str
+    address: str | None = None
+    reason: str = ""
+    seat: str | None = None
+
+
+GM_KINDS: dict[str, type[GmEvent]] = {c.kind: c for c in (
+    GmCreate, GmStart, GmRollback, GmReplace, GmRemove, GmBot, GmPause, GmResume, GmExtend,
+    GmAnnounce, GmDropMail)}
+
+
+def gm_event(kind: str, at: str, data: Mapping[str, Any]) -> GmEvent:
+    """The GM entry of ``kind`` that ``data`` stores; a kind this version does not know is a
+    damaged (or newer) log."""
+    if kind not in GM_KINDS:
+        raise StoreError(f"The log holds a game master's entry of a kind unknown here: {kind}.",
+                         suggestion="Run the pbem version that wrote it.")
+    return GM_KINDS[kind].from_data(at, data)
 
 
 def command_entry(command: Command, events: Sequence[Event], at: str, seq: int) -> dict[str, Any]:
@@ -78,8 +223,7 @@ def command_of(entry: dict[str, Any]) -> Command | None:
 def gm_event_of(entry: dict[str, Any]) -> GmEvent | None:
     """The entry's GM event; None for a command entry."""
     gm = entry.get("gm")
-    return None if gm is None else GmEvent(gm["kind"], entry["at"], dict(gm["data"]),
-                                           bool(gm.get("gm_only")))
+    return None if gm is None else gm_event(gm["kind"], entry["at"], gm["data"])
 
 
 def commands(log: Iterable[dict[str, Any]]) -> Iterator[Command]:

@@ -19,8 +19,7 @@ reads does).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -39,14 +38,28 @@ from pbem.engine.events import Event, GmRename
 from pbem.engine.rules import apply
 from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS, Setup, new_game
 from pbem.engine.state import GameState
-from pbem.errors import IllegalCommandError, StoreError
+from pbem.errors import IllegalCommandError
 from pbem.mail.address import mail_address
 from pbem.orders.lexer import RESERVED
 from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
 from pbem.orders.names import CARD_ALIASES, NameMatcher, card_matcher
 from pbem.reports.context import utc_minute
 from pbem.service.deadlines import offer_due, past_reminders_sent, tick
-from pbem.service.entries import GmEvent, command_of, gm_event_of
+from pbem.service.entries import (
+    GmAnnounce,
+    GmBot,
+    GmCreate,
+    GmDropMail,
+    GmEvent,
+    GmExtend,
+    GmPause,
+    GmReplace,
+    GmResume,
+    GmRollback,
+    GmStart,
+    command_of,
+    gm_event_of,
+)
 from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Seat, Timing, iso, parse_iso
 from pbem.service.notices import GameOver, GmNews, StatusReport, TurnReport, Welcome
@@ -54,7 +67,7 @@ from pbem.service.offers import tell_offer_ended
 from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import Service
 from pbem.service.table import Table
-from pbem.store import GameStore, OutboxItem
+from pbem.store import OutboxItem
 
 GM = "gm"  # the ``player`` of the game master's engine commands
 PLACES = ("uncontrolled", "dead", "deck", "discards")
@@ -62,19 +75,6 @@ _NAME = re.compile(r"[^\W\d_][\w.'-]*( [\w.'-]+)*")
 _WHOLE_NAMES = ("all", "any", "anyone", "card", "me", GM)
 
 
-class StoreBusyError(StoreError):
-    """Another process (the daemon) holds the store's lock for too long."""
-
-
-@contextmanager
-def locked(store: GameStore, timeout: float | None = None) -> Iterator[None]:
-    """Hold the store's lock; StoreBusyError if it is not free within ``timeout`` seconds."""
-    with ExitStack() as stack:
-        try:
-            stack.enter_context(store.lock(timeout))
-        except StoreError as error:
-            raise StoreBusyError(error.message, suggestion=error.suggestion) from error
-        yield
 # --- creating and starting ---------------------------------------------------------------------
 
 
@@ -95,8 +95,7 @@ def create_game(service: Service, game_id: str, players: Sequence[tuple[str, str
     players = [(name, mail_address(address), illuminati.match(chosen) if chosen else "")
                for name, address, chosen in players]
     def note(table: Table) -> None:
-        table.record("create", {"players": [p[0] for p in players],
-                                "commitment": table.state.dice.commitment})
+        table.record(GmCreate([p[0] for p in players], table.state.dice.commitment))
 
     with service.store.lock():
         service.create_game(game_id, players, options=options, timing=timing, seed=seed,
@@ -108,7 +107,7 @@ def start_game(service: Service, game_id: str, now: datetime) -> dict[str, str]:
     """Welcome mails out and the first turn begun; gives the passwords (GM's eyes only)."""
     with service.store.lock():
         return service.start_game(game_id, now, note=lambda table: table.record(
-            "start", {"commitment": table.state.dice.commitment}))
+            GmStart(table.state.dice.commitment)))
 
 
 # --- running -----------------------------------------------------------------------------------
@@ -274,8 +273,7 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
         cut_off = [e for e in map(gm_event_of, log[length:]) if e]
         undone = [{"kind": e.kind, "at": e.at} for e in cut_off if not e.gm_only]
         kept = [{"kind": e.kind, "at": e.at, "data": e.data} for e in cut_off if e.gm_only]
-        event = table.record("rollback", {"to": to, "from": current, "reason": reason,
-                                          "undone": undone} | ({"gm_only": kept} if kept else {}))
+        event = table.record(GmRollback(to, current, reason, undone, kept or None))
         _tell_players(table, gm=event)
         step.advance()
         if not any(isinstance(n, TurnReport | GameOver) for n in table.notices):
@@ -373,9 +371,7 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
         table.service = _with_seat(table.service, now_called, address=address.lower(),
                                    password_hash=password_hash, misses=0, bot=False,
                                    bot_password="")
-        event = table.record("replace", {"seat": who, "name": now_called,
-                                         "address": address.lower(), "old_address": old,
-                                         "reason": reason})
+        event = table.record(GmReplace(who, now_called, address.lower(), old, reason))
         if password:
             table.notify(Welcome(now_called, password, welcome_settings(table.service.timing)))
         _tell_players(table, events, event)
@@ -473,12 +469,10 @@ def set_bot(service: Service, game_id: str, seat: str, on: bool, now: datetime,
                                           else f"no bot plays {who}", text=who,
                                           suggestion="give another --level to change how it "
                                           "plays" if on else "")
-        entry: dict[str, Any] = {"seat": who, "on": on}
-        if on:
-            entry["level"] = level
+        entry = GmBot(who, on, level if on else None)
 
         def note(table: Table) -> None:  # in the seat's own step, before the bot acts
-            _tell_players(table, gm=table.record("bot", entry))
+            _tell_players(table, gm=table.record(entry))
 
         service.set_bot(game_id, who, on, now, note=note, level=level)
 
@@ -492,7 +486,7 @@ def pause(service: Service, game_id: str, now: datetime, reason: str = "") -> No
         if table.service.paused:
             raise IllegalCommandError("the game is already paused")
         table.service = replace(table.service, paused=True)
-        _tell_players(table, gm=table.record("pause", {"reason": reason}))
+        _tell_players(table, gm=table.record(GmPause(reason)))
 
 
 def resume(service: Service, game_id: str,
@@ -512,12 +506,10 @@ def resume(service: Service, game_id: str,
         window = table.service.window
         running = window.deadline if window is not None else table.service.deadline
         deadline = parse_iso(running) if running else None
-        data: dict[str, Any] = {"paused_hours": hours, "window": window is not None}
-        if deadline is not None:  # players are told the new one
-            data |= _deadline_data(deadline)
         offer, answer = _offer_data(table)
-        data |= offer
-        _tell_players(table, gm=table.record("resume", data))
+        told = _deadline_data(deadline) if deadline is not None else {}  # the new one
+        _tell_players(table, gm=table.record(GmResume(
+            hours, window is not None, told.get("deadline"), told.get("deadline_utc"), offer)))
     return hours, deadline, answer
 
 
@@ -561,9 +553,10 @@ def extend(service: Service, game_id: str, hours: float, now: datetime,
         _running(table)
         window = table.service.window is not None
         deadline = parse_iso(_extended(table, hours))
-        offer, answer = _offer_data(table) if not window else ({}, None)
-        event = table.record("extend", {"hours": hours, **_deadline_data(deadline),
-                                        "window": window, **offer, "reason": reason})
+        offer, answer = _offer_data(table) if not window else (None, None)
+        told = _deadline_data(deadline)
+        event = table.record(GmExtend(hours, told["deadline"], told["deadline_utc"], window,
+                                      offer, reason))
         _tell_players(table, gm=event)
     return deadline, answer
 
@@ -600,15 +593,15 @@ def _extended(table: Table, hours: float) -> str:
     return deadline
 
 
-def _offer_data(table: Table) -> tuple[dict[str, Any], datetime | None]:
-    """The group offered and unanswered as a GM entry records it for the players' mail
-    (``offer``: who offers what to whom, and by when the answer is due), and that moment;
-    ({}, None) without an offer."""
+def _offer_data(table: Table) -> tuple[dict[str, Any] | None, datetime | None]:
+    """The group offered and unanswered as a GM entry records it for the players' mail (who
+    offers what to whom, and by when the answer is due), and that moment; (None, None)
+    without an offer."""
     offer, due = table.state.offer, offer_due(table.state, table.service)
     if offer is None or due is None:
-        return {}, None
-    return {"offer": {"giver": offer.giver, "receiver": offer.receiver, "group": offer.group,
-                      **_deadline_data(due)}}, due
+        return None, None
+    return {"giver": offer.giver, "receiver": offer.receiver, "group": offer.group,
+            **_deadline_data(due)}, due
 
 
 def _deadline_data(deadline: datetime) -> dict[str, str]:
@@ -623,7 +616,7 @@ def announce(service: Service, game_id: str, text: str, now: datetime) -> int:
         raise IllegalCommandError("the announcement is empty", suggestion="write some text")
     with service.step(game_id, now, advance=False) as step:
         table = step.table
-        _tell_players(table, gm=table.record("announce", {"text": text}))
+        _tell_players(table, gm=table.record(GmAnnounce(text)))
         told = len(table.notices)
     return told
 
@@ -652,10 +645,8 @@ def drop_mail(service: Service, outbox_ids: Sequence[str], now: datetime,
             with service.step(game_id, now, advance=False) as step:
                 for item in items:
                     seats = [s.name for s in step.table.service.seats if s.address == item.to]
-                    step.table.record("drop_mail", {"mail": item.outbox_id, "address": item.to,
-                                                    "reason": reason}
-                                      | ({"seat": seats[0]} if len(seats) == 1 else {}),
-                                      gm_only=True)
+                    step.table.record(GmDropMail(item.outbox_id, item.to, reason,
+                                                 seats[0] if len(seats) == 1 else None))
                 step.drop([i.outbox_id for i in items])
     return [item for items in by_game.values() for item in items]
 

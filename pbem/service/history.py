@@ -24,7 +24,15 @@ from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError, StoreError
 from pbem.reports.context import report_events
 from pbem.reports.templating import environment
-from pbem.service.entries import GmEvent, command_of, commands, gm_event_of, under_current_names
+from pbem.service.entries import (
+    GmCreate,
+    GmEvent,
+    GmStart,
+    command_of,
+    commands,
+    gm_event_of,
+    under_current_names,
+)
 from pbem.service.model import GameService
 from pbem.store import GameStore
 
@@ -55,8 +63,8 @@ class GameFile:
     @property
     def commitments(self) -> list[str]:
         """The dice commitments recorded when the game was created and started."""
-        return [str(e.data["commitment"]) for e in self.gm_events
-                if e.kind in ("create", "start") and e.data.get("commitment")]
+        return [e.commitment for e in self.gm_events
+                if isinstance(e, GmCreate | GmStart) and e.commitment]
 
 
 def read_game(store: GameStore, game_id: str) -> GameFile:

@@ -15,6 +15,7 @@ from pbem.reports import mails as reports
 from pbem.reports.context import ServiceSettings, moment_facts
 from pbem.reports.mails import Rendered
 from pbem.service.deadlines import offer_due
+from pbem.service.entries import GmAnnounce
 from pbem.service.model import GameService, Seat, Timing, parse_iso
 from pbem.service.notices import (
     Ack,
@@ -34,20 +35,8 @@ from pbem.service.notices import (
     TurnReport,
     Welcome,
 )
+from pbem.service.settings import Sender
 from pbem.store import OutboxItem
-
-
-@dataclass(frozen=True)
-class Sender:
-    """Who our mail comes from."""
-
-    address: str = "pbem@localhost"
-    name: str = "Illuminati PBEM"
-    domain: str = "localhost"
-    gm_address: str = ""
-    site_dir: Path | None = None
-    gm_lang: str = "en"  # how the game master's mail is written: language, time zone
-    gm_tz: str = "UTC"
 
 
 def welcome_settings(timing: Timing) -> ServiceSettings:
@@ -199,8 +188,8 @@ def _gm_news(notice: Notice, r: Reader) -> Rendered:
     events: list[Event] = list(notice.events)
     gm = notice.gm
     message = ""
-    if gm is not None and gm.kind == "announce":
-        message = str(gm.data["text"])
+    if isinstance(gm, GmAnnounce):
+        message = gm.text
     elif gm is not None:
         events.append(gm.event)
     return reports.gm_announcement(state.game, player, message, events=events,

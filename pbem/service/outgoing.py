@@ -9,8 +9,9 @@ from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json
 from pbem.engine.events import Event, TurnBegins
 from pbem.service.entries import under_current_names
-from pbem.service.mails import Sender, outbox_item, render_notice
+from pbem.service.mails import outbox_item, render_notice
 from pbem.service.notices import HistoryReply
+from pbem.service.settings import Sender
 from pbem.service.table import Table
 from pbem.store import GameStore, OutboxItem
 

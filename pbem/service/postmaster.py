@@ -22,15 +22,15 @@ from pbem.errors import AddressError
 from pbem.mail.address import mail_address, maildir_folder
 from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
-from pbem.service.mails import Sender, outbox_item
+from pbem.service.mails import outbox_item
 from pbem.service.model import Seat, iso, parse_iso
+from pbem.service.settings import STRANGER_REPLIES, Sender
 from pbem.store import GameStore, OutboxItem
 
 POSTMASTER = "pbem-postmaster"  # the store's record of mail that belongs to no game
 REPLY_INTERVAL = timedelta(hours=1)  # at most one reply an hour to a stranger or a failure
 FAILED_KEPT = 100  # mails whose processing broke, remembered for the GM
 ALERT_INTERVAL = timedelta(minutes=30)  # at most one notice of broken mails to the GM
-STRANGER_REPLIES = 30  # replies an hour, in all, to addresses that are no player's
 FLOOD_SENDERS = 20_000  # senders the flood counter keeps at most
 SWEEP_INTERVAL = timedelta(minutes=1)  # how often the flood counter forgets old senders
 

@@ -50,12 +50,13 @@ from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.deadlines import next_due, still_quiet, tick
 from pbem.service.directory import Directory, seat_at
 from pbem.service.entries import commands
-from pbem.service.mails import Sender, welcome_settings
+from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Seat, Timing, iso
 from pbem.service.notices import Ack, AlreadyDone, Welcome
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
-from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, STRANGER_REPLIES, Postmaster
+from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
+from pbem.service.settings import STRANGER_REPLIES, Sender
 from pbem.service.steps import Step
 from pbem.service.table import Table
 from pbem.store import GameStore

@@ -92,11 +92,10 @@ class Table:
             self.service = replace(self.service, offer_deadline="", offer_reminded=False)
         return events
 
-    def record(self, kind: str, data: dict[str, Any], *, gm_only: bool = False) -> GmEvent:
+    def record(self, event: GmEvent) -> GmEvent:
         """Log a GM override that leaves the engine state alone (a GM entry, which replay
-        skips; ``gm_only``: shown to nobody but the game master); gives it, for the
-        announcement."""
-        event = GmEvent(kind, iso(self.now), data, gm_only)
+        skips), at the step's time; gives it, for the announcement."""
+        event = replace(event, at=iso(self.now))
         self.entries.append(gm_entry(event, self.state.seq))
         return event
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from daemon_game import GameDaemon
 from servers import wait_until
 
-from pbem.service.postmaster import STRANGER_REPLIES
+from pbem.service.settings import STRANGER_REPLIES
 from pbem.store import Store
 
 FORGED = 300

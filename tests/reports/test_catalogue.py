@@ -21,8 +21,9 @@ import pytest
 
 import pbem
 from pbem.errors import IllegalCommandError, OrderSyntaxError, UnknownNameError
+from pbem.reports.languages import LANGUAGES
 from pbem.reports.refusals import UnknownRefusal, worded, wording
-from pbem.reports.templating import LANGUAGES, environment
+from pbem.reports.templating import environment
 from pbem.service.refusals import refused
 
 PACKAGE = Path(pbem.__file__).parent

@@ -19,7 +19,7 @@ import pytest
 from pbem.engine.events import KINDS, Event, event_of
 from pbem.reports import mails as reports
 from pbem.reports.context import report_events
-from pbem.service.entries import GmEvent
+from pbem.service.entries import GM_KINDS, gm_event
 
 ENGINE = Path(reports.__file__).parent.parent / "engine"
 LANGS = ("en", "fr")
@@ -195,13 +195,15 @@ GM_ONLY_KINDS = {"drop_mail"}  # recorded ``gm_only``: in no player's mail
 
 
 def test_every_kind_of_gm_entry_has_a_sample() -> None:
-    """The kinds pbem.service.gm records (``table.record("<kind>", ...)``), but for those
-    the game master alone reads (``gm_only``: players never see them), and those of older
-    logs, are the kinds sampled."""
+    """The kinds pbem.service.gm records (its ``Gm...`` entries of
+    ``pbem.service.entries.GM_KINDS``), but for those the game master alone reads
+    (``gm_only``: players never see them), and those of older logs, are the kinds sampled."""
     source = (ENGINE.parent / "service" / "gm.py").read_text()
-    recorded = set(re.findall(r'record\(\s*"(\w+)"', source)) - GM_ONLY_KINDS
+    made = set(re.findall(r"\b(Gm\w+)\(", source))
+    recorded = {c.kind for c in GM_KINDS.values() if c.__name__ in made} - GM_ONLY_KINDS
+    assert {c.kind for c in GM_KINDS.values() if c.gm_only} == GM_ONLY_KINDS
     assert not recorded & OLD_GM_KINDS
-    assert recorded | OLD_GM_KINDS == set(GM_SAMPLES)
+    assert recorded | OLD_GM_KINDS == set(GM_SAMPLES) == set(GM_KINDS) - GM_ONLY_KINDS
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -209,7 +211,7 @@ def test_every_kind_of_gm_entry_has_a_sample() -> None:
 def test_every_gm_entry_has_a_sentence_without_addresses(kind: str, lang: str) -> None:
     """A GM entry's event reads as a sentence in the reader's language; players never see
     an address in it."""
-    event = GmEvent(kind, "2026-11-29T12:00:00+00:00", GM_SAMPLES[kind]).event
+    event = gm_event(kind, "2026-11-29T12:00:00+00:00", GM_SAMPLES[kind]).event
     mail = reports.history_reply("illu1", "Carol", [(4, (event,))], lang=lang)
     item = _item(mail.text)
     assert len(item) > 12 and item.endswith((".", "!")), item

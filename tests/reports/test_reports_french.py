@@ -20,8 +20,9 @@ from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
 from pbem.reports.refusals import worded
 from pbem.reports.templating import environment
-from pbem.service.mails import Sender, outbox_item
+from pbem.service.mails import outbox_item
 from pbem.service.refusals import refused
+from pbem.service.settings import Sender
 
 NB = "\xa0"
 

@@ -8,8 +8,8 @@ from datetime import timedelta
 
 from clocks import T0
 
-from pbem.service.mails import Sender
 from pbem.service.postmaster import Postmaster
+from pbem.service.settings import Sender
 from pbem.store.memory import MemoryStore
 
 SENDERS = 200_000

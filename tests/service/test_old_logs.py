@@ -24,6 +24,7 @@ from pbem.engine.codec import from_json, to_json
 from pbem.engine.events import Event
 from pbem.engine.setup import Setup
 from pbem.engine.state import GameState
+from pbem.service.entries import GM_KINDS, gm_entry, gm_event_of
 from pbem.service.history import GameFile, timeline_text, verify
 from pbem.service.model import GameService
 
@@ -65,6 +66,18 @@ def test_each_old_event_reads_as_its_kind_and_writes_back_the_same(name: str) ->
         event = from_json(Event, raw)
         assert type(event) is events.KINDS[raw["kind"]]
         assert to_json(event) == raw
+
+
+def test_each_old_gm_entry_reads_as_its_kind_and_writes_back_the_same() -> None:
+    """A game master's entry written before GM entries were typed reads as its kind's type,
+    and writes back the very entry, the players' event in it included."""
+    entries = [entry for game in old_games().values() for entry in game["export"]["log"]
+               if "gm" in entry]
+    assert {entry["gm"]["kind"] for entry in entries} == {"replace", "announce"}
+    for entry in entries:
+        event = gm_event_of(entry)
+        assert type(event) is GM_KINDS[entry["gm"]["kind"]]
+        assert gm_entry(event, entry["seq"]) == entry
 
 
 def test_the_old_games_hold_many_kinds() -> None:

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from transcripts.harness import Mailroom
 
-from pbem.service.mails import Sender, render_notice
+from pbem.service.mails import render_notice
 from pbem.service.notices import HelpReply
+from pbem.service.settings import Sender
 
 PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed makes Carol play first
 STANDING = ("STANDING DEFEND ANY UPTO 3", "STANDING NEVER INTERFERE")

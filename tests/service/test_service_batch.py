@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from pbem.service import service as service_module
-from pbem.service.mails import Sender
 from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import BATCH, Service, ServiceConfig
+from pbem.service.settings import Sender
 from pbem.store.memory import MemoryStore
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

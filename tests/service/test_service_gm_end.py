@@ -8,7 +8,7 @@ from pathlib import Path
 from transcripts.harness import GM, SERVICE, Mailroom
 
 from pbem.service import gm
-from pbem.service.mails import Sender
+from pbem.service.settings import Sender
 
 
 def test_the_game_master_is_told_when_one_player_is_left(tmp_path: Path) -> None:

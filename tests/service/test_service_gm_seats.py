@@ -10,7 +10,7 @@ from pathlib import Path
 from transcripts.harness import GM, SEED, SERVICE, Mailroom
 
 from pbem.service import gm
-from pbem.service.mails import Sender
+from pbem.service.settings import Sender
 
 SEED_LINE = SEED[:32]  # the game-over mail shows the seed in two lines of 32
 

@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 import pytest
 
 from pbem.service import service as service_module
-from pbem.service.mails import Sender
 from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import Service, ServiceConfig
+from pbem.service.settings import Sender
 from pbem.store.memory import MemoryStore
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)

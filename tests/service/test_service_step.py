@@ -10,6 +10,7 @@ import pytest
 from transcripts.harness import Mailroom
 
 from pbem.service import gm
+from pbem.service.entries import GmAnnounce
 from pbem.service.notices import StatusReport
 
 
@@ -27,7 +28,7 @@ def test_a_step_commits_once_its_entries_its_number_and_its_mails(tmp_path: Path
     before = room.record("illu").steps
     length = room.store.log_length("illu")
     with room.service.step("illu", room.now) as step:
-        step.table.record("announce", {"text": "Sunday"})
+        step.table.record(GmAnnounce("Sunday"))
         step.table.notify(StatusReport("Alice"))
         assert room.store.log_length("illu") == length  # nothing written before the end
     assert room.store.log_length("illu") == length + 1
@@ -41,7 +42,7 @@ def test_a_step_that_raises_writes_nothing(tmp_path: Path) -> None:
     room.collect()
     stored = _stored(room)
     with pytest.raises(RuntimeError), room.service.step("illu", room.now) as step:
-        step.table.record("announce", {"text": "Sunday"})
+        step.table.record(GmAnnounce("Sunday"))
         step.table.notify(StatusReport("Alice"))
         raise RuntimeError("the GM's command failed half way")
     assert _stored(room) == stored
@@ -56,7 +57,7 @@ def test_a_discarded_step_writes_nothing(tmp_path: Path) -> None:
     room.collect()
     stored = _stored(room)
     with room.service.step("illu", room.now) as step:
-        step.table.record("announce", {"text": "Sunday"})
+        step.table.record(GmAnnounce("Sunday"))
         step.discard()
     assert _stored(room) == stored
     room.at(hours=100)

@@ -26,9 +26,9 @@ from support import check_golden
 
 from pbem.engine.state import GameState
 from pbem.service import gm
-from pbem.service.mails import Sender
 from pbem.service.model import GameService, Timing
 from pbem.service.service import Service, ServiceConfig
+from pbem.service.settings import Sender
 from pbem.store import GameStore, OutboxItem, Store
 from pbem.store.memory import MemoryStore
 

@@ -1,0 +1,22 @@
+"""Who the service's mail comes from, and how many replies strangers get: settings of their
+own, so the daemon's configuration reads them without loading the service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+STRANGER_REPLIES = 30  # replies an hour, in all, to addresses that are no player's
+
+
+@dataclass(frozen=True)
+class Sender:
+    """Who our mail comes from."""
+
+    address: str = "pbem@localhost"
+    name: str = "Illuminati PBEM"
+    domain: str = "localhost"
+    gm_address: str = ""
+    site_dir: Path | None = None
+    gm_lang: str = "en"  # how the game master's mail is written: language, time zone
+    gm_tz: str = "UTC"
