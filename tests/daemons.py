@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import email
 import email.policy
+import os
+import signal
 import smtplib
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
 from clocks import T0
-from servers import Account, Dovecot, SmtpCatcher
+from servers import Account, Dovecot, SmtpCatcher, children_of, wait_until
+from support import REPO
 
 from pbem.daemon.config import DaemonConfig, load_config
 from pbem.daemon.outbox import GIVEN_UP
@@ -152,6 +157,37 @@ def port_answers(port: int) -> bool:
             return sock.recv(3) == b"220"
     except OSError:
         return False
+
+
+@contextmanager
+def pbem_run(folder: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``pbem run`` on ``folder/pbem.toml`` in a session of its own (as systemd would),
+    logging to ``folder/daemon.log``; give it once its listener answers on ``port``. Ends
+    what is left of it afterwards: SIGTERM to its group, then SIGKILL to it and its
+    children."""
+    with (folder / "daemon.log").open("ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pbem.cli.daemon", "run", "--config",
+             str(folder / "pbem.toml")], env=dict(os.environ, PYTHONPATH=str(REPO)),
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    children: set[int] = set()
+    try:
+        assert wait_until(lambda: port_answers(port), timeout=30), "the daemon did not listen"
+        children = children_of(process.pid)
+        yield process
+    finally:
+        if process.poll() is None:
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        process.wait()
+        for child in children:  # only if the test failed
+            with suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)
+
 
 def imap_section(dovecot: Dovecot, account: Account) -> str:
     """Give the TOML section that takes mail from the account over plain IMAP."""

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from stored_games import SEED
+from titles import mail_title
 
 from pbem.cli.gm import cli
 from pbem.engine.codec import from_json
@@ -75,7 +76,7 @@ def text_of(message: Message) -> str:
 
 
 def gm_mails(store: Path) -> list[Message]:
-    return [m for m in mails(store) if "From the game master" in m["Subject"]]
+    return [m for m in mails(store) if "From the game master" in mail_title(m)]
 
 
 def assert_replays(store: Path, game: str = "g") -> None:

@@ -709,3 +709,4 @@ def route_providers_to(monkeypatch: Any, server: TokenServer) -> None:
         return send(adapter, request, *args, **kwargs)
 
     monkeypatch.setattr(requests.adapters.HTTPAdapter, "send", rerouted)
+

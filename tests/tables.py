@@ -50,7 +50,8 @@ def table(state: GameState, **timing: object) -> Table:
 
 def mail(t: Table, player: str, *lines: str, turn: int | None = None) -> list[OrderResult]:
     """One order mail's lines carried out for ``player``."""
-    start = f"GAME test PLAYER {player} PASSWORD x" + (f" TURN {turn}" if turn else "")
+    start = f"GAME test PLAYER {player} PASSWORD x" + (
+        f" TURN {turn}" if turn is not None else "")
     names = tuple(p.name for p in t.state.players)
     parsed = parse_orders("\n".join([start, *lines, "END"]), CARDS, names)
     assert not parsed.errors, parsed.errors

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from email.parser import BytesHeaderParser
 from pathlib import Path
 
 from pbem.archive.build import build_game, build_index
@@ -20,8 +21,12 @@ from pbem.bots import Level
 from pbem.bots.mailbots import BotSeat, MailBot
 from pbem.daemon.config import load_config
 from pbem.daemon.server import Daemon, utc_now
+from pbem.mail.automatic import OWN_HEADER
 from pbem.service import gm, history
+from pbem.store import Store
 from pbem.transport.sender import MaildirSender, open_maildir
+
+_HEADERS = BytesHeaderParser()
 
 GAME = "demo"
 BOTS = ("Adam", "Eve", "Mallory", "Trent")
@@ -39,7 +44,8 @@ class DemoResult:
     turns: int
     maildirs: Path
     archive: Path
-    mails_sent: int
+    mails_sent: int  # the game's mails delivered to its players
+    game: str = GAME
 
 
 class _Mailbox:
@@ -48,7 +54,9 @@ class _Mailbox:
     def __init__(self, path: Path) -> None:
         # The daemon may be delivering the welcome into it this very moment.
         self.folder = open_maildir(path)
-        self._read: set[str] = set()  # keys already handed out: never parsed again
+        # Keys already handed out, never parsed again: at first the mails of an earlier
+        # demo in the same folder, which were never this game's.
+        self._read: set[str] = set(self.folder.iterkeys())
 
     def new(self) -> list[bytes]:
         fresh = []
@@ -71,6 +79,7 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
     shorter game, for the tests; seat ``i`` plays at ``levels[i]``, normal when not
     given)."""
     folder = folder.resolve()
+    game = _free_game_id(folder / "store")
     base = load_config(None)
     assert base.listener is not None
     # The bots write far more than a person: the per-sender hourly limit against floods
@@ -89,17 +98,15 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
     maildir = MaildirSender(config.maildir)
     names = [(HUMAN if keep_running and i == 0 else name) for i, name in enumerate(BOTS)]
     addresses = {n: f"{n.lower()}@{PLAYER_DOMAIN}" for n in names}
-    if GAME in service.games():
-        raise RuntimeError(f"{folder} already holds a demo game: give another folder")
     options: dict[str, int] = {"max_turns": TURN_CAP}
     if victory_groups is not None:
         options["victory_groups"] = victory_groups
     # As `pbem game create` and `start` do: the dice commitment is logged, for `pbem verify`.
-    gm.create_game(service, GAME, [(n, addresses[n], "") for n in names], seed=seed,
+    gm.create_game(service, game, [(n, addresses[n], "") for n in names], seed=seed,
                    options=options, now=utc_now())
-    passwords = gm.start_game(service, GAME, utc_now())
+    passwords = gm.start_game(service, game, utc_now())
     daemon.wake()
-    echo(f"Game {GAME!r} started: {', '.join(_seated(names, levels))}. The daemon listens on "
+    echo(f"Game {game!r} started: {', '.join(_seated(names, levels))}. The daemon listens on "
          f"127.0.0.1:{listener}; mail out goes to {config.maildir}.")
 
     def mailer(sender: str) -> Callable[[bytes], None]:
@@ -116,7 +123,7 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
             continue
         address = addresses[name]
         level = levels[index] if index < len(levels) else "normal"
-        seat = BotSeat(GAME, name, passwords[name], address, config.sender.address, level)
+        seat = BotSeat(game, name, passwords[name], address, config.sender.address, level)
         bot = MailBot(service.cards, seat, mailer(address))
         bots.append((bot, _Mailbox(maildir.maildir_path(address))))
     if keep_running:
@@ -126,7 +133,7 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
     started = time.monotonic()
     last_turn = -1
     while True:
-        state = service.state(GAME)
+        state = service.state(game)
         if state.phase == "over":
             break
         if state.turn_number != last_turn and state.turn_number % 10 == 0:
@@ -144,16 +151,18 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
     # Let the daemon send the last reports, then stop it and build the archive.
     daemon.wake()
     _wait_for_outbox(daemon)
-    final = service.state(GAME)
+    final = service.state(game)
     if not keep_running:
         daemon.request_stop()
         server.join(30)
     archive = folder / "archive"
     with daemon.store.lock():
-        record = history.read_game(daemon.store, GAME)
+        record = history.read_game(daemon.store, game)
     build_index([build_game(service.cards, record, archive)], archive)
     result = DemoResult(final.outcome, final.winners, final.turn_number, config.maildir,
-                        archive / "index.html", _count(config.maildir))
+                        archive / "index.html", _count(config.maildir, game), game)
+    for line in next_steps(result, folder, addresses[names[0]], keep_running):
+        echo(line)
     if keep_running:
         echo("The game is over; the daemon keeps running (Ctrl-C to stop).")
         server.join()
@@ -170,8 +179,39 @@ def _wait_for_outbox(daemon: Daemon, seconds: float = 30.0) -> None:
         time.sleep(0.1)
 
 
-def _count(root: Path) -> int:
-    return sum(1 for path in root.glob("*/*/*") if path.is_file())
+def _count(root: Path, game: str) -> int:
+    """The mails of ``game`` delivered into the players' Maildirs (not the sender's
+    delivery markers, nor the mails of an earlier demo in the same folder)."""
+    count = 0
+    for path in root.iterdir():
+        if path.name.startswith(".") or not (path / "new").is_dir():
+            continue
+        box = open_maildir(path)
+        count += sum(1 for key in box.iterkeys()
+                     if _HEADERS.parsebytes(box.get_bytes(key)).get(OWN_HEADER) == game)
+    return count
+
+
+def _free_game_id(store: Path) -> str:
+    """``demo``, or ``demo-2``, ``demo-3``... when an earlier demo in this folder holds it:
+    a second demo (with --keep-running, say) needs no other folder."""
+    taken = set(Store(store).games()) if (store / "index.json").exists() else set()
+    n = 1
+    while (game := GAME if n == 1 else f"{GAME}-{n}") in taken:
+        n += 1
+    return game
+
+
+def next_steps(result: DemoResult, folder: Path, address: str,
+               kept_running: bool) -> list[str]:
+    """What to do next, once the demo game is over: where to look, and how to play."""
+    lines = ["", "What next:",
+             f"- Open the archive in a browser: {result.archive.as_uri()}",
+             f"- Read a player's mail as they got it: mutt -f {result.maildirs / address}"]
+    if not kept_running:
+        lines.append(f"- Take a seat yourself against three bots: pbem demo --dir {folder} "
+                     "--keep-running")
+    return lines
 
 
 def _explain_joining(echo: Callable[[str], None], password: str, address: str, port: int,

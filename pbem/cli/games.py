@@ -148,6 +148,23 @@ def start(game_id: str, show_passwords: bool, **kw: Any) -> None:
             click.echo(f"  {name}: {password}")
 
 
+@game.command("delete")
+@click.argument("game_id", metavar="GAME")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@common
+def delete(game_id: str, yes: bool, **kw: Any) -> None:
+    """Delete GAME, created and never started (a started game is refused: end it)."""
+    from pbem.service import gm
+
+    where = where_of(kw)
+    with session(where) as service:
+        game_id = game_named(service, game_id)
+        if not yes:
+            click.confirm(f"Delete {game_id} for good?", abort=True)
+        gm.delete_game(service, game_id)
+    click.echo(f"Deleted {game_id}: it was never started, so nobody was mailed about it.")
+
+
 @game.command("show")
 @click.argument("game_id", metavar="GAME")
 @click.option("--json", "as_json", is_flag=True, help="The state and service record as JSON.")

@@ -1,5 +1,6 @@
 """The game master's view of what happened: ``pbem history``, ``export``, ``replay``,
-``verify`` and the static web site, ``pbem archive build``."""
+``verify`` and the static web site, ``pbem archive build``; and moving a game to another
+store: ``pbem export --move`` and ``pbem import``."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from pbem.cli.session import (
 from pbem.errors import PbemError
 from pbem.reports.languages import LANGUAGES
 
-__all__ = ["archive", "export", "history_command", "replay", "verify"]
+__all__ = ["archive", "export", "history_command", "import_game", "replay", "verify"]
 
 
 # --- histories ---------------------------------------------------------------------------------
@@ -58,29 +59,75 @@ def history_command(game_id: str, player: str | None, **kw: Any) -> None:
 @click.argument("game_id", metavar="GAME")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write to this file instead of standard output.")
+@click.option("--move", is_flag=True, help="Move the game out of this store, for `pbem "
+              "import` into another (deploy/SCALING.md): the export holds the players' "
+              "password hashes, and the game leaves this store.")
 @common
-def export(game_id: str, output: Path | None, **kw: Any) -> None:
+def export(game_id: str, output: Path | None, move: bool, **kw: Any) -> None:
     """Write GAME as JSON: setup, seats (no password hashes), log (GM entries too), snapshot.
 
     While the game runs the export holds its secret seed: keep it to yourself.
+
+    With --move the game's own address's mail is held (the daemon's listener answers 450,
+    and the sending mail server retries) while the daemon catches up with the mail the game
+    received and queued, waiting up to --wait seconds; then the game is written out and
+    taken out of this store. Switch its route to the new daemon once it is imported there.
     """
-    from pbem.service import history
+    from pbem.service import history, moves
 
     where = where_of(kw)
-    with session(where) as service:
-        game_id = game_named(service, game_id)
-        data = history.export(history.read_game(service.store, game_id))
+    if move:
+        if output is None:
+            raise click.UsageError("--move needs --output: the game leaves this store.")
+        with session(where) as service:
+            game_id = game_named(service, game_id)
+            store = service.store
+        try:
+            data = moves.move_out(store, game_id, where.wait)
+        except PbemError as error:
+            raise click.ClickException(explain(error)) from error
+    else:
+        with session(where) as service:
+            game_id = game_named(service, game_id)
+            data = history.export(history.read_game(service.store, game_id))
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     if output is None:
         click.echo(text, nl=False)
-    else:
-        try:
-            output.write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise click.ClickException(f"Cannot write {output}: {error.strerror or error}. "
-                                       "Give a file in a folder that exists and you may "
-                                       "write to.") from error
-        click.echo(f"Wrote {output} ({len(data['log'])} log entries).")
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        if move:  # the game left the store: its only copy is this text
+            click.echo(text, nl=False)
+        raise click.ClickException(f"Cannot write {output}: {error.strerror or error}. "
+                                   "Give a file in a folder that exists and you may "
+                                   "write to." + (" The game was moved out of this store: "
+                                                  "its export is printed above; keep it."
+                                                  if move else "")) from error
+    click.echo(f"Wrote {output} ({len(data['log'])} log entries)."
+               + (f" {game_id} left this store: import it with `pbem import {output}`, then "
+                  "route its address to that daemon." if move else ""))
+
+
+@click.command("import")
+@click.argument("source", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path))
+@common
+def import_game(source: Path, **kw: Any) -> None:
+    """Create the game FILE holds (written by `pbem export GAME --move` on another store) in
+    this store, as it was; refuses a game id this store has already."""
+    from pbem.service import moves
+
+    where = where_of(kw)
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise click.ClickException(f"Cannot read {source}: {error}.") from error
+    if not isinstance(data, dict):
+        raise click.ClickException(f"{source} is not a game exported by pbem.")
+    with session(where, create=True) as service:
+        game_id = moves.move_in(service.store, data)
+    click.echo(f"Imported {game_id} ({len(data['log'])} log entries). Route its address "
+               "to this daemon now: its mail waits at the mail server until then.")
 
 
 @click.command("replay")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,7 +50,8 @@ _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _KEYS: dict[str, tuple[str, ...]] = {
     "store": ("path",),
     "mail": ("address", "name", "domain", "gm_address", "gm_language", "gm_timezone",
-             "templates", "max_kib", "mails_per_hour", "stranger_replies", "envelope_from"),
+             "templates", "max_kib", "mails_per_hour", "stranger_replies", "envelope_from",
+             "address_per_game"),
     "listener": ("enabled", "host", "port", "accept", "tls_cert", "tls_key"),
     "imap": ("host", "port", "security", "username", "password", "folder",
              "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
@@ -84,7 +86,9 @@ class ListenerSettings:
         """Tell whether mail for ``address`` is ours to take."""
         bare = address.strip().strip("<>").strip().lower()
         domain = "@" + bare.rsplit("@", 1)[-1] if "@" in bare else ""
-        return bare in self.accept or (domain != "" and domain in self.accept)
+        # A game's own address (local+game@domain) is the address's.
+        base = re.sub(r"\+[^@]*@", "@", bare, count=1)
+        return bool({bare, base} & set(self.accept)) or (domain != "" and domain in self.accept)
 
 
 @dataclass(frozen=True)
@@ -286,7 +290,8 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
                     gm_address=_address(mail, "gm_address", gm, maildir="smtp" not in data)
                     if gm else "",
                     site_dir=templates if "templates" in mail.values else None,
-                    gm_lang=mail.choice("gm_language", "en", LANGUAGES), gm_tz=gm_tz)
+                    gm_lang=mail.choice("gm_language", "en", LANGUAGES), gm_tz=gm_tz,
+                    per_game=mail.flag("address_per_game", False))
     if sender.site_dir is not None and not sender.site_dir.is_dir():
         raise ConfigError(f"In {origin}, [mail] templates names {sender.site_dir}, "
                           "which is not a folder.")

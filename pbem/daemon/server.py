@@ -59,6 +59,9 @@ Clock = Callable[[], datetime]
 
 # Mail arriving this close together is processed together, up to this long after the first.
 _GATHER, _GATHER_MAX = 0.02, 0.25
+# A round of mail takes no more of its mails after this long, so that the answers to its
+# first leave at once (bots answering bots make long rounds: bench/latency.py).
+ROUND_SECONDS = 0.1
 # How long a new daemon waits for the children of a dead one to end (they finish a send).
 _ORPHANS_SECONDS = 60.0
 # How long ``serve`` waits for its children to be at work before it says it is ready.
@@ -103,6 +106,7 @@ class Daemon:
         self._store = Store(config.store)
         self._service = Service(self._store, config.service_config(), cards)
         self.store = Store(config.store)
+        self._listener_store = Store(config.store)  # the listener's recipient checks
         self.service = Service(self.store, config.service_config(), self._service.cards)
         self._wake = threading.Event()
         self._send_wake = threading.Event()  # wakes the sending loop when it is a thread
@@ -135,7 +139,8 @@ class Daemon:
             listener = SmtpListener(self.deliver_smtp, host=config.listener.host,
                                     port=config.listener.port, tls=tls,
                                     max_bytes=config.max_mail_bytes,
-                                    accept_recipient=config.listener.accepts)
+                                    accept_recipient=config.listener.accepts,
+                                    held_recipient=self._moved_away)
             listener.start()
             self._listener = listener
         # Sending has a loop of its own: it waits on the mail server while mail is processed.
@@ -160,6 +165,14 @@ class Daemon:
         for thread in self._threads:
             thread.start()
 
+    def _moved_away(self, address: str) -> bool:
+        """Tell whether ``address`` is the own address of a game moved out of this store
+        (``pbem export --move``): its mail waits at the sending server (450) until the
+        route to the game's new daemon is in place."""
+        local = address.strip().strip("<>").rpartition("@")[0]
+        game = local.partition("+")[2]
+        return bool(game) and self._listener_store.retired(game)
+
     def _imap_intake(self) -> ImapIntake:
         return make_imap_intake(self.config, self.deliver_imap_group, self._clock)
 
@@ -182,7 +195,8 @@ class Daemon:
 
     def process(self) -> int:
         """Give the number of stored mails processed now (every one waiting)."""
-        count = self._service.process(self._clock(), after_round=self._wake_sending)
+        count = self._service.process(self._clock(), after_round=self._wake_sending,
+                                      round_seconds=ROUND_SECONDS)
         if count:
             log.info("processed %d mail(s)", count)
         return count

@@ -187,6 +187,14 @@ class GiveCard:
 
 
 @dataclass(frozen=True)
+class ChooseGoal:
+    """The UFOs choose in secret the special goal they play for: that of ``goal``."""
+
+    player: str
+    goal: str
+
+
+@dataclass(frozen=True)
 class Pass:
     """No actions at all this turn; collect 5 MB."""
 
@@ -296,6 +304,7 @@ Command = (
     | WithdrawOffer
     | GiveMoney
     | GiveCard
+    | ChooseGoal
     | Pass
     | UseLasers
     | UseRecyclers

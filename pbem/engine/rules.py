@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pbem.engine import attack, gm, privilege, specials, turn
+from pbem.engine import attack, gm, privilege, specials, turn, victory
 from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import (
@@ -14,6 +14,7 @@ from pbem.engine.commands import (
     Attack,
     BeginTurn,
     CallOff,
+    ChooseGoal,
     Command,
     Counter,
     DeclineGroup,
@@ -82,6 +83,7 @@ HANDLERS: dict[type, Handler] = {
     GmRenamePlayer: gm.rename_player,
     GmRemovePlayer: gm.remove_player,
     GmEndGame: gm.end_game,
+    ChooseGoal: victory.choose_goal,
 }
 
 

@@ -48,6 +48,7 @@ class Player:
     structure: tuple[Slot, ...]  # the Illuminati first, then masters before their puppets
     hand: tuple[str, ...] = ()
     secret_goal: str | None = None  # the UFOs: name of the Illuminati whose goal they chose
+    goal_chosen: bool = False  # the UFOs chose ``secret_goal`` (else it was dealt at random)
     destroyed: int = 0  # groups this player destroyed (The Servants of Cthulhu's goal)
     turns: int = 0  # turns this player has begun
     status: PlayerStatus = "playing"

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pbem.engine import checks
 from pbem.engine.abilities import alignments, power, transferable
 from pbem.engine.cards import ALIGNMENTS, CardSet, Goal
+from pbem.engine.commands import ChooseGoal
+from pbem.engine.events import Event, SecretGoal
 from pbem.engine.state import GameState, Player
+from pbem.engine.values import evolve
+from pbem.errors import IllegalCommandError
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,43 @@ def special_goal(cards: CardSet, player: Player) -> tuple[str, Goal]:
     if own.goal.kind == "secret_choice" and player.secret_goal:
         return player.secret_goal, cards.illuminati_card(player.secret_goal).goal
     return own.name, own.goal
+
+
+def goals_to_choose(cards: CardSet) -> tuple[str, ...]:
+    """The Illuminati whose special goal the UFOs may choose: "one of the other seven"."""
+    return tuple(i.name for i in cards.illuminati if i.goal.kind != "secret_choice")
+
+
+def chooses_goal(cards: CardSet, player: Player) -> bool:
+    """True for the UFOs: their special goal is one they choose in secret."""
+    return cards.illuminati_card(player.illuminati).goal.kind == "secret_choice"
+
+
+def goal_choice_open(state: GameState, player: Player) -> bool:
+    """The UFOs may still choose: their first turn has not begun, or it has (they play
+    first, or the game reached them) and they have done nothing in it yet. By mail the game
+    start is no single moment, so the choice stays open until they first act."""
+    if player.turns == 0:
+        return True
+    return (player.turns == 1 and state.active_player.name == player.name
+            and state.phase in ("turn_start", "actions") and not state.turn.did_anything)
+
+
+def choose_goal(cards: CardSet, state: GameState, cmd: ChooseGoal) -> tuple[GameState,
+                                                                             list[Event]]:
+    """The UFOs' card: "secretly chooses one of the other seven special goals at game
+    start"."""
+    p = checks.playing(state, cmd.player)
+    if not chooses_goal(cards, p):
+        raise IllegalCommandError(key="no_goal_choice", illuminati=p.illuminati)
+    if not goal_choice_open(state, p):
+        raise IllegalCommandError(key="goal_choice_closed", goal=p.secret_goal or "")
+    if cmd.goal not in goals_to_choose(cards):
+        raise IllegalCommandError(key="not_a_goal", illuminati=cmd.goal,
+                                  goals=goals_to_choose(cards))
+    chosen = evolve(p, secret_goal=cmd.goal, goal_chosen=True)
+    return state.with_player(chosen), [SecretGoal(player=p.name, goal=cmd.goal,
+                                                  visible_to=(p.name,))]
 
 
 def goal_progress(cards: CardSet, state: GameState, player: Player, goal: Goal) -> tuple[int, int]:

@@ -15,6 +15,7 @@ from pbem.engine.cards import ATTACK_MODES, Alignment, AttackMode
 from pbem.engine.commands import (
     AcceptGroup,
     Attack,
+    ChooseGoal,
     Counter,
     GiveCard,
     GiveMoney,
@@ -33,6 +34,7 @@ __all__ = [
     "accept",
     "attack",
     "give",
+    "goal",
     "lasers",
     "move",
     "odds",
@@ -189,6 +191,12 @@ def move(r: Reader, pos: int) -> Reading:
             for master, side_at in r.name(at, "card", "its new master", SIDES, at_end=False):
                 for side, end in r.keyword(side_at, *SIDES, where="after the new master"):
                     yield MoveGroup(r.player, group, master, SIDES.index(side)), end
+
+
+def goal(r: Reader, pos: int) -> Reading:
+    """``GOAL <Illuminati>``: the UFOs choose the special goal they play for."""
+    for illuminati, end in r.name(pos, "card", "the Illuminati whose goal you take", ()):
+        yield ChooseGoal(r.player, illuminati), end
 
 
 def accept(r: Reader, pos: int) -> Reading:

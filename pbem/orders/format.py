@@ -15,6 +15,7 @@ from pbem.engine.commands import (
     AcceptGroup,
     Attack,
     CallOff,
+    ChooseGoal,
     Counter,
     DeclineGroup,
     DropGroup,
@@ -96,6 +97,8 @@ def format_order(order: Order) -> str:
             return f"MOVE {q(order.group)} TO {q(order.master)} {_side(order.arrow)}"
         case DropGroup():
             return f"DROP {q(order.group)}"
+        case ChooseGoal():
+            return f"GOAL {q(order.goal)}"
         case OfferGroup():
             return f"GIVE {q(order.group)} TO {q(order.to)}"
         case GiveMoney():

@@ -69,6 +69,7 @@ _ORDERS: dict[str, tuple[OrderReader, str | tuple[str, ...]]] = {
              "[AT <card> <side>] [MOVE <n> FROM <card> TO <card>, ...] [BONUS TO <card>]"),
     "lasers": (active.lasers, "LASERS ADD|REMOVE|REVERSE <alignment> ON <group>"),
     "recycle": (_bare(UseRecyclers), "RECYCLE"),
+    "goal": (active.goal, "GOAL <Illuminati>"),
     "end powers": (_bare(EndPowers), "END POWERS"),
     "pass": (_bare(Pass), "PASS"),
     "end turn": (_bare(EndTurn), "END TURN"),

@@ -18,6 +18,7 @@ from pbem.engine.commands import (
     AcceptGroup,
     Attack,
     CallOff,
+    ChooseGoal,
     Counter,
     DeclineGroup,
     DropGroup,
@@ -259,6 +260,7 @@ Order = (
     | EndTurn
     | CallOff
     | LeaveGame
+    | ChooseGoal
     | AcceptGroup
     | DeclineGroup
     | WithdrawOffer
@@ -301,6 +303,7 @@ KINDS: dict[type, str] = {
     EndTurn: "end_turn",
     CallOff: "call_off",
     LeaveGame: "leave_game",
+    ChooseGoal: "choose_goal",
     AcceptGroup: "accept",
     DeclineGroup: "decline",
     WithdrawOffer: "withdraw_offer",

@@ -31,6 +31,7 @@ from pbem.engine.events import (
     OfferWithdrawn,
 )
 from pbem.engine.state import GameState
+from pbem.engine.victory import chooses_goal, goals_to_choose
 from pbem.engine.view import PlayerView, View
 from pbem.reports.context import (
     Deadline,
@@ -86,6 +87,7 @@ class OrderResult:
     note: str
     suggestion: str = ""
     stale: bool = False
+    detail: str = ""  # lines shown as they are below the note (ODDS: the breakdown)
 
 
 def welcome(
@@ -99,8 +101,12 @@ def welcome(
     """
     ctx = _game_context(position(cards, state, player), now, deadline, tz)
     v = ctx["v"]
+    me = state.player(player)
+    # The UFOs choose their goal by mail (engine.victory.goal_choice_open says until when).
+    choices = goals_to_choose(cards) if chooses_goal(cards, me) and not me.goal_chosen else ()
     return mail("welcome", lang, site_dir, html=html, **ctx, password=password,
-                options=state.options, settings=settings, example=welcome_example(v, ctx["me"]))
+                options=state.options, settings=settings, example=welcome_example(v, ctx["me"]),
+                goal_choices=choices)
 
 
 def acknowledgement(

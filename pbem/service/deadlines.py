@@ -243,11 +243,12 @@ def _remind_window(table: Table, window: Window) -> None:
                                 window=replace(window, reminded=(*window.reminded, *late)))
 
 
-def still_quiet(mark: object, stamp: list[int], now: datetime) -> bool:
+def still_quiet(mark: object, stamp: list[int] | None, now: datetime) -> bool:
     """True when the due index's ``mark`` of a game says that, as long as its stamp is
-    ``stamp``, the game has nothing due at ``now``: a tick at the mark's time found nothing,
-    and its next due moment is later than ``now``."""
-    if not isinstance(mark, dict) or mark.get("stamp") != stamp:
+    ``stamp`` (None: known not to have changed since the mark), the game has nothing due
+    at ``now``: a tick at the mark's time found nothing, and its next due moment is later
+    than ``now``."""
+    if not isinstance(mark, dict) or (stamp is not None and mark.get("stamp") != stamp):
         return False
     try:
         checked, due = parse_iso(mark["checked"]), mark["due"]

@@ -14,6 +14,7 @@ from pbem.engine.commands import (
     AbolishPrivilege,
     AcceptGroup,
     CallOff,
+    ChooseGoal,
     Counter,
     DeclineGroup,
     GiveCard,
@@ -26,6 +27,8 @@ from pbem.engine.commands import (
 from pbem.engine.events import Event
 from pbem.engine.privilege import check_abolish
 from pbem.engine.state import PendingAttack, Player
+from pbem.engine.victory import chooses_goal, goal_choice_open
+from pbem.errors import IllegalCommandError
 from pbem.orders.format import format_order
 from pbem.orders.line import ORDER_FORMS
 from pbem.orders.model import (
@@ -51,6 +54,7 @@ from pbem.orders.model import (
     StandingTurnReaction,
     Status,
 )
+from pbem.reports.refusals import worded
 from pbem.service.answers import DEEP_AGENT, INTERFERENCE, SECRETS
 from pbem.service.deadlines import end_overdue_turn
 from pbem.service.model import Answer, Queued
@@ -58,8 +62,10 @@ from pbem.service.notices import (
     CalledOff,
     Eliminated,
     GmAlert,
+    GoalDealt,
     HelpReply,
     HistoryReply,
+    OddsReply,
     PressRelay,
     StandingOrders,
     StatusReport,
@@ -79,8 +85,8 @@ NO_NOTE: Note = ("", {})
 
 # Orders about the game position: refused when written against a state already gone.
 # Press, queries, settings and standing orders do not depend on the position.
-FREE_ORDERS = (Press, Status, History, Help, Odds, SetTimezone, SetLanguage, SetHtml,
-               StandingDefend, StandingNeverInterfere, StandingAttackReaction,
+FREE_ORDERS = (Press, Status, History, Help, Odds, ChooseGoal, SetTimezone, SetLanguage,
+               SetHtml, StandingDefend, StandingNeverInterfere, StandingAttackReaction,
                StandingTurnReaction, StandingList, StandingClear)
 # All a seat out of the game (removed, left, eliminated) may still ask: it speaks no more
 # to the others (no press) and has nothing left to order (no standing orders, settings).
@@ -154,7 +160,13 @@ def _help(table: Table, player: str, located: Located) -> Note:
 
 
 def _odds_order(table: Table, player: str, located: Located) -> Note:
+    """The odds answered now; behind the writer's own attack (or other orders waiting), in
+    its own mail once what was written before it has run: lines run in the order written,
+    so the odds are those of the position the attack leaves."""
     assert isinstance(located.order, Odds)
+    if table.waits_for_earlier(player):
+        table.queue(Queued(located.line, located.text, located.order))
+        return ("queued_odds", {})
     return _odds(table, player, located.order)
 
 
@@ -191,7 +203,20 @@ def _leave(table: Table, player: str, located: Located) -> Note:
 
 
 def _gift(table: Table, player: str, located: Located) -> Note:
+    """A gift is given at once, except by the active player behind their own attack (or
+    other orders waiting): it waits its turn like a TRANSFER, lines running in the order
+    written ("Each action must be completed before beginning another")."""
     assert isinstance(located.order, GiveMoney | GiveCard)
+    if table.waits_for_earlier(player):
+        table.queue(Queued(located.line, located.text, located.order))
+        return ("queued", {})
+    table.do(located.order)
+    return NO_NOTE
+
+
+def _choose_goal(table: Table, player: str, located: Located) -> Note:
+    """The UFOs' secret goal, chosen whoever is to act: the choice waits for nothing."""
+    assert isinstance(located.order, ChooseGoal)
     table.do(located.order)
     return NO_NOTE
 
@@ -236,7 +261,8 @@ CARRY_OUT: dict[type[Order], Callable[[Table, str, Located], Note]] = {
     StandingAttackReaction: _standing, StandingTurnReaction: _standing,
     StandingList: _standing_list, StandingClear: _standing_clear,
     AcceptGroup: _offer_answer, DeclineGroup: _offer_answer, WithdrawOffer: _offer_answer,
-    LeaveGame: _leave, GiveMoney: _gift, GiveCard: _gift, CallOff: _call_off, PlaySpecial: _play,
+    LeaveGame: _leave, ChooseGoal: _choose_goal, GiveMoney: _gift, GiveCard: _gift,
+    CallOff: _call_off, PlaySpecial: _play,
 }
 
 
@@ -314,9 +340,8 @@ def run_active(table: Table, player: str, order: Order) -> None:
 def _attack(table: Table, player: str, order: Order) -> None:
     assert isinstance(order, AttackOrder)
     p = table.state.player(player)
-    sources = ((order.spend_from,) if order.spend_from
-               else tuple(dict.fromkeys((order.attack.attacker, p.illuminati))))
-    _check_attack_money(table, p, sources, order)
+    sources = attack_sources(p, order)
+    _check_attack_money(table, p, sources[:1] if order.spend_from else sources, order)
     stance = Stance(player, "attack", order.spend, order.spend + order.upto, sources)
     table.announce(order.attack, stance)
 
@@ -339,9 +364,22 @@ def _do(table: Table, player: str, order: Order) -> None:
     table.do(order)  # type: ignore[arg-type]
 
 
+def _odds_later(table: Table, player: str, order: Order) -> None:
+    """ODDS that waited behind an attack, answered by mail against the position now. When
+    that attack cannot be made now, the mail says why; the lines after it still run."""
+    assert isinstance(order, Odds)
+    try:
+        need, chance, terms = _odds_figures(table, player, order)
+    except IllegalCommandError as exc:
+        reason, _ = worded(exc, table.service.seat(player).lang)
+        table.notify(OddsReply(player, format_order(order), reason=reason))
+        return
+    table.notify(OddsReply(player, format_order(order), need=need, chance=chance, terms=terms))
+
+
 # The active player's orders that are more than one engine command (``_do``).
 RUN_ACTIVE: dict[type[Order], Callable[[Table, str, Order], None]] = {
-    AttackOrder: _attack, PlaySpecial: _play_now, OfferGroup: _offer,
+    AttackOrder: _attack, PlaySpecial: _play_now, OfferGroup: _offer, Odds: _odds_later,
 }
 
 
@@ -378,6 +416,19 @@ def advance(table: Table) -> None:
         table.report()
     _tell_the_eliminated(table)
     _tell_the_game_master_one_is_left(table)
+    _tell_the_goal_dealt(table)
+
+
+def _tell_the_goal_dealt(table: Table) -> None:
+    """The UFOs who let the time to choose their goal pass are told, once, that the goal
+    dealt to them at random stands."""
+    for p in table.state.players:
+        if (p.playing and p.secret_goal and not p.goal_chosen
+                and p.name not in table.service.goal_told
+                and chooses_goal(table.cards, p) and not goal_choice_open(table.state, p)):
+            table.notify(GoalDealt(p.name, p.secret_goal))
+            table.service = replace(table.service,
+                                    goal_told=(*table.service.goal_told, p.name))
 
 
 def _tell_the_eliminated(table: Table) -> None:
@@ -416,8 +467,9 @@ def _defend(table: Table, p: Player, attack: PendingAttack, order: Order) -> Ans
     owner = table.state.owner(attack.target)
     if owner is None or owner.name != p.name:
         raise refused("not_yours", target=attack.target)
-    sources = (order.source,) if order.source else (attack.target, p.illuminati)
-    _check_defence(table, p, attack.target, sources, order.amount)
+    sources = defence_sources(p, attack.target, order)
+    _check_defence(table, p, attack.target, sources[:1] if order.source else sources,
+                   order.amount)
     return Answer(p.name, stance=Stance(p.name, "defense", order.amount,
                                         order.amount + order.upto, sources))
 
@@ -469,6 +521,41 @@ ANSWER: dict[type[Order], Callable[[Table, Player, PendingAttack, Order], Answer
     NoResponse: _no_response,
 }
 ANSWERS = tuple(ANSWER.keys() - {PlaySpecial})
+
+
+def _paying(first: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """The treasuries that pay, in order: the one the order names FROM (its SPEND comes
+    from there), then the others the rules let pay, which its UPTO draws on when the first
+    runs dry."""
+    return tuple(dict.fromkeys((first, *allowed) if first else allowed))
+
+
+def attack_sources(p: Player, order: AttackOrder) -> tuple[str, ...]:
+    """Rulebook, "Spending Money To Attack": "Attacking money may be spent from both the
+    attacking Group's treasury and the Illuminati treasury." """
+    return _paying(order.spend_from, (order.attack.attacker, p.illuminati))
+
+
+def defence_sources(p: Player, target: str, order: DefendOrder) -> tuple[str, ...]:
+    """Rulebook, "Spending Money To Defend": "from the defending Group's treasury [...] or
+    from his Illuminati treasury. Other Groups cannot participate." """
+    return _paying(order.source, (target, p.illuminati))
+
+
+def upto_reach(table: Table, player: str, order: Order) -> dict[str, Any] | None:
+    """What the UPTO of an attack or a defence can draw on as the game stands: each
+    treasury that may pay with what it holds now, in the order they pay, and how much is
+    left for the UPTO once the money put in at once is paid; None for other orders."""
+    p = table.state.player(player)
+    if isinstance(order, AttackOrder) and order.upto:
+        sources, now = attack_sources(p, order), order.spend
+    elif (isinstance(order, DefendOrder) and order.upto and table.state.attack is not None):
+        sources, now = defence_sources(p, table.state.attack.target, order), order.amount
+    else:
+        return None
+    held = [(s, slot.treasury if (slot := p.slot(s)) else 0) for s in sources]
+    left = max(0, sum(h for _, h in held) - now)
+    return {"held": held, "upto": order.upto, "left": left}
 
 
 def _check_defence(table: Table, p: Player, target: str, sources: tuple[str, ...],
@@ -529,12 +616,26 @@ def _clear_standing(table: Table, player: str, number: int | None) -> None:
     table.service = replace(table.service, standing=kept)
 
 
+Terms = tuple[tuple[str, str, int], ...]  # an attack's breakdown: (kind, source, amount)
+
+
 def _odds(table: Table, player: str, order: Odds) -> Note:
-    """The number the stated attack would need now, for the acknowledgement."""
+    """The number the stated attack would need now, and how it is made up, for the
+    acknowledgement."""
+    need, chance, terms = _odds_figures(table, player, order)
+    return ("odds", {"need": need, "chance": chance, "terms": terms})
+
+
+def _odds_figures(table: Table, player: str, order: Odds) -> tuple[int, int, Terms]:
+    """The roll the stated attack would need now, its chance in percent and its terms."""
     a = order.attack
     p = table.state.player(player)
     validate_attack(table.cards, table.state, p, a.attacker, a.target, a.mode, a.aids)
     pending = PendingAttack(player=player, attacker=a.attacker, target=a.target, mode=a.mode,
                             aids=a.aids)
-    need = breakdown(table.cards, table.state, pending).need + order.spend
-    return ("odds", {"need": need, "chance": round(success_chance(need) * 100)})
+    terms = [(t.kind, t.source, t.amount)
+             for t in breakdown(table.cards, table.state, pending).terms]
+    if order.spend:
+        terms.append(("attacker_money", a.attacker, order.spend))
+    need = sum(amount for _, _, amount in terms)
+    return need, round(success_chance(need) * 100), tuple(terms)

@@ -98,7 +98,7 @@ class GmStart(GmEvent):
 @dataclass(frozen=True)
 class GmRollback(GmEvent):
     """Back to step ``to`` from ``from_``; ``undone``: the overrides cut off, by kind and time;
-    ``kept``: those only the game master sees, whole."""
+    ``kept``: those only the game master sees, whole; players are told the turns."""
 
     kind = "rollback"
     NAMES: ClassVar[dict[str, str]] = {"from_": "from", "kept": "gm_only"}
@@ -107,6 +107,12 @@ class GmRollback(GmEvent):
     reason: str = ""
     undone: list[dict[str, Any]] = field(default_factory=list)
     kept: list[dict[str, Any]] | None = None
+    # Where the game went back to and was, as players are told it: the turn and the
+    # player to act (absent from rollbacks logged before they were recorded).
+    turn: int | None = None
+    player: str | None = None
+    from_turn: int | None = None
+    from_player: str | None = None
 
 
 @dataclass(frozen=True)

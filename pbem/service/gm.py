@@ -103,6 +103,18 @@ def create_game(service: Service, game_id: str, players: Sequence[tuple[str, str
         return service.state(game_id).dice.commitment
 
 
+def delete_game(service: Service, game_id: str) -> None:
+    """Delete a game created and never started: nobody was mailed about it, so it leaves
+    nothing behind. A started game is refused: its players hold passwords and reports, and
+    its log is the record of what they did (``pbem end`` ends it)."""
+    with service.store.lock():
+        if service.service_record(game_id).started:
+            raise IllegalCommandError("the game has started, so it cannot be deleted",
+                                      text=game_id,
+                                      suggestion=f"end it instead: pbem end {game_id}")
+        service.store.delete_game(game_id)
+
+
 def start_game(service: Service, game_id: str, now: datetime) -> dict[str, str]:
     """Welcome mails out and the first turn begun; gives the passwords (GM's eyes only)."""
     with service.store.lock():
@@ -264,6 +276,7 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
                 f"step {to} is in the middle of an attack or of a special card",
                 suggestion="go back to step " + " or ".join(str(s) for s in rest))
         cut = [from_json(Event, e) for entry in log[length:] for e in entry["events"]]
+        was = step.table.state  # players are told turns and players, not step numbers
         step.rewind(Table(service.cards, state,
                           _rolled_back(step.table.service, state, length, now, cut),
                           now, length))
@@ -273,7 +286,10 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
         cut_off = [e for e in map(gm_event_of, log[length:]) if e]
         undone = [{"kind": e.kind, "at": e.at} for e in cut_off if not e.gm_only]
         kept = [{"kind": e.kind, "at": e.at, "data": e.data} for e in cut_off if e.gm_only]
-        event = table.record(GmRollback(to, current, reason, undone, kept or None))
+        event = table.record(GmRollback(
+            to, current, reason, undone, kept or None, turn=state.turn_number,
+            player=state.active_player.name, from_turn=was.turn_number,
+            from_player=was.active_player.name))
         _tell_players(table, gm=event)
         step.advance()
         if not any(isinstance(n, TurnReport | GameOver) for n in table.notices):
@@ -374,7 +390,8 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
         event = table.record(GmReplace(who, now_called, address.lower(), old, reason))
         if password:
             table.notify(Welcome(now_called, password, welcome_settings(table.service.timing)))
-        _tell_players(table, events, event)
+        if table.service.started:  # before the start nobody has heard of the game yet
+            _tell_players(table, events, event)
         step.drop(_superseded(service, table, old))
     return password
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -229,20 +231,65 @@ RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
 }
 
 
+@dataclass(frozen=True)
+class Thread:
+    """The thread a game's mail to one reader belongs to (docs/service.md, Threads): one per
+    game and reader, its subject the same for every mail, its root the welcome.
+
+    ``root`` is the Message-ID the welcome carries and every later mail refers to;
+    ``starts``: this mail is the welcome, the root itself."""
+
+    root: str
+    subject: str
+    starts: bool = False
+
+    @property
+    def headers(self) -> tuple[tuple[str, str], ...]:
+        """Outlook's own threading headers (MS-OXOMSG: PidTagConversationTopic and
+        PidTagConversationIndex): the topic, and an index whose first 22 bytes name the
+        conversation (taken from the root) and which a reply lengthens by 5."""
+        head = hashlib.sha256(self.root.encode()).digest()[:22]
+        index = head if self.starts else head + b"\x00" * 5
+        return (("Thread-Topic", self.subject),
+                ("Thread-Index", base64.b64encode(index).decode("ascii")))
+
+
+def thread_of(game: str, salt: str, reader: str, key: str, domain: str, *,
+              starts: bool) -> Thread:
+    """The thread of ``reader``'s mail in ``game``. ``key`` names the thread's start: the
+    seat and the step of its last welcome (a replaced seat's new player, or one given their
+    seat back from a bot, gets a thread of their own), "" for the game master's."""
+    root = message_id_for(game, salt, "thread", key or "game master", domain=domain)
+    return Thread(root, f"[{game}] Illuminati: {reader}", starts)
+
+
 def outbox_item(
     outbox_id: str, game: str, to: str, to_name: str, rendered: Rendered, *, now: datetime,
     sender: Sender, in_reply_to: str | None = None, salt: str = "",
+    thread: Thread | None = None,
 ) -> OutboxItem:
     """The composed mail, ready for the outbox, with a Message-ID derived from its id and
     ``salt``: a game's mail takes its dice commitment, so that two stores each with a game
     of the same id (and so the same outbox ids) never send the same Message-ID, which mail
-    clients would take for one mail and show once."""
+    clients would take for one mail and show once.
+
+    A mail of a ``thread`` takes its subject (the kind's own subject opens the text) and
+    refers to its root, or is the root (the welcome)."""
     message_id = message_id_for(*filter(None, (game, salt)), outbox_id, domain=sender.domain)
+    subject, text = rendered.subject, rendered.text
+    references: tuple[str, ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()
+    if thread is not None:
+        subject, text, headers = thread.subject, f"{rendered.subject}\n\n{text}", thread.headers
+        if thread.starts:
+            message_id = thread.root
+        else:
+            references = (thread.root,)
     mail = OutgoingMail(
-        to=to, to_name=to_name, from_addr=sender.address, from_name=sender.name,
-        subject=rendered.subject, text=rendered.text, html=rendered.html or None,
+        to=to, to_name=to_name, from_addr=sender.address_of(game), from_name=sender.name,
+        subject=subject, text=text, html=rendered.html or None,
         attachments=rendered.attachments, inline=rendered.inline, message_id=message_id,
-        in_reply_to=in_reply_to,
+        in_reply_to=in_reply_to, references=references, headers=headers,
         date=now, game=game or None,
     )
     return OutboxItem(outbox_id=outbox_id, game_id=game, to=to, message_id=message_id,

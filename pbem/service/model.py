@@ -38,6 +38,10 @@ class Seat:
     # through the same authentication as a person's (see docs/service.md).
     bot_password: str = ""
     bot_level: str = "normal"  # how well the bot plays: a pbem.bots.Level
+    # The step and seat name whose welcome started the seat's mail thread (docs/service.md,
+    # Threads): each welcome starts a new one; "" for a seat welcomed before threads were
+    # kept.
+    thread: str = ""
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,10 @@ class GameService:
     standing: tuple[tuple[str, StandingOrder], ...] = ()  # (player, order) in order given
     reported: int = 0  # log length at the last turn report: events after it are news
     turn_seq: int = 0  # state sequence number when this turn began: older orders are stale
+    # State sequence number when the last attack was settled or called off: an answer
+    # written before it may have been meant for that attack, and is stale.
+    settled_seq: int = 0
+    goal_told: tuple[str, ...] = ()  # the UFOs told that the goal dealt at random stands
     steps: int = 0  # steps committed; names this step's outgoing mails stably
     done: tuple[Done, ...] = ()  # each player's last order mail: a resend is not done again
 

@@ -204,6 +204,27 @@ class OrderFailed(Notice):
 
 
 @dataclass(frozen=True)
+class OddsReply(Notice):
+    """The answer to an ODDS that waited behind an attack: its breakdown now, or why the
+    attack could not be made now."""
+
+    kind = "odds"
+    order: str
+    need: int = 0
+    chance: int = 0
+    terms: tuple[tuple[str, str, int], ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class GoalDealt(Notice):
+    """To the UFOs who did not choose their goal in time: the goal dealt at random stands."""
+
+    kind = "goal_dealt"
+    goal: str
+
+
+@dataclass(frozen=True)
 class GmAlert(Notice):
     """To the game master: a player missed deadlines, or only one is left playing."""
 
@@ -234,4 +255,5 @@ class Eliminated(Notice):
 KINDS: dict[str, type[Notice]] = {c.kind: c for c in (
     Ack, AlreadyDone, Welcome, ResponseRequest, AttackResult, TurnReport, StatusReport,
     GameOver, Reminder, OfferAnswered, PressRelay, HistoryReply, GmNews, StandingOrders,
-    HelpReply, OrderFailed, GmAlert, OrdersDropped, CalledOff, Eliminated)}
+    HelpReply, OrderFailed, GmAlert, OrdersDropped, CalledOff, Eliminated, OddsReply,
+    GoalDealt)}

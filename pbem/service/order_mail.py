@@ -12,13 +12,13 @@ from typing import Any
 
 from pbem.engine.commands import EndTurn, Pass
 from pbem.errors import PbemError
-from pbem.orders.model import Located, ParsedOrders
+from pbem.orders.model import Located, Odds, ParsedOrders
 from pbem.orders.parse import blank_password
 from pbem.reports.mails import OrderResult
 from pbem.reports.paraphrase import paraphrase
 from pbem.reports.refusals import worded
 from pbem.reports.templating import render
-from pbem.service.dispatch import advance, carry_out, is_answer, is_move
+from pbem.service.dispatch import advance, carry_out, is_answer, is_move, upto_reach
 from pbem.service.model import Seat
 from pbem.service.notices import StatusReport
 from pbem.service.refusals import refused
@@ -38,13 +38,15 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
     # Judged against the game as the mail found it: the mail's own steps make nothing stale.
     oldest_action, oldest_answer = _oldest(table)
     stale: list[tuple[int, str]] = []  # (line, text) of the lines refused as stale
-    done: list[tuple[Located, str, str, dict[str, Any]]] = []  # (order, text, note, context)
+    # (order, text, note, its context, what its UPTO may draw on)
+    done: list[tuple[Located, str, str, dict[str, Any], dict[str, Any] | None]] = []
     refusals: list[tuple[int, str, PbemError]] = []  # (line, text, why) of the lines refused
     ended_at = 0  # the line of the writer's END TURN or PASS, once carried out or waiting
     for index, located in enumerate(parsed.orders):
         text = blank_password(located.text)
         order = located.order
-        if ended_at and is_move(order) and not is_answer(table, order):
+        if (ended_at and (is_move(order) or isinstance(order, Odds))
+                and not is_answer(table, order)):
             # The turn ends at that line (now, or when the attack it waits behind is
             # settled): a move after it would never run, so it is refused now, not dropped.
             refusals.append((located.line, text,
@@ -56,6 +58,7 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
                 and table.state.player(seat.name).playing):
             stale.append((located.line, text))
             continue
+        reach = upto_reach(table, seat.name, order)  # what its UPTO may draw on, before
         try:
             note, context = carry_out(table, seat.name, located)
         except PbemError as error:
@@ -66,16 +69,21 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         following = parsed.orders[index + 1:index + 2]
         if not _still_answering(table, seat.name, [o.order for o in following]):
             advance(table)
-        done.append((located, text, note, context))
+        done.append((located, text, note, context, reach))
     advance(table)
     # The acknowledgement is written in the seat's language once the mail is carried out
     # (a SET LANGUAGE line changes it), so every line's words are too.
     lang = table.service.seat(seat.name).lang
-    for located, text, note, context in done:
+    for located, text, note, context, reach in done:
         said = paraphrase(located.order, lang, site_dir)
         if note:
             said = f"{said} {words(lang, site_dir, note, **context)}"
-        results.append(OrderResult(located.line, text, True, said))
+        if reach:
+            said = f"{said} {words(lang, site_dir, 'upto', **reach)}"
+        # ODDS answered at once shows how its number is made up, as an attack's mail does.
+        detail = (render("breakdown.txt.j2", lang, site_dir, **context).rstrip()
+                  if note == "odds" else "")
+        results.append(OrderResult(located.line, text, True, said, detail=detail))
     for line, text in stale:  # the acknowledgement says once where the game is now
         results.append(OrderResult(line, text, False,
                                    words(lang, site_dir, "stale", written=turn), stale=True))
@@ -108,11 +116,15 @@ def _still_answering(table: Table, player: str, following: list[Any]) -> bool:
 
 
 def _oldest(table: Table) -> tuple[int, int]:
-    """The oldest TURN an action, and an answer, may carry as the game stands: the turn's, and
-    for an answer the open window's."""
+    """The oldest TURN an action, and an answer, may carry as the game stands.
+
+    An action written before the turn began was meant for another turn. An answer is
+    stale only if an attack was settled (or called off) after it was written, as it may
+    have been meant for that one: a player who answers the attack with the number of the
+    last report they had, from before the attack, is answering this attack."""
     window = table.service.window
     turn_seq = table.service.turn_seq
-    return turn_seq, turn_seq if window is None else max(window.seq, turn_seq)
+    return turn_seq, turn_seq if window is None else table.service.settled_seq
 
 
 def words(lang: str, site_dir: Path | None, key: str, **context: Any) -> str:

@@ -9,8 +9,8 @@ from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json
 from pbem.engine.events import Event, TurnBegins
 from pbem.service.entries import under_current_names
-from pbem.service.mails import outbox_item, render_notice
-from pbem.service.notices import HistoryReply
+from pbem.service.mails import outbox_item, render_notice, thread_of
+from pbem.service.notices import HistoryReply, Notice, Welcome
 from pbem.service.settings import Sender
 from pbem.service.table import Table
 from pbem.store import GameStore, OutboxItem
@@ -36,11 +36,28 @@ def addressed_mails(cards: CardSet, store: GameStore, sender: Sender, table: Tab
             notice, now=now,
             news=news_cache[since], history=history, sender=sender, latest=table.state)
         outbox_id = f"{game_id}-{table.service.steps}-{n}"
+        key = _thread_key(table, notice)
+        thread = thread_of(game_id, table.state.dice.commitment, name, key, sender.domain,
+                           starts=isinstance(notice, Welcome))
         items.append((notice.to, outbox_item(outbox_id, game_id, to, name, rendered,
                                              now=now, sender=sender,
                                              in_reply_to=notice.reply_to,
-                                             salt=table.state.dice.commitment)))
+                                             salt=table.state.dice.commitment,
+                                             thread=thread)))
     return items
+
+
+def _thread_key(table: Table, notice: Notice) -> str:
+    """What names the thread of the notice's reader: their seat's as the step ends (a
+    welcome of this step, which goes first, starts the thread of all its mails to them), ""
+    for the game master."""
+    if not notice.to:
+        return ""
+    for service in (table.service, notice.service):
+        for seat in service.seats if service is not None else ():
+            if seat.name == notice.to:
+                return seat.thread or seat.name
+    return notice.to
 
 
 def events_since(store: GameStore, table: Table, since: int) -> list[Event]:

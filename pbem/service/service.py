@@ -17,6 +17,7 @@ import difflib
 import hmac
 import logging
 import secrets
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -67,6 +68,7 @@ __all__ = ["POSTMASTER", "REPLY_INTERVAL", "Service", "ServiceConfig"]
 
 MAX_ROUNDS = 10_000  # inbox rounds in one process(): bots answering bots end long before
 BATCH = 50  # mails taken in one round, whose steps are committed together per game
+SWEEP_SECONDS = 3600.0  # a deadline tick checks every game's stamp this often (see tick)
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,8 @@ class Service:
         self._verified: dict[str, bytes] = {}  # password hash -> HMAC of the password
         self._recovered = False  # the store was recovered and no pass broke off since
         self._bot_mail: set[str] = set()  # Message-IDs of mail the bot seats wrote
+        self._journal: tuple[int, int] | None = None  # where tick read the journal of changes
+        self._next_sweep = 0.0  # monotonic time of tick's next look at every game's stamp
         with store.lock():
             self.postmaster.ensure()
 
@@ -216,12 +220,17 @@ class Service:
         self.accept(raw, now)
         self.process(now)
 
-    def process(self, now: datetime, after_round: Callable[[], None] | None = None) -> int:
+    def process(self, now: datetime, after_round: Callable[[], None] | None = None,
+                round_seconds: float | None = None) -> int:
         """Process every mail waiting in the inbox (the bot seats' answers included); gives
         how many. ``after_round`` is called after each round is committed (the daemon wakes
         its sending loop, so answers leave while later rounds are processed).
+        ``round_seconds``: a round takes no more of its mails once it has run this long
+        (measured on the machine's clock, not ``now``), so that the answers of the first
+        leave without waiting for the last; the rest go in the next round.
 
-        Mails are taken in rounds of at most ``BATCH``: each mail is its own step (its own
+        Mails are taken in rounds of at most ``BATCH``, players' mail first, then the bot
+        seats', each in arrival order: each mail is its own step (its own
         step number, log entries and answers, as if processed alone), but a round's steps of
         one game are committed together, and only then are its mails taken off the inbox. A
         crash before that commit redoes the round; nothing of it was written.
@@ -234,14 +243,19 @@ class Service:
                 self.store.recover()
             self._recovered = False
             for _ in range(MAX_ROUNDS):
-                items = self.store.inbox()[:BATCH]
+                # Players' mail before the bot seats' (in arrival order each): a player
+                # waits for an answer, while bots answering bots in busy games can fill
+                # round after round. A bot's mail cannot be an answer to a player's waiting
+                # one (nothing was answered yet), so no game sees an order it could not.
+                items = sorted(self.store.inbox(),
+                               key=lambda item: item.message_id in self._bot_mail)[:BATCH]
                 if not items:
                     break
-                self._round([item.mail_id for item in items], now)
-                self.store.inbox_done(*(item.mail_id for item in items))
-                for item in items:  # kept, but without the passwords they carried
-                    self.store.mask_mail(item.mail_id, mask_passwords)
-                done += len(items)
+                handled = self._round([item.mail_id for item in items], now, round_seconds)
+                self.store.inbox_done(*handled)
+                for mail_id in handled:  # kept, but without the passwords they carried
+                    self.store.mask_mail(mail_id, mask_passwords)
+                done += len(handled)
                 if after_round is not None:
                     after_round()
             self._recovered = True
@@ -252,25 +266,37 @@ class Service:
 
         Only the games that may have something due are loaded: the store's due index keeps,
         for each game looked at before, its stamp then and the moment it is next due (see
-        ``deadlines.next_due``). A game whose stamp has not changed since, and which is not
-        due yet, is left alone, so a tick over many quiet games holds the lock briefly.
+        ``deadlines.next_due``). A game committed since the last tick (the store's journal
+        of games changed says which) whose stamp has changed, or one that is due, is looked
+        at; the others are left alone without a look at their files, so a tick over 10,000
+        quiet games takes a few milliseconds. The first tick, and one every
+        ``SWEEP_SECONDS``, checks every game's stamp instead (a change the journal lost in a
+        crash, a store written by an older version).
         """
         with self.store.lock():
             marks = self.store.due_index()
+            changed, self._journal = self.store.changed_games(self._journal)
+            if time.monotonic() >= self._next_sweep:
+                changed = None
+                self._next_sweep = time.monotonic() + SWEEP_SECONDS
             kept: dict[str, Any] = {}
             for game_id in self.games():
-                stamp = self.store.game_stamp(game_id)
                 mark = marks.get(game_id)
+                if changed is not None and game_id not in changed and still_quiet(
+                        mark, None, now):
+                    kept[game_id] = mark
+                    continue
+                stamp = self.store.game_stamp(game_id)
                 if stamp is not None and still_quiet(mark, stamp, now):
                     kept[game_id] = mark
                     continue
                 try:
-                    changed, due = self._tick_game(game_id, now)
+                    changed_now, due = self._tick_game(game_id, now)
                 except Exception:  # one game's trouble must not stop the others' deadlines
                     log.exception("the deadlines of game %s failed; the other games go on",
                                   game_id)
                     continue
-                if stamp is not None and not changed:
+                if stamp is not None and not changed_now:
                     kept[game_id] = {"stamp": stamp, "checked": iso(now),
                                      "due": None if due is None else iso(due)}
             if kept != marks:
@@ -295,11 +321,18 @@ class Service:
             step.discard()
             return False, next_due(state, service, now)
 
-    def _round(self, mail_ids: Sequence[str], now: datetime) -> None:
-        """Handle mails, then write each game's steps. Should a write fail, its mails are
-        handled again one at a time, so only a mail that breaks is set aside."""
+    def _round(self, mail_ids: Sequence[str], now: datetime,
+               seconds: float | None = None) -> list[str]:
+        """Handle mails (as many as ``seconds`` allow, the first always), then write each
+        game's steps; give the mails handled. Should a write fail, its mails are handled
+        again one at a time, so only a mail that breaks is set aside."""
         steps: dict[str, Step] = {}
+        began = time.monotonic()
+        handled: list[str] = []
         for mail_id in mail_ids:
+            if handled and seconds is not None and time.monotonic() - began >= seconds:
+                break
+            handled.append(mail_id)
             try:
                 self._handle(mail_id, now, steps)
             except Exception as error:  # a bug must not block every later mail
@@ -310,13 +343,14 @@ class Service:
             try:
                 self._write(game_steps, now)
             except Exception as error:
-                if len(mail_ids) == 1:
-                    self._set_aside(mail_ids[0], now, error)
+                if len(handled) == 1:
+                    self._set_aside(handled[0], now, error)
                     continue
                 log.exception("the steps of %d mails could not be written; one at a time now",
                               len(game_steps.mail_ids))
                 for mail_id in game_steps.mail_ids:
                     self._round([mail_id], now)
+        return handled
 
     def _set_aside(self, mail_id: str, now: datetime, error: Exception) -> None:
         log.exception("mail %s could not be processed", mail_id)

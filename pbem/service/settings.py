@@ -20,3 +20,13 @@ class Sender:
     site_dir: Path | None = None
     gm_lang: str = "en"  # how the game master's mail is written: language, time zone
     gm_tz: str = "UTC"
+    # A game's mail comes from the game's own address, ``local+game@domain`` (a mail
+    # server routes each game's answers to its daemon by it; deploy/SCALING.md).
+    per_game: bool = False
+
+    def address_of(self, game: str) -> str:
+        """Give the address a game's mail comes from and its players write to."""
+        if not self.per_game or not game:
+            return self.address
+        local, _, domain = self.address.rpartition("@")
+        return f"{local}+{game.lower()}@{domain}"

@@ -50,6 +50,7 @@ from pbem.service.notices import (
     OrderFailed,
     ResponseRequest,
     TurnReport,
+    Welcome,
 )
 from pbem.service.refusals import refused
 
@@ -116,7 +117,13 @@ class Table:
         self.do(ResolveSpecial())
 
     def notify(self, notice: Notice) -> None:
-        """Call for a mail showing the game as it stands now."""
+        """Call for a mail showing the game as it stands now. A welcome starts the reader's
+        mail thread: the seat records the step, which names the thread's root."""
+        if isinstance(notice, Welcome):
+            start = f"{self.service.steps}:{notice.to}"  # kept through a rename
+            seats = tuple(replace(s, thread=start) if s.name == notice.to
+                          else s for s in self.service.seats)
+            self.service = replace(self.service, seats=seats)
         self.notices.append(replace(notice, state=self.state, service=self.service))
 
     def in_mail_order(self) -> None:
@@ -135,6 +142,13 @@ class Table:
         return (self.state.phase == "actions" and self.state.active_player.name == player
                 and self.service.window is None and not self.service.queue
                 and self.state.offer is None)
+
+    def waits_for_earlier(self, player: str) -> bool:
+        """True when ``player`` is the active player and orders of theirs wait (their attack
+        under way, orders queued behind it, a group offered): their next line waits too."""
+        return (self.state.phase != "over" and self.state.active_player.name == player
+                and (self.service.window is not None or bool(self.service.queue)
+                     or self.state.offer is not None))
 
     def queue(self, item: Queued) -> None:
         self.service = replace(self.service, queue=(*self.service.queue, item))
@@ -266,7 +280,7 @@ class Table:
     def call_off(self, player: str, command: Command) -> None:
         """The attacker takes the attack back before money went in: the window closes."""
         self.do(command)
-        self.service = replace(self.service, window=None)
+        self.service = replace(self.service, window=None, settled_seq=self.state.seq)
 
     def close_window(self) -> None:
         """Settle the attack: cards played at once, money, the dice, reactions, the result."""
@@ -300,7 +314,7 @@ class Table:
                 self.attempt(reaction.play.player, self.play_special, reaction.play, counter)
         start = len(self.events)
         self.do(Settle())
-        self.service = replace(self.service, window=None)
+        self.service = replace(self.service, window=None, settled_seq=self.state.seq)
         result = self.events[start:]
         for p in self.state.players:
             if not p.departed:

@@ -15,6 +15,9 @@ Layout under the root folder::
                                   order listed here
     index.json                    TinyDB: the list of games
     due.json                      the deadline tick's note of when each game is next due
+    changed.log                   a line per commit naming its game, appended by the lock's
+                                  holder, not synced: the games a tick must look at again
+                                  (``changed_games``; emptied once it grows to 1 MB)
     inbox/<seq>.<token>.mails     the mails received together: a JSON header line with each
                                   mail's record (id, Message-ID, sender, when, seq: arrival
                                   order, size), then their bytes one after another; a mail's
@@ -32,6 +35,9 @@ Layout under the root folder::
                                   done: its record on a line, then its bytes
     outbox/<game_id>.<token>.mails   bytes of the mails one commit queued, written before the
                                   commit naming them; removed once every one is sent
+    moved/<game_id>/              a game moving or moved to another store: the mark that
+                                  holds its own address's mail (``moving``), then its
+                                  folder as it was, in ``game/``, for reference
     games/<game_id>/setup.json    written once
     games/<game_id>/hot.json      TinyDB: snapshot, meta, open log segment, its applied mail
                                   ids, pending outbox; the one file written on every commit
@@ -58,7 +64,14 @@ from pathlib import Path
 from typing import Any
 
 from pbem.atomicfile import temp_files
-from pbem.store.games import SEGMENT_SIZE, STAMP_MARGIN, GameFiles, file_stamp
+from pbem.store.games import (
+    SEGMENT_SIZE,
+    STAMP_MARGIN,
+    GameFiles,
+    JournalMark,
+    NewGame,
+    file_stamp,
+)
 from pbem.store.inbox import InboxFiles
 from pbem.store.interface import GameStore
 from pbem.store.items import InboxItem, OutboxItem, mail_id_for
@@ -72,6 +85,8 @@ __all__ = [
     "STAMP_MARGIN",
     "GameStore",
     "InboxItem",
+    "JournalMark",
+    "NewGame",
     "OutboxItem",
     "Store",
     "file_stamp",
@@ -130,6 +145,22 @@ class Store:
                     log_entries: Sequence[dict[str, Any]] = ()) -> None:
         self._games.create_game(game_id, setup, snapshot=snapshot, log_entries=log_entries)
 
+    def create_games(self, games: Sequence[NewGame]) -> None:
+        """Create games, listed by one write of the index (a store of thousands, quickly)."""
+        self._games.create_games(games)
+
+    def moving(self, game_id: str, on: bool = True) -> None:
+        self._games.moving(game_id, on)
+
+    def retire_game(self, game_id: str) -> None:
+        self._games.retire_game(game_id)
+
+    def retired(self, name: str) -> bool:
+        return self._games.retired(name)
+
+    def delete_game(self, game_id: str) -> None:
+        self._games.delete_game(game_id)
+
     def games(self) -> list[str]:
         return self._games.games()
 
@@ -147,6 +178,9 @@ class Store:
 
     def snapshot(self, game_id: str) -> dict[str, Any] | None:
         return self._games.snapshot(game_id)
+
+    def changed_games(self, since: JournalMark | None) -> tuple[set[str] | None, JournalMark]:
+        return self._games.changed_games(since)
 
     def due_index(self) -> dict[str, Any]:
         return self._games.due_index()

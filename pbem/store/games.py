@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import difflib
+import json
+import os
 import shutil
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tinydb import where
 from tinydb.table import Document
 
-from pbem.atomicfile import make_dir, read_json, write_json_atomic
+from pbem.atomicfile import make_dir, read_json, write_atomic, write_json_atomic
 from pbem.errors import StoreError
 from pbem.store.items import JSON_HINT, check_game_id
 from pbem.store.lock import Locks
@@ -20,9 +24,11 @@ from pbem.store.tinyfile import HotFile, TinyFile
 _HOT_CACHED = 8  # hot files kept in memory during one lock hold
 SEGMENT_SIZE = 64  # log entries per segment file, for games created from now on
 STAMP_MARGIN = 2.0  # seconds: a file changed more recently has no stamp yet (file_stamp)
+_CHANGED_KEPT = 1 << 20  # bytes of the journal of games changed before it is emptied
+JournalMark = tuple[int, int]  # where a reader of the journal of games changed is: inode, offset
 
 
-def file_stamp(path: Path) -> list[int] | None:
+def file_stamp(path: Path | str) -> list[int] | None:
     """Give a value that changes whenever ``path`` is replaced or written (its inode, size,
     and the times of its last write and change), or None if it is missing or was changed
     less than ``STAMP_MARGIN`` seconds ago.
@@ -33,12 +39,22 @@ def file_stamp(path: Path) -> list[int] | None:
     this the "racy" case): that change bears a later time.
     """
     try:
-        info = path.stat()
+        info = os.stat(path)
     except FileNotFoundError:
         return None
     if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) < STAMP_MARGIN * 1e9:
         return None
     return [info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A game to create: its setup, first snapshot and log entries."""
+
+    game_id: str
+    setup: dict[str, Any]
+    snapshot: dict[str, Any] | None = None
+    log_entries: Sequence[dict[str, Any]] = ()
 
 
 class GameFiles:
@@ -50,12 +66,15 @@ class GameFiles:
         if segment_size < 1:
             raise StoreError("The log segment size must be at least 1.", text=str(segment_size))
         self.root = root
+        self._games_dir = str(root / "games")
+        self._changed = str(root / "changed.log")
         self._locks = locks
         self._segment_size = segment_size  # for games created from now on; each keeps its own
         self._hot_files: dict[str, HotFile] = {}  # read during this lock hold; see hot()
         # (the index file's stamp, the ids, the ids by case-folded name); see _game_index
         self._index_cache: tuple[list[int] | None, tuple[str, ...], dict[str, str]] | None = None
         self._index_held = False  # the index cache was read during this lock hold
+        self._due_cache: tuple[list[int], dict[str, Any]] | None = None  # see due_index
         locks.on_release(self._forget_held)
 
     def _forget_held(self) -> None:
@@ -115,38 +134,110 @@ class GameFiles:
                     log_entries: Sequence[dict[str, Any]] = ()) -> None:
         """Create a game with its first snapshot and log entries (by default none: an empty
         game), all or nothing; StoreError if it exists."""
+        self.create_games([NewGame(game_id, setup, snapshot, log_entries)])
+
+    def create_games(self, games: Sequence[NewGame]) -> None:
+        """Create games, listed in the index by one write (its commit point: all or none of
+        them); StoreError if one exists. The index is rewritten whole on each creation, so
+        a store of thousands is made this way (bench/growth.py)."""
         self._locks.require("create a game")
-        check_game_id(game_id)
-        if game_id in self.games():
-            raise StoreError("A game with this id already exists.", text=game_id)
-        folder = self.folder(game_id)
+        known = set(self.games())
+        for new in games:
+            check_game_id(new.game_id)
+            if new.game_id in known:
+                raise StoreError("A game with this id already exists.", text=new.game_id)
+            known.add(new.game_id)
+            self._write_new(new)
+        index = TinyFile(self.root / "index.json")
+        index.table("games").insert_multiple({"game_id": new.game_id} for new in games)
+        self._index_cache = None
+        index.save()  # the commit point of the creation
+        for new in games:
+            self._unmark(new.game_id)  # moved out once, and in again
+
+    def _write_new(self, new: NewGame) -> None:
+        """Write a new game's folder (not listed in the index yet)."""
+        folder = self.folder(new.game_id)
         # Not in the index but on disk: an earlier create_game died before listing it, and
         # it is safe to start over only if nothing was ever committed to it.
-        if (folder / "hot.json").exists() and not self.hot(game_id).state().get("fresh"):
+        if (folder / "hot.json").exists() and not self.hot(new.game_id).state().get("fresh"):
             raise StoreError(
                 f"The folder {folder} holds a game the index does not list.",
                 suggestion="The index may be damaged: restore index.json from a backup.")
-        self._hot_files.pop(game_id, None)
+        self._hot_files.pop(new.game_id, None)
         shutil.rmtree(folder, ignore_errors=True)
         make_dir(folder / "segments")
         try:
-            write_json_atomic(folder / "setup.json", setup)
+            write_json_atomic(folder / "setup.json", new.setup)
         except (TypeError, ValueError) as error:
             raise StoreError(f"Cannot save the setup: {error}.", suggestion=JSON_HINT) from error
         hot = HotFile(folder / "hot.json")
         # "fresh" until the first commit: a creation that died before listing the game
         # leaves a folder that may be created again.
-        hot.game.insert(Document({"snapshot": snapshot, "meta": {}, "base": 0, "fresh": True,
-                                  "segment_size": self._segment_size}, doc_id=1))
-        hot.set_open(0, log_entries, {})  # the next commit closes segments if it is long
+        hot.game.insert(Document({"snapshot": new.snapshot, "meta": {}, "base": 0,
+                                  "fresh": True, "segment_size": self._segment_size},
+                                 doc_id=1))
+        hot.set_open(0, new.log_entries, {})  # the next commit closes segments if it is long
         try:
             hot.save()
         except (TypeError, ValueError) as error:
             raise StoreError(f"Cannot save the game: {error}.", suggestion=JSON_HINT) from error
+
+    def moving(self, game_id: str, on: bool = True) -> None:
+        """Mark the game as moving out of this store (its own address's mail is held at the
+        sending server from now on: see ``retired``), or, ``on`` False, as staying after
+        all. The mark is the folder ``moved/<game_id>``."""
+        check_game_id(game_id)
+        mark = self.root / "moved" / game_id
+        if on:
+            make_dir(mark)
+        elif mark.is_dir() and not any(mark.iterdir()):
+            mark.rmdir()
+
+    def retire_game(self, game_id: str) -> None:
+        """Take a game out of the store (it moved to another store): the index stops listing
+        it, and its folder goes to ``moved/<game_id>/game``, kept for reference."""
+        self._locks.require("retire a game")
+        index = self._unlisted(game_id)
+        self.moving(game_id)
+        index.save()  # the commit point: the game is no longer this store's
+        self.folder(game_id).rename(self.root / "moved" / game_id / "game")
+
+    def retired(self, name: str) -> bool:
+        """Tell whether the game called ``name`` (letter case aside) is moving or moved out
+        of this store (``moving``, ``retire_game``) and was not created here again since."""
+        try:
+            marks = os.listdir(self.root / "moved")
+        except FileNotFoundError:
+            return False
+        folded = name.casefold()
+        return any(mark.casefold() == folded for mark in marks)
+
+    def _unmark(self, game_id: str) -> None:
+        """The game is this store's again: its move mark, and what it holds, go aside."""
+        mark = self.root / "moved" / game_id
+        if mark.exists():
+            mark.rename(mark.with_name(f"{game_id}.{time.time_ns()}.old"))
+
+    def delete_game(self, game_id: str) -> None:
+        """Delete a game and its folder; StoreError if there is none. The index written
+        without it is the commit point: a folder left by a writer killed after it is
+        not listed, and a later create_game of that id clears it."""
+        self._locks.require("delete a game")
+        check_game_id(game_id)
+        self._unlisted(game_id).save()
+        shutil.rmtree(self.folder(game_id), ignore_errors=True)
+
+    def _unlisted(self, game_id: str) -> TinyFile:
+        """The index without ``game_id``, not yet saved (saving it is the caller's commit
+        point); StoreError if there is no such game."""
+        if game_id not in self.games():
+            raise StoreError("There is no game with this id.", text=game_id)
         index = TinyFile(self.root / "index.json")
-        index.table("games").insert({"game_id": game_id})
+        index.table("games").remove(where("game_id") == game_id)
         self._index_cache = None
-        index.save()  # the commit point of the creation
+        self._hot_files.pop(game_id, None)
+        return index
 
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""
@@ -179,25 +270,85 @@ class GameFiles:
         rewritten (its hot file), or None when that cannot be told yet (see
         ``file_stamp``)."""
         check_game_id(game_id)
-        return file_stamp(self.folder(game_id) / "hot.json")
+        # A string, not a Path: a deadline tick takes the stamp of every game (pathlib's
+        # joins cost more than the stat itself: 10,000 games, bench/growth.py).
+        return file_stamp(f"{self._games_dir}/{game_id}/hot.json")
+
+    def note_changed(self, game_id: str) -> None:
+        """Add the game to the journal of games changed (``changed.log``), after a commit;
+        the store's lock is held. Not synced: a line a crash loses is made up for by the
+        deadline tick's sweep of every game's stamp at its start (``changed_games``)."""
+        with open(self._changed, "a", encoding="utf-8") as journal:
+            journal.write(json.dumps(game_id) + "\n")  # a JSON line, as every journal's
+
+    def changed_games(self, since: JournalMark | None,
+                      keep_bytes: int = _CHANGED_KEPT) -> tuple[set[str] | None, JournalMark]:
+        """Give the games committed since the mark ``since`` gave (None: not known, every
+        game may have changed) and the mark to give next time. Needs the lock; empties the
+        journal once it holds ``keep_bytes``, so a reader holding an older mark is told
+        nothing is known."""
+        self._locks.require("read the journal of games changed")
+        try:
+            with open(self._changed, "rb") as journal:
+                info = os.fstat(journal.fileno())
+                same = since is not None and since[0] == info.st_ino and since[1] <= info.st_size
+                start = since[1] if same and since is not None else 0
+                journal.seek(start)
+                text = journal.read(info.st_size - start)
+        except FileNotFoundError:
+            return None, self._empty_journal()
+        whole = text[:text.rfind(b"\n") + 1]  # a line being written is read next time
+        try:
+            changed = {str(json.loads(line)) for line in whole.splitlines()} if same else None
+        except ValueError:  # a line a crash cut short, and one added after it: not known
+            changed = None
+        if info.st_size >= keep_bytes:
+            return changed, self._empty_journal()
+        return changed, (info.st_ino, start + len(whole))
+
+    def _empty_journal(self) -> JournalMark:
+        """Start the journal of games changed anew (a new file: older marks are stale)."""
+        write_atomic(Path(self._changed), b"")
+        return os.stat(self._changed).st_ino, 0
 
     def due_index(self) -> dict[str, Any]:
         """Give the deadline tick's own record of the games (empty if there is none yet):
-        what the service keeps there is its business; losing it only costs time."""
+        what the service keeps there is its business; losing it only costs time.
+
+        It grows with the games (1 MB with 10,000), so it is kept parsed: read again only
+        when the file is not the one last read or written here. A file read less than
+        ``STAMP_MARGIN`` seconds after it was written is not kept (``file_stamp``); one
+        written here is, as only the lock's holder writes it, and another writer's file
+        is a new one (its own inode, while this one's is still taken)."""
+        path = self.root / "due.json"
         try:
-            value = read_json(self.root / "due.json")
+            info = os.stat(path)
+        except FileNotFoundError:
+            return {}
+        key = [info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+        if self._due_cache is not None and self._due_cache[0] == key:
+            return dict(self._due_cache[1])
+        try:
+            value = read_json(path)
         except (FileNotFoundError, ValueError):
             return {}
-        return value if isinstance(value, dict) else {}
+        if not isinstance(value, dict):
+            return {}
+        self._due_cache = (key, value) if file_stamp(path) == key else None
+        return dict(value)
 
     def set_due_index(self, value: dict[str, Any]) -> None:
         """Replace the deadline tick's record of the games (see ``due_index``)."""
         self._locks.require("write the due index")
+        path = self.root / "due.json"
         try:
-            write_json_atomic(self.root / "due.json", value)
+            write_json_atomic(path, value)
         except (TypeError, ValueError) as error:
             raise StoreError(f"Cannot save the due index: {error}.",
                              suggestion=JSON_HINT) from error
+        info = os.stat(path)
+        self._due_cache = ([info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns],
+                           dict(value))
 
     def setup(self, game_id: str) -> dict[str, Any]:
         """Give the setup the game was created with."""

@@ -33,6 +33,18 @@ class Games(Protocol):
         """Create a game with its first snapshot and log entries, all or nothing; needs the
         lock; StoreError if it exists."""
 
+    def moving(self, game_id: str, on: bool = True) -> None:
+        """Mark the game as moving out of the store (``on`` False: as staying after all)."""
+
+    def retire_game(self, game_id: str) -> None:
+        """Take the game out of the store (it moved to another); needs the lock."""
+
+    def retired(self, name: str) -> bool:
+        """Tell whether the game called ``name`` is moving or moved out of the store."""
+
+    def delete_game(self, game_id: str) -> None:
+        """Delete a game (the caller checks it may go: one never started)."""
+
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""
 
@@ -51,6 +63,11 @@ class Games(Protocol):
 
     def snapshot(self, game_id: str) -> dict[str, Any] | None:
         """Give the snapshot of the last commit, or None before the first."""
+
+    def changed_games(self, since: tuple[int, int] | None,
+                      ) -> tuple[set[str] | None, tuple[int, int]]:
+        """Give the games committed since the mark ``since`` (None: not known, any may have
+        changed) and the next mark; needs the lock."""
 
     def due_index(self) -> dict[str, Any]:
         """Give the deadline tick's own record of the games (empty if none yet)."""

@@ -151,6 +151,7 @@ class LogFiles:
         hot.game.update(changes, doc_ids=[1])
         self._outbox.queue(hot, queued, bundle)
         self._games.save(game_id, hot)  # the commit point
+        self._games.note_changed(game_id)
         self._outbox.remove_bundles(emptied)
 
     def _write_segment(self, game_id: str, start: int, segment: dict[str, Any]) -> None:
@@ -171,6 +172,7 @@ class LogFiles:
         hot.game.update({"snapshot": snapshot}, doc_ids=[1])
         emptied = self._outbox.drop_sent(game_id, hot)
         self._games.save(game_id, hot)
+        self._games.note_changed(game_id)
         self._outbox.remove_bundles(emptied)
 
     def _cut(self, game_id: str, hot: HotFile, length: int) -> None:

@@ -72,6 +72,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._depth = 0
         self._games: dict[str, _Game] = {}  # in the order created
+        self._moving: set[str] = set()  # games moving or moved out
         self._due = b"{}"
         self._mails: dict[str, _Mail] = {}  # every mail received, by id
         self._waiting: dict[str, None] = {}  # the inbox, in arrival order
@@ -124,6 +125,31 @@ class MemoryStore:
                      entries=[_json(entry, "the game") for entry in log_entries],
                      stamp=next(self._writes))
         self._games[game_id] = game
+        self._moving.discard(game_id)
+
+    def moving(self, game_id: str, on: bool = True) -> None:
+        """Mark the game as moving out of the store (``on`` False: as staying after all)."""
+        if on:
+            self._moving.add(game_id)
+        else:
+            self._moving.discard(game_id)
+
+    def retire_game(self, game_id: str) -> None:
+        """Take the game out of the store (it moved to another)."""
+        self._require_lock("retire a game")
+        self._game(game_id)
+        del self._games[game_id]
+        self._moving.add(game_id)
+
+    def retired(self, name: str) -> bool:
+        """Tell whether the game called ``name`` is moving or moved out of the store."""
+        return any(game_id.casefold() == name.casefold() for game_id in self._moving)
+
+    def delete_game(self, game_id: str) -> None:
+        """Delete a game; StoreError if there is none."""
+        self._require_lock("delete a game")
+        self._game(game_id)
+        del self._games[game_id]
 
     def games(self) -> list[str]:
         """Give the ids of all games, oldest first."""
@@ -132,6 +158,11 @@ class MemoryStore:
     def game_named(self, name: str) -> str | None:
         """Give the id of the game called ``name``, letter case aside (the newest of a name)."""
         return {game_id.casefold(): game_id for game_id in self._games}.get(name.casefold())
+
+    def changed_games(self, since: tuple[int, int] | None,
+                      ) -> tuple[set[str] | None, tuple[int, int]]:
+        """Give None (not known: every game may have changed), as no journal is kept."""
+        return None, (0, 0)
 
     def game_stamp(self, game_id: str) -> list[int] | None:
         """Give a value that changes whenever the game is written (None if there is none)."""

@@ -10,7 +10,9 @@ returns. Replies:
   cannot help, so the sender should bounce it rather than retry for days);
 - ``552`` when the mail is larger than ``max_bytes`` (checked while DATA streams in, by
   aiosmtpd, and again on the whole message);
-- ``550`` at RCPT for an address ``accept_recipient`` refuses.
+- ``550`` at RCPT for an address ``accept_recipient`` refuses;
+- ``450`` at RCPT for an address ``held_recipient`` holds (a game moving to another daemon:
+  the sending server keeps its mail until the route to the new one is in place).
 
 The null reverse-path (``MAIL FROM:<>``, used by bounces) reaches ``deliver`` as the empty
 string ``""``: aiosmtpd reports it as ``"<>"``, which looks like an address and is not one.
@@ -84,10 +86,12 @@ class _Handler:
         max_bytes: int,
         accept_recipient: Callable[[str], bool],
         worker: Callable[[], ThreadPoolExecutor],
+        held_recipient: Callable[[str], bool],
     ) -> None:
         self._deliver = deliver
         self._max_bytes = max_bytes
         self._accept_recipient = accept_recipient
+        self._held_recipient = held_recipient
         self._worker = worker
 
     async def handle_RCPT(
@@ -100,11 +104,14 @@ class _Handler:
     ) -> str:
         try:
             known = self._accept_recipient(address)
+            held = known and self._held_recipient(address)
         except Exception:
             log.exception("could not look up recipient %r; asked the sender to retry", address)
             return "451 4.3.0 Could not check the recipient, try again later"
         if not known:
             return "550 5.1.1 No such mailbox here"
+        if held:
+            return "450 4.2.1 This mailbox is moving, try again later"
         envelope.rcpt_tos.append(address)
         envelope.rcpt_options.extend(rcpt_options)
         return "250 OK"
@@ -154,7 +161,8 @@ class SmtpListener:
     Use ``start()``/``stop()`` or ``with SmtpListener(...) as listener:``; ``port`` is the
     port actually bound (give ``port=0`` for any free one). ``serve()`` runs the same
     server inside an asyncio loop you already have instead of a thread of its own.
-    ``accept_recipient`` runs on the event loop: keep it a quick lookup.
+    ``accept_recipient`` and ``held_recipient`` run on the event loop: keep them quick
+    lookups.
     """
 
     def __init__(
@@ -165,6 +173,7 @@ class SmtpListener:
         port: int = 2525,
         max_bytes: int = 256 * 1024,
         accept_recipient: Callable[[str], bool] = lambda address: True,
+        held_recipient: Callable[[str], bool] = lambda address: False,
         server_name: str | None = None,
         tls: ssl.SSLContext | None = None,
     ) -> None:
@@ -175,7 +184,8 @@ class SmtpListener:
         # aiosmtpd would look the name up on every connection; once is enough.
         self._server_name = server_name or socket.getfqdn()
         self._executor: ThreadPoolExecutor | None = None
-        self._handler = _Handler(deliver, max_bytes, accept_recipient, self._worker)
+        self._handler = _Handler(deliver, max_bytes, accept_recipient, self._worker,
+                                 held_recipient)
         self._controller: _BoundController | None = None
         self._bound_port: int | None = None
 

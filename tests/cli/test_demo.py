@@ -6,6 +6,8 @@ import email
 import mailbox
 from pathlib import Path
 
+from titles import mail_title
+
 from pbem.cli.demo import run_demo
 from pbem.service.postmaster import POSTMASTER
 from pbem.store import Store
@@ -24,7 +26,7 @@ def test_the_demo_plays_a_game_to_its_end_by_real_mail(tmp_path: Path) -> None:
     assert folders == ["adam@players.example", "eve@players.example",
                        "mallory@players.example", "trent@players.example"]
     box = mailbox.Maildir(result.maildirs / "adam@players.example", create=False)
-    subjects = [str(email.message_from_bytes(box.get_bytes(k))["Subject"]) for k in box.iterkeys()]
+    subjects = [mail_title(email.message_from_bytes(box.get_bytes(k))) for k in box.iterkeys()]
     assert any("Welcome" in s for s in subjects)
     assert any("over" in s.lower() or "won" in s.lower() for s in subjects), subjects[-3:]
     assert lines[0].startswith("Game 'demo' started")

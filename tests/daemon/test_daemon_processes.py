@@ -10,10 +10,6 @@ import fcntl
 import os
 import re
 import signal
-import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,12 +20,11 @@ from daemons import (
     maildir,
     new_game,
     order_mail,
-    port_answers,
+    pbem_run,
     send,
     serving,
 )
 from servers import Account, Dovecot, children_of, free_port, sent_message_ids, wait_until
-from support import REPO
 
 from pbem.daemon.config import DaemonConfig
 from pbem.daemon.server import Daemon
@@ -64,29 +59,6 @@ def _lock_free(config: DaemonConfig) -> bool:
     return True
 
 
-@contextmanager
-def _pbem_run(folder: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """Run ``pbem run`` in a session of its own (as systemd would), logging to daemon.log;
-    give it once it listens. Kills what is left of it afterwards."""
-    with (folder / "daemon.log").open("ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "pbem.cli.daemon", "run", "--config",
-             str(folder / "pbem.toml")], env=dict(os.environ, PYTHONPATH=str(REPO)),
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    children: set[int] = set()
-    try:
-        assert wait_until(lambda: port_answers(port), timeout=30), "the daemon did not listen"
-        children = children_of(process.pid)
-        yield process
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-        for child in children:  # only if the test failed
-            with suppress(ProcessLookupError):
-                os.kill(child, signal.SIGKILL)
-
-
 def _answered(config: DaemonConfig) -> list[str]:
     return sorted(str(m["In-Reply-To"]) for box in maildir(config.maildir).values()
                   for m in box if m["In-Reply-To"])
@@ -103,7 +75,7 @@ def test_sigterm_to_the_process_group_ends_every_process_cleanly(
     port = free_port()
     config = _config(tmp_path, dovecot, account, port)
     passwords = new_game(config, now=datetime.now(UTC))
-    with _pbem_run(tmp_path, port) as daemon:
+    with pbem_run(tmp_path, port) as daemon:
         assert wait_until(lambda: len(children_of(daemon.pid)) == 2, timeout=20)
         children = children_of(daemon.pid)
         send(port, order_mail(1, "Alice", passwords["Alice"], "STATUS"))
@@ -129,7 +101,7 @@ def test_children_end_with_a_killed_daemon_and_the_next_one_sends_nothing_twice(
     config = _config(tmp_path, dovecot, account, port)
     passwords = new_game(config, now=datetime.now(UTC))
     players = ("Alice", "Bob", "Carol")
-    with _pbem_run(tmp_path, port) as daemon:
+    with pbem_run(tmp_path, port) as daemon:
         assert wait_until(lambda: len(children_of(daemon.pid)) == 2, timeout=20)
         children = children_of(daemon.pid)
         for n in range(1, 31):
@@ -152,7 +124,7 @@ def test_children_end_with_a_killed_daemon_and_the_next_one_sends_nothing_twice(
     for n in range(31, 41):
         player = players[n % 3]
         dovecot.deliver(account, order_mail(n, player, passwords[player], "STANDING LIST"))
-    with _pbem_run(tmp_path, port) as daemon:
+    with pbem_run(tmp_path, port) as daemon:
         expected = sorted(f"<order-{n}@example.org>" for n in range(1, 41))
         assert wait_until(lambda: _answered(config) == expected, timeout=60), \
             _answered(config)

@@ -45,7 +45,8 @@ SAMPLES: dict[str, Any] = {
     "cards": ["Assassination", "Murphy's Law"], "dest": "Empty Vee", "expected": ["CONTROL"],
     "first": "PLAY", "first_line": 1, "form": "GAME <game> PLAYER <name> PASSWORD <password>",
     "forms": ["STANDING LIST", "STANDING CLEAR"], "found": "Bribery", "found_kind": "special",
-    "giver": "Bob", "group": "Feminists", "have": 3, "illuminati": "The Network",
+    "giver": "Bob", "goal": "The Network", "goals": ("The Network", "The Gnomes of Zurich"),
+    "group": "Feminists", "have": 3, "illuminati": "The Network",
     "instead": "ATTACK Feminists WITH The Network SPEND 3", "keyword": "SPEND",
     "keywords": ["PASS"], "least": 1, "length": 240, "master": "The Network", "missing":
     ["ON <group>"], "more": 0, "most": 32, "next_line": 2, "name": "Carol",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import email.utils
 import shutil
 from datetime import datetime
-from email.header import decode_header, make_header
 from email.message import Message
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 from gm_cli import LATER, PLAYERS, START, gm_mails, mails, plain, run, snapshot, text_of, to
 from stored_games import SEED
+from titles import mail_title
 
 from pbem.cli.main import main
 from pbem.service import history
@@ -59,7 +59,8 @@ def game(started: tuple[Path, dict[str, str]], tmp_path: Path) -> tuple[Path, di
 
 
 def subject(message: Message) -> str:
-    return str(make_header(decode_header(str(message["Subject"]))))
+    """What the mail is about: a game mail's opening line (its Subject is the thread's)."""
+    return mail_title(message)
 
 
 def log(store: Path) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from support import check_golden
+from titles import mail_title
 
 from pbem.engine.state import GameState
 from pbem.service import gm
@@ -60,8 +61,8 @@ class Out:
     """One mail the service sent, read back as a player's mail client would."""
 
     to: str
-    subject: str
-    text: str
+    subject: str  # what the mail is about (tests/titles.py): a game mail's opening line
+    text: str  # the plain text, below a game mail's title
     html: str | None
     attachments: list[tuple[str, str, bytes]]
     headers: dict[str, str]
@@ -248,10 +249,15 @@ class Mailroom:
                                 data if isinstance(data, bytes) else b""))
         kept = ("To", "Subject", "In-Reply-To", "Auto-Submitted", "X-Pbem-Game", "X-Pbem")
         headers = {k: str(message[k]) for k in kept if message[k] is not None}
+        title = mail_title(message)
+        text = _lines(plain.get_content()) if plain is not None else ""
+        if title != str(message["Subject"]):  # a game mail: its text opens with the title
+            headers["Title"] = title
+            text = text.removeprefix(f"{title}\n\n")
         return Out(
-            to=item.to, subject=str(message["Subject"]),
+            to=item.to, subject=title,
             # The bytes have CRLF line ends, as SMTP wants; a reader sees lines.
-            text=_lines(plain.get_content()) if plain is not None else "",
+            text=text,
             html=_lines(html.get_content()) if html is not None else None,
             attachments=attachments, headers=headers, raw=item.raw,
             turn=self._turn(item.game_id))
