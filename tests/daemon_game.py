@@ -64,6 +64,17 @@ class GameDaemon:
             texts.append(str(body.get_content()))
         return texts
 
+    def headlines(self, address: str) -> list[tuple[str, str]]:
+        """(In-Reply-To, what the mail is about) of each mail to ``address``: its subject and
+        the first line of its text (a game's mails share one subject, their thread's, and
+        open with their own)."""
+        found = []
+        for message in self.mails().get(address, []):
+            body = message.get_body(("plain",))
+            first = str(body.get_content()).lstrip().split("\n", 1)[0] if body else ""
+            found.append((str(message["In-Reply-To"] or ""), f"{message['Subject']} {first}"))
+        return found
+
     @contextmanager
     def listening(self) -> Iterator[int]:
         """The daemon serving (listener, sending loop) on a thread: give its port."""

@@ -37,10 +37,9 @@ def test_an_elimination_is_told_once_however_many_mails_follow_in_the_round(
     game.run()
     assert game.state().player(mover).status == "eliminated"
     assert game.state().player(other).playing
-    subjects = [str(m["Subject"]) for m in game.mails()[f"{mover.lower()}@example.org"]]
-    told = [s for s in subjects if "You are eliminated" in s]
-    alone = [str(m["Subject"]) for m in game.mails().get(GM, [])
-             if other in str(m["Subject"])]
+    told = [h for _, h in game.headlines(f"{mover.lower()}@example.org")
+            if "You are eliminated" in h]
+    alone = [h for _, h in game.headlines(GM) if f"Only {other} is left playing" in h]
     print(f"{LATER} mails after the elimination: {len(told)} 'eliminated' mails, "
           f"{len(alone)} 'only one left' notices")
     assert len(told) == 1

@@ -19,9 +19,12 @@ def _treasury(state: GameState, player: str) -> int:
 
 
 def _answers(game: GameDaemon, address: str) -> dict[str, str]:
-    """The subject of each answer to an order mail, by the Message-ID it answers."""
-    return {str(m["In-Reply-To"]): str(m["Subject"]) for m in game.mails().get(address, [])
-            if m["In-Reply-To"]}
+    """What the answers to each order mail say first, by the Message-ID they answer."""
+    found: dict[str, str] = {}
+    for answers, said in game.headlines(address):
+        if answers.startswith("<order-"):
+            found[answers] = f"{found.get(answers, '')} {said}"
+    return found
 
 
 def test_three_copies_of_a_gift_give_once_through_the_daemon(tmp_path: Path) -> None:
@@ -38,10 +41,10 @@ def test_three_copies_of_a_gift_give_once_through_the_daemon(tmp_path: Path) -> 
         assert _treasury(after, "Alice") == _treasury(before, "Alice") - 1
         assert _treasury(after, "Bob") == _treasury(before, "Bob") + 1
         answers = _answers(game, "alice@example.org")
-        assert answers["<order-1@example.org>"].startswith("[g1] Orders received: 1 accepted")
+        assert "Orders received: 1 accepted" in answers["<order-1@example.org>"]
         for n in (2, 3):
-            assert answers[f"<order-{n}@example.org>"].startswith(
-                "[g1] Already done: these orders were carried out on 2024-05-01 10:00 UTC")
+            assert ("Already done: these orders were carried out on 2024-05-01 10:00 UTC"
+                    in answers[f"<order-{n}@example.org>"])
         # The same gift meant again: the TURN of the last answer makes it new orders.
         smtp.sendmail("alice@example.org", ["pbem@localhost"], game.orders(
             4, "Alice", "GIVE 1 MB TO Bob").replace(
