@@ -89,7 +89,7 @@ def make_dir(folder: Path) -> None:
         return
     make_dir(folder.parent)
     try:
-        folder.mkdir()
+        folder.mkdir(mode=0o700)  # the store holds players' addresses: its owner's only
     except FileExistsError:
         return
     fsync_dir(folder.parent)
@@ -111,3 +111,13 @@ def temp_files(root: Path, older_than: float = 0.0, *,
                         yield path
                 except FileNotFoundError:  # its writer finished meanwhile
                     continue
+
+
+def note_holder(fd: int) -> None:
+    """Write this process's id into a lock file just taken (``fd``), for whoever finds it
+    taken; a disk too full to take the few bytes leaves it as it was: the lock is the flock,
+    the id only a note (a daemon must start, and a game master's command run, on a full
+    disk, to tell and to wait)."""
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)

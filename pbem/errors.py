@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -140,3 +141,21 @@ class ConfigError(PbemError, ValueError):
 
 class AddressError(PbemError, ValueError):
     """A mail address we could not write to (or not deliver to with the sender configured)."""
+
+
+# The errors of a disk or file system as a whole, not of one file: out of space or quota, a
+# file system read-only or failing, out of file handles or memory.
+_DISK_TROUBLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EMFILE,
+                           errno.ENFILE, errno.ENOMEM})
+
+
+def disk_trouble(error: BaseException) -> bool:
+    """Tell whether ``error`` (or the error it was raised from) is the store's disk failing as
+    a whole (out of space, read-only, failing): no write can be expected to succeed until it
+    mends, and it is never the fault of the mail being stored or applied."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in _DISK_TROUBLE:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

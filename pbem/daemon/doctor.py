@@ -20,6 +20,7 @@ from typing import Literal
 from pbem.daemon.config import DaemonConfig, ListenerSettings
 from pbem.daemon.outbox import make_sender, read_hold
 from pbem.errors import ConfigError
+from pbem.store.check import examine as examine_store
 from pbem.transport.imap import ImapIntake, JsonFileCursor
 from pbem.transport.listener import server_tls
 from pbem.transport.oauth import OAuthSettings, Tokens, read_login
@@ -40,6 +41,7 @@ def examine(config: DaemonConfig) -> list[Finding]:
     """Give every finding about ``config``, in the order the daemon would meet them."""
     findings = [Finding("ok", f"configuration read from {config.origin}")]
     findings += _folder("game store", config.store)
+    findings += _store_files(config.store)
     findings += _running(config)
     if config.listener is not None:
         findings += _port_free(config.listener.host, config.listener.port,
@@ -126,6 +128,15 @@ def _folder(what: str, path: Path) -> list[Finding]:
     if existing != path:
         return [Finding("ok", f"the {what} {path} will be created (its parent is writable)")]
     return [Finding("ok", f"the {what} {path} is writable")]
+
+
+def _store_files(store: Path) -> list[Finding]:
+    """Give each damaged or missing file of the store (pbem.store.check), or that all
+    read whole."""
+    damages = examine_store(store)
+    if not damages and store.is_dir():
+        return [Finding("ok", f"every file of the game store {store} reads whole")]
+    return [Finding("problem", f"store file {damage}") for damage in damages]
 
 
 def _daemon_running(config: DaemonConfig) -> int | None:

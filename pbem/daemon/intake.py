@@ -7,10 +7,12 @@ a process of its own (see ``pbem.daemon.server``).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from pbem.daemon.config import DaemonConfig
+from pbem.errors import disk_trouble
 from pbem.mail.inbound import receipt, stand_in
 from pbem.service.postmaster import Postmaster
 from pbem.store import GameStore, Store
@@ -21,6 +23,7 @@ from pbem.transport.imap import (
     JsonFileCursor,
     UnprocessableMail,
 )
+from pbem.transport.listener import TryLater
 
 log = logging.getLogger("pbem.daemon.server")
 
@@ -38,14 +41,31 @@ def with_return_path(raw: bytes, envelope_from: str) -> bytes:
 
 class MailIntake:
     """Stores the mail an intake took, in a store object of the intake's own; calls
-    ``stored`` once new mail is durable (to wake the processing)."""
+    ``stored`` once new mail is durable (to wake the processing).
+
+    Mail is refused for later (``TryLater``: SMTP 452, left on the IMAP server) while the
+    store's disk fails (``refusing``, the daemon's last try) or has less free space than
+    ``reserve`` bytes: what is left goes to applying the mail already taken."""
 
     def __init__(self, store: GameStore, clock: Callable[[], datetime], max_bytes: int,
-                 stored: Callable[[], None]) -> None:
+                 stored: Callable[[], None], *, folder: str | None = None,
+                 refusing: Callable[[], bool] = lambda: False) -> None:
         self._store = store
         self._clock = clock
         self._max_bytes = max_bytes
         self._on_stored = stored
+        self._folder = folder
+        self._refusing = refusing
+        self.reserve = 2 * max_bytes
+
+    def _room(self) -> None:
+        """Raise ``TryLater`` while the store cannot take mail."""
+        if self._refusing():
+            raise TryLater("the store's disk failed at the last try")
+        if self._folder is not None:
+            info = os.statvfs(self._folder)
+            if info.f_bavail * info.f_frsize < self.reserve:
+                raise TryLater(f"the store's disk has less than {self.reserve} bytes free")
 
     def deliver_smtp(self, raw: bytes, envelope_from: str, rcpt_tos: list[str]) -> None:
         """Store a mail the SMTP listener took; returns once it is durable."""
@@ -72,7 +92,14 @@ class MailIntake:
     def _accept(self, raws: Sequence[bytes]) -> list[str | None]:
         """Keep mails durably, together, before the mail server is told they arrived; give
         each one's id, None for one received before."""
-        return self._store.receive_many([receipt(raw) for raw in raws], received_at=self._clock())
+        self._room()
+        try:
+            return self._store.receive_many([receipt(raw) for raw in raws],
+                                            received_at=self._clock())
+        except OSError as error:
+            if disk_trouble(error):
+                raise TryLater(f"the store cannot be written: {error}") from error
+            raise
 
     def _stored(self, mail_ids: Sequence[str | None], via: str) -> None:
         """Log what an intake stored (None: received before); say so if any is new."""
@@ -86,10 +113,12 @@ class MailIntake:
 
 
 def make_mail_intake(config: DaemonConfig, clock: Callable[[], datetime],
-                     stored: Callable[[], None]) -> MailIntake:
+                     stored: Callable[[], None],
+                     refusing: Callable[[], bool] = lambda: False) -> MailIntake:
     """Give the intakes' store keeper, on a store object of its own (storing mail never
     waits for the processing's lock hold)."""
-    return MailIntake(Store(config.store), clock, config.max_mail_bytes, stored)
+    return MailIntake(Store(config.store), clock, config.max_mail_bytes, stored,
+                      folder=str(config.store), refusing=refusing)
 
 
 def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,

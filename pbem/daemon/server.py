@@ -19,6 +19,12 @@ with a ``sender`` object, or a clock object a test moves, the IMAP intake and th
 loop run as threads of the daemon's process instead, as does ``run_once`` (sending from the
 main thread). Anyone else in the process uses store objects of their own (``Daemon.store``).
 
+A disk that fails as a whole (out of space or quota, read-only: ``pbem.errors.disk_trouble``)
+is no mail's fault: the pass stops with the mail waiting, the listener answers new mail 452
+(try later) and the IMAP intake leaves it on the server, the log says so once, and the main
+loop tries again every few seconds; once a write succeeds the game master is told by mail
+and the waiting mail is applied, each once.
+
 A crash anywhere loses nothing and repeats nothing: the inbox is processed again from the
 store, a mail whose step committed is not applied again (the store knows), and a mail sent
 but not yet marked sent is sent again under the same Message-ID, which a Maildir and any
@@ -39,14 +45,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pbem.atomicfile import make_dir
+from pbem.atomicfile import make_dir, note_holder
 from pbem.daemon.children import ChildProcess, crosses
 from pbem.daemon.config import DaemonConfig
 from pbem.daemon.intake import make_imap_intake, make_mail_intake
 from pbem.daemon.loop import MAX_WAIT, run_loop
 from pbem.daemon.outbox import Flush, make_outbox, make_sender
 from pbem.engine.cards import CardSet
-from pbem.errors import StoreError
+from pbem.errors import StoreError, disk_trouble
 from pbem.service.service import BATCH, Service
 from pbem.store import Store
 from pbem.transport.imap import ImapIntake
@@ -66,6 +72,8 @@ ROUND_SECONDS = 0.1
 _ORPHANS_SECONDS = 60.0
 # How long ``serve`` waits for its children to be at work before it says it is ready.
 _CHILDREN_START_SECONDS = 60.0
+# How often the main loop tries the store again while its disk fails (full, read-only).
+DISK_RETRY_SECONDS = 5.0
 
 
 def utc_now() -> datetime:
@@ -110,7 +118,10 @@ class Daemon:
         self.service = Service(self.store, config.service_config(), self._service.cards)
         self._wake = threading.Event()
         self._send_wake = threading.Event()  # wakes the sending loop when it is a thread
-        self._intake = make_mail_intake(config, clock, stored=self._wake.set)
+        # Since when, and why, the store's disk fails (None while it writes).
+        self._disk_failing: tuple[datetime, str] | None = None
+        self._intake = make_mail_intake(config, clock, stored=self._wake.set,
+                                        refusing=self.disk_failing)
         self.sender: Sender = sender if sender is not None else make_sender(config)
         self.outbox = make_outbox(config, self.sender, clock)
         self._stop = threading.Event()
@@ -261,10 +272,46 @@ class Daemon:
     def _work(self) -> float:
         """Process and tick, wake the sending loop if that made mail; give the wait."""
         self._gather()
-        processed = self.process()
-        if self._tick_if_due() or processed:  # (both run: mail never holds up a deadline)
+        try:
+            processed = self.process()
+            ticked = self._tick_if_due()
+            if self._disk_failing is not None:
+                self._disk_mended()
+        except Exception as error:
+            if not disk_trouble(error):
+                raise
+            self._disk_fails(error)
+            return DISK_RETRY_SECONDS
+        if ticked or processed:  # (both run: mail never holds up a deadline)
             self._wake_sending()
         return min(MAX_WAIT, max(0.0, self._next_tick - time.monotonic()))
+
+    def disk_failing(self) -> bool:
+        """Tell whether the store's disk failed at the last try (new mail is then refused
+        for later)."""
+        return self._disk_failing is not None
+
+    def _disk_fails(self, error: BaseException) -> None:
+        """Note that the store's disk fails; say so in the log once, not at every try."""
+        if self._disk_failing is None:
+            self._disk_failing = (self._clock(), f"{type(error).__name__}: {error}")
+            log.error("the store %s cannot be written (%s): the mail received waits, new "
+                      "mail is refused for later; trying again every %.0f s",
+                      self.config.store, error, DISK_RETRY_SECONDS)
+        else:
+            log.debug("the store still cannot be written: %s", error)
+
+    def _disk_mended(self) -> None:
+        """The store wrote again: tell the game master (that write is the proof), go on."""
+        assert self._disk_failing is not None
+        since, error = self._disk_failing
+        with self._store.lock():
+            self._service.postmaster.disk_mended(since, error, self._clock())
+        self._disk_failing = None
+        log.warning("the store %s can be written again; the mail that waited is applied",
+                    self.config.store)
+        self._wake_sending()
+        self._wake.set()
 
     def _gather(self) -> None:
         """While mail keeps coming in, wait for it a moment (``_GATHER``, never longer than
@@ -345,11 +392,10 @@ class _InstanceLock:
     def held(self) -> Iterator[int]:
         """Hold the lock; gives the open file's descriptor, for the children to inherit."""
         make_dir(self.path.parent)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             self._take(fd)
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            note_holder(fd)
             yield fd
         finally:
             os.close(fd)

@@ -9,6 +9,7 @@ status each, not a snapshot each, however much stray mail asks.
 from __future__ import annotations
 
 from pbem.engine.codec import from_json
+from pbem.errors import disk_trouble
 from pbem.service.model import GameService, Seat
 from pbem.store import GameStore
 
@@ -28,7 +29,13 @@ class Directory:
         games = [g for g in self.store.games() if g != self.skip]
         first = [game] if game in games else []
         for game_id in first + [g for g in reversed(games) if g != game]:
-            seat = seat_at(self._seats_of(game_id), address)
+            try:
+                seats = self._seats_of(game_id)
+            except Exception as error:  # a damaged game's seats are looked for no further
+                if disk_trouble(error):
+                    raise
+                continue
+            seat = seat_at(seats, address)
             if seat is not None:
                 return seat
         return None

@@ -33,6 +33,7 @@ FAILED_KEPT = 100  # mails whose processing broke, remembered for the GM
 ALERT_INTERVAL = timedelta(minutes=30)  # at most one notice of broken mails to the GM
 FLOOD_SENDERS = 20_000  # senders the flood counter keeps at most
 SWEEP_INTERVAL = timedelta(minutes=1)  # how often the flood counter forgets old senders
+DAMAGE_KEPT = 100  # damaged store files the GM was told of, remembered to tell them once
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +179,34 @@ class Postmaster:
                             count=sum(unreported.values()), kinds=sorted(unreported.items()),
                             minutes=ALERT_INTERVAL // timedelta(minutes=1))]
 
+    def damaged(self, problem: str, now: datetime) -> bool:
+        """Tell the game master, once, that a store file is damaged (``problem`` names it and
+        how to mend it): the mails that need it wait in the inbox meanwhile. Give whether
+        this was news (else it was told before)."""
+        meta = self._meta(now)
+        if problem in meta["damaged"]:
+            return False
+        meta["damaged"] = dict(list(meta["damaged"].items())[-(DAMAGE_KEPT - 1):])
+        meta["damaged"][problem] = iso(now)
+        items = [self._to_gm(f"{POSTMASTER}-damaged-{self.store.log_length(POSTMASTER)}",
+                             "store_damaged", now, problem=problem)
+                 ] if self.sender.gm_address else []
+        self.store.commit(POSTMASTER, log_entries=[{"damaged": problem}], snapshot=None,
+                          meta=meta, outbox=items)
+        return True
+
+    def disk_mended(self, since: datetime, error: str, now: datetime) -> None:
+        """Tell the game master that the store could not be written from ``since`` until now
+        (``error``), and that the mail which waited meanwhile is being applied (held lock
+        required)."""
+        entry = self.store.log_length(POSTMASTER)
+        items = [self._to_gm(f"{POSTMASTER}-disk-{entry}", "store_unwritable", now,
+                             since=moment_facts(since, self.sender.gm_tz), error=error)
+                 ] if self.sender.gm_address else []
+        self.store.commit(POSTMASTER, log_entries=[{"unwritable_since": iso(since),
+                                                    "error": error}],
+                          snapshot=None, outbox=items)
+
     def given_up(self, item: OutboxItem, error: str, now: datetime) -> None:
         """Tell the game master that the daemon gave up a mail (refused for good, or too
         often): it stays in the store, unsent, for ``pbem outbox retry``. Not for mail to
@@ -232,7 +261,8 @@ class Postmaster:
                 "hushed": {a: t for a, t in meta.get("hushed", {}).items() if a in replied},
                 "strangers": [t for t in meta.get("strangers", []) if parse_iso(t) > horizon],
                 "failed": list(meta.get("failed", [])),
-                "alerted": meta.get("alerted"), "unreported": dict(meta.get("unreported", {}))}
+                "alerted": meta.get("alerted"), "unreported": dict(meta.get("unreported", {})),
+                "damaged": dict(meta.get("damaged", {}))}
 
     def flooding(self, sender: str, now: datetime) -> bool:
         """Count this mail; True when the sender passed the hourly limit."""

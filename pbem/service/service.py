@@ -32,7 +32,13 @@ from pbem.engine.rules import replay
 from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.setup import Setup, new_game, with_options
 from pbem.engine.state import GameState
-from pbem.errors import IllegalCommandError, MailFormatError, OrderSyntaxError, StoreError
+from pbem.errors import (
+    IllegalCommandError,
+    MailFormatError,
+    OrderSyntaxError,
+    StoreError,
+    disk_trouble,
+)
 from pbem.mail.inbound import (
     InboundMail,
     header_summary,
@@ -99,6 +105,10 @@ class Service:
         self._bot_mail: set[str] = set()  # Message-IDs of mail the bot seats wrote
         self._journal: tuple[int, int] | None = None  # where tick read the journal of changes
         self._next_sweep = 0.0  # monotonic time of tick's next look at every game's stamp
+        # Mails left waiting in this pass: their game's (or the postmaster's) record cannot
+        # be read or written. Never the mail's fault: they stay in the inbox.
+        self._held: set[str] = set()
+        self._damage_logged: set[str] = set()
         with store.lock():
             self.postmaster.ensure()
 
@@ -242,20 +252,26 @@ class Service:
             if not self._recovered:
                 self.store.recover()
             self._recovered = False
+            self._held = set()
             for _ in range(MAX_ROUNDS):
                 # Players' mail before the bot seats' (in arrival order each): a player
                 # waits for an answer, while bots answering bots in busy games can fill
                 # round after round. A bot's mail cannot be an answer to a player's waiting
                 # one (nothing was answered yet), so no game sees an order it could not.
-                items = sorted(self.store.inbox(),
+                items = sorted((item for item in self.store.inbox()
+                                if item.mail_id not in self._held),
                                key=lambda item: item.message_id in self._bot_mail)[:BATCH]
                 if not items:
                     break
-                handled = self._round([item.mail_id for item in items], now, round_seconds)
-                self.store.inbox_done(*handled)
-                for mail_id in handled:  # kept, but without the passwords they carried
+                began = time.monotonic()
+                taken = self._round([item.mail_id for item in items], now, round_seconds)
+                applied = [mail_id for mail_id in taken if mail_id not in self._held]
+                self.store.inbox_done(*applied)
+                for mail_id in applied:  # kept, but without the passwords they carried
                     self.store.mask_mail(mail_id, mask_passwords)
-                done += len(handled)
+                log.debug("a round of %d mail(s) committed in %.2f s", len(taken),
+                          time.monotonic() - began)
+                done += len(applied)
                 if after_round is not None:
                     after_round()
             self._recovered = True
@@ -292,7 +308,9 @@ class Service:
                     continue
                 try:
                     changed_now, due = self._tick_game(game_id, now)
-                except Exception:  # one game's trouble must not stop the others' deadlines
+                except Exception as error:  # one game's trouble must not stop the others'
+                    if disk_trouble(error):  # everyone's: the pass stops, to try again
+                        raise
                     log.exception("the deadlines of game %s failed; the other games go on",
                                   game_id)
                     continue
@@ -323,36 +341,50 @@ class Service:
 
     def _round(self, mail_ids: Sequence[str], now: datetime,
                seconds: float | None = None) -> list[str]:
-        """Handle mails (as many as ``seconds`` allow, the first always), then write each
-        game's steps; give the mails handled. Should a write fail, its mails are handled
-        again one at a time, so only a mail that breaks is set aside."""
+        """Handle mails, then write each game's steps; give the mails taken (the first ones,
+        as many as ``seconds`` allow). Should a write fail, its mails are handled again one
+        at a time, so only a mail that breaks is set aside.
+
+        A disk failing as a whole (``disk_trouble``: out of space, read-only) is raised: the
+        pass stops and every mail not committed stays waiting, for the next pass to apply
+        once the disk mends (``recover`` takes off those whose step did commit)."""
         steps: dict[str, Step] = {}
+        taken: list[str] = []
         began = time.monotonic()
-        handled: list[str] = []
         for mail_id in mail_ids:
-            if handled and seconds is not None and time.monotonic() - began >= seconds:
+            if taken and seconds is not None and time.monotonic() - began >= seconds:
                 break
-            handled.append(mail_id)
+            taken.append(mail_id)
             try:
                 self._handle(mail_id, now, steps)
             except Exception as error:  # a bug must not block every later mail
-                self._set_aside(mail_id, now, error)
+                self._failed(mail_id, now, error)
         for game_steps in steps.values():
             if not game_steps.mail_ids:
                 continue
             try:
                 self._write(game_steps, now)
             except Exception as error:
-                if len(handled) == 1:
-                    self._set_aside(handled[0], now, error)
+                if len(taken) == 1:
+                    self._failed(taken[0], now, error)
                     continue
+                if disk_trouble(error):
+                    raise
                 log.exception("the steps of %d mails could not be written; one at a time now",
                               len(game_steps.mail_ids))
                 for mail_id in game_steps.mail_ids:
                     self._round([mail_id], now)
-        return handled
+        return taken
 
-    def _set_aside(self, mail_id: str, now: datetime, error: Exception) -> None:
+    def _failed(self, mail_id: str, now: datetime, error: Exception) -> None:
+        """A mail's processing raised: the disk's failure is raised on; a store file that
+        cannot be read or written (``OSError``, ``StoreError``) leaves the mail waiting, and
+        the game master is told once; anything else (a bug) sets the mail aside."""
+        if disk_trouble(error):
+            raise error
+        if isinstance(error, (OSError, StoreError)):
+            self._hold(mail_id, now, error)
+            return
         log.exception("mail %s could not be processed", mail_id)
         try:  # its sender is told, if that much of it reads
             sender, message_id, synthetic = header_summary(self.store.raw_mail(mail_id))
@@ -360,8 +392,30 @@ class Service:
         except Exception:
             log.exception("the sender of mail %s could not be read: not told", mail_id)
             sender, message_id, synthetic, reader = "", "", True, None
-        self.postmaster.failed(mail_id, now, f"{type(error).__name__}: {error}", to=sender,
-                               reply_to=None if synthetic else message_id, reader=reader)
+        try:
+            self.postmaster.failed(mail_id, now, f"{type(error).__name__}: {error}",
+                                   to=sender, reply_to=None if synthetic else message_id,
+                                   reader=reader)
+        except Exception as failure:  # the postmaster's own record is at fault
+            if disk_trouble(failure):
+                raise
+            self._hold(mail_id, now, failure)
+
+    def _hold(self, mail_id: str, now: datetime, error: Exception) -> None:
+        """Leave a mail waiting in the inbox: a store file it needs is damaged. The game
+        master hears of each damage once (by mail when the postmaster's record can be
+        written, in the log always)."""
+        self._held.add(mail_id)
+        problem = str(error)
+        try:
+            told = self.postmaster.damaged(problem, now)
+        except Exception as failure:
+            if disk_trouble(failure):
+                raise
+            told = problem not in self._damage_logged
+        if told:
+            self._damage_logged.add(problem)
+            log.error("mail %s waits: %s (see `pbem doctor`)", mail_id, problem)
 
     # --- one mail -------------------------------------------------------------------------
 
@@ -543,8 +597,13 @@ class Service:
         snapshot = self.store.snapshot(game_id)
         if snapshot is None:
             raise StoreError("The game has no snapshot.", text=game_id)
-        return (from_json(GameState, snapshot["state"]),
-                from_json(GameService, snapshot["service"]))
+        try:
+            return (from_json(GameState, snapshot["state"]),
+                    from_json(GameService, snapshot["service"]))
+        except (KeyError, TypeError, ValueError) as error:  # a record garbled on disk
+            raise StoreError(f"The record of game {game_id} is damaged ({error!r}).",
+                             suggestion="Restore the game's hot.json from a backup "
+                             "(`pbem doctor` names the file).") from error
 
     @staticmethod
     def _snapshot(state: GameState, service: GameService) -> dict[str, Any]:

@@ -30,7 +30,8 @@ Layout under the root folder::
                                   inbox/, naming it (``pbem.store.seen``); committed to disk
                                   before it leaves, written only by the store lock's holder
     mail/<seq>.<token>.mails      a group file all of whose mails are done, moved from inbox/
-                                  (a move a power cut undoes is redone by ``recover``)
+                                  (a move a power cut undoes is redone by ``recover``); after
+                                  30 days, or beyond 64 MB of them, only its header line stays
     inbox/<mail_id>.mail, mail/<aa>/<mail_id>.mail   a mail received by layout 2, waiting or
                                   done: its record on a line, then its bytes
     outbox/<game_id>.<token>.mails   bytes of the mails one commit queued, written before the
@@ -57,6 +58,7 @@ nobody points to yet is ignored (and tidied by ``recover``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -64,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.atomicfile import temp_files
+from pbem.errors import disk_trouble
 from pbem.store.games import (
     SEGMENT_SIZE,
     STAMP_MARGIN,
@@ -94,6 +97,8 @@ __all__ = [
 ]
 
 _TEMP_AGE = 600.0  # seconds: a temp file this old was left by a killed writer
+
+log = logging.getLogger(__name__)
 
 
 class Store:
@@ -132,7 +137,14 @@ class Store:
             if not waiting:
                 break
             # A step committed, the process died before taking its mails off the inbox.
-            if done := self.applied_mails(game_id, waiting):
+            try:
+                done = self.applied_mails(game_id, waiting)
+            except Exception as error:  # a damaged game holds up its own mail only
+                if disk_trouble(error):
+                    raise
+                log.warning("game %s cannot be read (%s): its mail waits", game_id, error)
+                continue
+            if done:
                 self.inbox_done(*done)
                 waiting = [mail_id for mail_id in waiting if mail_id not in done]
         self.inbox_done()  # groups all done whose move out of inbox/ never happened
@@ -241,6 +253,11 @@ class Store:
 
     def mask_mail(self, mail_id: str, mask: Callable[[bytes], bytes]) -> bool:
         return self._inbox.mask_mail(mail_id, mask)
+
+    def age_out_mail(self) -> int:
+        """Drop the bytes of old mail done now (``inbox_done`` does it once an hour; see
+        ``pbem.store.inbox.MAIL_KEPT_SECONDS``); give how many files were cut."""
+        return self._inbox.age_out()
 
     # ---- the outbox (pbem.store.outbox) -------------------------------------------------
 

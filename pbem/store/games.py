@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import logging
 import os
 import shutil
 import time
@@ -26,6 +27,8 @@ SEGMENT_SIZE = 64  # log entries per segment file, for games created from now on
 STAMP_MARGIN = 2.0  # seconds: a file changed more recently has no stamp yet (file_stamp)
 _CHANGED_KEPT = 1 << 20  # bytes of the journal of games changed before it is emptied
 JournalMark = tuple[int, int]  # where a reader of the journal of games changed is: inode, offset
+
+log = logging.getLogger(__name__)
 
 
 def file_stamp(path: Path | str) -> list[int] | None:
@@ -75,6 +78,7 @@ class GameFiles:
         self._index_cache: tuple[list[int] | None, tuple[str, ...], dict[str, str]] | None = None
         self._index_held = False  # the index cache was read during this lock hold
         self._due_cache: tuple[list[int], dict[str, Any]] | None = None  # see due_index
+        self._index_told: set[str] = set()  # the index's damage, logged once
         locks.on_release(self._forget_held)
 
     def _forget_held(self) -> None:
@@ -106,6 +110,9 @@ class GameFiles:
         check_game_id(game_id)
         path = self.folder(game_id) / "hot.json"
         if not path.exists():
+            if game_id in self.games():
+                raise StoreError(f"The record of game {game_id}, {path}, is missing.",
+                                 suggestion="Restore it from a backup (deploy/BACKUPS.md).")
             close = difflib.get_close_matches(game_id, self.games(), n=3)
             hint = f"Did you mean {', '.join(close)}?" if close else "See `pbem games`."
             raise StoreError("There is no game with this id.", text=game_id, suggestion=hint)
@@ -148,6 +155,9 @@ class GameFiles:
                 raise StoreError("A game with this id already exists.", text=new.game_id)
             known.add(new.game_id)
             self._write_new(new)
+        if self._index_read(self.root / "index.json")[1] is not None:  # written again whole
+            write_json_atomic(self.root / "index.json", {"games": {
+                str(n): {"game_id": each} for n, each in enumerate(self.games(), 1)}})
         index = TinyFile(self.root / "index.json")
         index.table("games").insert_multiple({"game_id": new.game_id} for new in games)
         self._index_cache = None
@@ -258,12 +268,55 @@ class GameFiles:
         if cached is None or not self._index_held:
             stamp = file_stamp(path)
             if cached is None or stamp is None or cached[0] != stamp:
-                ids = tuple(doc["game_id"] for doc in TinyFile(path).table("games"))
+                ids = self._read_index(path)
                 # The newest of a name wins.
                 named = {game_id.casefold(): game_id for game_id in ids}
                 cached = self._index_cache = (stamp, ids, named)
             self._index_held = self._locks.held
         return cached[1], cached[2]
+
+    def _read_index(self, path: Path) -> tuple[str, ...]:
+        """Give the games' ids as the index lists them; if it is damaged, or missing while
+        game folders are on disk, those folders' games, oldest first, and say so once."""
+        ids, damage = self._index_read(path)
+        if damage is None:
+            return ids
+        ids = tuple(self.folders())
+        if damage not in self._index_told:
+            self._index_told.add(damage)
+            log.error("%s: the games are taken from the folders in %s (%d); restore the file "
+                      "from a backup if one is missing (see `pbem doctor`)", damage,
+                      self.root / "games", len(ids))
+        return ids
+
+    def _index_read(self, path: Path) -> tuple[tuple[str, ...], str | None]:
+        """Give the games' ids the index lists, and what is wrong with it (None if nothing
+        is)."""
+        try:
+            ids = tuple(doc["game_id"] for doc in TinyFile(path).table("games"))
+        except StoreError as error:
+            return (), str(error)
+        except (KeyError, TypeError, AttributeError):
+            return (), f"The store file {path} is damaged (a game without an id)."
+        if not ids and not path.exists() and self.folders():
+            return (), f"The index of games {path} is missing."
+        return ids, None
+
+    def folders(self) -> list[str]:
+        """Give the games whose folders hold a record (hot.json), oldest first (by when
+        their setup was written)."""
+        found = []
+        try:
+            names = os.listdir(self.root / "games")
+        except FileNotFoundError:
+            return []
+        for name in names:
+            try:
+                found.append(((self.folder(name) / "setup.json").stat().st_mtime_ns, name))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+        return [name for _, name in sorted(found)
+                if (self.folder(name) / "hot.json").exists()]
 
     def game_stamp(self, game_id: str) -> list[int] | None:
         """Give a value that changes whenever anything of the game that a step reads is
@@ -278,7 +331,8 @@ class GameFiles:
         """Add the game to the journal of games changed (``changed.log``), after a commit;
         the store's lock is held. Not synced: a line a crash loses is made up for by the
         deadline tick's sweep of every game's stamp at its start (``changed_games``)."""
-        with open(self._changed, "a", encoding="utf-8") as journal:
+        fd = os.open(self._changed, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with open(fd, "a", encoding="utf-8") as journal:
             journal.write(json.dumps(game_id) + "\n")  # a JSON line, as every journal's
 
     def changed_games(self, since: JournalMark | None,
@@ -363,5 +417,9 @@ class GameFiles:
 
     def snapshot(self, game_id: str) -> dict[str, Any] | None:
         """Give the snapshot of the last commit, or None before the first."""
-        value: dict[str, Any] | None = self.hot(game_id).state()["snapshot"]
+        value = self.hot(game_id).state().get("snapshot")
+        if value is not None and not isinstance(value, dict):
+            raise StoreError(f"The store file {self.folder(game_id) / 'hot.json'} is damaged "
+                             "(its snapshot is not a record).",
+                             suggestion="Restore it from a backup (deploy/BACKUPS.md).")
         return value

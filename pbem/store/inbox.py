@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
+import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -19,8 +21,16 @@ from pbem.store.seen import SeenIndex
 
 _GROUP = ".mails"  # a JSON header line (each mail's record), then the mails' bytes
 _LEGACY = ".mail"  # layout 2: a file per mail, its record on the first line, then its bytes
+# The bytes of mail done are kept this long, and at most this much of them (the oldest go
+# first); then only their records stay (the header line: ids, Message-IDs, senders, when),
+# which the seen index and the log's references need. Looked at once an hour at most.
+MAIL_KEPT_SECONDS = 30 * 86400
+MAIL_KEPT_BYTES = 64 * 1024 * 1024
+_AGE_EVERY = 3600.0
 
 Record = dict[str, Any]  # as written, plus "at": where the mail's bytes start in its file
+
+log = logging.getLogger(__name__)
 
 
 class InboxFiles:
@@ -44,6 +54,8 @@ class InboxFiles:
         self._groups: dict[str, list[dict[str, Any]]] = {}
         self._waiting: dict[str, tuple[str, dict[str, Any]]] = {}
         self._seen_index = SeenIndex(root / "seen.sqlite")
+        self._damage_told: set[str] = set()  # damaged files in inbox/, logged once each
+        self._aged_at = 0.0  # monotonic time mail/ was last looked at (age_out)
 
     # ---- reading ---------------------------------------------------------------------
 
@@ -64,14 +76,32 @@ class InboxFiles:
                 self._groups[name] = _read_header(f"{folder}/{name}")
             except FileNotFoundError:  # done meanwhile by the writing process
                 continue
+            except (ValueError, KeyError, TypeError, IndexError) as error:
+                # Damaged: its mails cannot be told apart; the rest of the inbox goes on.
+                self._tell_once(name, StoreError(
+                    f"The received mails file {folder}/{name} is damaged ({error}): its mails "
+                    "wait until it is restored from a backup."))
+                continue
         if self._groups.keys() != known.keys():
             self._waiting = {r["mail_id"]: (name, r)
                              for name, records in self._groups.items() for r in records}
         return self._groups
 
     def _done_group(self, mail_id: str) -> str | None:
-        """Give the group file a mail left ``inbox/`` in, by the seen index, or None."""
-        return self._seen_index.group(mail_id)
+        """Give the group file a mail left ``inbox/`` in, by the seen index, or None (also
+        while the index cannot be read: a mail sent again is then taken for a new one, whose
+        orders the game's log finds applied, rather than all mail refused)."""
+        try:
+            return self._seen_index.group(mail_id)
+        except StoreError as error:
+            self._tell_once("seen.sqlite", error)
+            return None
+
+    def _tell_once(self, name: str, error: Exception) -> None:
+        """Log a damaged file once (``pbem doctor`` names it too)."""
+        if name not in self._damage_told:
+            self._damage_told.add(name)
+            log.error("%s (see `pbem doctor`)", error)
 
     def _record(self, mail_id: str) -> tuple[str, Record] | None:
         """Give the file of a received mail (waiting or done) and its record, or None."""
@@ -224,14 +254,17 @@ class InboxFiles:
                 leaving.append(name)
             else:
                 marked = marked or any(done_here)
-        if leaving:
-            self._leave(leaving)
+        if leaving and not self._leave(leaving):
+            marked = True  # they stay in inbox/: their marks are still needed
         # No group in inbox/ has a mail marked done any more: the marks are of no use.
         # (Readers read the marks before listing inbox/, so none takes a group left in it
         # for one whose marks are gone.) Not flushed: marks a power cut brings back name
         # mails no group in inbox/ holds.
         if done and not marked:
             marks.clear()
+        if time.monotonic() >= self._aged_at + _AGE_EVERY:
+            self._aged_at = time.monotonic()
+            self.age_out()
 
     def mask_mail(self, mail_id: str, mask: Callable[[bytes], bytes]) -> bool:
         """Keep the bytes of a received mail as ``mask`` gives them, written over the old in
@@ -262,14 +295,54 @@ class InboxFiles:
                 os.close(fd)
         raise StoreError("No received mail has this id.", text=mail_id)
 
-    def _leave(self, names: Sequence[str]) -> None:
+    def age_out(self, now: float | None = None) -> int:
+        """Drop the bytes of done mail older than ``MAIL_KEPT_SECONDS``, and of the oldest
+        beyond ``MAIL_KEPT_BYTES`` in all, keeping each group file's header line (the mails'
+        records); give how many files were cut. Holding the store's lock."""
+        self._locks.require("age out mail")
+        now = time.time() if now is None else now
+        found = []
+        for entry in os.scandir(f"{self.root}/mail"):
+            if entry.name.endswith(_GROUP) and not entry.name.startswith("."):
+                info = entry.stat()
+                found.append((info.st_mtime, info.st_size, entry.path))
+        found.sort(reverse=True)  # newest first
+        kept = cut = 0
+        for mtime, size, path in found:
+            kept += size
+            if now - mtime < MAIL_KEPT_SECONDS and kept <= MAIL_KEPT_BYTES:
+                continue
+            with open(path, "rb") as handle:
+                header = json.loads(handle.readline())
+            if header.get("aged_out"):
+                continue
+            for record in header["mails"]:
+                record.pop("at", None)
+                record["size"] = 0
+            header["aged_out"] = stored_time(datetime.fromtimestamp(now).astimezone())
+            write_many_atomic([(Path(path), dump_json(header) + b"\n")])
+            os.utime(path, (mtime, mtime))  # its age stays the mail's
+            cut += 1
+        if cut:
+            log.info("dropped the bytes of the mails in %d file(s) of mail/ (older than %d "
+                     "days, or beyond %d MB); their records stay", cut,
+                     MAIL_KEPT_SECONDS // 86400, MAIL_KEPT_BYTES // 2**20)
+        return cut
+
+    def _leave(self, names: Sequence[str]) -> bool:
         """Move group files all of whose mails are done out of ``inbox/``, their seen rows
-        on disk first (one transaction)."""
-        self._seen_index.add([(record["mail_id"], name)
-                              for name in names for record in self._groups[name]])
+        on disk first (one transaction); give False if the seen index cannot take them (they
+        stay)."""
+        try:
+            self._seen_index.add([(record["mail_id"], name)
+                                  for name in names for record in self._groups[name]])
+        except StoreError as error:  # the groups stay in inbox/, their mails marked done
+            self._tell_once("seen.sqlite", error)
+            return False
         for name in names:
             os.replace(f"{self.root}/inbox/{name}", f"{self.root}/mail/{name}")
             self._forget_file(name)
+        return True
 
     def _legacy_done(self, mail_id: str) -> None:
         """Take off a mail a pbem of layout 2 received: its file moves to ``mail/<aa>/``."""
@@ -298,6 +371,9 @@ def _read_header(path: str) -> list[Record]:
         return [header | {"at": len(line), "size": None}]
     records: list[Record] = header["mails"]
     _place(records, len(line))
+    if header.get("aged_out"):
+        for record in records:
+            record["aged_out"] = header["aged_out"]
     return records
 
 
@@ -309,8 +385,17 @@ def _place(records: list[Record], at: int) -> None:
 
 
 def _read_bytes(path: str, record: Record) -> bytes:
+    if record.get("aged_out"):
+        raise StoreError(f"The bytes of mail {record['mail_id']} were dropped on "
+                         f"{record['aged_out']}, as mail done is after "
+                         f"{MAIL_KEPT_SECONDS // 86400} days (its record stays).")
     with open(path, "rb") as handle:
         if record["size"] is None:
             handle.seek(record["at"])
             return handle.read()
-        return os.pread(handle.fileno(), record["size"], record["at"])
+        data = os.pread(handle.fileno(), record["size"], record["at"])
+    if len(data) < record["size"]:
+        raise StoreError(f"The received mails file {path} is cut short: mail "
+                         f"{record['mail_id']} has {len(data)} of its {record['size']} bytes.",
+                         suggestion="Restore the file from a backup; the mail waits meanwhile.")
+    return data

@@ -15,17 +15,19 @@ leave a partial last line: readers skip it, the next writer cuts it off.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from pbem.atomicfile import dump_json, fsync_dir
-from pbem.errors import StoreError
 
 _TAIL = 65536  # bytes read back to find the last whole line (a line is far shorter)
 _HEAD = 64  # bytes of the first line kept to tell the file read so far from a new one
+
+log = logging.getLogger(__name__)
 
 
 class Journal:
@@ -64,12 +66,26 @@ class Journal:
             self._file, self._head, self._offset, self._values = None, b"", 0, {}
             return self._values
         whole = data[:data.rfind(b"\n") + 1]
-        try:
-            self._take((json.loads(line) for line in whole.splitlines()), whole)
-        except (ValueError, KeyError, TypeError) as error:
-            raise StoreError(f"The journal {self.path} is damaged after byte {self._offset} "
-                             f"({error}).", suggestion="Restore it from a backup.") from error
+        self._take(self._records(whole), whole)
         return self._values
+
+    def _records(self, whole: bytes) -> Iterator[dict[str, Any]]:
+        """Give the records of whole lines; a damaged line is skipped (and logged once per
+        read): a journal is a hint or a record whose loss repeats at most a little work
+        (a mail sent again under its Message-ID, a mail found applied by the log)."""
+        damaged = 0
+        for line in whole.splitlines():
+            try:
+                record = json.loads(line)
+                if isinstance(record, dict) and self._key in record and self._value in record:
+                    yield record
+                    continue
+            except ValueError:
+                pass
+            damaged += 1
+        if damaged:
+            log.error("the journal %s has %d damaged line(s) after byte %d; they are skipped "
+                      "(see `pbem doctor`)", self.path, damaged, self._offset)
 
     def append(self, records: Sequence[dict[str, Any]], *, flush: bool = True) -> bool:
         """Add records at the end, on disk before this returns (only in the file system's
@@ -79,7 +95,7 @@ class Journal:
         if not records:
             return False
         data = b"".join(dump_json(record) + b"\n" for record in records)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             info = os.fstat(fd)
             size = info.st_size

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pbem.atomicfile import make_dir, write_atomic
+from pbem.atomicfile import make_dir, note_holder, write_atomic
 from pbem.errors import StoreError
 
 # The layout's version, in the file ``format``: 3 keeps a file per group of mails received
@@ -87,11 +87,10 @@ class Locks:
             finally:
                 self._depth -= 1
             return
-        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             self._acquire(fd, timeout)
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            note_holder(fd)
         except BaseException:
             os.close(fd)
             raise
@@ -127,7 +126,7 @@ class Locks:
     def small(self, name: str) -> Iterator[None]:
         """A lock of one part of the store, held for one short write (see the package
         docstring for the order locks are taken in)."""
-        fd = os.open(self.root / name, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(self.root / name, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tinydb import where
 from tinydb.table import Document
 
 from pbem.atomicfile import dump_json, write_many_atomic
-from pbem.errors import StoreError
+from pbem.errors import StoreError, disk_trouble
 from pbem.store.games import GameFiles
 from pbem.store.items import OutboxItem, stored_time
 from pbem.store.journal import Journal, Journals
@@ -24,6 +25,9 @@ from pbem.store.tinyfile import HotFile
 
 _BUNDLE = ".mails"
 _BUNDLES_KEPT = 256  # bundles whose ids are kept in memory (marking sent reads them per mail)
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 
 class OutboxFiles:
@@ -41,6 +45,7 @@ class OutboxFiles:
         self._games = games
         self._journals = journals
         self._bundle_ids_read: dict[str, list[str]] = {}  # bundles' mail ids, by name
+        self._damage_told: set[str] = set()  # damage logged (once each, not every pass)
 
     def _sent_journal(self, game_id: str) -> Journal:
         return self._journals.get(self._games.folder(game_id) / "sent.log", "outbox_id",
@@ -79,6 +84,11 @@ class OutboxFiles:
         for outbox_id, size in zip(header["ids"], header["sizes"], strict=True):
             mails[outbox_id] = data[at:at + size]
             at += size
+        if at > len(data):
+            raise StoreError(f"The queued mails file {self.root / 'outbox' / name} is cut "
+                             f"short ({len(data) - header_end} of {at - header_end} bytes).",
+                             suggestion="Restore it from a backup, or drop the game's queued "
+                             "mails that are in it (`pbem outbox drop`).")
         return mails
 
     def write_bundle(self, game_id: str, items: Sequence[OutboxItem]) -> str:
@@ -117,49 +127,95 @@ class OutboxFiles:
              "retry_at": i.retry_at, "last_error": i.last_error, "bundle": bundle}
             for i in items)
 
-    def _pending(self, game_id: str, hot: HotFile) -> list[Document]:
+    def _pending(self, game_id: str) -> list[Document]:
         """Give the queued mails of a game not marked sent, as the hot file lists them."""
         sent = self.sent(game_id)
-        return [doc for doc in hot.outbox if doc["outbox_id"] not in sent]
+        return [doc for doc in self._games.hot(game_id).outbox if doc["outbox_id"] not in sent]
 
-    def _queueing(self) -> Iterator[tuple[str, HotFile]]:
-        """Give each game with a bundle on disk and its hot file, in the order of their ids
+    def _queueing(self) -> Iterator[str]:
+        """Give each game with a bundle on disk and a hot file, in the order of their ids
         (cost: the games with mail queued)."""
         for game_id in sorted(self._bundles()):
             if self._games.has_hot(game_id):
-                yield game_id, self._games.hot(game_id)
+                yield game_id
 
     def unsent(self) -> int:
-        """Give how many mails wait to be sent (cost: the games with mail queued)."""
-        return sum(len(self._pending(game_id, hot)) for game_id, hot in self._queueing())
+        """Give how many mails wait to be sent (cost: the games with mail queued; a game
+        whose files are damaged counts none)."""
+        none: list[Document] = []
+        return sum(len(self._readable(game_id, self._pending, none))
+                   for game_id in self._queueing())
 
     def outbox(self) -> list[OutboxItem]:
-        """Give the committed mails not yet sent, oldest first, across games."""
+        """Give the committed mails not yet sent, oldest first, across games. A game whose
+        files are damaged (its hot file, a bundle) gives none: the others' mail still goes,
+        and the damage is logged once (``pbem doctor`` names the file)."""
         found: list[tuple[str, str, int, OutboxItem]] = []
-        for game_id, hot in self._queueing():
-            bundles: dict[str, dict[str, bytes]] = {}
-            for doc in self._pending(game_id, hot):
-                outbox_id, name = doc["outbox_id"], doc["bundle"]
-                try:
-                    if name not in bundles:
-                        bundles[name] = self._bundle(name)
-                    raw = bundles[name][outbox_id]
-                except FileNotFoundError:
-                    if outbox_id in self.sent(game_id):
-                        continue  # sent by the writing process meanwhile
-                    raise StoreError(f"The bytes of queued mail {outbox_id} of game "
-                                     f"{game_id} are missing.") from None
-                item = OutboxItem(outbox_id, game_id, doc["to"], doc["message_id"], raw,
-                                  doc["created_at"], doc["attempts"], doc["retry_at"],
-                                  doc["last_error"], name)
-                found.append((item.created_at, game_id, doc.doc_id, item))
+        for game_id in self._queueing():
+            found += self._readable(game_id, self._queued_mail, [])
         return [entry[3] for entry in sorted(found, key=lambda e: e[:3])]
+
+    def _queued_mail(self, game_id: str) -> list[tuple[str, str, int, OutboxItem]]:
+        """Give a game's queued mails not yet sent, each with what orders them."""
+        found = []
+        bundles: dict[str, dict[str, bytes]] = {}
+        for doc in self._pending(game_id):
+            outbox_id, name = doc["outbox_id"], doc["bundle"]
+            try:
+                if name not in bundles:
+                    bundles[name] = self._readable(game_id, self._bundle_of, {}, name)
+                raw = bundles[name][outbox_id]
+            except KeyError:  # its bundle is damaged (logged) or went
+                if outbox_id in self.sent(game_id):
+                    continue  # sent by the writing process meanwhile
+                bundles[name] = self._readable(game_id, self._bundle_of, {}, name)
+                if outbox_id not in bundles[name]:
+                    continue  # the mails of a missing or damaged bundle wait
+                raw = bundles[name][outbox_id]
+            item = OutboxItem(outbox_id, game_id, doc["to"], doc["message_id"], raw,
+                              doc["created_at"], doc["attempts"], doc["retry_at"],
+                              doc["last_error"], name)
+            found.append((item.created_at, game_id, doc.doc_id, item))
+        return found
+
+    def _bundle_of(self, game_id: str, name: str) -> dict[str, bytes]:
+        """``_bundle``, a missing bundle named as the game's damage."""
+        try:
+            return self._bundle(name)
+        except FileNotFoundError:
+            sent = self.sent(game_id)
+            if all(doc["outbox_id"] in sent for doc in self._games.hot(game_id).outbox
+                   if doc["bundle"] == name):
+                return {}  # all sent meanwhile, by the writing process
+            raise StoreError(f"The queued mails file {self.root / 'outbox' / name} of game "
+                             f"{game_id} is missing.",
+                             suggestion="Restore it from a backup, or drop the game's queued "
+                             "mails that are in it (`pbem outbox drop`).") from None
+
+    def _readable(self, game_id: str, read: Callable[..., _T], otherwise: _T,
+                  *args: Any) -> _T:
+        """Give what ``read`` gives for the game (and ``args``), or ``otherwise`` if a file
+        it reads is damaged (logged once)."""
+        try:
+            return read(game_id, *args)
+        except Exception as error:
+            if disk_trouble(error):
+                raise
+            if str(error) not in self._damage_told:
+                self._damage_told.add(str(error))
+                log.error("the mail game %s queued cannot be read, the other games' goes on: "
+                          "%s (see `pbem doctor`)", game_id, error)
+            return otherwise
 
     def _queued_doc(self, outbox_id: str) -> tuple[str, Document] | None:
         """Give the game and record of a committed mail the hot file still lists (sent or
         not)."""
-        for game_id, hot in self._queueing():
-            doc = hot.outbox.get(where("outbox_id") == outbox_id)
+        def listed(game_id: str) -> Document | None:
+            found = self._games.hot(game_id).outbox.get(where("outbox_id") == outbox_id)
+            return found if isinstance(found, Document) else None
+
+        for game_id in self._queueing():
+            doc = self._readable(game_id, listed, None)
             if doc is not None:
                 return game_id, doc
         return None
@@ -287,6 +343,10 @@ class OutboxFiles:
         """Remove the bundles with no mail left to send: all sent, or written by a step that
         never committed (or for a game whose creation never finished)."""
         for game_id, names in self._bundles().items():
-            pending = (self._pending(game_id, self._games.hot(game_id))
-                       if self._games.has_hot(game_id) else [])
-            self.remove_bundles(set(names) - {doc["bundle"] for doc in pending})
+            if not self._games.has_hot(game_id):
+                if game_id not in self._games.games():  # its creation never finished
+                    self.remove_bundles(set(names))
+                continue  # else its record is missing: restored, it sends them
+            pending: list[Document] | None = self._readable(game_id, self._pending, None)
+            if pending is not None:  # a damaged game's bundles are left as they are
+                self.remove_bundles(set(names) - {doc["bundle"] for doc in pending})

@@ -13,6 +13,7 @@ every row committed before it began.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable
@@ -48,6 +49,8 @@ class SeenIndex:
 
     def _open(self) -> sqlite3.Connection:
         new = not self.path.exists()
+        if new:  # made here, its owner's only: SQLite gives its -wal and -shm its mode
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
         try:
             # isolation_level=None: no implicit transaction; add() opens its own.
             db = sqlite3.connect(self.path, timeout=_BUSY_SECONDS, isolation_level=None,

@@ -212,11 +212,23 @@ class ImapIntake:
             self._cursor.save(uidvalidity, 0)
         with self._talking("searching for new mail"):
             pending = self._pending_uids(client, last_uid)
+            arrival = self._by_arrival(client, pending)
         handled = 0
-        done = saved = last_uid
+        filed_uids: set[int] = set()
+        saved = last_uid
+
+        def reached() -> int:
+            """The highest UID up to which every mail pending is filed."""
+            done = last_uid
+            for uid in pending:
+                if uid not in filed_uids:
+                    break
+                done = uid
+            return done
+
         try:
-            for start in range(0, len(pending), _FETCH_GROUP):
-                group = pending[start : start + _FETCH_GROUP]
+            for start in range(0, len(arrival), _FETCH_GROUP):
+                group = arrival[start : start + _FETCH_GROUP]
                 with self._talking("fetching mail"):
                     bodies = client.fetch(group, [b"BODY.PEEK[]"])
                 found = [(uid, body) for uid in group
@@ -235,21 +247,37 @@ class ImapIntake:
                 self._file(client, [uid for uid, out in filed if out is None],
                            [uid for uid, out in filed if out is not None])
                 handled += len(filed)
+                filed_uids.update(uid for uid, _ in filed)
                 if len(filed) < len(found):  # a pass cut short keeps what it filed
-                    done = max([done, *(uid for uid, _ in filed)])
                     if broken is not None:
                         raise broken
                     break
-                done = group[-1]
+                filed_uids.update(uid for uid in group if uid not in bodies)  # gone meanwhile
                 # Saved once a group, not once a mail (an fsync each): a filed mail is out of
-                # the search anyway (moved, or flagged and filtered), so a cursor lagging by a
-                # group after a crash repeats nothing.
-                self._cursor.save(uidvalidity, done)
-                saved = done
+                # the search anyway (moved, or flagged and filtered), so a cursor lagging
+                # behind repeats nothing.
+                if (done := reached()) != saved:
+                    self._cursor.save(uidvalidity, done)
+                    saved = done
         finally:
-            if done != saved:  # a pass cut short keeps what it filed
+            if (done := reached()) != saved:  # a pass cut short keeps what it filed
                 self._cursor.save(uidvalidity, done)
         return handled
+
+    def _by_arrival(self, client: Any, uids: list[int]) -> list[int]:
+        """Give the UIDs in the order their mails reached the server (INTERNALDATE, then
+        UID). UIDs follow the order mails were filed in, which a server delivering several
+        at once (Dovecot's LMTP, one process per connection) does not keep: a game's mails
+        are applied in the order they arrived."""
+        if len(uids) < 2:
+            return list(uids)
+        dates = client.fetch(uids, [b"INTERNALDATE"])
+
+        def arrived(uid: int) -> tuple[float, int]:
+            when = dates.get(uid, {}).get(b"INTERNALDATE")
+            return (when.timestamp() if when is not None else float("inf"), uid)
+
+        return sorted(uids, key=arrived)
 
     def _one_by_one(self, raws: Sequence[bytes]) -> list[BaseException | None]:
         """The group delivery made of ``deliver``: mail after mail, stopping at a failure

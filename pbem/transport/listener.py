@@ -6,6 +6,8 @@ returns. Replies:
 
 - ``250`` after ``deliver`` returned;
 - ``451`` (try again later) when ``deliver`` raised, so the sending server keeps the mail;
+- ``452`` (try again later) when ``deliver`` raised :class:`TryLater`: the store has no room
+  now (its disk is full or failing);
 - ``554`` when ``deliver`` raised :class:`~pbem.transport.imap.UnprocessableMail` (retrying
   cannot help, so the sender should bounce it rather than retry for days);
 - ``552`` when the mail is larger than ``max_bytes`` (checked while DATA streams in, by
@@ -57,6 +59,10 @@ def server_tls(cert: Path, key: Path) -> ssl.SSLContext:
                           f"({error})", suggestion="Give the PEM files of a certificate and "
                           "its private key, readable by the daemon's user.") from error
     return context
+
+
+class TryLater(Exception):
+    """Raised by ``deliver``: the mail cannot be stored now, but can later (no room)."""
 
 
 def _bound_socket(host: str, port: int) -> socket.socket:
@@ -133,6 +139,9 @@ class _Handler:
         except UnprocessableMail as error:
             log.warning("refused mail from %r for good: %s", mail_from, error)
             return "554 5.6.0 Message cannot be processed here"
+        except TryLater as error:
+            log.info("refused mail from %r for now: %s", mail_from, error)
+            return "452 4.3.1 Insufficient system storage, try again later"
         except Exception:
             log.exception("could not store mail from %r; asked the sender to retry", mail_from)
             return "451 4.3.0 Could not store the message, try again later"

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from pbem.errors import StoreError
 from pbem.store import OutboxItem, Store
 from pbem.store.journal import Journal, Journals
 
@@ -81,12 +80,14 @@ def test_a_journal_removed_and_written_anew_is_read_anew(tmp_path: Path) -> None
     assert reader.values() == {"NEW": 2, "x": 3, "y": 4}
 
 
-def test_a_damaged_journal_names_itself(tmp_path: Path) -> None:
+def test_a_damaged_journal_line_is_skipped_and_named_in_the_log(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A damaged line stops nothing (done.log is the whole store's): the lines around it
+    still count, and the log names the file (``pbem doctor`` does too)."""
     path = tmp_path / "sent.log"
-    path.write_bytes(b'{"id":"a","at":1}\n\0\0\0\0\n')  # what a power cut may leave
-    with pytest.raises(StoreError, match=r"sent.log is damaged") as damaged:
-        journal(path).values()
-    assert damaged.value.suggestion == "Restore it from a backup."
+    path.write_bytes(b'{"id":"a","at":1}\n\0\0\0\0\n{"id":"b","at":2}\n')  # a power cut
+    assert journal(path).values() == {"a": 1, "b": 2}
+    assert "sent.log has 1 damaged line(s)" in caplog.text
 
 
 def test_journals_in_memory_are_bounded_by_their_records(tmp_path: Path) -> None:
