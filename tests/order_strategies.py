@@ -4,6 +4,7 @@ tests draw from them).
 
 from __future__ import annotations
 
+import datetime
 import zoneinfo
 
 from hypothesis import strategies as st
@@ -37,6 +38,7 @@ from pbem.engine.commands import (
 from pbem.orders import (
     KINDS,
     AttackOrder,
+    CancelAbsence,
     ConditionalPlay,
     DefendOrder,
     Help,
@@ -46,8 +48,11 @@ from pbem.orders import (
     Odds,
     Order,
     Press,
+    SetAbsence,
     SetHtml,
     SetLanguage,
+    SetMail,
+    SetReport,
     SetTimezone,
     StandingAttackReaction,
     StandingClear,
@@ -77,6 +82,12 @@ ZONES = [*sorted(zoneinfo.available_timezones())[::25], "UTC", "Europe/Paris"]
 
 money = st.integers(min_value=0, max_value=999_999)
 positive = st.integers(min_value=1, max_value=999_999)
+# An absence's day, alone or with a time, as SetAbsence keeps it.
+absence_moments = st.builds(
+    lambda day, time: day.isoformat() + (f"T{time.isoformat(timespec='minutes')}"
+                                         if time is not None else ""),
+    st.dates(min_value=datetime.date(2000, 1, 1), max_value=datetime.date(2099, 12, 31)),
+    st.one_of(st.none(), st.times()))
 side = st.integers(min_value=0, max_value=3)
 group = st.sampled_from(GROUPS)
 card = st.sampled_from(STRUCTURE)
@@ -223,6 +234,12 @@ def strategies(me: str, players: list[str]) -> dict[str, st.SearchStrategy[Order
         "set_timezone": st.builds(SetTimezone, st.sampled_from(ZONES)),
         "set_language": st.builds(SetLanguage, st.sampled_from(["en", "fr"])),
         "set_html": st.builds(SetHtml, st.booleans()),
+        "set_mail": st.builds(SetMail, st.sampled_from(["full", "digest"])),
+        "set_report": st.builds(SetReport, st.sampled_from(["full", "short"])),
+        "set_absence": st.builds(SetAbsence, absence_moments, st.one_of(
+            st.just(""), absence_moments)),
+        "cancel_absence": st.one_of(st.just(CancelAbsence()),
+                                    st.builds(CancelAbsence, positive)),
     }
     return {**{kind: st.just(order) for kind, order in bare.items()}, **built}
 

@@ -45,7 +45,9 @@ def game() -> None:
               help="A player, their address and (if chosen, not dealt) their Illuminati. "
               "Give one --player per player, in seating order.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
-              help="A rule option, e.g. network_goal=25, media_alignment=yes, max_turns=40.")
+              help="A rule option, e.g. network_goal=25, media_alignment=yes, max_turns=40; or a "
+              "house rule: press=white|grey|none, press_in_attack=yes|no, absence_days=14, "
+              "absence_days_per_game=28, stand_in=wait|pass|bot.")
 @click.option("--orders-hours", type=click.FloatRange(0, min_open=True), default=72.0,
               show_default=True, help="Hours the active player has for orders.")
 @click.option("--response-hours", type=click.FloatRange(0, min_open=True), default=24.0,
@@ -105,8 +107,9 @@ def _illuminati(cards: CardSet, query: str) -> str:
 
 def _options(items: tuple[str, ...]) -> dict[str, Any]:
     from pbem.engine.state import Options
+    from pbem.service.model import HOUSE_CHOICES, HouseRules
 
-    known = {f.name: f.type for f in fields(Options)}
+    known = {f.name: f.type for f in (*fields(Options), *fields(HouseRules))}
     chosen: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -116,7 +119,12 @@ def _options(items: tuple[str, ...]) -> dict[str, Any]:
             raise click.BadParameter(f"{item!r}: the options are {close} (KEY=VALUE)",
                                      param_hint="--option")
         word = value.strip().lower()
-        if known[key] in ("bool", bool):
+        if key in HOUSE_CHOICES:
+            if word not in HOUSE_CHOICES[key]:
+                raise click.BadParameter(f"{key} is {' or '.join(HOUSE_CHOICES[key])}",
+                                         param_hint="--option")
+            chosen[key] = word
+        elif known[key] in ("bool", bool):
             if word not in ("yes", "no", "true", "false", "on", "off", "1", "0"):
                 raise click.BadParameter(f"{key} is yes or no", param_hint="--option")
             chosen[key] = word in ("yes", "true", "on", "1")

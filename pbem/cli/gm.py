@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import click
 
+from pbem.cli.absences import absences
 from pbem.cli.games import game, games, preview, process
 from pbem.cli.histories import archive, export, history_command, import_game, replay, verify
 from pbem.cli.overrides import (
@@ -34,7 +35,7 @@ __all__ = ["GM_COMMANDS", "BusyError", "Where", "add_gm_commands", "cli", "commo
 GM_COMMANDS: tuple[click.Command, ...] = (
     game, games, process, preview, rollback, edit, replace_seat, remove_seat, bot, pause,
     resume, extend, announce, end_game, history_command, export, import_game, replay, verify,
-    archive,
+    archive, absences,
 )
 
 

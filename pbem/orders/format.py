@@ -39,6 +39,7 @@ from pbem.orders.lexer import quote_name as q
 from pbem.orders.line import ORDER_FORMS
 from pbem.orders.model import (
     AttackOrder,
+    CancelAbsence,
     ConditionalPlay,
     DefendOrder,
     Header,
@@ -50,8 +51,11 @@ from pbem.orders.model import (
     Odds,
     Order,
     Press,
+    SetAbsence,
     SetHtml,
     SetLanguage,
+    SetMail,
+    SetReport,
     SetTimezone,
     StandingAttackReaction,
     StandingClear,
@@ -155,6 +159,15 @@ def _standing_and_the_rest(order: Order) -> str:
             return f"SET LANGUAGE {order.language.upper()}"
         case SetHtml():
             return f"SET HTML {'ON' if order.enabled else 'OFF'}"
+        case SetMail():
+            return f"SET MAIL {order.mode.upper()}"
+        case SetReport():
+            return f"SET REPORT {order.mode.upper()}"
+        case SetAbsence():
+            end = f" TO {order.end.replace('T', ' ')}" if order.end else ""
+            return f"SET ABSENCE {order.start.replace('T', ' ')}{end}"
+        case CancelAbsence():
+            return f"CANCEL ABSENCE {'ALL' if order.number is None else order.number}"
     raise TypeError(f"not an order: {order!r}")
 
 

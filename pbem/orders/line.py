@@ -23,7 +23,7 @@ from pbem.engine.commands import (
     WithdrawOffer,
 )
 from pbem.errors import OrderSyntaxError
-from pbem.orders import active, responses
+from pbem.orders import active, responses, settings
 from pbem.orders.grammar import Reader, TooTangled, syntax_error
 from pbem.orders.lexer import Token, tokenize
 from pbem.orders.model import (
@@ -105,6 +105,11 @@ _ORDERS: dict[str, tuple[OrderReader, str | tuple[str, ...]]] = {
     "set timezone": (responses.set_timezone, "SET TIMEZONE <zone, like Europe/Paris>"),
     "set language": (responses.set_language, "SET LANGUAGE EN|FR"),
     "set html": (responses.set_html, "SET HTML ON|OFF"),
+    "set mail": (settings.set_mail, "SET MAIL FULL|DIGEST"),
+    "set report": (settings.set_report, "SET REPORT SHORT|FULL"),
+    "set absence": (settings.set_absence, "SET ABSENCE <YYYY-MM-DD> [<HH:MM>] "
+                    "[TO <YYYY-MM-DD> [<HH:MM>]]"),
+    "cancel absence": (settings.cancel_absence, "CANCEL ABSENCE [<n>|ALL]"),
 }
 
 ORDER_FORMS: dict[str, tuple[str, ...]] = {

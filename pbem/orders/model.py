@@ -42,6 +42,7 @@ from pbem.errors import OrderSyntaxError
 __all__ = [
     "KINDS",
     "AttackOrder",
+    "CancelAbsence",
     "ConditionalPlay",
     "DefendOrder",
     "Header",
@@ -55,8 +56,11 @@ __all__ = [
     "OrderWarning",
     "ParsedOrders",
     "Press",
+    "SetAbsence",
     "SetHtml",
     "SetLanguage",
+    "SetMail",
+    "SetReport",
     "SetTimezone",
     "StandingAttackReaction",
     "StandingClear",
@@ -243,6 +247,40 @@ class SetHtml:
     enabled: bool
 
 
+# --- fewer mails and absences (docs/service.md, "Fewer mails" and "Absences") ----------------
+
+
+@dataclass(frozen=True)
+class SetMail:
+    """FULL: every order mail is answered; DIGEST: only one with a line refused, a question,
+    or an order waiting, the rest said in the next report."""
+
+    mode: Literal["full", "digest"]
+
+
+@dataclass(frozen=True)
+class SetReport:
+    """FULL: the whole report in the mail; SHORT: what the reader acts on, the rest attached."""
+
+    mode: Literal["full", "short"]
+
+
+@dataclass(frozen=True)
+class SetAbsence:
+    """Away from ``start`` to ``end`` (each ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM`` in the
+    writer's time zone; a day alone is the whole day; ``end`` "" is ``start``'s day)."""
+
+    start: str
+    end: str = ""
+
+
+@dataclass(frozen=True)
+class CancelAbsence:
+    """Forget absence ``number`` (1 is the first listed); ``None``: all of them."""
+
+    number: int | None = None
+
+
 Order = (
     AttackOrder
     | TransferMoney
@@ -283,6 +321,10 @@ Order = (
     | SetTimezone
     | SetLanguage
     | SetHtml
+    | SetMail
+    | SetReport
+    | SetAbsence
+    | CancelAbsence
 )
 
 # The name of each kind of order: the paraphrase template has one macro by each name.
@@ -326,6 +368,10 @@ KINDS: dict[type, str] = {
     SetTimezone: "set_timezone",
     SetLanguage: "set_language",
     SetHtml: "set_html",
+    SetMail: "set_mail",
+    SetReport: "set_report",
+    SetAbsence: "set_absence",
+    CancelAbsence: "cancel_absence",
 }
 
 

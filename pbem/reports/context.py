@@ -54,6 +54,13 @@ class ServiceSettings:
 
     orders_hours: float  # from the start of a turn to its orders deadline
     response_hours: float  # from an attack (or a group offer) to its response deadline
+    # The house rules (pbem.service.model.HouseRules), listed when the game changed any.
+    house_changed: bool = False
+    press: str = "white"
+    press_in_attack: bool = True
+    absence_days: int = 14
+    absence_days_per_game: int = 28
+    stand_in: str = "wait"
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ from pbem.reports.forms import (
 )
 from pbem.reports.languages import LANGUAGES
 from pbem.reports.pictures import InlinePicture, png_picture
-from pbem.reports.position import Attachment, Position, position
+from pbem.reports.position import Attachment, Position, file_safe, position
 from pbem.reports.svg import structure_svg
 from pbem.reports.templating import environment, render
 
@@ -263,12 +263,17 @@ def turn_report(
     cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
     now: datetime, deadline: datetime | None, offer_deadline: datetime | None = None,
     tz: str = "UTC", lang: str = "en", site_dir: Path | None = None, html: bool = True,
+    short: bool = False, folded: Sequence[tuple[int, str, str]] = (),
+    absences: Sequence[tuple[datetime, datetime]] = (),
 ) -> Rendered:
     """The full report: what happened, every structure, goals, whose move, odds, order form.
 
     With a group offered and not yet answered, the report says so, and to its receiver how to
     answer (the lines to copy) and by when: ``offer_deadline``, when silence declines it.
-    The player's view goes with it as a JSON attachment.
+    The player's view goes with it as a JSON attachment. ``short`` (SET REPORT SHORT) keeps
+    in the mail what the reader acts on and attaches the whole report as text; ``folded``
+    are the (line, order, words) of the answers SET MAIL DIGEST left unsent; ``absences``
+    the reader's own (SET ABSENCE), numbered as CANCEL ABSENCE counts them.
     """
     seen = position(cards, state, player)
     v = seen.v
@@ -276,28 +281,36 @@ def turn_report(
     # The pictures are for the HTML part only, as PNG parts it shows (Gmail and Outlook show
     # no inline SVG).
     pictures = mail_pictures(cards, v, lang, site_dir) if html else {}
-    rendered = mail("turn_report", lang, site_dir, html=html, **ctx,
-                    events=report_events(events, player, tz), quiet=not events,
-                    svgs={name: p.img for name, p in pictures.items()},
-                    offer=offer_facts(v, deadline_facts(offer_deadline, now, tz)),
-                    offer_lines=offer_lines(v, ctx["me"]))
-    return Rendered(rendered.subject, rendered.text, rendered.html, (seen.attachment,),
+    words: dict[str, Any] = {
+        **ctx, "events": report_events(events, player, tz), "quiet": not events,
+        "offer": offer_facts(v, deadline_facts(offer_deadline, now, tz)),
+        "offer_lines": offer_lines(v, ctx["me"]), "folded": tuple(folded),
+        "absences": [(moment_facts(start, tz), moment_facts(end, tz)) for start, end in absences]}
+    attachments: tuple[Attachment, ...] = (seen.attachment,)
+    if short:
+        full_name = f"report-{file_safe(v.game)}-{v.seq}.txt"
+        full = mail("turn_report", lang, site_dir, html=False, **words, short=False)
+        attachments += ((full_name, "text/plain", full.text.encode()),)
+        words["full_name"] = full_name
+    rendered = mail("turn_report", lang, site_dir, html=html, **words, short=short,
+                    svgs={name: p.img for name, p in pictures.items()})
+    return Rendered(rendered.subject, rendered.text, rendered.html, attachments,
                     tuple((p.cid, "image/png", p.png) for p in pictures.values()))
 
 
 def game_over(
     cards: CardSet, state: GameState, player: str, events: Sequence[Event], *,
     now: datetime, tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
-    html: bool = True,
+    html: bool = True, folded: Sequence[tuple[int, str, str]] = (),
 ) -> Rendered:
     """The end: winners or why it stopped, final structures, the revealed seed and how to
-    check every roll against the commitment."""
+    check every roll against the commitment; ``folded`` as for ``turn_report``."""
     seen = position(cards, state, player)
     if seen.v.seed is None:
         raise ValueError("the game is not over: its seed is still secret")
     ctx = _game_context(seen, now, None, tz)
     return mail("game_over", lang, site_dir, html=html, **ctx,
-                events=report_events(events, player, tz))
+                events=report_events(events, player, tz), folded=tuple(folded))
 
 
 def gm_announcement(

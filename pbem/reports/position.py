@@ -82,7 +82,7 @@ class Position:
         player's own tool) reads instead of the text."""
         v = self.v
         body = indented_json(v) + "\n"
-        return (f"view-{_safe(v.game)}-{v.seq}.json", "application/json", body.encode())
+        return (f"view-{file_safe(v.game)}-{v.seq}.json", "application/json", body.encode())
 
 
 _kept: dict[tuple[int, int, str], Position] = {}
@@ -106,5 +106,6 @@ def position(cards: CardSet, state: GameState, player: str) -> Position:
     return found
 
 
-def _safe(name: str) -> str:
+def file_safe(name: str) -> str:
+    """``name`` as a part of an attachment's file name: letters, digits, "_.-" only."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or "game"

@@ -33,7 +33,7 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
               step: timedelta = timedelta(minutes=10), max_steps: int = 20_000,
               keep_mail: bool = False,
               watch: Callable[[Sequence[tuple[str, bytes]]], None] | None = None,
-              levels: Sequence[Level] = (),
+              levels: Sequence[Level] = (), first_lines: Sequence[str] = (),
               ) -> PlayedGame:
     """Create and play a game of mail-bots through ``service`` to its end, the clock moved
     by ``step`` per mail (and on to the next deadline when nobody writes).
@@ -41,6 +41,7 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
     ``players`` are (name, address), the bot of ``players[i]`` at ``levels[i]`` (normal when
     not given). Every mail goes through ``service.receive``, one at a
     time; ``watch`` (if given) sees the mails of each step as (recipient, bytes).
+    ``first_lines`` (settings, like SET MAIL DIGEST) are mailed by every player first.
     """
     service.create_game(game, [(n, a, "") for n, a in players], options=options, seed=seed)
     now = start
@@ -51,6 +52,10 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
         levels[i] if i < len(levels) else "normal"), inbox.append)
         for i, (n, a) in enumerate(players)}
     played = PlayedGame(game, "", (), 0, 0, 0, now)
+    if first_lines:
+        inbox += [_mail(a, service.config.sender.address, i,
+                        [f"GAME {game} PLAYER {n} PASSWORD {passwords[n]}", *first_lines, "END"])
+                  for i, (n, a) in enumerate(players)]
 
     def deliver_all(sent: list[tuple[str, bytes]]) -> None:
         played.mails_out += len(sent)
@@ -80,6 +85,14 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
         state.turn_number
     played.finished_at = now
     return played
+
+
+def _mail(sender: str, to: str, number: int, lines: Sequence[str]) -> bytes:
+    """A plain order mail from ``sender``."""
+    head = [f"From: {sender}", f"To: {to}", "Subject: settings",
+            f"Message-ID: <settings-{number}@{sender.partition('@')[2] or 'localhost'}>",
+            "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8"]
+    return ("\n".join(head) + "\n\n" + "\n".join(lines) + "\n").encode()
 
 
 def _drain(service: Service, now: datetime) -> list[tuple[str, bytes]]:

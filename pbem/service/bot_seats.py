@@ -37,11 +37,15 @@ def upkeep(table: Table, new_password: Callable[[str], str], cost: int) -> None:
             _set(table, replace(seat, bot_password=password,
                                 password_hash=hash_password(password, cost=cost)))
             prompt(table, seat.name)
+        elif not seat.bot and seat.away_hash:  # back from an absence: their own password
+            _set(table, replace(seat, bot_password="", password_hash=seat.away_hash,
+                                away_hash=""))
         elif not seat.bot and seat.bot_password:
             password = new_password(seat.name)
             _set(table, replace(seat, bot_password="",
                                 password_hash=hash_password(password, cost=cost)))
-            table.notify(Welcome(seat.name, password, welcome_settings(table.service.timing)))
+            settings = welcome_settings(table.service.timing, table.service.house)
+            table.notify(Welcome(seat.name, password, settings))
 
 
 def prompt(table: Table, player: str) -> None:

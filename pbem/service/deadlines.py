@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 
 from pbem.engine.commands import DeclineGroup, EndTurn, Pass
 from pbem.engine.state import GameState
+from pbem.service import absences
 from pbem.service.model import GameService, Window, parse_iso
 from pbem.service.notices import GmAlert, OrdersDropped, Reminder
 from pbem.service.offers import answer_offer
@@ -25,6 +26,10 @@ from pbem.service.table import Table
 
 def tick(table: Table) -> None:
     """Everything due at ``table.now``."""
+    if table.service.started and table.state.phase != "over":
+        absences.upkeep(table)  # a bot stands in for an absence begun, or leaves
+        if not table.service.paused:
+            absences.wait_for_absent(table)
     service, state = table.service, table.state
     if service.paused or not service.started or state.phase == "over":
         return
@@ -81,6 +86,7 @@ def next_due(state: GameState, service: GameService, after: datetime) -> datetim
         if service.deadline:
             moments.append(parse_iso(service.deadline))
             moments += [m for h, m in _orders_reminders(service) if h not in service.reminded]
+    moments += absences.boundaries(service, after)
     return min((m for m in moments if m > after), default=None)
 
 
@@ -160,6 +166,9 @@ def end_overdue_turn(table: Table) -> bool:
 
 
 def _miss(table: Table, player: str) -> None:
+    """Count a missed deadline, unless the player said they would be away then."""
+    if absences.absent_at(table.service.seat(player), table.now) is not None:
+        return
     limit = table.service.timing.miss_limit
     seats = []
     for s in table.service.seats:

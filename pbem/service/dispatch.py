@@ -33,6 +33,7 @@ from pbem.orders.format import format_order
 from pbem.orders.line import ORDER_FORMS
 from pbem.orders.model import (
     AttackOrder,
+    CancelAbsence,
     ConditionalPlay,
     DefendOrder,
     Help,
@@ -43,8 +44,11 @@ from pbem.orders.model import (
     Odds,
     Order,
     Press,
+    SetAbsence,
     SetHtml,
     SetLanguage,
+    SetMail,
+    SetReport,
     SetTimezone,
     StandingAttackReaction,
     StandingClear,
@@ -55,6 +59,7 @@ from pbem.orders.model import (
     Status,
 )
 from pbem.reports.refusals import worded
+from pbem.service import absences
 from pbem.service.answers import DEEP_AGENT, INTERFERENCE, SECRETS
 from pbem.service.deadlines import end_overdue_turn
 from pbem.service.model import Answer, Queued
@@ -86,11 +91,13 @@ NO_NOTE: Note = ("", {})
 # Orders about the game position: refused when written against a state already gone.
 # Press, queries, settings and standing orders do not depend on the position.
 FREE_ORDERS = (Press, Status, History, Help, Odds, ChooseGoal, SetTimezone, SetLanguage,
-               SetHtml, StandingDefend, StandingNeverInterfere, StandingAttackReaction,
-               StandingTurnReaction, StandingList, StandingClear)
+               SetHtml, SetMail, SetReport, SetAbsence, CancelAbsence, StandingDefend,
+               StandingNeverInterfere, StandingAttackReaction, StandingTurnReaction,
+               StandingList, StandingClear)
 # All a seat out of the game (removed, left, eliminated) may still ask: it speaks no more
 # to the others (no press) and has nothing left to order (no standing orders, settings).
-OUT_OF_GAME_ORDERS = (Status, History, SetTimezone, SetLanguage, SetHtml)  # their mail goes on
+OUT_OF_GAME_ORDERS = (Status, History, SetTimezone, SetLanguage, SetHtml, SetMail,
+                      SetReport)  # their mail goes on
 
 
 def is_move(order: Order) -> bool:
@@ -132,6 +139,7 @@ def _setting(table: Table, player: str, located: Located) -> Note:
 # Each setting order: the seat's field it sets, and the order's field that holds the value.
 SETTINGS: dict[type[Order], tuple[str, str]] = {
     SetTimezone: ("tz", "zone"), SetLanguage: ("lang", "language"), SetHtml: ("html", "enabled"),
+    SetMail: ("mail", "mode"), SetReport: ("report", "mode"),
 }
 
 
@@ -256,6 +264,8 @@ def _play(table: Table, player: str, located: Located) -> Note:
 # active player's order (``_active``).
 CARRY_OUT: dict[type[Order], Callable[[Table, str, Located], Note]] = {
     SetTimezone: _setting, SetLanguage: _setting, SetHtml: _setting,
+    SetMail: _setting, SetReport: _setting,
+    SetAbsence: absences.add_absence, CancelAbsence: absences.cancel_absence,
     Press: _press_order, Status: _status, History: _history, Help: _help, Odds: _odds_order,
     StandingDefend: _standing, StandingNeverInterfere: _standing,
     StandingAttackReaction: _standing, StandingTurnReaction: _standing,
@@ -296,7 +306,14 @@ def _told_only(player: str, events: Sequence[Event]) -> Note:
 
 
 def _press(table: Table, player: str, order: Press) -> None:
-    """Relay press by name: the mail shows who wrote it, never an address."""
+    """Relay press by name (white), or unsigned (grey, by the house rule ``press``): the
+    mail never shows an address. Refused when the game has no press, or none while an
+    attack waits for answers and the house rule ``press_in_attack`` forbids it."""
+    house = table.service.house
+    if house.press == "none":
+        raise refused("no_press")
+    if table.service.window is not None and not house.press_in_attack:
+        raise refused("press_in_attack")
     names = {p.name.casefold(): p.name for p in table.state.players if not p.departed}
     if order.recipients:
         recipients = []
@@ -308,7 +325,8 @@ def _press(table: Table, player: str, order: Press) -> None:
         recipients = [n for n in names.values() if n != player]
     recipients = list(dict.fromkeys(recipients))
     for name in recipients:
-        table.notify(PressRelay(name, player, order.text, not order.recipients,
+        table.notify(PressRelay(name, "" if house.press == "grey" else player, order.text,
+                                not order.recipients,
                                 tuple(n for n in recipients if n != name)))
 
 
@@ -397,6 +415,7 @@ def advance(table: Table) -> None:
             break
         if table.state.phase == "turn_start":
             table.start_turn()
+            absences.turn_begun(table)
             continue
         if end_overdue_turn(table):
             continue

@@ -194,9 +194,32 @@ class GmDropMail(GmEvent):
     seat: str | None = None
 
 
+@dataclass(frozen=True)
+class GmAbsence(GmEvent):
+    """A player's absence given by mail (``SET ABSENCE``; pbem.service.absences): from
+    ``start`` (ISO; ``start_utc`` to read) to ``deadline`` (ISO; ``deadline_utc``), and what
+    the game does meanwhile (``stand_in``, the house rule)."""
+
+    kind = "absence"
+    seat: str
+    start: str
+    start_utc: str
+    deadline: str
+    deadline_utc: str
+    stand_in: str
+
+
+@dataclass(frozen=True)
+class GmAbsenceCancelled(GmAbsence):
+    """An absence cancelled (``CANCEL ABSENCE``), by the game master if ``by_gm``."""
+
+    kind = "absence_cancelled"
+    by_gm: bool | None = None
+
+
 GM_KINDS: dict[str, type[GmEvent]] = {c.kind: c for c in (
     GmCreate, GmStart, GmRollback, GmReplace, GmRemove, GmBot, GmPause, GmResume, GmExtend,
-    GmAnnounce, GmDropMail)}
+    GmAnnounce, GmDropMail, GmAbsence, GmAbsenceCancelled)}
 
 
 def gm_event(kind: str, at: str, data: Mapping[str, Any]) -> GmEvent:

@@ -44,6 +44,7 @@ from pbem.orders.lexer import RESERVED
 from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
 from pbem.orders.names import CARD_ALIASES, NameMatcher, card_matcher
 from pbem.reports.context import utc_minute
+from pbem.service.absences import cancel
 from pbem.service.deadlines import offer_due, past_reminders_sent, tick
 from pbem.service.entries import (
     GmAnnounce,
@@ -61,7 +62,7 @@ from pbem.service.entries import (
     gm_event_of,
 )
 from pbem.service.mails import welcome_settings
-from pbem.service.model import GameService, Seat, Timing, iso, parse_iso
+from pbem.service.model import Absence, GameService, Seat, Timing, iso, parse_iso
 from pbem.service.notices import GameOver, GmNews, StatusReport, TurnReport, Welcome
 from pbem.service.offers import tell_offer_ended
 from pbem.service.postmaster import POSTMASTER
@@ -386,10 +387,11 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
                                       suggestion="only a seat still in the game can be replaced")
         table.service = _with_seat(table.service, now_called, address=address.lower(),
                                    password_hash=password_hash, misses=0, bot=False,
-                                   bot_password="")
+                                   bot_password="", away_hash="", absences=(), folded=())
         event = table.record(GmReplace(who, now_called, address.lower(), old, reason))
         if password:
-            table.notify(Welcome(now_called, password, welcome_settings(table.service.timing)))
+            settings = welcome_settings(table.service.timing, table.service.house)
+            table.notify(Welcome(now_called, password, settings))
         if table.service.started:  # before the start nobody has heard of the game yet
             _tell_players(table, events, event)
         step.drop(_superseded(service, table, old))
@@ -625,6 +627,20 @@ def _deadline_data(deadline: datetime) -> dict[str, str]:
     """A deadline as a GM entry records it for the players' mail: ISO, and UTC to read."""
     return {"deadline": iso(deadline),
             "deadline_utc": utc_minute(deadline)}
+
+
+def absences(service: Service, game_id: str) -> list[tuple[str, Absence]]:
+    """Every absence the players of the game gave (``SET ABSENCE``), by seat, oldest first."""
+    record = service.service_record(game_id)
+    return [(seat.name, absence) for seat in record.seats for absence in seat.absences]
+
+
+def cancel_absence(service: Service, game_id: str, seat: str, number: int | None = None, *,
+                   now: datetime) -> tuple[Absence, ...]:
+    """Cancel absence ``number`` (1: the first of the seat's) of ``seat``, or all of them;
+    the player, the others and the game master are told. Gives those cancelled."""
+    with service.step(game_id, now) as step:
+        return cancel(step.table, _seat(step.table.service, seat), number, by_gm=True)
 
 
 def announce(service: Service, game_id: str, text: str, now: datetime) -> int:

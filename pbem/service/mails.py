@@ -18,8 +18,9 @@ from pbem.reports.context import ServiceSettings, moment_facts
 from pbem.reports.mails import Rendered
 from pbem.service.deadlines import offer_due
 from pbem.service.entries import GmAnnounce
-from pbem.service.model import GameService, Seat, Timing, parse_iso
+from pbem.service.model import GameService, HouseRules, Seat, Timing, parse_iso
 from pbem.service.notices import (
+    Absent,
     Ack,
     AlreadyDone,
     AttackResult,
@@ -41,10 +42,17 @@ from pbem.service.settings import Sender
 from pbem.store import OutboxItem
 
 
-def welcome_settings(timing: Timing) -> ServiceSettings:
-    """The service's options the welcome mail lists, as numbers: its templates word them."""
+def welcome_settings(timing: Timing, house: HouseRules | None = None) -> ServiceSettings:
+    """The service's options the welcome mail lists, as numbers: its templates word them.
+    The house rules are listed when the game changed any from the defaults."""
+    house = house or HouseRules()
     return ServiceSettings(orders_hours=timing.orders_hours,
-                           response_hours=timing.response_hours)
+                           response_hours=timing.response_hours,
+                           house_changed=house != HouseRules(), press=house.press,
+                           press_in_attack=house.press_in_attack,
+                           absence_days=house.absence_days,
+                           absence_days_per_game=house.absence_days_per_game,
+                           stand_in=house.stand_in)
 
 
 @dataclass(frozen=True)
@@ -139,12 +147,16 @@ def _turn_report(notice: Notice, r: Reader) -> Rendered:
     return reports.turn_report(r.cards, r.state, notice.to, r.news, now=r.now,
                                deadline=r.deadline, offer_deadline=offer_due(r.state, r.service),
                                tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
-                               html=r.seat.html)
+                               html=r.seat.html, short=r.seat.report == "short",
+                               folded=r.seat.folded,
+                               absences=[(parse_iso(a.start), parse_iso(a.end))
+                                         for a in r.seat.absences])
 
 
 def _game_over(notice: Notice, r: Reader) -> Rendered:
     return reports.game_over(r.cards, r.state, notice.to, r.news, now=r.now, tz=r.seat.tz,
-                             lang=r.seat.lang, site_dir=r.site, html=r.seat.html)
+                             lang=r.seat.lang, site_dir=r.site, html=r.seat.html,
+                             folded=r.seat.folded)
 
 
 def _reminder(notice: Notice, r: Reader) -> Rendered:
@@ -214,6 +226,15 @@ def _order_failed(notice: Notice, r: Reader) -> Rendered:
                                 html=r.seat.html)
 
 
+def _absent(notice: Notice, r: Reader) -> Rendered:
+    """An absence set or cancelled, its times in UTC and in the reader's zone."""
+    assert isinstance(notice, Absent)
+    return reports.mail("absence", r.seat.lang, r.site, html=r.seat.html, game=r.state.game,
+                        player=notice.to, data=notice,
+                        start=moment_facts(parse_iso(notice.start), r.seat.tz),
+                        end=moment_facts(parse_iso(notice.end), r.seat.tz))
+
+
 def _from_fields(notice: Notice, r: Reader) -> Rendered:
     """A mail whose template reads the notice's own fields (``data``): help, gm_alert,
     orders_dropped, called_off, eliminated."""
@@ -227,7 +248,7 @@ RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
     AttackResult: _attack_result, TurnReport: _turn_report, StatusReport: _turn_report,
     GameOver: _game_over, Reminder: _reminder, OfferAnswered: _offer_answered,
     PressRelay: _press, HistoryReply: _history, GmNews: _gm_news, StandingOrders: _standing,
-    OrderFailed: _order_failed,
+    OrderFailed: _order_failed, Absent: _absent,
 }
 
 

@@ -4,10 +4,13 @@ response window, queued orders, standing orders. Frozen values that round-trip t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from datetime import datetime
+from typing import Any
 
 from pbem.engine.bidding import Stance
+from pbem.errors import IllegalCommandError
 from pbem.orders.model import (
     ConditionalPlay,
     Order,
@@ -20,6 +23,15 @@ from pbem.orders.model import (
 StandingOrder = (
     StandingDefend | StandingNeverInterfere | StandingAttackReaction | StandingTurnReaction
 )
+
+
+@dataclass(frozen=True)
+class Absence:
+    """A time a player is away (``SET ABSENCE``): from ``start`` to ``end``, ISO times in
+    UTC."""
+
+    start: str
+    end: str
 
 
 @dataclass(frozen=True)
@@ -38,6 +50,15 @@ class Seat:
     # through the same authentication as a person's (see docs/service.md).
     bot_password: str = ""
     bot_level: str = "normal"  # how well the bot plays: a pbem.bots.Level
+    # Fewer mails (SET MAIL, SET REPORT): "full" or "digest"; "full" or "short".
+    mail: str = "full"
+    report: str = "full"
+    # What the answers DIGEST left unsent said, (line, order, words), for the next report.
+    folded: tuple[tuple[int, str, str], ...] = ()
+    absences: tuple[Absence, ...] = ()  # SET ABSENCE, oldest first
+    # The player's own password hash, kept while a bot plays for them during an absence
+    # (house rule stand_in "bot"); "" otherwise. Their password still works meanwhile.
+    away_hash: str = ""
     # The step and seat name whose welcome started the seat's mail thread (docs/service.md,
     # Threads): each welcome starts a new one; "" for a seat welcomed before threads were
     # kept.
@@ -61,6 +82,38 @@ class Timing:
         object.__setattr__(self, "orders_hours", float(self.orders_hours))
         object.__setattr__(self, "response_hours", float(self.response_hours))
         object.__setattr__(self, "reminders", tuple(float(h) for h in self.reminders))
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    """A game's options of the service beside the rules and the deadlines: press and
+    absences (docs/service.md, "Press" and "Absences")."""
+
+    # "white": press signed; "grey": the reader does not learn who sent it; "none": refused.
+    press: str = "white"
+    press_in_attack: bool = True  # press may be sent while an attack waits for answers
+    absence_days: int = 14  # the longest one absence may be, in days (0: none allowed)
+    absence_days_per_game: int = 28  # all of one player's absences together, in days
+    # Who plays an absent player's turn: "wait" (the deadline moves to the absence's end),
+    # "pass" (the turn passes at once, no miss counted), "bot" (a bot plays the seat).
+    stand_in: str = "wait"
+
+
+HOUSE_CHOICES: dict[str, tuple[str, ...]] = {
+    "press": ("white", "grey", "none"), "stand_in": ("wait", "pass", "bot")}
+"""The words a house rule given as a word may take."""
+
+
+def house_rules(options: Mapping[str, Any]) -> tuple[HouseRules, dict[str, Any]]:
+    """The game's options split: the house rules among them, and the rest (the rules'
+    options, for the engine). A house rule's word is checked here."""
+    names = {f.name for f in fields(HouseRules)}
+    chosen = {k: v for k, v in options.items() if k in names}
+    for key, value in chosen.items():
+        if key in HOUSE_CHOICES and value not in HOUSE_CHOICES[key]:
+            raise IllegalCommandError(f"{key} is one of {', '.join(HOUSE_CHOICES[key])}, "
+                                      f"not {value!r}")
+    return HouseRules(**chosen), {k: v for k, v in options.items() if k not in names}
 
 
 @dataclass(frozen=True)
@@ -128,6 +181,7 @@ class GameService:
 
     seats: tuple[Seat, ...]
     timing: Timing = field(default_factory=Timing)
+    house: HouseRules = field(default_factory=HouseRules)
     started: bool = False
     paused: bool = False
     deadline: str = ""  # the active player's orders deadline (ISO), "" when none

@@ -158,7 +158,7 @@ class OfferAnswered(Notice):
 @dataclass(frozen=True)
 class PressRelay(Notice):
     kind = "press"
-    sender: str
+    sender: str  # "" when the game's press is grey: the reader is not told who wrote it
     text: str
     to_all: bool
     others: tuple[str, ...] = ()  # the other players it went to
@@ -252,8 +252,21 @@ class Eliminated(Notice):
     kind = "eliminated"
 
 
+@dataclass(frozen=True)
+class Absent(Notice):
+    """A player's absence set or cancelled, told to the others and the game master."""
+
+    kind = "absence"
+    player: str
+    start: str  # ISO times
+    end: str
+    stand_in: str  # the house rule: "wait", "pass" or "bot"
+    cancelled: bool = False
+    by_gm: bool = False  # cancelled by the game master
+
+
 KINDS: dict[str, type[Notice]] = {c.kind: c for c in (
     Ack, AlreadyDone, Welcome, ResponseRequest, AttackResult, TurnReport, StatusReport,
     GameOver, Reminder, OfferAnswered, PressRelay, HistoryReply, GmNews, StandingOrders,
     HelpReply, OrderFailed, GmAlert, OrdersDropped, CalledOff, Eliminated, OddsReply,
-    GoalDealt)}
+    GoalDealt, Absent)}

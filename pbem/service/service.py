@@ -52,13 +52,13 @@ from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
 from pbem.orders.player_names import check_player_name
 from pbem.reports.mails import Problem
 from pbem.reports.refusals import worded
-from pbem.service import bot_seats, resent
+from pbem.service import bot_seats, digest, resent
 from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.deadlines import next_due, still_quiet, tick
 from pbem.service.directory import Directory, seat_at
 from pbem.service.entries import commands
 from pbem.service.mails import welcome_settings
-from pbem.service.model import GameService, Seat, Timing, iso
+from pbem.service.model import GameService, Seat, Timing, house_rules, iso
 from pbem.service.notices import Ack, AlreadyDone, Welcome
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
@@ -135,12 +135,13 @@ class Service:
         for name, _, _ in players:
             names.append(check_player_name(name, names))
         seats = tuple(EngineSeat(name, illuminati) for name, _, illuminati in players)
+        house, options = house_rules(options or {})
         setup = with_options(self.cards, Setup(game_id, seats, seed or secrets.token_hex(32)),
-                             **(options or {}))
+                             **options)
         state, _ = new_game(self.cards, setup)  # validates names, Illuminati and options
         service = GameService(
             seats=tuple(Seat(name, address.lower(), lang=lang) for name, address, _ in players),
-            timing=timing or Timing())
+            timing=timing or Timing(), house=house)
         entries: list[dict[str, Any]] = []
         if note is not None:
             assert now is not None, "a note is logged at a time"
@@ -171,7 +172,7 @@ class Service:
             # The welcome comes first, but shows the first turn begun and its deadline.
             for seat in seats:
                 table.notify(Welcome(seat.name, passwords[seat.name],
-                                     welcome_settings(table.service.timing)))
+                                     welcome_settings(table.service.timing, table.service.house)))
         return passwords
 
     def set_bot(self, game_id: str, player: str, on: bool, now: datetime,
@@ -185,7 +186,9 @@ class Service:
                 table.service.seat(player)  # KeyError names an unknown seat
                 if on and not table.state.player(player).playing:
                     raise IllegalCommandError(f"{player} is no longer playing")
-                seats = tuple(replace(s, bot=on, misses=0, bot_level=level if on else "normal")
+                # The GM's bot stays after an absence it began in (no away_hash kept).
+                seats = tuple(replace(s, bot=on, misses=0, bot_level=level if on else "normal",
+                                      away_hash="" if on else s.away_hash)
                               if s.name == player else s for s in table.service.seats)
                 table.service = replace(table.service, seats=seats)
                 if note is not None:
@@ -511,7 +514,8 @@ class Service:
         withdrew = (any(isinstance(o.order, WithdrawOffer) and o.line in done
                         for o in parsed.orders)
                     and not any(n.to == seat.name for n in table.notices))
-        table.notify(Ack(seat.name, results, warnings, pending, withdrew, mail.reply_to))
+        if withdrew or digest.answered(table, seat.name, parsed, results, warnings, pending):
+            table.notify(Ack(seat.name, results, warnings, pending, withdrew, mail.reply_to))
         self._seal(step, now, mail_id)
 
     def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
@@ -546,7 +550,9 @@ class Service:
 
     def _authentic(self, service: GameService, seat: Seat, header: Header,
                    mail: InboundMail) -> bool:
-        if not service.started or not self._password_ok(header.password, seat.password_hash):
+        if not service.started or not (
+                self._password_ok(header.password, seat.password_hash) or (
+                    seat.away_hash and self._password_ok(header.password, seat.away_hash))):
             return False
         return not service.timing.require_registered_address or mail.sender == seat.address
 
@@ -612,6 +618,7 @@ class Service:
     def _seal(self, step: Step, now: datetime, mail_id: str | None = None) -> None:
         """End a step: its number, its notices rendered and composed into mails."""
         table = step.table
+        digest.deliver(table)
         table.in_mail_order()  # then the mails of the bot seats' upkeep, after all others
         bot_seats.upkeep(table, lambda player: self._new_password(table.state.game, player),
                         self.config.password_cost)

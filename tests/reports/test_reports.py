@@ -371,10 +371,12 @@ def test_welcome_words_the_service_deadlines_in_the_readers_language(
 
 
 def test_the_welcome_notice_carries_numbers_only() -> None:
-    """The service hands the welcome its deadlines as numbers, never as English words."""
+    """The service hands the welcome its deadlines as numbers, never as English words (and
+    the house rules as their keywords, which the templates word)."""
     settings = welcome_settings(Timing(orders_hours=48, response_hours=12.5))
     assert settings == ServiceSettings(orders_hours=48, response_hours=12.5)
-    assert all(isinstance(value, float) for value in astuple(settings))
+    assert all(isinstance(value, float) for value in astuple(settings)[:2])
+    assert (settings.press, settings.stand_in) == ("white", "wait")
 
 
 # --- secrecy --------------------------------------------------------------------------------

@@ -185,6 +185,15 @@ GM_SAMPLES: dict[str, dict[str, Any]] = {
     "bot": {"seat": "Carl", "on": True},
     "announce": {"text": "The server moves on Sunday."},
     "rollback": {"to": 12, "from": 15, "reason": "a lost mail", "undone": []},
+    # A player's absence (SET ABSENCE) is logged as a GM entry too (pbem.service.absences).
+    "absence": {"seat": "Carl", "start": "2026-12-01T00:00:00+00:00",
+                "start_utc": "2026-12-01 00:00", "deadline": "2026-12-04T00:00:00+00:00",
+                "deadline_utc": "2026-12-04 00:00", "stand_in": "wait"},
+    "absence_cancelled": {"seat": "Carl", "start": "2026-12-01T00:00:00+00:00",
+                          "start_utc": "2026-12-01 00:00",
+                          "deadline": "2026-12-04T00:00:00+00:00",
+                          "deadline_utc": "2026-12-04 00:00", "stand_in": "bot",
+                          "by_gm": True},
 }
 
 
@@ -195,10 +204,11 @@ GM_ONLY_KINDS = {"drop_mail"}  # recorded ``gm_only``: in no player's mail
 
 
 def test_every_kind_of_gm_entry_has_a_sample() -> None:
-    """The kinds pbem.service.gm records (its ``Gm...`` entries of
-    ``pbem.service.entries.GM_KINDS``), but for those the game master alone reads
+    """The kinds pbem.service.gm and pbem.service.absences record (their ``Gm...`` entries
+    of ``pbem.service.entries.GM_KINDS``), but for those the game master alone reads
     (``gm_only``: players never see them), and those of older logs, are the kinds sampled."""
-    source = (ENGINE.parent / "service" / "gm.py").read_text()
+    source = "".join((ENGINE.parent / "service" / name).read_text()
+                     for name in ("gm.py", "absences.py"))
     made = set(re.findall(r"\b(Gm\w+)\(", source))
     recorded = {c.kind for c in GM_KINDS.values() if c.__name__ in made} - GM_ONLY_KINDS
     assert {c.kind for c in GM_KINDS.values() if c.gm_only} == GM_ONLY_KINDS

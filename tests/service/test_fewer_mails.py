@@ -1,0 +1,123 @@
+"""Fewer mails, nothing missed (docs/service.md, "Fewer mails"): SET MAIL DIGEST answers an
+order mail only when a line is refused, asks, or waits, and says the rest in the next report,
+where an attack's result also comes to those who did not make it; SET REPORT SHORT keeps in
+the mail what the reader acts on and attaches the whole report. Golden transcripts in
+tests/transcripts/.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from transcripts.harness import SEED, START, Mailroom
+
+from pbem.service.bot_games import play_game
+from pbem.service.service import Service, ServiceConfig
+from pbem.store.memory import MemoryStore
+
+PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed makes Carol play first
+STANDING = ("STANDING DEFEND ANY UPTO 3", "STANDING NEVER INTERFERE")
+
+
+@pytest.fixture
+def room(tmp_path: Path) -> Mailroom:
+    return Mailroom(tmp_path)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_digest_answers_only_what_needs_an_answer(room: Mailroom) -> None:
+    room.new_game("illu", PLAYERS)
+    out = room.orders("Alice", "SET MAIL DIGEST", *STANDING)
+    assert [m.to for m in out] == ["alice@example.org"]  # SET MAIL is confirmed
+    room.orders("Bob", *STANDING, "SET LANGUAGE FR", "SET MAIL DIGEST")
+    room.at(minutes=5)
+    out = room.orders("Bob", "PRESS TO Carol", "Non.", "END PRESS")
+    assert room.to("Bob", out) == []
+    out = room.orders("Alice", "PRESS TO Bob", "Shall we?", "END PRESS")
+    assert room.to("Alice", out) == []  # nothing refused, asked or waiting: no answer
+    out = room.orders("Alice", "GIVE 100 MB TO Carol")
+    assert "0 accepted, 1 refused" in room.to("Alice", out)[0].subject  # refused: answered
+    room.at(minutes=5)
+    out = room.orders("Carol", "ATTACK Bavarian CONTROL Feminists SPEND 1 UPTO 3")
+    results = [m for m in out if "attack" in m.subject.lower() and "Orders" not in m.subject]
+    assert {m.to for m in results} == {"carol@example.org"}  # only to its attacker
+    assert room.to("Alice", out) == []  # the result waits for her next report
+    room.at(minutes=5)
+    out = room.orders("Carol", "END TURN")
+    (report,) = room.to("Alice", out)
+    text = flat(report.text)
+    assert "YOUR ORDERS SINCE YOUR LAST REPORT" in report.text
+    assert "PRESS TO Bob: You send a message to Bob." in text
+    assert "Feminists" in text.split("WHAT HAPPENED")[1].split("YOUR ORDERS")[0]
+    assert room.record().seat("Alice").folded == ()
+    (bob,) = room.to("Bob", out)
+    assert "VOS ORDRES DEPUIS VOTRE DERNIER RAPPORT" in bob.text
+    assert "PRESS TO Carol : Vous envoyez un message à Carol." in flat(bob.text)
+    room.at(minutes=5)
+    out = room.orders("Alice", "STATUS")
+    assert "YOUR ORDERS SINCE" not in room.to("Alice", out)[1].text  # said once
+    room.check("fewer_mails_digest")
+
+
+def test_short_reports_attach_the_rest(room: Mailroom) -> None:
+    room.new_game("illu", PLAYERS)
+    room.orders("Bob", "SET REPORT SHORT", "SET LANGUAGE FR")
+    room.orders("Alice", "SET REPORT SHORT")
+    room.at(minutes=5)
+    out = room.orders("Carol", "PASS")
+    alice, = room.to("Alice", out)
+    assert "OTHER PLAYERS" not in alice.text and "UNCONTROLLED GROUPS" not in alice.text
+    assert "ODDS OF YOUR ATTACKS" not in alice.text
+    for kept in ("It is your move. Deadline:", "WHAT HAPPENED", "YOUR POWER STRUCTURE",
+                 "ORDERS", "GAME illu PLAYER Alice PASSWORD ______"):
+        assert kept in alice.text
+    name, kind, data = alice.attachments[-1]
+    assert (name, kind) == ("report-illu-3.txt", "text/plain")
+    full = data.decode()
+    assert "OTHER PLAYERS" in full and "ODDS OF YOUR ATTACKS" in full
+    assert name in flat(alice.text) and "OTHER PLAYERS" not in (alice.html or "")
+    bob, = room.to("Bob", out)
+    assert "LES AUTRES JOUEURS" not in bob.text and "est jointe" in bob.text
+    carol = room.to("Carol", out)[-1]  # after the answer to her PASS
+    assert "OTHER PLAYERS" in carol.text  # a full report for who did not ask
+    assert len(alice.text.splitlines()) < len(full.splitlines()) * 2 / 3
+    room.check("fewer_mails_short")
+
+
+def test_bots_play_the_same_game_on_fewer_mails(tmp_path: Path) -> None:
+    """Nothing is missed: mail-bots that read only what DIGEST and SHORT send them (and the
+    JSON view) play the very game they play on full mail, with fewer mails and lines."""
+    games = {}
+    for setting in ((), ("SET MAIL DIGEST", "SET REPORT SHORT")):
+        service = Service(MemoryStore(), ServiceConfig(password_cost=4))
+        names = [(f"bot{i}", f"bot{i}@example.org") for i in range(3)]
+        played = play_game(service, "same", names, start=START, seed=SEED,
+                           options={"victory_groups": 6}, keep_mail=True,
+                           first_lines=setting)
+        assert service.replay_check("same")
+        log = [e.get("command") for e in service.store.log("same")]
+        lines = sum(len(raw.splitlines()) for raw in played.outbox)
+        games[setting] = (played.outcome, played.winners, played.turns, log,
+                          len(played.outbox), lines)
+    full, fewer = games.values()
+    assert full[0] == "victory" and full[:4] == fewer[:4]
+    assert fewer[4] < full[4] * 0.75 and fewer[5] < full[5]
+
+
+def test_answers_kept_are_told_once_even_back_on_full_mail(room: Mailroom) -> None:
+    room.new_game("illu", PLAYERS)
+    room.orders("Alice", "SET MAIL DIGEST")
+    room.at(minutes=5)
+    assert room.orders("Alice", "PRESS TO Bob", "Hello.", "END PRESS") == [
+        m for m in room.outgoing[-1:] if m.to == "bob@example.org"]
+    room.orders("Alice", "SET MAIL FULL")
+    first = room.orders("Alice", "STATUS", "STATUS")
+    reports = [m for m in first if "Turn 1" in m.subject]
+    assert len(reports) == 2
+    assert "PRESS TO Bob: You send a message to Bob." in flat(reports[0].text)
+    assert "YOUR ORDERS SINCE" not in reports[1].text
+    assert room.record().seat("Alice").folded == ()
