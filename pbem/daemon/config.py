@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pbem.errors import AddressError, ConfigError
 from pbem.mail.address import deliverable, mail_address
 from pbem.reports.languages import LANGUAGES
-from pbem.service.settings import Sender
+from pbem.service.settings import STRANGER_REPLIES, Sender
 
 # The service and the mail transports load only when a command needs them: reading the
 # configuration is part of every `pbem` command, which starts at once (bench/cli_start.py).
@@ -50,8 +50,9 @@ _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _KEYS: dict[str, tuple[str, ...]] = {
     "store": ("path",),
     "mail": ("address", "name", "domain", "gm_address", "gm_language", "gm_timezone",
-             "templates", "max_kib", "mails_per_hour", "envelope_from", "address_per_game"),
-    "listener": ("enabled", "host", "port", "accept"),
+             "templates", "max_kib", "mails_per_hour", "stranger_replies", "envelope_from",
+             "address_per_game"),
+    "listener": ("enabled", "host", "port", "accept", "tls_cert", "tls_key"),
     "imap": ("host", "port", "security", "username", "password", "folder",
              "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
              "ca_file", "auth"),
@@ -72,6 +73,14 @@ class ListenerSettings:
     host: str = "127.0.0.1"
     port: int = 2525
     accept: tuple[str, ...] = ()  # addresses, or "@domain" for a whole domain
+    # A certificate (PEM, its chain after it) and its key: the listener offers STARTTLS.
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+
+    @property
+    def loopback(self) -> bool:
+        """Whether only this machine can reach the listener."""
+        return self.host == "localhost" or self.host == "::1" or self.host.startswith("127.")
 
     def accepts(self, address: str) -> bool:
         """Tell whether mail for ``address`` is ours to take."""
@@ -108,6 +117,7 @@ class DaemonConfig:
     envelope_from: str
     max_mail_bytes: int = 256 * 1024
     mails_per_hour: int = 60
+    stranger_replies: int = STRANGER_REPLIES  # an hour, in all, to no player's address
     listener: ListenerSettings | None = field(default_factory=ListenerSettings)
     imap: ImapConfig | None = None
     smtp: SmtpSettings | None = None
@@ -131,7 +141,8 @@ class DaemonConfig:
         from pbem.service.service import ServiceConfig
 
         return ServiceConfig(sender=self.sender, max_mail_bytes=self.max_mail_bytes,
-                             mails_per_hour=self.mails_per_hour)
+                             mails_per_hour=self.mails_per_hour,
+                             stranger_replies=self.stranger_replies)
 
 
 def load_config(path: Path | None = None,
@@ -295,9 +306,15 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
     listener = None
     if enabled:
         accept = listener_section.strings("accept") or (address, "@" + domain.lower())
+        cert, key = (listener_section.path(k, Path()) for k in ("tls_cert", "tls_key"))
+        if (cert == Path()) != (key == Path()):
+            raise ConfigError(f"In {origin}, [listener] has one of tls_cert and tls_key "
+                              "without the other.",
+                              suggestion="Give both (the certificate and its key), or neither.")
         listener = ListenerSettings(host=listener_section.text("host", "127.0.0.1"),
                                     port=listener_section.whole("port", 2525, 0, 65535),
-                                    accept=accept)
+                                    accept=accept, tls_cert=None if cert == Path() else cert,
+                                    tls_key=None if key == Path() else key)
     if listener is None and imap is None:
         raise ConfigError(f"In {origin}, no mail comes in: the listener is off and there is "
                           "no [imap] section.",
@@ -307,6 +324,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         source=source, store=store, sender=sender, envelope_from=envelope_from,
         max_mail_bytes=mail.whole("max_kib", 256, 1, 100 * 1024) * 1024,
         mails_per_hour=mail.whole("mails_per_hour", 60, 1, 1_000_000),
+        stranger_replies=mail.whole("stranger_replies", STRANGER_REPLIES, 0, 1_000_000),
         listener=listener, imap=imap,
         smtp=_smtp(read["smtp"], env, oauth) if "smtp" in data else None,
         maildir=read["maildir"].path("path", store / "maildirs"),

@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pbem.daemon.config import DaemonConfig
+from pbem.daemon.config import DaemonConfig, ListenerSettings
 from pbem.daemon.outbox import make_sender, read_hold
+from pbem.errors import ConfigError
 from pbem.store.check import examine as examine_store
 from pbem.transport.imap import ImapIntake, JsonFileCursor
+from pbem.transport.listener import server_tls
 from pbem.transport.oauth import OAuthSettings, Tokens, read_login
 from pbem.transport.sender import SmtpSender
 
@@ -44,6 +46,7 @@ def examine(config: DaemonConfig) -> list[Finding]:
     if config.listener is not None:
         findings += _port_free(config.listener.host, config.listener.port,
                                running=_daemon_running(config))
+        findings += _listener_tls(config.listener)
     oauth = _oauth_settings(config)
     if oauth is not None:
         findings += _oauth(oauth)
@@ -58,6 +61,23 @@ def examine(config: DaemonConfig) -> list[Finding]:
         findings.append(Finding("warning", f"the daemon holds outgoing mail until {held[0]}: "
                                 f"{held[1]}"))
     return findings
+
+
+def _listener_tls(listener: ListenerSettings) -> list[Finding]:
+    """STARTTLS on the listener: its certificate usable, and offered whenever mail may come
+    from beyond this machine (order mails carry the players' passwords)."""
+    if listener.tls_cert is not None and listener.tls_key is not None:
+        try:
+            server_tls(listener.tls_cert, listener.tls_key)
+        except ConfigError as error:
+            return [Finding("problem", f"{error} {error.suggestion or ''}".strip())]
+        return [Finding("ok", f"the SMTP listener offers STARTTLS with {listener.tls_cert}")]
+    if listener.loopback:
+        return []
+    return [Finding("warning", f"the SMTP listener listens on {listener.host}, beyond this "
+                    "machine, without TLS: order mails and the passwords in them would cross "
+                    "the network in clear. Give it a certificate ([listener] tls_cert and "
+                    "tls_key), or listen on 127.0.0.1 behind a mail server that has one.")]
 
 
 def _oauth_settings(config: DaemonConfig) -> OAuthSettings | None:

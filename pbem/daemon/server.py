@@ -56,7 +56,7 @@ from pbem.errors import StoreError, disk_trouble
 from pbem.service.service import BATCH, Service
 from pbem.store import Store
 from pbem.transport.imap import ImapIntake
-from pbem.transport.listener import SmtpListener
+from pbem.transport.listener import SmtpListener, server_tls
 from pbem.transport.sender import MaildirSender, Sender, SmtpSender
 
 log = logging.getLogger(__name__)
@@ -144,8 +144,11 @@ class Daemon:
     def _start_intakes(self, lock_fd: int) -> None:
         config = self.config
         if config.listener is not None:
+            settings = config.listener
+            tls = (server_tls(settings.tls_cert, settings.tls_key)
+                   if settings.tls_cert and settings.tls_key else None)
             listener = SmtpListener(self.deliver_smtp, host=config.listener.host,
-                                    port=config.listener.port,
+                                    port=config.listener.port, tls=tls,
                                     max_bytes=config.max_mail_bytes,
                                     accept_recipient=config.listener.accepts,
                                     held_recipient=self._moved_away)

@@ -57,7 +57,7 @@ from pbem.reports.position import Attachment, Position, file_safe, position
 from pbem.reports.svg import structure_svg
 from pbem.reports.templating import environment, render
 
-Problem = Literal["unknown_game", "unreadable", "auth_failed", "flooding"]
+Problem = Literal["unknown_game", "unreadable", "auth_failed", "flooding", "hushed", "failed"]
 
 
 @dataclass(frozen=True)
@@ -351,17 +351,17 @@ def history_reply(
 def error_reply(
     problem: Problem, *, game: str = "", games: Sequence[str] = (), message: str = "",
     suggestion: str = "", limit: int = 0, until: datetime | None = None, tz: str = "UTC",
-    lang: str = "en", site_dir: Path | None = None, html: bool = True,
+    lang: str = "en", site_dir: Path | None = None, html: bool = True, minutes: int = 0,
 ) -> Rendered:
     """A short reply when a mail cannot be used: unknown game, unreadable mail, wrong
     password, too many mails (more than ``limit`` an hour; read again from ``until``, shown
-    in the zone ``tz`` too). ``games`` are names to suggest; ``message`` and ``suggestion``
-    the details. The example start line names the game (for an unknown one, the one game
-    suggested, if only one)."""
+    in the zone ``tz`` too), or ("hushed") no more answers for ``minutes``, until ``until``.
+    ``games`` are names to suggest; ``message`` and ``suggestion`` the details. The example
+    start line names the game (for an unknown one, the one game suggested, if only one)."""
     start_game = game if problem != "unknown_game" else games[0] if len(games) == 1 else ""
     return mail("error", lang, site_dir, html=html, problem=problem, game=game,
                 games=tuple(games), start_game=start_game,
-                message=message, suggestion=suggestion, limit=limit,
+                message=message, suggestion=suggestion, limit=limit, minutes=minutes,
                 until=moment_facts(until, tz) if until else None)
 
 

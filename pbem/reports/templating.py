@@ -31,10 +31,9 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
         loaders.append(jinja2.FileSystemLoader(site_dir))
     loaders.append(jinja2.PackageLoader("pbem", "templates"))
     env = _Environment(
-        loader=jinja2.ChoiceLoader(loaders),
+        loader=_HtmlTwins(jinja2.ChoiceLoader(loaders)),
         undefined=jinja2.StrictUndefined,
-        autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",),
-                                            default_for_string=False),
+        autoescape=is_html,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -50,6 +49,36 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
     env.filters["summed"] = summed
     env.filters["sentence"] = sentence
     return env
+
+
+HTML_TWIN = "@html"  # a text template imported into an HTML one: its escaping twin
+
+
+def is_html(name: str | None) -> bool:
+    """Whether the template ``name`` writes HTML, so escapes every value: an HTML template,
+    or the escaping twin of a text one that an HTML template imports."""
+    return bool(name) and (str(name).endswith(".html.j2") or str(name).endswith(HTML_TWIN))
+
+
+class _HtmlTwins(jinja2.BaseLoader):
+    """The templates of ``loader``, and for each ``<name>@html`` the source of ``<name>``.
+
+    The macros of the text templates (``_events.txt.j2``, ``_words.txt.j2``) serve the HTML
+    mails too. Jinja compiles a template's escaping by its own name, and marks what a macro
+    gives as safe in the HTML template that calls it: a macro of a text template would put a
+    player's name into the HTML unescaped. An HTML template imports the twin instead
+    (``_Environment.get_template``), the same source compiled with autoescape on.
+    """
+
+    def __init__(self, loader: jinja2.BaseLoader) -> None:
+        self.loader = loader
+
+    def get_source(self, environment: jinja2.Environment,
+                   template: str) -> tuple[str, str | None, Callable[[], bool] | None]:
+        return self.loader.get_source(environment, template.removesuffix(HTML_TWIN))
+
+    def list_templates(self) -> list[str]:
+        return self.loader.list_templates()
 
 
 class _Environment(jinja2.Environment):
@@ -77,6 +106,8 @@ class _Environment(jinja2.Environment):
             return super().get_template(name, parent, globals)
         if parent is not None:
             name = self.join_path(name, parent)
+            if is_html(parent) and not is_html(name):
+                name += HTML_TWIN
         template = self._loaded.get(name)
         if template is None:
             template = self._loaded[name] = super().get_template(name)

@@ -457,7 +457,7 @@ def _tell_the_eliminated(table: Table) -> None:
     """A mail of their own for each player eliminated in this step: their reports go on, but
     they have no more orders to give."""
     told = {n.to for n in table.notices if isinstance(n, Eliminated)}
-    for e in table.events:
+    for e in table.step_events():
         name = e.player if isinstance(e, ev.Eliminated) else ""
         if name and name not in told:
             table.notify(Eliminated(name))
@@ -469,7 +469,7 @@ def _tell_the_game_master_one_is_left(table: Table) -> None:
     until then: the game master is told once, when the last other player goes, and may end
     the game (``pbem end``)."""
     if table.state.phase == "over" or not any(
-            isinstance(e, ev.Eliminated | ev.Left | ev.Removed) for e in table.events):
+            isinstance(e, ev.Eliminated | ev.Left | ev.Removed) for e in table.step_events()):
         return
     playing = [p.name for p in table.state.players if p.playing]
     if len(playing) == 1 and not any(isinstance(n, GmAlert) and n.alone

@@ -23,6 +23,7 @@ from pbem.service.model import GameService, HouseRules, Seat, Timing, parse_iso
 from pbem.service.notices import (
     Absent,
     Ack,
+    AlreadyDone,
     AttackResult,
     GameOver,
     GmNews,
@@ -118,6 +119,13 @@ def _ack(notice: Notice, r: Reader) -> Rendered:
                                    turn=state.seq, turn_number=state.turn_number,
                                    paused=r.service.paused, goes_on=goes_on, lang=seat.lang,
                                    site_dir=r.site, html=seat.html)
+
+
+def _already_done(notice: Notice, r: Reader) -> Rendered:
+    assert isinstance(notice, AlreadyDone)
+    return reports.mail("already_done", r.seat.lang, r.site, html=r.seat.html,
+                        game=r.state.game, player=notice.to, turn=notice.turn,
+                        at=moment_facts(parse_iso(notice.at), r.seat.tz))
 
 
 def _welcome(notice: Notice, r: Reader) -> Rendered:
@@ -261,7 +269,7 @@ def _observer_press(notice: Notice, r: Reader) -> Rendered:
 
 # How each kind of notice is rendered; any other kind by ``_from_fields``.
 RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
-    Ack: _ack, Welcome: _welcome, ResponseRequest: _response_request,
+    Ack: _ack, AlreadyDone: _already_done, Welcome: _welcome, ResponseRequest: _response_request,
     AttackResult: _attack_result, TurnReport: _turn_report, StatusReport: _turn_report,
     GameOver: _game_over, Reminder: _reminder, OfferAnswered: _offer_answered,
     PressRelay: _press, HistoryReply: _history, GmNews: _gm_news, StandingOrders: _standing,

@@ -189,6 +189,18 @@ class Audience:
 
 
 @dataclass(frozen=True)
+class Done:
+    """A player's last order mail carried out (``pbem.service.resent``): its orders' digest,
+    the turn they were carried out in, the state they left, and when."""
+
+    player: str
+    digest: str
+    turn_seq: int
+    seq_after: int  # the state's sequence number once the mail was carried out
+    at: str  # ISO time
+
+
+@dataclass(frozen=True)
 class GameService:
     """Everything about a game that is not the engine state."""
 
@@ -212,6 +224,7 @@ class GameService:
     goal_told: tuple[str, ...] = ()  # the UFOs told that the goal dealt at random stands
     steps: int = 0  # steps committed; names this step's outgoing mails stably
     audience: Audience = field(default_factory=Audience)
+    done: tuple[Done, ...] = ()  # each player's last order mail: a resend is not done again
 
     def seat(self, name: str) -> Seat:
         for s in self.seats:

@@ -74,6 +74,22 @@ class Ack(Notice):
 
 
 @dataclass(frozen=True)
+class AlreadyDone(Notice):
+    """The answer to an order mail whose orders were carried out already (a resend): when
+    (ISO), and the TURN to write to give them again."""
+
+    kind = "already_done"
+    place = FIRST
+    at: str
+    turn: int
+    answers: str | None = None  # the Message-ID of the order mail
+
+    @property
+    def reply_to(self) -> str | None:
+        return self.answers
+
+
+@dataclass(frozen=True)
 class Welcome(Notice):
     kind = "welcome"
     place = FIRST
@@ -250,9 +266,10 @@ class Absent(Notice):
 
 
 KINDS: dict[str, type[Notice]] = {c.kind: c for c in (
-    Ack, Welcome, ResponseRequest, AttackResult, TurnReport, StatusReport, GameOver, Reminder,
-    OfferAnswered, PressRelay, HistoryReply, GmNews, StandingOrders, HelpReply, OrderFailed,
-    GmAlert, OrdersDropped, CalledOff, Eliminated, OddsReply, GoalDealt, Absent)}
+    Ack, AlreadyDone, Welcome, ResponseRequest, AttackResult, TurnReport, StatusReport,
+    GameOver, Reminder, OfferAnswered, PressRelay, HistoryReply, GmNews, StandingOrders,
+    HelpReply, OrderFailed, GmAlert, OrdersDropped, CalledOff, Eliminated, OddsReply,
+    GoalDealt, Absent)}
 
 
 # --- mail to an address that holds no seat: observers, newcomers (pbem.service.signup) ------

@@ -1,4 +1,5 @@
-"""Mail that belongs to no game, or that no game accepts: short replies, at most one an hour.
+"""Mail that belongs to no game, or that no game accepts: short replies, within limits
+(``Postmaster.reply``), and the game master told of mail whose processing broke.
 
 Strangers, unreadable mail, unknown games and failed authentication all end here. Nothing in
 any game changes; the reply (if any) is queued in the store's postmaster record, beside the
@@ -10,33 +11,45 @@ strays: the store moves applied mails out of the hot file with each closed log s
 from __future__ import annotations
 
 import email.policy
+import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from email.parser import BytesHeaderParser
 from typing import Any
 
+from pbem.errors import AddressError
+from pbem.mail.address import mail_address, maildir_folder
 from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
 from pbem.service.mails import outbox_item
 from pbem.service.model import Seat, iso, parse_iso
-from pbem.service.settings import Sender
+from pbem.service.settings import STRANGER_REPLIES, Sender
 from pbem.store import GameStore, OutboxItem
 
 POSTMASTER = "pbem-postmaster"  # the store's record of mail that belongs to no game
 REPLY_INTERVAL = timedelta(hours=1)  # at most one reply an hour to a stranger or a failure
 FAILED_KEPT = 100  # mails whose processing broke, remembered for the GM
+ALERT_INTERVAL = timedelta(minutes=30)  # at most one notice of broken mails to the GM
+FLOOD_SENDERS = 20_000  # senders the flood counter keeps at most
+SWEEP_INTERVAL = timedelta(minutes=1)  # how often the flood counter forgets old senders
 DAMAGE_KEPT = 100  # damaged store files the GM was told of, remembered to tell them once
+
+log = logging.getLogger(__name__)
 
 
 class Postmaster:
-    """Answers mail no game takes, never more than once an hour per address."""
+    """Answers mail no game takes: one reply an hour per address, then once a short word that
+    more go unanswered, then silence; to addresses that are no player's, ``stranger_replies``
+    an hour in all."""
 
-    def __init__(self, store: GameStore, sender: Sender, mails_per_hour: int) -> None:
+    def __init__(self, store: GameStore, sender: Sender, mails_per_hour: int,
+                 stranger_replies: int = STRANGER_REPLIES) -> None:
         self.store = store
         self.sender = sender
         self.mails_per_hour = mails_per_hour
-        self._seen: dict[str, list[datetime]] = {}
+        self.stranger_replies = stranger_replies
+        self.counter = FloodCounter(mails_per_hour)
 
     def ensure(self) -> None:
         """The postmaster record exists (held lock required)."""
@@ -44,51 +57,127 @@ class Postmaster:
             self.store.create_game(POSTMASTER, {"postmaster": True})
 
     def due(self, to: str, problem: reports.Problem, now: datetime) -> bool:
-        """True when a reply about ``problem`` to ``to`` would be sent now (none this hour)."""
-        return bool(to) and self._due(self._meta(now), to, problem, now)
+        """True when a reply about ``problem`` to ``to`` could be sent now (by the limits of
+        its address: the hourly budget of replies to strangers aside)."""
+        return bool(to) and _kind(self._meta(now), to, problem, now) != ""
 
     def reply(self, mail_id: str, to: str, problem: reports.Problem, now: datetime, *,
               game: str = "", games: Sequence[str] = (), message: str = "",
               suggestion: str = "", reply_to: str | None = None,
               until: datetime | None = None, reader: Seat | None = None,
               tell_gm: tuple[str, dict[str, Any]] | None = None) -> None:
-        """Answer a stranger or a failure, at most once an hour per sender (and the flood
-        notice once an hour besides), as the ``reader`` (a known player's seat) wants their
-        mail (language, time zone, HTML), in English and UTC for a stranger; change nothing.
-        ``tell_gm`` (a template and its words) goes to the game master with the answer."""
-        meta = self._meta(now)
-        items: list[OutboxItem] = []
-        if to and self._due(meta, to, problem, now):
-            meta["replied"][_key(to, problem)] = iso(now)
-            seat = reader or Seat(name="", address=to)
-            rendered = reports.error_reply(problem, game=game, games=games, message=message,
-                                           suggestion=suggestion, limit=self.mails_per_hour,
-                                           until=until, tz=seat.tz, lang=seat.lang,
-                                           site_dir=self.sender.site_dir, html=seat.html)
-            # Composed as mail of no game (X-Pbem: 1), but queued in the postmaster's record.
-            item = outbox_item(f"{POSTMASTER}-{mail_id}", "", to, "", rendered, now=now,
-                               sender=self.sender, in_reply_to=reply_to)
-            items.append(replace(item, game_id=POSTMASTER))
-            if tell_gm is not None and self.sender.gm_address:
-                items.append(self._to_gm(f"{POSTMASTER}-gm-{mail_id}", tell_gm[0], now,
-                                         **tell_gm[1]))
-        self._commit(mail_id, problem if items else "", meta, items)
+        """Answer a stranger or a failure, as the ``reader`` (a known player's seat) wants
+        their mail (language, time zone, HTML), in English and UTC for a stranger (``reader``
+        None); change nothing. ``tell_gm`` (a template and its words) goes to the game master
+        with the answer.
 
-    def note(self, mail_id: str, now: datetime) -> None:
-        """Mark a mail done without answering it (automatic mail, floods)."""
+        Per address: one reply an hour (the flood notice counts apart), then one short word
+        that more mails go unanswered until the hour is out, then silence. A reply to no
+        player's address (backscatter, when the From is forged) is one of at most
+        ``stranger_replies`` an hour in all, and carries nothing of the mail back (no text,
+        no game name it gave). A mail that gets no answer leaves a line in the log."""
+        meta = self._meta(now)
+        answer, items = self._answer(meta, mail_id, to, problem, now, game=game, games=games,
+                                     message=message, suggestion=suggestion,
+                                     reply_to=reply_to, until=until, reader=reader)
+        if items and tell_gm is not None and self.sender.gm_address:
+            items.append(self._to_gm(f"{POSTMASTER}-gm-{mail_id}", tell_gm[0], now,
+                                     **tell_gm[1]))
+        self._commit(mail_id, answer, meta, items)
+
+    def _answer(self, meta: dict[str, Any], mail_id: str, to: str,
+                problem: reports.Problem, now: datetime, *, game: str = "",
+                games: Sequence[str] = (), message: str = "", suggestion: str = "",
+                reply_to: str | None = None, until: datetime | None = None,
+                reader: Seat | None = None) -> tuple[str, list[OutboxItem]]:
+        """The reply ``reply`` describes, if the limits allow one (``meta`` updated): the
+        problem it tells ("hushed" for the short word) and the mail; else ("", [])."""
+        if not to:
+            log.info("mail %s gets no answer: no sender address could be read", mail_id)
+            return "", []
+        kind = _kind(meta, to, problem, now)
+        if not kind:
+            log.info("mail %s from %r gets no answer: its address was answered this hour",
+                     mail_id, to)
+            return "", []
+        address = answerable(to)
+        if address is None:
+            log.warning("mail %s gets no answer: its sender %r is no address to write to",
+                        mail_id, to)
+            return "", []
+        if reader is None and len(meta["strangers"]) >= self.stranger_replies:
+            log.warning("mail %s from %r (no player) gets no answer: the %d replies an hour "
+                        "to strangers are spent", mail_id, to, self.stranger_replies)
+            return "", []
+        key = _key(to, problem)
+        if kind == "hushed":
+            meta["hushed"][key] = iso(now)
+            problem, until = "hushed", parse_iso(meta["replied"][key]) + REPLY_INTERVAL
+        else:
+            meta["replied"][key] = iso(now)
+        if reader is None:
+            meta["strangers"].append(iso(now))
+            message = suggestion = ""
+            game = "" if problem == "unknown_game" else game
+        seat = reader or Seat(name="", address=address)
+        rendered = reports.error_reply(problem, game=game, games=games, message=message,
+                                       suggestion=suggestion, limit=self.mails_per_hour,
+                                       until=until, tz=seat.tz, lang=seat.lang,
+                                       site_dir=self.sender.site_dir, html=seat.html,
+                                       minutes=_minutes(until - now) if until else 0)
+        # Composed as mail of no game (X-Pbem: 1), but queued in the postmaster's record.
+        item = outbox_item(f"{POSTMASTER}-{mail_id}", "", address, "", rendered, now=now,
+                           sender=self.sender, in_reply_to=reply_to)
+        return problem, [replace(item, game_id=POSTMASTER)]
+
+    def note(self, mail_id: str, now: datetime, why: str) -> None:
+        """Mark a mail done without answering it (automatic mail, no sender), ``why`` said
+        in the log."""
+        log.info("mail %s gets no answer: %s", mail_id, why)
         self._commit(mail_id, "", self._meta(now), [])
 
-    def failed(self, mail_id: str, now: datetime, error: str) -> None:
+    def failed(self, mail_id: str, now: datetime, error: str, *, to: str = "",
+               reply_to: str | None = None, reader: Seat | None = None) -> None:
         """Set aside a mail whose processing broke (a bug, not the player's mistake): it is
-        marked done so later mail goes on, kept in the store, and the GM is told."""
+        marked done so later mail goes on, kept in the store, and the GM is told: at once if
+        no such notice went in the last ``ALERT_INTERVAL``, else in the next one, which
+        counts the mails that broke since and names their errors' kinds. Its sender ``to``
+        is told that nothing was done, within the limits of any reply."""
         meta = self._meta(now)
+        _, told = self._answer(meta, mail_id, to, "failed", now, reply_to=reply_to,
+                               reader=reader)
         meta["failed"] = [*meta["failed"], {"mail_id": mail_id, "at": iso(now),
                                              "error": error}][-FAILED_KEPT:]
-        items: list[OutboxItem] = []
-        if self.sender.gm_address:
-            items.append(self._to_gm(f"{POSTMASTER}-failed-{mail_id}", "mail_failed", now,
-                                     mail_id=mail_id, error=error))
-        self._commit(mail_id, "failed", meta, items)
+        kind = error.split(":", 1)[0]
+        meta["unreported"][kind] = meta["unreported"].get(kind, 0) + 1
+        self._commit(mail_id, "failed", meta, told + self._failures_told(meta, now, mail_id))
+
+    def tell_failures(self, now: datetime) -> None:
+        """Send the game master the notice of mails that broke since the last one, once the
+        ``ALERT_INTERVAL`` since that is out (held lock required; the deadline tick calls
+        it)."""
+        meta = self._meta(now)
+        if not meta["unreported"] or not _alert_due(meta, now):
+            return
+        entry = self.store.log_length(POSTMASTER)
+        items = self._failures_told(meta, now, f"summary-{entry}")
+        if items:
+            self.store.commit(POSTMASTER, log_entries=[{"failures_told": len(items)}],
+                              snapshot=None, meta=meta, outbox=items)
+
+    def _failures_told(self, meta: dict[str, Any], now: datetime,
+                       mail_id: str) -> list[OutboxItem]:
+        """The notice to the game master of the mails that broke and were not told of yet,
+        if one is due (``meta`` updated); else nothing."""
+        if not self.sender.gm_address or not _alert_due(meta, now):
+            return []
+        unreported = meta["unreported"]
+        last = meta["failed"][-1]
+        meta["alerted"], meta["unreported"] = iso(now), {}
+        return [self._to_gm(f"{POSTMASTER}-failed-{mail_id}", "mail_failed", now,
+                            mail_id=last["mail_id"], error=last["error"],
+                            count=sum(unreported.values()), kinds=sorted(unreported.items()),
+                            minutes=ALERT_INTERVAL // timedelta(minutes=1))]
 
     def damaged(self, problem: str, now: datetime) -> bool:
         """Tell the game master, once, that a store file is damaged (``problem`` names it and
@@ -164,35 +253,90 @@ class Postmaster:
         self.store.commit(POSTMASTER, log_entries=[{"mail_id": mail_id, "answer": answer}],
                           snapshot=None, meta=meta, mail_ids=[mail_id], outbox=items)
 
-    @staticmethod
-    def _due(meta: dict[str, Any], to: str, problem: reports.Problem, now: datetime) -> bool:
-        last = meta["replied"].get(_key(to, problem))
-        return last is None or now - parse_iso(last) >= REPLY_INTERVAL
-
     def _meta(self, now: datetime) -> dict[str, Any]:
         meta = self.store.meta(POSTMASTER)
         horizon = now - REPLY_INTERVAL
         replied = {a: t for a, t in meta.get("replied", {}).items() if parse_iso(t) > horizon}
-        return {"replied": replied, "failed": list(meta.get("failed", [])),
+        return {"replied": replied,
+                "hushed": {a: t for a, t in meta.get("hushed", {}).items() if a in replied},
+                "strangers": [t for t in meta.get("strangers", []) if parse_iso(t) > horizon],
+                "failed": list(meta.get("failed", [])),
+                "alerted": meta.get("alerted"), "unreported": dict(meta.get("unreported", {})),
                 "damaged": dict(meta.get("damaged", {}))}
 
     def flooding(self, sender: str, now: datetime) -> bool:
-        """Count this mail; True when the sender passed the hourly limit.
-
-        Kept in memory: a limit against floods needs no durability, and a restart forgetting
-        the counts lets at most one more hour's worth through.
-        """
-        horizon = now - REPLY_INTERVAL
-        times = [t for t in self._seen.get(sender, []) if t > horizon]
-        times.append(now)
-        self._seen[sender] = times
-        return len(times) > self.mails_per_hour
+        """Count this mail; True when the sender passed the hourly limit."""
+        return self.counter.count(sender, now)
 
     def read_again_at(self, sender: str) -> datetime:
         """When mail from a flooding sender is read again: once fewer than the limit of
         their mails fall in the hour before."""
-        times = self._seen[sender]
-        return times[-self.mails_per_hour] + REPLY_INTERVAL
+        return self.counter.read_again_at(sender)
+
+
+class FloodCounter:
+    """Each sender's mails of the last hour, counted against the hourly limit.
+
+    Kept in memory: a limit against floods needs no durability, and a restart forgetting
+    the counts lets at most one more hour's worth through. A sender is forgotten once their
+    last mail is an hour old (the whole table is swept at most once a minute), and the table
+    never holds more than ``most`` senders: past that, those heard from longest ago go
+    first, so a flood from ever new addresses costs bounded memory.
+    """
+
+    def __init__(self, limit: int, most: int = FLOOD_SENDERS) -> None:
+        self.limit = limit
+        self.most = most
+        self._times: dict[str, list[datetime]] = {}  # oldest last mail first
+        self._swept: datetime | None = None
+
+    def count(self, sender: str, now: datetime) -> bool:
+        """Count this mail; True when the sender passed the hourly limit."""
+        horizon = now - REPLY_INTERVAL
+        times = [t for t in self._times.pop(sender, []) if t > horizon][-self.limit:]
+        times.append(now)
+        self._times[sender] = times
+        if self._swept is None or now - self._swept >= SWEEP_INTERVAL:
+            self._swept = now
+            for old in [s for s, kept in self._times.items() if kept[-1] <= horizon]:
+                del self._times[old]
+        while len(self._times) > self.most:
+            del self._times[next(iter(self._times))]
+        return len(times) > self.limit
+
+    def read_again_at(self, sender: str) -> datetime:
+        """When mail from a flooding sender is read again."""
+        return self._times[sender][-self.limit] + REPLY_INTERVAL
+
+
+def answerable(to: str) -> str | None:
+    """Give the address a reply to ``to`` goes to, or None if none can: it is no mail
+    address (NUL, controls, no domain...), or one no folder of the Maildir sender can
+    hold."""
+    try:
+        address = mail_address(to)
+    except AddressError:
+        return None
+    return address if maildir_folder(address) is not None else None
+
+
+def _kind(meta: dict[str, Any], to: str, problem: reports.Problem, now: datetime) -> str:
+    """What the limits of its address allow a reply about ``problem`` to ``to`` to be: the
+    "full" reply, the short word that more are "hushed", or nothing ("")."""
+    key = _key(to, problem)
+    last = meta["replied"].get(key)
+    if last is None or now - parse_iso(last) >= REPLY_INTERVAL:
+        return "full"
+    return "" if problem == "flooding" or key in meta["hushed"] else "hushed"
+
+
+def _minutes(span: timedelta) -> int:
+    return -(span // -timedelta(minutes=1))  # rounded up
+
+
+def _alert_due(meta: dict[str, Any], now: datetime) -> bool:
+    last = meta["alerted"]
+    return last is None or now - parse_iso(last) >= ALERT_INTERVAL
 
 
 def _key(to: str, problem: reports.Problem) -> str:

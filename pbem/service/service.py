@@ -39,7 +39,14 @@ from pbem.errors import (
     StoreError,
     disk_trouble,
 )
-from pbem.mail.inbound import START_LINE, InboundMail, header_summary, parse_mail, receipt
+from pbem.mail.inbound import (
+    START_LINE,
+    InboundMail,
+    header_summary,
+    mask_passwords,
+    parse_mail,
+    receipt,
+)
 from pbem.orders.format import format_orders
 from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
@@ -47,20 +54,20 @@ from pbem.orders.player_names import check_player_name
 from pbem.orders.signup import Join, ListGames, LobbyOrder, Observe, Takeover, lobby_order
 from pbem.reports.mails import Problem
 from pbem.reports.refusals import worded
-from pbem.service import bot_seats, digest
+from pbem.service import bot_seats, digest, resent
 from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.deadlines import next_due, still_quiet, tick
 from pbem.service.directory import Directory, seat_at
 from pbem.service.entries import commands
 from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Seat, Timing, house_rules, iso
-from pbem.service.notices import Ack, Welcome
+from pbem.service.notices import Ack, AlreadyDone, Welcome
 from pbem.service.observers import observe, unobserve
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
 from pbem.service.records import player_records
-from pbem.service.settings import Sender
+from pbem.service.settings import STRANGER_REPLIES, Sender
 from pbem.service.signup import LOBBY, Lobby
 from pbem.service.steps import Step
 from pbem.service.table import Table
@@ -83,6 +90,7 @@ class ServiceConfig:
     sender: Sender = field(default_factory=Sender)
     max_mail_bytes: int = 256 * 1024
     mails_per_hour: int = 60  # per sender; more are dropped unanswered
+    stranger_replies: int = STRANGER_REPLIES  # an hour, in all, to no player's address
     password_cost: int = COST  # log2 of scrypt's N for new password hashes
     # (game, player) -> a new password; None: random words. Tests pin it for golden mails.
     passwords: Callable[[str, str], str] | None = None
@@ -96,10 +104,12 @@ class Service:
         self.store = store
         self.config = config or ServiceConfig()
         self.cards = cards or load_cardset()
-        self.postmaster = Postmaster(store, self.config.sender, self.config.mails_per_hour)
+        self.postmaster = Postmaster(store, self.config.sender, self.config.mails_per_hour,
+                                     self.config.stranger_replies)
         self.directory = Directory(store, skip=POSTMASTER)
         self.lobby = Lobby(store, self.config.sender, self,
-                           records=lambda: player_records(store, NOT_GAMES))
+                           records=lambda: player_records(store, NOT_GAMES),
+                           replies_per_hour=self.config.stranger_replies)
         self._verify_key = secrets.token_bytes(32)
         self._verified: dict[str, bytes] = {}  # password hash -> HMAC of the password
         self._recovered = False  # the store was recovered and no pass broke off since
@@ -271,6 +281,8 @@ class Service:
                 taken = self._round([item.mail_id for item in items], now, round_seconds)
                 applied = [mail_id for mail_id in taken if mail_id not in self._held]
                 self.store.inbox_done(*applied)
+                for mail_id in applied:  # kept, but without the passwords they carried
+                    self.store.mask_mail(mail_id, mask_passwords)
                 log.debug("a round of %d mail(s) committed in %.2f s", len(taken),
                           time.monotonic() - began)
                 done += len(applied)
@@ -322,6 +334,7 @@ class Service:
             if kept != marks:
                 self.store.set_due_index(kept)
             self.lobby.tick(now)
+            self.postmaster.tell_failures(now)
             if self.store.inbox():
                 self.process(now)
 
@@ -388,8 +401,16 @@ class Service:
             self._hold(mail_id, now, error)
             return
         log.exception("mail %s could not be processed", mail_id)
+        try:  # its sender is told, if that much of it reads
+            sender, message_id, synthetic = header_summary(self.store.raw_mail(mail_id))
+            reader = self._reader(sender, "failed", now)
+        except Exception:
+            log.exception("the sender of mail %s could not be read: not told", mail_id)
+            sender, message_id, synthetic, reader = "", "", True, None
         try:
-            self.postmaster.failed(mail_id, now, f"{type(error).__name__}: {error}")
+            self.postmaster.failed(mail_id, now, f"{type(error).__name__}: {error}",
+                                   to=sender, reply_to=None if synthetic else message_id,
+                                   reader=reader)
         except Exception as failure:  # the postmaster's own record is at fault
             if disk_trouble(failure):
                 raise
@@ -434,7 +455,8 @@ class Service:
         ours = mail.message_id in self._bot_mail  # a bot seat's: never a flood
         self._bot_mail.discard(mail.message_id)
         if mail.automatic or not mail.sender:
-            self.postmaster.note(mail_id, now)
+            self.postmaster.note(mail_id, now, f"automatic mail ({mail.automatic})"
+                                 if mail.automatic else "no sender address could be read")
             return
         if not ours and self.postmaster.flooding(mail.sender, now):
             # Dropped, but the sender is told (at most once an hour): nothing vanishes unsaid.
@@ -502,8 +524,17 @@ class Service:
                                   reader=self._reader(mail.sender, "auth_failed", now,
                                                       table=table))
             return
+        key = resent.digest(table, seat.name, parsed)
+        earlier = resent.done_before(table, seat.name, key) if key else None
+        if earlier is not None:  # a copy of a mail carried out: nothing is done again
+            table.notify(AlreadyDone(seat.name, earlier.at, table.state.seq, mail.reply_to))
+            self._seal(step, now, mail_id)
+            return
+        turn_seq = table.service.turn_seq
         results, warnings = carry_out_mail(table, seat, parsed,
                                            site_dir=self.config.sender.site_dir)
+        if key:
+            resent.remember(table, seat.name, key, turn_seq, now)
         mine = table.service.queue and table.state.active_player.name == seat.name
         pending = format_orders(replace(parsed.header, password="******"),
                                 [q.order for q in table.service.queue]) if mine else ""
@@ -668,6 +699,7 @@ class Service:
         table.service = replace(table.service, steps=table.service.steps + 1)
         step.sent += addressed_mails(self.cards, self.store, self.config.sender, table, now)
         table.notices.clear()
+        table.step_began = len(table.events)
         if mail_id:
             step.mail_ids[mail_id] = step.began
         step.began = table.log_length

@@ -1,10 +1,12 @@
-"""Who the service's mail comes from: settings of their own, so the daemon's configuration
-reads them without loading the service."""
+"""Who the service's mail comes from, and how many replies strangers get: settings of their
+own, so the daemon's configuration reads them without loading the service."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+STRANGER_REPLIES = 30  # replies an hour, in all, to addresses that are no player's
 
 
 @dataclass(frozen=True)

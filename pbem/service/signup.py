@@ -18,10 +18,12 @@ the meta again). Answers are queued in the lobby's record in the same commit.
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pbem.engine.cards import CardSet
@@ -40,9 +42,11 @@ from pbem.service.entries import GmCreate, GmStart
 from pbem.service.mails import outbox_item
 from pbem.service.model import GameService, Observer, Timing, iso, parse_iso
 from pbem.service.records import Record
-from pbem.service.settings import Sender
+from pbem.service.settings import STRANGER_REPLIES, Sender
 from pbem.service.table import Table
 from pbem.store import GameStore, OutboxItem
+
+log = logging.getLogger(__name__)
 
 LOBBY = "pbem-lobby"  # the store's record of the games open for sign-up
 # The kinds of the lobby's log entries that change it (``apply``); others ("list",
@@ -169,11 +173,18 @@ class Lobby:
     """The games open for sign-up, in the store's lobby record."""
 
     def __init__(self, store: GameStore, sender: Sender, games: Games,
-                 records: Callable[[], dict[str, Record]]) -> None:
+                 records: Callable[[], dict[str, Record]],
+                 replies_per_hour: int = STRANGER_REPLIES) -> None:
         self.store = store
         self.sender = sender
         self.games = games
         self.records = records
+        # Anyone may write to the lobby, under any From: its answers are budgeted like the
+        # postmaster's to strangers (``[mail] stranger_replies`` an hour in all), so forged
+        # senders cannot turn it into a source of backscatter. Kept in memory: a restart
+        # gives a fresh hour, which bounds the total all the same.
+        self.replies_per_hour = replies_per_hour
+        self._replied: deque[datetime] = deque()
 
     def ensure(self) -> None:
         """The lobby record exists (held lock required)."""
@@ -419,9 +430,20 @@ class Lobby:
     def _answer(self, mail_id: str, entry: dict[str, Any], to: str, template: str,
                 lang: str, now: datetime, reply_to: str | None,
                 also: Sequence[OutboxItem] = (), **words: Any) -> None:
-        item = self._item(f"{LOBBY}-{mail_id}", to, template, lang, now, reply_to, **words)
+        """Log ``entry`` of the mail and answer it, if this hour's budget of answers allows
+        (the game master's own notices ``also`` go regardless)."""
+        while self._replied and now - self._replied[0] >= timedelta(hours=1):
+            self._replied.popleft()
+        answer: list[OutboxItem] = []
+        if len(self._replied) < self.replies_per_hour:
+            self._replied.append(now)
+            answer = [self._item(f"{LOBBY}-{mail_id}", to, template, lang, now, reply_to,
+                                 **words)]
+        else:
+            log.warning("mail %s from %r to the lobby gets no answer: the %d answers an hour "
+                        "are spent", mail_id, to, self.replies_per_hour)
         self._commit(now, [{**entry, "mail_id": mail_id}], mail_id=mail_id,
-                     outbox=[item, *also])
+                     outbox=[*answer, *also])
 
     def _to_gm(self, outbox_id: str, now: datetime, **words: Any) -> list[OutboxItem]:
         """The game master's notice of sign-up (none without their address)."""

@@ -70,8 +70,14 @@ class Table:
         self.now = now
         self.base = log_length
         self.entries: list[dict[str, Any]] = []
-        self.events: list[Event] = []
+        self.events: list[Event] = []  # of every step on this table (a round's mails)
+        self.step_began = 0  # where the step under way began in ``events``
         self.notices: list[Notice] = []
+
+    def step_events(self) -> list[Event]:
+        """The events of the step under way: a round of mail seals several steps on one
+        table, and what one step tells (an elimination) is not told again by the next."""
+        return self.events[self.step_began:]
 
     # --- commands -------------------------------------------------------------------------
 

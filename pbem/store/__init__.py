@@ -59,7 +59,7 @@ nobody points to yet is ignored (and tidied by ``recover``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
@@ -250,6 +250,9 @@ class Store:
 
     def inbox_done(self, *mail_ids: str) -> None:
         self._inbox.inbox_done(*mail_ids)
+
+    def mask_mail(self, mail_id: str, mask: Callable[[bytes], bytes]) -> bool:
+        return self._inbox.mask_mail(mail_id, mask)
 
     def age_out_mail(self) -> int:
         """Drop the bytes of old mail done now (``inbox_done`` does it once an hour; see

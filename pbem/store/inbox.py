@@ -7,7 +7,7 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -265,6 +265,35 @@ class InboxFiles:
         if time.monotonic() >= self._aged_at + _AGE_EVERY:
             self._aged_at = time.monotonic()
             self.age_out()
+
+    def mask_mail(self, mail_id: str, mask: Callable[[bytes], bytes]) -> bool:
+        """Keep the bytes of a received mail as ``mask`` gives them, written over the old in
+        its file (as many bytes: passwords blanked, so a kept mail does not hold them); give
+        whether they changed. Its file may move from ``inbox/`` to ``mail/`` meanwhile: the
+        open file is the moved one."""
+        for fresh in (False, True):
+            found = self._record(mail_id)
+            if found is None or found[1]["size"] is None:  # (a layout 2 file: left as is)
+                return False
+            path, record = found
+            try:
+                fd = os.open(path, os.O_RDWR)
+            except FileNotFoundError:  # done meanwhile: its group moved
+                if not fresh:
+                    self._refresh()
+                continue
+            try:
+                raw = os.pread(fd, record["size"], record["at"])
+                masked = mask(raw)
+                if masked == raw:
+                    return False
+                if len(masked) != len(raw):
+                    raise ValueError("a mail's bytes are masked in place: as many as before")
+                os.pwrite(fd, masked, record["at"])
+                return True
+            finally:
+                os.close(fd)
+        raise StoreError("No received mail has this id.", text=mail_id)
 
     def age_out(self, now: float | None = None) -> int:
         """Drop the bytes of done mail older than ``MAIL_KEPT_SECONDS``, and of the oldest

@@ -16,7 +16,7 @@ lock is held (the twin in memory gives copies).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol
@@ -122,6 +122,10 @@ class Inbox(Protocol):
 
     def inbox_done(self, *mail_ids: str) -> None:
         """Take mails off the inbox for good (they stay seen); needs the lock."""
+
+    def mask_mail(self, mail_id: str, mask: Callable[[bytes], bytes]) -> bool:
+        """Keep the bytes of a received mail as ``mask`` gives them (as many: passwords
+        blanked); give whether they changed."""
 
 
 class Outbox(Protocol):

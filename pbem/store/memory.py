@@ -15,9 +15,9 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -335,6 +335,18 @@ class MemoryStore:
         if mail_id not in self._mails:
             raise StoreError("No received mail has this id.", text=mail_id)
         return self._mails[mail_id].raw
+
+    def mask_mail(self, mail_id: str, mask: Callable[[bytes], bytes]) -> bool:
+        """Keep the bytes of a received mail as ``mask`` gives them (as many: passwords
+        blanked); give whether they changed."""
+        mail = self._mails[mail_id]
+        masked = mask(mail.raw)
+        if masked == mail.raw:
+            return False
+        if len(masked) != len(mail.raw):
+            raise ValueError("a mail's bytes are masked in place: as many as before")
+        self._mails[mail_id] = replace(mail, raw=masked)
+        return True
 
     def inbox_done(self, *mail_ids: str) -> None:
         """Take mails off the inbox for good (they stay seen); doing it twice is harmless."""

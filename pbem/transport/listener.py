@@ -28,8 +28,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+import ssl
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -44,6 +46,19 @@ log = logging.getLogger(__name__)
 Deliver = Callable[[bytes, str, list[str]], None]
 
 NULL_SENDER = ""
+
+
+def server_tls(cert: Path, key: Path) -> ssl.SSLContext:
+    """Give the TLS context of a listener offering STARTTLS with ``cert`` (PEM, the chain
+    after it) and its ``key``; ConfigError naming the files if they cannot be used."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as error:
+        raise ConfigError(f"cannot use the TLS certificate {cert} with the key {key} "
+                          f"({error})", suggestion="Give the PEM files of a certificate and "
+                          "its private key, readable by the daemon's user.") from error
+    return context
 
 
 class TryLater(Exception):
@@ -169,8 +184,10 @@ class SmtpListener:
         accept_recipient: Callable[[str], bool] = lambda address: True,
         held_recipient: Callable[[str], bool] = lambda address: False,
         server_name: str | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self._host = host
+        self._tls = tls
         self._requested_port = port
         self._max_bytes = max_bytes
         # aiosmtpd would look the name up on every connection; once is enough.
@@ -197,6 +214,8 @@ class SmtpListener:
             # aiosmtpd decodes to str unless told not to; the store wants the bytes as sent.
             "decode_data": False,
         }
+        if self._tls is not None:  # offered, not required: senders without TLS still get in
+            kwargs.update(tls_context=self._tls, require_starttls=False)
         return kwargs
 
     def start(self) -> None:

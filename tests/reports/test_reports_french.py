@@ -148,6 +148,7 @@ def test_the_game_masters_french_mails_are_in_french() -> None:
                          data={"player": "Bob", "misses": 3})
     assert alert.subject == f"[{GAME}] Bob a manqué 3 échéances de suite"
     failed = reports.mail("mail_failed", "fr", None, game="", mail_id="m1", error="boom",
+                          count=1, kinds=[("RuntimeError", 1)], minutes=30,
                           at=moment_facts(NOW, "UTC"))
     assert failed.subject == "Un mail n'a pas pu être traité"
     for part in (failed.text, failed.html):

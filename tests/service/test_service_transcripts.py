@@ -212,7 +212,8 @@ def test_stale_orders_are_refused_with_the_new_report(room: Mailroom) -> None:
 
 def test_forged_sender_is_refused_once_an_hour(room: Mailroom) -> None:
     """The right password from another address changes nothing; the answer goes out at most
-    once an hour to that address."""
+    once an hour to that address, and the second refusal that hour gets one short word that
+    more get no answer until the hour is out."""
     started(room)
     snapshot, length = room.store.snapshot("illu"), room.store.log_length("illu")
     room.at(minutes=5)
@@ -221,8 +222,12 @@ def test_forged_sender_is_refused_once_an_hour(room: Mailroom) -> None:
     assert out[0].headers.get("X-Pbem") == "1" and "X-Pbem-Game" not in out[0].headers
     assert room.step_commits == {"pbem-postmaster": 1}
     room.at(minutes=20)
+    (hushed,) = room.orders("Carol", "PASS", address="carol@evil.example")
+    assert hushed.subject.startswith("Mail from you that cannot be used gets no answer until")
+    assert "for 40 minutes" in " ".join(hushed.text.split())
+    room.at(minutes=10)
     assert room.orders("Carol", "PASS", address="carol@evil.example") == []
-    room.at(minutes=40)
+    room.at(minutes=30)
     assert len(room.orders("Carol", "PASS", address="carol@evil.example")) == 1
     assert room.store.snapshot("illu") == snapshot
     assert room.store.log_length("illu") == length
@@ -288,9 +293,13 @@ def test_unknown_game_and_strangers_get_a_short_help(room: Mailroom) -> None:
     assert "GAME illu PLAYER" in out[0].text and "GAME ilu " not in out[0].text
     room.at(minutes=5)
     out = room.mail("Zed", "Hello, how do I join a game?\n", subject="join?")
-    assert len(out) == 1 and "No orders found" in out[0].text
+    # (the details of what was wrong stay out: a stranger gets nothing of their mail back)
+    assert len(out) == 1 and "No orders could be read from your mail" in out[0].text
     room.at(minutes=5)
-    assert room.mail("Zed", "Hello? Anyone?\n", subject="join??") == []
+    (hushed,) = room.mail("Zed", "Hello? Anyone?\n", subject="join??")
+    assert "no more answers for 55 minutes" in " ".join(hushed.text.split())
+    room.at(minutes=5)
+    assert room.mail("Zed", "Hello? Anyone there?\n", subject="join???") == []
     room.check("unknown_game")
 
 

@@ -370,3 +370,15 @@ def test_a_french_game_opened_for_sign_up_writes_french_to_newcomers(room: Mailr
     out = room.mail("Ben", "JOIN jeu AS Ben\n")
     assert "[jeu] Bienvenue" in " ".join(m.subject for m in out)
     assert room.record("jeu").seat("Ben").lang == "fr"
+
+
+def test_the_lobby_answers_forged_senders_within_the_hourly_budget(room: Mailroom) -> None:
+    """LIST under 300 forged From addresses (issue 21.5, backscatter): the lobby answers as
+    many as the budget of replies to strangers allows in an hour, and again the next hour."""
+    room.override("open_game", Opening(seats=3, seed=SEED), game="next")
+    budget = room.service.config.stranger_replies
+    answered = sum(len(room.mail("X", "LIST\n", address=f"forged{n}@example.net"))
+                   for n in range(300))
+    assert answered == budget
+    room.at(hours=1, minutes=1)
+    assert len(room.mail("X", "LIST\n", address="late@example.net")) == 1
