@@ -65,7 +65,8 @@ class Postmaster:
               game: str = "", games: Sequence[str] = (), message: str = "",
               suggestion: str = "", reply_to: str | None = None,
               until: datetime | None = None, reader: Seat | None = None,
-              tell_gm: tuple[str, dict[str, Any]] | None = None) -> None:
+              tell_gm: tuple[str, dict[str, Any]] | None = None,
+              own_suggestion: bool = False) -> None:
         """Answer a stranger or a failure, as the ``reader`` (a known player's seat) wants
         their mail (language, time zone, HTML), in English and UTC for a stranger (``reader``
         None); change nothing. ``tell_gm`` (a template and its words) goes to the game master
@@ -75,11 +76,14 @@ class Postmaster:
         that more mails go unanswered until the hour is out, then silence. A reply to no
         player's address (backscatter, when the From is forged) is one of at most
         ``stranger_replies`` an hour in all, and carries nothing of the mail back (no text,
-        no game name it gave). A mail that gets no answer leaves a line in the log."""
+        no game name it gave; ``own_suggestion``: the suggestion is the game's own words, such
+        as an order's right form, and a stranger reads it too). A mail that gets no answer
+        leaves a line in the log."""
         meta = self._meta(now)
         answer, items = self._answer(meta, mail_id, to, problem, now, game=game, games=games,
                                      message=message, suggestion=suggestion,
-                                     reply_to=reply_to, until=until, reader=reader)
+                                     reply_to=reply_to, until=until, reader=reader,
+                                     own_suggestion=own_suggestion)
         if items and tell_gm is not None and self.sender.gm_address:
             items.append(self._to_gm(f"{POSTMASTER}-gm-{mail_id}", tell_gm[0], now,
                                      **tell_gm[1]))
@@ -89,7 +93,8 @@ class Postmaster:
                 problem: reports.Problem, now: datetime, *, game: str = "",
                 games: Sequence[str] = (), message: str = "", suggestion: str = "",
                 reply_to: str | None = None, until: datetime | None = None,
-                reader: Seat | None = None) -> tuple[str, list[OutboxItem]]:
+                reader: Seat | None = None,
+                own_suggestion: bool = False) -> tuple[str, list[OutboxItem]]:
         """The reply ``reply`` describes, if the limits allow one (``meta`` updated): the
         problem it tells ("hushed" for the short word) and the mail; else ("", [])."""
         if not to:
@@ -117,7 +122,8 @@ class Postmaster:
             meta["replied"][key] = iso(now)
         if reader is None:
             meta["strangers"].append(iso(now))
-            message = suggestion = ""
+            message = ""
+            suggestion = suggestion if own_suggestion else ""
             game = "" if problem == "unknown_game" else game
         seat = reader or Seat(name="", address=address)
         rendered = reports.error_reply(problem, game=game, games=games, message=message,

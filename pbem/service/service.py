@@ -597,8 +597,11 @@ class Service:
         """Answer a mail whose orders cannot be read (the postmaster's once an hour)."""
         message, suggestion = worded(error, reader.lang if reader else "en",
                                      self.config.sender.site_dir)
+        # A mail to the lobby that does not read is told the order's right form, whoever
+        # sent it: the form is the game's own words, nothing of the mail.
         self.postmaster.reply(mail_id, mail.sender, "unreadable", now, message=message,
-                              suggestion=suggestion, reply_to=mail.reply_to, reader=reader)
+                              suggestion=suggestion, reply_to=mail.reply_to, reader=reader,
+                              own_suggestion=error.key == "lobby_form")
 
     def _reader(self, address: str, problem: Problem, now: datetime,
                 mail: InboundMail | None = None, table: Table | None = None) -> Seat | None:
