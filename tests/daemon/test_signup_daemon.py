@@ -1,7 +1,7 @@
 """A whole game from sign-up to game over through the daemon on the embedded default (store
 in ./var/pbem, replies into Maildirs there): real SMTP to the listener, real files, the game
 master's real ``pbem`` commands. With an observer from before the start to the last mail,
-and a seat taken over by mail half way.
+an absence given by mail, and a seat taken over by mail half way.
 
 The listener listens on a free port rather than the default 2525, so that this test and
 test_daemon's own embedded-default test never fight over the port under pytest-xdist.
@@ -143,6 +143,13 @@ def test_a_game_from_sign_up_to_game_over_by_mail(tmp_path: Path,
 
         for _ in range(3):
             play_turn()
+        # Carol will be away later in the month: the others and the game master are told,
+        # and the game master lists it.
+        address, password = seats["Carol"]
+        people.mail(address, f"GAME {GAME} PLAYER Carol PASSWORD {password}\r\n"
+                    "SET ABSENCE 2024-05-20 TO 2024-05-22\r\nEND")
+        people.await_mail("alice@example.org", "Carol will be away")
+        assert "Carol 1: 2024-05-20 00:00 to 2024-05-23 00:00 UTC" in gm(store, "absences", GAME)
         # Bob drops out; the game master offers his seat, the waiting list hears of it, and
         # Zoe takes it by mail.
         gm(store, "seat", "offer", GAME, "Bob", "--reason", "Bob is away for good")
