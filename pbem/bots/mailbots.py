@@ -6,7 +6,7 @@ report or to a request for an answer. From that view it rebuilds a *belief*
 treasuries, the deck, the dice) is filled with neutral values and only its own secrets are
 real. It decides with ``pbem.bots.play`` at the seat's level, the same logic as ``pbem
 simulate``, and writes the order mail a person would: the start line with game, player,
-password and TURN, order lines, END.
+password and STEP, order lines, END.
 
 ``decide`` gives the mail for one seat; ``MailBot`` wraps it for a transport that hands mail
 over as bytes (``pbem.service.bot_games`` plays whole games of them through the service).
@@ -231,7 +231,7 @@ def order_mail(seat: BotSeat, seq: int, orders: Sequence[Order], answering: byte
     prompt = email.message_from_bytes(answering, policy=email.policy.default)
     subject = " ".join(str(prompt.get("Subject", seat.game)).split())
     lines = [f"GAME {seat.game} PLAYER {quote_name(seat.player)} PASSWORD {seat.password} "
-             f"TURN {seq}", *(format_order(o) for o in orders), "END"]
+             f"STEP {seq}", *(format_order(o) for o in orders), "END"]
     body = "\n".join(lines) + "\n"
     mail = email.message.EmailMessage(policy=email.policy.SMTP)
     mail["From"] = email.utils.formataddr((seat.player, seat.address))

@@ -173,7 +173,7 @@ def _standing_and_the_rest(order: Order) -> str:
 
 def format_orders(header: Header, orders: Iterable[Order | Located]) -> str:
     """Gives a whole order mail for ``orders``, the password blanked, ending in END."""
-    turn = f" TURN {header.turn}" if header.turn is not None else ""
+    turn = f" STEP {header.turn}" if header.turn is not None else ""
     game = q(header.game) if len(header.game.split()) != 1 else header.game
     lines = [f"GAME {game} PLAYER {q(header.player)} PASSWORD {BLANKED_PASSWORD}{turn}"]
     for order in orders:

@@ -29,7 +29,7 @@ from pbem.orders.vocabulary import Vocabulary
 __all__ = ["HEADER_FORM", "StartLine", "blank_password", "parse_header", "parse_orders",
            "read_start"]
 
-HEADER_FORM = "GAME <game> PLAYER <name> PASSWORD <password> [TURN <number>]"
+HEADER_FORM = "GAME <game> PLAYER <name> PASSWORD <password> [STEP <number>]"
 _PASSWORD = re.compile(r"""(\bpassword\s+)("[^"]*"|“[^”]*”|\S+)""", re.IGNORECASE)
 _SIGNATURE = "--"  # the usual "-- " line before a signature, trailing blank stripped
 _MAX_LINE = 1000  # characters; a longer line is no order a person wrote
@@ -364,7 +364,7 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
 
 
 def _header(r: Reader) -> Iterator[tuple[Header, int]]:
-    """Yields ``GAME <game> PLAYER <name> PASSWORD <password> [TURN <n>]``."""
+    """Yields ``GAME <game> PLAYER <name> PASSWORD <password> [STEP <n>]`` (or ``TURN <n>``)."""
     if len(r.tokens) < 2 or r.word(1) == "player":
         r.fail(1, "game_missing")
         return
@@ -378,8 +378,10 @@ def _header(r: Reader) -> Iterator[tuple[Header, int]]:
                     continue
                 password = r.tokens[secret_at].text
                 end = secret_at + 1
-                if r.word(end) != "turn":
+                # STEP, the number of the game's step the mail answers; TURN, its name on
+                # order forms before, is read the same.
+                if r.word(end) not in ("step", "turn"):
                     yield Header(game, player, password), end
                     continue
-                for turn, last in r.number(end + 1, "the turn number", money=False):
+                for turn, last in r.number(end + 1, "the step number", money=False):
                     yield Header(game, player, password, turn), last

@@ -78,7 +78,7 @@ class OrderResult:
 
     ``text`` is the line as written, password blanked. ``note`` is the paraphrase of an
     accepted order, or the reason a line was refused; ``suggestion`` what to write instead.
-    ``stale``: refused because the mail's TURN names a position already gone.
+    ``stale``: refused because the mail's STEP names a position already gone.
     """
 
     line: int
@@ -119,7 +119,7 @@ def acknowledgement(
     the reader's words: no END line), then what waits (``paused``: until the game master
     resumes the game).
 
-    ``turn`` is the TURN the next orders carry, ``turn_number`` the game's turn. When a line
+    ``turn`` is the STEP the next orders carry, ``turn_number`` the game's turn. When a line
     was refused as stale the answer says where the game is now, and that the current report
     follows (the service sends it right after). ``goes_on``: the deadline and order form of
     the writer's turn, when no other mail will tell them that it goes on (see

@@ -76,7 +76,7 @@ class Ack(Notice):
 @dataclass(frozen=True)
 class AlreadyDone(Notice):
     """The answer to an order mail whose orders were carried out already (a resend): when
-    (ISO), and the TURN to write to give them again."""
+    (ISO), and the STEP to write to give them again."""
 
     kind = "already_done"
     place = FIRST

@@ -1,7 +1,7 @@
 """One authenticated order mail carried out for its seat: each line's result for the answer.
 
 Lines are carried out in the order written. Orders that act on the position (actions and
-answers) are refused when the mail's TURN shows it was written against a position already
+answers) are refused when the mail's STEP shows it was written against a position already
 gone; press, queries, settings and standing orders never are (see docs/service.md).
 """
 
@@ -116,7 +116,7 @@ def _still_answering(table: Table, player: str, following: list[Any]) -> bool:
 
 
 def _oldest(table: Table) -> tuple[int, int]:
-    """The oldest TURN an action, and an answer, may carry as the game stands.
+    """The oldest STEP an action, and an answer, may carry as the game stands.
 
     An action written before the turn began was meant for another turn. An answer is
     stale only if an attack was settled (or called off) after it was written, as it may

@@ -2,17 +2,17 @@
 pressing Send twice, or someone replaying a mail seen on the way (passwords travel in
 clear) gets "already done", and the game does not change.
 
-A mail's orders are known by a digest of the player, the TURN its start line gives, the
+A mail's orders are known by a digest of the player, the STEP its start line gives, the
 window open when it came (an answer is to one window) and its orders in their canonical
 form (``format_order``), so spacing, case and comments do not matter. A mail with the
 digest of the player's last mail carried out is a resend when it finds the game in the same
 turn, or in the state that mail left it in. A player who means the same orders again in the
-same turn writes the TURN number of our last mail on the start line (or changes a line): the
+same turn writes the STEP number of our last mail on the start line (or changes a line): the
 digest differs. Mails that only ask (STATUS, HISTORY, HELP, ODDS, STANDING LIST) change
 nothing and are answered every time, and are not counted as the player's last.
 
 What this does not catch: a copy sent after other orders of the same player (CLEAR ALL,
-DEFEND..., CLEAR ALL again is meant), or in a later turn. Orders written with TURN are
+DEFEND..., CLEAR ALL again is meant), or in a later turn. Orders written with STEP are
 refused then as written against a position gone (docs/orders.md); press, settings and
 standing orders without it would be given again.
 """

@@ -57,5 +57,5 @@ def test_three_copies_of_a_gift_give_once_through_the_daemon(tmp_path: Path) -> 
                if m["In-Reply-To"] == "<order-2@example.org>"]
     body = copy.get_body(("plain",))
     assert body is not None  # the answer says how to mean the orders again
-    assert f"write TURN {after.seq} at the end of your start line" in " ".join(
+    assert f"write STEP {after.seq} at the end of your start line" in " ".join(
         str(body.get_content()).split())

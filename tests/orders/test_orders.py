@@ -101,8 +101,11 @@ def attack(attacker: str, mode: str, target: str, **fields: object) -> Attack:
 # --- the mail -------------------------------------------------------------------------------
 
 
-def test_the_start_line_gives_game_player_password_and_turn() -> None:
-    """GAME <game-id> PLAYER <name> PASSWORD <password> [TURN <seq>]."""
+def test_the_start_line_gives_game_player_password_and_step() -> None:
+    """GAME <game-id> PLAYER <name> PASSWORD <password> [STEP <seq>]: the number counts the
+    game's steps, not its turns (issue 18.5); TURN, its name on forms before, reads the same."""
+    parsed = parse_orders("GAME illu42 PLAYER Alice PASSWORD Xy7 STEP 17\nEND\n", CARDS)
+    assert parsed.header == Header("illu42", "Alice", "Xy7", 17)
     parsed = parse_orders("GAME illu42 PLAYER Alice PASSWORD Xy7 TURN 17\nEND\n", CARDS)
     assert parsed.header == Header("illu42", "Alice", "Xy7", 17)
     assert parse_orders("game g player Bob password p\nend", CARDS).header.turn is None
@@ -651,6 +654,6 @@ def test_a_stray_closing_quote_is_an_error() -> None:
 def test_format_orders_blanks_the_password() -> None:
     """Pending orders are sent back as a mail to resend, the password blanked."""
     text = format_orders(Header("g1", "Alice", "s3cret", 4), [Pass(ME), Status()])
-    assert text == "GAME g1 PLAYER Alice PASSWORD ****** TURN 4\nPASS\nSTATUS\nEND\n"
+    assert text == "GAME g1 PLAYER Alice PASSWORD ****** STEP 4\nPASS\nSTATUS\nEND\n"
     assert blank_password("GAME g PLAYER Password PASSWORD s3cret TURN 2") == (
         "GAME g PLAYER Password PASSWORD ****** TURN 2")

@@ -235,8 +235,8 @@ def test_turn_report_sections_for_the_active_player() -> None:
         active = _report("turn_report-active", lang).text
         other = _report("turn_report-other", lang).text
         assert odds_title in active and odds_title not in other
-        assert f"PASSWORD ______ TURN {state.seq}" in active
-        assert f"PASSWORD ______ TURN {state.seq}" in other
+        assert f"PASSWORD ______ STEP {state.seq}" in active
+        assert f"PASSWORD ______ STEP {state.seq}" in other
 
 
 @pytest.mark.parametrize(("lang", "rule"), [("en", "You have two actions"),

@@ -119,7 +119,7 @@ def test_the_answer_says_where_the_game_is_now_not_as_the_turn_written(
     now = room.state().seq
     assert now > written
     assert answer.text.startswith("Your orders for illu, Carol: 1 accepted, 0 refused. The "
-                                  f"game is now at TURN {now}.")
+                                  f"game is now at STEP {now}.")
 
 
 def test_orders_without_end_are_answered_with_a_warning_in_the_readers_language(

@@ -61,11 +61,11 @@ def test_a_stale_mail_is_answered_with_the_current_turn_and_then_the_report(
     assert ack.to == report.to == "alice@example.org"
     for part in (words(ack.text), words(ack.html)):
         assert MOVED_ON["en"] in part
-        assert (f"orders now carry TURN {now.seq} (turn {now.turn_number} of the game). "
+        assert (f"orders now carry STEP {now.seq} (turn {now.turn_number} of the game). "
                 "Your current report follows this mail") in part
-    assert words(ack.text).count(f"Written for TURN {old}: the game has moved on") == 2
+    assert words(ack.text).count(f"Written for STEP {old}: the game has moved on") == 2
     assert report.subject == f"[illu] Turn {now.turn_number}: your move (Alice)"
-    assert f"PASSWORD ______ TURN {now.seq}" in report.text
+    assert f"PASSWORD ______ STEP {now.seq}" in report.text
     data = report.view_json()
     assert data is not None
     view = json.loads(data)
@@ -82,9 +82,9 @@ def test_the_stale_answer_is_in_the_writers_language(room: Mailroom) -> None:
     ack, report = room.orders("Bob", "GIVE 1 MB TO Alice", turn=old)
     text = words(ack.text)
     assert MOVED_ON["fr"] in text and MOVED_ON["en"] not in text
-    assert (f"les ordres portent désormais TURN {room.state().seq} (tour 2 de la partie)."
+    assert (f"les ordres portent désormais STEP {room.state().seq} (tour 2 de la partie)."
             in text)
-    assert f"Écrit pour TURN {old} : la partie a avancé depuis." in text
+    assert f"Écrit pour STEP {old} : la partie a avancé depuis." in text
     assert report.to == "bob@example.org" and "Tour 2 :" in words(report.subject)
 
 

@@ -66,7 +66,7 @@ def test_the_attacker_is_told_the_actions_left_the_deadline_and_the_form(
             "Europe/Paris), in 2 days 23 h 40 min</strong>.") in words(carol.html)
     for part in (words(carol.text), words(carol.html)):
         assert "two regular actions is left" in part
-        assert f"GAME illu PLAYER Carol PASSWORD ______ TURN {state.seq}" in part
+        assert f"GAME illu PLAYER Carol PASSWORD ______ STEP {state.seq}" in part
         assert "# END TURN" in part and "# ATTACK " in part
     assert words(carol.text).index("YOUR POWER STRUCTURE") < words(carol.text).index(
         "ORDERS") < words(carol.text).index("PASSWORD ______")
@@ -97,7 +97,7 @@ def test_the_form_is_for_the_turn_as_the_mail_goes_out(room: Mailroom) -> None:
     for part in (words(carol.text), words(carol.html)):
         assert ("Your turn goes on: both regular actions of the turn are used, so only free "
                 "actions are left, then END TURN.") in part
-        assert f"GAME illu PLAYER Carol PASSWORD ______ TURN {state.seq}" in part
+        assert f"GAME illu PLAYER Carol PASSWORD ______ STEP {state.seq}" in part
         assert "# END TURN" in part
         assert "# ATTACK " not in part and "# TRANSFER " not in part
     room.at(minutes=5)
@@ -126,5 +126,5 @@ def test_the_attacker_is_told_in_french(room: Mailroom) -> None:
             in words(carol.html))
     for part in (words(carol.text), words(carol.html)):
         assert f"Votre tour continue{NB}: il vous reste une des deux actions" in part
-        assert f"GAME illu PLAYER Carol PASSWORD ______ TURN {seq}" in part
+        assert f"GAME illu PLAYER Carol PASSWORD ______ STEP {seq}" in part
     assert "ORDRES" in carol.text and "<h2>Ordres</h2>" in (carol.html or "")

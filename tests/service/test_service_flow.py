@@ -98,7 +98,7 @@ def test_an_answer_for_an_earlier_attack_is_stale() -> None:
     assert second is not None and second.seq > first.seq
     t.notices.clear()
     results = mail(t, "bob", "ASSIST 1", turn=first.seq)
-    assert not results[0].accepted and f"Written for TURN {first.seq}" in results[0].note
+    assert not results[0].accepted and f"Written for STEP {first.seq}" in results[0].note
     assert [n.kind for n in t.notices] == ["status"]
     t.notices.clear()
     mail(t, "bob", "STATUS", "ASSIST 1", turn=first.seq)  # asked for, and owed: one report

@@ -48,7 +48,7 @@ def test_the_giver_is_told_at_once_where_the_accepted_group_went(room: Mailroom)
             "of The Network. Giving it counts as one of your actions.") in text
     assert ("Your turn goes on. Deadline for your orders: 2026-12-02 12:00 UTC, in 2 days "
             "21 h 45 min.") in text
-    assert form_lines(told)[0].startswith("GAME illu PLAYER Carol PASSWORD ______ TURN ")
+    assert form_lines(told)[0].startswith("GAME illu PLAYER Carol PASSWORD ______ STEP ")
     assert "on the left arrow of The Network" in words(told.html)
     assert room.to("Bob", out) == []
 

@@ -166,7 +166,7 @@ def test_the_givers_answer_to_a_withdrawal_tells_how_the_turn_goes_on(
     out = room.orders("Carol", "WITHDRAW OFFER")
     (ack,) = room.to("Carol", out)
     assert goes_on in ack.text
-    start = f"GAME illu PLAYER Carol PASSWORD ______ TURN {room.state().seq}"
+    start = f"GAME illu PLAYER Carol PASSWORD ______ STEP {room.state().seq}"
     assert start in ack.text and ack.text.index(goes_on) < ack.text.index(start)
     assert "2026-12-02 12:00 UTC" in words(ack.html) and start in words(ack.html)
 
@@ -185,7 +185,7 @@ def test_a_withdrawal_with_a_status_gives_the_order_form_once(room: Mailroom) ->
     answer to the orders does not give it again."""
     offer(room)
     out = room.orders("Carol", "WITHDRAW OFFER", "STATUS")
-    start = f"GAME illu PLAYER Carol PASSWORD ______ TURN {room.state().seq}"
+    start = f"GAME illu PLAYER Carol PASSWORD ______ STEP {room.state().seq}"
     assert [start in m.text for m in room.to("Carol", out)].count(True) == 1
     ack = next(m for m in room.to("Carol", out) if "Orders received" in m.subject)
     assert "Your turn goes on" not in ack.text

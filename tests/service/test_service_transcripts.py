@@ -201,7 +201,7 @@ def test_stale_orders_are_refused_with_the_new_report(room: Mailroom) -> None:
                       "Still here.", "END PRESS", "END TURN", turn=old)
     assert room.state().seq == seq and room.state().active_player.name == "Alice"
     ack = out[0]
-    assert ack.text.count("REFUSED") == 2 and f"TURN {seq}" in ack.text
+    assert ack.text.count("REFUSED") == 2 and f"STEP {seq}" in ack.text
     assert ("bob", "Press from Alice (Bob)") in kinds(out)
     assert kinds(out)[-1] == ("alice", "Turn 2: your move (Alice)")
     room.check("stale_order")
