@@ -152,8 +152,10 @@ def outbox_settled(daemon: Daemon) -> bool:
 
 
 def port_answers(port: int) -> bool:
+    """Tell whether an SMTP server on ``port`` greets (220). A closed port is refused at
+    once; an open one may greet slowly on a loaded machine, hence the long timeout."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
             return sock.recv(3) == b"220"
     except OSError:
         return False

@@ -19,6 +19,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from daemons import port_answers
 from servers import free_port, wait_until
 
 from pbem.daemon.config import DaemonConfig, load_config
@@ -114,16 +115,6 @@ def to_gm(maildirs: Path) -> list[email.message.EmailMessage]:
     return replies(maildirs, GM)
 
 
-def listening(port: int) -> bool:
-    import socket
-
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-            return sock.recv(3) == b"220"
-    except OSError:
-        return False
-
-
 @contextlib.contextmanager
 def running_daemon(config_path: Path, port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``pbem run`` on the configuration until the block ends (SIGTERM, then SIGKILL by
@@ -134,7 +125,7 @@ def running_daemon(config_path: Path, port: int, log: Path) -> Iterator[subproce
              "--config", str(config_path)], stdout=out, stderr=subprocess.STDOUT,
             start_new_session=True)
     try:
-        assert wait_until(lambda: listening(port) or process.poll() is not None,
+        assert wait_until(lambda: port_answers(port) or process.poll() is not None,
                           timeout=HANG), "the daemon did not start"
         assert process.poll() is None, log.read_text()
         yield process

@@ -34,7 +34,6 @@ import random
 import shutil
 import signal
 import smtplib
-import socket
 import tempfile
 import threading
 import time
@@ -43,7 +42,7 @@ from pathlib import Path
 
 import pytest
 from clocks import pinned
-from daemons import GAME, new_game
+from daemons import GAME, new_game, port_answers
 from servers import children_of, free_port, sent_message_ids, wait_until
 from support import TESTS
 
@@ -201,14 +200,6 @@ class _Burst:
             self.done.set()
 
 
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-            return sock.recv(3) == b"220"
-    except OSError:
-        return False
-
-
 def _delivered(maildirs: Path) -> tuple[set[str], int]:
     """Give the distinct Message-IDs in the Maildirs and the number of files."""
     ids: set[str] = set()
@@ -323,7 +314,7 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(
         daemons.append(child)
         child.start()
         # Listening means serving, with its SIGTERM handler in place.
-        assert wait_until(lambda: _listening(port), timeout=HANG), "the daemon did not start"
+        assert wait_until(lambda: port_answers(port), timeout=HANG), "the daemon did not start"
         assert burst.done.wait(HANG), "the burst was not taken in"
         assert not burst.errors, burst.errors
         assert wait_until(lambda: _settled(killed), timeout=HANG), "the daemon did not catch up"
