@@ -100,10 +100,12 @@ def leader_score(cards: CardSet, state: GameState, p: Player) -> float:
 
 
 def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "normal",
-                 weigh: int = SHORTLIST, least: float = 0.3) -> list[PlannedAttack]:
+                 weigh: int = SHORTLIST, least: float = 0.3,
+                 against: str | None = None) -> list[PlannedAttack]:
     """Attacks worth making now, best first: for each target and kind of attack, the one
     attacker that looks strongest, all free helpers aiding. The ``weigh`` likeliest are
-    weighed in full; those with less than ``least`` chance are left out."""
+    weighed in full; those with less than ``least`` chance are left out. ``against``: only
+    the groups of that player, every one of them."""
     aim = aim_of(cards, state, me, level)
     money = {s.card: s.treasury for s in me.structure}
     helpers = [s.card for s in me.structure if transferable(cards, s.card) > 0
@@ -112,14 +114,18 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "n
     attackers = [s.card for s in me.structure
                  if power(cards, s.card) > 0 and participation_left(cards, state, s.card)]
     controllers = [a for a in attackers if open_arrows(cards, me, a)]
-    targets: list[tuple[str, Player | None]] = [(g, None) for g in state.uncontrolled]
+    targets: list[tuple[str, Player | None]] = []
+    if against is None:
+        targets += [(g, None) for g in state.uncontrolled]
     for other in state.players:
-        if other.name != me.name and other.playing:
+        if other.name != me.name and other.playing and against in (None, other.name):
             targets += [(s.card, other) for s in other.structure[1:]]
     # The uncontrolled area grows all game: weigh only the easiest targets in full.
     targets.sort(key=lambda t: _hardness(cards, *t))
-    del targets[TARGETS:]
-    if aim.destroys:  # the Servants of Cthulhu count every group destroyed, free ones too
+    if against is None:
+        del targets[TARGETS:]
+    # The Servants of Cthulhu count every group destroyed, free ones too.
+    if aim.destroys and against is None:
         weak = sorted((g for g in state.uncontrolled if cards.group(g).power > 0),
                       key=lambda g: cards.group(g).power)
         targets += [(g, None) for g in weak[:CANDIDATES] if (g, None) not in targets]

@@ -136,7 +136,7 @@ def _answer(cards: CardSet, state: GameState, me: str, rng: random.Random,
     attack = state.attack
     assert attack is not None
     orders: list[Order] = []
-    stance = bots.response_stance(cards, state, me, rng, play.answer_level(level))
+    stance = play.response(cards, state, me, level, rng)
     if stance is not None and stance.side == "defense":
         orders.append(DefendOrder(stance.fixed, upto=stance.upto - stance.fixed))
     elif stance is not None and stance.side == "assist":

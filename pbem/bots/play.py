@@ -12,6 +12,7 @@ import random
 from pbem import bots
 from pbem.bots import search
 from pbem.bots.search import Choice
+from pbem.engine.bidding import Stance
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import Attack
 from pbem.engine.state import GameState
@@ -30,6 +31,14 @@ def action(cards: CardSet, state: GameState, me: str, level: bots.Level,
             if plan.attack == command:
                 return Choice(command, plan.spend, plan.upto)
     return Choice(command)
+
+
+def response(cards: CardSet, state: GameState, me: str, level: bots.Level,
+             rng: random.Random) -> Stance | None:
+    """The bot's answer to another player's attack (money for or against it), or None."""
+    if level == "strong":
+        return search.response(cards, state, me, rng)
+    return bots.response_stance(cards, state, me, rng, level)
 
 
 def answer_level(level: bots.Level) -> bots.Level:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 from pbem import bots
 from pbem.bots.belief import sample
+from pbem.engine.abilities import abilities
 from pbem.engine.bidding import ATTACKER_GOAL, Stance, settle_bids
 from pbem.engine.breakdown import breakdown, success_chance
 from pbem.engine.cards import CardSet
@@ -40,11 +41,17 @@ from pbem.engine.victory import progress, victory_allowed
 from pbem.errors import IllegalCommandError
 
 SAMPLES = 2  # determinizations of the hidden money per candidate
+LEAST = 0.08  # the least chance of an attack weighed
 CANDIDATES = 8  # attacks weighed (the ``normal`` bot's best, goal-weighted)
 WON = 10.0  # the evaluation of a met goal: above anything else
 RIVALRY = 0.8  # how much the leading opponent's standing counts against the bot's
 BASIC = 0.3  # weight of the progress toward the basic goal, beyond the closest goal's
 SPECIAL = 0.8  # and toward the special goal: its steps are rarer, and it is the bot's own
+EXPOSED = (-1.0, -0.3, 0.0)  # standing with no group, one group, more, under the Illuminati
+BAVARIAN_PRIVILEGE = 5  # MB from the Illuminati treasury
+# Special cards the bots never play: discarded for privilege when it pays.
+SPARE_CARDS = frozenset({"Computer Espionage", "Deep Agent", "Interference", "Media Campaign",
+                         "Whispering Campaign", "White Collar Crime"})
 SUCCESS_ROLL = (1, 1)
 FAILURE_ROLL = (6, 6)
 
@@ -60,6 +67,8 @@ class Choice:
 
 def standing(cards: CardSet, state: GameState, p: Player) -> float:
     """How well placed ``p`` is, from the board as the bot believes it."""
+    if not p.playing:
+        return -WON
     basic, special = progress(cards, state, p)
     if (basic.met or (special.need and special.met)) and victory_allowed(state):
         return WON
@@ -72,7 +81,12 @@ def standing(cards: CardSet, state: GameState, p: Player) -> float:
         power += cards.facts(slot.card)[0] + cards.facts(slot.card)[1]
         money += slot.treasury
     closest = max(b, s)
-    return (closest * closest + BASIC * b + SPECIAL * s + 0.012 * income + 0.003 * power
+    # A player holding nothing but its Illuminati after its third turn is out of the game.
+    exposed = EXPOSED[min(len(p.structure) - 1, len(EXPOSED) - 1)]
+    if len(p.structure) == 1 and p.turns >= 3:
+        exposed = -WON / 2  # out at the end of this turn unless an attack takes a group
+
+    return (exposed + closest * closest + BASIC * b + SPECIAL * s + 0.012 * income + 0.003 * power
             + 0.004 * min(money, 60))
 
 
@@ -122,6 +136,68 @@ def outcome(cards: CardSet, state: GameState, me: str, plan: bots.PlannedAttack,
     return value
 
 
+def candidates(cards: CardSet, state: GameState, p: Player) -> list[bots.PlannedAttack]:
+    """The attacks weighed: the likeliest by the ``normal`` bot's goal-weighted values; by
+    plain values (blind to the special goal: the groups a structure grows on), so that a
+    goal's attacks never crowd out the control a player needs to stay in the game; and on
+    the groups of the rival best placed, whatever their resistance, to stop them."""
+    plans = bots.plan_attacks(cards, state, p, "normal", weigh=CANDIDATES, least=LEAST)
+    plans += bots.plan_attacks(cards, state, p, "easy", weigh=CANDIDATES // 2, least=LEAST)
+    rivals = [o for o in state.players if o.playing and o.name != p.name]
+    if rivals:
+        first = max(rivals, key=lambda o: (standing(cards, state, o), o.name))
+        plans += bots.plan_attacks(cards, state, p, "normal", weigh=CANDIDATES // 2,
+                                   least=LEAST, against=first.name)
+    unique: dict[Attack, bots.PlannedAttack] = {}
+    for plan in plans:
+        unique.setdefault(plan.attack, plan)
+    return list(unique.values())
+
+
+def privileged(cards: CardSet, state: GameState, p: Player, attack: Attack) -> list[Attack]:
+    """The attack made privileged, so that nobody may interfere ("No one can interfere either
+    for or against a Privileged Attack"): by the Bavarians' ability (5 MB), or by discarding a
+    special card the bots have no other use for. Weighed like any other candidate: worth it
+    only where interference was to be feared."""
+    if ("bavarian_privilege" in abilities(cards, p.illuminati).special
+            and not state.turn.privileged_bavarian and p.treasury >= BAVARIAN_PRIVILEGE):
+        return [replace(attack, privilege="bavarian")]
+    spare = sorted(card for card in set(p.hand) if card in SPARE_CARDS)
+    return [replace(attack, privilege="card", privilege_card=spare[0])] if spare else []
+
+
+def response(cards: CardSet, state: GameState, me: str, rng: random.Random) -> Stance | None:
+    """The strong bot's answer to another player's attack: as the ``normal`` bot's, but all
+    it has against an attack whose success would win the game."""
+    attack = state.attack
+    assert attack is not None
+    usual = bots.response_stance(cards, state, me, rng)
+    after = if_it_succeeds(cards, state)
+    if after is None or after < WON:
+        return usual
+    p = state.player(me)
+    owner = state.owner(attack.target)
+    if owner is not None and owner.name == me:
+        group = p.slot(attack.target)
+        budget = (group.treasury if group else 0) + p.treasury
+        return Stance(me, "defense", 0, budget, (attack.target, p.illuminati)) if budget else None
+    if attack.privileged or p.treasury <= 0:
+        return usual
+    return Stance(me, "interfere", 0, p.treasury)
+
+
+def if_it_succeeds(cards: CardSet, state: GameState) -> float | None:
+    """The attacker's standing if the attack under way succeeds (``WON``: a goal met)."""
+    pending = state.attack
+    assert pending is not None
+    rolled = replace(state, attack=replace(pending, roll=SUCCESS_ROLL), phase="after_roll")
+    try:
+        settled, _ = apply(rolled, Settle(), cards)
+    except IllegalCommandError:
+        return None
+    return standing(cards, settled, settled.player(pending.player))
+
+
 def _passing(cards: CardSet, worlds: list[GameState], me: str) -> float:
     """The mean evaluation after passing: "collect 5 MB" (the turn then ends)."""
     total = 0.0
@@ -136,7 +212,7 @@ def best_action(cards: CardSet, state: GameState, me: str, rng: random.Random) -
     if isinstance(fallback, PlaySpecial | DropGroup) or state.turn.actions >= 2:
         return Choice(fallback)
     p = state.player(me)
-    plans = bots.plan_attacks(cards, state, p, "normal", weigh=CANDIDATES, least=0.15)
+    plans = candidates(cards, state, p)
     if not plans:
         return Choice(fallback)
     worlds = [sample(cards, state, me, rng) for _ in range(SAMPLES)]
@@ -145,13 +221,15 @@ def best_action(cards: CardSet, state: GameState, me: str, rng: random.Random) -
     for plan in plans:
         slot = p.slot(plan.attack.attacker)
         budget = (slot.treasury if slot else 0) + p.treasury
-        for spend, upto in money_plans(plan.need, budget, plan):
-            values = [outcome(cards, w, me, plan, spend, upto, rng) for w in worlds]
-            if any(v is None for v in values):
-                break
-            mean = sum(v for v in values if v is not None) / len(values)
-            if best is None or mean > best[0]:
-                best = (mean, Choice(plan.attack, spend, upto))
+        for attack in (plan.attack, *privileged(cards, state, p, plan.attack)):
+            planned = replace(plan, attack=attack)
+            for spend, upto in money_plans(plan.need, budget, plan):
+                values = [outcome(cards, w, me, planned, spend, upto, rng) for w in worlds]
+                if any(v is None for v in values):
+                    break
+                mean = sum(v for v in values if v is not None) / len(values)
+                if best is None or mean > best[0]:
+                    best = (mean, Choice(attack, spend, upto))
     if not state.turn.did_anything and _passing(cards, worlds, me) - baseline > 2 * (
             (best[0] if best else baseline) - baseline):
         return Choice(Pass(me))  # 5 MB outweigh the two actions the turn would hold

@@ -252,8 +252,8 @@ class BotTable:
         stances = [first]
         for p in self.state.players:
             if p.playing and p.name != attack.player:
-                stance = bots.response_stance(self.cards, self.mind(p.name), p.name, self.rng,
-                                              play.answer_level(self.level(p.name)))
+                stance = play.response(self.cards, self.mind(p.name), p.name,
+                                       self.level(p.name), self.rng)
                 if stance is not None:
                     stances.append(stance)
         self.state, commands = settle_bids(self.cards, self.state, stances)

@@ -37,10 +37,12 @@ from pbem.engine.view import view
 
 
 def _board(illuminati: str) -> GameState:
-    """``me`` (``illuminati``) with a strong group and money, and one uncontrolled group
-    easier to destroy than to control (power 1, resistance 4)."""
+    """``me`` (``illuminati``) with a strong group, a second one (a structure safe from
+    elimination) and money, and one uncontrolled group easier to destroy than to control
+    (power 1, resistance 4)."""
     state = game(me=illuminati, other=BAVARIA)
-    state = in_round(place(state, "me", "The Mafia", treasury=8), 3)
+    state = place(place(state, "me", "The Mafia", treasury=8), "me", "Boy Sprouts")
+    state = in_round(state, 3)
     state = money(state, "me", illuminati, 12)
     return free(state, "Convenience Stores")
 
