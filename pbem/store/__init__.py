@@ -77,7 +77,7 @@ from pbem.store.games import (
 )
 from pbem.store.inbox import InboxFiles
 from pbem.store.interface import GameStore
-from pbem.store.items import InboxItem, OutboxItem, mail_id_for
+from pbem.store.items import Departure, InboxItem, OutboxItem, mail_id_for
 from pbem.store.journal import Journals
 from pbem.store.lock import Locks, open_layout
 from pbem.store.log import LogFiles
@@ -86,6 +86,7 @@ from pbem.store.outbox import OutboxFiles
 __all__ = [
     "SEGMENT_SIZE",
     "STAMP_MARGIN",
+    "Departure",
     "GameStore",
     "InboxItem",
     "JournalMark",
@@ -161,14 +162,17 @@ class Store:
         """Create games, listed by one write of the index (a store of thousands, quickly)."""
         self._games.create_games(games)
 
-    def moving(self, game_id: str, on: bool = True) -> None:
-        self._games.moving(game_id, on)
+    def moving(self, game_id: str, on: bool = True, *, to_folder: str | None = None) -> None:
+        self._games.moving(game_id, on, to_folder=to_folder)
 
     def retire_game(self, game_id: str) -> None:
         self._games.retire_game(game_id)
 
     def retired(self, name: str) -> bool:
         return self._games.retired(name)
+
+    def departure(self, name: str) -> Departure | None:
+        return self._games.departure(name)
 
     def delete_game(self, game_id: str) -> None:
         self._games.delete_game(game_id)
@@ -215,6 +219,9 @@ class Store:
     def applied_mails(self, game_id: str, mail_ids: Iterable[str]) -> set[str]:
         return self._log.applied_mails(game_id, mail_ids)
 
+    def every_applied_mail(self, game_id: str) -> set[str]:
+        return self._log.every_applied_mail(game_id)
+
     def commit(self, game_id: str, *, log_entries: Sequence[dict[str, Any]],
                snapshot: dict[str, Any] | None, meta: dict[str, Any] | None = None,
                mail_ids: Sequence[str] | Mapping[str, int] = (),
@@ -244,6 +251,13 @@ class Store:
 
     def inbox(self) -> list[InboxItem]:
         return self._inbox.inbox()
+
+    def receipts(self, mail_ids: Iterable[str]) -> list[dict[str, str]]:
+        return self._inbox.receipts(mail_ids)
+
+    def take_receipts(self, receipts: Sequence[dict[str, str]], *,
+                      at: str | datetime) -> int:
+        return self._inbox.take_receipts(receipts, at=at)
 
     def raw_mail(self, mail_id: str) -> bytes:
         return self._inbox.raw_mail(mail_id)

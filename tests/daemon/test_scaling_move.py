@@ -72,6 +72,7 @@ class _Players:
     def __init__(self, relay: RoutingRelay, passwords: dict[str, dict[str, str]]) -> None:
         self._relay, self._passwords = relay, passwords
         self.sent: dict[str, list[str]] = {game: [] for game in passwords}
+        self.raws: dict[str, bytes] = {}  # each order mail by its Message-ID
         self._n = 0
 
     def write(self, game: str) -> None:
@@ -83,10 +84,21 @@ class _Players:
                f"Subject: orders {self._n}\r\nMessage-ID: {message_id}\r\n\r\n"
                f"GAME {game} PLAYER {player} PASSWORD {self._passwords[game][player]}\r\n"
                f"{ORDERS[self._n % len(ORDERS)]}\r\nEND\r\n").encode()
+        self._send(address, game, raw)
+        self.sent[game].append(message_id)
+        self.raws[message_id] = raw
+
+    def send_again(self, game: str, message_id: str) -> bytes:
+        """Send an order mail again, the very same (a mail server's second delivery)."""
+        raw = self.raws[message_id]
+        sender = str(_HEADERS.parsebytes(raw)["From"].addresses[0].addr_spec)
+        self._send(sender, game, raw)
+        return raw
+
+    def _send(self, sender: str, game: str, raw: bytes) -> None:
         with smtplib.SMTP("127.0.0.1", self._relay.port, local_hostname="player",
                           timeout=30) as smtp:
-            smtp.sendmail(address, [f"pbem+{game}@{DOMAIN}"], raw)
-        self.sent[game].append(message_id)
+            smtp.sendmail(sender, [f"pbem+{game}@{DOMAIN}"], raw)
 
 
 def _sent(store: Path) -> list[str]:
@@ -109,7 +121,9 @@ def test_a_game_moves_to_another_daemon_mid_game_and_nothing_is_lost_or_doubled(
     """g1 and g2 start on daemon A; g1 moves to daemon B while its players keep writing:
     A holds its mail (450) once the move begins, the relay queues it, B takes it once the
     route is switched. Each order is answered once, from the game's own address, and each
-    is applied once (the game's step count grows by exactly the orders sent)."""
+    is applied once (the game's step count grows by exactly the orders sent), even an order
+    A applied that reaches B again afterwards, the very same mail: the Message-IDs A saw
+    moved with the game, and B ignores the copy as A would have (no answer)."""
     mailboxes = tmp_path / "mailboxes"
     port_a, port_b = free_port(), free_port()
     a = _configure(tmp_path / "a", port_a, mailboxes)
@@ -147,6 +161,7 @@ def test_a_game_moves_to_another_daemon_mid_game_and_nothing_is_lost_or_doubled(
                 again = _pbem(tmp_path / "b", "import", str(exported))
                 assert again.returncode == 1 and "exists already" in again.stderr
                 relay.route(f"pbem+g1@{DOMAIN}", port_b)
+                copy = players.send_again("g1", players.sent["g1"][0])
                 for _ in range(3):
                     players.write("g1")
             finally:
@@ -176,5 +191,6 @@ def test_a_game_moves_to_another_daemon_mid_game_and_nothing_is_lost_or_doubled(
     # B took g1's mail only after the route was switched; A took its mail before.
     to_b = [raw for rcpt, port, raw in relay.delivered if port == port_b]
     assert to_b and all(b"GAME g1 " in raw for raw in to_b)
+    assert copy in to_b  # (answered once, by A, and applied once: checked above)
     export = json.loads((tmp_path / "g1.json").read_text())
     assert export["move"]["snapshot"]["service"]["seats"][0]["password_hash"]
