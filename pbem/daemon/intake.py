@@ -13,14 +13,16 @@ from datetime import datetime
 
 from pbem.daemon.config import DaemonConfig
 from pbem.errors import disk_trouble
-from pbem.mail.inbound import receipt, stand_in
+from pbem.mail.inbound import delivered_detail, receipt, stand_in
 from pbem.service.postmaster import Postmaster
 from pbem.store import GameStore, Store
 from pbem.transport.imap import (
+    Aside,
     GroupDelivery,
     ImapError,
     ImapIntake,
     JsonFileCursor,
+    Router,
     UnprocessableMail,
 )
 from pbem.transport.listener import TryLater
@@ -89,6 +91,25 @@ class MailIntake:
         self._stored(mail_ids, "IMAP")
         return fates
 
+    def route_imap(self, raw: bytes, refiled: bool) -> Aside | None:
+        """Set aside a mail the IMAP intake fetched for a game moving between daemons (the
+        game named by its envelope recipient, ``pbem+GAME@``: see ``delivered_detail``),
+        as the listener holds it with 450 (deploy/SCALING.md): left in the folder while the
+        game moves out; once it left, refiled into the folder its move names (with none,
+        taken, and answered "no such game" as before). A mail another daemon refiled here
+        (``refiled``) for a game this store has not yet waits for ``pbem import``."""
+        game = delivered_detail(raw)
+        if not game:
+            return None
+        departure = self._store.departure(game)
+        if departure is not None:
+            if not departure.gone:
+                return Aside()
+            return Aside(departure.to_folder) if departure.to_folder else None
+        if refiled and self._store.game_named(game) is None:
+            return Aside()
+        return None
+
     def _accept(self, raws: Sequence[bytes]) -> list[str | None]:
         """Keep mails durably, together, before the mail server is told they arrived; give
         each one's id, None for one received before."""
@@ -122,9 +143,11 @@ def make_mail_intake(config: DaemonConfig, clock: Callable[[], datetime],
 
 
 def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
-                     clock: Callable[[], datetime]) -> ImapIntake:
-    """Give the configured IMAP intake, handing each fetched group to ``deliver_group``; it
-    mails the game master when the provider refuses its OAuth login for good."""
+                     clock: Callable[[], datetime], *, route: Router | None = None,
+                     ) -> ImapIntake:
+    """Give the configured IMAP intake, handing each fetched group to ``deliver_group``
+    (each mail asked ``route`` first: ``MailIntake.route_imap``); it mails the game master
+    when the provider refuses its OAuth login for good."""
     assert config.imap is not None
 
     def login_refused(error: ImapError) -> None:
@@ -134,4 +157,4 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
             postmaster.login_refused("IMAP", str(error), error.suggestion or "", clock())
 
     return ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
-                      deliver_group=deliver_group, login_refused=login_refused)
+                      deliver_group=deliver_group, login_refused=login_refused, route=route)
