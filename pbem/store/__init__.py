@@ -32,13 +32,16 @@ Layout under the root folder::
     mail/<seq>.<token>.mails      a group file all of whose mails are done, moved from inbox/
                                   (a move a power cut undoes is redone by ``recover``); after
                                   30 days, or beyond 64 MB of them, only its header line stays
+    mail/moved.<token>.mails      the records alone (no bytes) of the mails a game applied in
+                                  the store it moved in from (``take_receipts``), seen here
     inbox/<mail_id>.mail, mail/<aa>/<mail_id>.mail   a mail received by layout 2, waiting or
                                   done: its record on a line, then its bytes
     outbox/<game_id>.<token>.mails   bytes of the mails one commit queued, written before the
                                   commit naming them; removed once every one is sent
     moved/<game_id>/              a game moving or moved to another store: the mark that
-                                  holds its own address's mail (``moving``), then its
-                                  folder as it was, in ``game/``, for reference
+                                  holds its own address's mail (``moving``), ``to.json``:
+                                  the IMAP folder its mail is refiled into (``departure``),
+                                  then its folder as it was, in ``game/``, for reference
     games/<game_id>/setup.json    written once
     games/<game_id>/hot.json      TinyDB: snapshot, meta, open log segment, its applied mail
                                   ids, pending outbox; the one file written on every commit
