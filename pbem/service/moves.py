@@ -7,7 +7,8 @@ the new daemon is in place (its IMAP intake leaves the game's mail in its folder
 the game left refiles it into ``to_folder`` if one is given: ``pbem.daemon.intake``). Once
 the mail received before the mark is processed and every mail of the game is sent, the
 game is written out whole (password hashes included, unlike a plain export) with the
-records of the mails it applied, and taken out of the store. Moving in creates it in the
+records of the mails it applied or the postmaster refused for it (a wrong password), and
+taken out of the store. Moving in creates it in the
 other store as it was: same log, snapshot and step numbers, so its mails keep their
 Message-IDs' sequence; the mails' records join the other store's seen mail, so a copy of
 one sent again there is ignored, as it would have been here.
@@ -21,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from pbem.errors import StoreError
+from pbem.service import postmaster
 from pbem.service.history import export, read_game
 from pbem.store import GameStore
 
@@ -52,8 +54,9 @@ def move_out(store: GameStore, game_id: str, wait: float, *, to_folder: str | No
                     data = export(read_game(store, game_id))
                     data["move"] = {"setup": store.setup(game_id),
                                     "snapshot": store.snapshot(game_id),
-                                    "mails": store.receipts(
-                                        sorted(store.every_applied_mail(game_id)))}
+                                    "mails": store.receipts(sorted(
+                                        store.every_applied_mail(game_id)
+                                        | postmaster.mails_of(store, game_id)))}
                     store.retire_game(game_id)
                     return data
             if time.monotonic() >= until:
