@@ -85,6 +85,10 @@ def export(game_id: str, output: Path | None, move: bool, to_folder: str | None,
     where = where_of(kw)
     if to_folder is not None and not move:
         raise click.UsageError("--to-folder goes with --move.")
+    imap = where.config.imap
+    if to_folder is not None and imap is not None and to_folder == imap.folder:
+        raise click.UsageError(f"--to-folder {to_folder} is this daemon's own folder: give "
+                               "the folder of the daemon the game moves to.")
     if move:
         if output is None:
             raise click.UsageError("--move needs --output: the game leaves this store.")
