@@ -8,10 +8,10 @@ the game left refiles it into ``to_folder`` if one is given: ``pbem.daemon.intak
 the mail received before the mark is processed and every mail of the game is sent, the
 game is written out whole (password hashes included, unlike a plain export) with the
 records of the mails it applied or the postmaster refused for it (a wrong password), and
-taken out of the store. Moving in creates it in the
-other store as it was: same log, snapshot and step numbers, so its mails keep their
-Message-IDs' sequence; the mails' records join the other store's seen mail, so a copy of
-one sent again there is ignored, as it would have been here.
+taken out of the store. Moving in creates it in the other store as it was: same log,
+snapshot and step numbers, so its mails keep their Message-IDs' sequence; the mails'
+records join the other store's seen mail, so a copy of one sent again there is ignored, as
+it would have been here.
 """
 
 from __future__ import annotations
