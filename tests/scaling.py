@@ -10,7 +10,10 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -91,3 +94,39 @@ def mailboxes(root: Path) -> list[tuple[str, str, str]]:
     return [(str(h["From"]), str(h["In-Reply-To"] or ""), str(h["Message-ID"]))
             for path in root.glob("*/new/*")
             for h in [HEADERS.parsebytes(path.read_bytes())]]
+
+
+@contextmanager
+def writing(players: Players, games: Sequence[str]) -> Iterator[None]:
+    """The players keep writing to ``games`` meanwhile (a mail to each every 0.1 s)."""
+    stopping = threading.Event()
+
+    def keep_writing() -> None:
+        while not stopping.wait(0.1):
+            for game in games:
+                players.write(game)
+
+    writer = threading.Thread(target=keep_writing)
+    writer.start()
+    try:
+        yield
+    finally:
+        stopping.set()
+        writer.join(60)
+
+
+def check_each_order_once(players: Players, boxes: Path, stores: dict[str, Path],
+                          steps_at_start: int) -> None:
+    """Every order was answered once; every mail the stores marked sent is in a mailbox,
+    none twice; each game's step count (in its store, ``stores``) grew by exactly the orders
+    sent to it."""
+    delivered = mailboxes(boxes)
+    answers = Counter(in_reply_to for _, in_reply_to, _ in delivered if in_reply_to)
+    for game, ids in players.sent.items():
+        assert {i: answers[i] for i in ids} == dict.fromkeys(ids, 1), game
+    marked = [m for store in sorted(set(stores.values())) for m in sent_ids(store)]
+    assert len(marked) == len(set(marked))
+    assert sorted(marked) == sorted(message_id for _, _, message_id in delivered)
+    for game, store in stores.items():
+        record = Service(Store(store)).service_record(game)
+        assert record.steps == steps_at_start + len(players.sent[game]), game

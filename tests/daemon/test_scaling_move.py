@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import json
 import smtplib
-import threading
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 from daemons import pbem_run
 from relay import RoutingRelay
-from scaling import DOMAIN, Players, mailboxes, new_game, pbem, sent_ids
+from scaling import (
+    DOMAIN,
+    Players,
+    check_each_order_once,
+    mailboxes,
+    new_game,
+    pbem,
+    writing,
+)
 from servers import free_port, wait_until
 
 from pbem.daemon.config import DaemonConfig, load_config
@@ -75,16 +81,7 @@ def test_a_game_moves_to_another_daemon_mid_game_and_nothing_is_lost_or_doubled(
                 players.write("g1")
                 players.write("g2")
             # The move, while the players go on writing to both games.
-            stopping = threading.Event()
-
-            def keep_writing() -> None:
-                while not stopping.wait(0.1):
-                    players.write("g1")
-                    players.write("g2")
-
-            writer = threading.Thread(target=keep_writing)
-            writer.start()
-            try:
+            with writing(players, ("g1", "g2")):
                 exported = tmp_path / "g1.json"
                 moved_out = pbem(tmp_path / "a", "export", "g1", "--move", "-o", str(exported))
                 assert moved_out.returncode == 0, moved_out.stderr
@@ -97,9 +94,6 @@ def test_a_game_moves_to_another_daemon_mid_game_and_nothing_is_lost_or_doubled(
                 copy = players.send_again("g1", players.sent["g1"][0])
                 for _ in range(3):
                     players.write("g1")
-            finally:
-                stopping.set()
-                writer.join(60)
             orders = {i for ids in players.sent.values() for i in ids}
             assert wait_until(lambda: relay.queued() == 0, timeout=60), relay.queued()
             assert wait_until(lambda: orders <= {r for _, r, _ in mailboxes(boxes)},
@@ -110,17 +104,7 @@ def test_a_game_moves_to_another_daemon_mid_game_and_nothing_is_lost_or_doubled(
         relay.stop()
     assert relay.bounced == []
     assert relay.deferrals > 0  # A held g1's mail during the move (or nothing was tested)
-    delivered = mailboxes(boxes)
-    answers = Counter(in_reply_to for _, in_reply_to, _ in delivered if in_reply_to)
-    for game, ids in players.sent.items():
-        assert {i: answers[i] for i in ids} == dict.fromkeys(ids, 1), game
-    # Every mail either daemon marked sent is in a mailbox, and none was sent twice.
-    marked = sent_ids(a.store) + sent_ids(b.store)
-    assert len(marked) == len(set(marked))
-    assert sorted(marked) == sorted(message_id for _, _, message_id in delivered)
-    for game, store in (("g1", b.store), ("g2", a.store)):
-        record = Service(Store(store)).service_record(game)
-        assert record.steps == steps_at_start + len(players.sent[game]), game
+    check_each_order_once(players, boxes, {"g1": b.store, "g2": a.store}, steps_at_start)
     # B took g1's mail only after the route was switched; A took its mail before.
     to_b = [raw for rcpt, port, raw in relay.delivered if port == port_b]
     assert to_b and all(b"GAME g1 " in raw for raw in to_b)

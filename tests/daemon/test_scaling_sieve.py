@@ -10,14 +10,13 @@ and no folder but the processed ones keeps a mail."""
 
 from __future__ import annotations
 
-import threading
-from collections import Counter
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from daemons import configure, pbem_run
-from scaling import DOMAIN, Players, mailboxes, new_game, pbem, sent_ids
+from daemons import configure, imap_section, pbem_run
+from scaling import DOMAIN, Players, check_each_order_once, mailboxes, new_game, pbem, writing
 from servers import Account, Dovecot, dovecot_binary, wait_until
 
 from pbem.daemon.config import DaemonConfig
@@ -61,16 +60,9 @@ path = "store"
 address = "pbem@{DOMAIN}"
 address_per_game = true
 mails_per_hour = 1000000
-[imap]
-host = "127.0.0.1"
-port = {dovecot.imap_port}
-security = "plain"
-username = "{account.username}"
-password = "{account.password}"
-folder = "{imap_folder}"
+{imap_section(dovecot, account)}folder = "{imap_folder}"
 processed_folder = "{imap_folder}-done"
 failed_folder = "{imap_folder}-failed"
-poll_seconds = 30
 [maildir]
 path = "{boxes}"
 """)
@@ -103,46 +95,25 @@ def test_a_game_moves_between_daemons_on_sieve_folders_and_nothing_is_lost_or_do
         for _ in range(4):
             players.write("g1")
             players.write("g2")
-        stopping = threading.Event()
-
-        def keep_writing() -> None:
-            while not stopping.wait(0.1):
-                players.write("g1")
-                players.write("g2")
-
-        writer = threading.Thread(target=keep_writing)
-        writer.start()
-        try:
+        with writing(players, ("g1", "g2")):
             exported = tmp_path / "g1.json"
             moved_out = pbem(tmp_path / "a", "export", "g1", "--move", "--to-folder", "pbem-b",
                              "-o", str(exported))
             assert moved_out.returncode == 0, moved_out.stderr
-            stopping.wait(1.5)  # what A refiles meanwhile waits in pbem-b for the import
+            time.sleep(1.5)  # what A refiles meanwhile waits in pbem-b for the import
             imported = pbem(tmp_path / "b", "import", str(exported))
             assert imported.returncode == 0, imported.stderr
-            stopping.wait(0.5)
+            time.sleep(0.5)
             dovecot.set_sieve(sieve(["g1"]))
             players.send_again("g1", players.sent["g1"][0])
             for _ in range(3):
                 players.write("g1")
-        finally:
-            stopping.set()
-            writer.join(60)
         orders = {i for ids in players.sent.values() for i in ids}
         assert wait_until(lambda: orders <= {r for _, r, _ in mailboxes(boxes)}, timeout=90)
         assert wait_until(lambda: not any(dovecot.messages(account, f) for f in FOLDERS),
                           timeout=30)
         assert wait_until(lambda: not Store(a).outbox() and not Store(b).outbox(), timeout=30)
-    delivered = mailboxes(boxes)
-    answers = Counter(in_reply_to for _, in_reply_to, _ in delivered if in_reply_to)
-    for game, ids in players.sent.items():
-        assert {i: answers[i] for i in ids} == dict.fromkeys(ids, 1), game
-    marked = sent_ids(a) + sent_ids(b)
-    assert len(marked) == len(set(marked))
-    assert sorted(marked) == sorted(message_id for _, _, message_id in delivered)
-    for game, store in (("g1", b), ("g2", a)):
-        record = Service(Store(store)).service_record(game)
-        assert record.steps == steps_at_start + len(players.sent[game]), game
+    check_each_order_once(players, boxes, {"g1": b, "g2": a}, steps_at_start)
     # Every mail delivered is in a processed folder, none elsewhere.
     done = {f: dovecot.messages(account, f"{f}-done") for f in FOLDERS}
     assert sum(len(mails) for mails in done.values()) == len(orders) + 1
