@@ -22,7 +22,7 @@ from servers import Account, Dovecot, dovecot_binary, wait_until
 from pbem.daemon.config import DaemonConfig
 from pbem.service.service import Service
 from pbem.store import Store
-from pbem.transport.imap import REFILED
+from pbem.transport.imap import HOLD_SECONDS, REFILED
 
 FOLDERS = ("pbem-a", "pbem-b")
 
@@ -100,7 +100,12 @@ def test_a_game_moves_between_daemons_on_sieve_folders_and_nothing_is_lost_or_do
             moved_out = pbem(tmp_path / "a", "export", "g1", "--move", "--to-folder", "pbem-b",
                              "-o", str(exported))
             assert moved_out.returncode == 0, moved_out.stderr
-            time.sleep(1.5)  # what A refiles meanwhile waits in pbem-b for the import
+            # What A refiles now waits in pbem-b until the import: B does not take it.
+            assert wait_until(lambda: any(REFILED in flags for _, flags in dovecot.messages(
+                account, "pbem-b")), timeout=30, step=0.2)
+            time.sleep(HOLD_SECONDS)
+            assert all(REFILED in flags for _, flags in dovecot.messages(account, "pbem-b"))
+            assert not dovecot.messages(account, "pbem-b-done")
             imported = pbem(tmp_path / "b", "import", str(exported))
             assert imported.returncode == 0, imported.stderr
             time.sleep(0.5)
