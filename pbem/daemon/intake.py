@@ -15,7 +15,7 @@ from pbem.daemon.config import DaemonConfig
 from pbem.errors import disk_trouble
 from pbem.mail.inbound import delivered_detail, receipt, stand_in
 from pbem.service.postmaster import Postmaster
-from pbem.store import GameStore, Store
+from pbem.store import Departure, GameStore, Store
 from pbem.transport.imap import (
     Aside,
     GroupDelivery,
@@ -91,24 +91,33 @@ class MailIntake:
         self._stored(mail_ids, "IMAP")
         return fates
 
-    def route_imap(self, raw: bytes, refiled: bool) -> Aside | None:
-        """Set aside a mail the IMAP intake fetched for a game moving between daemons (the
-        game named by its envelope recipient, ``pbem+GAME@``: see ``delivered_detail``),
-        as the listener holds it with 450 (deploy/SCALING.md): left in the folder while the
-        game moves out; once it left, refiled into the folder its move names (with none,
-        taken, and answered "no such game" as before). A mail another daemon refiled here
-        (``refiled``) for a game this store has not yet waits for ``pbem import``."""
-        game = delivered_detail(raw)
-        if not game:
-            return None
-        departure = self._store.departure(game)
-        if departure is not None:
-            if not departure.gone:
-                return Aside()
-            return Aside(departure.to_folder) if departure.to_folder else None
-        if refiled and self._store.game_named(game) is None:
-            return Aside()
-        return None
+    def route_imap(self, mails: Sequence[tuple[bytes, bool]]) -> list[Aside | None]:
+        """Set aside the mails the IMAP intake fetched (each with whether another daemon
+        refiled it here) for a game moving between daemons (the game named by the mail's
+        envelope recipient, ``pbem+GAME@``: see ``delivered_detail``), as the listener holds
+        them with 450 (deploy/SCALING.md): left in the folder while the game moves out; once
+        it left, refiled into the folder its move names (with none, taken, and answered "no
+        such game" as before). A mail refiled here for a game this store has not yet waits
+        for ``pbem import``. The store is asked once per game: its mails in the group fare
+        alike, in order."""
+        departures: dict[str, Departure | None] = {}
+        asides: list[Aside | None] = []
+        for raw, refiled in mails:
+            game = delivered_detail(raw).casefold()
+            if not game:
+                asides.append(None)
+                continue
+            if game not in departures:
+                departures[game] = self._store.departure(game)
+            departure = departures[game]
+            if departure is None:  # staying, or not here: refiled here, it waits for it
+                waits = refiled and self._store.game_named(game) is None
+                asides.append(Aside() if waits else None)
+            elif not departure.gone:
+                asides.append(Aside())
+            else:
+                asides.append(Aside(departure.to_folder) if departure.to_folder else None)
+        return asides
 
     def _accept(self, raws: Sequence[bytes]) -> list[str | None]:
         """Keep mails durably, together, before the mail server is told they arrived; give

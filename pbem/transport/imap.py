@@ -96,9 +96,11 @@ class Aside:
     folder: str | None = None
 
 
-Router = Callable[[bytes, bool], Aside | None]
-"""Tells, for a fetched mail and whether it carries ``REFILED``, whether the intake takes it
-(None) or sets it aside."""
+Router = Callable[[Sequence[tuple[bytes, bool]]], Sequence[Aside | None]]
+"""Tells, for the mails of a fetched group (each with whether it carries ``REFILED``), in
+order, whether the intake takes each (None) or sets it aside. Asked a group at once, it can
+decide alike for the mails of one game, so none overtakes another (one held, a later one
+refiled, as a game's move ends between the two)."""
 
 GroupDelivery = Callable[[Sequence[bytes]], Sequence[BaseException | None]]
 """Stores fetched mails together: for each, None (stored) or the exception it met, in order;
@@ -307,8 +309,9 @@ class ImapIntake:
         assert self._route is not None
         taken: list[tuple[int, bytes]] = []
         refiled: dict[str, list[int]] = {}
-        for uid, body in found:
-            aside = self._route(body, REFILED in fetched[uid].get(b"FLAGS", ()))
+        asides = self._route([(body, REFILED in fetched[uid].get(b"FLAGS", ()))
+                              for uid, body in found])
+        for (uid, body), aside in zip(found, asides, strict=True):
             if aside is None:
                 taken.append((uid, body))
             elif aside.folder is None:

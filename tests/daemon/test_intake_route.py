@@ -26,7 +26,11 @@ def test_a_moving_games_mail_is_held_then_refiled_or_taken(tmp_path: Path) -> No
         for game in ("g1", "g2", "g3"):
             store.create_game(game, {})
     intake = MailIntake(store, lambda: datetime.now(UTC), 10_000, lambda: None)
-    route = intake.route_imap
+
+    def route(raw: bytes, refiled: bool) -> Aside | None:
+        [aside] = intake.route_imap([(raw, refiled)])
+        return aside
+
     assert route(mail("pbem+g1@games.test"), False) is None  # staying: taken
     assert route(mail(None), False) is None  # no game in the address: taken
     store.moving("g1", to_folder="pbem-b")
@@ -45,3 +49,7 @@ def test_a_moving_games_mail_is_held_then_refiled_or_taken(tmp_path: Path) -> No
     with store.lock():
         store.create_game("g4", {})
     assert route(mail("pbem+g4@games.test"), True) is None
+    # A group's mails of one game fare alike: the store is asked once per game in it.
+    store.moving("g3")
+    assert intake.route_imap([(mail("pbem+g3@games.test"), False), (mail(None), False),
+                              (mail("pbem+G3@games.test"), True)]) == [Aside(), None, Aside()]

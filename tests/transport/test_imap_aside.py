@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from servers import Account, Dovecot
@@ -18,6 +18,7 @@ from pbem.transport.imap import (
     ImapConfig,
     ImapIntake,
     JsonFileCursor,
+    Router,
 )
 
 
@@ -32,22 +33,24 @@ def tag_of(raw: bytes) -> str:
     return found.group(1).decode()
 
 
-class Router:
+class Holding:
     """Holds the mails tagged hold* while ``holding``, refiles those tagged refile* into
     pbem-b."""
 
     def __init__(self) -> None:
         self.holding = True
 
-    def __call__(self, raw: bytes, refiled: bool) -> Aside | None:
-        tag = tag_of(raw)
+    def __call__(self, mails: Sequence[tuple[bytes, bool]]) -> list[Aside | None]:
+        return [self.one(tag_of(raw)) for raw, _ in mails]
+
+    def one(self, tag: str) -> Aside | None:
         if tag.startswith("hold") and self.holding:
             return Aside()
         return Aside("pbem-b") if tag.startswith("refile") else None
 
 
 def intake(server: Dovecot, account: Account, cursor: Path, folder: str, taken: list[str],
-           route: Callable[[bytes, bool], Aside | None]) -> ImapIntake:
+           route: Router) -> ImapIntake:
     def deliver(raws: Sequence[bytes]) -> list[BaseException | None]:
         taken.extend(tag_of(raw) for raw in raws)
         return [None] * len(raws)
@@ -63,7 +66,7 @@ def test_a_held_mail_waits_untouched_and_a_refiled_one_moves_marked(
     for tag in ("a", "hold1", "refile1", "b"):
         dovecot.deliver(account, mail(tag))
     taken: list[str] = []
-    route = Router()
+    route = Holding()
     a = intake(dovecot, account, tmp_path / "a.json", "INBOX", taken, route)
     try:
         assert a.fetch_new() == 2
@@ -87,8 +90,12 @@ def test_a_held_mail_waits_untouched_and_a_refiled_one_moves_marked(
     assert dovecot.messages(account, "INBOX") == []
     # The intake of the other folder is told the mail was refiled there.
     asked: list[tuple[str, bool]] = []
-    b = intake(dovecot, account, tmp_path / "b.json", "pbem-b", taken,
-               lambda raw, refiled: asked.append((tag_of(raw), refiled)))
+
+    def note(mails: Sequence[tuple[bytes, bool]]) -> list[Aside | None]:
+        asked.extend((tag_of(raw), refiled) for raw, refiled in mails)
+        return [None] * len(mails)
+
+    b = intake(dovecot, account, tmp_path / "b.json", "pbem-b", taken, note)
     try:
         assert b.fetch_new() == 1
     finally:
