@@ -108,7 +108,6 @@ def test_a_game_moves_between_daemons_on_sieve_folders_and_nothing_is_lost_or_do
             assert not dovecot.messages(account, "pbem-b-done")
             imported = pbem(tmp_path / "b", "import", str(exported))
             assert imported.returncode == 0, imported.stderr
-            time.sleep(0.5)
             dovecot.set_sieve(sieve(["g1"]))
             players.send_again("g1", players.sent["g1"][0])
             for _ in range(3):
