@@ -2,9 +2,11 @@
 with 1,000 (or 10,000: ``--games``) games in the store, its memory with that many live
 games, its deadline tick over them and its start.
 
-Run: ``.venv/bin/python bench/growth.py [--games 1000] [--samples 30] [--dir /tmp]``
-(prints one JSON object; targets: each ratio <= 1.2, memory <= 150 MB, a tick over all the
-games when none is due <= 0.1 s).
+Run: ``.venv/bin/python bench/growth.py [--games 1000] [--samples 30] [--dir /tmp]
+[--imap]`` (prints one JSON object; targets: each ratio <= 1.2, memory <= 150 MB, a tick over
+all the games when none is due <= 0.1 s). ``--imap`` measures the memory of a daemon taking
+its mail from a folder of a real Dovecot (IMAP, IDLE; the orders delivered over LMTP) instead
+of the SMTP listener: it needs Dovecot installed and root, as the tests' Dovecot does.
 
 An order is what the daemon does for one mail: store it (``deliver_smtp``), process it
 (parse, authenticate, apply, commit, compose the answer) and write the answer into a
@@ -22,8 +24,9 @@ game under other names (written by ``Store.create_games``, one index write per t
 their seats share the template's password hashes). The memory is that of a real ``pbem
 run`` (the peak resident sets, VmHWM, of its process and its child processes, added) after
 a tick over all games and orders to a sample of them; its start is from its launch to its
-listener's first answer. The quiet tick is the median of five ticks over all the games once
-the first has noted when each is next due (none is, for 72 hours).
+listener's first answer (with ``--imap``: to its IMAP intake's login). The quiet tick is
+the median of five ticks over all the games once the first has noted when each is next due
+(none is, for 72 hours).
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from servers import children_of  # type: ignore[import-not-found]
+from servers import Dovecot, children_of  # type: ignore[import-not-found]
 
 from pbem import store as store_module
 from pbem.bots.simulate import BotTable
@@ -83,10 +86,13 @@ def _password(game: str, player: str) -> str:
     return f"{player.lower()}-secret"
 
 
-def _config(root: Path, port: int = 0) -> Path:
+def _config(root: Path, port: int = 0, imap: str = "") -> Path:
+    """Write the daemon's configuration: its listener on ``port``, or, given an [imap]
+    section, that intake alone."""
+    intake = f"[listener]\nenabled = false\n{imap}" if imap else f"[listener]\nport = {port}\n"
     path = root / "pbem.toml"
     path.write_text(f'[store]\npath = "store"\n[mail]\nmails_per_hour = 1000000\n'
-                    f'[listener]\nport = {port}\n[maildir]\npath = "maildirs"\n')
+                    f'{intake}[maildir]\npath = "maildirs"\n')
     return path
 
 
@@ -196,39 +202,87 @@ def _alternate(left: Callable[[], float], right: Callable[[], float],
     return lefts, rights
 
 
-def _daemon_memory(root: Path, games: list[str], orders: int) -> dict[str, float]:
-    """Give the resident memory of a real `pbem run` over the store, in MB."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = _config(root, port)
+def _daemon_memory(root: Path, games: list[str], orders: int,
+                   imap: bool = False) -> dict[str, float]:
+    """Give the resident memory of a real `pbem run` over the store, in MB: taking its mail
+    with its SMTP listener, or (``imap``) from the INBOX of a Dovecot of its own."""
+    dovecot = Dovecot(tls=False) if imap else None
+    try:
+        if dovecot is not None:
+            dovecot.start()
+            account = dovecot.add_user()
+            config = _config(root, imap=f'[imap]\nhost = "127.0.0.1"\n'
+                             f'port = {dovecot.imap_port}\nsecurity = "plain"\n'
+                             f'username = "{account.username}"\n'
+                             f'password = "{account.password}"\n')
+
+            def deliver(mails: list[tuple[str, bytes]]) -> None:
+                for sender, raw in mails:
+                    dovecot.deliver(account, raw, envelope_from=sender)
+
+            return _measured(root, config, games, orders, deliver,
+                             _imap_ready(root, dovecot, account))
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+
+        def send(mails: list[tuple[str, bytes]]) -> None:
+            with smtplib.SMTP("127.0.0.1", port, local_hostname="bench", timeout=300) as smtp:
+                for sender, raw in mails:
+                    smtp.sendmail(sender, ["pbem@localhost"], raw)
+
+        def listening() -> bool:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=300) as sock:
+                    return sock.recv(3) == b"220"
+            except OSError:
+                return False
+
+        return _measured(root, _config(root, port), games, orders, send, listening)
+    finally:
+        if dovecot is not None:
+            dovecot.remove()
+
+
+def _imap_ready(root: Path, dovecot: Any, account: Any) -> Callable[[], bool]:
+    """Tell, once asked after the orders went, whether the daemon took every mail of the
+    INBOX; before that, whether its intake logged in (as its log says)."""
+    def ready() -> bool:
+        if b"logged in to" not in (root / "daemon.log").read_bytes():
+            return False
+        with dovecot.client(account) as client:
+            return int(client.folder_status("INBOX", [b"MESSAGES"])[b"MESSAGES"]) == 0
+    return ready
+
+
+def _measured(root: Path, config: Path, games: list[str], orders: int,
+              send: Callable[[list[tuple[str, bytes]]], None], ready: Callable[[], bool],
+              ) -> dict[str, float]:
+    """Run `pbem run` on ``config`` until ``ready`` (its intake at work), ``send`` it orders
+    to a sample of the games (envelope sender, raw), wait until they are processed and
+    answered (and ``ready`` again: the intake's mail taken), and give its memory."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     began = time.monotonic()
-    process = subprocess.Popen([sys.executable, "-m", "pbem.cli.daemon", "run", "--config",
-                                str(config)], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    with (root / "daemon.log").open("wb") as log:
+        process = subprocess.Popen([sys.executable, "-m", "pbem.cli.daemon", "run",
+                                    "--config", str(config)], env=env, stdout=log,
+                                   stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 300
-        while True:
-            try:
-                smtp = smtplib.SMTP("127.0.0.1", port, local_hostname="bench", timeout=300)
-                start_seconds = time.monotonic() - began
-                break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("the daemon did not start") from None
-                time.sleep(0.2)
-        with smtp:
-            step = max(1, len(games) // orders)
-            for n, game in enumerate(games[::step][:orders]):
-                sender, raw = _order(game, n)
-                smtp.sendmail(sender, ["pbem@localhost"], raw)
+        while not ready():
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError("the daemon did not start")
+            time.sleep(0.2)
+        start_seconds = time.monotonic() - began
+        step = max(1, len(games) // orders)
+        send([_order(game, n) for n, game in enumerate(games[::step][:orders])])
         store = Store(root / "store")
-        while store.inbox() or store.outbox():
+        while not ready() or store.inbox() or store.outbox():
             if time.monotonic() > deadline:
                 raise RuntimeError("the daemon did not process the orders")
             time.sleep(0.2)
-        # The daemon and its child processes (the sending one here): each one's memory, added.
+        # The daemon and its child processes (sending; the IMAP intake): each one's memory,
+        # added.
         pids = [process.pid, *children_of(process.pid)]
         statuses = [Path(f"/proc/{pid}/status").read_text() for pid in pids]
     finally:
@@ -244,7 +298,8 @@ def _daemon_memory(root: Path, games: list[str], orders: int) -> dict[str, float
 
 
 def run(games: int = 1000, samples: int = 30, short: int = 5, long: int = 500,
-        folder: str | None = None, memory_orders: int = 100) -> dict[str, Any]:
+        folder: str | None = None, memory_orders: int = 100,
+        imap: bool = False) -> dict[str, Any]:
     """Give the bench figures as a dict (see the module docstring)."""
     now = datetime.now(UTC)
     cards = load_cardset()
@@ -287,7 +342,7 @@ def run(games: int = 1000, samples: int = 30, short: int = 5, long: int = 500,
             tick_began = time.perf_counter()
             daemons["many"].tick()
             quiet_ticks.append(time.perf_counter() - tick_began)
-        memory = _daemon_memory(stores["many"], many, memory_orders)
+        memory = _daemon_memory(stores["many"], many, memory_orders, imap)
     ms = {name: statistics.median(times) * 1000 for name, times in (
         ("short", at_short), ("long", at_long), ("one", in_one), ("many", in_many))}
     turn_ratio, games_ratio = ms["long"] / ms["short"], ms["many"] / ms["one"]
@@ -310,7 +365,8 @@ def run(games: int = 1000, samples: int = 30, short: int = 5, long: int = 500,
         "turn_ratio_by_order": by_kind,
         "log_entries": {f"turn_{short}": log_lengths["young"],
                         f"turn_{long}": log_lengths["old"]},
-        "daemon_memory": memory | {"games": games, "orders": memory_orders},
+        "daemon_memory": memory | {"games": games, "orders": memory_orders,
+                                   "intake": "imap" if imap else "listener"},
         "target_rss_mb": TARGET_RSS_MB,
         "first_tick_over_all_games_s": round(tick_seconds, 2),
         "quiet_tick_s_median": round(statistics.median(quiet_ticks), 3),
@@ -332,5 +388,8 @@ if __name__ == "__main__":
     parser.add_argument("--samples", type=int, default=30)
     parser.add_argument("--dir", default=None, help="where the stores go (default: the temp "
                         "folder; /dev/shm leaves the disk's fsync out)")
+    parser.add_argument("--imap", action="store_true", help="measure the memory of a daemon "
+                        "reading a real Dovecot folder instead of its SMTP listener")
     arguments = parser.parse_args()
-    print(json.dumps(run(arguments.games, arguments.samples, folder=arguments.dir)))
+    print(json.dumps(run(arguments.games, arguments.samples, folder=arguments.dir,
+                         imap=arguments.imap)))

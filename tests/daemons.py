@@ -162,11 +162,11 @@ def port_answers(port: int) -> bool:
 
 
 @contextmanager
-def pbem_run(folder: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
+def pbem_run(folder: Path, port: int | None) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``pbem run`` on ``folder/pbem.toml`` in a session of its own (as systemd would),
-    logging to ``folder/daemon.log``; give it once its listener answers on ``port``. Ends
-    what is left of it afterwards: SIGTERM to its group, then SIGKILL to it and its
-    children."""
+    logging to ``folder/daemon.log``; give it once its listener answers on ``port`` (None:
+    once its IMAP intake logged in). Ends what is left of it afterwards: SIGTERM to its
+    group, then SIGKILL to it and its children."""
     with (folder / "daemon.log").open("ab") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "pbem.cli.daemon", "run", "--config",
@@ -174,7 +174,12 @@ def pbem_run(folder: Path, port: int) -> Iterator[subprocess.Popen[bytes]]:
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     children: set[int] = set()
     try:
-        assert wait_until(lambda: port_answers(port), timeout=30), "the daemon did not listen"
+        if port is None:
+            assert wait_until(lambda: b"logged in to" in (folder / "daemon.log").read_bytes(),
+                              timeout=30, step=0.1), "the daemon's IMAP intake did not log in"
+        else:
+            assert wait_until(lambda: port_answers(port), timeout=30), \
+                "the daemon did not listen"
         children = children_of(process.pid)
         yield process
     finally:

@@ -111,7 +111,7 @@ userdb {{
   driver = static
   args = uid=nobody gid=nogroup home={dir}/mail/%u allow_all_users=yes
 }}
-service imap-login {{
+{sieve}service imap-login {{
   chroot =
   inet_listener imap {{
     address = 127.0.0.1
@@ -140,6 +140,18 @@ service anvil {{
 """
 
 
+_SIEVE = """\
+recipient_delimiter = +
+lda_mailbox_autocreate = yes
+protocol lmtp {{
+  mail_plugins = $mail_plugins sieve
+}}
+plugin {{
+  sieve = file:{script}
+}}
+"""
+
+
 class Dovecot:
     """A private Dovecot in a fresh folder under /tmp, run in the foreground as a subprocess.
 
@@ -147,12 +159,15 @@ class Dovecot:
     server without IDLE or MOVE). With openssl available, ``imaps_port`` serves TLS and the
     plain port offers STARTTLS, with the certificate at ``cert``. ``introspection_url`` adds
     the XOAUTH2 and OAUTHBEARER logins, each access token checked at that RFC 7662 address
-    (a :class:`TokenServer`'s ``/introspect``).
+    (a :class:`TokenServer`'s ``/introspect``). ``sieve`` runs that Sieve script on every
+    LMTP delivery (Pigeonhole; ``recipient_delimiter = +``, folders made as it files into
+    them); ``set_sieve`` changes it, as a game master edits theirs.
     """
 
     def __init__(self, *, capabilities: str | None = None, tls: bool = True,
                  introspection_url: str | None = None,
-                 oauth_mechanisms: str = "xoauth2 oauthbearer") -> None:
+                 oauth_mechanisms: str = "xoauth2 oauthbearer",
+                 sieve: str | None = None) -> None:
         binary = dovecot_binary()
         if binary is None:
             raise RuntimeError("dovecot is not installed")
@@ -175,7 +190,23 @@ class Dovecot:
         self.users_dir.mkdir()
         self.imap_port = self.imaps_port = self.lmtp_port = 0
         self._process: subprocess.Popen[bytes] | None = None
+        self.sieve: Path | None = None
+        if sieve is not None:
+            folder = self.dir / "sieve"  # the mail user's: Pigeonhole compiles the script there
+            folder.mkdir()
+            shutil.chown(folder, "nobody", "nogroup")
+            self.sieve = folder / "pbem.sieve"
+            self.set_sieve(sieve)
         self._probe = self.add_user("probe")
+
+    def set_sieve(self, script: str) -> None:
+        """Replace the Sieve script every delivery runs from now on (Pigeonhole compiles it
+        again, its file being newer than the compiled one)."""
+        assert self.sieve is not None, "a Dovecot made without sieve="
+        temp = self.sieve.with_suffix(".new")
+        temp.write_text(script)
+        temp.chmod(0o644)
+        os.replace(temp, self.sieve)
 
     @property
     def tls(self) -> bool:
@@ -216,6 +247,7 @@ class Dovecot:
                 extra=extra,
                 oauth_mechanisms=" " + self.oauth_mechanisms if oauth_passdb else "",
                 oauth_passdb=oauth_passdb,
+                sieve=_SIEVE.format(script=self.sieve) if self.sieve else "",
                 imap_port=self.imap_port,
                 imaps_port=self.imaps_port if self.tls else 0,
                 lmtp_port=self.lmtp_port,
@@ -334,10 +366,13 @@ class Dovecot:
                 client.create_folder(folder)
             client.append(folder, raw)
 
-    def deliver(self, account: Account, raw: bytes, envelope_from: str = "sender@test") -> None:
-        """Deliver a mail to the account's INBOX over LMTP, as a mail server would."""
+    def deliver(self, account: Account, raw: bytes, envelope_from: str = "sender@test",
+                recipient: str | None = None) -> None:
+        """Deliver a mail to the account over LMTP, as a mail server would: into its INBOX,
+        or where the Sieve script files it; to ``recipient`` (an address of the account,
+        such as ``user+detail@domain``) instead of the account's name if given."""
         with smtplib.LMTP("127.0.0.1", self.lmtp_port, local_hostname="localhost") as lmtp:
-            lmtp.sendmail(envelope_from, [account.username], raw)
+            lmtp.sendmail(envelope_from, [recipient or account.username], raw)
 
     def messages(self, account: Account, folder: str) -> list[tuple[bytes, tuple[bytes, ...]]]:
         """Give (raw, flags) of every mail in a folder, oldest first; [] if there is no folder."""

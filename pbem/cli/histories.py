@@ -62,8 +62,13 @@ def history_command(game_id: str, player: str | None, **kw: Any) -> None:
 @click.option("--move", is_flag=True, help="Move the game out of this store, for `pbem "
               "import` into another (deploy/SCALING.md): the export holds the players' "
               "password hashes, and the game leaves this store.")
+@click.option("--to-folder", metavar="FOLDER", help="With --move, for a daemon reading an "
+              "IMAP folder: once the game left, refile the mail for its own address that "
+              "reaches this daemon's folder into FOLDER (the new daemon's, in the same "
+              "account).")
 @common
-def export(game_id: str, output: Path | None, move: bool, **kw: Any) -> None:
+def export(game_id: str, output: Path | None, move: bool, to_folder: str | None,
+           **kw: Any) -> None:
     """Write GAME as JSON: setup, seats (no password hashes), log (GM entries too), snapshot.
 
     While the game runs the export holds its secret seed: keep it to yourself.
@@ -72,10 +77,18 @@ def export(game_id: str, output: Path | None, move: bool, **kw: Any) -> None:
     and the sending mail server retries) while the daemon catches up with the mail the game
     received and queued, waiting up to --wait seconds; then the game is written out and
     taken out of this store. Switch its route to the new daemon once it is imported there.
+    The mail a daemon's IMAP intake finds for the game meanwhile stays in its folder; with
+    --to-folder it is refiled into that folder once the game left (deploy/SCALING.md).
     """
     from pbem.service import history, moves
 
     where = where_of(kw)
+    if to_folder is not None and not move:
+        raise click.UsageError("--to-folder goes with --move.")
+    imap = where.config.imap
+    if to_folder is not None and imap is not None and to_folder == imap.folder:
+        raise click.UsageError(f"--to-folder {to_folder} is this daemon's own folder: give "
+                               "the folder of the daemon the game moves to.")
     if move:
         if output is None:
             raise click.UsageError("--move needs --output: the game leaves this store.")
@@ -83,7 +96,7 @@ def export(game_id: str, output: Path | None, move: bool, **kw: Any) -> None:
             game_id = game_named(service, game_id)
             store = service.store
         try:
-            data = moves.move_out(store, game_id, where.wait)
+            data = moves.move_out(store, game_id, where.wait, to_folder=to_folder)
         except PbemError as error:
             raise click.ClickException(explain(error)) from error
     else:
@@ -125,7 +138,7 @@ def import_game(source: Path, **kw: Any) -> None:
     if not isinstance(data, dict):
         raise click.ClickException(f"{source} is not a game exported by pbem.")
     with session(where, create=True) as service:
-        game_id = moves.move_in(service.store, data)
+        game_id = moves.move_in(service.store, data, where.now)
     click.echo(f"Imported {game_id} ({len(data['log'])} log entries). Route its address "
                "to this daemon now: its mail waits at the mail server until then.")
 

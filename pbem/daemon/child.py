@@ -82,7 +82,8 @@ def _take_in(orders: ChildOrders, stop: threading.Event) -> None:
 
     intake = make_mail_intake(orders.config, orders.clock, stored)
     _tell(orders, READY)
-    make_imap_intake(orders.config, intake.deliver_imap_group, orders.clock).run(stop)
+    make_imap_intake(orders.config, intake.deliver_imap_group, orders.clock,
+                     route=intake.route_imap).run(stop)
 
 
 def main() -> None:

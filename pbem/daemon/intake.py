@@ -13,14 +13,16 @@ from datetime import datetime
 
 from pbem.daemon.config import DaemonConfig
 from pbem.errors import disk_trouble
-from pbem.mail.inbound import receipt, stand_in
+from pbem.mail.inbound import delivered_detail, receipt, stand_in
 from pbem.service.postmaster import Postmaster
-from pbem.store import GameStore, Store
+from pbem.store import Departure, GameStore, Store
 from pbem.transport.imap import (
+    Aside,
     GroupDelivery,
     ImapError,
     ImapIntake,
     JsonFileCursor,
+    Router,
     UnprocessableMail,
 )
 from pbem.transport.listener import TryLater
@@ -89,6 +91,34 @@ class MailIntake:
         self._stored(mail_ids, "IMAP")
         return fates
 
+    def route_imap(self, mails: Sequence[tuple[bytes, bool]]) -> list[Aside | None]:
+        """Set aside the mails the IMAP intake fetched (each with whether another daemon
+        refiled it here) for a game moving between daemons (the game named by the mail's
+        envelope recipient, ``pbem+GAME@``: see ``delivered_detail``), as the listener holds
+        them with 450 (deploy/SCALING.md): left in the folder while the game moves out; once
+        it left, refiled into the folder its move names (with none, taken, and answered "no
+        such game" as before). A mail refiled here for a game this store has not yet waits
+        for ``pbem import``. The store is asked once per game: its mails in the group fare
+        alike, in order."""
+        departures: dict[str, Departure | None] = {}
+        asides: list[Aside | None] = []
+        for raw, refiled in mails:
+            game = delivered_detail(raw).casefold()
+            if not game:
+                asides.append(None)
+                continue
+            if game not in departures:
+                departures[game] = self._store.departure(game)
+            departure = departures[game]
+            if departure is None:  # staying, or not here: refiled here, it waits for it
+                waits = refiled and self._store.game_named(game) is None
+                asides.append(Aside() if waits else None)
+            elif not departure.gone:
+                asides.append(Aside())
+            else:
+                asides.append(Aside(departure.to_folder) if departure.to_folder else None)
+        return asides
+
     def _accept(self, raws: Sequence[bytes]) -> list[str | None]:
         """Keep mails durably, together, before the mail server is told they arrived; give
         each one's id, None for one received before."""
@@ -122,9 +152,11 @@ def make_mail_intake(config: DaemonConfig, clock: Callable[[], datetime],
 
 
 def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
-                     clock: Callable[[], datetime]) -> ImapIntake:
-    """Give the configured IMAP intake, handing each fetched group to ``deliver_group``; it
-    mails the game master when the provider refuses its OAuth login for good."""
+                     clock: Callable[[], datetime], *, route: Router | None = None,
+                     ) -> ImapIntake:
+    """Give the configured IMAP intake, handing each fetched group to ``deliver_group``
+    (each mail asked ``route`` first: ``MailIntake.route_imap``); it mails the game master
+    when the provider refuses its OAuth login for good."""
     assert config.imap is not None
 
     def login_refused(error: ImapError) -> None:
@@ -134,4 +166,4 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
             postmaster.login_refused("IMAP", str(error), error.suggestion or "", clock())
 
     return ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
-                      deliver_group=deliver_group, login_refused=login_refused)
+                      deliver_group=deliver_group, login_refused=login_refused, route=route)

@@ -53,6 +53,7 @@ from pbem.daemon.loop import MAX_WAIT, run_loop
 from pbem.daemon.outbox import Flush, make_outbox, make_sender
 from pbem.engine.cards import CardSet
 from pbem.errors import StoreError, disk_trouble
+from pbem.mail.address import address_detail
 from pbem.service.service import BATCH, Service
 from pbem.store import Store
 from pbem.transport.imap import ImapIntake
@@ -180,12 +181,12 @@ class Daemon:
         """Tell whether ``address`` is the own address of a game moved out of this store
         (``pbem export --move``): its mail waits at the sending server (450) until the
         route to the game's new daemon is in place."""
-        local = address.strip().strip("<>").rpartition("@")[0]
-        game = local.partition("+")[2]
+        game = address_detail(address)
         return bool(game) and self._listener_store.retired(game)
 
     def _imap_intake(self) -> ImapIntake:
-        return make_imap_intake(self.config, self.deliver_imap_group, self._clock)
+        return make_imap_intake(self.config, self.deliver_imap_group, self._clock,
+                                route=self._intake.route_imap)
 
     @property
     def loop_service(self) -> Service:

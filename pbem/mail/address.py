@@ -46,6 +46,14 @@ def deliverable(address: str, *, maildir: bool) -> str:
     return address
 
 
+def address_detail(address: str) -> str:
+    """Give the detail of an address (``game`` in ``pbem+game@example.org``, in angle
+    brackets or not; "" if it has none): where a daemon with ``address_per_game`` names
+    the game."""
+    local = address.strip().strip("<>").strip().rpartition("@")[0]
+    return local.partition("+")[2]
+
+
 def maildir_folder(address: str) -> str | None:
     """Give the name of the Maildir folder that mail to ``address`` is filed in, or None
     when the address could not name one safely (a slash, a dot first: it could escape the

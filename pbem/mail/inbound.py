@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pbem.errors import MailFormatError
+from pbem.mail.address import address_detail
 from pbem.mail.automatic import automatic_reason
 from pbem.mail.body import Source, parse_message, part_text, text_candidates
 from pbem.mail.envelope import Envelope, first_headers, parse_head, read_envelope, synthetic_id
@@ -151,6 +152,18 @@ def receipt(raw: bytes) -> tuple[bytes, str, str]:
     """Give what the store keeps a received mail by: its bytes, Message-ID and sender."""
     sender, message_id, _ = header_summary(raw)
     return raw, message_id, sender
+
+
+def delivered_detail(raw: bytes) -> str:
+    """Give the detail of the address the mail was delivered to (``game`` in
+    ``pbem+game@...``; "" if none), as the topmost ``Delivered-To`` says: the envelope
+    recipient, written by the server that delivered it into the mailbox (Dovecot's LMTP and
+    LDA, Postfix's local delivery), the only one a sender cannot write; never raises."""
+    try:
+        value = first_headers(parse_head(raw)).get("delivered-to")
+    except Exception:
+        return ""
+    return address_detail(str(value)) if value else ""
 
 
 def redact_passwords(text: str) -> str:

@@ -3,19 +3,26 @@
 
 Moving out marks the game as moving first: from then on the daemon's listener answers mail
 to the game's own address with 450, so the sending mail server keeps it until the route to
-the new daemon is in place. Once the mail received before the mark is processed and every
-mail of the game is sent, the game is written out whole (password hashes included, unlike
-a plain export) and taken out of the store. Moving in creates it in the other store as it
-was: same log, snapshot and step numbers, so its mails keep their Message-IDs' sequence.
+the new daemon is in place (its IMAP intake leaves the game's mail in its folder, and once
+the game left refiles it into ``to_folder`` if one is given: ``pbem.daemon.intake``). Once
+the mail received before the mark is processed and every mail of the game is sent, the
+game is written out whole (password hashes included, unlike a plain export) with the
+records of the mails it applied or the postmaster refused for it (a wrong password), and
+taken out of the store. Moving in creates it in the other store as it was: same log,
+snapshot and step numbers, so its mails keep their Message-IDs' sequence; the mails'
+records join the other store's seen mail, so a copy of one sent again there is ignored, as
+it would have been here.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from pbem.errors import StoreError
+from pbem.service import postmaster
 from pbem.service.history import export, read_game
 from pbem.store import GameStore
 
@@ -26,14 +33,15 @@ VERSION = 2  # as history.export writes
 SETTLE_SECONDS = 1.0
 
 
-def move_out(store: GameStore, game_id: str, wait: float,
+def move_out(store: GameStore, game_id: str, wait: float, *, to_folder: str | None = None,
              sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
     """Give the game as ``move_in`` takes it, and take it out of ``store``: marked moving
     first, then written out and retired once what it received before (or while a mail
     accepted before was streaming in: ``SETTLE_SECONDS``) is processed and what it queued is
     sent (waiting up to ``wait`` seconds for a running daemon to do so). On a
-    timeout or an error the game stays, and its mail flows again."""
-    store.moving(game_id)
+    timeout or an error the game stays, and its mail flows again. ``to_folder``: the IMAP
+    folder the daemon refiles the game's mail into once it left (see ``Departure``)."""
+    store.moving(game_id, to_folder=to_folder)
     try:
         sleep(SETTLE_SECONDS)
         before = {item.mail_id for item in store.inbox()}
@@ -45,7 +53,10 @@ def move_out(store: GameStore, game_id: str, wait: float,
                 if not waiting and not queued:
                     data = export(read_game(store, game_id))
                     data["move"] = {"setup": store.setup(game_id),
-                                    "snapshot": store.snapshot(game_id)}
+                                    "snapshot": store.snapshot(game_id),
+                                    "mails": store.receipts(sorted(
+                                        store.every_applied_mail(game_id)
+                                        | postmaster.mails_of(store, game_id)))}
                     store.retire_game(game_id)
                     return data
             if time.monotonic() >= until:
@@ -60,9 +71,10 @@ def move_out(store: GameStore, game_id: str, wait: float,
         raise
 
 
-def move_in(store: GameStore, data: dict[str, Any]) -> str:
-    """Create in ``store`` the game ``move_out`` wrote; give its id. Refuses a game id the
-    store has already (letter case aside), and a plain export (it lacks the passwords)."""
+def move_in(store: GameStore, data: dict[str, Any], now: datetime) -> str:
+    """Create in ``store`` the game ``move_out`` wrote, and take the records of the mails it
+    applied as seen; give its id. Refuses a game id the store has already (letter case
+    aside), and a plain export (it lacks the passwords)."""
     if data.get("format") != FORMAT or data.get("version") != VERSION:
         raise StoreError("This is not a game exported by pbem.",
                          suggestion="Give a file written by `pbem export GAME --move`.")
@@ -77,6 +89,7 @@ def move_in(store: GameStore, data: dict[str, Any]) -> str:
         if twin is not None:
             raise StoreError(f"A game with this id exists already here, written {twin!r}.",
                              text=game_id, suggestion="Import it into another store.")
+        store.take_receipts(moved.get("mails", []), at=now)  # (none in an older export)
         store.create_game(game_id, moved["setup"], snapshot=moved["snapshot"],
                           log_entries=data["log"])
     return game_id

@@ -66,7 +66,7 @@ class Postmaster:
               suggestion: str = "", reply_to: str | None = None,
               until: datetime | None = None, reader: Seat | None = None,
               tell_gm: tuple[str, dict[str, Any]] | None = None,
-              own_suggestion: bool = False) -> None:
+              own_suggestion: bool = False, mail_game: str = "") -> None:
         """Answer a stranger or a failure, as the ``reader`` (a known player's seat) wants
         their mail (language, time zone, HTML), in English and UTC for a stranger (``reader``
         None); change nothing. ``tell_gm`` (a template and its words) goes to the game master
@@ -78,7 +78,9 @@ class Postmaster:
         ``stranger_replies`` an hour in all, and carries nothing of the mail back (no text,
         no game name it gave; ``own_suggestion``: the suggestion is the game's own words, such
         as an order's right form, and a stranger reads it too). A mail that gets no answer
-        leaves a line in the log."""
+        leaves a line in the log. ``mail_game``: the game of the store the mail was for (a
+        wrong password), kept in the record's entry so the mail's id moves with the game
+        (``mails_of``)."""
         meta = self._meta(now)
         answer, items = self._answer(meta, mail_id, to, problem, now, game=game, games=games,
                                      message=message, suggestion=suggestion,
@@ -87,7 +89,7 @@ class Postmaster:
         if items and tell_gm is not None and self.sender.gm_address:
             items.append(self._to_gm(f"{POSTMASTER}-gm-{mail_id}", tell_gm[0], now,
                                      **tell_gm[1]))
-        self._commit(mail_id, answer, meta, items)
+        self._commit(mail_id, answer, meta, items, mail_game)
 
     def _answer(self, meta: dict[str, Any], mail_id: str, to: str,
                 problem: reports.Problem, now: datetime, *, game: str = "",
@@ -254,10 +256,12 @@ class Postmaster:
         return replace(item, game_id=POSTMASTER)
 
     def _commit(self, mail_id: str, answer: str, meta: dict[str, Any],
-                items: list[OutboxItem]) -> None:
-        """The mail done, with its log entry (``answer``: the reply sent, if any)."""
-        self.store.commit(POSTMASTER, log_entries=[{"mail_id": mail_id, "answer": answer}],
-                          snapshot=None, meta=meta, mail_ids=[mail_id], outbox=items)
+                items: list[OutboxItem], game: str = "") -> None:
+        """The mail done, with its log entry (``answer``: the reply sent, if any; ``game``:
+        the game it was for, if any)."""
+        entry = {"mail_id": mail_id, "answer": answer} | ({"game": game} if game else {})
+        self.store.commit(POSTMASTER, log_entries=[entry], snapshot=None, meta=meta,
+                          mail_ids=[mail_id], outbox=items)
 
     def _meta(self, now: datetime) -> dict[str, Any]:
         meta = self.store.meta(POSTMASTER)
@@ -349,3 +353,13 @@ def _key(to: str, problem: reports.Problem) -> str:
     """What the once-an-hour limit counts by. The flood notice counts apart: a sender told of
     a mistake this hour must still learn that their mail now goes unread."""
     return f"{problem} {to}" if problem == "flooding" else to
+
+
+def mails_of(store: GameStore, game_id: str) -> set[str]:
+    """Give the mails the postmaster answered for ``game_id`` (``reply``'s ``mail_game``;
+    entries written before it was kept name no game). Reads the record's whole log: for a
+    game leaving the store, not for the mail flow."""
+    if POSTMASTER not in store.games():
+        return set()
+    return {entry["mail_id"] for entry in store.log(POSTMASTER)
+            if entry.get("game") == game_id and "mail_id" in entry}

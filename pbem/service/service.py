@@ -514,13 +514,14 @@ class Service:
             parsed = parse_orders(mail.text, self.cards, names, start)
         except OrderSyntaxError as error:  # e.g. a player's name the game does not know
             self._unreadable(mail_id, mail, error, now,
-                             self._reader(mail.sender, "unreadable", now, table=table))
+                             self._reader(mail.sender, "unreadable", now, table=table),
+                             game_id)
             return
         seat = next((s for s in table.service.seats
                      if s.name.casefold() == parsed.header.player.casefold()), None)
         if seat is None or not self._authentic(table.service, seat, parsed.header, mail):
             self.postmaster.reply(mail_id, mail.sender, "auth_failed", now, game=game_id,
-                                  reply_to=mail.reply_to,
+                                  mail_game=game_id, reply_to=mail.reply_to,
                                   reader=self._reader(mail.sender, "auth_failed", now,
                                                       table=table))
             return
@@ -593,15 +594,16 @@ class Service:
             self._seal(step, now, mail_id)
 
     def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
-                    now: datetime, reader: Seat | None) -> None:
-        """Answer a mail whose orders cannot be read (the postmaster's once an hour)."""
+                    now: datetime, reader: Seat | None, game_id: str = "") -> None:
+        """Answer a mail whose orders cannot be read (the postmaster's once an hour);
+        ``game_id``: the game of the store it was for, if known."""
         message, suggestion = worded(error, reader.lang if reader else "en",
                                      self.config.sender.site_dir)
         # A mail to the lobby that does not read is told the order's right form, whoever
         # sent it: the form is the game's own words, nothing of the mail.
         self.postmaster.reply(mail_id, mail.sender, "unreadable", now, message=message,
                               suggestion=suggestion, reply_to=mail.reply_to, reader=reader,
-                              own_suggestion=error.key == "lobby_form")
+                              own_suggestion=error.key == "lobby_form", mail_game=game_id)
 
     def _reader(self, address: str, problem: Problem, now: datetime,
                 mail: InboundMail | None = None, table: Table | None = None) -> Seat | None:

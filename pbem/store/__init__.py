@@ -32,13 +32,16 @@ Layout under the root folder::
     mail/<seq>.<token>.mails      a group file all of whose mails are done, moved from inbox/
                                   (a move a power cut undoes is redone by ``recover``); after
                                   30 days, or beyond 64 MB of them, only its header line stays
+    mail/moved.<token>.mails      the records alone (no bytes) of the mails a game applied in
+                                  the store it moved in from (``take_receipts``), seen here
     inbox/<mail_id>.mail, mail/<aa>/<mail_id>.mail   a mail received by layout 2, waiting or
                                   done: its record on a line, then its bytes
     outbox/<game_id>.<token>.mails   bytes of the mails one commit queued, written before the
                                   commit naming them; removed once every one is sent
     moved/<game_id>/              a game moving or moved to another store: the mark that
-                                  holds its own address's mail (``moving``), then its
-                                  folder as it was, in ``game/``, for reference
+                                  holds its own address's mail (``moving``), ``to.json``:
+                                  the IMAP folder its mail is refiled into (``departure``),
+                                  then its folder as it was, in ``game/``, for reference
     games/<game_id>/setup.json    written once
     games/<game_id>/hot.json      TinyDB: snapshot, meta, open log segment, its applied mail
                                   ids, pending outbox; the one file written on every commit
@@ -77,7 +80,7 @@ from pbem.store.games import (
 )
 from pbem.store.inbox import InboxFiles
 from pbem.store.interface import GameStore
-from pbem.store.items import InboxItem, OutboxItem, mail_id_for
+from pbem.store.items import Departure, InboxItem, OutboxItem, mail_id_for
 from pbem.store.journal import Journals
 from pbem.store.lock import Locks, open_layout
 from pbem.store.log import LogFiles
@@ -86,6 +89,7 @@ from pbem.store.outbox import OutboxFiles
 __all__ = [
     "SEGMENT_SIZE",
     "STAMP_MARGIN",
+    "Departure",
     "GameStore",
     "InboxItem",
     "JournalMark",
@@ -161,14 +165,17 @@ class Store:
         """Create games, listed by one write of the index (a store of thousands, quickly)."""
         self._games.create_games(games)
 
-    def moving(self, game_id: str, on: bool = True) -> None:
-        self._games.moving(game_id, on)
+    def moving(self, game_id: str, on: bool = True, *, to_folder: str | None = None) -> None:
+        self._games.moving(game_id, on, to_folder=to_folder)
 
     def retire_game(self, game_id: str) -> None:
         self._games.retire_game(game_id)
 
     def retired(self, name: str) -> bool:
         return self._games.retired(name)
+
+    def departure(self, name: str) -> Departure | None:
+        return self._games.departure(name)
 
     def delete_game(self, game_id: str) -> None:
         self._games.delete_game(game_id)
@@ -215,6 +222,9 @@ class Store:
     def applied_mails(self, game_id: str, mail_ids: Iterable[str]) -> set[str]:
         return self._log.applied_mails(game_id, mail_ids)
 
+    def every_applied_mail(self, game_id: str) -> set[str]:
+        return self._log.every_applied_mail(game_id)
+
     def commit(self, game_id: str, *, log_entries: Sequence[dict[str, Any]],
                snapshot: dict[str, Any] | None, meta: dict[str, Any] | None = None,
                mail_ids: Sequence[str] | Mapping[str, int] = (),
@@ -244,6 +254,13 @@ class Store:
 
     def inbox(self) -> list[InboxItem]:
         return self._inbox.inbox()
+
+    def receipts(self, mail_ids: Iterable[str]) -> list[dict[str, str]]:
+        return self._inbox.receipts(mail_ids)
+
+    def take_receipts(self, receipts: Sequence[dict[str, str]], *,
+                      at: str | datetime) -> int:
+        return self._inbox.take_receipts(receipts, at=at)
 
     def raw_mail(self, mail_id: str) -> bytes:
         return self._inbox.raw_mail(mail_id)

@@ -18,7 +18,7 @@ from tinydb.table import Document
 
 from pbem.atomicfile import make_dir, read_json, write_atomic, write_json_atomic
 from pbem.errors import StoreError
-from pbem.store.items import JSON_HINT, check_game_id
+from pbem.store.items import JSON_HINT, Departure, check_game_id
 from pbem.store.lock import Locks
 from pbem.store.tinyfile import HotFile, TinyFile
 
@@ -28,6 +28,7 @@ STAMP_MARGIN = 2.0  # seconds: a file changed more recently has no stamp yet (fi
 _CHANGED_KEPT = 1 << 20  # bytes of the journal of games changed before it is emptied
 JournalMark = tuple[int, int]  # where a reader of the journal of games changed is: inode, offset
 
+_TO = "to.json"  # in a game's move mark: the IMAP folder its mail is refiled into
 log = logging.getLogger(__name__)
 
 
@@ -193,16 +194,21 @@ class GameFiles:
         except (TypeError, ValueError) as error:
             raise StoreError(f"Cannot save the game: {error}.", suggestion=JSON_HINT) from error
 
-    def moving(self, game_id: str, on: bool = True) -> None:
+    def moving(self, game_id: str, on: bool = True, *, to_folder: str | None = None) -> None:
         """Mark the game as moving out of this store (its own address's mail is held at the
         sending server from now on: see ``retired``), or, ``on`` False, as staying after
-        all. The mark is the folder ``moved/<game_id>``."""
+        all. The mark is the folder ``moved/<game_id>``; ``to_folder`` is kept in it
+        (``to.json``, see ``departure``)."""
         check_game_id(game_id)
         mark = self.root / "moved" / game_id
         if on:
             make_dir(mark)
-        elif mark.is_dir() and not any(mark.iterdir()):
-            mark.rmdir()
+            if to_folder is not None:
+                write_json_atomic(mark / _TO, {"folder": to_folder})
+        else:
+            (mark / _TO).unlink(missing_ok=True)
+            if mark.is_dir() and not any(mark.iterdir()):
+                mark.rmdir()
 
     def retire_game(self, game_id: str) -> None:
         """Take a game out of the store (it moved to another store): the index stops listing
@@ -216,12 +222,31 @@ class GameFiles:
     def retired(self, name: str) -> bool:
         """Tell whether the game called ``name`` (letter case aside) is moving or moved out
         of this store (``moving``, ``retire_game``) and was not created here again since."""
+        return self._mark(name) is not None
+
+    def departure(self, name: str) -> Departure | None:
+        """Give how the game called ``name`` (letter case aside) leaves or left this store,
+        or None if it is not moving out."""
+        game_id = self._mark(name)
+        if game_id is None:
+            return None
+        mark = self.root / "moved" / game_id
+        try:
+            folder = read_json(mark / _TO).get("folder")
+        except (FileNotFoundError, ValueError, AttributeError):
+            folder = None
+        # Gone once no longer listed (the index is the commit point of retire_game).
+        return Departure(game_id, gone=self.game_named(game_id) is None,
+                         to_folder=folder if isinstance(folder, str) else None)
+
+    def _mark(self, name: str) -> str | None:
+        """Give the game id of the move mark of the game called ``name``, or None."""
         try:
             marks = os.listdir(self.root / "moved")
         except FileNotFoundError:
-            return False
+            return None
         folded = name.casefold()
-        return any(mark.casefold() == folded for mark in marks)
+        return next((mark for mark in marks if mark.casefold() == folded), None)
 
     def _unmark(self, game_id: str) -> None:
         """The game is this store's again: its move mark, and what it holds, go aside."""

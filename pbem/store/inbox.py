@@ -7,7 +7,7 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ MAIL_KEPT_SECONDS = 30 * 86400
 MAIL_KEPT_BYTES = 64 * 1024 * 1024
 _AGE_EVERY = 3600.0
 
+_RECEIPT = ("mail_id", "message_id", "sender", "received_at")  # what moves with a game
 Record = dict[str, Any]  # as written, plus "at": where the mail's bytes start in its file
 
 log = logging.getLogger(__name__)
@@ -155,6 +156,39 @@ class InboxFiles:
         records = sorted((r for records in self._refresh().values() for r in records
                           if r["mail_id"] not in done), key=lambda r: r["seq"])
         return [InboxItem(r["mail_id"], r["message_id"], r["received_at"]) for r in records]
+
+    def receipts(self, mail_ids: Iterable[str]) -> list[dict[str, str]]:
+        """Give the records of those of ``mail_ids`` this store received (mail id,
+        Message-ID, sender, when received), in order."""
+        self._refresh()
+        found = []
+        for mail_id in mail_ids:
+            check_mail_id(mail_id)
+            if (known := self._record(mail_id)) is not None:
+                found.append({key: known[1][key] for key in _RECEIPT if key in known[1]})
+        return found
+
+    def take_receipts(self, receipts: Sequence[dict[str, str]], *,
+                      at: str | datetime) -> int:
+        """Keep mails another store received (their records: ``receipts``) as seen and done
+        here: a group file of their records alone in ``mail/`` (their bytes stayed in the
+        other store), named by the seen index; give how many were new here."""
+        self._locks.require("take the records of mails received elsewhere")
+        self._refresh()
+        new: dict[str, Record] = {}
+        for receipt in receipts:
+            mail_id = receipt["mail_id"]
+            check_mail_id(mail_id)
+            if mail_id not in new and self._record(mail_id) is None:
+                new[mail_id] = ({key: receipt[key] for key in _RECEIPT if key in receipt}
+                                | {"seq": 0, "size": 0})
+        if not new:
+            return 0
+        name = f"moved.{secrets.token_hex(8)}{_GROUP}"
+        header = {"mails": list(new.values()), "moved_in": stored_time(at)}
+        write_many_atomic([(Path(f"{self.root}/mail/{name}"), dump_json(header) + b"\n")])
+        self._seen_index.add([(mail_id, name) for mail_id in new])
+        return len(new)
 
     def raw_mail(self, mail_id: str) -> bytes:
         """Give the raw bytes of a received mail."""
@@ -371,9 +405,10 @@ def _read_header(path: str) -> list[Record]:
         return [header | {"at": len(line), "size": None}]
     records: list[Record] = header["mails"]
     _place(records, len(line))
-    if header.get("aged_out"):
-        for record in records:
-            record["aged_out"] = header["aged_out"]
+    for mark in ("aged_out", "moved_in"):
+        if header.get(mark):
+            for record in records:
+                record[mark] = header[mark]
     return records
 
 
@@ -389,6 +424,9 @@ def _read_bytes(path: str, record: Record) -> bytes:
         raise StoreError(f"The bytes of mail {record['mail_id']} were dropped on "
                          f"{record['aged_out']}, as mail done is after "
                          f"{MAIL_KEPT_SECONDS // 86400} days (its record stays).")
+    if record.get("moved_in"):
+        raise StoreError(f"Mail {record['mail_id']} was received by another store, whose "
+                         f"game moved here on {record['moved_in']}: its bytes stayed there.")
     with open(path, "rb") as handle:
         if record["size"] is None:
             handle.seek(record["at"])

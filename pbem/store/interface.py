@@ -21,7 +21,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol
 
-from pbem.store.items import InboxItem, OutboxItem
+from pbem.store.items import Departure, InboxItem, OutboxItem
 
 
 class Games(Protocol):
@@ -33,14 +33,19 @@ class Games(Protocol):
         """Create a game with its first snapshot and log entries, all or nothing; needs the
         lock; StoreError if it exists."""
 
-    def moving(self, game_id: str, on: bool = True) -> None:
-        """Mark the game as moving out of the store (``on`` False: as staying after all)."""
+    def moving(self, game_id: str, on: bool = True, *, to_folder: str | None = None) -> None:
+        """Mark the game as moving out of the store (``on`` False: as staying after all);
+        ``to_folder``: the IMAP folder its mail is refiled into once it left."""
 
     def retire_game(self, game_id: str) -> None:
         """Take the game out of the store (it moved to another); needs the lock."""
 
     def retired(self, name: str) -> bool:
         """Tell whether the game called ``name`` is moving or moved out of the store."""
+
+    def departure(self, name: str) -> Departure | None:
+        """Give how the game called ``name`` (letter case aside) leaves or left the store,
+        or None if it is not moving out."""
 
     def delete_game(self, game_id: str) -> None:
         """Delete a game (the caller checks it may go: one never started)."""
@@ -88,6 +93,9 @@ class GameLog(Protocol):
     def applied_mails(self, game_id: str, mail_ids: Iterable[str]) -> set[str]:
         """Give those of ``mail_ids`` whose step is committed in the game's log."""
 
+    def every_applied_mail(self, game_id: str) -> set[str]:
+        """Give every mail whose step is committed in the game's log."""
+
     def commit(self, game_id: str, *, log_entries: Sequence[dict[str, Any]],
                snapshot: dict[str, Any] | None, meta: dict[str, Any] | None = None,
                mail_ids: Sequence[str] | Mapping[str, int] = (),
@@ -116,6 +124,16 @@ class Inbox(Protocol):
 
     def inbox(self) -> list[InboxItem]:
         """Give the received mails not yet done, oldest first."""
+
+    def receipts(self, mail_ids: Iterable[str]) -> list[dict[str, str]]:
+        """Give the records of those of ``mail_ids`` this store received (mail id,
+        Message-ID, sender, when received), for ``take_receipts`` in another store."""
+
+    def take_receipts(self, receipts: Sequence[dict[str, str]], *,
+                      at: str | datetime) -> int:
+        """Keep the records of mails another store received (``receipts``) as mails seen
+        and done here, so a copy sent again is ignored as it would have been there; give
+        how many were new here. Needs the lock."""
 
     def raw_mail(self, mail_id: str) -> bytes:
         """Give the raw bytes of a received mail (waiting or done)."""

@@ -24,6 +24,16 @@ class InboxItem:
 
 
 @dataclass(frozen=True)
+class Departure:
+    """A game moving out of a store (``gone`` False) or moved out (True); ``to_folder``: the
+    IMAP folder its mail is refiled into once it left, if one was given."""
+
+    game_id: str
+    gone: bool
+    to_folder: str | None = None
+
+
+@dataclass(frozen=True)
 class OutboxItem:
     """A mail to send; ``outbox_id`` is chosen by the caller and stable across a redo.
     ``bundle``: the file its bytes are queued in, as the store gave it (the store's own)."""

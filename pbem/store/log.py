@@ -69,6 +69,16 @@ class LogFiles:
         """Give those of ``mail_ids`` whose step is committed in the game's log."""
         return self._applied(game_id, self._games.hot(game_id), mail_ids)
 
+    def every_applied_mail(self, game_id: str) -> set[str]:
+        """Give every mail whose step is committed in the game's log (each closed segment
+        read: for a game leaving the store, not for the mail flow)."""
+        hot = self._games.hot(game_id)
+        state = hot.state()
+        found = set(hot.applied_ids())
+        for start in range(0, state["base"], state["segment_size"]):
+            found.update(self._segment(game_id, start)["applied"])
+        return found
+
     def _applied(self, game_id: str, hot: HotFile, mail_ids: Iterable[str]) -> set[str]:
         state, in_open = hot.state(), hot.applied_ids()
         base, size = state["base"], state["segment_size"]

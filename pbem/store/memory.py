@@ -25,6 +25,7 @@ from pbem.atomicfile import dump_json
 from pbem.errors import StoreError
 from pbem.store.items import (
     JSON_HINT,
+    Departure,
     InboxItem,
     OutboxItem,
     check_game_id,
@@ -72,7 +73,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._depth = 0
         self._games: dict[str, _Game] = {}  # in the order created
-        self._moving: set[str] = set()  # games moving or moved out
+        self._moving: dict[str, str | None] = {}  # games moving or moved out: to_folder
         self._due = b"{}"
         self._mails: dict[str, _Mail] = {}  # every mail received, by id
         self._waiting: dict[str, None] = {}  # the inbox, in arrival order
@@ -125,25 +126,33 @@ class MemoryStore:
                      entries=[_json(entry, "the game") for entry in log_entries],
                      stamp=next(self._writes))
         self._games[game_id] = game
-        self._moving.discard(game_id)
+        self._moving.pop(game_id, None)
 
-    def moving(self, game_id: str, on: bool = True) -> None:
+    def moving(self, game_id: str, on: bool = True, *, to_folder: str | None = None) -> None:
         """Mark the game as moving out of the store (``on`` False: as staying after all)."""
         if on:
-            self._moving.add(game_id)
+            self._moving[game_id] = to_folder or self._moving.get(game_id)
         else:
-            self._moving.discard(game_id)
+            self._moving.pop(game_id, None)
 
     def retire_game(self, game_id: str) -> None:
         """Take the game out of the store (it moved to another)."""
         self._require_lock("retire a game")
         self._game(game_id)
         del self._games[game_id]
-        self._moving.add(game_id)
+        self.moving(game_id)
 
     def retired(self, name: str) -> bool:
         """Tell whether the game called ``name`` is moving or moved out of the store."""
-        return any(game_id.casefold() == name.casefold() for game_id in self._moving)
+        return self.departure(name) is not None
+
+    def departure(self, name: str) -> Departure | None:
+        """Give how the game called ``name`` leaves or left the store, or None."""
+        game_id = next((g for g in self._moving if g.casefold() == name.casefold()), None)
+        if game_id is None:
+            return None
+        return Departure(game_id, gone=game_id not in self._games,
+                         to_folder=self._moving[game_id])
 
     def delete_game(self, game_id: str) -> None:
         """Delete a game; StoreError if there is none."""
@@ -207,6 +216,10 @@ class MemoryStore:
             raise StoreError("A log index cannot be negative.", text=str(since))
         entries = self._game(game_id).entries[since:]
         return (json.loads(entry) for entry in entries)
+
+    def every_applied_mail(self, game_id: str) -> set[str]:
+        """Give every mail whose step is committed in the game's log."""
+        return set(self._game(game_id).applied)
 
     def applied_mails(self, game_id: str, mail_ids: Iterable[str]) -> set[str]:
         """Give those of ``mail_ids`` whose step is committed in the game's log."""
@@ -328,6 +341,22 @@ class MemoryStore:
         """Give the received mails not yet done, oldest first."""
         return [InboxItem(mail_id, self._mails[mail_id].message_id,
                           self._mails[mail_id].received_at) for mail_id in self._waiting]
+
+    def receipts(self, mail_ids: Iterable[str]) -> list[dict[str, str]]:
+        """Give the records of those of ``mail_ids`` this store received."""
+        return [{"mail_id": mail_id, "message_id": mail.message_id, "sender": mail.sender,
+                 "received_at": mail.received_at}
+                for mail_id in mail_ids if (mail := self._mails.get(mail_id)) is not None]
+
+    def take_receipts(self, receipts: Sequence[dict[str, str]], *,
+                      at: str | datetime) -> int:
+        """Keep mails another store received as seen and done here (without their bytes);
+        give how many were new here."""
+        self._require_lock("take the records of mails received elsewhere")
+        new = {r["mail_id"]: _Mail(r["message_id"], r.get("sender", ""), r["received_at"], b"")
+               for r in receipts if r["mail_id"] not in self._mails}
+        self._mails.update(new)
+        return len(new)
 
     def raw_mail(self, mail_id: str) -> bytes:
         """Give the raw bytes of a received mail (waiting or done)."""

@@ -7,6 +7,11 @@ repeats mail; a crash between storing and filing a mail fetches it once more, wh
 store ignores by its Message-ID.
 
 New mail is noticed with IDLE where the server offers it, by polling otherwise.
+
+A ``route`` may set a mail aside instead (a game moving between daemons, deploy/SCALING.md):
+left untouched in the folder and looked at again every ``HOLD_SECONDS`` (what the SMTP
+listener's 450 is to a sending server), or moved into another folder of the account,
+marked with the ``REFILED`` keyword so the intake there knows where it comes from.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from imapclient.exceptions import IMAPClientError
@@ -39,6 +45,9 @@ from pbem.transport.oauth import REFRESH_MARGIN, TokenRevoked
 # The settings, the connection and the cursor have modules of their own; their names stay
 # importable from here. The intake itself stays here so its log lines keep this logger's name.
 __all__ = [
+    "HOLD_SECONDS",
+    "REFILED",
+    "Aside",
     "CursorStore",
     "GroupDelivery",
     "ImapConfig",
@@ -47,6 +56,7 @@ __all__ = [
     "ImapLoginError",
     "ImapTokenError",
     "JsonFileCursor",
+    "Router",
     "Security",
     "UnprocessableMail",
     "is_loopback",
@@ -61,6 +71,11 @@ _DELETED = b"\\Deleted"
 _FETCH_GROUP = 25
 # How often a wait with a stop event looks at that event; IDLE itself stays open.
 _STOP_CHECK_SECONDS = 0.5
+# How often mail left in the folder (``Aside()``) is looked at again: nothing on the server
+# announces that its game's move is over.
+HOLD_SECONDS = 2.0
+# The keyword on a mail another daemon's intake moved into this folder (``Aside(folder)``).
+REFILED = b"$PbemRefiled"
 
 
 class UnprocessableMail(PbemError):
@@ -71,6 +86,21 @@ def _announces_mail(response: Sequence[Any]) -> bool:
     """Tell whether an IDLE response says a message arrived (EXISTS or RECENT)."""
     return len(response) >= 2 and response[1] in (b"EXISTS", b"RECENT")
 
+
+@dataclass(frozen=True)
+class Aside:
+    """A fetched mail the intake does not take: left in the folder (``folder`` None), to be
+    looked at again in ``HOLD_SECONDS``, or moved into ``folder`` (of the same account),
+    marked ``REFILED``."""
+
+    folder: str | None = None
+
+
+Router = Callable[[Sequence[tuple[bytes, bool]]], Sequence[Aside | None]]
+"""Tells, for the mails of a fetched group (each with whether it carries ``REFILED``), in
+order, whether the intake takes each (None) or sets it aside. Asked a group at once, it can
+decide alike for the mails of one game, so none overtakes another (one held, a later one
+refiled, as a game's move ends between the two)."""
 
 GroupDelivery = Callable[[Sequence[bytes]], Sequence[BaseException | None]]
 """Stores fetched mails together: for each, None (stored) or the exception it met, in order;
@@ -90,6 +120,7 @@ class ImapIntake:
     token expires (Microsoft drops a session whose token expired); a session the server
     drops anyway is opened again like any lost connection. ``login_refused`` is told, once
     until a login works again, when the provider refuses the kept OAuth login for good.
+    ``route``, when given, is asked about each fetched mail first (see ``Aside``).
     """
 
     def __init__(
@@ -103,6 +134,7 @@ class ImapIntake:
         retry_base: float = 1.0,
         retry_cap: float = 300.0,
         login_refused: Callable[[ImapError], None] | None = None,
+        route: Router | None = None,
     ) -> None:
         if deliver is None and deliver_group is None:
             raise ValueError("ImapIntake needs deliver or deliver_group")
@@ -121,6 +153,8 @@ class ImapIntake:
         self._folders: set[str] = set()
         # UIDVALIDITY of the selected folder; None while no folder is selected.
         self._uidvalidity: int | None = None
+        self._route = route
+        self._held: set[int] = set()  # the UIDs the last pass left in the folder
 
     # -- connection ---------------------------------------------------------------------
 
@@ -214,6 +248,7 @@ class ImapIntake:
             pending = self._pending_uids(client, last_uid)
             arrival = self._by_arrival(client, pending)
         handled = 0
+        self._held = set()
         filed_uids: set[int] = set()
         saved = last_uid
 
@@ -230,10 +265,12 @@ class ImapIntake:
             for start in range(0, len(arrival), _FETCH_GROUP):
                 group = arrival[start : start + _FETCH_GROUP]
                 with self._talking("fetching mail"):
-                    bodies = client.fetch(group, [b"BODY.PEEK[]"])
+                    bodies = client.fetch(group, [b"BODY.PEEK[]", b"FLAGS"])
                 found = [(uid, body) for uid in group
                          if (body := bodies.get(uid, {}).get(b"BODY[]")) is not None]
-                outcomes = self._deliver_group([body for _, body in found])
+                if self._route is not None:
+                    found = self._set_aside(client, found, bodies, filed_uids)
+                outcomes = self._deliver_group([body for _, body in found]) if found else []
                 filed: list[tuple[int, BaseException | None]] = []
                 broken: BaseException | None = None
                 for (uid, _), outcome in zip(found, outcomes, strict=False):
@@ -263,6 +300,31 @@ class ImapIntake:
             if (done := reached()) != saved:  # a pass cut short keeps what it filed
                 self._cursor.save(uidvalidity, done)
         return handled
+
+    def _set_aside(self, client: Any, found: list[tuple[int, bytes]],
+                   fetched: dict[int, Any], filed_uids: set[int],
+                   ) -> list[tuple[int, bytes]]:
+        """Give the fetched mails the route takes; leave those it holds (``_held``), and
+        move those it refiles (counted filed)."""
+        assert self._route is not None
+        taken: list[tuple[int, bytes]] = []
+        refiled: dict[str, list[int]] = {}
+        asides = self._route([(body, REFILED in fetched[uid].get(b"FLAGS", ()))
+                              for uid, body in found])
+        for (uid, body), aside in zip(found, asides, strict=True):
+            if aside is None:
+                taken.append((uid, body))
+            elif aside.folder is None:
+                self._held.add(uid)
+            else:
+                refiled.setdefault(aside.folder, []).append(uid)
+        for folder, uids in refiled.items():
+            with self._talking(f"refiling mail into {folder!r}"):
+                client.add_flags(uids, [REFILED], silent=True)
+                self._move(client, uids, folder)
+            log.info("refiled %d mail(s) into %r", len(uids), folder)
+            filed_uids.update(uids)
+        return taken
 
     def _by_arrival(self, client: Any, uids: list[int]) -> list[int]:
         """Give the UIDs in the order their mails reached the server (INTERNALDATE, then
@@ -337,6 +399,8 @@ class ImapIntake:
         Uses IDLE where the server offers it, re-issuing it every ``idle_seconds``; sleeps
         otherwise (the caller then polls with ``fetch_new``).
         """
+        if self._held:  # nothing announces the end of a hold: looked at again soon
+            timeout = min(timeout, HOLD_SECONDS)
         with self._talking("waiting for new mail"):
             client = self._connected()
             idle = client.has_capability("IDLE")
@@ -354,7 +418,8 @@ class ImapIntake:
             # replies to those commands, and IDLE will not announce it again: look for it
             # first. Dovecot reports a mail that arrives during a SEARCH only after the
             # result, so a NOOP after the SEARCH catches that one.
-            if saved_validity != self._uidvalidity or self._pending_uids(client, last_uid):
+            if saved_validity != self._uidvalidity or (
+                    set(self._pending_uids(client, last_uid)) - self._held):
                 return
             if any(_announces_mail(response) for response in client.noop()[1]):
                 return

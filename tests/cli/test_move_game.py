@@ -10,7 +10,7 @@ from click.testing import CliRunner, Result
 
 from pbem.cli.gm import cli
 from pbem.service.service import Service
-from pbem.store import Store
+from pbem.store import Departure, Store
 
 NOW = "2024-05-01T12:00:00+00:00"
 
@@ -61,3 +61,25 @@ def test_a_plain_export_is_not_imported(tmp_path: Path) -> None:
     assert refused.exit_code == 1 and "lacks the players' passwords" in refused.output
     assert json.loads(exported.read_text())["game"] == "g1"
     assert "g1" in Store(tmp_path / "a").games()  # a plain export moves nothing
+
+
+def test_the_folder_a_game_moves_to_is_kept_with_its_move(tmp_path: Path) -> None:
+    """--to-folder (for a daemon reading IMAP) goes with --move, and names another folder
+    than the daemon's own; it is kept in the game's move mark for the IMAP intake."""
+    a = tmp_path / "a"
+    started(a)
+    store_a = Store(a)
+    for item in store_a.outbox():
+        store_a.mark_sent(item, sent_at=NOW)
+    alone = pbem(a, "export", "g1", "--to-folder", "pbem-b")
+    assert alone.exit_code == 2 and "goes with --move" in alone.output
+    config = tmp_path / "a.toml"
+    config.write_text(f'[store]\npath = "{a}"\n[imap]\nhost = "127.0.0.1"\n'
+                      'username = "u"\npassword = "p"\nfolder = "pbem-a"\n')
+    own = CliRunner().invoke(cli, ["export", "g1", "--move", "--to-folder", "pbem-a", "-o",
+                                   str(tmp_path / "g1.json"), "--config", str(config)])
+    assert own.exit_code == 2 and "own folder" in own.output
+    moved = pbem(a, "export", "g1", "--move", "--to-folder", "pbem-b", "-o",
+                 str(tmp_path / "g1.json"))
+    assert moved.exit_code == 0, moved.output
+    assert Store(a).departure("g1") == Departure("g1", gone=True, to_folder="pbem-b")

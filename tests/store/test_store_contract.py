@@ -17,7 +17,7 @@ import pytest
 from storing import mail, receive, step
 
 from pbem.errors import StoreError
-from pbem.store import GameStore, InboxItem, OutboxItem, Store, mail_id_for
+from pbem.store import Departure, GameStore, InboxItem, OutboxItem, Store, mail_id_for
 from pbem.store.memory import MemoryStore
 
 SEGMENT = 3  # small, so a handful of commits closes the file store's segments
@@ -121,6 +121,48 @@ def test_a_message_id_counts_per_sender(store: GameStore) -> None:
                          sender="Alice@Example.org") is None
     store.inbox_done(first, second)
     assert store.seen("<same@x>", "bob@x.org") and not store.seen("<same@x>", "cy@x.org")
+
+
+def test_the_mails_a_game_applied_move_with_it_as_seen(store: GameStore,
+                                                       tmp_path: Path) -> None:
+    """A moved game's mails (every_applied_mail, receipts) are seen in the store it moves
+    to (take_receipts): a copy sent again there is taken for the copy it is."""
+    ids = [receive(store, n) for n in range(5)]
+    for n, mail_id in enumerate(ids[:4]):  # (segments of 3: one closed, one open)
+        step(store, n, mail_ids=[mail_id])
+    store.inbox_done(*ids[:4])
+    assert store.every_applied_mail("g1") == set(ids[:4])
+    receipts = store.receipts([*ids[:4], "f" * 32])
+    assert [r["mail_id"] for r in receipts] == ids[:4]
+    assert receipts[0]["message_id"] == "<m0@example.org>"
+    other = MemoryStore() if isinstance(store, MemoryStore) else Store(tmp_path / "other")
+    with other.lock():
+        assert other.take_receipts(receipts, at="2024-05-02T00:00:00") == 4
+        assert other.take_receipts(receipts[:1], at="2024-05-02T00:00:00") == 0
+        assert other.inbox() == []
+    assert other.seen("<m2@example.org>") and not other.seen("<m4@example.org>")
+    assert other.receive(b"copy", message_id="<m3@example.org>", received_at="t") is None
+    assert other.receive(b"new", message_id="<m4@example.org>", received_at="t") == ids[4]
+    if isinstance(other, Store):
+        with pytest.raises(StoreError, match="its bytes stayed there"):
+            other.raw_mail(ids[0])
+
+
+def test_a_departure_tells_moving_from_gone_and_keeps_the_folder(store: GameStore) -> None:
+    assert store.departure("g1") is None
+    store.moving("g1", to_folder="pbem-b")
+    assert store.departure("G1") == Departure("g1", gone=False, to_folder="pbem-b")
+    store.moving("g1", on=False)
+    assert store.departure("g1") is None and not store.retired("g1")
+    store.moving("g1")
+    store.retire_game("g1")
+    assert store.departure("g1") == Departure("g1", gone=True, to_folder=None)
+    store.create_game("g2", {})
+    store.moving("g2", to_folder="pbem-b")
+    store.retire_game("g2")
+    assert store.departure("g2") == Departure("g2", gone=True, to_folder="pbem-b")
+    store.create_game("g2", {})  # back again: its mail is its own
+    assert store.departure("g2") is None
 
 
 def test_unknown_or_malformed_mail_ids_are_refused(store: GameStore) -> None:
