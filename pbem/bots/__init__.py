@@ -286,14 +286,16 @@ def free_an_arrow(cards: CardSet, state: GameState, p: Player) -> DropGroup | No
     return None
 
 
-def choose_gift(cards: CardSet, state: GameState, me: str,
-                rng: random.Random) -> OfferGroup | None:
+def choose_gift(cards: CardSet, state: GameState, me: str, rng: random.Random,
+                level: Level = "normal") -> OfferGroup | None:
     """Now and then (``GIFT_CHANCE``, one draw a call), the active bot's offer of its least
     group with no puppets to the player furthest from winning: a gift that helps no one win
     ("No player may simply 'throw' the game to another"). None most of the time, and when
-    no action is left or an offer already waits."""
-    if (rng.random() >= GIFT_CHANCE or state.phase != "actions" or state.offer is not None
-            or state.active_player.name != me or state.turn.actions >= 2):
+    no action is left or an offer already waits; never from a ``strong`` bot, which gives
+    nothing away."""
+    if (rng.random() >= GIFT_CHANCE or level == "strong" or state.phase != "actions"
+            or state.offer is not None or state.active_player.name != me
+            or state.turn.actions >= 2):
         return None
     p = state.player(me)
     masters = {s.master for s in p.structure}

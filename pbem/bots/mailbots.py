@@ -155,7 +155,7 @@ def _turn(cards: CardSet, state: GameState, me: str, rng: random.Random,
     """A whole turn in one mail: cards, up to two actions, then END TURN (or PASS); now and
     then a group offered too, written after the actions, or offered and withdrawn at once."""
     orders: list[Order] = _standing(cards, state, me)
-    gift = bots.choose_gift(cards, state, me, gifts)
+    gift = bots.choose_gift(cards, state, me, gifts, level)
     if gift is not None and bots.takes_back(gifts):
         # Written first: WITHDRAW OFFER is carried out as it is read, so it must not follow
         # an attack the offer would wait behind.

@@ -37,12 +37,19 @@ from pbem.engine.ops import earn
 from pbem.engine.rules import apply
 from pbem.engine.state import GameState, Player
 from pbem.engine.turn import PASS_INCOME
-from pbem.engine.victory import progress, victory_allowed
+from pbem.engine.victory import (
+    Progress,
+    chooses_goal,
+    goal_progress,
+    goals_to_choose,
+    progress,
+    victory_allowed,
+)
 from pbem.errors import IllegalCommandError
 
-SAMPLES = 2  # determinizations of the hidden money per candidate
+SAMPLES = 4  # determinizations of the hidden money per candidate
 LEAST = 0.08  # the least chance of an attack weighed
-CANDIDATES = 8  # attacks weighed (the ``normal`` bot's best, goal-weighted)
+CANDIDATES = 14  # attacks weighed (the ``normal`` bot's best, goal-weighted)
 WON = 10.0  # the evaluation of a met goal: above anything else
 RIVALRY = 0.8  # how much the leading opponent's standing counts against the bot's
 BASIC = 0.3  # weight of the progress toward the basic goal, beyond the closest goal's
@@ -51,7 +58,13 @@ EXPOSED = (-1.0, -0.3, 0.0)  # standing with no group, one group, more, under th
 BAVARIAN_PRIVILEGE = 5  # MB from the Illuminati treasury
 # Special cards the bots never play: discarded for privilege when it pays.
 SPARE_CARDS = frozenset({"Computer Espionage", "Deep Agent", "Interference", "Media Campaign",
-                         "Whispering Campaign", "White Collar Crime"})
+                         "Whispering Campaign"})
+WHITE_COLLAR = "White Collar Crime"  # played by the strong bot as soon as it holds it
+ONE_STEP = 1.5  # a rival one success from a goal: feared beyond its standing
+NEARLY = 0.85  # of a sum goal, one success from it
+COUNTED = frozenset({"groups", "alignment_count", "destroyed", "every_alignment"})
+INCOME, POWER, MONEY = 0.012, 0.003, 0.004  # worth of a MB of income, of power, of a MB held
+GUESSED = 0.9  # the most a guessed secret goal counts: met, it would have won already
 SUCCESS_ROLL = (1, 1)
 FAILURE_ROLL = (6, 6)
 
@@ -74,6 +87,8 @@ def standing(cards: CardSet, state: GameState, p: Player) -> float:
         return WON
     b = basic.have / basic.need
     s = min(special.have / special.need, 1.0) if special.need else 0.0
+    if hidden_goal(cards, p):  # feared at the likeliest of the goals they may have chosen
+        s = max(min(g.have / g.need, GUESSED) for g in guessed_goals(cards, state, p))
     income = power = money = 0
     for slot in p.structure:
         card = cards.card(slot.card)
@@ -85,15 +100,48 @@ def standing(cards: CardSet, state: GameState, p: Player) -> float:
     exposed = EXPOSED[min(len(p.structure) - 1, len(EXPOSED) - 1)]
     if len(p.structure) == 1 and p.turns >= 3:
         exposed = -WON / 2  # out at the end of this turn unless an attack takes a group
+    return (exposed + closest * closest + BASIC * b + SPECIAL * s + INCOME * income
+            + POWER * power + MONEY * min(money, 60))
 
-    return (exposed + closest * closest + BASIC * b + SPECIAL * s + 0.012 * income + 0.003 * power
-            + 0.004 * min(money, 60))
+
+def hidden_goal(cards: CardSet, p: Player) -> bool:
+    """Whether ``p``'s special goal is a secret choice the bot cannot see (a rival UFO)."""
+    return chooses_goal(cards, p) and not p.secret_goal
+
+
+def guessed_goals(cards: CardSet, state: GameState, p: Player) -> list[Progress]:
+    """``p``'s progress toward each special goal it may have chosen in secret."""
+    goals = [(name, cards.illuminati_card(name).goal) for name in goals_to_choose(cards)]
+    return [Progress(name, goal.kind, *goal_progress(cards, state, p, goal))
+            for name, goal in goals]
+
+
+def one_step(cards: CardSet, state: GameState, p: Player) -> bool:
+    """Whether ``p`` is one success from a goal: a group short of a count, or nearly there
+    on a sum (power, transferable power, money); a secret goal at the likeliest."""
+    goals = list(progress(cards, state, p))
+    if hidden_goal(cards, p):
+        goals = [goals[0], *guessed_goals(cards, state, p)]
+    for goal in goals:
+        if goal.need and not goal.met and (
+                goal.need - goal.have <= 1 if goal.kind in COUNTED
+                else goal.have >= NEARLY * goal.need):
+            return True
+    return False
+
+
+def threat(cards: CardSet, state: GameState, p: Player) -> float:
+    """A rival's standing as feared: one success from a goal, it may well win on its turn."""
+    value = standing(cards, state, p)
+    if value < WON and victory_allowed(state) and one_step(cards, state, p):
+        value += ONE_STEP
+    return value
 
 
 def evaluate(cards: CardSet, state: GameState, me: str) -> float:
     """The bot's standing less its rivals': the leader's most, the others' a little."""
     mine = standing(cards, state, state.player(me))
-    others = [standing(cards, state, p) for p in state.players if p.playing and p.name != me]
+    others = [threat(cards, state, p) for p in state.players if p.playing and p.name != me]
     if not others:
         return mine
     return mine - RIVALRY * max(others) - (1 - RIVALRY) * sum(others) / len(others)
@@ -208,10 +256,12 @@ def _passing(cards: CardSet, worlds: list[GameState], me: str) -> float:
 
 def best_action(cards: CardSet, state: GameState, me: str, rng: random.Random) -> Choice:
     """The strong bot's next command in the actions phase, from its belief ``state``."""
+    p = state.player(me)
+    if WHITE_COLLAR in p.hand and state.special is None:  # 5 MB, free: "add 5 MB anywhere"
+        return Choice(PlaySpecial(me, WHITE_COLLAR, bonus_to=p.illuminati))
     fallback = bots.choose_action(cards, state, me, rng)
     if isinstance(fallback, PlaySpecial | DropGroup) or state.turn.actions >= 2:
         return Choice(fallback)
-    p = state.player(me)
     plans = candidates(cards, state, p)
     if not plans:
         return Choice(fallback)

@@ -218,7 +218,7 @@ class BotTable:
             return
         if self.gift_turn != self.state.turn_number:
             self.gift_turn = self.state.turn_number
-            gift = bots.choose_gift(self.cards, mind, me, self.gifts)
+            gift = bots.choose_gift(self.cards, mind, me, self.gifts, self.level(me))
             if gift is not None and self.do(gift):
                 return
         start = time.perf_counter()

@@ -1,0 +1,161 @@
+"""The strong level's judgement where the normal bot's rules of thumb fail: staying in the
+game, stopping a winning attack, buying privilege against interference, going after the
+rival closest to a goal."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from factory import (
+    BAVARIA,
+    CARDS,
+    CTHULHU,
+    DISCORDIA,
+    GNOMES,
+    UFOS,
+    active,
+    deal,
+    free,
+    game,
+    in_round,
+    money,
+    place,
+    update,
+)
+
+from pbem import bots
+from pbem.bots import search
+from pbem.bots.belief import belief
+from pbem.engine.commands import Attack, PlaySpecial, ResolveSpecial
+from pbem.engine.rules import apply
+from pbem.engine.state import GameState, Options
+from pbem.engine.view import view
+
+SMALL = Options(victory_groups=4)  # four groups (the Illuminati included) win
+
+
+def _choice(state: GameState, me: str = "me") -> search.Choice:
+    return search.best_action(CARDS, belief(CARDS, view(CARDS, state, me)), me,
+                              random.Random(1))
+
+
+def test_a_strong_bot_with_no_group_takes_one_rather_than_be_eliminated() -> None:
+    """rulebook-en, Eliminating a Player: "A player is eliminated if, at any time after his
+    third turn, he controls no Groups except his Illuminati." The Servants of Cthulhu, in
+    their third turn with no group, attack to control a group, not to destroy the one that is
+    easier to destroy (their goal), and never pass."""
+    state = game(me=CTHULHU, other=BAVARIA)
+    state = money(in_round(state, 3), "me", CTHULHU, 12)
+    state = free(state, "Convenience Stores")  # power 1, resistance 4
+    chosen = _choice(state).command
+    assert isinstance(chosen, Attack) and chosen.mode == "control", chosen
+    assert search.standing(CARDS, state, state.player("me")) < 0
+
+
+def _winning_attack(defender_money: int) -> GameState:
+    """``other`` (the Discordians, one group short of the four that win) attacks to control
+    an uncontrolled group; ``me`` holds ``defender_money`` MB in its Illuminati treasury and
+    one group; the attack waits for answers."""
+    state = game(options=SMALL, other=DISCORDIA, me=GNOMES)
+    state = place(place(state, "other", "Boy Sprouts"), "other", "Trekkies")
+    state = place(state, "me", "The Mafia")
+    state = money(in_round(state, 3), "me", GNOMES, defender_money)
+    state = free(state, "Convenience Stores")
+    state, _ = apply(state, Attack("other", DISCORDIA, "Convenience Stores", "control"), CARDS)
+    return state
+
+
+def test_a_strong_bot_puts_all_it_has_against_an_attack_that_would_win() -> None:
+    """rulebook-en, Winning the Game: "The game ends when, at the end of a turn ... a player
+    meets one of his Goals"; Interference: a player "contributes money from his Illuminati
+    treasury only ... It affects the needed die roll by 1 for each MB spent." Against an
+    attack whose success wins the game, the strong bot interferes with its whole treasury;
+    the normal bot (not yet far behind) keeps part of it."""
+    state = _winning_attack(20)
+    mind = belief(CARDS, view(CARDS, state, "me"))
+    assert search.if_it_succeeds(CARDS, mind) == search.WON
+    stance = search.response(CARDS, mind, "me", random.Random(1))
+    assert stance is not None and stance.side == "interfere" and stance.upto == 20
+    usual = bots.response_stance(CARDS, mind, "me", random.Random(1))
+    assert usual is None or usual.upto < 20
+
+
+def test_a_strong_bot_answers_an_ordinary_attack_as_the_normal_one() -> None:
+    """The same attack one group further from victory (five groups win): nothing is thrown
+    at it but what the normal bot would give."""
+    state = _winning_attack(20)
+    state = replace(state, options=Options(victory_groups=5))
+    mind = belief(CARDS, view(CARDS, state, "me"))
+    assert search.if_it_succeeds(CARDS, mind) < search.WON
+    assert search.response(CARDS, mind, "me", random.Random(1)) == bots.response_stance(
+        CARDS, mind, "me", random.Random(1))
+
+
+def test_a_strong_bot_pays_for_privilege_when_interference_is_feared() -> None:
+    """rulebook-en, Interference: "An attacker may prevent Interference by declaring an attack
+    'Privileged' ... he must discard any one Special card"; "No one can interfere either for
+    or against a Privileged Attack." A strong bot one group from victory, which a rival would
+    interfere with, discards a card it has no use for to make its attack privileged; far from
+    victory, where nobody would, it keeps the card."""
+    def position(near: bool) -> GameState:
+        state = game(options=SMALL if near else Options(), me=BAVARIA, other=GNOMES)
+        state = place(place(state, "me", "Boy Sprouts"), "me", "Trekkies")
+        state = place(state, "other", "The Mafia")
+        state = money(money(in_round(state, 3), "me", BAVARIA, 3), "other", GNOMES, 40)
+        state = deal(free(state, "Convenience Stores"), "me", "Media Campaign")
+        return active(state, "me")
+    feared = _choice(position(near=True)).command
+    assert isinstance(feared, Attack) and feared.privilege == "card", feared
+    assert feared.privilege_card == "Media Campaign"
+    calm = _choice(position(near=False)).command
+    assert isinstance(calm, Attack) and calm.privilege == "none", calm
+
+
+def test_a_strong_bot_weighs_attacks_on_the_rival_closest_to_a_goal() -> None:
+    """summary-en, The Discordian Society: "Control 5 Weird groups." Against a rival one
+    Weird group from that goal, the strong bot's candidates include attacks on that rival's
+    Weird groups, however hard (the normal bot's shortlist holds only the easiest targets),
+    and it attacks one of them."""
+    state = game(me=BAVARIA, other=DISCORDIA)
+    weird = ("Trekkies", "Society for Creative Anarchism", "Science Fiction Fans",
+             "Punk Rockers")  # resistance 4 or 5, and close to their Illuminati
+    for group in weird:
+        state = place(state, "other", group)
+    state = place(state, "me", "The Mafia", treasury=6)
+    state = money(in_round(state, 3), "me", BAVARIA, 15)
+    easy = [g.name for g in CARDS.groups if g.resistance <= 3 and g.name != "The Mafia"]
+    state = free(state, *easy[:16])
+    mind = belief(CARDS, view(CARDS, state, "me"))
+    weighed = {plan.attack.target for plan in search.candidates(CARDS, mind, mind.player("me"))}
+    assert weighed & set(weird)
+    chosen = _choice(state).command
+    assert isinstance(chosen, Attack) and chosen.target in weird, chosen
+
+
+def test_a_rival_ufo_is_feared_at_the_likeliest_of_the_goals_it_may_have_chosen() -> None:
+    """summary-en, UFOs: "the UFO player picks one of the seven special victory conditions
+    ... keeping it a secret from the other players." A strong bot cannot see the choice: it
+    weighs the UFOs' progress toward every goal they could have picked (here four Weird
+    groups, one short of the Discordians' "Control 5 Weird groups"), not toward none."""
+    state = update(game(me=BAVARIA, other=UFOS), "other", secret_goal=DISCORDIA)
+    for group in ("Trekkies", "Comic Books", "S.M.O.F.", "Flat Earthers"):
+        state = place(state, "other", group)
+    state = in_round(state, 3)
+    mind = belief(CARDS, view(CARDS, state, "me"))
+    ufos = mind.player("other")
+    assert search.hidden_goal(CARDS, ufos) and not search.hidden_goal(CARDS, state.player("other"))
+    assert search.one_step(CARDS, mind, ufos)
+    assert search.threat(CARDS, mind, ufos) > search.standing(CARDS, mind, ufos) > 1.0
+
+
+def test_a_strong_bot_plays_white_collar_crime_for_its_five_megabucks() -> None:
+    """specials: White Collar Crime, "any time ... add 5 MB anywhere in the structure". The
+    strong bot plays it at once, the 5 MB into its Illuminati treasury."""
+    state = deal(money(in_round(game(me=BAVARIA, other=GNOMES), 3), "me", BAVARIA, 4), "me",
+                 "White Collar Crime")
+    chosen = _choice(state).command
+    assert chosen == PlaySpecial("me", "White Collar Crime", bonus_to=BAVARIA)
+    state, _ = apply(state, chosen, CARDS)
+    state, _ = apply(state, ResolveSpecial(), CARDS)
+    assert state.player("me").treasury == 9
