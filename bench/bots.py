@@ -12,17 +12,22 @@
   its view (``pbem.bots.mailbots.orders_for``), median and 95th percentile (target p95 <= 1 s),
   measured at the start of every strong turn of the first ``timed`` all-strong games.
 
-Usage: ``python bench/bots.py [GAMES_EACH] [SEED]`` (default 100 games each, seed 1).
+Usage: ``python bench/bots.py [GAMES_EACH] [SEED] [TIMED] [WORKERS]`` (default 100 games
+each, seed 1, the mails of 5 games timed, 2 worker processes: the games are independent and
+play on both cores; the mails are timed alone, after them).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
+from multiprocessing import Pool
 from typing import Any
 
 from pbem.bots import Level, mailbots
@@ -43,43 +48,62 @@ def _goal_name(result: GameResult, winner: str, goal: str) -> str:
     return goal if goal == illuminati else f"{illuminati} (as {goal})"
 
 
-def strong_vs_normal(cards: CardSet, games: int, seed: int) -> tuple[dict[str, Any],
-                                                                      list[GameResult]]:
+def _duel(index: int, seed: int) -> GameResult:
+    """Game ``index`` of the duels: the strong seat and its Illuminati go round."""
+    cards = _cards()
     names = [i.name for i in cards.illuminati]
+    rng = random.Random(seed * 7919 + index)
+    seat = index % PLAYERS
+    mine = names[index % len(names)]
+    others = rng.sample([n for n in names if n != mine], PLAYERS - 1)
+    illuminati = [*others[:seat], mine, *others[seat:]]
+    levels: list[Level] = ["normal"] * PLAYERS
+    levels[seat] = "strong"
+    return play_game(cards, index, PLAYERS, seed, levels=levels, illuminati=illuminati,
+                     check_every=50)
+
+
+def _all_strong(index: int, seed: int) -> GameResult:
+    return play_game(_cards(), index, PLAYERS, seed + 1, levels=["strong"] * PLAYERS,
+                     check_every=50)
+
+
+_CARDS: list[CardSet] = []
+
+
+def _cards() -> CardSet:
+    """The card set, loaded once in each worker process."""
+    if not _CARDS:
+        _CARDS.append(load_cardset())
+    return _CARDS[0]
+
+
+def _played(pool: Pool, game: Callable[[int, int], GameResult], games: int,
+            seed: int) -> list[GameResult]:
+    return pool.starmap(game, [(index, seed) for index in range(games)], chunksize=1)
+
+
+def strong_vs_normal(results: list[GameResult]) -> dict[str, Any]:
+    games = len(results)
     wins = split = 0.0
-    results = []
-    for index in range(games):
-        rng = random.Random(seed * 7919 + index)
-        seat = index % PLAYERS
-        mine = names[index % len(names)]
-        others = rng.sample([n for n in names if n != mine], PLAYERS - 1)
-        illuminati = [*others[:seat], mine, *others[seat:]]
-        levels: list[Level] = ["normal"] * PLAYERS
-        levels[seat] = "strong"
-        result = play_game(cards, index, PLAYERS, seed, levels=levels, illuminati=illuminati,
-                           check_every=50)
-        results.append(result)
-        me = f"player{seat + 1}"
-        if me in result.winners:
+    by_illuminati: Counter[str] = Counter()
+    for result in results:
+        strong = next(name for name, _, level in result.seats if level == "strong")
+        if strong in result.winners:
             wins += 1
             split += 1 / len(result.winners)
+            by_illuminati[{n: i for n, i, _ in result.seats}[strong]] += 1
     return {"games": games, "win_share": round(wins / games, 3),
-            "win_share_split": round(split / games, 3), "fair_share": FAIR}, results
+            "win_share_split": round(split / games, 3), "fair_share": FAIR,
+            "wins_by_illuminati": dict(sorted(by_illuminati.items()))}
 
 
-def all_strong(cards: CardSet, games: int, seed: int, timed: int) -> tuple[
-        dict[str, Any], list[GameResult], list[float]]:
+def all_strong(results: list[GameResult]) -> dict[str, Any]:
     played: Counter[str] = Counter()
     won: Counter[str] = Counter()
     goals: Counter[str] = Counter()
-    results = []
-    seconds: list[float] = []
-    for index in range(games):
-        if index < timed:
-            seconds += _timed_mails(cards, index, seed + 1)
-        result = play_game(cards, index, PLAYERS, seed + 1, levels=["strong"] * PLAYERS,
-                           check_every=50)
-        results.append(result)
+    games = len(results)
+    for result in results:
         by_name = {name: ill for name, ill, _ in result.seats}
         played.update(by_name.values())
         for winner, goal in zip(result.winners, result.goals, strict=True):
@@ -92,8 +116,7 @@ def all_strong(cards: CardSet, games: int, seed: int, timed: int) -> tuple[
         for name in sorted(played)}
     return {"games": games, "by_illuminati": by_illuminati,
             "special_goals_reached": dict(sorted(goals.items())),
-            "basic_goal_wins": sum(g == "basic" for r in results for g in r.goals)}, \
-        results, seconds
+            "basic_goal_wins": sum(g == "basic" for r in results for g in r.goals)}
 
 
 def _timed_mails(cards: CardSet, index: int, seed: int) -> list[float]:
@@ -116,18 +139,19 @@ def _timed_mails(cards: CardSet, index: int, seed: int) -> list[float]:
     return seconds
 
 
-def run(games: int = 100, seed: int = 1, timed: int = 5) -> dict[str, Any]:
-    cards = load_cardset()
+def run(games: int = 100, seed: int = 1, timed: int = 5, workers: int = 2) -> dict[str, Any]:
+    cards = _cards()
     start = time.perf_counter()
-    duel, duel_results = strong_vs_normal(cards, games, seed)
-    strong, strong_results, seconds = all_strong(cards, games, seed, timed)
+    with Pool(workers) as pool:
+        duel_results = _played(pool, _duel, games, seed)
+        strong_results = _played(pool, _all_strong, games, seed)
+    seconds = sorted(s for index in range(timed) for s in _timed_mails(cards, index, seed + 1))
     every = duel_results + strong_results
-    seconds.sort()
     return {
         "players": PLAYERS,
         "seed": seed,
-        "strong_vs_normal": duel,
-        "all_strong": strong,
+        "strong_vs_normal": strong_vs_normal(duel_results),
+        "all_strong": all_strong(strong_results),
         "turn_cap": {"games": len(every),
                      "capped": sum(r.outcome == "turn cap" for r in every),
                      "mean_turns": round(statistics.mean(r.turns for r in every), 1)},
@@ -139,6 +163,8 @@ def run(games: int = 100, seed: int = 1, timed: int = 5) -> dict[str, Any]:
             "max": round(seconds[-1], 4) if seconds else None,
         },
         "seconds": round(time.perf_counter() - start, 1),
+        "workers": workers,
+        "cores": os.cpu_count(),
     }
 
 

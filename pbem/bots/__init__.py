@@ -7,7 +7,8 @@ as well as the basic one (destroys for the Servants of Cthulhu, even of uncontro
 money kept for the Gnomes; new alignments for the Bermuda Triangle; Weird or Violent groups
 for the Discordians and Assassins; power for the Bavarians; transferable power for the
 Network; the UFOs play the goal they chose), defends what matters and interferes against the
-leader. ``strong`` (``pbem.bots.search``) searches over the attacks ``normal`` proposes.
+leader. ``strong`` (``pbem.bots.search``) searches over the attacks ``normal`` proposes and
+more, and stops an attack that would win.
 
 A bot is given a state rebuilt from its own player's view (``pbem.bots.belief``), never the
 full one, and draws its choices from a ``random.Random`` it is given, so a simulated game is
