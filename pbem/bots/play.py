@@ -1,8 +1,9 @@
 """Each level's decisions behind one interface, for ``pbem simulate`` and the mail bots.
 
 ``easy`` and ``normal`` are ``pbem.bots``' heuristics; ``strong`` searches its actions
-(``pbem.bots.search``) and answers attacks as ``normal`` does. Every function takes the
-bot's belief (a state rebuilt from its own view), never the full state.
+(``pbem.bots.search``) and answers attacks as ``normal`` does, but with all it has against
+an attack that would win. Every function takes the bot's belief (a state rebuilt from its
+own view), never the full state.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pbem.engine.cards import CardSet
 from pbem.engine.commands import Attack
 from pbem.engine.state import GameState
 
-__all__ = ["Choice", "action"]
+__all__ = ["Choice", "action", "answer_level", "response"]
 
 
 def action(cards: CardSet, state: GameState, me: str, level: bots.Level,
@@ -42,6 +43,6 @@ def response(cards: CardSet, state: GameState, me: str, level: bots.Level,
 
 
 def answer_level(level: bots.Level) -> bots.Level:
-    """The level whose answers (response window, cards) a bot gives: strong answers as
-    normal does."""
+    """The level whose rules of thumb a bot follows where it has no search of its own (its
+    money once its attack is announced, the cards it plays in answer): strong as normal."""
     return "normal" if level == "strong" else level
