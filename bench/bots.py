@@ -19,6 +19,7 @@ play on both cores; the mails are timed alone, after them).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -68,14 +69,10 @@ def _all_strong(index: int, seed: int) -> GameResult:
                      check_every=50)
 
 
-_CARDS: list[CardSet] = []
-
-
+@functools.cache
 def _cards() -> CardSet:
     """The card set, loaded once in each worker process."""
-    if not _CARDS:
-        _CARDS.append(load_cardset())
-    return _CARDS[0]
+    return load_cardset()
 
 
 def _played(pool: Pool, game: Callable[[int, int], GameResult], games: int,

@@ -33,6 +33,7 @@ an attack whose success would meet its attacker's goal (``response``).
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pbem import bots
@@ -87,22 +88,25 @@ class Choice:
     upto: int = 0
 
 
-def standing(cards: CardSet, state: GameState, p: Player) -> float:
-    """How well placed ``p`` is, from the board as the bot believes it."""
+def standing(cards: CardSet, state: GameState, p: Player,
+             goals: Sequence[Progress] | None = None) -> float:
+    """How well placed ``p`` is, from the board as the bot believes it (``goals``: its
+    ``goals_of``, when the caller has them already)."""
     if not p.playing:
         return -WON
-    basic, special = progress(cards, state, p)
-    if (basic.met or (special.need and special.met)) and victory_allowed(state):
+    basic, *specials = goals_of(cards, state, p) if goals is None else goals
+    guessed = hidden_goal(cards, p)  # feared at the likeliest of the goals it may have chosen
+    if (basic.met or (not guessed and any(g.need and g.met for g in specials))) \
+            and victory_allowed(state):
         return WON
     b = basic.have / basic.need
-    s = min(special.have / special.need, 1.0) if special.need else 0.0
-    if hidden_goal(cards, p):  # feared at the likeliest of the goals they may have chosen
-        s = max(min(g.have / g.need, GUESSED) for g in guessed_goals(cards, state, p))
+    s = max((min(g.have / g.need, GUESSED if guessed else 1.0) for g in specials if g.need),
+            default=0.0)
     income = power = money = 0
     for slot in p.structure:
         card = cards.card(slot.card)
         income += int(getattr(card, "income", 0))
-        power += cards.facts(slot.card)[0] + cards.facts(slot.card)[1]
+        power += sum(cards.facts(slot.card)[:2])
         money += slot.treasury
     closest = max(b, s)
     # A player holding nothing but its Illuminati after its third turn is out of the game.
@@ -118,31 +122,30 @@ def hidden_goal(cards: CardSet, p: Player) -> bool:
     return chooses_goal(cards, p) and not p.secret_goal
 
 
-def guessed_goals(cards: CardSet, state: GameState, p: Player) -> list[Progress]:
-    """``p``'s progress toward each special goal it may have chosen in secret."""
+def goals_of(cards: CardSet, state: GameState, p: Player) -> list[Progress]:
+    """``p``'s progress toward the basic goal, then toward its special goal; for a secret
+    goal the bot cannot see, toward each goal ``p`` may have chosen."""
+    basic, special = progress(cards, state, p)
+    if not hidden_goal(cards, p):
+        return [basic, special]
     goals = [(name, cards.illuminati_card(name).goal) for name in goals_to_choose(cards)]
-    return [Progress(name, goal.kind, *goal_progress(cards, state, p, goal))
-            for name, goal in goals]
+    return [basic, *(Progress(name, goal.kind, *goal_progress(cards, state, p, goal))
+                     for name, goal in goals)]
 
 
-def one_step(cards: CardSet, state: GameState, p: Player) -> bool:
-    """Whether ``p`` is one success from a goal: a group short of a count, or nearly there
-    on a sum (power, transferable power, money); a secret goal at the likeliest."""
-    goals = list(progress(cards, state, p))
-    if hidden_goal(cards, p):
-        goals = [goals[0], *guessed_goals(cards, state, p)]
-    for goal in goals:
-        if goal.need and not goal.met and (
-                goal.need - goal.have <= 1 if goal.kind in COUNTED
-                else goal.have >= NEARLY * goal.need):
-            return True
-    return False
+def one_step(goals: Sequence[Progress]) -> bool:
+    """Whether these goals (``goals_of``) hold one a success away: a group short of a count,
+    or nearly there on a sum (power, transferable power, money)."""
+    return any(goal.need and not goal.met and (
+        goal.need - goal.have <= 1 if goal.kind in COUNTED
+        else goal.have >= NEARLY * goal.need) for goal in goals)
 
 
 def threat(cards: CardSet, state: GameState, p: Player) -> float:
     """A rival's standing as feared: one success from a goal, it may well win on its turn."""
-    value = standing(cards, state, p)
-    if value < WON and victory_allowed(state) and one_step(cards, state, p):
+    goals = goals_of(cards, state, p)
+    value = standing(cards, state, p, goals)
+    if value < WON and victory_allowed(state) and one_step(goals):
         value += ONE_STEP
     return value
 

@@ -145,7 +145,7 @@ def test_a_rival_ufo_is_feared_at_the_likeliest_of_the_goals_it_may_have_chosen(
     mind = belief(CARDS, view(CARDS, state, "me"))
     ufos = mind.player("other")
     assert search.hidden_goal(CARDS, ufos) and not search.hidden_goal(CARDS, state.player("other"))
-    assert search.one_step(CARDS, mind, ufos)
+    assert search.one_step(search.goals_of(CARDS, mind, ufos))
     assert search.threat(CARDS, mind, ufos) > search.standing(CARDS, mind, ufos) > 1.0
 
 
