@@ -81,15 +81,51 @@ def test_a_strong_bot_puts_all_it_has_against_an_attack_that_would_win() -> None
     assert usual is None or usual.upto < 20
 
 
-def test_a_strong_bot_answers_an_ordinary_attack_as_the_normal_one() -> None:
-    """The same attack one group further from victory (five groups win): nothing is thrown
-    at it but what the normal bot would give."""
+def test_a_strong_bot_leaves_interference_with_an_ordinary_attack_to_the_others() -> None:
+    """rulebook-en, Interference: a player "contributes money from his Illuminati treasury
+    only ... This money goes to the bank." The same attack one group further from victory
+    (five groups win) is made by the player in the lead: the normal bot pays to interfere
+    with it, the strong one keeps its money and lets the others pay."""
     state = _winning_attack(20)
     state = replace(state, options=Options(victory_groups=5))
     mind = belief(CARDS, view(CARDS, state, "me"))
     assert search.if_it_succeeds(CARDS, mind) < search.WON
-    assert search.response(CARDS, mind, "me", random.Random(1)) == bots.response_stance(
-        CARDS, mind, "me", random.Random(1))
+    usual = bots.response_stance(CARDS, mind, "me", random.Random(1))
+    assert usual is not None and usual.side == "interfere" and usual.upto > 0
+    assert search.response(CARDS, mind, "me", random.Random(1)) is None
+
+
+def test_a_strong_bot_defends_its_own_group_as_the_normal_one() -> None:
+    """rulebook-en, Attack to Control: the defending player may spend money from the target's
+    own treasury and his Illuminati's to resist. An ordinary attack on the strong bot's own
+    group is defended as the normal bot defends it."""
+    state = game(other=DISCORDIA, me=GNOMES)
+    state = place(state, "me", "The Mafia", treasury=3)
+    state = money(in_round(state, 3), "me", GNOMES, 20)
+    state = place(state, "other", "Trekkies")
+    state, _ = apply(state, Attack("other", DISCORDIA, "The Mafia", "control"), CARDS)
+    mind = belief(CARDS, view(CARDS, state, "me"))
+    assert search.if_it_succeeds(CARDS, mind) < search.WON
+    usual = bots.response_stance(CARDS, mind, "me", random.Random(1))
+    assert usual is not None and usual.side == "defense"
+    assert search.response(CARDS, mind, "me", random.Random(1)) == usual
+
+
+def test_the_gnomes_count_a_groups_income_toward_their_150_megabucks() -> None:
+    """summary-en, Gnomes of Zurich: "Collect 150 MegaBucks (in the whole Power Structure's
+    treasuries)"; rulebook-en, Income: "At the beginning of your turn, each Group you control
+    collects the amount listed on its card." For the Gnomes a group's income is progress
+    toward their goal, turn after turn: a group of income 3 is worth more to them than one of
+    income 1 and the same power by more than income is worth to anyone else."""
+    def worth(group: str, illuminati: str) -> float:
+        state = place(game(me=illuminati, other=CTHULHU), "me", group)
+        return search.standing(CARDS, state, state.player("me"))
+
+    trekkies, goldfish = "Trekkies", "Goldfish Fanciers"  # power 0, income 3 and 1
+    assert CARDS.facts(trekkies)[:2] == CARDS.facts(goldfish)[:2]
+    others = worth(trekkies, BAVARIA) - worth(goldfish, BAVARIA)  # the same power
+    gnomes = worth(trekkies, GNOMES) - worth(goldfish, GNOMES)
+    assert others > 0 and gnomes > 2 * others
 
 
 def test_a_strong_bot_pays_for_privilege_when_interference_is_feared() -> None:
