@@ -27,9 +27,8 @@ attack on the best-placed rival's groups, each also weighed privileged (the Bava
 or a special card the bots never play). What these choices were worth was measured in
 tournaments (``bench/bots.py``), not guessed.
 
-In a response window the strong bot defends its own groups as ``normal`` does, puts all it
-has against an attack whose success would meet its attacker's goal, and otherwise leaves
-interference to the others, who pay to hold back a leader anyway (``response``).
+In a response window the strong bot answers as ``normal`` does, but puts all it has against
+an attack whose success would meet its attacker's goal (``response``).
 """
 
 from __future__ import annotations
@@ -236,17 +235,14 @@ def privileged(cards: CardSet, state: GameState, p: Player, attack: Attack) -> l
 
 
 def response(cards: CardSet, state: GameState, me: str, rng: random.Random) -> Stance | None:
-    """The strong bot's answer to another player's attack: all it has against an attack
-    whose success would win the game; else its own group defended as the ``normal`` bot
-    defends it, and nothing paid to interfere or assist (a ``normal`` bot's habit that, in
-    tournaments, cost the strong bot more than it stopped)."""
+    """The strong bot's answer to another player's attack: as the ``normal`` bot's, but all
+    it has against an attack whose success would win the game."""
     attack = state.attack
     assert attack is not None
     usual = bots.response_stance(cards, state, me, rng)
     after = if_it_succeeds(cards, state)
     if after is None or after < WON:
-        # The normal bots interfere against a leader anyway: the strong one lets them pay.
-        return usual if usual is None or usual.side == "defense" else None
+        return usual
     p = state.player(me)
     owner = state.owner(attack.target)
     if owner is not None and owner.name == me:
