@@ -19,12 +19,12 @@ a tree over other players' turns would model their choices with our own guesses 
 The long view is put in the evaluation instead (``evaluate``): progress toward the basic
 *and* the special goal of every player (so each Illuminati plays to its own goal and
 against whoever leads; a money goal counted a few turns of income ahead), income, power and
-money; a structure too small to survive (a
-player with no group after its third turn is out); a rival one success from a goal feared
-as about to win, and a rival UFO's secret goal guessed as the likeliest of the seven. The
-candidates are the ``normal`` bot's goal-weighted attacks, its plain-value ones and every
-attack on the best-placed rival's groups, each also weighed privileged (the Bavarians' 5 MB,
-or a special card the bots never play). What these choices were worth was measured in
+money; a structure too small to survive (a player with no group after its third turn is
+out); a rival one success from a goal feared as about to win, and a rival UFO's secret
+goal guessed as the likeliest of the seven. The candidates are the ``normal`` bot's
+goal-weighted attacks, its plain-value ones and every attack on the best-placed rival's
+groups, each also weighed privileged (the Bavarians' 5 MB, or a special card the bots never
+play). What these choices were worth was measured in
 tournaments (``bench/bots.py``), not guessed.
 
 In a response window the strong bot answers as ``normal`` does, but puts all it has against
