@@ -18,13 +18,12 @@ per decision where the budget is a second per order mail on a shared two-core ma
 a tree over other players' turns would model their choices with our own guesses anyway.
 The long view is put in the evaluation instead (``evaluate``): progress toward the basic
 *and* the special goal of every player (so each Illuminati plays to its own goal and
-against whoever leads; a money goal counted a few turns of income ahead), income, power and
-money; a structure too small to survive (a player with no group after its third turn is
-out); a rival one success from a goal feared as about to win, and a rival UFO's secret
-goal guessed as the likeliest of the seven. The candidates are the ``normal`` bot's
-goal-weighted attacks, its plain-value ones and every attack on the best-placed rival's
-groups, each also weighed privileged (the Bavarians' 5 MB, or a special card the bots never
-play). What these choices were worth was measured in
+against whoever leads), income, power and money; a structure too small to survive (a
+player with no group after its third turn is out); a rival one success from a goal feared
+as about to win, and a rival UFO's secret goal guessed as the likeliest of the seven. The
+candidates are the ``normal`` bot's goal-weighted attacks, its plain-value ones and every
+attack on the best-placed rival's groups, each also weighed privileged (the Bavarians' 5 MB,
+or a special card the bots never play). What these choices were worth was measured in
 tournaments (``bench/bots.py``), not guessed.
 
 In a response window the strong bot answers as ``normal`` does, but puts all it has against
@@ -73,7 +72,6 @@ SPARE_CARDS = frozenset({"Computer Espionage", "Deep Agent", "Interference", "Me
 WHITE_COLLAR = "White Collar Crime"  # played by the strong bot as soon as it holds it
 ONE_STEP = 1.5  # a rival one success from a goal: feared beyond its standing
 NEARLY = 0.85  # of a sum goal, one success from it
-HORIZON = 3  # turns of income counted toward a money goal
 COUNTED = frozenset({"groups", "alignment_count", "destroyed", "every_alignment"})
 INCOME, POWER, MONEY = 0.012, 0.003, 0.004  # worth of a MB of income, of power, of a MB held
 GUESSED = 0.9  # the most a guessed secret goal counts: met, it would have won already
@@ -101,15 +99,15 @@ def standing(cards: CardSet, state: GameState, p: Player,
     if (basic.met or (not guessed and any(g.need and g.met for g in specials))) \
             and victory_allowed(state):
         return WON
+    b = basic.have / basic.need
+    s = max((min(g.have / g.need, GUESSED if guessed else 1.0) for g in specials if g.need),
+            default=0.0)
     income = power = money = 0
     for slot in p.structure:
         card = cards.card(slot.card)
         income += int(getattr(card, "income", 0))
         power += sum(cards.facts(slot.card)[:2])
         money += slot.treasury
-    b = basic.have / basic.need
-    s = max((min(ahead(g, income) / g.need, GUESSED if guessed else 1.0)
-             for g in specials if g.need), default=0.0)
     closest = max(b, s)
     # A player holding nothing but its Illuminati after its third turn is out of the game.
     exposed = EXPOSED[min(len(p.structure) - 1, len(EXPOSED) - 1)]
@@ -117,12 +115,6 @@ def standing(cards: CardSet, state: GameState, p: Player,
         exposed = -WON / 2  # out at the end of this turn unless an attack takes a group
     return (exposed + closest * closest + BASIC * b + SPECIAL * s + INCOME * income
             + POWER * power + MONEY * min(money, 60))
-
-
-def ahead(goal: Progress, income: int) -> int:
-    """Progress toward ``goal`` counted a few turns ahead: income brings a money goal (the
-    Gnomes' 150 MB) nearer every turn without an action, so a group's income is progress."""
-    return goal.have + (HORIZON * income if goal.kind == "treasury" else 0)
 
 
 def hidden_goal(cards: CardSet, p: Player) -> bool:

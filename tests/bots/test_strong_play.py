@@ -108,23 +108,6 @@ def test_a_strong_bot_defends_its_own_group_as_the_normal_one() -> None:
     assert search.response(CARDS, mind, "me", random.Random(1)) == usual
 
 
-def test_the_gnomes_count_a_groups_income_toward_their_150_megabucks() -> None:
-    """summary-en, Gnomes of Zurich: "Collect 150 MegaBucks (in the whole Power Structure's
-    treasuries)"; rulebook-en, Income: "At the beginning of your turn, each Group you control
-    collects the amount listed on its card." For the Gnomes a group's income is progress
-    toward their goal, turn after turn: a group of income 3 is worth more to them than one of
-    income 1 and the same power by more than income is worth to anyone else."""
-    def worth(group: str, illuminati: str) -> float:
-        state = place(game(me=illuminati, other=CTHULHU), "me", group)
-        return search.standing(CARDS, state, state.player("me"))
-
-    trekkies, goldfish = "Trekkies", "Goldfish Fanciers"  # power 0, income 3 and 1
-    assert CARDS.facts(trekkies)[:2] == CARDS.facts(goldfish)[:2]
-    others = worth(trekkies, BAVARIA) - worth(goldfish, BAVARIA)  # the same power
-    gnomes = worth(trekkies, GNOMES) - worth(goldfish, GNOMES)
-    assert others > 0 and gnomes > 2 * others
-
-
 def test_a_strong_bot_pays_for_privilege_when_interference_is_feared() -> None:
     """rulebook-en, Interference: "An attacker may prevent Interference by declaring an attack
     'Privileged' ... he must discard any one Special card"; "No one can interfere either for
