@@ -93,9 +93,10 @@ def test_a_strong_bot_answers_an_ordinary_attack_as_the_normal_one() -> None:
 
 
 def test_a_strong_bot_defends_its_own_group_as_the_normal_one() -> None:
-    """rulebook-en, Attack to Control: the defending player may spend money from the target's
-    own treasury and his Illuminati's to resist. An ordinary attack on the strong bot's own
-    group is defended as the normal bot defends it."""
+    """rulebook-en, Spending Money To Defend: "Resistance to that attack will increase by two
+    for each MB spent from the defending Group's treasury, and by one for each MB spent from
+    his Illuminati treasury." An ordinary attack on the strong bot's own group is defended as
+    the normal bot defends it."""
     state = game(other=DISCORDIA, me=GNOMES)
     state = place(state, "me", "The Mafia", treasury=3)
     state = money(in_round(state, 3), "me", GNOMES, 20)
