@@ -82,14 +82,17 @@ def test_a_strong_bot_puts_all_it_has_against_an_attack_that_would_win() -> None
 
 
 def test_a_strong_bot_answers_an_ordinary_attack_as_the_normal_one() -> None:
-    """The same attack one group further from victory (five groups win): nothing is thrown
-    at it but what the normal bot would give."""
+    """rulebook-en, Interference: a player "contributes money from his Illuminati treasury
+    only ... This money goes to the bank." The same attack one group further from victory
+    (five groups win), made by the player in the lead: the normal bot pays to interfere
+    with it, and the strong one pays just that, not all it has."""
     state = _winning_attack(20)
     state = replace(state, options=Options(victory_groups=5))
     mind = belief(CARDS, view(CARDS, state, "me"))
     assert search.if_it_succeeds(CARDS, mind) < search.WON
-    assert search.response(CARDS, mind, "me", random.Random(1)) == bots.response_stance(
-        CARDS, mind, "me", random.Random(1))
+    usual = bots.response_stance(CARDS, mind, "me", random.Random(1))
+    assert usual is not None and usual.side == "interfere" and 0 < usual.upto < 20
+    assert search.response(CARDS, mind, "me", random.Random(1)) == usual
 
 
 def test_a_strong_bot_defends_its_own_group_as_the_normal_one() -> None:
