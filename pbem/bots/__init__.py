@@ -8,7 +8,8 @@ money kept for the Gnomes; new alignments for the Bermuda Triangle; Weird or Vio
 for the Discordians and Assassins; power for the Bavarians; transferable power for the
 Network; the UFOs play the goal they chose), defends what matters and interferes against the
 leader. ``strong`` (``pbem.bots.search``) searches over the attacks ``normal`` proposes and
-more, and stops an attack that would win.
+more, judges the leader by how far each goal is along since the deal (``closeness``), and
+stops an attack that would win.
 
 A bot is given a state rebuilt from its own player's view (``pbem.bots.belief``), never the
 full one, and draws its choices from a ``random.Random`` it is given, so a simulated game is
@@ -39,7 +40,7 @@ from pbem.engine.commands import (
 from pbem.engine.rules import apply
 from pbem.engine.state import GameState, GroupOffer, PendingAttack, Player
 from pbem.engine.structure import depth, open_arrows, puppets
-from pbem.engine.victory import progress, special_goal
+from pbem.engine.victory import Progress, progress, special_goal
 from pbem.errors import IllegalCommandError
 
 Level = Literal["easy", "normal", "strong"]
@@ -55,6 +56,7 @@ WITHDRAW_CHANCE = 0.3  # an offer of its own, still unanswered, that the bot tak
 LEADER = 0.55  # a player this close to winning (and the closest) is interfered with
 NEAR_WIN = 0.9  # a player this close to a goal is stopped with the cards kept for it
 ASSIST_CHANCE = 0.05  # answers that help another player's attack on the leader
+ALIGNMENT_EXPONENT = 2  # every alignment's share shown, raised to this (``closeness``)
 
 
 @dataclass(frozen=True)
@@ -95,9 +97,32 @@ class PlannedAttack:
     value: float
 
 
-def leader_score(cards: CardSet, state: GameState, p: Player) -> float:
-    """How close a player is to winning, 0..1 (the best of their goals)."""
-    return max(min(g.have / g.need, 1.0) for g in progress(cards, state, p) if g.need)
+def leader_score(cards: CardSet, state: GameState, p: Player, level: Level = "normal") -> float:
+    """How close a player is to winning, 0..1 (the best of their goals): the share of each
+    goal shown, or at the ``strong`` level its ``closeness``."""
+    measure = closeness if level == "strong" else shown
+    return max(measure(cards, p, g) for g in progress(cards, state, p) if g.need)
+
+
+def shown(cards: CardSet, p: Player, goal: Progress) -> float:
+    """The share of a goal ``p`` shows, 0..1."""
+    return min(goal.have / goal.need, 1.0)
+
+
+def closeness(cards: CardSet, p: Player, goal: Progress) -> float:
+    """How far along ``p`` is toward one goal, 0..1, as a measure of how soon it may be met.
+    A sum of power or transferable power counts from what ``p``'s Illuminati card brings:
+    the Network start 7 of their 20, and are no nearer their goal than a player with no
+    group. Every alignment counts as the square of the share shown: a group brings one to
+    three alignments, so the first come fast and the last few slowly, and a player showing
+    6 of 10 is far from 60 % of the way."""
+    have, need = goal.have, goal.need
+    base = {"total_power": power, "total_transferable": transferable}.get(goal.kind)
+    if base is not None:
+        start = min(base(cards, p.illuminati), need - 1)
+        have, need = have - start, need - start
+    part = max(0.0, min(have / need, 1.0))
+    return part ** ALIGNMENT_EXPONENT if goal.kind == "every_alignment" else part
 
 
 def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "normal",
@@ -344,9 +369,9 @@ def attacker_stance(cards: CardSet, state: GameState, rng: random.Random,
     return Stance(p.name, "attack", spend, upto, (attack.attacker, p.illuminati))
 
 
-def leader(cards: CardSet, state: GameState) -> tuple[str, float]:
+def leader(cards: CardSet, state: GameState, level: Level = "normal") -> tuple[str, float]:
     """The player closest to winning as far as the board shows, and how close (0..1)."""
-    score, name = max(((leader_score(cards, state, p), p.name)
+    score, name = max(((leader_score(cards, state, p, level), p.name)
                        for p in state.players if p.playing), default=(0.0, ""))
     return name, score
 
@@ -379,8 +404,8 @@ def response_stance(cards: CardSet, state: GameState, me: str,
         if lead > 0.7 and rng.random() < 0.6:
             return Stance(me, "interfere", 0, p.treasury // 3)
         return Stance(me, "assist", 1, 1) if rng.random() < 0.08 else None
-    first, closest = leader(cards, state)
-    mine = leader_score(cards, state, p)
+    first, closest = leader(cards, state, level)
+    mine = leader_score(cards, state, p, level)
     if first == attack.player and closest >= LEADER and closest > mine:
         share = 2 if closest > 0.8 else 3
         return Stance(me, "interfere", 0, p.treasury // share)

@@ -18,9 +18,14 @@ per decision where the budget is a second per order mail on a shared two-core ma
 a tree over other players' turns would model their choices with our own guesses anyway.
 The long view is put in the evaluation instead (``evaluate``): progress toward the basic
 *and* the special goal of every player (so each Illuminati plays to its own goal and
-against whoever leads), income, power and money; a structure too small to survive (a
-player with no group after its third turn is out); a rival one success from a goal feared
-as about to win, and a rival UFO's secret goal guessed as the likeliest of the seven. The
+against whoever leads; its own, which it knows for sure, weighed above a rival's), income,
+power and money; for its own money goal (the Gnomes' 150 MB) a few turns of its income
+ahead, which it collects without an action, but never a rival's, whom that would make
+everyone's target; a structure too small to survive (a player with no group after its
+third turn is out); a rival one success from a goal feared as about to win, and a rival
+UFO's secret goal guessed as the likeliest of the seven. A goal is measured by how far it
+is along since the deal (``pbem.bots.closeness``), in the evaluation and in judging whom to
+interfere with. The
 candidates are the ``normal`` bot's goal-weighted attacks, its plain-value ones and every
 attack on the best-placed rival's groups, each also weighed privileged (the Bavarians' 5 MB,
 or a special card the bots never play). What these choices were worth was measured in
@@ -63,7 +68,8 @@ CANDIDATES = 14  # attacks weighed (the ``normal`` bot's best, goal-weighted)
 WON = 10.0  # the evaluation of a met goal: above anything else
 RIVALRY = 0.8  # how much the leading opponent's standing counts against the bot's
 BASIC = 0.3  # weight of the progress toward the basic goal, beyond the closest goal's
-SPECIAL = 0.8  # and toward the special goal: its steps are rarer, and it is the bot's own
+SPECIAL = 0.8  # and toward a rival's special goal: its steps are rarer
+OWN_SPECIAL = 1.2  # and toward the bot's own, which it plays to and knows for sure
 EXPOSED = (-1.0, -0.3, 0.0)  # standing with no group, one group, more, under the Illuminati
 BAVARIAN_PRIVILEGE = 5  # MB from the Illuminati treasury
 # Special cards the bots never play: discarded for privilege when it pays.
@@ -72,6 +78,7 @@ SPARE_CARDS = frozenset({"Computer Espionage", "Deep Agent", "Interference", "Me
 WHITE_COLLAR = "White Collar Crime"  # played by the strong bot as soon as it holds it
 ONE_STEP = 1.5  # a rival one success from a goal: feared beyond its standing
 NEARLY = 0.85  # of a sum goal, one success from it
+HORIZON = 3  # turns of income the bot counts toward its own money goal (not a rival's)
 COUNTED = frozenset({"groups", "alignment_count", "destroyed", "every_alignment"})
 INCOME, POWER, MONEY = 0.012, 0.003, 0.004  # worth of a MB of income, of power, of a MB held
 GUESSED = 0.9  # the most a guessed secret goal counts: met, it would have won already
@@ -89,7 +96,8 @@ class Choice:
 
 
 def standing(cards: CardSet, state: GameState, p: Player,
-             goals: Sequence[Progress] | None = None) -> float:
+             goals: Sequence[Progress] | None = None, horizon: int = 0,
+             special: float = SPECIAL) -> float:
     """How well placed ``p`` is, from the board as the bot believes it (``goals``: its
     ``goals_of``, when the caller has them already)."""
     if not p.playing:
@@ -99,21 +107,23 @@ def standing(cards: CardSet, state: GameState, p: Player,
     if (basic.met or (not guessed and any(g.need and g.met for g in specials))) \
             and victory_allowed(state):
         return WON
-    b = basic.have / basic.need
-    s = max((min(g.have / g.need, GUESSED if guessed else 1.0) for g in specials if g.need),
-            default=0.0)
     income = power = money = 0
     for slot in p.structure:
         card = cards.card(slot.card)
         income += int(getattr(card, "income", 0))
         power += sum(cards.facts(slot.card)[:2])
         money += slot.treasury
+    b = basic.have / basic.need
+    ahead = [replace(g, have=g.have + horizon * income) if g.kind == "treasury" else g
+             for g in specials if g.need]
+    s = max((min(bots.closeness(cards, p, g), GUESSED if guessed else 1.0) for g in ahead),
+            default=0.0)
     closest = max(b, s)
     # A player holding nothing but its Illuminati after its third turn is out of the game.
     exposed = EXPOSED[min(len(p.structure) - 1, len(EXPOSED) - 1)]
     if len(p.structure) == 1 and p.turns >= 3:
         exposed = -WON / 2  # out at the end of this turn unless an attack takes a group
-    return (exposed + closest * closest + BASIC * b + SPECIAL * s + INCOME * income
+    return (exposed + closest * closest + BASIC * b + special * s + INCOME * income
             + POWER * power + MONEY * min(money, 60))
 
 
@@ -152,7 +162,7 @@ def threat(cards: CardSet, state: GameState, p: Player) -> float:
 
 def evaluate(cards: CardSet, state: GameState, me: str) -> float:
     """The bot's standing less its rivals': the leader's most, the others' a little."""
-    mine = standing(cards, state, state.player(me))
+    mine = standing(cards, state, state.player(me), horizon=HORIZON, special=OWN_SPECIAL)
     others = [threat(cards, state, p) for p in state.players if p.playing and p.name != me]
     if not others:
         return mine
@@ -231,7 +241,7 @@ def response(cards: CardSet, state: GameState, me: str, rng: random.Random) -> S
     it has against an attack whose success would win the game."""
     attack = state.attack
     assert attack is not None
-    usual = bots.response_stance(cards, state, me, rng)
+    usual = bots.response_stance(cards, state, me, rng, "strong")
     after = if_it_succeeds(cards, state)
     if after is None or after < WON:
         return usual

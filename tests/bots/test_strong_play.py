@@ -7,12 +7,15 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import pytest
 from factory import (
     BAVARIA,
+    BERMUDA,
     CARDS,
     CTHULHU,
     DISCORDIA,
     GNOMES,
+    NETWORK,
     UFOS,
     active,
     deal,
@@ -25,8 +28,9 @@ from factory import (
 )
 
 from pbem import bots
-from pbem.bots import search
+from pbem.bots import play, search
 from pbem.bots.belief import belief
+from pbem.engine.bidding import Stance
 from pbem.engine.commands import Attack, PlaySpecial, ResolveSpecial
 from pbem.engine.rules import apply
 from pbem.engine.state import GameState, Options
@@ -179,3 +183,79 @@ def test_a_strong_bot_plays_white_collar_crime_for_its_five_megabucks() -> None:
     state, _ = apply(state, chosen, CARDS)
     state, _ = apply(state, ResolveSpecial(), CARDS)
     assert state.player("me").treasury == 9
+
+
+def test_the_gnomes_count_their_own_income_toward_150_megabucks_not_a_rivals() -> None:
+    """summary-en, Gnomes of Zurich: "Collect 150 MegaBucks (in the whole Power Structure's
+    treasuries)"; rulebook-en, Income: "At the beginning of your turn, each Group you control
+    collects the amount listed on its card." To strong Gnomes a group's income is progress
+    toward their goal, turn after turn: a group of income 3 is worth more to them than one of
+    income 1 and the same power, by more than income is worth to anyone else. A rival's
+    income is not counted toward its goal: feared for money it does not hold yet, the Gnomes
+    were everyone's target."""
+    def worth(group: str, illuminati: str) -> float:
+        state = place(game(me=illuminati, other=CTHULHU), "me", group)
+        return search.evaluate(CARDS, state, "me")
+
+    def feared(group: str, illuminati: str) -> float:
+        state = place(game(me=CTHULHU, other=illuminati), "other", group)
+        return search.threat(CARDS, state, state.player("other"))
+
+    trekkies, goldfish = "Trekkies", "Goldfish Fanciers"  # power 0, income 3 and 1
+    assert CARDS.facts(trekkies)[:2] == CARDS.facts(goldfish)[:2]
+    others = worth(trekkies, BAVARIA) - worth(goldfish, BAVARIA)  # the same power
+    gnomes = worth(trekkies, GNOMES) - worth(goldfish, GNOMES)
+    assert others > 0 and gnomes > 2 * others
+    assert feared(trekkies, GNOMES) - feared(goldfish, GNOMES) == pytest.approx(
+        feared(trekkies, BAVARIA) - feared(goldfish, BAVARIA))
+
+
+def test_a_strong_bot_counts_a_step_toward_its_own_goal_above_a_rivals_same_step() -> None:
+    """summary-en, The Discordian Society: "Control 5 Weird groups." The strong bot plays to
+    its own special goal and knows it for sure: a Weird group it takes raises its standing
+    by more than the same group raises a rival Discordians' standing as the bot fears it
+    (both far from the goal, so neither is feared as about to win)."""
+    def gain(me: str, whose: str) -> float:
+        state = in_round(game(me=DISCORDIA, other=DISCORDIA), 3)
+        before = place(state, whose, "Punk Rockers")
+        after = place(before, whose, "Trekkies")  # Weird
+        if whose == me:
+            return search.evaluate(CARDS, after, me) - search.evaluate(CARDS, before, me)
+        return search.threat(CARDS, after, after.player(whose)) - search.threat(
+            CARDS, before, before.player(whose))
+
+    own, rivals = gain("me", "me"), gain("me", "other")
+    assert rivals > 0 and own - rivals > 0.05  # a fifth of the goal, weighed more
+
+
+
+def test_a_strong_bot_judges_the_leader_by_the_way_gone_not_by_what_the_deal_gave() -> None:
+    """summary-en: "The Network. Control groups with a total Transferable Power of 20";
+    "Bermuda Triangle. Control at least one group of each alignment". rulebook-en,
+    Interference: a player "may interfere in an attack ... by opposing him". Bots interfere
+    with the leader's attack. The Network's own card brings 7 of their 20: with the C.I.A.
+    (4) the normal bot sees them 11 of 20 along and interferes; the strong bot sees 4 of 13
+    and does not. A Bermuda Triangle showing 7 of 10 alignments with three groups does not
+    lead either: a group brings up to three, so the first come fast and the last few slowly.
+    Near their goals both are interfered with."""
+    def answer(level: bots.Level, illuminati: str, *groups: str) -> Stance | None:
+        state = game(Options(victory_groups=12), a=illuminati, c=GNOMES)
+        for group in groups:
+            state = place(state, "a", group)
+        state = money(free(in_round(state, 3), "Convenience Stores"), "c", GNOMES, 30)
+        attacked, _ = apply(state, Attack("a", illuminati, "Convenience Stores", "control"),
+                            CARDS)
+        mind = belief(CARDS, view(CARDS, attacked, "c"))
+        return play.response(CARDS, mind, "c", level, random.Random(1))
+
+    def interferes(answer: Stance | None) -> bool:
+        return answer is not None and answer.side == "interfere"
+
+    assert interferes(answer("normal", NETWORK, "C.I.A."))
+    assert answer("strong", NETWORK, "C.I.A.") is None
+    assert interferes(answer("strong", NETWORK, "C.I.A.", "Federal Reserve", "Big Media"))
+    shown = ("Eco-Guerrillas", "Fiendish Fluoridators", "Boy Sprouts")  # 7 alignments
+    assert interferes(answer("normal", BERMUDA, *shown))
+    assert answer("strong", BERMUDA, *shown) is None
+    assert interferes(answer("strong", BERMUDA, "Semiconscious Liberation Army",
+                             "Parent/Teacher Agglomeration", "Hackers"))  # all but Government
