@@ -25,11 +25,10 @@ everyone's target; a structure too small to survive (a player with no group afte
 third turn is out); a rival one success from a goal feared as about to win, and a rival
 UFO's secret goal guessed as the likeliest of the seven. A goal is measured by how far it
 is along since the deal (``pbem.bots.closeness``), in the evaluation and in judging whom to
-interfere with. The
-candidates are the ``normal`` bot's goal-weighted attacks, its plain-value ones and every
-attack on the best-placed rival's groups, each also weighed privileged (the Bavarians' 5 MB,
-or a special card the bots never play). What these choices were worth was measured in
-tournaments (``bench/bots.py``), not guessed.
+interfere with. The candidates are the ``normal`` bot's goal-weighted attacks, its
+plain-value ones and every attack on the best-placed rival's groups, each also weighed
+privileged (the Bavarians' 5 MB, or a special card the bots never play). What these
+choices were worth was measured in tournaments (``bench/bots.py``), not guessed.
 
 In a response window the strong bot answers as ``normal`` does, but puts all it has against
 an attack whose success would meet its attacker's goal (``response``).
