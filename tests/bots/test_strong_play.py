@@ -228,7 +228,6 @@ def test_a_strong_bot_counts_a_step_toward_its_own_goal_above_a_rivals_same_step
     assert rivals > 0 and own - rivals > 0.05  # a fifth of the goal, weighed more
 
 
-
 def test_a_strong_bot_judges_the_leader_by_the_way_gone_not_by_what_the_deal_gave() -> None:
     """summary-en: "The Network. Control groups with a total Transferable Power of 20";
     "Bermuda Triangle. Control at least one group of each alignment". rulebook-en,
