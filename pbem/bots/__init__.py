@@ -8,8 +8,8 @@ money kept for the Gnomes; new alignments for the Bermuda Triangle; Weird or Vio
 for the Discordians and Assassins; power for the Bavarians; transferable power for the
 Network; the UFOs play the goal they chose), defends what matters and interferes against the
 leader. ``strong`` (``pbem.bots.search``) searches over the attacks ``normal`` proposes and
-more, judges the leader by how far each goal is along since the deal (``closeness``), and
-stops an attack that would win.
+more, judges the leader by how soon each goal may be met (``closeness``), and stops an
+attack that would win.
 
 A bot is given a state rebuilt from its own player's view (``pbem.bots.belief``), never the
 full one, and draws its choices from a ``random.Random`` it is given, so a simulated game is
@@ -111,15 +111,16 @@ def shown(cards: CardSet, p: Player, goal: Progress) -> float:
 
 def closeness(cards: CardSet, p: Player, goal: Progress) -> float:
     """How far along ``p`` is toward one goal, 0..1, as a measure of how soon it may be met.
-    A sum of power or transferable power counts from what ``p``'s Illuminati card brings:
-    the Network start 7 of their 20, and are no nearer their goal than a player with no
-    group. Every alignment counts as the square of the share shown: a group brings one to
-    three alignments, so the first come fast and the last few slowly, and a player showing
-    6 of 10 is far from 60 % of the way."""
+    A sum of transferable power counts from what ``p``'s Illuminati card brings: the Network
+    start 7 of their 20, and are no nearer their goal than a player with no group. A sum of
+    power counts in full: the Bavarians' own 10 of 35 attack and defend like any group's
+    (counted from their card, the Bavarians were left alone too long and won 1.75 times
+    their fair share in ``bench/bots.py``). Every alignment counts as the square of the share
+    shown: a group brings one to three alignments, so the first come fast and the last few
+    slowly, and a player showing 6 of 10 is far from 60 % of the way."""
     have, need = goal.have, goal.need
-    base = {"total_power": power, "total_transferable": transferable}.get(goal.kind)
-    if base is not None:
-        start = min(base(cards, p.illuminati), need - 1)
+    if goal.kind == "total_transferable":
+        start = min(transferable(cards, p.illuminati), need - 1)
         have, need = have - start, need - start
     part = max(0.0, min(have / need, 1.0))
     return part ** ALIGNMENT_EXPONENT if goal.kind == "every_alignment" else part

@@ -23,12 +23,12 @@ power and money; for its own money goal (the Gnomes' 150 MB) a few turns of its 
 ahead, which it collects without an action, but never a rival's, whom that would make
 everyone's target; a structure too small to survive (a player with no group after its
 third turn is out); a rival one success from a goal feared as about to win, and a rival
-UFO's secret goal guessed as the likeliest of the seven. A goal is measured by how far it
-is along since the deal (``pbem.bots.closeness``), in the evaluation and in judging whom to
-interfere with. The candidates are the ``normal`` bot's goal-weighted attacks, its
-plain-value ones and every attack on the best-placed rival's groups, each also weighed
-privileged (the Bavarians' 5 MB, or a special card the bots never play). What these
-choices were worth was measured in tournaments (``bench/bots.py``), not guessed.
+UFO's secret goal guessed as the likeliest of the seven. A goal is measured by how soon it
+may be met (``pbem.bots.closeness``), in the evaluation and in judging whom to interfere
+with. The candidates are the ``normal`` bot's goal-weighted attacks, its plain-value ones
+and every attack on the best-placed rival's groups, each also weighed privileged (the
+Bavarians' 5 MB, or a special card the bots never play). What these choices were worth was
+measured in tournaments (``bench/bots.py``), not guessed.
 
 In a response window the strong bot answers as ``normal`` does, but puts all it has against
 an attack whose success would meet its attacker's goal (``response``).

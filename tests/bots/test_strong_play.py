@@ -30,7 +30,6 @@ from factory import (
 from pbem import bots
 from pbem.bots import play, search
 from pbem.bots.belief import belief
-from pbem.engine.bidding import Stance
 from pbem.engine.commands import Attack, PlaySpecial, ResolveSpecial
 from pbem.engine.rules import apply
 from pbem.engine.state import GameState, Options
@@ -228,6 +227,19 @@ def test_a_strong_bot_counts_a_step_toward_its_own_goal_above_a_rivals_same_step
     assert rivals > 0 and own - rivals > 0.05  # a fifth of the goal, weighed more
 
 
+def interference(level: bots.Level, illuminati: str, *groups: str) -> bool:
+    """Whether the Gnomes (30 MB), seeing ``illuminati`` with ``groups`` attack to control
+    the Convenience Stores, interfere, answering as a ``level`` bot."""
+    state = game(Options(victory_groups=12), a=illuminati, c=GNOMES)
+    for group in groups:
+        state = place(state, "a", group)
+    state = money(free(in_round(state, 3), "Convenience Stores"), "c", GNOMES, 30)
+    attacked, _ = apply(state, Attack("a", illuminati, "Convenience Stores", "control"), CARDS)
+    mind = belief(CARDS, view(CARDS, attacked, "c"))
+    answer = play.response(CARDS, mind, "c", level, random.Random(1))
+    return answer is not None and answer.side == "interfere"
+
+
 def test_a_strong_bot_judges_the_leader_by_the_way_gone_not_by_what_the_deal_gave() -> None:
     """summary-en: "The Network. Control groups with a total Transferable Power of 20";
     "Bermuda Triangle. Control at least one group of each alignment". rulebook-en,
@@ -237,24 +249,22 @@ def test_a_strong_bot_judges_the_leader_by_the_way_gone_not_by_what_the_deal_gav
     and does not. A Bermuda Triangle showing 7 of 10 alignments with three groups does not
     lead either: a group brings up to three, so the first come fast and the last few slowly.
     Near their goals both are interfered with."""
-    def answer(level: bots.Level, illuminati: str, *groups: str) -> Stance | None:
-        state = game(Options(victory_groups=12), a=illuminati, c=GNOMES)
-        for group in groups:
-            state = place(state, "a", group)
-        state = money(free(in_round(state, 3), "Convenience Stores"), "c", GNOMES, 30)
-        attacked, _ = apply(state, Attack("a", illuminati, "Convenience Stores", "control"),
-                            CARDS)
-        mind = belief(CARDS, view(CARDS, attacked, "c"))
-        return play.response(CARDS, mind, "c", level, random.Random(1))
-
-    def interferes(answer: Stance | None) -> bool:
-        return answer is not None and answer.side == "interfere"
-
-    assert interferes(answer("normal", NETWORK, "C.I.A."))
-    assert answer("strong", NETWORK, "C.I.A.") is None
-    assert interferes(answer("strong", NETWORK, "C.I.A.", "Federal Reserve", "Big Media"))
+    assert interference("normal", NETWORK, "C.I.A.")
+    assert not interference("strong", NETWORK, "C.I.A.")
+    assert interference("strong", NETWORK, "C.I.A.", "Federal Reserve", "Big Media")
     shown = ("Eco-Guerrillas", "Fiendish Fluoridators", "Boy Sprouts")  # 7 alignments
-    assert interferes(answer("normal", BERMUDA, *shown))
-    assert answer("strong", BERMUDA, *shown) is None
-    assert interferes(answer("strong", BERMUDA, "Semiconscious Liberation Army",
-                             "Parent/Teacher Agglomeration", "Hackers"))  # all but Government
+    assert interference("normal", BERMUDA, *shown)
+    assert not interference("strong", BERMUDA, *shown)
+    assert interference("strong", BERMUDA, "Semiconscious Liberation Army",
+                        "Parent/Teacher Agglomeration", "Hackers")  # all but Government
+
+
+def test_a_strong_bot_counts_the_bavarians_own_power_as_any_groups() -> None:
+    """summary-en: "Bavarian Illuminati. Control groups with a total power of 35 or more
+    (including their own power of 10)". rulebook-en, Interference: a player
+    "may interfere in an attack ... by opposing him". The Bavarians' card is 10 of their 35
+    and attacks and defends like any group: with the Mafia (7) and the C.I.A. (6) they are
+    23 of 35 along, the leader, and the strong bot interferes; with the C.I.A. alone (16)
+    it does not."""
+    assert interference("strong", BAVARIA, "The Mafia", "C.I.A.")
+    assert not interference("strong", BAVARIA, "C.I.A.")
