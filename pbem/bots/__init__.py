@@ -8,8 +8,8 @@ money kept for the Gnomes; new alignments for the Bermuda Triangle; Weird or Vio
 for the Discordians and Assassins; power for the Bavarians; transferable power for the
 Network; the UFOs play the goal they chose), defends what matters and interferes against the
 leader. ``strong`` (``pbem.bots.search``) searches over the attacks ``normal`` proposes and
-more, judges the leader by how soon each goal may be met (``closeness``), and stops an
-attack that would win.
+more, judges the leader by how soon each goal may be met (``closeness``), keeps its money
+for its own attacks, and stops an attack that would win.
 
 A bot is given a state rebuilt from its own player's view (``pbem.bots.belief``), never the
 full one, and draws its choices from a ``random.Random`` it is given, so a simulated game is

@@ -1,8 +1,8 @@
 """Each level's decisions behind one interface, for ``pbem simulate`` and the mail bots.
 
 ``easy`` and ``normal`` are ``pbem.bots``' heuristics; ``strong`` searches its actions
-(``pbem.bots.search``) and answers attacks as ``normal`` does, but with all it has against
-an attack that would win. Every function takes the bot's belief (a state rebuilt from its
+(``pbem.bots.search``) and defends as ``normal`` does, but interferes only against an attack
+that would win, with all it has. Every function takes the bot's belief (a state rebuilt from its
 own view), never the full state.
 """
 

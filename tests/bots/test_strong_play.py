@@ -84,18 +84,19 @@ def test_a_strong_bot_puts_all_it_has_against_an_attack_that_would_win() -> None
     assert usual is None or usual.upto < 20
 
 
-def test_a_strong_bot_answers_an_ordinary_attack_as_the_normal_one() -> None:
+def test_a_strong_bot_keeps_its_money_rather_than_interfere_with_an_ordinary_attack() -> None:
     """rulebook-en, Interference: a player "contributes money from his Illuminati treasury
     only ... This money goes to the bank." The same attack one group further from victory
     (five groups win), made by the player in the lead: the normal bot pays to interfere
-    with it, and the strong one pays just that, not all it has."""
+    with it; the strong one keeps its money for its own attacks (interfering with every
+    attack of the leader, it won less often in ``bench/bots.py``)."""
     state = _winning_attack(20)
     state = replace(state, options=Options(victory_groups=5))
     mind = belief(CARDS, view(CARDS, state, "me"))
     assert search.if_it_succeeds(CARDS, mind) < search.WON
     usual = bots.response_stance(CARDS, mind, "me", random.Random(1))
     assert usual is not None and usual.side == "interfere" and 0 < usual.upto < 20
-    assert search.response(CARDS, mind, "me", random.Random(1)) == usual
+    assert play.response(CARDS, mind, "me", "strong", random.Random(1)) is None
 
 
 def test_a_strong_bot_defends_its_own_group_as_the_normal_one() -> None:
@@ -227,36 +228,37 @@ def test_a_strong_bot_counts_a_step_toward_its_own_goal_above_a_rivals_same_step
     assert rivals > 0 and own - rivals > 0.05  # a fifth of the goal, weighed more
 
 
-def interference(level: bots.Level, illuminati: str, *groups: str) -> bool:
+def leads(level: bots.Level, illuminati: str, *groups: str) -> bool:
     """Whether the Gnomes (30 MB), seeing ``illuminati`` with ``groups`` attack to control
-    the Convenience Stores, interfere, answering as a ``level`` bot."""
+    the Convenience Stores, judge the attacker the leader, as far along as ``bots.LEADER``
+    (where a normal bot interferes), judging as a ``level`` bot."""
     state = game(Options(victory_groups=12), a=illuminati, c=GNOMES)
     for group in groups:
         state = place(state, "a", group)
     state = money(free(in_round(state, 3), "Convenience Stores"), "c", GNOMES, 30)
     attacked, _ = apply(state, Attack("a", illuminati, "Convenience Stores", "control"), CARDS)
-    mind = belief(CARDS, view(CARDS, attacked, "c"))
-    answer = play.response(CARDS, mind, "c", level, random.Random(1))
-    return answer is not None and answer.side == "interfere"
+    first, closest = bots.leader(CARDS, belief(CARDS, view(CARDS, attacked, "c")), level)
+    return first == "a" and closest >= bots.LEADER
 
 
 def test_a_strong_bot_judges_the_leader_by_the_way_gone_not_by_what_the_deal_gave() -> None:
     """summary-en: "The Network. Control groups with a total Transferable Power of 20";
     "Bermuda Triangle. Control at least one group of each alignment". rulebook-en,
-    Interference: a player "may interfere in an attack ... by opposing him". Bots interfere
-    with the leader's attack. The Network's own card brings 7 of their 20: with the C.I.A.
-    (4) the normal bot sees them 11 of 20 along and interferes; the strong bot sees 4 of 13
-    and does not. A Bermuda Triangle showing 7 of 10 alignments with three groups does not
-    lead either: a group brings up to three, so the first come fast and the last few slowly.
-    Near their goals both are interfered with."""
-    assert interference("normal", NETWORK, "C.I.A.")
-    assert not interference("strong", NETWORK, "C.I.A.")
-    assert interference("strong", NETWORK, "C.I.A.", "Federal Reserve", "Big Media")
+    Interference: a player "may interfere in an attack ... by opposing him". The normal bot
+    interferes with the leader's attacks; the strong bot weighs its rivals (its evaluation,
+    the rival whose groups it attacks) by the same measure of the way gone. The Network's
+    own card brings 7 of their 20: with the C.I.A. (4) the normal bot sees them 11 of 20
+    along, a leader; the strong bot sees 4 of 13. A Bermuda Triangle showing 7 of 10
+    alignments with three groups does not lead either: a group brings up to three, so the
+    first come fast and the last few slowly. Near their goals both lead."""
+    assert leads("normal", NETWORK, "C.I.A.")
+    assert not leads("strong", NETWORK, "C.I.A.")
+    assert leads("strong", NETWORK, "C.I.A.", "Federal Reserve", "Big Media")
     shown = ("Eco-Guerrillas", "Fiendish Fluoridators", "Boy Sprouts")  # 7 alignments
-    assert interference("normal", BERMUDA, *shown)
-    assert not interference("strong", BERMUDA, *shown)
-    assert interference("strong", BERMUDA, "Semiconscious Liberation Army",
-                        "Parent/Teacher Agglomeration", "Hackers")  # all but Government
+    assert leads("normal", BERMUDA, *shown)
+    assert not leads("strong", BERMUDA, *shown)
+    assert leads("strong", BERMUDA, "Semiconscious Liberation Army",
+                 "Parent/Teacher Agglomeration", "Hackers")  # all but Government
 
 
 def test_a_strong_bot_counts_the_bavarians_own_power_as_any_groups() -> None:
@@ -264,7 +266,7 @@ def test_a_strong_bot_counts_the_bavarians_own_power_as_any_groups() -> None:
     (including their own power of 10)". rulebook-en, Interference: a player
     "may interfere in an attack ... by opposing him". The Bavarians' card is 10 of their 35
     and attacks and defends like any group: with the Mafia (7) and the C.I.A. (6) they are
-    23 of 35 along, the leader, and the strong bot interferes; with the C.I.A. alone (16)
-    it does not."""
-    assert interference("strong", BAVARIA, "The Mafia", "C.I.A.")
-    assert not interference("strong", BAVARIA, "C.I.A.")
+    23 of 35 along, and the strong bot judges them the leader; with the C.I.A. alone (16),
+    not yet."""
+    assert leads("strong", BAVARIA, "The Mafia", "C.I.A.")
+    assert not leads("strong", BAVARIA, "C.I.A.")
