@@ -2,8 +2,8 @@
 
 ``easy`` and ``normal`` are ``pbem.bots``' heuristics; ``strong`` searches its actions
 (``pbem.bots.search``) and defends as ``normal`` does, but interferes only against an attack
-that would win, with all it has. Every function takes the bot's belief (a state rebuilt from its
-own view), never the full state.
+that would win, with all it has. Every function takes the bot's belief (a state rebuilt from
+its own view), never the full state.
 """
 
 from __future__ import annotations
