@@ -270,3 +270,19 @@ def test_a_strong_bot_counts_the_bavarians_own_power_as_any_groups() -> None:
     not yet."""
     assert leads("strong", BAVARIA, "The Mafia", "C.I.A.")
     assert not leads("strong", BAVARIA, "C.I.A.")
+
+
+def test_the_gnomes_near_150_megabucks_keep_the_worth_of_every_megabuck() -> None:
+    """summary-en, Gnomes of Zurich: "Collect 150 MegaBucks (in the whole Power Structure's
+    treasuries)"; rulebook-en, Income: "At the beginning of your turn, each Group you control
+    collects the amount listed on its card." With 18 MB a turn (their own 12 and the Federal
+    Reserve's 6), three turns of income would fill on paper the 50 MB the Gnomes miss at
+    100 MB; but only money held meets the goal, so 10 MB more still raise their standing by
+    at least half what 10 MB did at 60 MB, and no income counts as the goal met."""
+    state = place(game(me=GNOMES, other=CTHULHU), "me", "Federal Reserve")
+
+    def worth(held: int) -> float:
+        return search.evaluate(CARDS, money(state, "me", GNOMES, held), "me")
+
+    assert worth(110) - worth(100) > 0.5 * (worth(70) - worth(60)) > 0
+    assert worth(149) < search.WON / 2
