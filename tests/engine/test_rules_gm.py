@@ -43,8 +43,8 @@ def position() -> GameState:
 
 
 def test_the_game_master_sets_the_money_on_a_card() -> None:
-    """DESIGN.md: "service | game flow: phases, response windows, deadlines, auth, GM
-    overrides" """
+    """DESIGN.md: "Mail, deadline ticks and GM overrides all change a game through the
+    same public step" """
     state, events = run(position(), GmSetMoney("gm", "The Mafia", 10, "lost mail"))
     assert treasury(state, "The Mafia") == 10 and money_balances(state)
     assert of_kind(events, "gm_money")[0].data["reason"] == "lost mail"
@@ -53,16 +53,16 @@ def test_the_game_master_sets_the_money_on_a_card() -> None:
 
 
 def test_the_game_master_moves_a_group_and_its_puppets_go_free() -> None:
-    """DESIGN.md: "service | game flow: phases, response windows, deadlines, auth, GM
-    overrides" (a group taken out of a structure frees its puppets, as a drop does)"""
+    """DESIGN.md: "Mail, deadline ticks and GM overrides all change a game through the
+    same public step" (a group taken out of a structure frees its puppets, as a drop does)"""
     state, _ = run(position(), GmMoveCard("gm", "The Mafia", "dead", "ruling"))
     assert state.dead == ("The Mafia",) and state.uncontrolled == ("Yuppies",)
     assert state.player("ann").groups == () and money_balances(state)
 
 
 def test_the_game_master_moves_special_cards_between_hands_and_piles() -> None:
-    """DESIGN.md: "service | game flow: phases, response windows, deadlines, auth, GM
-    overrides" """
+    """DESIGN.md: "Mail, deadline ticks and GM overrides all change a game through the
+    same public step" """
     state = deal(position(), "ann", "Deep Agent")
     state, _ = run(state, GmMoveCard("gm", "Deep Agent", "hand:bob", "misdeal"))
     assert state.player("bob").hand == ("Deep Agent",) and state.player("ann").hand == ()
