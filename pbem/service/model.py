@@ -103,6 +103,12 @@ HOUSE_CHOICES: dict[str, tuple[str, ...]] = {
     "press": ("white", "grey", "none"), "stand_in": ("wait", "pass", "bot")}
 """The words a house rule given as a word may take."""
 
+HOUSE_RANGES: dict[str, tuple[int, int]] = {
+    "absence_days": (0, 365), "absence_days_per_game": (0, 365)}
+"""The whole numbers a house rule given as a number may take, lowest and highest
+(docs/service.md, "Absences"). ``pbem.service.options`` reads every house rule by these two
+tables and the field's type."""
+
 
 def house_rules(options: Mapping[str, Any]) -> tuple[HouseRules, dict[str, Any]]:
     """The game's options split: the house rules among them, and the rest (the rules'
