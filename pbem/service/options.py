@@ -115,9 +115,12 @@ def option_table(cards: CardSet) -> tuple[GameOption, ...]:
             house.append(GameOption(f.name, default, HOUSE_CHOICES[f.name], house=True))
         elif isinstance(default, bool):
             house.append(GameOption(f.name, default, (True, False), house=True))
-        else:
+        elif f.name in HOUSE_RANGES:
             low, high = HOUSE_RANGES[f.name]
             house.append(GameOption(f.name, default, low=low, high=high, house=True))
+        else:  # a house rule added without its choices: no game could be given it
+            raise TypeError(f"the house rule {f.name} has no choices: give them in "
+                            "HOUSE_CHOICES or HOUSE_RANGES (pbem.service.model)")
     return rules + tuple(house)
 
 
