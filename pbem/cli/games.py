@@ -87,7 +87,8 @@ OPTION_HELP = (
     "rules' variants (docs/cards.md): network_goal=20|25, uncontrolled_refill=0|3, "
     "media_alignment=no|yes, victory_groups=by_players|8..13, max_turns=0 (no cap) or more. "
     "The house rules (docs/service.md): press=white|grey|none, press_in_attack=yes|no, "
-    "absence_days=14 (0..365), absence_days_per_game=28 (0..365), stand_in=wait|pass|bot.")
+    "absence_days=14 (0..365), absence_days_per_game=28 (0..365), stand_in=wait|pass|bot. "
+    "`pbem game options` lists them with what each does.")
 
 
 @click.group("game")
@@ -162,6 +163,24 @@ def rule_options(items: tuple[str, ...]) -> dict[str, Any]:
         return read_options(load_cardset(), items)
     except PbemError as error:
         raise click.BadParameter(explain(error), param_hint="--option") from None
+
+
+@game.command("options")
+def options_table() -> None:
+    """List every game option --option takes, with its default and its choices: the rules'
+    variants (declared with the cards), then the house rules (docs/service.md)."""
+    from pbem.engine.carddata import load_cardset
+    from pbem.service.options import option_table
+
+    table = option_table(load_cardset())
+    rows = [("OPTION", "DEFAULT", "CHOICES")] + [
+        (o.name, o.shown(o.default), o.described()) for o in table]
+    widths = [max(len(row[i]) for row in rows) for i in range(2)]
+    for row, option in zip(rows, (None, *table), strict=True):
+        click.echo(f"{row[0].ljust(widths[0])}  {row[1].ljust(widths[1])}  {row[2]}")
+        if option is not None and option.doc:
+            click.echo(click.wrap_text(option.doc, initial_indent="    ",
+                                       subsequent_indent="    "))
 
 
 @game.command("start")

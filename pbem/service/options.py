@@ -21,7 +21,7 @@ from typing import Any
 
 from pbem.engine.cards import CardSet
 from pbem.errors import OptionError
-from pbem.service.model import HOUSE_CHOICES, HOUSE_RANGES, HouseRules
+from pbem.service.model import HOUSE_CHOICES, HOUSE_DOCS, HOUSE_RANGES, HouseRules
 
 __all__ = ["BY_PLAYERS", "GameOption", "check_options", "option_table", "read_options"]
 
@@ -111,13 +111,16 @@ def option_table(cards: CardSet) -> tuple[GameOption, ...]:
     for f in fields(HouseRules):
         assert f.default is not MISSING, "a house rule has a default"
         default: Value = f.default
+        doc = HOUSE_DOCS.get(f.name, "")
         if f.name in HOUSE_CHOICES:
-            house.append(GameOption(f.name, default, HOUSE_CHOICES[f.name], house=True))
+            house.append(GameOption(f.name, default, HOUSE_CHOICES[f.name], house=True,
+                                    doc=doc))
         elif isinstance(default, bool):
-            house.append(GameOption(f.name, default, (True, False), house=True))
+            house.append(GameOption(f.name, default, (True, False), house=True, doc=doc))
         elif f.name in HOUSE_RANGES:
             low, high = HOUSE_RANGES[f.name]
-            house.append(GameOption(f.name, default, low=low, high=high, house=True))
+            house.append(GameOption(f.name, default, low=low, high=high, house=True,
+                                    doc=doc))
         else:  # a house rule added without its choices: no game could be given it
             raise TypeError(f"the house rule {f.name} has no choices: give them in "
                             "HOUSE_CHOICES or HOUSE_RANGES (pbem.service.model)")

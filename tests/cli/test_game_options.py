@@ -65,6 +65,17 @@ def test_the_help_of_create_and_open_names_every_option_and_its_choices() -> Non
         assert "victory_groups=by_players|8..13" in text
 
 
+def test_game_options_lists_the_table() -> None:
+    listed = CliRunner().invoke(cli, ["game", "options"])
+    assert listed.exit_code == 0, listed.output
+    lines = listed.output.splitlines()
+    for option in option_table(load_cardset()):
+        row = next(line for line in lines if line.startswith(option.name + " "))
+        assert row.split()[1] == option.shown(option.default)
+        assert row.endswith(option.described())
+        assert option.doc, f"{option.name} says nothing of what it does"
+
+
 @pytest.mark.parametrize(("item", "option", "choices"), [
     ("uncontrolled_refill=2", "uncontrolled_refill", "0 or 3"),
     ("network_goal=22", "network_goal", "20 or 25"),
