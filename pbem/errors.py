@@ -139,6 +139,12 @@ class ConfigError(PbemError, ValueError):
     """The daemon's configuration is wrong."""
 
 
+class OptionError(PbemError, ValueError):
+    """A game option the game master gave is no option (key ``unknown_option``), or its value
+    is none of the option's documented choices (key ``option_value``); ``words`` name the
+    option, the value and the choices. No player reads it: its English is the raiser's."""
+
+
 class AddressError(PbemError, ValueError):
     """A mail address we could not write to (or not deliver to with the sender configured)."""
 

@@ -11,6 +11,24 @@ from servers import Account, Dovecot, SmtpCatcher, TokenServer, dovecot_binary, 
 
 import pbem.reports.refusals  # noqa: F401  (installs the English wording of keyed errors)
 
+# --- where commands find their configuration (pbem.daemon.config.find_config) ----------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_configuration_of_this_machine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Commands never read the machine's own configuration (``~/.config/pbem/pbem.toml``,
+    ``/etc/pbem/pbem.toml``, ``$PBEM_CONFIG``): the user's folder is an empty one of the
+    tests', the system's file one that does not exist. (A test of the search sets its own.)"""
+    from pbem.daemon import config
+
+    with pytest.MonkeyPatch.context() as patch:
+        empty = tmp_path_factory.mktemp("no-configuration")
+        patch.setenv("XDG_CONFIG_HOME", str(empty))
+        patch.delenv("PBEM_CONFIG", raising=False)
+        patch.setattr(config, "SYSTEM_CONFIG", empty / "etc" / "pbem.toml")
+        yield
+
+
 # --- mail servers (tests/servers.py): Dovecot IMAP/LMTP and an SMTP catcher -------------
 
 # Announced instead of Dovecot's own list, to test the paths for servers without IDLE,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from pbem.cli.daemon import config_option
+from pbem.cli.daemon import config_option, configured
 from pbem.errors import PbemError
 
 __all__ = ["auth"]
@@ -31,11 +31,10 @@ def auth() -> None:
               help="Google only: the localhost port in the address the browser is sent to.")
 def login(config_path: Path | None, port: int) -> None:
     """Log in once as the mailbox's owner; the daemon then refreshes the token itself."""
-    from pbem.daemon.config import load_config
     from pbem.transport.oauth import Tokens, login_google, login_microsoft
 
     try:
-        config = load_config(config_path)
+        config = configured(config_path)
         oauth = next((s.oauth for s in (config.imap, config.smtp)
                       if s is not None and s.oauth is not None), None)
         if oauth is None:

@@ -7,19 +7,38 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import click
 
 from pbem.errors import ConfigError, PbemError
 
-__all__ = ["config_option", "doctor", "run"]
+if TYPE_CHECKING:
+    from pbem.daemon.config import DaemonConfig
 
-_CONFIG_HELP = ("The TOML configuration file (see deploy/pbem.toml). Without it: the embedded "
-                "default (store in ./var/pbem, SMTP listener on 127.0.0.1:2525, outgoing mail "
-                "into Maildirs under ./var/pbem/maildirs).")
+__all__ = ["CONFIG_HELP", "config_option", "configured", "doctor", "run"]
+
+# Where every command finds its configuration: pbem.daemon.config.SEARCH_ORDER, written out
+# here so that `pbem --help` loads no more than click (tests/cli/test_config_search.py keeps
+# the two in step).
+CONFIG_HELP = ("The daemon's TOML configuration (deploy/pbem.toml documents it): the store "
+               "and the mail settings. Without --config: $PBEM_CONFIG, else the first found "
+               "of ./pbem.toml, $XDG_CONFIG_HOME/pbem/pbem.toml (~/.config/pbem/pbem.toml) "
+               "and /etc/pbem/pbem.toml, else the embedded default (store in ./var/pbem, SMTP "
+               "listener on 127.0.0.1:2525, outgoing mail into Maildirs under "
+               "./var/pbem/maildirs).")
 config_option = click.option(
     "--config", "config_path", metavar="FILE", envvar="PBEM_CONFIG",
-    type=click.Path(dir_okay=False, path_type=Path), help=_CONFIG_HELP)
+    type=click.Path(dir_okay=False, path_type=Path), help=CONFIG_HELP)
+
+
+def configured(given: Path | None, *, logins: bool = True) -> DaemonConfig:
+    """The configuration a command reads: the file ``given`` (``--config``) or the one the
+    search finds (``pbem.daemon.config.find_config``). ``logins``: the command logs in to a
+    server, so the passwords it needs must be there (else ConfigError names them)."""
+    from pbem.daemon.config import find_config, load_config
+
+    return load_config(find_config(given), logins=logins)
 
 
 def _fail(error: PbemError, code: int) -> None:
@@ -34,11 +53,10 @@ def _fail(error: PbemError, code: int) -> None:
               "send the outbox, and exit.")
 def run(config_path: Path | None, once: bool) -> None:
     """Run the mail daemon until SIGTERM or Ctrl-C (exit 2 on a bad configuration)."""
-    from pbem.daemon.config import load_config
     from pbem.daemon.server import Daemon
 
     try:
-        config = load_config(config_path)
+        config = configured(config_path)
     except ConfigError as error:
         _fail(error, 2)
     logging.basicConfig(level=config.log_level, stream=sys.stderr,
@@ -75,11 +93,10 @@ def run(config_path: Path | None, once: bool) -> None:
 def doctor(config_path: Path | None) -> None:
     """Check the configuration against the real servers and folders (exit 1 if anything is
     wrong)."""
-    from pbem.daemon.config import load_config
     from pbem.daemon.doctor import examine
 
     try:
-        config = load_config(config_path)
+        config = configured(config_path)
     except ConfigError as error:
         click.echo(f"problem: {error}")
         sys.exit(1)

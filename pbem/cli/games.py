@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import fields
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -28,7 +27,8 @@ if TYPE_CHECKING:
     from pbem.service.history import GameFile
     from pbem.store import Store
 
-__all__ = ["game", "game_settings", "games", "preview", "process", "rule_options"]
+__all__ = ["OPTION_HELP", "game", "game_settings", "games", "preview", "process",
+           "rule_options", "timing_of"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -37,13 +37,31 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def game_settings(command: F) -> F:
-    """The options of a new game's deadlines and language (``game create``, ``game open``)."""
+    """The options of a new game's deadlines and language (``game create``, ``game open``):
+    every timing docs/service.md documents. ``timing_of`` takes them out as Timing's
+    fields."""
     options = [
         click.option("--orders-hours", type=click.FloatRange(0, min_open=True), default=72.0,
                      show_default=True, help="Hours the active player has for orders."),
         click.option("--response-hours", type=click.FloatRange(0, min_open=True),
                      default=24.0, show_default=True,
                      help="Hours the players have to answer an attack."),
+        click.option("--reminder-hours", "reminder_hours", multiple=True,
+                     type=click.FloatRange(0), default=(12.0,), show_default=True,
+                     metavar="HOURS",
+                     help="Remind a player this many hours before a deadline they have not "
+                     "answered (never in the first half of its period); repeat it for "
+                     "several reminders; 0: none."),
+        click.option("--miss-limit", type=click.IntRange(1), default=2, show_default=True,
+                     help="Tell the game master when a player has missed this many orders "
+                     "deadlines in a row (and again at each multiple)."),
+        click.option("--early-close/--no-early-close", "close_early", default=True,
+                     show_default=True, help="Close a response window as soon as everyone "
+                     "asked has answered, or always wait for its deadline."),
+        click.option("--registered-address-only/--any-address", "registered_only",
+                     default=True, show_default=True, help="Take a player's orders only "
+                     "from the address they registered, or from any address (the password "
+                     "still needed)."),
         click.option("--language", type=click.Choice(LANGUAGES), default="en",
                      show_default=True, help="The language of the players' mail, the welcome "
                      "included, until each chooses another (SET LANGUAGE)."),
@@ -51,6 +69,26 @@ def game_settings(command: F) -> F:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def timing_of(kw: dict[str, Any]) -> dict[str, Any]:
+    """The ``game_settings`` deadlines taken out of a command's keyword arguments, as the
+    fields of the game's Timing (``pbem.service.model``)."""
+    return {"orders_hours": kw.pop("orders_hours"), "response_hours": kw.pop("response_hours"),
+            "reminders": tuple(h for h in kw.pop("reminder_hours") if h > 0),
+            "miss_limit": kw.pop("miss_limit"), "close_early": kw.pop("close_early"),
+            "require_registered_address": kw.pop("registered_only")}
+
+
+# Every option of the table (pbem.service.options), its choices, the default first;
+# tests/cli/test_game_options.py keeps the two in step.
+OPTION_HELP = (
+    "A game option (repeat it for several); a value outside its choices is refused. The "
+    "rules' variants (docs/cards.md): network_goal=20|25, uncontrolled_refill=0|3, "
+    "media_alignment=no|yes, victory_groups=by_players|8..13, max_turns=0 (no cap) or more. "
+    "The house rules (docs/service.md): press=white|grey|none, press_in_attack=yes|no, "
+    "absence_days=14 (0..365), absence_days_per_game=28 (0..365), stand_in=wait|pass|bot. "
+    "`pbem game options` lists them with what each does.")
 
 
 @click.group("game")
@@ -64,21 +102,18 @@ def game() -> None:
               metavar="NAME=ADDRESS[:ILLUMINATI]",
               help="A player, their address and (if chosen, not dealt) their Illuminati. "
               "Give one --player per player, in seating order.")
-@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
-              help="A rule option, e.g. network_goal=25, media_alignment=yes, max_turns=40; or a "
-              "house rule: press=white|grey|none, press_in_attack=yes|no, absence_days=14, "
-              "absence_days_per_game=28, stand_in=wait|pass|bot.")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help=OPTION_HELP)
 @game_settings
 @click.option("--seed", metavar="HEX", help="The secret seed of the dice (hex; default: "
               "random). Only for tests and replays of a known game.")
 @common
-def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...],
-           orders_hours: float, response_hours: float, language: str, seed: str | None,
-           **kw: Any) -> None:
+def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...], language: str,
+           seed: str | None, **kw: Any) -> None:
     """Create GAME for its players; nothing is mailed until `pbem game start`."""
     from pbem.service import gm
     from pbem.service.model import Timing
 
+    timing = Timing(**timing_of(kw))
     where = where_of(kw)
     seats = [(n, where.address(a, "--player"), i) for n, a, i in map(_player, players)]
     chosen = rule_options(options)
@@ -91,9 +126,7 @@ def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...],
     with session(where, create=True) as service:
         seats = [(n, a, _illuminati(service.cards, i) if i else "") for n, a, i in seats]
         promise = gm.create_game(service, game_id, seats, options=chosen, seed=seed,
-                                 timing=Timing(orders_hours=orders_hours,
-                                               response_hours=response_hours),
-                                 now=where.now, lang=language)
+                                 timing=timing, now=where.now, lang=language)
     click.echo(f"Created game {game_id} for {', '.join(s[0] for s in seats)}.")
     shared_addresses([(name, address) for name, address, _ in seats])
     click.echo(f"Dice commitment (SHA-256 of the secret seed): {promise}")
@@ -120,35 +153,34 @@ def _illuminati(cards: CardSet, query: str) -> str:
 
 
 def rule_options(items: tuple[str, ...]) -> dict[str, Any]:
-    from pbem.engine.state import Options
-    from pbem.service.model import HOUSE_CHOICES, HouseRules
+    """The game's options the ``--option KEY=VALUE`` texts give, checked against the one
+    table of options (``pbem.service.options``); a value outside its choices ends the
+    command (exit 2) naming the option and its choices."""
+    from pbem.engine.carddata import load_cardset
+    from pbem.service.options import read_options
 
-    known = {f.name: f.type for f in (*fields(Options), *fields(HouseRules))}
-    chosen: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or key not in known:
-            close = ", ".join(known)
-            raise click.BadParameter(f"{item!r}: the options are {close} (KEY=VALUE)",
-                                     param_hint="--option")
-        word = value.strip().lower()
-        if key in HOUSE_CHOICES:
-            if word not in HOUSE_CHOICES[key]:
-                raise click.BadParameter(f"{key} is {' or '.join(HOUSE_CHOICES[key])}",
-                                         param_hint="--option")
-            chosen[key] = word
-        elif known[key] in ("bool", bool):
-            if word not in ("yes", "no", "true", "false", "on", "off", "1", "0"):
-                raise click.BadParameter(f"{key} is yes or no", param_hint="--option")
-            chosen[key] = word in ("yes", "true", "on", "1")
-        else:
-            try:
-                chosen[key] = int(word)
-            except ValueError:
-                raise click.BadParameter(f"{key} is a whole number",
-                                         param_hint="--option") from None
-    return chosen
+    try:
+        return read_options(load_cardset(), items)
+    except PbemError as error:
+        raise click.BadParameter(explain(error), param_hint="--option") from None
+
+
+@game.command("options")
+def options_table() -> None:
+    """List every game option --option takes, with its default and its choices: the rules'
+    variants (declared with the cards), then the house rules (docs/service.md)."""
+    from pbem.engine.carddata import load_cardset
+    from pbem.service.options import option_table
+
+    table = option_table(load_cardset())
+    rows = [("OPTION", "DEFAULT", "CHOICES")] + [
+        (o.name, o.shown(o.default), o.described()) for o in table]
+    widths = [max(len(row[i]) for row in rows) for i in range(2)]
+    for row, option in zip(rows, (None, *table), strict=True):
+        click.echo(f"{row[0].ljust(widths[0])}  {row[1].ljust(widths[1])}  {row[2]}")
+        if option is not None and option.doc:
+            click.echo(click.wrap_text(option.doc, initial_indent="    ",
+                                       subsequent_indent="    "))
 
 
 @game.command("start")

@@ -1,10 +1,13 @@
 """The game master's ``pbem`` commands: games, overrides, histories and the archive.
 
-Every command reads the daemon's configuration (``--config`` or ``$PBEM_CONFIG``; without it
-the embedded default) for the store and the mail settings; ``--store`` (``$PBEM_STORE``)
-names another store. It holds the store's lock while it works, so it is safe while the
-daemon runs: it waits up to ``--wait`` seconds for the daemon to finish a step. Exit codes:
-0 done, 1 refused or a check failed, 2 a usage error, 3 the store stayed busy.
+Every command reads the daemon's configuration, found as ``pbem run`` finds it (``--config``,
+else ``$PBEM_CONFIG``, ``./pbem.toml``, ``$XDG_CONFIG_HOME/pbem/pbem.toml``,
+``/etc/pbem/pbem.toml``, else the embedded default: ``pbem.daemon.config.find_config``), for
+the store and the mail settings, and needs none of its passwords (it logs in nowhere);
+``--store`` (``$PBEM_STORE``) names another store. It holds the store's lock while it
+works, so it is safe while the daemon runs: it waits up to ``--wait`` seconds for the daemon
+to finish a step. Exit codes: 0 done, 1 refused or a check failed, 2 a usage error, 3 the
+store stayed busy.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from pbem.service.deadlines import offer_due
 from pbem.service.gm import Preview
 from pbem.service.history import GameFile
 from pbem.service.model import GameService, parse_iso
+from pbem.service.options import option_table
 
 
 def status(state: GameState, service: GameService) -> str:
@@ -53,6 +54,9 @@ def show_text(cards: CardSet, game: GameFile, now: datetime) -> str:
         resistance={g.name: g.resistance for g in group_facts(
             cards, (c.card for p in v.players for c in p.structure))},
         draws=game.state.dice.draws, deck_top=game.state.deck[:5],
+        rule_options=[f"{o.name} {o.shown(getattr(game.state.options, o.name))}"
+                      for o in option_table(cards) if not o.house],
+        reminders=" and ".join(f"{h:g}" for h in service.timing.reminders),
     ).rstrip() + "\n"
 
 

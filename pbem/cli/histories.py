@@ -138,7 +138,7 @@ def import_game(source: Path, **kw: Any) -> None:
     if not isinstance(data, dict):
         raise click.ClickException(f"{source} is not a game exported by pbem.")
     with session(where, create=True) as service:
-        game_id = moves.move_in(service.store, data, where.now)
+        game_id = moves.move_in(service.store, data, where.now, cards=service.cards)
     click.echo(f"Imported {game_id} ({len(data['log'])} log entries). Route its address "
                "to this daemon now: its mail waits at the mail server until then.")
 

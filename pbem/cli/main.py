@@ -24,7 +24,14 @@ if TYPE_CHECKING:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="pbem")
 def main() -> None:
-    """Play Illuminati by email: the daemon, the game master's tools, and the archive."""
+    """Play Illuminati by email: the daemon, the game master's tools, and the archive.
+
+    Every command finds the daemon's configuration (its store, its mail settings) in the
+    same place: --config FILE, else $PBEM_CONFIG, else the first found of ./pbem.toml,
+    $XDG_CONFIG_HOME/pbem/pbem.toml (~/.config/pbem/pbem.toml) and /etc/pbem/pbem.toml,
+    else the embedded default (store in ./var/pbem). Only the commands that log in to a
+    mail server (run, doctor, auth login) need its passwords.
+    """
 
 
 main.add_command(cards)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from pbem.cli.daemon import config_option
 from pbem.errors import AddressError, PbemError, StoreError
 
 if TYPE_CHECKING:
@@ -58,10 +59,10 @@ class Where:
 
 def _where(config_path: Path | None, store: Path | None, wait: float,
            now: str | None) -> Where:
-    from pbem.daemon.config import load_config
+    from pbem.cli.daemon import configured
 
-    try:
-        config = load_config(config_path)
+    try:  # the game master's commands log in to no server: no password needed
+        config = configured(config_path, logins=False)
     except PbemError as error:
         raise click.ClickException(explain(error)) from error
     if store is None:
@@ -76,13 +77,10 @@ def common(command: F) -> F:
     """The options every game master command takes: the daemon's configuration (for the
     store and who the mails come from), the store, the wait for its lock, the clock."""
     options = [
-        click.option("--config", "config_path", metavar="FILE", envvar="PBEM_CONFIG",
-                     type=click.Path(dir_okay=False, path_type=Path),
-                     help="The daemon's TOML configuration: the store and the mail "
-                     "settings [env PBEM_CONFIG; default: the embedded one]."),
+        config_option,
         click.option("--store", type=click.Path(file_okay=False, path_type=Path),
                      envvar="PBEM_STORE", help="The game store folder, instead of the "
-                     "configuration's [env PBEM_STORE; default ./var/pbem]."),
+                     "configuration's [store] path [env PBEM_STORE]."),
         click.option("--wait", type=click.FloatRange(0), default=30.0, show_default=True,
                      help="Seconds to wait for the store's lock if the daemon holds it."),
         click.option("--now", metavar="TIME", envvar="PBEM_NOW",
@@ -111,8 +109,9 @@ def locked_store(where: Where, *, create: bool = False) -> Iterator[Store]:
 
     if not create and not (where.store / "games").is_dir():
         raise click.ClickException(
-            f"There is no game store at {where.store}. Give --store (or set PBEM_STORE), or "
-            "create a game first with `pbem game create`.")
+            f"There is no game store at {where.store} (the store of {where.config.origin}). "
+            "Give --config or --store (or set PBEM_CONFIG or PBEM_STORE), or create a game "
+            "first with `pbem game create`.")
     try:
         store = Store(where.store)
         with held(store, where.wait):

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from pbem.cli.games import game, game_settings, rule_options
+from pbem.cli.games import OPTION_HELP, game, game_settings, rule_options, timing_of
 from pbem.cli.session import common, counted, game_named, moment_of, session, where_of
 from pbem.reports.languages import LANGUAGES
 
@@ -27,24 +27,25 @@ __all__ = ["approve", "observer", "players", "seat"]
 @click.option("--observers-read-press", "press", is_flag=True,
               help="Observers are sent the press to ALL.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
-              help="A rule option, as for `pbem game create`.")
+              help=OPTION_HELP + " Kept with the sign-up, in force from the game's start.")
 @game_settings
 @click.option("--seed", metavar="HEX", default="", help="The secret seed of the dice "
               "(hex; default: random). Only for tests and replays.")
 @common
 def open_game(game_id: str, seats: int, fill_by: str | None, approval: bool,
-              observers: bool, press: bool, options: tuple[str, ...], orders_hours: float,
-              response_hours: float, language: str, seed: str, **kw: Any) -> None:
+              observers: bool, press: bool, options: tuple[str, ...], language: str,
+              seed: str, **kw: Any) -> None:
     """Open GAME for sign-up by mail: players send JOIN GAME AS <name>."""
     from pbem.service import gm
     from pbem.service.model import iso
     from pbem.service.signup import Opening
 
+    timing = timing_of(kw)
     where = where_of(kw)
     deadline = iso(moment_of(fill_by, "--deadline-to-fill")) if fill_by else ""
     opening = Opening(seats=seats, fill_by=deadline, approval=approval,
                       options=rule_options(options),
-                      timing={"orders_hours": orders_hours, "response_hours": response_hours},
+                      timing=timing,
                       lang=language, observers=observers, press=press, seed=seed)
     with session(where, create=True) as service:
         gm.open_game(service, game_id, opening, where.now)

@@ -5,11 +5,20 @@ With no file at all the daemon keeps its store in ``./var/pbem``, listens for SM
 127.0.0.1:2525 for mail to our address or domain, and writes outgoing mail into one local
 Maildir per player under ``./var/pbem/maildirs/``. ``deploy/pbem.toml`` documents every key.
 
+Every command finds the same file (``find_config``, the order ``SEARCH_ORDER`` says): the one
+``--config`` names, else ``$PBEM_CONFIG``, else the first that exists of ``./pbem.toml``, the
+user's ``$XDG_CONFIG_HOME/pbem/pbem.toml`` (``~/.config/pbem/pbem.toml`` when unset) and
+``/etc/pbem/pbem.toml``; with none, the embedded default. So ``pbem game create`` finds the
+store of the daemon that ``pbem run`` started from the same place.
+
 Relative paths in a file are taken from the file's folder, so the daemon finds its store
 whatever folder it is started from. Passwords may be left out of the file and given as
 ``PBEM_IMAP_PASSWORD``, ``PBEM_SMTP_PASSWORD`` and ``PBEM_OAUTH_CLIENT_SECRET``; the
-environment wins over the file. ``auth = "oauth2"`` in [imap] or [smtp] logs in with the
-token of the [oauth] section (``pbem.transport.oauth``) instead of a password.
+environment wins over the file. Only a command that logs in to a server (``pbem run``,
+``pbem doctor``, ``pbem auth login``) asks for them: the game master's others read the file
+with ``logins=False``, and a secret missing is no mistake for them. ``auth = "oauth2"`` in
+[imap] or [smtp] logs in with the token of the [oauth] section (``pbem.transport.oauth``)
+instead of a password.
 Every mistake is a :class:`~pbem.errors.ConfigError` naming the key and the file.
 """
 
@@ -39,6 +48,14 @@ if TYPE_CHECKING:
     from pbem.transport.sender import Security
 
 DEFAULT_STORE = Path("var/pbem")
+CONFIG_NAME = "pbem.toml"
+CONFIG_ENV = "PBEM_CONFIG"
+# The system's file, last of the search; a module value so the tests can point it elsewhere.
+SYSTEM_CONFIG = Path("/etc/pbem/pbem.toml")
+SEARCH_ORDER = ("--config FILE, else $PBEM_CONFIG, else the first found of ./pbem.toml, "
+                "$XDG_CONFIG_HOME/pbem/pbem.toml (~/.config/pbem/pbem.toml) and "
+                "/etc/pbem/pbem.toml, else the embedded default")
+"""Where a command looks for its configuration, for --help (``find_config`` does it)."""
 IMAP_PASSWORD_ENV = "PBEM_IMAP_PASSWORD"
 SMTP_PASSWORD_ENV = "PBEM_SMTP_PASSWORD"
 OAUTH_SECRET_ENV = "PBEM_OAUTH_CLIENT_SECRET"
@@ -145,12 +162,38 @@ class DaemonConfig:
                              stranger_replies=self.stranger_replies)
 
 
-def load_config(path: Path | None = None,
-                env: Mapping[str, str] | None = None) -> DaemonConfig:
-    """Give the configuration read from ``path`` (None: the embedded default)."""
+def find_config(given: Path | None = None, env: Mapping[str, str] | None = None, *,
+                cwd: Path | None = None, system: Path | None = None) -> Path | None:
+    """Give the configuration file a command reads (``SEARCH_ORDER``): ``given`` (its
+    ``--config``), else ``$PBEM_CONFIG``, else the first file that exists of ``./pbem.toml``
+    (in ``cwd``), the user's (``$XDG_CONFIG_HOME/pbem/pbem.toml``, ``~/.config`` when that
+    is unset or not absolute) and the system's (``system``, by default ``SYSTEM_CONFIG``);
+    None when there is none: the embedded default. A file named (``given`` or the
+    environment's) is given even if it does not exist, so that ``load_config`` says so."""
+    env = os.environ if env is None else env
+    if given is not None:
+        return given
+    if env.get(CONFIG_ENV):
+        return Path(env[CONFIG_ENV])
+    xdg = Path(env.get("XDG_CONFIG_HOME", ""))
+    home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+    user = xdg if xdg.is_absolute() else home / ".config"
+    here = Path.cwd() if cwd is None else cwd
+    for candidate in (here / CONFIG_NAME, user / "pbem" / CONFIG_NAME,
+                      SYSTEM_CONFIG if system is None else system):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(path: Path | None = None, env: Mapping[str, str] | None = None, *,
+                logins: bool = True) -> DaemonConfig:
+    """Give the configuration read from ``path`` (None: the embedded default).
+    ``logins=False`` for a command that logs in to no server: a password or client secret
+    missing (from the file and the environment) is then no mistake, and left empty."""
     env = os.environ if env is None else env
     if path is None:
-        return _build({}, None, Path.cwd(), env)
+        return _build({}, None, Path.cwd(), env, logins)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -162,7 +205,7 @@ def load_config(path: Path | None = None,
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"The configuration file {path} is not valid TOML: {error}.",
                           suggestion="Check the quotes and brackets on that line.") from None
-    return _build(data, path, path.resolve().parent, env)
+    return _build(data, path, path.resolve().parent, env, logins)
 
 
 class _Reader:
@@ -262,7 +305,7 @@ def _address(reader: _Reader, key: str, value: str, *, maildir: bool = False) ->
 
 
 def _build(data: Mapping[str, Any], source: Path | None, base: Path,
-           env: Mapping[str, str]) -> DaemonConfig:
+           env: Mapping[str, str], logins: bool) -> DaemonConfig:
     origin = str(source) if source else "the embedded default configuration"
     for section in data:
         if section not in _KEYS:
@@ -299,8 +342,8 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
     if envelope_from:
         _address(mail, "envelope_from", envelope_from)
 
-    oauth = _oauth(read["oauth"], env, store) if "oauth" in data else None
-    imap = _imap(read["imap"], env, oauth) if "imap" in data else None
+    oauth = _oauth(read["oauth"], env, store, logins) if "oauth" in data else None
+    imap = _imap(read["imap"], env, oauth, logins) if "imap" in data else None
     listener_section = read["listener"]
     enabled = listener_section.flag("enabled", imap is None)
     listener = None
@@ -326,7 +369,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         mails_per_hour=mail.whole("mails_per_hour", 60, 1, 1_000_000),
         stranger_replies=mail.whole("stranger_replies", STRANGER_REPLIES, 0, 1_000_000),
         listener=listener, imap=imap,
-        smtp=_smtp(read["smtp"], env, oauth) if "smtp" in data else None,
+        smtp=_smtp(read["smtp"], env, oauth, logins) if "smtp" in data else None,
         maildir=read["maildir"].path("path", store / "maildirs"),
         tick_seconds=daemon.seconds("tick_seconds", 60.0),
         give_up_after=daemon.whole("give_up_after", 30, 1, 10_000),
@@ -339,12 +382,13 @@ def _secret(reader: _Reader, env: Mapping[str, str], name: str) -> str | None:
     return env.get(name) or reader.optional_text("password")
 
 
-def _oauth(reader: _Reader, env: Mapping[str, str], store: Path) -> OAuthSettings:
+def _oauth(reader: _Reader, env: Mapping[str, str], store: Path,
+           logins: bool) -> OAuthSettings:
     from pbem.transport.oauth import PROVIDERS, OAuthSettings
 
     provider = cast("Provider", reader.choice("provider", "google", PROVIDERS))
     secret = env.get(OAUTH_SECRET_ENV) or reader.optional_text("client_secret")
-    if provider == "microsoft-app" and secret is None:
+    if provider == "microsoft-app" and secret is None and logins:
         raise ConfigError(f"In {reader.origin}, [oauth] provider microsoft-app needs a "
                           "client secret.",
                           suggestion=f"Set the environment variable {OAUTH_SECRET_ENV}, or "
@@ -373,12 +417,12 @@ def _limit(reader: _Reader, key: str) -> int | None:
 
 
 def _imap(reader: _Reader, env: Mapping[str, str],
-          oauth_settings: OAuthSettings | None) -> ImapConfig:
+          oauth_settings: OAuthSettings | None, logins: bool) -> ImapConfig:
     from pbem.transport.imap import ImapConfig
 
     oauth = _auth(reader, oauth_settings)
     password = _secret(reader, env, IMAP_PASSWORD_ENV)
-    if oauth is not None:
+    if oauth is not None or not logins:
         password = password or ""
     if password is None:
         raise ConfigError(f"In {reader.origin}, [imap] has no password.",
@@ -405,7 +449,7 @@ def _imap(reader: _Reader, env: Mapping[str, str],
 
 
 def _smtp(reader: _Reader, env: Mapping[str, str],
-          oauth_settings: OAuthSettings | None) -> SmtpSettings:
+          oauth_settings: OAuthSettings | None, logins: bool) -> SmtpSettings:
     security = reader.choice("security", "starttls", _SECURITY)
     username = reader.optional_text("username")
     password = _secret(reader, env, SMTP_PASSWORD_ENV)
@@ -413,7 +457,7 @@ def _smtp(reader: _Reader, env: Mapping[str, str],
     if oauth is not None and username is None:
         raise ConfigError(f"In {reader.origin}, [smtp] auth = \"oauth2\" needs the "
                           "username (the mailbox's address).")
-    if username is not None and password is None and oauth is None:
+    if username is not None and password is None and oauth is None and logins:
         raise ConfigError(f"In {reader.origin}, [smtp] has a username but no password.",
                           suggestion=f"Set the environment variable {SMTP_PASSWORD_ENV}, or "
                           "add password = \"...\" under [smtp].")

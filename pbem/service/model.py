@@ -103,6 +103,22 @@ HOUSE_CHOICES: dict[str, tuple[str, ...]] = {
     "press": ("white", "grey", "none"), "stand_in": ("wait", "pass", "bot")}
 """The words a house rule given as a word may take."""
 
+HOUSE_RANGES: dict[str, tuple[int, int]] = {
+    "absence_days": (0, 365), "absence_days_per_game": (0, 365)}
+"""The whole numbers a house rule given as a number may take, lowest and highest
+(docs/service.md, "Absences"). ``pbem.service.options`` reads every house rule by these two
+tables and the field's type."""
+
+HOUSE_DOCS: dict[str, str] = {
+    "press": "white: press is signed with its writer's name; grey: unsigned; none: no press.",
+    "press_in_attack": "no: no press while an attack waits for answers.",
+    "absence_days": "The longest one absence (SET ABSENCE) may be, in days; 0: none.",
+    "absence_days_per_game": "All of one player's absences together, in days.",
+    "stand_in": "While a player is away: wait (their deadline moves to the absence's end), "
+                "pass (their turn passes at once, no miss counted) or bot (a bot plays it).",
+}
+"""What each house rule does, for ``pbem game options`` (docs/service.md says more)."""
+
 
 def house_rules(options: Mapping[str, Any]) -> tuple[HouseRules, dict[str, Any]]:
     """The game's options split: the house rules among them, and the rest (the rules'

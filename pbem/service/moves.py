@@ -21,9 +21,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from pbem.engine.cards import CardSet
 from pbem.errors import StoreError
 from pbem.service import postmaster
 from pbem.service.history import export, read_game
+from pbem.service.options import check_options
 from pbem.store import GameStore
 
 FORMAT = "pbem-game"
@@ -71,10 +73,13 @@ def move_out(store: GameStore, game_id: str, wait: float, *, to_folder: str | No
         raise
 
 
-def move_in(store: GameStore, data: dict[str, Any], now: datetime) -> str:
+def move_in(store: GameStore, data: dict[str, Any], now: datetime,
+            cards: CardSet | None = None) -> str:
     """Create in ``store`` the game ``move_out`` wrote, and take the records of the mails it
     applied as seen; give its id. Refuses a game id the store has already (letter case
-    aside), and a plain export (it lacks the passwords)."""
+    aside), and a plain export (it lacks the passwords). With ``cards``, refuses a game
+    whose options (the rules' and the house rules) are outside the choices of the one table
+    of options (``pbem.service.options``): OptionError, as ``pbem game create`` gives."""
     if data.get("format") != FORMAT or data.get("version") != VERSION:
         raise StoreError("This is not a game exported by pbem.",
                          suggestion="Give a file written by `pbem export GAME --move`.")
@@ -84,6 +89,8 @@ def move_in(store: GameStore, data: dict[str, Any], now: datetime) -> str:
         raise StoreError("This export cannot be imported: it was not written for a move, so "
                          "it lacks the players' passwords.", text=str(game_id),
                          suggestion="Write it with `pbem export GAME --move`.")
+    if cards is not None:
+        check_options(cards, moved_options(moved))
     with store.lock():
         twin = store.game_named(game_id)
         if twin is not None:
@@ -93,3 +100,19 @@ def move_in(store: GameStore, data: dict[str, Any], now: datetime) -> str:
         store.create_game(game_id, moved["setup"], snapshot=moved["snapshot"],
                           log_entries=data["log"])
     return game_id
+
+
+def moved_options(moved: dict[str, Any]) -> dict[str, Any]:
+    """The options of the game an export for a move holds (its setup's and its house
+    rules), by name, as stored."""
+    record = moved.get("setup")
+    setup = record.get("setup") if isinstance(record, dict) else None
+    service = record.get("service") if isinstance(record, dict) else None
+    if not isinstance(setup, dict) or not isinstance(service, dict):
+        raise StoreError("This export cannot be imported: it holds no game's setup.",
+                         suggestion="Give a file written by `pbem export GAME --move`.")
+    found: dict[str, Any] = {}
+    for part in (setup.get("options"), service.get("house")):
+        if isinstance(part, dict):
+            found.update((k, v) for k, v in part.items() if k != "type")
+    return found

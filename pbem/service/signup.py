@@ -40,7 +40,7 @@ from pbem.reports.observing import lobby_mail
 from pbem.reports.refusals import worded
 from pbem.service.entries import GmCreate, GmStart
 from pbem.service.mails import outbox_item
-from pbem.service.model import GameService, Observer, Timing, iso, parse_iso
+from pbem.service.model import GameService, Observer, Timing, house_rules, iso, parse_iso
 from pbem.service.records import Record
 from pbem.service.settings import STRANGER_REPLIES, Sender
 from pbem.service.table import Table
@@ -216,8 +216,10 @@ class Lobby:
             raise IllegalCommandError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} seats, "
                                       f"not {opening.seats}")
         seats = tuple(EngineSeat(f"P{n}", "") for n in range(opening.seats))
-        with_options(self.games.cards, Setup(game_id, seats, opening.seed),
-                     **(opening.options or {}))  # raises on a bad option
+        # The house rules apart from the rules' options, as Service.create_game splits them
+        # when the game starts; each raises on a bad option.
+        _, rules = house_rules(opening.options or {})
+        with_options(self.games.cards, Setup(game_id, seats, opening.seed), **rules)
         Timing(**(opening.timing or {}))
         self._commit(now, [{"kind": "open", "game": game_id, "opening": asdict(opening)}])
 

@@ -24,7 +24,7 @@ def test_house_rules_and_absences_from_the_command_line(tmp_path: Path) -> None:
     store = tmp_path / "s"
     bad = run(store, "game", "create", "g", "--player", "ann=ann@example.org",
               "--player", "bob=bob@example.org", "--option", "press=loud")
-    assert bad.exit_code != 0 and "press is white or grey or none" in bad.output
+    assert bad.exit_code == 2 and "press is white, grey or none" in bad.output
     made = run(store, "game", "create", "g", "--player", "ann=ann@example.org",
                "--player", "bob=bob@example.org", "--option", "press=grey",
                "--option", "stand_in=pass", "--option", "absence_days=3")

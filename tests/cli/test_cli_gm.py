@@ -110,7 +110,7 @@ def test_start_shows_passwords_only_when_asked(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (("--player", "ann"), "is not NAME=ADDRESS"),
     (("--player", "ann=a@x.org:Nobody Here"), "Unknown Illuminati name"),
-    (("--player", "ann=a@x.org", "--option", "victory=3"), "the options are"),
+    (("--player", "ann=a@x.org", "--option", "victory=3"), "The options are"),
     (("--player", "ann=a@x.org", "--option", "media_alignment=maybe"), "yes or no"),
     (("--player", "ann=a@x.org", "--seed", "xyz"), "hex digits"),
 ])
