@@ -51,6 +51,7 @@ from pbem.daemon.config import DaemonConfig
 from pbem.daemon.intake import make_imap_intake, make_mail_intake
 from pbem.daemon.loop import MAX_WAIT, run_loop
 from pbem.daemon.outbox import Flush, make_outbox, make_sender
+from pbem.daemon.systemd import Notifier
 from pbem.engine.cards import CardSet
 from pbem.errors import StoreError, disk_trouble
 from pbem.mail.address import address_detail
@@ -255,7 +256,18 @@ class Daemon:
         return Pass(done.processed, done.ticked, done.flush, tuple(problems))
 
     def serve(self, ready: Callable[[], None] | None = None) -> None:
-        """Run until ``request_stop``: intakes on, then pass after pass; closes everything."""
+        """Run until ``request_stop``: intakes on, then pass after pass; closes everything.
+
+        Under systemd (``Type=notify``) it says ``READY=1`` once the intakes and the sending
+        are at work, and ``WATCHDOG=1`` each time the main loop comes round, which it then
+        does at least twice in the watchdog's time (``pbem.daemon.systemd``)."""
+        notifier = Notifier()
+
+        def work() -> float:
+            wait = self._work()
+            notifier.alive()
+            return wait if notifier.interval is None else min(wait, notifier.interval)
+
         with self._instance.held() as lock_fd:
             try:
                 self._start_intakes(lock_fd)
@@ -263,10 +275,12 @@ class Daemon:
                          self._intakes(), self._way_out(), "".join(
                              f"; {child.role} in a process of its own"
                              for child in self._children))
+                notifier.ready(f"taking mail: {self._intakes()}; mail out {self._way_out()}")
                 if ready is not None:
                     ready()
-                run_loop(self._work, self._wake, self._stop, "a pass")
+                run_loop(work, self._wake, self._stop, "a pass")
             finally:
+                notifier.stopping()
                 self.close()
         log.info("daemon stopped")
 
