@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from pbem.cli.auth import auth
+from pbem.cli.backups import backup, restore
 from pbem.cli.cards import cards
 from pbem.cli.choices import LaterChoice, levels
 from pbem.cli.daemon import doctor, run
@@ -39,6 +40,8 @@ main.add_command(run)
 main.add_command(doctor)
 main.add_command(outbox)
 main.add_command(auth)
+main.add_command(backup)
+main.add_command(restore)
 add_gm_commands(main)
 
 
