@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import tarfile
+import zlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -58,7 +59,8 @@ def back_up(root: Path, dest: Path, now: datetime, *, wait: float | None = None)
     try:
         with locks.lock(wait), locks.small("inbox.lock"), locks.small("outbox.lock"):
             games = tuple(sorted(p.name for p in (root / "games").iterdir() if p.is_dir()))
-            manifest = {"taken": now.isoformat(), "format": _format(root), "games": games}
+            taken = now.isoformat()
+            manifest = {"taken": taken, "format": _format(root), "games": games}
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "wb") as out:
                 with tarfile.open(fileobj=out, mode="w:gz") as tar:
@@ -74,7 +76,7 @@ def back_up(root: Path, dest: Path, now: datetime, *, wait: float | None = None)
         temp.unlink(missing_ok=True)
         raise
     fsync_dir(dest.parent)
-    return Backup(dest, manifest["taken"], games, files, dest.stat().st_size)
+    return Backup(dest, taken, games, files, dest.stat().st_size)
 
 
 def restore(archive: Path, root: Path) -> Backup:
@@ -86,28 +88,36 @@ def restore(archive: Path, root: Path) -> Backup:
                          suggestion="Move it aside first (keep it: it may hold mail newer "
                          "than the copy), or restore into a new folder.")
     try:
-        tar = tarfile.open(archive, mode="r:gz")
-    except (OSError, tarfile.TarError) as error:
+        with tarfile.open(archive, mode="r:gz") as tar:
+            manifest, members = _unpack(tar, archive, root)
+    except (tarfile.TarError, EOFError, zlib.error) as error:
         raise StoreError(f"{archive} cannot be read as a pbem backup: {error}.") from None
-    with tar:
-        manifest = _manifest(tar, archive)
-        make_dir(root.parent)
-        aside = root.with_name(f".{root.name}.restoring{TEMP_SUFFIX}")
-        shutil.rmtree(aside, ignore_errors=True)
-        make_dir(aside)
-        try:
-            members = [m for m in tar.getmembers() if m.name != MANIFEST]
-            tar.extractall(aside, members=members, filter="data")
-            _sync_tree(aside)
-            if root.exists():
-                root.rmdir()
-            os.replace(aside, root)
-        except BaseException:
-            shutil.rmtree(aside, ignore_errors=True)
-            raise
     fsync_dir(root.parent)
-    return Backup(archive, str(manifest.get("taken", "")), tuple(manifest.get("games", ())),
+    games = manifest.get("games")
+    return Backup(archive, str(manifest.get("taken", "")),
+                  tuple(str(g) for g in games) if isinstance(games, list) else (),
                   len(members), archive.stat().st_size)
+
+
+def _unpack(tar: tarfile.TarFile, archive: Path,
+            root: Path) -> tuple[dict[str, object], list[tarfile.TarInfo]]:
+    """Unpack beside ``root``, then rename into place; give the manifest and the members."""
+    manifest = _manifest(tar, archive)
+    make_dir(root.parent)
+    aside = root.with_name(f".{root.name}.restoring{TEMP_SUFFIX}")
+    shutil.rmtree(aside, ignore_errors=True)
+    make_dir(aside)
+    try:
+        members = [m for m in tar.getmembers() if m.name != MANIFEST]
+        tar.extractall(aside, members=members, filter="data")
+        _sync_tree(aside)
+        if root.exists():
+            root.rmdir()
+        os.replace(aside, root)
+    except BaseException:
+        shutil.rmtree(aside, ignore_errors=True)
+        raise
+    return manifest, members
 
 
 def _add_tree(tar: tarfile.TarFile, root: Path) -> int:

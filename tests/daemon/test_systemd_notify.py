@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from daemons import port_answers
-from servers import free_port, wait_until
+from servers import free_port
 from support import REPO
 
 from pbem.daemon.systemd import Notifier
