@@ -28,13 +28,15 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so a crash leaves either the old or the new file."""
-    write_many_atomic([(path, data)])
+def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` so a crash leaves either the old or the new file
+    (readable by its owner only, unless ``mode`` says otherwise)."""
+    write_many_atomic([(path, data)], mode=mode)
 
 
-def write_many_atomic(files: Iterable[tuple[Path, bytes]]) -> None:
-    """Replace each path with its data, each file either old or new after a crash.
+def write_many_atomic(files: Iterable[tuple[Path, bytes]], *, mode: int | None = None) -> None:
+    """Replace each path with its data, each file either old or new after a crash (0600, or
+    ``mode``).
 
     All are written before any is fsynced (the file system then flushes them together,
     about twice as fast as one by one here), and each folder is fsynced once at the end.
@@ -47,6 +49,8 @@ def write_many_atomic(files: Iterable[tuple[Path, bytes]]) -> None:
                 fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
                                             suffix=TEMP_SUFFIX)
                 temps.append((Path(name), path))
+                if mode is not None:
+                    os.fchmod(fd, mode)
                 handles.append(open_files.enter_context(os.fdopen(fd, "wb")))
                 handles[-1].write(data)
                 handles[-1].flush()

@@ -20,7 +20,6 @@ TREES = (ROOT, ROOT.parent / "bench")
 # (file, expression): why it reaches into a library's private members.
 LIBRARY_INTERNALS = {
     # logging gives no public way to a formatter's format, which the child processes copy.
-    ("pbem/daemon/children.py", "handler.formatter._fmt"): "logging.Formatter",
 }
 
 

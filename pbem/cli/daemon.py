@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from pbem.errors import ConfigError, PbemError
 
 if TYPE_CHECKING:
     from pbem.daemon.config import DaemonConfig
+    from pbem.daemon.logs import LogFormat
 
 __all__ = ["CONFIG_HELP", "config_option", "configured", "doctor", "run"]
 
@@ -51,19 +53,22 @@ def _fail(error: PbemError, code: int) -> None:
 @click.option("--once", is_flag=True,
               help="Process the mail waiting now (fetched once over IMAP), run the deadlines, "
               "send the outbox, and exit.")
-def run(config_path: Path | None, once: bool) -> None:
+@click.option("--log-format", type=click.Choice(["text", "json"]), default=None,
+              help="How the log is written: lines for a person, or one JSON object a line "
+              "(with game, seat and message_id where a line is about one) for a log "
+              "shipper [default: the configuration's [daemon] log_format, else text].")
+def run(config_path: Path | None, once: bool, log_format: LogFormat | None) -> None:
     """Run the mail daemon until SIGTERM or Ctrl-C (exit 2 on a bad configuration)."""
+    from pbem.daemon.logs import set_up_logging
     from pbem.daemon.server import Daemon
 
     try:
         config = configured(config_path)
     except ConfigError as error:
         _fail(error, 2)
-    logging.basicConfig(level=config.log_level, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if config.log_level != "DEBUG":
-        # aiosmtpd logs every SMTP command at INFO: our own lines say what matters.
-        logging.getLogger("mail.log").setLevel(logging.WARNING)
+    if log_format is not None:
+        config = replace(config, log_format=log_format)
+    set_up_logging(config.log_level, config.log_format)
     try:
         daemon = Daemon(config)
         if once:

@@ -18,6 +18,7 @@ import threading
 from types import FrameType
 
 from pbem.daemon.children import READY, STORED, ChildOrders
+from pbem.daemon.logs import set_up_logging
 
 log = logging.getLogger("pbem.daemon.server")
 
@@ -63,9 +64,12 @@ def _tell(orders: ChildOrders, what: bytes) -> bool:
 
 def _send(orders: ChildOrders, wake: threading.Event, stop: threading.Event) -> None:
     from pbem.daemon.loop import run_loop
+    from pbem.daemon.metrics import CountedSender
     from pbem.daemon.outbox import make_outbox, make_sender
 
     outbox = make_outbox(orders.config, make_sender(orders.config), orders.clock)
+    if isinstance(outbox.sender, CountedSender):  # its log lines counted too
+        logging.getLogger().addHandler(outbox.sender.figures)
     _tell(orders, READY)
     try:
         run_loop(outbox.send_pass, wake, stop, "sending")
@@ -93,8 +97,7 @@ def main() -> None:
     orders: ChildOrders = pickle.loads(pickled)
     sys.stdin.close()
     _die_with_parent(orders.parent)
-    logging.basicConfig(level=orders.log_level, stream=sys.stderr,
-                        format=orders.log_format, datefmt=orders.log_datefmt)
+    set_up_logging(orders.log_level, orders.config.log_format)
     wake, stop = threading.Event(), threading.Event()
     _listen(orders, wake, stop)
     if orders.role == "sending":

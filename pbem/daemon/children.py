@@ -38,7 +38,6 @@ from pbem.transport.backoff import backoff_delay
 log = logging.getLogger("pbem.daemon.server")
 
 Role = Literal["sending", "intake"]
-_DEFAULT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # A child that ran this long before ending starts again after the shortest delay.
 _STEADY_SECONDS = 60.0
 _RESTART_BASE, _RESTART_CAP = 1.0, 300.0
@@ -61,9 +60,7 @@ class ChildOrders:
     parent: int  # the daemon's process id: a child whose parent is another one ends
     control: int  # fds, as numbered in the child
     notify: int
-    log_level: int
-    log_format: str
-    log_datefmt: str | None
+    log_level: int  # pbem's level in the daemon (the format is the configuration's)
 
 
 def crosses(clock: Callable[[], datetime]) -> bool:
@@ -80,14 +77,9 @@ def crosses(clock: Callable[[], datetime]) -> bool:
     return True
 
 
-def _logging() -> tuple[int, str, str | None]:
-    """Give the daemon's logging: pbem's level, the format and date format of the root
-    logger's first handler."""
-    level = logging.getLogger("pbem").getEffectiveLevel()
-    for handler in logging.getLogger().handlers:
-        if handler.formatter is not None:
-            return level, handler.formatter._fmt or _DEFAULT_FORMAT, handler.formatter.datefmt
-    return level, _DEFAULT_FORMAT, None
+def _log_level() -> int:
+    """Give the level pbem logs at in the daemon."""
+    return logging.getLogger("pbem").getEffectiveLevel()
 
 
 def _child_environment() -> dict[str, str]:
@@ -187,7 +179,7 @@ class ChildProcess:
             # Pickled first: a clock that cannot cross fails here, not in the child.
             orders = pickle.dumps((sys.path, pickle.dumps(ChildOrders(
                 self.role, self._config, self._clock, os.getpid(), control_read, notify_write,
-                *_logging()))))
+                _log_level()))))
             with self._guard:
                 if self._stopping.is_set():
                     return None

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from pbem.daemon.logs import LOG_FORMATS, LogFormat
 from pbem.errors import AddressError, ConfigError
 from pbem.mail.address import deliverable, mail_address
 from pbem.reports.languages import LANGUAGES
@@ -77,7 +78,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
              "auth", "max_per_minute", "max_per_day"),
     "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file"),
     "maildir": ("path",),
-    "daemon": ("tick_seconds", "give_up_after", "log_level"),
+    "daemon": ("tick_seconds", "give_up_after", "log_level", "log_format", "metrics_file"),
 }
 
 T = TypeVar("T")
@@ -142,6 +143,9 @@ class DaemonConfig:
     tick_seconds: float = 60.0
     give_up_after: int = 30  # failed attempts before a mail is given up as undeliverable
     log_level: str = "INFO"
+    log_format: LogFormat = "text"  # or "json": one object a line (pbem.daemon.logs)
+    # Prometheus text-format figures, rewritten after every pass (pbem.daemon.metrics).
+    metrics_file: Path | None = None
 
     @property
     def origin(self) -> str:
@@ -363,6 +367,11 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
                           "no [imap] section.",
                           suggestion="Set [listener] enabled = true, or add an [imap] section.")
     daemon = read["daemon"]
+    metrics = daemon.path("metrics_file", Path())
+    if metrics != Path() and not metrics.parent.is_dir():
+        raise ConfigError(f"In {origin}, [daemon] metrics_file is in {metrics.parent}, which "
+                          "is no folder.", suggestion="Name a file in node_exporter's "
+                          "textfile folder (--collector.textfile.directory), which must exist.")
     return DaemonConfig(
         source=source, store=store, sender=sender, envelope_from=envelope_from,
         max_mail_bytes=mail.whole("max_kib", 256, 1, 100 * 1024) * 1024,
@@ -374,6 +383,8 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         tick_seconds=daemon.seconds("tick_seconds", 60.0),
         give_up_after=daemon.whole("give_up_after", 30, 1, 10_000),
         log_level=daemon.choice("log_level", "INFO", _LOG_LEVELS),
+        log_format=cast(LogFormat, daemon.choice("log_format", "text", LOG_FORMATS)),
+        metrics_file=None if metrics == Path() else metrics,
     )
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from pbem.atomicfile import write_json_atomic
 from pbem.daemon.config import DaemonConfig
 from pbem.daemon.loop import MAX_WAIT
+from pbem.daemon.metrics import CountedSender, Figures
 from pbem.service.postmaster import Postmaster
 from pbem.store import GameStore, OutboxItem, Store
 from pbem.transport.sender import (
@@ -108,6 +109,8 @@ def make_outbox(config: DaemonConfig, sender: Sender,
     """Give the outbox of the configured store, sending through ``sender``, with a store
     object of its own."""
     sending = Store(config.store)
+    if config.metrics_file is not None:
+        sender = CountedSender(sender, Figures(config.metrics_file, "sending"))
     postmaster = Postmaster(sending, config.service_config().sender, config.mails_per_hour)
     limits = None
     smtp = config.smtp
@@ -257,7 +260,8 @@ class Outbox:
             self._mark_failed(item, str(error), retry_at, attempts)
             return _Outcome(refused_for_now=True, retry_at=retry_at)
         self.store.mark_sent(item, sent_at=now)  # no lock: a step may be under way
-        log.info("sent mail %s to %s", item.message_id, item.to)
+        log.info("sent mail %s to %s", item.message_id, item.to,
+                 extra={"message_id": item.message_id, "game": item.game_id})
         self._logins_refused = 0
         if self._limits is not None:
             self._limits.record(now)

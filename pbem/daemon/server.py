@@ -50,7 +50,8 @@ from pbem.daemon.children import ChildProcess, crosses
 from pbem.daemon.config import DaemonConfig
 from pbem.daemon.intake import make_imap_intake, make_mail_intake
 from pbem.daemon.loop import MAX_WAIT, run_loop
-from pbem.daemon.outbox import Flush, make_outbox, make_sender
+from pbem.daemon.metrics import STORE_SECONDS, Figures, read_store_figures
+from pbem.daemon.outbox import Flush, make_outbox, make_sender, read_hold
 from pbem.daemon.systemd import Notifier
 from pbem.engine.cards import CardSet
 from pbem.errors import StoreError, disk_trouble
@@ -131,6 +132,10 @@ class Daemon:
         self._threads: list[threading.Thread] = []
         self._children: list[ChildProcess] = []
         self._next_tick = 0.0  # monotonic time of the next deadline tick
+        # The main process's figures for monitoring ([daemon] metrics_file), if wanted.
+        self._figures = (Figures(config.metrics_file, "main")
+                         if config.metrics_file is not None else None)
+        self._store_read = float("-inf")  # monotonic time the store's figures were read
 
     # ---- intake -------------------------------------------------------------------------
 
@@ -208,11 +213,34 @@ class Daemon:
 
     def process(self) -> int:
         """Give the number of stored mails processed now (every one waiting)."""
+        figures = self._figures
+        waiting = ({item.mail_id: item.received_at for item in self._store.inbox()}
+                   if figures is not None else {})
         count = self._service.process(self._clock(), after_round=self._wake_sending,
                                       round_seconds=ROUND_SECONDS)
         if count:
             log.info("processed %d mail(s)", count)
+        if figures is not None and count:
+            figures.count("pbem_mails_processed_total", "Mails taken off the inbox and "
+                          "processed (answered, applied, or set aside).", count)
+            now, left = self._clock(), {item.mail_id for item in self._store.inbox()}
+            for mail_id, received in waiting.items():
+                if mail_id not in left:
+                    figures.observe("pbem_processing_latency_seconds", "From a mail stored to "
+                                    "its answer queued.",
+                                    (now - datetime.fromisoformat(received)).total_seconds())
         return count
+
+    def _report_figures(self) -> None:
+        """Write the figures for monitoring, reading the store's own every few seconds."""
+        figures = self._figures
+        if figures is None:
+            return
+        if time.monotonic() - self._store_read >= STORE_SECONDS:
+            self._store_read = time.monotonic()
+            read_store_figures(figures, self._store, read_hold(self.config.store),
+                               self._clock())
+        figures.write()
 
     def tick(self) -> None:
         """Run the deadlines of every game."""
@@ -265,9 +293,12 @@ class Daemon:
 
         def work() -> float:
             wait = self._work()
+            self._report_figures()
             notifier.alive()
             return wait if notifier.interval is None else min(wait, notifier.interval)
 
+        if self._figures is not None:
+            logging.getLogger().addHandler(self._figures)
         with self._instance.held() as lock_fd:
             try:
                 self._start_intakes(lock_fd)
@@ -282,6 +313,9 @@ class Daemon:
             finally:
                 notifier.stopping()
                 self.close()
+                if self._figures is not None:
+                    logging.getLogger().removeHandler(self._figures)
+                    self._figures.write()
         log.info("daemon stopped")
 
     def _work(self) -> float:

@@ -326,7 +326,7 @@ class Service:
                     if disk_trouble(error):  # everyone's: the pass stops, to try again
                         raise
                     log.exception("the deadlines of game %s failed; the other games go on",
-                                  game_id)
+                                  game_id, extra={"game": game_id})
                     continue
                 if stamp is not None and not changed_now:
                     kept[game_id] = {"stamp": stamp, "checked": iso(now),
@@ -400,7 +400,7 @@ class Service:
         if isinstance(error, (OSError, StoreError)):
             self._hold(mail_id, now, error)
             return
-        log.exception("mail %s could not be processed", mail_id)
+        log.exception("mail %s could not be processed", mail_id, extra={"message_id": mail_id})
         try:  # its sender is told, if that much of it reads
             sender, message_id, synthetic = header_summary(self.store.raw_mail(mail_id))
             reader = self._reader(sender, "failed", now)
@@ -430,7 +430,8 @@ class Service:
             told = problem not in self._damage_logged
         if told:
             self._damage_logged.add(problem)
-            log.error("mail %s waits: %s (see `pbem doctor`)", mail_id, problem)
+            log.error("mail %s waits: %s (see `pbem doctor`)", mail_id, problem,
+                      extra={"message_id": mail_id})
 
     # --- one mail -------------------------------------------------------------------------
 
@@ -488,6 +489,9 @@ class Service:
         game_steps = self._game_step(game_id, mail_id, now, steps)
         if game_steps is None:
             return
+        log.info("mail %s: orders of %s in game %s", mail_id, start.header.player, game_id,
+                 extra={"game": game_id, "seat": start.header.player,
+                        "message_id": mail.message_id})
         with game_steps.undone_on_error():
             self._carry_out(game_steps, mail_id, mail, start, now)
 
