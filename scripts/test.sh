@@ -26,4 +26,6 @@ fi
 
 .venv/bin/ruff check pbem tests bench
 .venv/bin/mypy
+# The wheel, installed outside the checkout, plays a demo (how a game master installs pbem).
+bash scripts/wheel-check.sh
 exec .venv/bin/pytest -n 2 "$@"
