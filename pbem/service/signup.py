@@ -295,6 +295,14 @@ class Lobby:
         self._answer(mail_id, {"kind": "list"}, to, "lobby_list", lang, now, reply_to,
                      opened=opened, running=running, least=MIN_PLAYERS)
 
+    def help(self, mail_id: str, to: str, lang: str, now: datetime, reply_to: str | None,
+             message: str = "", suggestion: str = "") -> None:
+        """Answer HELP, or a mail to the server that begins with one of its orders and does
+        not read (``message`` and ``suggestion`` say why and how to write it): what can be
+        mailed to the server, and how."""
+        self._answer(mail_id, {"kind": "help" if not message else "refused"}, to, "lobby_help",
+                     lang, now, reply_to, game="", message=message, suggestion=suggestion)
+
     def join(self, mail_id: str, to: str, order: Join, lang: str, now: datetime,
              reply_to: str | None) -> None:
         """Answer JOIN: seated, on the waiting list, waiting for approval, or refused.
