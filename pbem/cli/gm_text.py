@@ -4,6 +4,7 @@ whole game with its secrets, and what the next step would do."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from pbem.engine.cards import CardSet
 from pbem.engine.state import GameState
@@ -97,3 +98,35 @@ def preview_text(seen: Preview) -> str:
 
 def _deadline(moment: str, now: datetime) -> Deadline | None:
     return deadline_facts(parse_iso(moment), now, "UTC") if moment else None
+
+
+def opening_text(game_id: str, opened: dict[str, Any], waiting: list[dict[str, Any]]) -> str:
+    """A game open for sign-up as the game master sees it (``pbem game show``): the lobby's
+    record of it (``pbem.service.signup``) and its waiting list."""
+    seated = [p for p in opened["players"] if p["approved"]]
+    asking = [p for p in opened["players"] if not p["approved"]]
+
+    def who(players: list[dict[str, Any]]) -> str:
+        return ", ".join(f"{p['name']} <{p['address']}>"
+                         + (f" (prefers {', '.join(p['prefer'])})" if p["prefer"] else "")
+                         for p in players) or "nobody"
+
+    options = ", ".join(f"{k}={v}" for k, v in sorted((opened["options"] or {}).items()))
+    timing = opened["timing"] or {}
+    lines = [f"{game_id}: open for sign-up, {len(seated)} of {opened['seats']} seats taken.",
+             f"Seated: {who(seated)}.",
+             f"Waiting for your approval: {who(asking)}" + (
+                 f" (pbem approve {game_id} NAME, or pbem reject {game_id} NAME)."
+                 if asking else "."),
+             f"Waiting list: {who(waiting)}.",
+             "Deadline to fill: " + (f"{opened['fill_by'][:16]} (pbem extend {game_id} "
+                                     "--hours N moves it)." if opened["fill_by"] else "none."),
+             f"Approval: {'yes' if opened['approval'] else 'no'}; observers: "
+             f"{'yes' if opened['observers'] else 'no'}"
+             + ("; observers read press to ALL" if opened["press"] else "")
+             + f"; {len(opened.get('watchers', []))} waiting to observe.",
+             f"Language: {opened['lang']}; options: {options or 'the defaults'}; orders "
+             f"hours: {timing.get('orders_hours', 72.0):g}; response hours: "
+             f"{timing.get('response_hours', 24.0):g}.",
+             f"Start it now: pbem game start {game_id}; close it: pbem game close {game_id}."]
+    return "\n".join(lines) + "\n"

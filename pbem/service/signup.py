@@ -51,7 +51,8 @@ log = logging.getLogger(__name__)
 LOBBY = "pbem-lobby"  # the store's record of the games open for sign-up
 # The kinds of the lobby's log entries that change it (``apply``); others ("list",
 # "refused") only say what a mail got.
-CHANGES = ("open", "join", "approve", "wait", "observe", "started", "closed")
+CHANGES = ("open", "join", "approve", "wait", "observe", "started", "closed", "reject",
+           "extended")
 
 
 class Games(Protocol):
@@ -131,11 +132,30 @@ def apply(meta: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
         opened = meta["open"][game]
         opened["watchers"] = [*opened.get("watchers", []),
                               {"address": entry["address"], "lang": entry["lang"]}]
+    elif kind == "reject":  # the game master's: an applicant refused
+        _reject(meta, game, entry["name"])
+    elif kind == "extended":  # the game master's: a later deadline to fill
+        meta["open"][game]["fill_by"] = entry["fill_by"]
     elif kind in ("started", "closed"):
         del meta["open"][game]
         if kind == "closed":
             meta["waiting"].pop(game, None)
     return meta
+
+
+def _reject(meta: dict[str, Any], game: str, name: str) -> None:
+    """Take ``name`` out of the game's applicants (in ``meta``, changed): a seat that frees
+    before the start goes to the first on the waiting list."""
+    opened = meta["open"].get(game)
+    freed = False
+    if opened is not None:
+        freed = any(p["name"] == name and p["approved"] for p in opened["players"])
+        opened["players"] = [p for p in opened["players"] if p["name"] != name]
+    waiting = [p for p in meta["waiting"].get(game, []) if p["name"] != name]
+    if freed and waiting:
+        assert opened is not None
+        opened["players"] = [*opened["players"], {**waiting.pop(0), "approved": True}]
+    meta["waiting"][game] = waiting
 
 
 def replay(log: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -240,6 +260,78 @@ class Lobby:
         self._commit(now, [entry], outbox=[item])
         self._start_if_full(game_id, now)
 
+    def named(self, name: str) -> str | None:
+        """The id of the game open for sign-up called ``name``, letter case aside."""
+        return next((g for g in self.open_games() if g.casefold() == name.casefold()), None)
+
+    def applicants(self, game_id: str) -> list[dict[str, Any]]:
+        """Everyone who joined the game and is still in it before its start: seated,
+        waiting for approval, on its waiting list (empty for a game not open)."""
+        opened = self.open_games().get(game_id)
+        return [*opened["players"], *self.meta()["waiting"].get(game_id, [])] if opened else []
+
+    def close(self, game_id: str, now: datetime, *, why: str = "closed",
+              reason: str = "") -> list[str]:
+        """Close the sign-up of a game open for it (``why``: "closed", or "deleted" by the
+        game master): it leaves the lobby and will not start; everyone who joined it
+        (seated, waiting for approval, on its waiting list) is told. Gives their names."""
+        self._opened(game_id)
+        everyone = self.applicants(game_id)
+        number = self.store.log_length(LOBBY) if LOBBY in self.store.games() else 0
+        items = [self._item(f"{LOBBY}-{why}-{number}-{p['name']}", p["address"],
+                            "signup_closed", p["lang"], now, None, game=game_id, why=why,
+                            reason=reason) for p in everyone]
+        self._commit(now, [{"kind": "closed", "game": game_id, "by": "gm", "why": why,
+                            "reason": reason}], outbox=items)
+        return [p["name"] for p in everyone]
+
+    def reject(self, game_id: str, name: str, now: datetime, reason: str = "") -> str:
+        """Decline a join: of a player waiting for approval or seated in a game open for
+        sign-up, or on a game's waiting list. They get one mail saying so; a seat freed
+        before the start goes to the first on the waiting list, who is told. Gives the
+        name as the player wrote it."""
+        meta = self.meta()
+        game_id = next((g for g in meta["waiting"] if g.casefold() == game_id.casefold()),
+                       game_id)
+        opened = meta["open"].get(game_id)
+        listed = [*(opened["players"] if opened else ()), *meta["waiting"].get(game_id, [])]
+        player = next((p for p in listed if p["name"].casefold() == name.casefold()), None)
+        if player is None:
+            raise IllegalCommandError(f"{name!r} has not joined {game_id}", text=name,
+                                      suggestion=f"pbem game show {game_id} lists who did")
+        entry = {"kind": "reject", "game": game_id, "name": player["name"], "by": "gm",
+                 "reason": reason}
+        number = self.store.log_length(LOBBY)
+        on_list = not any(p is player for p in (opened["players"] if opened else ()))
+        items = [self._item(f"{LOBBY}-rejected-{number}", player["address"], "join_rejected",
+                            player["lang"], now, None, game=game_id, player=player["name"],
+                            waiting=on_list, reason=reason)]
+        after = apply(meta, entry)["open"].get(game_id)
+        if opened is not None and after is not None:
+            before = {p["name"] for p in _seated(opened)}
+            items += [self._item(f"{LOBBY}-seated-{number}-{p['name']}", p["address"],
+                                 "joined", p["lang"], now, None, game=game_id,
+                                 player=p["name"], outcome="seated",
+                                 still=max(0, after["seats"] - len(_seated(after))))
+                      for p in _seated(after) if p["name"] not in before]
+        self._commit(now, [entry], outbox=items)
+        return str(player["name"])
+
+    def extend(self, game_id: str, hours: float, now: datetime, reason: str = "") -> datetime:
+        """Move the deadline to fill a game open for sign-up ``hours`` later (a game with
+        none gets one, ``hours`` from now); those who joined are told. Gives the deadline."""
+        opened = self._opened(game_id)
+        fill_by = (parse_iso(opened["fill_by"]) if opened["fill_by"] else now) + timedelta(
+            hours=hours)
+        number = self.store.log_length(LOBBY)
+        items = [self._item(f"{LOBBY}-extended-{number}-{p['name']}", p["address"],
+                            "signup_extended", p["lang"], now, None, game=game_id,
+                            fill_by=utc_minute(fill_by), reason=reason)
+                 for p in opened["players"]]
+        self._commit(now, [{"kind": "extended", "game": game_id, "fill_by": iso(fill_by),
+                            "hours": hours, "by": "gm", "reason": reason}], outbox=items)
+        return fill_by
+
     def start(self, game_id: str, now: datetime) -> dict[str, str]:
         """Start an open game now with whoever is seated (``MIN_PLAYERS`` at least)."""
         opened = self._opened(game_id)
@@ -262,7 +354,7 @@ class Lobby:
             entries.append({"kind": "closed", "game": game_id})
             items += [self._item(f"{LOBBY}-closed-{game_id}-{p['name']}", p["address"],
                                  "signup_closed", p["lang"], now, None, game=game_id)
-                      for p in opened["players"]]
+                      for p in self.applicants(game_id)]
             items += self._to_gm(f"{LOBBY}-closed-{game_id}", now, game=game_id,
                                  what="closed", names=[p["name"] for p in opened["players"]])
         if entries:
@@ -415,9 +507,17 @@ class Lobby:
                                        names, table.state.dice.commitment)))
         passwords = ({} if self.games.service_record(game_id).started  # (before a crash)
                      else self.games.start_game(game_id, now, note=started))
-        self._commit(now, [{"kind": "started", "game": game_id}],
-                     outbox=self._to_gm(f"{LOBBY}-started-{game_id}", now, game=game_id,
-                                        what="started", names=names))
+        # Joins still waiting for approval: on the waiting list of the game, and told so.
+        asking = [p for p in opened["players"] if not p["approved"]]
+        overtaken = [{"kind": "wait", "game": game_id, "name": p["name"],
+                      "address": p["address"], "prefer": p["prefer"], "lang": p["lang"]}
+                     for p in asking]
+        told = [self._item(f"{LOBBY}-overtaken-{game_id}-{p['name']}", p["address"], "joined",
+                           p["lang"], now, None, game=game_id, player=p["name"],
+                           outcome="overtaken", still=0) for p in asking]
+        self._commit(now, [{"kind": "started", "game": game_id}, *overtaken],
+                     outbox=[*self._to_gm(f"{LOBBY}-started-{game_id}", now, game=game_id,
+                                          what="started", names=names), *told])
         return passwords
 
     def _commit(self, now: datetime, entries: Sequence[dict[str, Any]], *,
