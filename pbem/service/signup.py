@@ -49,10 +49,6 @@ from pbem.store import GameStore, OutboxItem
 log = logging.getLogger(__name__)
 
 LOBBY = "pbem-lobby"  # the store's record of the games open for sign-up
-# The kinds of the lobby's log entries that change it (``apply``); others ("list",
-# "refused") only say what a mail got.
-CHANGES = ("open", "join", "approve", "wait", "observe", "started", "closed", "reject",
-           "extended")
 
 
 class Games(Protocol):
@@ -98,54 +94,61 @@ def empty() -> dict[str, Any]:
 
 
 def apply(meta: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-    """The lobby after ``entry`` (a new dict; ``meta`` is left alone)."""
+    """The lobby after ``entry`` (a new dict; ``meta`` is left alone): folded by the
+    function ``FOLDS`` gives its kind."""
     meta = {"open": {g: dict(o) for g, o in meta["open"].items()},
             "waiting": {g: list(w) for g, w in meta["waiting"].items()}}
-    kind = entry["kind"]
-    game = entry.get("game", "")
-    if kind == "open":
-        meta["open"][game] = {**entry["opening"], "players": []}
-        meta["waiting"][game] = []
-    elif kind == "join":
-        opened = meta["open"][game]
-        player = {"name": entry["name"], "address": entry["address"],
-                  "prefer": entry["prefer"], "lang": entry["lang"],
-                  "approved": not opened["approval"]}
-        if len(_seated(opened)) >= opened["seats"] and player["approved"]:
-            meta["waiting"][game].append(player)
-        else:
-            opened["players"] = [*opened["players"], player]
-    elif kind == "approve":
-        opened = meta["open"][game]
-        taken = len(_seated(opened)) >= opened["seats"]
-        chosen = next(p for p in opened["players"] if p["name"] == entry["name"])
-        opened["players"] = [p for p in opened["players"] if p is not chosen]
-        if taken:
-            meta["waiting"][game].append({**chosen, "approved": True})
-        else:
-            opened["players"].append({**chosen, "approved": True})
-    elif kind == "wait":  # a game started from the lobby: straight to its waiting list
-        meta["waiting"][game].append({"name": entry["name"], "address": entry["address"],
-                                      "prefer": entry["prefer"], "lang": entry["lang"],
-                                      "approved": True})
-    elif kind == "observe":
-        opened = meta["open"][game]
-        opened["watchers"] = [*opened.get("watchers", []),
-                              {"address": entry["address"], "lang": entry["lang"]}]
-    elif kind == "reject":  # the game master's: an applicant refused
-        _reject(meta, game, entry["name"])
-    elif kind == "extended":  # the game master's: a later deadline to fill
-        meta["open"][game]["fill_by"] = entry["fill_by"]
-    elif kind in ("started", "closed"):
-        del meta["open"][game]
-        if kind == "closed":
-            meta["waiting"].pop(game, None)
+    FOLDS[entry["kind"]](meta, entry.get("game", ""), entry)
     return meta
 
 
-def _reject(meta: dict[str, Any], game: str, name: str) -> None:
-    """Take ``name`` out of the game's applicants (in ``meta``, changed): a seat that frees
-    before the start goes to the first on the waiting list."""
+Fold = Callable[[dict[str, Any], str, dict[str, Any]], None]
+
+
+def _opened_fold(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    meta["open"][game] = {**entry["opening"], "players": []}
+    meta["waiting"][game] = []
+
+
+def _joined(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    opened = meta["open"][game]
+    player = {"name": entry["name"], "address": entry["address"],
+              "prefer": entry["prefer"], "lang": entry["lang"],
+              "approved": not opened["approval"]}
+    if len(_seated(opened)) >= opened["seats"] and player["approved"]:
+        meta["waiting"][game].append(player)
+    else:
+        opened["players"] = [*opened["players"], player]
+
+
+def _approved(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    opened = meta["open"][game]
+    taken = len(_seated(opened)) >= opened["seats"]
+    chosen = next(p for p in opened["players"] if p["name"] == entry["name"])
+    opened["players"] = [p for p in opened["players"] if p is not chosen]
+    if taken:
+        meta["waiting"][game].append({**chosen, "approved": True})
+    else:
+        opened["players"].append({**chosen, "approved": True})
+
+
+def _waits(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    """A join of a game started from the lobby: straight to its waiting list."""
+    meta["waiting"][game].append({"name": entry["name"], "address": entry["address"],
+                                  "prefer": entry["prefer"], "lang": entry["lang"],
+                                  "approved": True})
+
+
+def _observes(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    opened = meta["open"][game]
+    opened["watchers"] = [*opened.get("watchers", []),
+                          {"address": entry["address"], "lang": entry["lang"]}]
+
+
+def _rejected(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    """The game master declined a join: ``name`` leaves the game's applicants; a seat that
+    frees before the start goes to the first on the waiting list."""
+    name = entry["name"]
     opened = meta["open"].get(game)
     freed = False
     if opened is not None:
@@ -156,6 +159,32 @@ def _reject(meta: dict[str, Any], game: str, name: str) -> None:
         assert opened is not None
         opened["players"] = [*opened["players"], {**waiting.pop(0), "approved": True}]
     meta["waiting"][game] = waiting
+
+
+def _extended(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    """The game master moved the deadline to fill."""
+    meta["open"][game]["fill_by"] = entry["fill_by"]
+
+
+def _started(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    """The lobby forgets the game, but its waiting list (for seats offered later)."""
+    del meta["open"][game]
+
+
+def _closed(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    """At the deadline to fill with too few players, or by the game master."""
+    del meta["open"][game]
+    meta["waiting"].pop(game, None)
+
+
+# The kinds of the lobby's log entries that change it, each with its fold; others ("list",
+# "help", "refused") only say what a mail got.
+FOLDS: dict[str, Fold] = {
+    "open": _opened_fold, "join": _joined, "approve": _approved, "wait": _waits,
+    "observe": _observes, "started": _started, "closed": _closed, "reject": _rejected,
+    "extended": _extended,
+}
+CHANGES = tuple(FOLDS)
 
 
 def replay(log: Sequence[dict[str, Any]]) -> dict[str, Any]:
