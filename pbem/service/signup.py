@@ -105,7 +105,7 @@ def apply(meta: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
 Fold = Callable[[dict[str, Any], str, dict[str, Any]], None]
 
 
-def _opened_fold(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+def _opens(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
     meta["open"][game] = {**entry["opening"], "players": []}
     meta["waiting"][game] = []
 
@@ -180,7 +180,7 @@ def _closed(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
 # The kinds of the lobby's log entries that change it, each with its fold; others ("list",
 # "help", "refused") only say what a mail got.
 FOLDS: dict[str, Fold] = {
-    "open": _opened_fold, "join": _joined, "approve": _approved, "wait": _waits,
+    "open": _opens, "join": _joined, "approve": _approved, "wait": _waits,
     "observe": _observes, "started": _started, "closed": _closed, "reject": _rejected,
     "extended": _extended,
 }
@@ -541,7 +541,8 @@ class Lobby:
         overtaken = [{"kind": "wait", "game": game_id, "name": p["name"],
                       "address": p["address"], "prefer": p["prefer"], "lang": p["lang"]}
                      for p in asking]
-        told = [self._item(f"{LOBBY}-overtaken-{game_id}-{p['name']}", p["address"], "joined",
+        number = self.store.log_length(LOBBY)
+        told = [self._item(f"{LOBBY}-overtaken-{number}-{p['name']}", p["address"], "joined",
                            p["lang"], now, None, game=game_id, player=p["name"],
                            outcome="overtaken", still=0) for p in asking]
         self._commit(now, [{"kind": "started", "game": game_id}, *overtaken],
