@@ -214,14 +214,16 @@ def show(game_id: str, as_json: bool, **kw: Any) -> None:
         opened = service.lobby.named(game_id)
         if opened is not None:  # open for sign-up: no game record yet, the lobby's
             from pbem.cli.gm_text import opening_text
+            from pbem.service.signup import LOBBY
 
             opening = service.lobby.open_games()[opened]
             waiting = service.lobby.meta()["waiting"].get(opened, [])
+            log = list(service.store.log(LOBBY))
             if as_json:
                 click.echo(json.dumps({"game": opened, "open_for_signup": {
                     **opening, "waiting": waiting}}, indent=1, ensure_ascii=False))
             else:
-                click.echo(opening_text(opened, opening, waiting), nl=False)
+                click.echo(opening_text(opened, opening, waiting, log), nl=False)
             return
         game_id = game_named(service, game_id)
         record = history.read_game(service.store, game_id)

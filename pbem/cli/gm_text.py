@@ -3,6 +3,7 @@ whole game with its secrets, and what the next step would do."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -100,9 +101,11 @@ def _deadline(moment: str, now: datetime) -> Deadline | None:
     return deadline_facts(parse_iso(moment), now, "UTC") if moment else None
 
 
-def opening_text(game_id: str, opened: dict[str, Any], waiting: list[dict[str, Any]]) -> str:
+def opening_text(game_id: str, opened: dict[str, Any], waiting: list[dict[str, Any]],
+                 log: Sequence[dict[str, Any]] = ()) -> str:
     """A game open for sign-up as the game master sees it (``pbem game show``): the lobby's
-    record of it (``pbem.service.signup``) and its waiting list."""
+    record of it (``pbem.service.signup``), its waiting list, and what its entries of the
+    lobby's ``log`` say happened, the game master's doings included."""
     seated = [p for p in opened["players"] if p["approved"]]
     asking = [p for p in opened["players"] if not p["approved"]]
 
@@ -129,4 +132,28 @@ def opening_text(game_id: str, opened: dict[str, Any], waiting: list[dict[str, A
              f"hours: {timing.get('orders_hours', 72.0):g}; response hours: "
              f"{timing.get('response_hours', 24.0):g}.",
              f"Start it now: pbem game start {game_id}; close it: pbem game close {game_id}."]
+    mine = [e for e in log if e.get("game") == game_id]
+    opens = [n for n, e in enumerate(mine) if e.get("kind") == "open"]
+    mine = mine[opens[-1]:] if opens else mine  # (an id opened again: this sign-up's own)
+    happened = [f"  {e.get('at', '')[:16]}  {SIGNUP_SAYS[e['kind']](e)}" for e in mine
+                if e.get("kind") in SIGNUP_SAYS]
+    if happened:
+        lines += ["", "Sign-up so far (the lobby's log):", *happened]
     return "\n".join(lines) + "\n"
+
+
+def _by(entry: dict[str, Any]) -> str:
+    return f" ({entry['reason']})" if entry.get("reason") else ""
+
+
+# What each kind of the lobby's log entries says in ``pbem game show`` (the others are
+# answers to mail, or of games no longer open).
+SIGNUP_SAYS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "open": lambda e: f"opened for sign-up, {e['opening']['seats']} seats",
+    "join": lambda e: f"{e['name']} <{e['address']}> joined",
+    "approve": lambda e: f"you approved {e['name']}",
+    "wait": lambda e: f"{e['name']} <{e['address']}> on the waiting list",
+    "observe": lambda e: f"{e['address']} will observe",
+    "reject": lambda e: f"you declined {e['name']}'s join{_by(e)}",
+    "extended": lambda e: f"you moved the deadline to fill to {e['fill_by'][:16]}{_by(e)}",
+}

@@ -190,7 +190,12 @@ def test_pbem_shows_extends_declines_closes_and_deletes_a_game_open_for_sign_up(
            "Ben <ben@example.org>" in shown
     assert '"open_for_signup"' in run("game", "show", "G1", "--json")
     assert "is now 2026-12-02 12:00 UTC" in run("extend", "g1", "--hours", "24")
-    assert "Declined Ben's join of g1" in run("reject", "g1", "ben")
+    assert "Declined Ben's join of g1" in run("reject", "g1", "ben", "--reason", "full")
+    # The lobby's log of the game, the game master's doings included.
+    shown = run("game", "show", "g1")
+    assert "Ann <ann@example.org> joined" in shown
+    assert "you declined Ben's join (full)" in shown
+    assert "you moved the deadline to fill to 2026-12-02T12:00" in shown
     assert "until 2026-12-02T12:00" in run("games")
     assert "Closed the sign-up of g1: it will not start; told Ann." in run(
         "game", "close", "g1", "--reason", "postponed")
