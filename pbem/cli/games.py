@@ -282,6 +282,9 @@ def games(**kw: Any) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    for game_id in sorted(g for g in waiting if g not in opened and waiting[g]):
+        click.echo(f"{game_id}: waiting list: {', '.join(p['name'] for p in waiting[game_id])}"
+                   f" (told of seats offered; pbem reject {game_id} NAME takes one off).")
 
 
 def _records(store: Store) -> list[GameFile]:

@@ -79,11 +79,16 @@ def test_the_game_master_declines_a_join_and_the_player_is_told_once(room: Mailr
     lobby_replays(room)
 
 
-def test_someone_on_a_running_game_s_waiting_list_is_declined(room: Mailroom) -> None:
+def test_someone_on_a_running_game_s_waiting_list_is_declined(tmp_path: Path) -> None:
+    room = Mailroom(tmp_path, files=True)
     room.override("open_game", Opening(seats=2, seed=SEED), game="duo")
     for name in ("Ann", "Ben", "Cy"):
         room.mail(name, f"JOIN duo AS {name}\n")
     assert room.service.lobby.waiting("duo") == [("cy@example.org", "en")]
+    from pbem.cli.main import main as pbem_main
+
+    listed = CliRunner().invoke(pbem_main, ["games", "--store", str(tmp_path / "store")])
+    assert "duo: waiting list: Cy" in listed.output, listed.output
     out = room.override("reject_join", "Cy", game="duo")
     assert to(out) == [("cy", "[duo] Your join was declined (Cy)")]
     assert "no longer on its waiting list" in " ".join(out[0].text.split())
