@@ -3,15 +3,14 @@ nothing but pbem (no mail client needed: a fresh machine has none)."""
 
 from __future__ import annotations
 
-import email
-import email.policy
-import email.utils
-import mailbox as maildirs
 from datetime import UTC, datetime
-from email.message import EmailMessage
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from email.message import EmailMessage
 
 __all__ = ["read_mailbox"]
 
@@ -49,6 +48,8 @@ def read_mailbox(folder: Path, which: str | None) -> None:
 
 
 def _text(mail: EmailMessage) -> str:
+    from email.message import EmailMessage
+
     body = mail.get_body(preferencelist=("plain",))
     return str(body.get_content()) if isinstance(body, EmailMessage) else ""
 
@@ -65,6 +66,12 @@ def _title(mail: EmailMessage) -> str:
 
 def _mails(folder: Path) -> list[EmailMessage]:
     """The mails of the Maildir, oldest first (by Date, then by their file's name)."""
+    # (imported here: `pbem --help` loads no mail library)
+    import email
+    import email.policy
+    import mailbox as maildirs
+    from email.message import EmailMessage
+
     box = maildirs.Maildir(folder, create=False)
     found = []
     for key in box.iterkeys():
@@ -75,6 +82,8 @@ def _mails(folder: Path) -> list[EmailMessage]:
 
 
 def _sent(mail: EmailMessage) -> datetime:
+    import email.utils
+
     try:
         when = email.utils.parsedate_to_datetime(str(mail.get("Date", "")))
     except (TypeError, ValueError):
