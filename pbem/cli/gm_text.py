@@ -21,6 +21,7 @@ from pbem.reports.context import (
 from pbem.reports.templating import environment
 from pbem.reports.tree import tree_rows
 from pbem.service.deadlines import offer_due
+from pbem.service.entries import gm_event
 from pbem.service.gm import Preview
 from pbem.service.history import GameFile
 from pbem.service.model import GameService, parse_iso
@@ -135,15 +136,14 @@ def opening_text(game_id: str, opened: dict[str, Any], waiting: list[dict[str, A
     mine = [e for e in log if e.get("game") == game_id]
     opens = [n for n, e in enumerate(mine) if e.get("kind") == "open"]
     mine = mine[opens[-1]:] if opens else mine  # (an id opened again: this sign-up's own)
-    happened = [f"  {e.get('at', '')[:16]}  {SIGNUP_SAYS[e['kind']](e)}" for e in mine
-                if e.get("kind") in SIGNUP_SAYS]
+    said = getattr(environment().get_template("en/_gm.txt.j2").module, "sentence")  # noqa: B009
+    happened = [f"  {e.get('at', '')[:16]}  " + (
+        str(said(e["gm"]["kind"], gm_event(e["gm"]["kind"], e.get("at", ""), e["gm"]["data"])))
+        if "gm" in e else SIGNUP_SAYS[e["kind"]](e))
+        for e in mine if "gm" in e or e.get("kind") in SIGNUP_SAYS]
     if happened:
         lines += ["", "Sign-up so far (the lobby's log):", *happened]
     return "\n".join(lines) + "\n"
-
-
-def _by(entry: dict[str, Any]) -> str:
-    return f" ({entry['reason']})" if entry.get("reason") else ""
 
 
 # What each kind of the lobby's log entries says in ``pbem game show`` (the others are
@@ -154,6 +154,4 @@ SIGNUP_SAYS: dict[str, Callable[[dict[str, Any]], str]] = {
     "approve": lambda e: f"you approved {e['name']}",
     "wait": lambda e: f"{e['name']} <{e['address']}> on the waiting list",
     "observe": lambda e: f"{e['address']} will observe",
-    "reject": lambda e: f"you declined {e['name']}'s join{_by(e)}",
-    "extended": lambda e: f"you moved the deadline to fill to {e['fill_by'][:16]}{_by(e)}",
 }

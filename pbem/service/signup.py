@@ -38,7 +38,14 @@ from pbem.orders.signup import Join
 from pbem.reports.context import utc_minute
 from pbem.reports.observing import lobby_mail
 from pbem.reports.refusals import worded
-from pbem.service.entries import GmCreate, GmStart
+from pbem.service.entries import (
+    GmCreate,
+    GmEvent,
+    GmJoinDeclined,
+    GmSignupClosed,
+    GmSignupExtended,
+    GmStart,
+)
 from pbem.service.mails import outbox_item
 from pbem.service.model import GameService, Observer, Timing, iso, parse_iso
 from pbem.service.records import Record
@@ -200,6 +207,12 @@ def _seated(opened: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for p in opened["players"] if p["approved"]]
 
 
+def _gm(done: GmEvent) -> dict[str, Any]:
+    """A game master's doing as the lobby's log keeps it, beside the change it makes: the
+    GM entry's stored form (``pbem.service.entries``; its time is the log entry's)."""
+    return {"kind": done.kind, "data": done.data}
+
+
 def deal(cards: CardSet, players: Sequence[dict[str, Any]], seed: str) -> list[str]:
     """Each player's Illuminati: in the order they joined, the first of their preferences
     still free; then the others at random among those left (from ``seed``)."""
@@ -310,9 +323,11 @@ class Lobby:
         items = [self._item(f"{LOBBY}-{why}-{number}-{p['name']}", p["address"],
                             "signup_closed", p["lang"], now, None, game=game_id, why=why,
                             reason=reason) for p in everyone]
+        names = [p["name"] for p in everyone]
+        done = GmSignupClosed(game_id, names, why == "deleted", reason)
         self._commit(now, [{"kind": "closed", "game": game_id, "by": "gm", "why": why,
-                            "reason": reason}], outbox=items)
-        return [p["name"] for p in everyone]
+                            "reason": reason, "gm": _gm(done)}], outbox=items)
+        return names
 
     def reject(self, game_id: str, name: str, now: datetime, reason: str = "") -> str:
         """Decline a join: of a player waiting for approval or seated in a game open for
@@ -328,21 +343,25 @@ class Lobby:
         if player is None:
             raise IllegalCommandError(f"{name!r} has not joined {game_id}", text=name,
                                       suggestion=f"pbem game show {game_id} lists who did")
-        entry = {"kind": "reject", "game": game_id, "name": player["name"], "by": "gm",
-                 "reason": reason}
+        entry: dict[str, Any] = {"kind": "reject", "game": game_id, "name": player["name"],
+                                 "by": "gm", "reason": reason}
         number = self.store.log_length(LOBBY)
         on_list = not any(p is player for p in (opened["players"] if opened else ()))
         items = [self._item(f"{LOBBY}-rejected-{number}", player["address"], "join_rejected",
                             player["lang"], now, None, game=game_id, player=player["name"],
                             waiting=on_list, reason=reason)]
         after = apply(meta, entry)["open"].get(game_id)
+        seated = []
         if opened is not None and after is not None:
             before = {p["name"] for p in _seated(opened)}
+            seated = [p for p in _seated(after) if p["name"] not in before]
             items += [self._item(f"{LOBBY}-seated-{number}-{p['name']}", p["address"],
                                  "joined", p["lang"], now, None, game=game_id,
                                  player=p["name"], outcome="seated",
                                  still=max(0, after["seats"] - len(_seated(after))))
-                      for p in _seated(after) if p["name"] not in before]
+                      for p in seated]
+        entry["gm"] = _gm(GmJoinDeclined(game_id, player["name"],
+                                         seated[0]["name"] if seated else None, reason))
         self._commit(now, [entry], outbox=items)
         return str(player["name"])
 
@@ -357,8 +376,10 @@ class Lobby:
                             "signup_extended", p["lang"], now, None, game=game_id,
                             fill_by=utc_minute(fill_by), reason=reason)
                  for p in opened["players"]]
+        done = GmSignupExtended(game_id, hours, iso(fill_by), utc_minute(fill_by), reason)
         self._commit(now, [{"kind": "extended", "game": game_id, "fill_by": iso(fill_by),
-                            "hours": hours, "by": "gm", "reason": reason}], outbox=items)
+                            "hours": hours, "by": "gm", "reason": reason, "gm": _gm(done)}],
+                     outbox=items)
         return fill_by
 
     def start(self, game_id: str, now: datetime) -> dict[str, str]:

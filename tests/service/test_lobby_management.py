@@ -16,7 +16,15 @@ from transcripts.harness import SEED, Mailroom
 
 from pbem.errors import IllegalCommandError
 from pbem.reports.observing import lobby_mail
+from pbem.reports.templating import environment
 from pbem.service import gm
+from pbem.service.entries import (
+    GmEvent,
+    GmJoinDeclined,
+    GmSignupClosed,
+    GmSignupExtended,
+    gm_event,
+)
 from pbem.service.signup import LOBBY, Opening, apply, empty, replay
 
 
@@ -126,6 +134,9 @@ def test_the_game_master_closes_a_sign_up_and_everyone_who_joined_is_told(
     entry = next(e for e in lobby_log(room) if e["kind"] == "closed")
     assert (entry["by"], entry["why"], entry["reason"]) == ("gm", "closed",
                                                             "too few of us this month")
+    # The game master's doing is a typed GM entry, kept beside the lobby's change.
+    assert gm_event(entry["gm"]["kind"], entry["at"], entry["gm"]["data"]) == GmSignupClosed(
+        "club", ["Ben", "Ann"], False, "too few of us this month", at=entry["at"])
     lobby_replays(room)
     # The id is free again; a deleted game's applicants are told it was deleted.
     room.override("open_game", Opening(seats=3, seed=SEED), game="club")
@@ -199,8 +210,9 @@ def test_pbem_shows_extends_declines_closes_and_deletes_a_game_open_for_sign_up(
     # The lobby's log of the game, the game master's doings included.
     shown = run("game", "show", "g1")
     assert "Ann <ann@example.org> joined" in shown
-    assert "you declined Ben's join (full)" in shown
-    assert "you moved the deadline to fill to 2026-12-02T12:00" in shown
+    assert "The game master declined Ben's join of g1. Reason: full." in shown
+    assert "The game master moved the deadline to fill g1 24 hours later, to 2026-12-02 " \
+           "12:00 UTC." in shown
     assert "until 2026-12-02T12:00" in run("games")
     assert "Closed the sign-up of g1: it will not start; told Ann." in run(
         "game", "close", "g1", "--reason", "postponed")
@@ -215,3 +227,26 @@ def test_pbem_shows_extends_declines_closes_and_deletes_a_game_open_for_sign_up(
     # A game of the store that is not open for sign-up: close says what to use instead.
     room.new_game("illu", [("Alice", ""), ("Bob", "")])
     assert "pbem end illu" in run("game", "close", "illu", code=1)
+
+
+def sentence(lang: str, done: GmEvent) -> str:
+    """The game master's timeline sentence of ``done`` (as ``pbem game show`` says it)."""
+    module = environment().get_template(f"{lang}/_gm.txt.j2").module
+    return str(module.sentence(done.kind, done))  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("done", [
+    GmSignupClosed("club", ["Ann", "Ben"], False, "postponed"),
+    GmSignupClosed("club", [], True),
+    GmJoinDeclined("club", "Ben", "Cy", "members only"),
+    GmJoinDeclined("club", "Ben"),
+    GmSignupExtended("club", 24.0, "2026-12-02T12:00:00+00:00", "2026-12-02 12:00"),
+], ids=lambda d: d.kind)
+def test_the_game_master_s_sign_up_doings_read_as_sentences(done: GmEvent, lang: str) -> None:
+    """Each GM entry of the lobby reads as a sentence of the game master's timeline, in each
+    language, its reason said."""
+    text, other = (str(sentence(language, done)) for language in (lang, "fr" if lang == "en"
+                                                                  else "en"))
+    assert "club" in text and text.endswith(".") and text != other and "None" not in text
+    assert ("postponed" in text or "members only" in text) == bool(done.get("reason"))
