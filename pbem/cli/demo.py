@@ -8,7 +8,9 @@ person's mail client would. At the end the archive is built and the paths printe
 
 from __future__ import annotations
 
+import shlex
 import smtplib
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -202,15 +204,38 @@ def _free_game_id(store: Path) -> str:
     return game
 
 
+def pbem_command() -> str:
+    """The command that runs this very pbem, as a shell takes it wherever it is typed: the
+    program started, if it is pbem; else the pbem beside the Python running (a virtual
+    environment's ``bin/``: ``scripts/demo.sh`` installs it only there, not on the PATH);
+    else that Python running the package."""
+    started = Path(sys.argv[0])
+    if started.name == "pbem" and started.is_file():
+        return shlex.quote(str(started.absolute()))
+    beside = Path(sys.executable).parent / "pbem"
+    if beside.is_file():
+        return shlex.quote(str(beside.absolute()))
+    return f"{shlex.quote(sys.executable)} -m pbem.cli.main"
+
+
+def reading(maildir: Path) -> str:
+    """The command that lists the mails of ``maildir`` (no mail client needed)."""
+    return f"{pbem_command()} mailbox {shlex.quote(str(maildir.absolute()))}"
+
+
 def next_steps(result: DemoResult, folder: Path, address: str,
                kept_running: bool) -> list[str]:
-    """What to do next, once the demo game is over: where to look, and how to play."""
+    """What to do next, once the demo game is over: where to look, and how to play. Every
+    command runs as printed, from any folder, on a machine with no mail client and no
+    pbem on the PATH."""
+    maildir = MaildirSender(result.maildirs).maildir_path(address)
     lines = ["", "What next:",
-             f"- Open the archive in a browser: {result.archive.as_uri()}",
-             f"- Read a player's mail as they got it: mutt -f {result.maildirs / address}"]
+             f"- Open the archive in a browser: {result.archive.absolute().as_uri()}",
+             f"- List a player's mail as they got it: {reading(maildir)}",
+             f"- Read the last one: {reading(maildir)} last"]
     if not kept_running:
-        lines.append(f"- Take a seat yourself against three bots: pbem demo --dir {folder} "
-                     "--keep-running")
+        lines.append(f"- Take a seat yourself against three bots: {pbem_command()} demo --dir "
+                     f"{shlex.quote(str(folder.absolute()))} --keep-running")
     return lines
 
 
@@ -220,7 +245,8 @@ def _explain_joining(echo: Callable[[str], None], password: str, address: str, p
     echo(f"You play the seat '{HUMAN}'. Your mail client's outgoing server: 127.0.0.1, port "
          f"{port}, no login. Send your orders to {service_address} from {address}.")
     echo(f"Your password: {password}")
-    echo(f"Mail to you is delivered into the Maildir {maildir} (mutt -f {maildir} reads it).")
+    echo(f"Mail to you is delivered into the Maildir {maildir.absolute()}; list it with "
+         f"{reading(maildir)} (add a number, or last, to read one).")
     echo("Each report ends with an order form: reply with your orders filled in.")
 
 

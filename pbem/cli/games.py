@@ -217,10 +217,18 @@ def delete(game_id: str, yes: bool, **kw: Any) -> None:
 
     where = where_of(kw)
     with session(where) as service:
-        game_id = game_named(service, game_id)
+        opened = service.lobby.named(game_id)  # open for sign-up: those who joined are told
+        game_id = opened or game_named(service, game_id)
         if not yes:
             click.confirm(f"Delete {game_id} for good?", abort=True)
-        gm.delete_game(service, game_id)
+        if opened:
+            told = gm.close_signup(service, game_id, where.now, deleted=True)
+        else:
+            gm.delete_game(service, game_id)
+    if opened:
+        click.echo(f"Deleted {game_id}, open for sign-up: "
+                   + (f"told {', '.join(told)}." if told else "nobody had joined."))
+        return
     click.echo(f"Deleted {game_id}: it was never started, so nobody was mailed about it.")
 
 
@@ -235,6 +243,20 @@ def show(game_id: str, as_json: bool, **kw: Any) -> None:
 
     where = where_of(kw)
     with session(where) as service:
+        opened = service.lobby.named(game_id)
+        if opened is not None:  # open for sign-up: no game record yet, the lobby's
+            from pbem.cli.gm_text import opening_text
+            from pbem.service.signup import LOBBY
+
+            opening = service.lobby.open_games()[opened]
+            waiting = service.lobby.meta()["waiting"].get(opened, [])
+            log = list(service.store.log(LOBBY))
+            if as_json:
+                click.echo(json.dumps({"game": opened, "open_for_signup": {
+                    **opening, "waiting": waiting}}, indent=1, ensure_ascii=False))
+            else:
+                click.echo(opening_text(opened, opening, waiting, log), nl=False)
+            return
         game_id = game_named(service, game_id)
         record = history.read_game(service.store, game_id)
         cards = service.cards
@@ -247,20 +269,30 @@ def show(game_id: str, as_json: bool, **kw: Any) -> None:
 @click.command("games")
 @common
 def games(**kw: Any) -> None:
-    """List the games of the store."""
+    """List the games of the store, in every state: open for sign-up, not started, running,
+    paused, over, moving or moved to another store."""
     where = where_of(kw)
     with locked_store(where) as store:
         records = _records(store) if store.games() else []  # an empty store loads no service
         opened = _open_games(store) if store.games() else {}
+        waiting = _waiting_lists(store) if store.games() else {}
+        departures = {d.game_id: d for d in store.departures()}
     for game_id, o in sorted(opened.items()):
         seated = [p["name"] for p in o["players"] if p["approved"]]
         asking = [p["name"] for p in o["players"] if not p["approved"]]
+        queued = [p["name"] for p in waiting.get(game_id, [])]
         click.echo(f"{game_id}: open for sign-up, {len(seated)} of {o['seats']} seats taken"
                    + (f" ({', '.join(seated)})" if seated else "")
                    + (f"; waiting for your approval: {', '.join(asking)}" if asking else "")
+                   + (f"; waiting list: {', '.join(queued)}" if queued else "")
                    + (f"; until {o['fill_by'][:16]}" if o["fill_by"] else "") + ".")
+    gone = sorted(d.game_id for d in departures.values() if d.gone)
+    for game_id in gone:
+        told = departures[game_id].to_folder
+        click.echo(f"{game_id}: moved to another store"
+                   + (f" (its mail refiled into {told})" if told else "") + ".")
     if not records:
-        if not opened:
+        if not opened and not gone:
             click.echo("No games yet. Create one with `pbem game create`.")
         return
     from pbem.cli import gm_text
@@ -273,6 +305,8 @@ def games(**kw: Any) -> None:
             status = f"over: {', '.join(state.winners) or state.outcome}"
         elif r.service.started:
             status += f", {state.active_player.name} to play"
+        if r.game in departures:
+            status += ", moving out"
         deadline = "" if state.phase == "over" else (
             r.service.window.deadline if r.service.window else r.service.deadline)
         rows.append((r.game, status, str(state.turn_number), str(state.seq),
@@ -280,6 +314,9 @@ def games(**kw: Any) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    for game_id in sorted(g for g in waiting if g not in opened and waiting[g]):
+        click.echo(f"{game_id}: waiting list: {', '.join(p['name'] for p in waiting[game_id])}"
+                   f" (told of seats offered; pbem reject {game_id} NAME takes one off).")
 
 
 def _records(store: Store) -> list[GameFile]:
@@ -288,6 +325,13 @@ def _records(store: Store) -> list[GameFile]:
     from pbem.service.signup import LOBBY
 
     return [history.read_game(store, g) for g in store.games() if g not in (POSTMASTER, LOBBY)]
+
+
+def _waiting_lists(store: Store) -> dict[str, list[dict[str, Any]]]:
+    """Each game's waiting list (the lobby's record), by game."""
+    from pbem.service.signup import LOBBY
+
+    return dict(store.meta(LOBBY).get("waiting", {})) if LOBBY in store.games() else {}
 
 
 def _open_games(store: Store) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from pbem.cli.overrides import (
     rollback,
 )
 from pbem.cli.session import BusyError, Where, common, explain, session, where_of
-from pbem.cli.signup import approve, observer, players, seat
+from pbem.cli.signup import approve, observer, players, reject, seat
 
 __all__ = ["GM_COMMANDS", "BusyError", "Where", "add_gm_commands", "cli", "common", "explain",
            "session", "where_of"]
@@ -39,7 +39,7 @@ __all__ = ["GM_COMMANDS", "BusyError", "Where", "add_gm_commands", "cli", "commo
 GM_COMMANDS: tuple[click.Command, ...] = (
     game, games, process, preview, rollback, edit, replace_seat, remove_seat, bot, pause,
     resume, extend, announce, end_game, history_command, export, import_game, replay, verify,
-    archive, absences, approve, observer, seat, players,
+    archive, absences, approve, reject, observer, seat, players,
 )
 
 

@@ -3,7 +3,9 @@ whole game with its secrets, and what the next step would do."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 from pbem.engine.cards import CardSet
 from pbem.engine.state import GameState
@@ -19,6 +21,7 @@ from pbem.reports.context import (
 from pbem.reports.templating import environment
 from pbem.reports.tree import tree_rows
 from pbem.service.deadlines import offer_due
+from pbem.service.entries import gm_event
 from pbem.service.gm import Preview
 from pbem.service.history import GameFile
 from pbem.service.model import GameService, parse_iso
@@ -101,3 +104,58 @@ def preview_text(seen: Preview) -> str:
 
 def _deadline(moment: str, now: datetime) -> Deadline | None:
     return deadline_facts(parse_iso(moment), now, "UTC") if moment else None
+
+
+def opening_text(game_id: str, opened: dict[str, Any], waiting: list[dict[str, Any]],
+                 log: Sequence[dict[str, Any]] = ()) -> str:
+    """A game open for sign-up as the game master sees it (``pbem game show``): the lobby's
+    record of it (``pbem.service.signup``), its waiting list, and what its entries of the
+    lobby's ``log`` say happened, the game master's doings included."""
+    seated = [p for p in opened["players"] if p["approved"]]
+    asking = [p for p in opened["players"] if not p["approved"]]
+
+    def who(players: list[dict[str, Any]]) -> str:
+        return ", ".join(f"{p['name']} <{p['address']}>"
+                         + (f" (prefers {', '.join(p['prefer'])})" if p["prefer"] else "")
+                         for p in players) or "nobody"
+
+    options = ", ".join(f"{k}={v}" for k, v in sorted((opened["options"] or {}).items()))
+    timing = opened["timing"] or {}
+    lines = [f"{game_id}: open for sign-up, {len(seated)} of {opened['seats']} seats taken.",
+             f"Seated: {who(seated)}.",
+             f"Waiting for your approval: {who(asking)}" + (
+                 f" (pbem approve {game_id} NAME, or pbem reject {game_id} NAME)."
+                 if asking else "."),
+             f"Waiting list: {who(waiting)}.",
+             "Deadline to fill: " + (f"{opened['fill_by'][:16]} (pbem extend {game_id} "
+                                     "--hours N moves it)." if opened["fill_by"] else "none."),
+             f"Approval: {'yes' if opened['approval'] else 'no'}; observers: "
+             f"{'yes' if opened['observers'] else 'no'}"
+             + ("; observers read press to ALL" if opened["press"] else "")
+             + f"; {len(opened.get('watchers', []))} waiting to observe.",
+             f"Language: {opened['lang']}; options: {options or 'the defaults'}; orders "
+             f"hours: {timing.get('orders_hours', 72.0):g}; response hours: "
+             f"{timing.get('response_hours', 24.0):g}.",
+             f"Start it now: pbem game start {game_id}; close it: pbem game close {game_id}."]
+    mine = [e for e in log if e.get("game") == game_id]
+    opens = [n for n, e in enumerate(mine) if e.get("kind") == "open"]
+    mine = mine[opens[-1]:] if opens else mine  # (an id opened again: this sign-up's own)
+    said = getattr(environment().get_template("en/_gm.txt.j2").module, "sentence")  # noqa: B009
+    happened = [f"  {e.get('at', '')[:16]}  " + (
+        str(said(e["gm"]["kind"], gm_event(e["gm"]["kind"], e.get("at", ""), e["gm"]["data"])))
+        if "gm" in e else SIGNUP_SAYS[e["kind"]](e))
+        for e in mine if "gm" in e or e.get("kind") in SIGNUP_SAYS]
+    if happened:
+        lines += ["", "Sign-up so far (the lobby's log):", *happened]
+    return "\n".join(lines) + "\n"
+
+
+# What each kind of the lobby's log entries says in ``pbem game show`` (the others are
+# answers to mail, or of games no longer open).
+SIGNUP_SAYS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "open": lambda e: f"opened for sign-up, {e['opening']['seats']} seats",
+    "join": lambda e: f"{e['name']} <{e['address']}> joined",
+    "approve": lambda e: f"you approved {e['name']}",
+    "wait": lambda e: f"{e['name']} <{e['address']}> on the waiting list",
+    "observe": lambda e: f"{e['address']} will observe",
+}

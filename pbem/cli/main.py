@@ -15,6 +15,7 @@ from pbem.cli.cards import cards
 from pbem.cli.choices import LaterChoice, levels
 from pbem.cli.daemon import doctor, run
 from pbem.cli.gm import add_gm_commands
+from pbem.cli.mailbox import read_mailbox
 from pbem.cli.outbox import outbox
 from pbem.errors import PbemError
 
@@ -42,6 +43,7 @@ main.add_command(outbox)
 main.add_command(auth)
 main.add_command(backup)
 main.add_command(restore)
+main.add_command(read_mailbox)
 add_gm_commands(main)
 
 

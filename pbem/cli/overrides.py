@@ -240,12 +240,19 @@ def resume(game_id: str, **kw: Any) -> None:
 @common
 def extend(game_id: str, hours: float, reason: str, **kw: Any) -> None:
     """Move GAME's running deadline later: the response window's, else the orders'; with a
-    group offered and unanswered, the answer's and the orders' (the turn waits for it)."""
+    group offered and unanswered, the answer's and the orders' (the turn waits for it). A
+    game open for sign-up: its deadline to fill (one is set if it had none)."""
     from pbem.reports.context import utc_minute
     from pbem.service import gm
 
     where = where_of(kw)
     with session(where) as service:
+        opened = service.lobby.named(game_id)
+        if opened is not None:  # open for sign-up: its deadline to fill
+            fill_by = gm.extend_signup(service, opened, hours, where.now, reason)
+            click.echo(f"The deadline to fill {opened} is now {utc_minute(fill_by)} UTC; "
+                       "those who joined are told.")
+            return
         game_id = game_named(service, game_id)
         deadline, answer = gm.extend(service, game_id, hours, where.now, reason)
     if answer is not None:

@@ -138,6 +138,15 @@ def game_named(service: Service, name: str) -> str:
     found = service.store.game_named(name)
     if found is not None and found in service.games():
         return found
+    opened = service.lobby.named(name)
+    if opened is not None:  # (the commands of a game open for sign-up take it themselves)
+        raise click.ClickException(
+            f"{opened} is open for sign-up and not started: pbem game show, start, close or "
+            f"delete, pbem extend, approve and reject take it.")
+    departed = service.store.departure(name)
+    if departed is not None and departed.gone:
+        raise click.ClickException(f"{departed.game_id} moved to another store: its commands "
+                                   "run there now (`pbem games` lists what moved).")
     ids = {g.casefold(): g for g in service.games()}
     close = [ids[c] for c in difflib.get_close_matches(name.casefold(), ids, n=3, cutoff=0.5)]
     hint = f"Did you mean {' or '.join(close)}?" if close else "See `pbem games`."

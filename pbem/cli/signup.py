@@ -4,15 +4,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from pbem.cli.games import OPTION_HELP, game, game_settings, rule_options, timing_of
 from pbem.cli.session import common, counted, game_named, moment_of, session, where_of
+
+if TYPE_CHECKING:
+    from pbem.service.service import Service
 from pbem.reports.languages import LANGUAGES
 
-__all__ = ["approve", "observer", "players", "seat"]
+__all__ = ["approve", "observer", "players", "reject", "seat"]
 
 
 @game.command("open")
@@ -67,6 +70,51 @@ def approve(game_id: str, name: str, **kw: Any) -> None:
         started = game_id in service.games()
     click.echo(f"Approved {name} in {game_id}." + (" The game is full: it started." if started
                                                    else ""))
+
+
+@click.command("reject")
+@click.argument("game_id", metavar="GAME")
+@click.argument("name")
+@click.option("--reason", default="", help="Told to the player.")
+@common
+def reject(game_id: str, name: str, reason: str, **kw: Any) -> None:
+    """Decline NAME's JOIN of GAME (waiting for approval, seated before the start, or on the
+    waiting list): they get one mail saying so. A seat freed before the start goes to the
+    first on the waiting list, who is told."""
+    from pbem.service import gm
+
+    where = where_of(kw)
+    with session(where) as service:
+        name = gm.reject_join(service, game_id, name, where.now, reason)
+    click.echo(f"Declined {name}'s join of {game_id}; {name} is told.")
+
+
+@game.command("close")
+@click.argument("game_id", metavar="GAME")
+@click.option("--reason", default="", help="Told to those who joined.")
+@common
+def close(game_id: str, reason: str, **kw: Any) -> None:
+    """Close the sign-up of GAME: it will not start; everyone who joined it (seated, waiting
+    for approval, on its waiting list) is told. (A game running ends with `pbem end`.)"""
+    from pbem.service import gm
+
+    where = where_of(kw)
+    with session(where) as service:
+        game_id = open_named(service, game_id, "pbem end")
+        told = gm.close_signup(service, game_id, where.now, reason)
+    click.echo(f"Closed the sign-up of {game_id}: it will not start"
+               + (f"; told {', '.join(told)}." if told else "; nobody had joined."))
+
+
+def open_named(service: Service, name: str, instead: str) -> str:
+    """The id of the game open for sign-up ``name`` names; else the command ends, saying
+    what to use for the game of the store it names (``instead``)."""
+    found = service.lobby.named(name)
+    if found is not None:
+        return found
+    game_id = game_named(service, name)  # ends the command if no game is called so
+    raise click.ClickException(f"{game_id} is not open for sign-up: use `{instead} "
+                               f"{game_id}`.")
 
 
 @click.group("observer")

@@ -34,7 +34,7 @@ __all__ = [
 START_LINE = re.compile(r"^[ \t]*game[ \t]+\S+", re.I | re.M)
 """A start line of orders: first word GAME. Shared with the order parser."""
 # A line of an order to the server itself, mailed without a password (pbem.orders.signup).
-SERVER_LINE = re.compile(r"^[ \t]*(list|join|observe|unobserve|takeover)\b", re.I | re.M)
+SERVER_LINE = re.compile(r"^[ \t]*(help|list|join|observe|unobserve|takeover)\b", re.I | re.M)
 
 START_LINE_EXAMPLE = "GAME <game> PLAYER <name> PASSWORD <password>"
 

@@ -1,6 +1,7 @@
 """Mail to the game server from anyone, without a game password: the first line of the mail
 that is not blank, quoted (``>``) or a comment (``#``) is one of
 
+    HELP
     LIST
     JOIN <game> AS <name> [PREFER <Illuminati>, <Illuminati>, ...]
     OBSERVE <game>
@@ -17,15 +18,20 @@ from dataclasses import dataclass
 
 from pbem.errors import OrderSyntaxError
 
-__all__ = ["FORMS", "Join", "ListGames", "LobbyOrder", "Observe", "Takeover", "Unobserve",
+__all__ = ["FORMS", "Help", "Join", "ListGames", "LobbyOrder", "Observe", "Takeover", "Unobserve",
            "lobby_order"]
 
-FORMS = ("LIST", "JOIN <game> AS <name> [PREFER <Illuminati>, ...]", "OBSERVE <game>",
+FORMS = ("HELP", "LIST", "JOIN <game> AS <name> [PREFER <Illuminati>, ...]", "OBSERVE <game>",
          "UNOBSERVE <game>", "TAKEOVER <game> <seat>")
-_WORDS = ("list", "join", "observe", "unobserve", "takeover")
-_JOIN = re.compile(r"join\s+(\S+)\s+as\s+(.+?)(?:\s+prefer\s+(.+))?", re.IGNORECASE)
+_WORDS = ("help", "list", "join", "observe", "unobserve", "takeover")
+_JOIN = re.compile(r"join\s+(\S+)\s+as\s+(.+?)(\s+prefer(?:\s+(.*))?)?", re.IGNORECASE)
 _GAME = re.compile(r"(observe|unobserve)\s+(\S+)", re.IGNORECASE)
 _TAKEOVER = re.compile(r"takeover\s+(\S+)\s+(.+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Help:
+    """What can be mailed to the server (any words after HELP are not read)."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +62,7 @@ class Takeover:
     seat: str
 
 
-LobbyOrder = ListGames | Join | Observe | Unobserve | Takeover
+LobbyOrder = Help | ListGames | Join | Observe | Unobserve | Takeover
 
 
 def _first_line(text: str) -> tuple[int, str] | None:
@@ -65,6 +71,21 @@ def _first_line(text: str) -> tuple[int, str] | None:
         if line and not line.startswith((">", "#")):
             return number, line
     return None
+
+
+def _join_problem(line: str) -> str:
+    """What a JOIN line that does not read lacks (a key of the parser's catalogue)."""
+    words = [w.casefold() for w in line.split()]
+    after = words[words.index("as", 2) + 1:] if "as" in words[2:] else []
+    if len(words) < 2 or words[1] in ("as", "prefer"):
+        key = "join_no_game"
+    elif "as" not in words[2:]:
+        key = "join_no_as"
+    elif not after or after[0] == "prefer":
+        key = "join_no_name"
+    else:
+        key = "join_no_prefer"
+    return key
 
 
 def lobby_order(text: str) -> LobbyOrder | None:
@@ -79,12 +100,20 @@ def lobby_order(text: str) -> LobbyOrder | None:
     word = line.split()[0].casefold()
     if word not in _WORDS:
         return None
+    if word == "help":
+        return Help()
     if word == "list":
         if line.casefold() == "list":
             return ListGames()
-    elif word == "join" and (joined := _JOIN.fullmatch(line)):
-        prefer = tuple(p.strip() for p in (joined.group(3) or "").split(",") if p.strip())
-        return Join(joined.group(1), joined.group(2).strip(), prefer)
+    elif word == "join":
+        joined = _JOIN.fullmatch(line)
+        prefer = tuple(p.strip() for p in (joined.group(4) or "").split(",")
+                       if p.strip()) if joined else ()
+        if joined and (prefer or joined.group(3) is None) and (
+                joined.group(2).split()[0].casefold() != "prefer"):
+            return Join(joined.group(1), joined.group(2).strip(), prefer)
+        raise OrderSyntaxError(line=number, text=line, key=_join_problem(line), hint="write_as",
+                               usage=FORMS[2])
     elif word == "takeover" and (taken := _TAKEOVER.fullmatch(line)):
         return Takeover(taken.group(1), taken.group(2).strip())
     elif (named := _GAME.fullmatch(line)) is not None:

@@ -240,9 +240,55 @@ class GmSeatOffered(GmEvent):
     reason: str = ""
 
 
+# The game master's doings to a game open for sign-up, before it exists: kept in the lobby's
+# log (``pbem.service.signup``), beside the change they make there, and read by the game
+# master alone (``pbem game show``).
+
+
+@dataclass(frozen=True)
+class GmSignupClosed(GmEvent):
+    """The sign-up of ``game`` closed (or the game ``deleted``) before its start; ``told``:
+    the names of those who had joined, each told by mail."""
+
+    kind = "signup_closed"
+    gm_only = True
+    game: str
+    told: list[str]
+    deleted: bool = False
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class GmJoinDeclined(GmEvent):
+    """``name``'s join of ``game`` declined, the player told; ``seated``: the first on the
+    waiting list, given the seat it freed, if any."""
+
+    kind = "join_declined"
+    gm_only = True
+    game: str
+    name: str
+    seated: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class GmSignupExtended(GmEvent):
+    """The deadline to fill ``game`` moved ``hours`` later, to ``fill_by`` (ISO;
+    ``fill_by_utc`` to read); those who joined are told."""
+
+    kind = "signup_extended"
+    gm_only = True
+    game: str
+    hours: float
+    fill_by: str
+    fill_by_utc: str
+    reason: str = ""
+
+
 GM_KINDS: dict[str, type[GmEvent]] = {c.kind: c for c in (
     GmCreate, GmStart, GmRollback, GmReplace, GmRemove, GmBot, GmPause, GmResume, GmExtend,
-    GmAnnounce, GmDropMail, GmAbsence, GmAbsenceCancelled, GmObserver, GmSeatOffered)}
+    GmAnnounce, GmDropMail, GmAbsence, GmAbsenceCancelled, GmObserver, GmSeatOffered,
+    GmSignupClosed, GmJoinDeclined, GmSignupExtended)}
 
 
 def gm_event(kind: str, at: str, data: Mapping[str, Any]) -> GmEvent:

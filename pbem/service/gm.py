@@ -758,6 +758,30 @@ def start_open(service: Service, game_id: str, now: datetime) -> dict[str, str]:
         return service.lobby.start(game_id, now)
 
 
+def close_signup(service: Service, game_id: str, now: datetime, reason: str = "", *,
+                 deleted: bool = False) -> list[str]:
+    """Close the sign-up of a game open for it (``deleted``: the game master deletes it):
+    it will not start, and everyone who joined is told. Gives their names."""
+    with service.store.lock():
+        return service.lobby.close(game_id, now, why="deleted" if deleted else "closed",
+                                   reason=reason)
+
+
+def reject_join(service: Service, game_id: str, name: str, now: datetime,
+                reason: str = "") -> str:
+    """Decline a join (waiting for approval, seated before the start, or on a waiting
+    list): the player is told; a seat freed goes to the next on the waiting list."""
+    with service.store.lock():
+        return service.lobby.reject(game_id, name, now, reason)
+
+
+def extend_signup(service: Service, game_id: str, hours: float, now: datetime,
+                  reason: str = "") -> datetime:
+    """Move the deadline to fill a game open for sign-up later; those who joined are told."""
+    with service.store.lock():
+        return service.lobby.extend(game_id, hours, now, reason)
+
+
 def add_observer(service: Service, game_id: str, address: str, now: datetime,
                  lang: str = "en") -> bool:
     """``address`` observes the game (even one not open to observers by mail)."""

@@ -51,7 +51,15 @@ from pbem.orders.format import format_orders
 from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
 from pbem.orders.player_names import check_player_name
-from pbem.orders.signup import Join, ListGames, LobbyOrder, Observe, Takeover, lobby_order
+from pbem.orders.signup import (
+    Help,
+    Join,
+    ListGames,
+    LobbyOrder,
+    Observe,
+    Takeover,
+    lobby_order,
+)
 from pbem.reports.mails import Problem
 from pbem.reports.refusals import worded
 from pbem.service import bot_seats, digest, resent
@@ -470,8 +478,11 @@ class Service:
             # A mail with a start line is an order mail, whatever its first line says.
             order = None if START_LINE.search(mail.text) else lobby_order(mail.text)
         except OrderSyntaxError as error:
-            self._unreadable(mail_id, mail, error, now,
-                             self._reader(mail.sender, "unreadable", now))
+            # A mail to the server, not to a game: the lobby's help, with what was wrong.
+            lang = self._lobby_lang(mail.sender)
+            message, suggestion = worded(error, lang, self.config.sender.site_dir)
+            self.lobby.help(mail_id, mail.sender, lang, now, mail.reply_to, message=message,
+                            suggestion=suggestion)
             return
         if order is not None:
             self._lobby_mail(mail_id, mail, order, now, steps)
@@ -560,6 +571,9 @@ class Service:
         TAKEOVER are a step of their game, answered to the sender's address."""
         known = self.directory.seat_of(mail.sender)
         lang = known.lang if known is not None else ""  # "": the game's (sign-up) or English
+        if isinstance(order, Help):
+            self.lobby.help(mail_id, mail.sender, lang or "en", now, mail.reply_to)
+            return
         if isinstance(order, ListGames):
             self.lobby.list_games(mail_id, mail.sender, lang or "en", now, mail.reply_to)
             return
@@ -596,6 +610,12 @@ class Service:
             else:
                 unobserve(table, mail.sender, lang=lang, answers=mail.reply_to)
             self._seal(step, now, mail_id)
+
+    def _lobby_lang(self, address: str) -> str:
+        """The language of a mail to the server from ``address``: theirs if they play in a
+        game of the store, else English."""
+        known = self.directory.seat_of(address)
+        return known.lang if known is not None else "en"
 
     def _unreadable(self, mail_id: str, mail: InboundMail, error: OrderSyntaxError,
                     now: datetime, reader: Seat | None, game_id: str = "") -> None:

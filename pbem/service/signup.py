@@ -38,7 +38,14 @@ from pbem.orders.signup import Join
 from pbem.reports.context import utc_minute
 from pbem.reports.observing import lobby_mail
 from pbem.reports.refusals import worded
-from pbem.service.entries import GmCreate, GmStart
+from pbem.service.entries import (
+    GmCreate,
+    GmEvent,
+    GmJoinDeclined,
+    GmSignupClosed,
+    GmSignupExtended,
+    GmStart,
+)
 from pbem.service.mails import outbox_item
 from pbem.service.model import GameService, Observer, Timing, house_rules, iso, parse_iso
 from pbem.service.records import Record
@@ -49,9 +56,6 @@ from pbem.store import GameStore, OutboxItem
 log = logging.getLogger(__name__)
 
 LOBBY = "pbem-lobby"  # the store's record of the games open for sign-up
-# The kinds of the lobby's log entries that change it (``apply``); others ("list",
-# "refused") only say what a mail got.
-CHANGES = ("open", "join", "approve", "wait", "observe", "started", "closed")
 
 
 class Games(Protocol):
@@ -97,45 +101,97 @@ def empty() -> dict[str, Any]:
 
 
 def apply(meta: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-    """The lobby after ``entry`` (a new dict; ``meta`` is left alone)."""
+    """The lobby after ``entry`` (a new dict; ``meta`` is left alone): folded by the
+    function ``FOLDS`` gives its kind."""
     meta = {"open": {g: dict(o) for g, o in meta["open"].items()},
             "waiting": {g: list(w) for g, w in meta["waiting"].items()}}
-    kind = entry["kind"]
-    game = entry.get("game", "")
-    if kind == "open":
-        meta["open"][game] = {**entry["opening"], "players": []}
-        meta["waiting"][game] = []
-    elif kind == "join":
-        opened = meta["open"][game]
-        player = {"name": entry["name"], "address": entry["address"],
-                  "prefer": entry["prefer"], "lang": entry["lang"],
-                  "approved": not opened["approval"]}
-        if len(_seated(opened)) >= opened["seats"] and player["approved"]:
-            meta["waiting"][game].append(player)
-        else:
-            opened["players"] = [*opened["players"], player]
-    elif kind == "approve":
-        opened = meta["open"][game]
-        taken = len(_seated(opened)) >= opened["seats"]
-        chosen = next(p for p in opened["players"] if p["name"] == entry["name"])
-        opened["players"] = [p for p in opened["players"] if p is not chosen]
-        if taken:
-            meta["waiting"][game].append({**chosen, "approved": True})
-        else:
-            opened["players"].append({**chosen, "approved": True})
-    elif kind == "wait":  # a game started from the lobby: straight to its waiting list
-        meta["waiting"][game].append({"name": entry["name"], "address": entry["address"],
-                                      "prefer": entry["prefer"], "lang": entry["lang"],
-                                      "approved": True})
-    elif kind == "observe":
-        opened = meta["open"][game]
-        opened["watchers"] = [*opened.get("watchers", []),
-                              {"address": entry["address"], "lang": entry["lang"]}]
-    elif kind in ("started", "closed"):
-        del meta["open"][game]
-        if kind == "closed":
-            meta["waiting"].pop(game, None)
+    FOLDS[entry["kind"]](meta, entry.get("game", ""), entry)
     return meta
+
+
+Fold = Callable[[dict[str, Any], str, dict[str, Any]], None]
+
+
+def _opens(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    meta["open"][game] = {**entry["opening"], "players": []}
+    meta["waiting"][game] = []
+
+
+def _joined(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    opened = meta["open"][game]
+    player = {"name": entry["name"], "address": entry["address"],
+              "prefer": entry["prefer"], "lang": entry["lang"],
+              "approved": not opened["approval"]}
+    if len(_seated(opened)) >= opened["seats"] and player["approved"]:
+        meta["waiting"][game].append(player)
+    else:
+        opened["players"] = [*opened["players"], player]
+
+
+def _approved(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    opened = meta["open"][game]
+    taken = len(_seated(opened)) >= opened["seats"]
+    chosen = next(p for p in opened["players"] if p["name"] == entry["name"])
+    opened["players"] = [p for p in opened["players"] if p is not chosen]
+    if taken:
+        meta["waiting"][game].append({**chosen, "approved": True})
+    else:
+        opened["players"].append({**chosen, "approved": True})
+
+
+def _waits(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    """A join of a game started from the lobby: straight to its waiting list."""
+    meta["waiting"][game].append({"name": entry["name"], "address": entry["address"],
+                                  "prefer": entry["prefer"], "lang": entry["lang"],
+                                  "approved": True})
+
+
+def _observes(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    opened = meta["open"][game]
+    opened["watchers"] = [*opened.get("watchers", []),
+                          {"address": entry["address"], "lang": entry["lang"]}]
+
+
+def _rejected(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    """The game master declined a join: ``name`` leaves the game's applicants; a seat that
+    frees before the start goes to the first on the waiting list."""
+    name = entry["name"]
+    opened = meta["open"].get(game)
+    freed = False
+    if opened is not None:
+        freed = any(p["name"] == name and p["approved"] for p in opened["players"])
+        opened["players"] = [p for p in opened["players"] if p["name"] != name]
+    waiting = [p for p in meta["waiting"].get(game, []) if p["name"] != name]
+    if freed and waiting:
+        assert opened is not None
+        opened["players"] = [*opened["players"], {**waiting.pop(0), "approved": True}]
+    meta["waiting"][game] = waiting
+
+
+def _extended(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    """The game master moved the deadline to fill."""
+    meta["open"][game]["fill_by"] = entry["fill_by"]
+
+
+def _started(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    """The lobby forgets the game, but its waiting list (for seats offered later)."""
+    del meta["open"][game]
+
+
+def _closed(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+    """At the deadline to fill with too few players, or by the game master."""
+    del meta["open"][game]
+    meta["waiting"].pop(game, None)
+
+
+# The kinds of the lobby's log entries that change it, each with its fold; others ("list",
+# "help", "refused") only say what a mail got.
+FOLDS: dict[str, Fold] = {
+    "open": _opens, "join": _joined, "approve": _approved, "wait": _waits,
+    "observe": _observes, "started": _started, "closed": _closed, "reject": _rejected,
+    "extended": _extended,
+}
+CHANGES = tuple(FOLDS)
 
 
 def replay(log: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -149,6 +205,12 @@ def replay(log: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def _seated(opened: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for p in opened["players"] if p["approved"]]
+
+
+def _gm(done: GmEvent) -> dict[str, Any]:
+    """A game master's doing as the lobby's log keeps it, beside the change it makes: the
+    GM entry's stored form (``pbem.service.entries``; its time is the log entry's)."""
+    return {"kind": done.kind, "data": done.data}
 
 
 def deal(cards: CardSet, players: Sequence[dict[str, Any]], seed: str) -> list[str]:
@@ -242,6 +304,86 @@ class Lobby:
         self._commit(now, [entry], outbox=[item])
         self._start_if_full(game_id, now)
 
+    def named(self, name: str) -> str | None:
+        """The id of the game open for sign-up called ``name``, letter case aside."""
+        return next((g for g in self.open_games() if g.casefold() == name.casefold()), None)
+
+    def applicants(self, game_id: str) -> list[dict[str, Any]]:
+        """Everyone who joined the game and is still in it before its start: seated,
+        waiting for approval, on its waiting list (empty for a game not open)."""
+        opened = self.open_games().get(game_id)
+        return [*opened["players"], *self.meta()["waiting"].get(game_id, [])] if opened else []
+
+    def close(self, game_id: str, now: datetime, *, why: str = "closed",
+              reason: str = "") -> list[str]:
+        """Close the sign-up of a game open for it (``why``: "closed", or "deleted" by the
+        game master): it leaves the lobby and will not start; everyone who joined it
+        (seated, waiting for approval, on its waiting list) is told. Gives their names."""
+        self._opened(game_id)
+        everyone = self.applicants(game_id)
+        number = self.store.log_length(LOBBY) if LOBBY in self.store.games() else 0
+        items = [self._item(f"{LOBBY}-{why}-{number}-{p['name']}", p["address"],
+                            "signup_closed", p["lang"], now, None, game=game_id, why=why,
+                            reason=reason) for p in everyone]
+        names = [p["name"] for p in everyone]
+        done = GmSignupClosed(game_id, names, why == "deleted", reason)
+        self._commit(now, [{"kind": "closed", "game": game_id, "by": "gm", "why": why,
+                            "reason": reason, "gm": _gm(done)}], outbox=items)
+        return names
+
+    def reject(self, game_id: str, name: str, now: datetime, reason: str = "") -> str:
+        """Decline a join: of a player waiting for approval or seated in a game open for
+        sign-up, or on a game's waiting list. They get one mail saying so; a seat freed
+        before the start goes to the first on the waiting list, who is told. Gives the
+        name as the player wrote it."""
+        meta = self.meta()
+        game_id = next((g for g in meta["waiting"] if g.casefold() == game_id.casefold()),
+                       game_id)
+        opened = meta["open"].get(game_id)
+        listed = [*(opened["players"] if opened else ()), *meta["waiting"].get(game_id, [])]
+        player = next((p for p in listed if p["name"].casefold() == name.casefold()), None)
+        if player is None:
+            raise IllegalCommandError(f"{name!r} has not joined {game_id}", text=name,
+                                      suggestion=f"pbem game show {game_id} lists who did")
+        entry: dict[str, Any] = {"kind": "reject", "game": game_id, "name": player["name"],
+                                 "by": "gm", "reason": reason}
+        number = self.store.log_length(LOBBY)
+        on_list = not any(p is player for p in (opened["players"] if opened else ()))
+        items = [self._item(f"{LOBBY}-rejected-{number}", player["address"], "join_rejected",
+                            player["lang"], now, None, game=game_id, player=player["name"],
+                            waiting=on_list, reason=reason)]
+        after = apply(meta, entry)["open"].get(game_id)
+        seated = []
+        if opened is not None and after is not None:
+            before = {p["name"] for p in _seated(opened)}
+            seated = [p for p in _seated(after) if p["name"] not in before]
+            items += [self._item(f"{LOBBY}-seated-{number}-{p['name']}", p["address"],
+                                 "joined", p["lang"], now, None, game=game_id,
+                                 player=p["name"], outcome="seated",
+                                 still=max(0, after["seats"] - len(_seated(after))))
+                      for p in seated]
+        entry["gm"] = _gm(GmJoinDeclined(game_id, player["name"],
+                                         seated[0]["name"] if seated else None, reason))
+        self._commit(now, [entry], outbox=items)
+        return str(player["name"])
+
+    def extend(self, game_id: str, hours: float, now: datetime, reason: str = "") -> datetime:
+        """Move the deadline to fill a game open for sign-up ``hours`` later (a game with
+        none gets one, ``hours`` from now); those who joined are told. Gives the deadline."""
+        opened = self._opened(game_id)
+        fill_by = (parse_iso(opened["fill_by"]) if opened["fill_by"] else now) + timedelta(
+            hours=hours)
+        number = self.store.log_length(LOBBY)
+        items = [self._item(f"{LOBBY}-extended-{number}-{p['name']}", p["address"],
+                            "signup_extended", p["lang"], now, None, game=game_id,
+                            fill_by=utc_minute(fill_by), reason=reason)
+                 for p in opened["players"]]
+        done = GmSignupExtended(game_id, hours, iso(fill_by), utc_minute(fill_by), reason)
+        self._commit(now, [{"kind": "extended", "game": game_id, "fill_by": iso(fill_by),
+                            "hours": hours, "by": "gm", "reason": reason, "gm": _gm(done)}],
+                     outbox=items)
+        return fill_by
+
     def start(self, game_id: str, now: datetime) -> dict[str, str]:
         """Start an open game now with whoever is seated (``MIN_PLAYERS`` at least)."""
         opened = self._opened(game_id)
@@ -264,7 +406,7 @@ class Lobby:
             entries.append({"kind": "closed", "game": game_id})
             items += [self._item(f"{LOBBY}-closed-{game_id}-{p['name']}", p["address"],
                                  "signup_closed", p["lang"], now, None, game=game_id)
-                      for p in opened["players"]]
+                      for p in self.applicants(game_id)]
             items += self._to_gm(f"{LOBBY}-closed-{game_id}", now, game=game_id,
                                  what="closed", names=[p["name"] for p in opened["players"]])
         if entries:
@@ -296,6 +438,14 @@ class Lobby:
                             "observers": service.audience.open})
         self._answer(mail_id, {"kind": "list"}, to, "lobby_list", lang, now, reply_to,
                      opened=opened, running=running, least=MIN_PLAYERS)
+
+    def help(self, mail_id: str, to: str, lang: str, now: datetime, reply_to: str | None,
+             message: str = "", suggestion: str = "") -> None:
+        """Answer HELP, or a mail to the server that begins with one of its orders and does
+        not read (``message`` and ``suggestion`` say why and how to write it): what can be
+        mailed to the server, and how."""
+        self._answer(mail_id, {"kind": "help" if not message else "refused"}, to, "lobby_help",
+                     lang, now, reply_to, game="", message=message, suggestion=suggestion)
 
     def join(self, mail_id: str, to: str, order: Join, lang: str, now: datetime,
              reply_to: str | None) -> None:
@@ -409,9 +559,18 @@ class Lobby:
                                        names, table.state.dice.commitment)))
         passwords = ({} if self.games.service_record(game_id).started  # (before a crash)
                      else self.games.start_game(game_id, now, note=started))
-        self._commit(now, [{"kind": "started", "game": game_id}],
-                     outbox=self._to_gm(f"{LOBBY}-started-{game_id}", now, game=game_id,
-                                        what="started", names=names))
+        # Joins still waiting for approval: on the waiting list of the game, and told so.
+        asking = [p for p in opened["players"] if not p["approved"]]
+        overtaken = [{"kind": "wait", "game": game_id, "name": p["name"],
+                      "address": p["address"], "prefer": p["prefer"], "lang": p["lang"]}
+                     for p in asking]
+        number = self.store.log_length(LOBBY)
+        told = [self._item(f"{LOBBY}-overtaken-{number}-{p['name']}", p["address"], "joined",
+                           p["lang"], now, None, game=game_id, player=p["name"],
+                           outcome="overtaken", still=0) for p in asking]
+        self._commit(now, [{"kind": "started", "game": game_id}, *overtaken],
+                     outbox=[*self._to_gm(f"{LOBBY}-started-{game_id}", now, game=game_id,
+                                          what="started", names=names), *told])
         return passwords
 
     def _commit(self, now: datetime, entries: Sequence[dict[str, Any]], *,

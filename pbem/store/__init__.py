@@ -177,6 +177,9 @@ class Store:
     def departure(self, name: str) -> Departure | None:
         return self._games.departure(name)
 
+    def departures(self) -> list[Departure]:
+        return self._games.departures()
+
     def delete_game(self, game_id: str) -> None:
         self._games.delete_game(game_id)
 

@@ -239,6 +239,16 @@ class GameFiles:
         return Departure(game_id, gone=self.game_named(game_id) is None,
                          to_folder=folder if isinstance(folder, str) else None)
 
+    def departures(self) -> list[Departure]:
+        """Give every game moving or moved out of this store, by id (the marks set aside by
+        ``_unmark``, of games that came back, are not)."""
+        try:
+            marks = os.listdir(self.root / "moved")
+        except FileNotFoundError:
+            return []
+        found = (self.departure(mark) for mark in sorted(marks) if not mark.endswith(".old"))
+        return [d for d in found if d is not None]
+
     def _mark(self, name: str) -> str | None:
         """Give the game id of the move mark of the game called ``name``, or None."""
         try:

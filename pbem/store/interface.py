@@ -47,6 +47,10 @@ class Games(Protocol):
         """Give how the game called ``name`` (letter case aside) leaves or left the store,
         or None if it is not moving out."""
 
+    def departures(self) -> list[Departure]:
+        """Give every game moving or moved out of the store (and not created here again),
+        by id."""
+
     def delete_game(self, game_id: str) -> None:
         """Delete a game (the caller checks it may go: one never started)."""
 

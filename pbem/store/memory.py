@@ -154,6 +154,11 @@ class MemoryStore:
         return Departure(game_id, gone=game_id not in self._games,
                          to_folder=self._moving[game_id])
 
+    def departures(self) -> list[Departure]:
+        """Give every game moving or moved out of the store, by id."""
+        found = (self.departure(g) for g in sorted(self._moving))
+        return [d for d in found if d is not None]
+
     def delete_game(self, game_id: str) -> None:
         """Delete a game; StoreError if there is none."""
         self._require_lock("delete a game")

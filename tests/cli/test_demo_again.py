@@ -1,10 +1,16 @@
 """`pbem demo` a second time in the same folder (issue 18.16): it needs no other folder nor
-a new flag, its count of mails is the game's own, and it ends saying what to do next."""
+a new flag, its count of mails is the game's own, and it ends saying what to do next, in
+commands that run as printed (issue 43.10)."""
 
 from __future__ import annotations
 
 import email
 import mailbox
+import os
+import shlex
+import signal
+import subprocess
+import urllib.parse
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -42,4 +48,44 @@ def test_a_second_demo_in_the_same_folder_plays_its_own_game(tmp_path: Path) -> 
     said = "\n".join(lines)
     assert "What next:" in said
     assert result.archive.as_uri() in said
-    assert "mutt -f" in said and "--keep-running" in said
+    assert "--keep-running" in said
+    run_what_next(lines, tmp_path)
+
+
+def run_what_next(lines: list[str], tmp_path: Path) -> None:
+    """Each command the demo's "What next" prints runs as printed, from another folder, on
+    a machine with no mail client and no pbem on the PATH (issue 43.10): the archive's URI
+    names a file, the mailbox commands list and read a player's mail, and the seat to take
+    starts a demo that waits for its human player (stopped once it said so; on any free
+    port, so as not to clash with another test's listener)."""
+    steps = lines[lines.index("What next:") + 1:]
+    commands = [line.split(": ", 1)[1] for line in steps if line.startswith("- ")]
+    assert len(commands) == 4 and not any("mutt" in c for c in commands)
+    uri, listing, last, seat = commands
+    assert Path(urllib.parse.unquote(urllib.parse.urlparse(uri).path)).is_file()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    listed = subprocess.run(shlex.split(listing), cwd=elsewhere, env=env, capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert listed.returncode == 0, listed.stderr
+    assert "Welcome to the game" in listed.stdout
+    read = subprocess.run(shlex.split(last), cwd=elsewhere, env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.startswith("From: ") and "Subject: " in read.stdout
+    seated = subprocess.Popen([*shlex.split(seat), "--port", "0"], cwd=elsewhere, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              start_new_session=True)
+    said = []
+    try:
+        assert seated.stdout is not None
+        for line in seated.stdout:
+            said.append(line)
+            if line.startswith("Mail to you is delivered"):
+                break
+    finally:
+        os.killpg(seated.pid, signal.SIGTERM)
+        seated.wait(30)
+    assert said and said[-1].startswith("Mail to you is delivered"), "".join(said)
+    assert "mutt" not in said[-1]

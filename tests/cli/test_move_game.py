@@ -43,6 +43,9 @@ def test_a_game_moves_whole_and_keeps_its_passwords(tmp_path: Path) -> None:
     assert "g1" not in Store(a).games()
     assert Store(a).retired("G1")  # its address's mail is held from now on
     assert (a / "moved" / "g1" / "game" / "hot.json").exists()
+    # The game master still sees it (issue 43.2): listed, and said where it went.
+    assert "g1: moved to another store." in pbem(a, "games").output
+    assert "g1 moved to another store" in pbem(a, "game", "show", "g1").output
     imported = pbem(b, "import", str(moved))
     assert imported.exit_code == 0, imported.output
     after = Service(Store(b))

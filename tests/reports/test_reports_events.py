@@ -201,8 +201,9 @@ GM_SAMPLES: dict[str, dict[str, Any]] = {
 # ``GmRemovePlayer`` (its event "removed").
 OLD_GM_KINDS = {"remove"}
 # Recorded ``gm_only``: in no player's mail (a mail dropped, an observer's address, a seat
-# offered for takeover by mail).
-GM_ONLY_KINDS = {"drop_mail", "observer", "seat_offered"}
+# offered for takeover by mail, the game master's doings to a game open for sign-up).
+GM_ONLY_KINDS = {"drop_mail", "observer", "seat_offered", "signup_closed", "join_declined",
+                 "signup_extended"}
 
 
 def test_every_kind_of_gm_entry_has_a_sample() -> None:

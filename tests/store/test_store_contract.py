@@ -161,8 +161,11 @@ def test_a_departure_tells_moving_from_gone_and_keeps_the_folder(store: GameStor
     store.moving("g2", to_folder="pbem-b")
     store.retire_game("g2")
     assert store.departure("g2") == Departure("g2", gone=True, to_folder="pbem-b")
+    assert store.departures() == [Departure("g1", gone=True), Departure("g2", gone=True,
+                                                                        to_folder="pbem-b")]
     store.create_game("g2", {})  # back again: its mail is its own
     assert store.departure("g2") is None
+    assert store.departures() == [Departure("g1", gone=True)]
 
 
 def test_unknown_or_malformed_mail_ids_are_refused(store: GameStore) -> None:
