@@ -189,22 +189,23 @@ class Service:
     def set_bot(self, game_id: str, player: str, on: bool, now: datetime,
                 note: Callable[[Table], object] | None = None, level: str = "normal") -> None:
         """A bot plays the seat from now on (``on``) at ``level``, or its player again (a new
-        password is mailed to the seat's address). The bot acts at once if the game waits
-        for it. ``note(table)`` may log GM entries and notices in the same write."""
-        with self.store.lock():
-            with self.step(game_id, now, advance=False) as step:
-                table = step.table
-                table.service.seat(player)  # KeyError names an unknown seat
-                if on and not table.state.player(player).playing:
-                    raise IllegalCommandError(f"{player} is no longer playing")
-                # The GM's bot stays after an absence it began in (no away_hash kept).
-                seats = tuple(replace(s, bot=on, misses=0, bot_level=level if on else "normal",
-                                      away_hash="" if on else s.away_hash)
-                              if s.name == player else s for s in table.service.seats)
-                table.service = replace(table.service, seats=seats)
-                if note is not None:
-                    note(table)
-            self.process(now)
+        password is mailed to the seat's address). One step: if the game waits for the seat,
+        the bot is shown where it stands and its answer goes to the inbox, which the daemon
+        processes (a command never plays the game on: in a game of bots that would be the
+        whole game, the store's lock held throughout). ``note(table)`` may log GM entries and
+        notices in the same write."""
+        with self.step(game_id, now, advance=False) as step:
+            table = step.table
+            table.service.seat(player)  # KeyError names an unknown seat
+            if on and not table.state.player(player).playing:
+                raise IllegalCommandError(f"{player} is no longer playing")
+            # The GM's bot stays after an absence it began in (no away_hash kept).
+            seats = tuple(replace(s, bot=on, misses=0, bot_level=level if on else "normal",
+                                  away_hash="" if on else s.away_hash)
+                          if s.name == player else s for s in table.service.seats)
+            table.service = replace(table.service, seats=seats)
+            if note is not None:
+                note(table)
 
     def state(self, game_id: str) -> GameState:
         state, _ = self._load(game_id)
