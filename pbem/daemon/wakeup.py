@@ -17,6 +17,7 @@ The pipe is the owner's only (0600), as the store is.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import select
@@ -105,10 +106,8 @@ class WakeListener:
         """Stop listening and close the pipe (the file stays, for the next daemon)."""
         self._stop.set()
         if self._thread is not None:
-            try:
-                os.write(self._write, b"!")  # the thread wakes now rather than at its check
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):  # the thread wakes now, not at its check
+                os.write(self._write, b"!")
             self._thread.join(timeout=10)
             self._thread = None
         for fd in (self._read, self._write):
