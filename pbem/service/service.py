@@ -259,6 +259,10 @@ class Service:
         step number, log entries and answers, as if processed alone), but a round's steps of
         one game are committed together, and only then are its mails taken off the inbox. A
         crash before that commit redoes the round; nothing of it was written.
+
+        The store's lock is taken for one round at a time (unless the caller holds it): bots
+        answering bots may play a whole game in one call, and a command of the game master
+        gets its turn between two rounds.
         """
         done = 0
         with self.store.lock():
@@ -268,7 +272,8 @@ class Service:
                 self.store.recover()
             self._recovered = False
             self._held = set()
-            for _ in range(MAX_ROUNDS):
+        for _ in range(MAX_ROUNDS):
+            with self.store.lock():
                 # Players' mail before the bot seats' (in arrival order each): a player
                 # waits for an answer, while bots answering bots in busy games can fill
                 # round after round. A bot's mail cannot be an answer to a player's waiting
@@ -289,7 +294,7 @@ class Service:
                 done += len(applied)
                 if after_round is not None:
                     after_round()
-            self._recovered = True
+        self._recovered = True
         return done
 
     def tick(self, now: datetime) -> None:
@@ -336,8 +341,8 @@ class Service:
                 self.store.set_due_index(kept)
             self.lobby.tick(now)
             self.postmaster.tell_failures(now)
-            if self.store.inbox():
-                self.process(now)
+        if self.store.inbox():  # round by round, each under the lock
+            self.process(now)
 
     def _tick_game(self, game_id: str, now: datetime) -> tuple[bool, datetime | None]:
         """Tick one game; give whether that changed it, and if not, when it is next due."""

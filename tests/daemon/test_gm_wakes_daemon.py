@@ -84,6 +84,11 @@ def test_bot_on_is_one_step_and_the_daemon_plays_the_bots(
         assert now.phase != "over" and now.turn_number == before.turn_number, now.turn_number
     assert len(Store(config.store).inbox()) <= 1  # the active bot's orders, not applied yet
     with pbem_run(tmp_path, port):
+        assert wait_until(lambda: service.state(GAME).turn_number > before.turn_number,
+                          timeout=120, step=0.2), service.state(GAME).turn_number
+        # While the daemon plays the bots, round after round, a command gets the store's
+        # lock between two rounds (main's daemon held it for the whole game).
+        _pbem(tmp_path, "announce", GAME, "Still here.", "--wait", "20")
         assert wait_until(lambda: service.state(GAME).turn_number >= before.turn_number + 3,
                           timeout=120, step=0.2), service.state(GAME).turn_number
     log = (tmp_path / "daemon.log").read_text()
