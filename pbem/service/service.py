@@ -19,7 +19,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -89,7 +89,9 @@ SWEEP_SECONDS = 3600.0  # a deadline tick checks every game's stamp this often (
 class ServiceConfig:
     sender: Sender = field(default_factory=Sender)
     max_mail_bytes: int = 256 * 1024
-    mails_per_hour: int = 60  # per sender; more are dropped unanswered
+    # Per sender; more are dropped unread (a seated player's orders never are), the sender
+    # told once an hour, the game master told of dropped orders.
+    mails_per_hour: int = 60
     stranger_replies: int = STRANGER_REPLIES  # an hour, in all, to no player's address
     password_cost: int = COST  # log2 of scrypt's N for new password hashes
     # (game, player) -> a new password; None: random words. Tests pin it for golden mails.
@@ -465,12 +467,14 @@ class Service:
                                  if mail.automatic else "no sender address could be read")
             return
         if not ours and self.postmaster.flooding(mail.sender, now):
-            # Dropped, but the sender is told (at most once an hour): nothing vanishes unsaid.
-            self.postmaster.reply(mail_id, mail.sender, "flooding", now,
-                                  until=self.postmaster.read_again_at(mail.sender),
-                                  reply_to=mail.reply_to,
-                                  reader=self._reader(mail.sender, "flooding", now, mail))
-            return
+            if not self._seated(mail, now):
+                self._flooded(mail_id, mail, now)
+                return
+            # The limit is for strangers and runaway programs: a seated player's orders
+            # are read however many they send.
+            log.info("mail %s from %r is past the limit of %d mails an hour from one "
+                     "address, but it is a seated player's order mail: read", mail_id,
+                     mail.sender, self.config.mails_per_hour)
         try:
             # A mail with a start line is an order mail, whatever its first line says.
             order = None if START_LINE.search(mail.text) else lobby_order(mail.text)
@@ -496,6 +500,66 @@ class Service:
             return
         with game_steps.undone_on_error():
             self._carry_out(game_steps, mail_id, mail, start, now)
+
+    def _flooded(self, mail_id: str, mail: InboundMail, now: datetime) -> None:
+        """Drop a mail past the hourly limit of its address, unread, saying so: in the log
+        (whether it carried orders), to its sender (once an hour), and, when it carried
+        orders, to the game master (grouped: at most one notice every half hour)."""
+        orders = bool(START_LINE.search(mail.text))
+        game = ""
+        if orders:
+            with suppress(OrderSyntaxError):
+                game = parse_header(mail.text, self.cards).game
+        log.warning("mail %s from %r is not read: more than %d mails in an hour from this "
+                    "address%s", mail_id, mail.sender, self.config.mails_per_hour,
+                    f"; the orders it carries for game {game or '?'} were not read"
+                    if orders else "")
+        self.postmaster.reply(mail_id, mail.sender, "flooding", now,
+                              until=self.postmaster.read_again_at(mail.sender),
+                              reply_to=mail.reply_to,
+                              reader=self._reader(mail.sender, "flooding", now, mail),
+                              flooded=game if orders else None)
+
+    def _seated(self, mail: InboundMail, now: datetime) -> bool:
+        """True when a mail past the flood limit is a seated player's order mail: its start
+        line names a started game where the sender's address is a seat's (the address the
+        game registered), or it carries the password of the seat it names. The password is
+        checked in full (scrypt, ~0.2 s) at most once an hour per address past the limit
+        (``Postmaster.may_try_password``): a flood of wrong passwords costs no more."""
+        if not START_LINE.search(mail.text):
+            return False
+        try:
+            header = parse_header(mail.text, self.cards)
+        except OrderSyntaxError:
+            return False
+        game_id = self.store.game_named(header.game)
+        if game_id is None or game_id in NOT_GAMES:
+            return False
+        try:
+            service = self.service_record(game_id)
+        except (OSError, StoreError):
+            return True  # the game's record is damaged: its mail waits, as any other would
+        if not service.started:
+            return False
+        if any(s.address == mail.sender for s in service.seats):
+            return True
+        seat = next((s for s in service.seats
+                     if s.name.casefold() == header.player.casefold()), None)
+        if seat is None or not header.password:
+            return False
+        hashes = [h for h in (seat.password_hash, seat.away_hash) if h]
+        if any(self._password_known(header.password, h) for h in hashes):
+            return True
+        if not self.postmaster.may_try_password(mail.sender, now):
+            return False
+        return any(self._password_ok(header.password, h) for h in hashes)
+
+    def _password_known(self, password: str, stored: str) -> bool:
+        """True when ``password`` was checked against the stored hash before and matched
+        (no scrypt: the remembered HMAC only)."""
+        known = self._verified.get(stored)
+        tag = hmac.new(self._verify_key, password.encode(), "sha256").digest()
+        return known is not None and hmac.compare_digest(known, tag)
 
     def _unknown_game(self, mail_id: str, mail: InboundMail, game: str, now: datetime) -> None:
         """Answer a mail naming no game of the store (the postmaster's once an hour)."""
