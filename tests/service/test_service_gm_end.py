@@ -171,3 +171,24 @@ def test_the_game_ends_during_a_window_with_bot_seats(tmp_path: Path) -> None:
     room.collect()
     assert room.state().phase == "over"
     assert room.service.replay_check("illu")
+
+
+def test_a_player_is_removed_during_a_window_with_bot_seats(tmp_path: Path) -> None:
+    """`pbem remove` of a bot seat asked in the open window, the other seats bots too: no
+    need to switch them off first; the attack is played out without the removed seat's
+    answer and the bots play on (their mail processed as the daemon would)."""
+    room = Mailroom(tmp_path)
+    room.new_game("illu", [("Alice", ""), ("Bob", ""), ("Carol", "")])
+    attacker, _ = _window(room, spend=1)
+    window = room.record().window
+    assert window is not None
+    gone = next(p for p in window.asked if p != attacker)
+    for seat in room.record().seats:
+        if seat.name != attacker:
+            room.service.set_bot("illu", seat.name, True, room.now)
+    gm.remove_seat(room.service, "illu", gone, room.now, "the bot is not wanted")
+    room.service.process(room.now)
+    room.collect()
+    state = room.state()
+    assert not state.player(gone).playing
+    assert room.service.replay_check("illu")
