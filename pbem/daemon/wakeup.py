@@ -70,7 +70,19 @@ class WakeListener:
         self._write = -1  # our own writer: the pipe never reads as ended between pokes
 
     def start(self) -> None:
-        """Make the pipe (a file of another kind in its place is replaced) and listen."""
+        """Make the pipe (a file of another kind in its place is replaced) and listen. A
+        folder that holds no named pipe is no reason to stop: the daemon then finds the
+        commands' mail at its next look, as before, and the log says so."""
+        try:
+            self._open()
+        except OSError as error:
+            log.warning("the wake pipe %s cannot be made (%s): mail made by a command of the "
+                        "game master leaves at the daemon's next look", self.path, error)
+            return
+        self._thread = threading.Thread(target=self._listen, name="wake", daemon=True)
+        self._thread.start()
+
+    def _open(self) -> None:
         make_dir(self.path.parent)
         try:
             if not stat.S_ISFIFO(os.lstat(self.path).st_mode):
@@ -81,8 +93,6 @@ class WakeListener:
             os.mkfifo(self.path, 0o600)
         self._read = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
         self._write = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
-        self._thread = threading.Thread(target=self._listen, name="wake", daemon=True)
-        self._thread.start()
 
     def _listen(self) -> None:
         while not self._stop.is_set():
