@@ -94,6 +94,7 @@ def _build(root: Path, games: int, cards: CardSet, imap: str) -> dict[str, str]:
     password = service.start_game(first, now)["Alice"]
     for bot in ("Bob", "Carol"):
         service.set_bot(first, bot, True, now)
+    service.process(now)  # the bots play up to Alice's move (set_bot is one step)
     with store.lock():
         text = json.dumps([store.setup(first), store.snapshot(first), list(store.log(first))])
     copies = [f"g{i:04d}" for i in range(1, games)]

@@ -110,7 +110,8 @@ def end_game(game_id: str, winners: tuple[str, ...], reason: str, yes: bool,
              **kw: Any) -> None:
     """End GAME now, won by each --winner or by no one: for what the rules do not end (a
     player left alone, players agreeing to stop). Every player gets the game's last mail,
-    with its secret seed."""
+    with its secret seed. An attack waiting for answers is called off if no money is in it
+    yet, else played out first (docs/service.md)."""
     from pbem.service import gm
 
     where = where_of(kw)
@@ -165,7 +166,10 @@ def replace_seat(game_id: str, seat: str, address: str, name: str, show_password
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @common
 def remove_seat(game_id: str, seat: str, reason: str, yes: bool, **kw: Any) -> None:
-    """Take SEAT out of GAME: their groups go free, their money to the bank."""
+    """Take SEAT out of GAME: their groups go free, their money to the bank.
+
+    An attack waiting for answers is first called off (theirs, no money in it yet) or played
+    out without their answer (docs/service.md)."""
     from pbem.service import gm
 
     where = where_of(kw)

@@ -104,7 +104,12 @@ def session(where: Where, *, create: bool = False) -> Iterator[Service]:
 @contextmanager
 def locked_store(where: Where, *, create: bool = False) -> Iterator[Store]:
     """The store alone, its lock held, for a command that needs no more (``pbem games``
-    on a store without games loads no service); PbemErrors become plain messages."""
+    on a store without games loads no service); PbemErrors become plain messages.
+
+    Once the command is done and the lock let go, a daemon running on the store is woken
+    (``pbem.daemon.wakeup``): the mail the command queued leaves at once, and the bot seats
+    it called on play, in the daemon, not at its next tick."""
+    from pbem.daemon.wakeup import poke
     from pbem.store import Store
 
     if not create and not (where.store / "games").is_dir():
@@ -118,6 +123,7 @@ def locked_store(where: Where, *, create: bool = False) -> Iterator[Store]:
             yield store
     except PbemError as error:
         raise click.ClickException(explain(error)) from error
+    poke(where.store)
 
 
 @contextmanager

@@ -11,7 +11,11 @@ counts its lock holds per object, not per thread):
   one round at a time, so the GM's command line (another process) interleaves between them;
 - the sending loop runs in a child process of its own, woken through a pipe after each
   round that made mail: reading the outbox takes no lock and marking a mail sent only the
-  outbox's own, so sending goes on during a round.
+  outbox's own, so sending goes on during a round;
+- a command of the game master, once it has committed, pokes the daemon through the named
+  pipe ``<store>/daemon/wake`` (``pbem.daemon.wakeup``): a thread reading it makes the main
+  loop pass at once (the bot seats' answers processed) and wakes the sending loop, so the
+  mail the command made leaves within moments, not at the next tick.
 
 The children (``pbem.daemon.children``) let the daemon's Python work spread over several
 cores. They need the way out built from the configuration and a clock a child can import:
@@ -53,6 +57,7 @@ from pbem.daemon.loop import MAX_WAIT, run_loop
 from pbem.daemon.metrics import STORE_SECONDS, Figures, read_store_figures
 from pbem.daemon.outbox import Flush, make_outbox, make_sender, read_hold
 from pbem.daemon.systemd import Notifier
+from pbem.daemon.wakeup import WakeListener
 from pbem.engine.cards import CardSet
 from pbem.errors import StoreError, disk_trouble
 from pbem.mail.address import address_detail
@@ -131,6 +136,8 @@ class Daemon:
         self._listener: SmtpListener | None = None
         self._threads: list[threading.Thread] = []
         self._children: list[ChildProcess] = []
+        # The game master's commands wake the loops through it (pbem.daemon.wakeup).
+        self._waker = WakeListener(config.store, self.wake)
         self._next_tick = 0.0  # monotonic time of the next deadline tick
         # The main process's figures for monitoring ([daemon] metrics_file), if wanted.
         self._figures = (Figures(config.metrics_file, "main")
@@ -302,6 +309,7 @@ class Daemon:
         with self._instance.held() as lock_fd:
             try:
                 self._start_intakes(lock_fd)
+                self._waker.start()
                 log.info("daemon running: store %s, %s; mail out %s%s", self.config.store,
                          self._intakes(), self._way_out(), "".join(
                              f"; {child.role} in a process of its own"
@@ -400,6 +408,7 @@ class Daemon:
         """Stop the intakes and the sending (waiting for a mail being stored or sent) and
         close connections."""
         self._stop.set()
+        self._waker.stop()
         listener, self._listener = self._listener, None
         if listener is not None:
             listener.stop()

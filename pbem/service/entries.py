@@ -136,6 +136,18 @@ class GmRemove(GmEvent):
 
 
 @dataclass(frozen=True)
+class GmAttackCut(GmEvent):
+    """The attack under way when the game master ended the game or removed ``seat`` (""
+    for the end): ``called_off`` (no money was in it yet), else played out at once."""
+
+    kind = "attack_cut"
+    attacker: str
+    target: str
+    called_off: bool
+    seat: str = ""
+
+
+@dataclass(frozen=True)
 class GmBot(GmEvent):
     kind = "bot"
     seat: str
@@ -288,7 +300,8 @@ class GmSignupExtended(GmEvent):
 GM_KINDS: dict[str, type[GmEvent]] = {c.kind: c for c in (
     GmCreate, GmStart, GmRollback, GmReplace, GmRemove, GmBot, GmPause, GmResume, GmExtend,
     GmAnnounce, GmDropMail, GmAbsence, GmAbsenceCancelled, GmObserver, GmSeatOffered,
-    GmSignupClosed, GmJoinDeclined, GmSignupExtended)}
+    GmSignupClosed, GmJoinDeclined, GmSignupExtended,
+    GmAttackCut)}
 
 
 def gm_event(kind: str, at: str, data: Mapping[str, Any]) -> GmEvent:

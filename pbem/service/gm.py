@@ -27,6 +27,7 @@ from typing import Any
 from pbem.bots import LEVELS, Level
 from pbem.engine.codec import from_json
 from pbem.engine.commands import (
+    CallOff,
     Command,
     GmEndGame,
     GmMoveCard,
@@ -48,6 +49,7 @@ from pbem.service.absences import cancel
 from pbem.service.deadlines import offer_due, past_reminders_sent, tick
 from pbem.service.entries import (
     GmAnnounce,
+    GmAttackCut,
     GmBot,
     GmCreate,
     GmDropMail,
@@ -213,28 +215,55 @@ def _edit_card(service: Service, game_id: str, card: str, now: datetime,
 def end_game(service: Service, game_id: str, winners: Sequence[str], now: datetime,
              reason: str = "") -> list[Event]:
     """End the game now (``GmEndGame``), won by ``winners`` (seats, any spelling) or by no
-    one, between attacks only: every player gets the game's last mail, with the reason; the
-    archive and history show it."""
+    one: every player gets the game's last mail, with the reason; the archive and history
+    show it. An attack waiting for answers is called off or played out first
+    (``_attack_cut``), and the last mail says which."""
     with service.step(game_id, now) as step:
         table = step.table
         _running(table)
         _started(table, "a game not started yet can simply be left alone")
         names = [_seat(table.service, winner) for winner in winners]
-        if table.service.window is not None:
-            raise IllegalCommandError(
-                "a game can be ended only between attacks",
-                suggestion="wait until the attack under way is settled (pbem preview shows when)")
+        table.service = replace(table.service, queue=())  # no order waits on after the end
+        _attack_cut(table)
         events = table.do(GmEndGame(GM, tuple(names), reason))
         table.service = replace(table.service, queue=(), deadline="", offer_deadline="")
     return events
 
 
+def _attack_cut(table: Table, seat: str = "") -> GmEvent | None:
+    """Settle the attack waiting for answers in a response window when the game master ends
+    the game or removes ``seat`` (the engine ends a game or takes a player out between
+    attacks only); give the GM entry that tells the players how, None without a window.
+
+    The rules: "After a player announces an attack, he can change his mind and call it off
+    -- until he puts some money down. Once he actually takes money from his treasury and
+    puts it in the bank, the attack is committed. It must be played out". So an attack no
+    money went into yet is called off when the game ends or its attacker is removed (no
+    action spent); any other is played out at once, as at the window's deadline: the answers
+    given count, silence is no spending, and the removed player's own answer counts no more.
+    Every player gets the attack's result, as at any window's close."""
+    window, attack = table.service.window, table.state.attack
+    if window is None or attack is None:
+        return None
+    called_off = not attack.committed and seat in ("", attack.player)
+    event = table.record(GmAttackCut(attack.player, attack.target, called_off, seat))
+    if called_off:
+        table.call_off(attack.player, CallOff(attack.player))
+        return event
+    if seat:
+        table.service = replace(table.service, window=replace(
+            window, asked=tuple(p for p in window.asked if p != seat),
+            answers=tuple(a for a in window.answers if a.player != seat)))
+    table.close_window()
+    return event
+
+
 def remove_seat(service: Service, game_id: str, seat: str, now: datetime,
                 reason: str = "") -> list[Event]:
-    """The game master takes the player out of the game (``GmRemovePlayer``), between
-    attacks only: their groups go free, their money to the bank; if it was their turn, the
-    next player's begins. Every player is told, the removed one too, the removal and its
-    reason before what follows."""
+    """The game master takes the player out of the game (``GmRemovePlayer``): their groups
+    go free, their money to the bank; if it was their turn, the next player's begins. An
+    attack waiting for answers is called off or played out first (``_attack_cut``). Every
+    player is told, the removed one too, the removal and its reason before what follows."""
     with service.step(game_id, now) as step:
         table = step.table
         _running(table)
@@ -243,15 +272,12 @@ def remove_seat(service: Service, game_id: str, seat: str, now: datetime,
         name = _seat(table.service, seat)
         if not table.state.player(name).playing:
             raise IllegalCommandError(f"{name} is no longer playing", text=name)
-        if table.state.attack is not None or table.service.window is not None:
-            raise IllegalCommandError(
-                "a player can be removed only between attacks",
-                suggestion="wait until the attack under way is settled (pbem preview shows when)")
         if table.state.active_player.name == name:
             table.service = replace(table.service, queue=())
+        cut = _attack_cut(table, name)
         events = table.do(GmRemovePlayer(GM, name, reason))
         table.service = _with_seat(table.service, name, bot=False, bot_password="")
-        _tell_players(table, events, also=(name,))
+        _tell_players(table, events, gm=cut, also=(name,))
         tell_offer_ended(table, events)
     return events
 

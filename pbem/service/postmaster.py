@@ -34,6 +34,7 @@ ALERT_INTERVAL = timedelta(minutes=30)  # at most one notice of broken mails to 
 FLOOD_SENDERS = 20_000  # senders the flood counter keeps at most
 SWEEP_INTERVAL = timedelta(minutes=1)  # how often the flood counter forgets old senders
 DAMAGE_KEPT = 100  # damaged store files the GM was told of, remembered to tell them once
+FLOODED_KEPT = 100  # addresses whose order mails were dropped, kept for the GM's next notice
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,8 @@ class Postmaster:
               suggestion: str = "", reply_to: str | None = None,
               until: datetime | None = None, reader: Seat | None = None,
               tell_gm: tuple[str, dict[str, Any]] | None = None,
-              own_suggestion: bool = False, mail_game: str = "") -> None:
+              own_suggestion: bool = False, mail_game: str = "",
+              flooded: str | None = None) -> None:
         """Answer a stranger or a failure, as the ``reader`` (a known player's seat) wants
         their mail (language, time zone, HTML), in English and UTC for a stranger (``reader``
         None); change nothing. ``tell_gm`` (a template and its words) goes to the game master
@@ -80,7 +82,10 @@ class Postmaster:
         as an order's right form, and a stranger reads it too). A mail that gets no answer
         leaves a line in the log. ``mail_game``: the game of the store the mail was for (a
         wrong password), kept in the record's entry so the mail's id moves with the game
-        (``mails_of``)."""
+        (``mails_of``). ``flooded``: the mail, dropped unread past the hourly limit of its
+        address, carried orders for that game (its start line's name, "" if none reads):
+        the game master is told, the mails of every address grouped in one notice at most
+        every ``ALERT_INTERVAL``."""
         meta = self._meta(now)
         answer, items = self._answer(meta, mail_id, to, problem, now, game=game, games=games,
                                      message=message, suggestion=suggestion,
@@ -89,7 +94,36 @@ class Postmaster:
         if items and tell_gm is not None and self.sender.gm_address:
             items.append(self._to_gm(f"{POSTMASTER}-gm-{mail_id}", tell_gm[0], now,
                                      **tell_gm[1]))
+        if flooded is not None:
+            count, games_named = meta["flooded"].get(to, (0, []))
+            named = [*games_named, flooded] if flooded and flooded not in games_named \
+                else games_named
+            meta["flooded"] = dict(list({**meta["flooded"], to: (count + 1, named)}.items())
+                                   [-FLOODED_KEPT:])
+            items += self._floods_told(meta, now, mail_id)
         self._commit(mail_id, answer, meta, items, mail_game)
+
+    def may_try_password(self, sender: str, now: datetime) -> bool:
+        """Give whether the password of a mail from ``sender``, past the hourly limit, may be
+        checked in full now: once an hour per address (scrypt is slow on purpose)."""
+        return self.counter.may_try(sender, now)
+
+    def _floods_told(self, meta: dict[str, Any], now: datetime,
+                     mail_id: str) -> list[OutboxItem]:
+        """The notice to the game master of the order mails dropped unread past the hourly
+        limit and not told of yet, if one is due (``meta`` updated); else nothing."""
+        flooded = meta["flooded"]
+        last = meta["flood_alerted"]
+        if not self.sender.gm_address or not flooded or (
+                last is not None and now - parse_iso(last) < ALERT_INTERVAL):
+            return []
+        meta["flood_alerted"], meta["flooded"] = iso(now), {}
+        return [self._to_gm(f"{POSTMASTER}-flooded-{mail_id}", "mail_flooded", now,
+                            senders=[(address, count, ", ".join(games) or "?")
+                                     for address, (count, games) in flooded.items()],
+                            count=sum(count for count, _ in flooded.values()),
+                            limit=self.mails_per_hour,
+                            minutes=ALERT_INTERVAL // timedelta(minutes=1))]
 
     def _answer(self, meta: dict[str, Any], mail_id: str, to: str,
                 problem: reports.Problem, now: datetime, *, game: str = "",
@@ -165,13 +199,14 @@ class Postmaster:
         ``ALERT_INTERVAL`` since that is out (held lock required; the deadline tick calls
         it)."""
         meta = self._meta(now)
-        if not meta["unreported"] or not _alert_due(meta, now):
-            return
         entry = self.store.log_length(POSTMASTER)
-        items = self._failures_told(meta, now, f"summary-{entry}")
-        if items:
-            self.store.commit(POSTMASTER, log_entries=[{"failures_told": len(items)}],
-                              snapshot=None, meta=meta, outbox=items)
+        items = self._failures_told(meta, now, f"summary-{entry}") if meta["unreported"] \
+            else []
+        floods = self._floods_told(meta, now, f"summary-{entry}")
+        if items or floods:
+            self.store.commit(POSTMASTER, log_entries=[{"failures_told": len(items),
+                                                        "floods_told": len(floods)}],
+                              snapshot=None, meta=meta, outbox=items + floods)
 
     def _failures_told(self, meta: dict[str, Any], now: datetime,
                        mail_id: str) -> list[OutboxItem]:
@@ -272,7 +307,12 @@ class Postmaster:
                 "strangers": [t for t in meta.get("strangers", []) if parse_iso(t) > horizon],
                 "failed": list(meta.get("failed", [])),
                 "alerted": meta.get("alerted"), "unreported": dict(meta.get("unreported", {})),
-                "damaged": dict(meta.get("damaged", {}))}
+                "damaged": dict(meta.get("damaged", {})),
+                # Order mails dropped past the hourly limit, not told yet: address ->
+                # (how many, the games they named).
+                "flooded": {a: (int(n), list(g)) for a, (n, g) in
+                            meta.get("flooded", {}).items()},
+                "flood_alerted": meta.get("flood_alerted")}
 
     def flooding(self, sender: str, now: datetime) -> bool:
         """Count this mail; True when the sender passed the hourly limit."""
@@ -299,6 +339,7 @@ class FloodCounter:
         self.most = most
         self._times: dict[str, list[datetime]] = {}  # oldest last mail first
         self._swept: datetime | None = None
+        self._tried: dict[str, datetime] = {}  # a full password check past the limit, when
 
     def count(self, sender: str, now: datetime) -> bool:
         """Count this mail; True when the sender passed the hourly limit."""
@@ -317,6 +358,18 @@ class FloodCounter:
     def read_again_at(self, sender: str) -> datetime:
         """When mail from a flooding sender is read again."""
         return self._times[sender][-self.limit] + REPLY_INTERVAL
+
+    def may_try(self, sender: str, now: datetime) -> bool:
+        """Give whether a password of ``sender``, past the limit, may be checked in full now
+        (once an hour); counts the try. Kept as bounded as the counts."""
+        last = self._tried.get(sender)
+        if last is not None and now - last < REPLY_INTERVAL:
+            return False
+        self._tried.pop(sender, None)
+        self._tried[sender] = now
+        while len(self._tried) > self.most:
+            del self._tried[next(iter(self._tried))]
+        return True
 
 
 def answerable(to: str) -> str | None:

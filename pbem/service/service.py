@@ -19,7 +19,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -97,7 +97,9 @@ SWEEP_SECONDS = 3600.0  # a deadline tick checks every game's stamp this often (
 class ServiceConfig:
     sender: Sender = field(default_factory=Sender)
     max_mail_bytes: int = 256 * 1024
-    mails_per_hour: int = 60  # per sender; more are dropped unanswered
+    # Per sender; more are dropped unread (a seated player's orders never are), the sender
+    # told once an hour, the game master told of dropped orders.
+    mails_per_hour: int = 60
     stranger_replies: int = STRANGER_REPLIES  # an hour, in all, to no player's address
     password_cost: int = COST  # log2 of scrypt's N for new password hashes
     # (game, player) -> a new password; None: random words. Tests pin it for golden mails.
@@ -197,22 +199,23 @@ class Service:
     def set_bot(self, game_id: str, player: str, on: bool, now: datetime,
                 note: Callable[[Table], object] | None = None, level: str = "normal") -> None:
         """A bot plays the seat from now on (``on``) at ``level``, or its player again (a new
-        password is mailed to the seat's address). The bot acts at once if the game waits
-        for it. ``note(table)`` may log GM entries and notices in the same write."""
-        with self.store.lock():
-            with self.step(game_id, now, advance=False) as step:
-                table = step.table
-                table.service.seat(player)  # KeyError names an unknown seat
-                if on and not table.state.player(player).playing:
-                    raise IllegalCommandError(f"{player} is no longer playing")
-                # The GM's bot stays after an absence it began in (no away_hash kept).
-                seats = tuple(replace(s, bot=on, misses=0, bot_level=level if on else "normal",
-                                      away_hash="" if on else s.away_hash)
-                              if s.name == player else s for s in table.service.seats)
-                table.service = replace(table.service, seats=seats)
-                if note is not None:
-                    note(table)
-            self.process(now)
+        password is mailed to the seat's address). One step: if the game waits for the seat,
+        the bot is shown where it stands and its answer goes to the inbox, which the daemon
+        processes (a command never plays the game on: in a game of bots that would be the
+        whole game, the store's lock held throughout). ``note(table)`` may log GM entries and
+        notices in the same write."""
+        with self.step(game_id, now, advance=False) as step:
+            table = step.table
+            table.service.seat(player)  # KeyError names an unknown seat
+            if on and not table.state.player(player).playing:
+                raise IllegalCommandError(f"{player} is no longer playing")
+            # The GM's bot stays after an absence it began in (no away_hash kept).
+            seats = tuple(replace(s, bot=on, misses=0, bot_level=level if on else "normal",
+                                  away_hash="" if on else s.away_hash)
+                          if s.name == player else s for s in table.service.seats)
+            table.service = replace(table.service, seats=seats)
+            if note is not None:
+                note(table)
 
     def state(self, game_id: str) -> GameState:
         state, _ = self._load(game_id)
@@ -266,6 +269,10 @@ class Service:
         step number, log entries and answers, as if processed alone), but a round's steps of
         one game are committed together, and only then are its mails taken off the inbox. A
         crash before that commit redoes the round; nothing of it was written.
+
+        The store's lock is taken for one round at a time (unless the caller holds it): bots
+        answering bots may play a whole game in one call, and a command of the game master
+        gets its turn between two rounds.
         """
         done = 0
         with self.store.lock():
@@ -275,7 +282,8 @@ class Service:
                 self.store.recover()
             self._recovered = False
             self._held = set()
-            for _ in range(MAX_ROUNDS):
+        for _ in range(MAX_ROUNDS):
+            with self.store.lock():
                 # Players' mail before the bot seats' (in arrival order each): a player
                 # waits for an answer, while bots answering bots in busy games can fill
                 # round after round. A bot's mail cannot be an answer to a player's waiting
@@ -296,7 +304,7 @@ class Service:
                 done += len(applied)
                 if after_round is not None:
                     after_round()
-            self._recovered = True
+        self._recovered = True
         return done
 
     def tick(self, now: datetime) -> None:
@@ -343,8 +351,8 @@ class Service:
                 self.store.set_due_index(kept)
             self.lobby.tick(now)
             self.postmaster.tell_failures(now)
-            if self.store.inbox():
-                self.process(now)
+        if self.store.inbox():  # round by round, each under the lock
+            self.process(now)
 
     def _tick_game(self, game_id: str, now: datetime) -> tuple[bool, datetime | None]:
         """Tick one game; give whether that changed it, and if not, when it is next due."""
@@ -468,12 +476,14 @@ class Service:
                                  if mail.automatic else "no sender address could be read")
             return
         if not ours and self.postmaster.flooding(mail.sender, now):
-            # Dropped, but the sender is told (at most once an hour): nothing vanishes unsaid.
-            self.postmaster.reply(mail_id, mail.sender, "flooding", now,
-                                  until=self.postmaster.read_again_at(mail.sender),
-                                  reply_to=mail.reply_to,
-                                  reader=self._reader(mail.sender, "flooding", now, mail))
-            return
+            if not self._seated(mail, now):
+                self._flooded(mail_id, mail, now)
+                return
+            # The limit is for strangers and runaway programs: a seated player's orders
+            # are read however many they send.
+            log.info("mail %s from %r is past the limit of %d mails an hour from one "
+                     "address, but it is a seated player's order mail: read", mail_id,
+                     mail.sender, self.config.mails_per_hour)
         try:
             # A mail with a start line is an order mail, whatever its first line says.
             order = None if START_LINE.search(mail.text) else lobby_order(mail.text)
@@ -505,6 +515,66 @@ class Service:
                         "message_id": mail.message_id})
         with game_steps.undone_on_error():
             self._carry_out(game_steps, mail_id, mail, start, now)
+
+    def _flooded(self, mail_id: str, mail: InboundMail, now: datetime) -> None:
+        """Drop a mail past the hourly limit of its address, unread, saying so: in the log
+        (whether it carried orders), to its sender (once an hour), and, when it carried
+        orders, to the game master (grouped: at most one notice every half hour)."""
+        orders = bool(START_LINE.search(mail.text))
+        game = ""
+        if orders:
+            with suppress(OrderSyntaxError):
+                game = parse_header(mail.text, self.cards).game
+        log.warning("mail %s from %r is not read: more than %d mails in an hour from this "
+                    "address%s", mail_id, mail.sender, self.config.mails_per_hour,
+                    f"; the orders it carries for game {game or '?'} were not read"
+                    if orders else "")
+        self.postmaster.reply(mail_id, mail.sender, "flooding", now,
+                              until=self.postmaster.read_again_at(mail.sender),
+                              reply_to=mail.reply_to,
+                              reader=self._reader(mail.sender, "flooding", now, mail),
+                              flooded=game if orders else None)
+
+    def _seated(self, mail: InboundMail, now: datetime) -> bool:
+        """True when a mail past the flood limit is a seated player's order mail: its start
+        line names a started game where the sender's address is a seat's (the address the
+        game registered), or it carries the password of the seat it names. The password is
+        checked in full (scrypt, ~0.2 s) at most once an hour per address past the limit
+        (``Postmaster.may_try_password``): a flood of wrong passwords costs no more."""
+        if not START_LINE.search(mail.text):
+            return False
+        try:
+            header = parse_header(mail.text, self.cards)
+        except OrderSyntaxError:
+            return False
+        game_id = self.store.game_named(header.game)
+        if game_id is None or game_id in NOT_GAMES:
+            return False
+        try:
+            service = self.service_record(game_id)
+        except (OSError, StoreError):
+            return True  # the game's record is damaged: its mail waits, as any other would
+        if not service.started:
+            return False
+        if any(s.address == mail.sender for s in service.seats):
+            return True
+        seat = next((s for s in service.seats
+                     if s.name.casefold() == header.player.casefold()), None)
+        if seat is None or not header.password:
+            return False
+        hashes = [h for h in (seat.password_hash, seat.away_hash) if h]
+        if any(self._password_known(header.password, h) for h in hashes):
+            return True
+        if not self.postmaster.may_try_password(mail.sender, now):
+            return False
+        return any(self._password_ok(header.password, h) for h in hashes)
+
+    def _password_known(self, password: str, stored: str) -> bool:
+        """True when ``password`` was checked against the stored hash before and matched
+        (no scrypt: the remembered HMAC only)."""
+        known = self._verified.get(stored)
+        tag = hmac.new(self._verify_key, password.encode(), "sha256").digest()
+        return known is not None and hmac.compare_digest(known, tag)
 
     def _unknown_game(self, mail_id: str, mail: InboundMail, game: str, now: datetime) -> None:
         """Answer a mail naming no game of the store (the postmaster's once an hour)."""

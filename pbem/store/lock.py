@@ -3,6 +3,7 @@ inbox and the outbox."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import time
@@ -18,6 +19,9 @@ from pbem.errors import StoreError
 # pbem.store.journal); 1 kept a file per mail for everything. A store of layout 2 is taken
 # over as it is: its format file says 3, then 2 (its mail files are read where they are).
 FORMAT = b"3\n"
+_WAITING = "lock.waiting"  # touched while a process polls for the store's lock
+_WAITER_FRESH = 1.0  # seconds: an older mark is a poller gone (or one that got the lock)
+_WAITER_TURN = 0.1  # seconds a taker waits for a poller (which tries every 0.02 s)
 _FROM_2 = b"3\n2\n"
 
 
@@ -105,22 +109,42 @@ class Locks:
 
     def _acquire(self, fd: int, timeout: float | None) -> None:
         if timeout is None:
+            self._let_waiter_in()
             fcntl.flock(fd, fcntl.LOCK_EX)
             return
-        # flock has no timeout of its own: poll it.
+        # flock has no timeout of its own: poll it. Meanwhile the file ``lock.waiting`` says
+        # someone polls, so that a process taking the lock round after round (the daemon's
+        # bots answering bots) lets it in between two rounds rather than starve it.
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise StoreError(
-                        f"The game store {self.root} is in use by {_holder(fd)}.",
-                        suggestion="Wait for it to finish (or stop the pbem daemon) and retry.",
-                    ) from None
-                time.sleep(min(0.02, remaining))
+        waiting = self.root / _WAITING
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return
+                except BlockingIOError:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise StoreError(
+                            f"The game store {self.root} is in use by {_holder(fd)}.",
+                            suggestion="Wait for it to finish (or stop the pbem daemon) and "
+                                       "retry.",
+                        ) from None
+                    _touch(waiting)
+                    time.sleep(min(0.02, remaining))
+        finally:
+            with contextlib.suppress(OSError):
+                waiting.unlink()
+
+    def _let_waiter_in(self) -> None:
+        """Wait a moment before taking the lock if another process polls for it (a command
+        of the game master): the poller's next try then finds it free."""
+        try:
+            since = time.time() - (self.root / _WAITING).stat().st_mtime
+        except OSError:
+            return
+        if since < _WAITER_FRESH:
+            time.sleep(_WAITER_TURN)
 
     @contextmanager
     def small(self, name: str) -> Iterator[None]:
@@ -155,3 +179,10 @@ def _holder(fd: int) -> str:
         except PermissionError:  # it runs, as another user
             return f"process {text}"
     return "another program (a backup, perhaps: see deploy/BACKUPS.md)"
+
+
+def _touch(path: Path) -> None:
+    """Mark ``path`` as written now (made if need be); a failure is no matter."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        os.utime(path)

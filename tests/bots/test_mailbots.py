@@ -147,6 +147,7 @@ def test_a_dropped_seat_is_played_by_a_bot(tmp_path: Path) -> None:
     old = room.passwords[("illu", "Carol")]
     commits = room.store.log_length("illu")
     room.service.set_bot("illu", "Carol", True, room.now)
+    room.service.process(room.now)  # the bot's answer waits in the inbox for the daemon
     out = room.collect()
     seat = room.record().seat("Carol")
     assert seat.bot and seat.bot_password and seat.bot_password != old

@@ -261,7 +261,8 @@ def test_rollback_refuses_the_middle_of_an_attack(tmp_path: Path) -> None:
         "bob=b@example.org", "--seed", SEED, now=START)
     run(tmp_path, "game", "start", "a", now=START)
     run(tmp_path, "bot", "a", snapshot(tmp_path, "a")[0].active_player.name, "on",
-        now=START)  # the bot attacks at once; the game is still running
+        now=START)
+    run(tmp_path, "process", now=START)  # the bot attacks; the game is still running
     log = list(Store(tmp_path).log("a"))
     attack = next(e["seq"] for e in log
                   if any(x["kind"] == "attack" for x in e["events"]))
@@ -347,7 +348,11 @@ def test_bot_on_plays_the_seat_and_off_gives_it_back(store: Path) -> None:
     assert f"A bot plays {active} now." in result.output
     after, service = snapshot(store)
     assert service.seat(active).bot
-    assert after.seq > state.seq  # the bot acted at once, through the mail intake
+    # One step: the bot is shown the game, its answer waits in the inbox (issue 43, point 6)
+    assert after.seq == state.seq and len(Store(store).inbox()) == 1
+    run(store, "process")  # as the daemon would, woken by the command
+    after, service = snapshot(store)
+    assert after.seq > state.seq  # the bot acted, through the mail intake
     assert any("A bot now plays" in text_of(m) for m in gm_mails(store))
     run(store, "bot", "g", active, "off")
     _, service = snapshot(store)

@@ -268,8 +268,19 @@ def test_no_answer_to_bounces_auto_replies_our_own_mail_or_mail_daemons(tmp_path
     assert store.inbox() == []
 
 
+def _lobby_mail(n: int, sender: str) -> bytes:
+    """Give mail number ``n`` to the server (LIST), from ``sender``: no order mail."""
+    return (f"From: <{sender}>\r\nTo: pbem@localhost\r\nSubject: list {n}\r\n"
+            f"Message-ID: <order-{n}@example.org>\r\n\r\nLIST\r\n").encode()
+
+
+def _answered(config: Any, address: str) -> list[str]:
+    return sorted(m["In-Reply-To"] for m in maildir(config.maildir).get(address, [])
+                  if m["In-Reply-To"])
+
+
 def test_per_sender_rate_limit(tmp_path: Path) -> None:
-    """More than mails_per_hour mails from one sender in an hour are dropped; the sender is
+    """More than mails_per_hour mails from one address in an hour are dropped; the sender is
     told once (not once a mail) until when; the count forgets mails older than an hour."""
     config = configure(tmp_path, "[listener]\nport = 0\n[mail]\nmails_per_hour = 3\n")
     passwords = new_game(config)
@@ -277,30 +288,45 @@ def test_per_sender_rate_limit(tmp_path: Path) -> None:
     daemon = Daemon(config, clock=clock)
     daemon.run_once()
     for n in range(1, 6):
-        daemon.deliver_smtp(order_mail(n, "Alice", passwords["Alice"], "STANDING LIST"),
-                            "alice@example.org", ["pbem@localhost"])
+        daemon.deliver_smtp(_lobby_mail(n, "mallory@example.net"), "mallory@example.net",
+                            ["pbem@localhost"])
     daemon.deliver_smtp(order_mail(6, "Bob", passwords["Bob"], "STANDING LIST"),
                         "bob@example.org", ["pbem@localhost"])
     daemon.run_once()
-
-    def answered(address: str) -> list[str]:
-        return [m["In-Reply-To"] for m in maildir(config.maildir).get(address, [])
-                if m["In-Reply-To"]]
-
     # (Maildir file names order mails by time only to the second: compare as sets.)
-    assert sorted(answered("alice@example.org")) == [f"<order-{n}@example.org>"
-                                                     for n in (1, 2, 3, 4)]
-    told = [m for m in maildir(config.maildir)["alice@example.org"]
+    assert _answered(config, "mallory@example.net") == [f"<order-{n}@example.org>"
+                                                         for n in (1, 2, 3, 4)]
+    told = [m for m in maildir(config.maildir)["mallory@example.net"]
             if m["In-Reply-To"] == "<order-4@example.org>"]
     assert [str(m["Subject"]) for m in told] == [
         "Too many mails: yours are not read until 2024-05-01 11:00 UTC"]
-    assert answered("bob@example.org") == ["<order-6@example.org>"]
+    assert _answered(config, "bob@example.org") == ["<order-6@example.org>"]
     clock.advance(3601)
-    daemon.deliver_smtp(order_mail(7, "Alice", passwords["Alice"], "STANDING LIST"),
-                        "alice@example.org", ["pbem@localhost"])
+    daemon.deliver_smtp(_lobby_mail(7, "mallory@example.net"), "mallory@example.net",
+                        ["pbem@localhost"])
     daemon.run_once()
-    assert sorted(answered("alice@example.org")) == [f"<order-{n}@example.org>"
-                                                     for n in (1, 2, 3, 4, 7)]
+    assert _answered(config, "mallory@example.net") == [f"<order-{n}@example.org>"
+                                                         for n in (1, 2, 3, 4, 7)]
+    assert Store(config.store).inbox() == []
+
+
+def test_a_seated_players_orders_are_read_past_the_hourly_limit(tmp_path: Path) -> None:
+    """Issue 43, point 5: the limit of mails an hour per address is for strangers and
+    runaway programs. Alice, seated in g1, writes five order mails in an hour with a limit
+    of 3: every one is read and answered (main dropped the 4th and 5th unread, and only the
+    log knew). Her password from another address counts as seated too."""
+    config = configure(tmp_path, "[listener]\nport = 0\n[mail]\nmails_per_hour = 3\n")
+    passwords = new_game(config)
+    daemon = Daemon(config, clock=Clock())
+    daemon.run_once()
+    for n in range(1, 6):
+        daemon.deliver_smtp(order_mail(n, "Alice", passwords["Alice"], "STANDING LIST"),
+                            "alice@example.org", ["pbem@localhost"])
+    daemon.run_once()
+    subjects = {m["In-Reply-To"]: str(m["Subject"])
+                for m in maildir(config.maildir)["alice@example.org"] if m["In-Reply-To"]}
+    assert set(subjects) == {f"<order-{n}@example.org>" for n in range(1, 6)}
+    assert not any(s.startswith("Too many mails") for s in subjects.values()), subjects
     assert Store(config.store).inbox() == []
 
 
@@ -308,19 +334,64 @@ def test_the_flood_notice_comes_even_after_another_reply_that_hour(tmp_path: Pat
     """docs/service.md: a sender over the limit "is told so" -- also when a wrong password
     was already answered that hour (the once-an-hour limit of error replies is its own)."""
     config = configure(tmp_path, "[listener]\nport = 0\n[mail]\nmails_per_hour = 3\n")
-    passwords = new_game(config)
+    new_game(config)
     daemon = Daemon(config, clock=Clock())
     daemon.run_once()
-    daemon.deliver_smtp(order_mail(1, "Alice", "wrong", "STANDING LIST"),
-                        "alice@example.org", ["pbem@localhost"])
+    daemon.deliver_smtp(order_mail(1, "Alice", "wrong", "STANDING LIST",
+                                   address="mallory@example.net"),
+                        "mallory@example.net", ["pbem@localhost"])
     for n in range(2, 6):
-        daemon.deliver_smtp(order_mail(n, "Alice", passwords["Alice"], "STANDING LIST"),
-                            "alice@example.org", ["pbem@localhost"])
+        daemon.deliver_smtp(_lobby_mail(n, "mallory@example.net"), "mallory@example.net",
+                            ["pbem@localhost"])
     daemon.run_once()
     subjects = {m["In-Reply-To"]: str(m["Subject"])
-                for m in maildir(config.maildir)["alice@example.org"] if m["In-Reply-To"]}
+                for m in maildir(config.maildir)["mallory@example.net"] if m["In-Reply-To"]}
     assert set(subjects) == {f"<order-{n}@example.org>" for n in (1, 2, 3, 4)}
     assert subjects["<order-4@example.org>"].startswith("Too many mails")
+
+
+def test_order_mail_dropped_past_the_limit_is_logged_and_told_to_the_game_master(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 43, point 5: whatever the limit drops is answered or reported. Mallory (no seat)
+    sends order mails naming g1 past the limit: she is told once; the log says each mail's
+    orders were not read; the game master gets one notice grouping them (not one a mail),
+    and the next only after half an hour."""
+    config = configure(tmp_path, '[listener]\nport = 0\n[mail]\nmails_per_hour = 2\n'
+                       'gm_address = "gm@example.org"\n')
+    new_game(config)
+    clock = Clock()
+    daemon = Daemon(config, clock=clock)
+    daemon.run_once()
+    with caplog.at_level("INFO", logger="pbem"):
+        for n in range(1, 7):
+            daemon.deliver_smtp(order_mail(n, "Alice", "guess", "STATUS",
+                                           address="mallory@example.net"),
+                                "mallory@example.net", ["pbem@localhost"])
+        daemon.run_once()
+    dropped = [r.getMessage() for r in caplog.records
+               if "the orders it carries for game g1 were not read" in r.getMessage()]
+    assert len(dropped) == 4, caplog.text
+    gm_mails = maildir(config.maildir).get("gm@example.org", [])
+    notices = [m for m in gm_mails if "dropped unread" in str(m["Subject"])]
+    assert len(notices) == 1, [str(m["Subject"]) for m in gm_mails]
+    body = notices[0].get_body(("plain",))
+    assert body is not None and "mallory@example.net: " in str(body.get_content())
+    told = [m for m in maildir(config.maildir)["mallory@example.net"]
+            if str(m["Subject"]).startswith("Too many mails")]
+    assert len(told) == 1
+    # More dropped within the half hour: told at the tick once it is out, grouped.
+    daemon.deliver_smtp(order_mail(7, "Alice", "guess", "STATUS",
+                                   address="mallory@example.net"),
+                        "mallory@example.net", ["pbem@localhost"])
+    daemon.run_once()
+    assert len([m for m in maildir(config.maildir).get("gm@example.org", [])
+                if "dropped unread" in str(m["Subject"])]) == 1
+    clock.advance(31 * 60)
+    daemon.tick()
+    daemon.run_once()
+    notices = [m for m in maildir(config.maildir).get("gm@example.org", [])
+               if "dropped unread" in str(m["Subject"])]
+    assert len(notices) == 2, [str(m["Subject"]) for m in notices]
 
 
 # ---- the outbox ------------------------------------------------------------------------

@@ -184,6 +184,8 @@ GM_SAMPLES: dict[str, dict[str, Any]] = {
     "remove": {"seat": "Carl", "reason": "vanished"},  # older logs only: see OLD_GM_KINDS
     "bot": {"seat": "Carl", "on": True},
     "announce": {"text": "The server moves on Sunday."},
+    "attack_cut": {"attacker": "Alice", "target": "Hackers", "called_off": False,
+                   "seat": "Carl"},
     "rollback": {"to": 12, "from": 15, "reason": "a lost mail", "undone": []},
     # A player's absence (SET ABSENCE) is logged as a GM entry too (pbem.service.absences).
     "absence": {"seat": "Carl", "start": "2026-12-01T00:00:00+00:00",

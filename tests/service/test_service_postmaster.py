@@ -8,6 +8,7 @@ from pathlib import Path
 
 from transcripts.harness import Mailroom
 
+from pbem.service.model import Timing
 from pbem.service.postmaster import POSTMASTER
 from pbem.store import SEGMENT_SIZE, mail_id_for
 
@@ -66,6 +67,24 @@ def test_a_message_id_reused_by_another_player_does_not_drop_their_orders(
 
 
 
+def test_orders_with_a_seats_password_are_read_past_the_limit_from_any_address(
+        tmp_path: Path) -> None:
+    """Issue 43, point 5: a seated player's orders carry their password; in a game that takes
+    orders from any address, they are read past the hourly limit from another address too.
+    A wrong password past the limit is dropped (and scrypt runs for it at most once an
+    hour)."""
+    room = Mailroom(tmp_path, mails_per_hour=1)
+    room.new_game("illu", [("Alice", ""), ("Bob", "")],
+                  timing=Timing(require_registered_address=False))
+    for _ in range(3):
+        answers = room.orders("Alice", "STATUS", address="alice@elsewhere.org")
+        assert answers and not any(m.subject.startswith("Too many mails") for m in answers)
+    room.orders("Alice", "STATUS", address="mallory@example.net", password="guess")
+    out = room.orders("Alice", "STATUS", address="mallory@example.net", password="guess")
+    assert [m.subject for m in out if m.to == "mallory@example.net"] == [
+        "Too many mails: yours are not read until 2026-11-29 13:00 UTC"]
+
+
 def flat(text: str | None) -> str:
     return " ".join((text or "").replace("\xa0", " ").split())
 
@@ -80,33 +99,37 @@ def test_the_flood_notice_to_a_player_is_in_their_language_and_time_zone(
     room.new_game("illu", [("Alice", ""), ("Bob", "")])
     room.orders("Alice", "SET LANGUAGE FR", "SET TIMEZONE Europe/Paris")
     room.at(hours=2)  # 14:00 UTC: the limit counts the last hour's mails
-    assert room.orders("Alice", "STATUS") and room.orders("Alice", "STATUS")
-    (flood,) = room.orders("Alice", "STATUS")
+    # Mail to the server, not orders to her game (those are read however many: issue 43).
+    assert room.mail("Alice", "LIST\n") and room.mail("Alice", "LIST\n")
+    (flood,) = room.mail("Alice", "LIST\n")
     until = "2026-11-29 15:00 UTC (2026-11-29 16:00 Europe/Paris)"
     assert flat(flood.subject) == f"Trop de mails : les vôtres ne sont pas lus avant {until}"
     assert f"vos mails ne sont pas lus avant {until}." in flat(flood.text)
     assert f"vos mails ne sont pas lus avant {until}." in flat(flood.html)
     for _ in range(2):
         room.orders("Mallory", "STATUS", game="illu", address="mallory@example.net")
-    (stranger,) = room.orders("Mallory", "STATUS", game="illu", address="mallory@example.net")
+    out = room.orders("Mallory", "STATUS", game="illu", address="mallory@example.net")
+    (stranger,) = [m for m in out if m.to == "mallory@example.net"]  # and the GM is told
     assert stranger.subject == "Too many mails: yours are not read until 2026-11-29 15:00 UTC"
 
 
 def test_the_flood_notice_follows_the_game_the_mail_names(tmp_path: Path) -> None:
-    """A player in two games who asked for French in the first: flooding mail naming that game
-    is told in French; naming no game of theirs, it is told as the newest game's seat reads
-    (English)."""
+    """A player in two games who asked for French in the first: past the limit, her orders
+    naming that game are still read (issue 43: a seated player's orders are never refused by
+    the flood limit); mail naming no game of hers is dropped, told as the newest game's seat
+    reads (English)."""
     room = Mailroom(tmp_path, mails_per_hour=1)
     room.new_game("illu", [("Alice", ""), ("Bob", "")])
     room.orders("Alice", "SET LANGUAGE FR", game="illu")
     room.new_game("later", [("Alice", ""), ("Carol", "")])
     room.at(hours=2)
     room.orders("Alice", "STATUS", game="illu")
-    (flood,) = room.orders("Alice", "STATUS", game="illu")
-    assert flood.subject.startswith("Trop de mails"), flood.subject
+    answers = room.orders("Alice", "STATUS", game="illu")
+    assert answers and not any(m.subject.startswith("Trop de mails") for m in answers)
     room.at(hours=2)
     room.orders("Alice", "STATUS", game="nowhere")
-    (flood,) = room.orders("Alice", "STATUS", game="nowhere")
+    out = room.orders("Alice", "STATUS", game="nowhere")
+    (flood,) = [m for m in out if m.to == "alice@example.org"]  # and the GM is told
     assert flood.subject.startswith("Too many mails"), flood.subject
 
 
