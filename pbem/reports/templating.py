@@ -199,7 +199,13 @@ def _compiled_cache() -> jinja2.BytecodeCache | None:
 def hang(text: str, first: str = "", rest: str = "", width: int = 78) -> str:
     """``text`` wrapped to ``width`` columns, its first line after ``first``, the others after
     ``rest``: the lines Jinja's ``wordwrap`` gives (never breaking at hyphens) to the width
-    both leads leave, each one's newlines trimmed. A line that fits is kept as it is."""
+    both leads leave, each one's newlines trimmed. A line that fits is kept as it is.
+
+    In an HTML template (a text macro's twin) ``text`` comes escaped already: it is wrapped
+    by the characters a reader sees and given back escaped once, as markup, so the escaping
+    is never done twice ("Tobacco &amp;amp; Liquor")."""
+    if isinstance(text, Markup):
+        return escape(_hung(text.unescape(), first, rest, width))
     return _hung(str(text), first, rest, width)
 
 
