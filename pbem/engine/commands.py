@@ -17,9 +17,12 @@ SYSTEM = "*"
 
 @dataclass(frozen=True)
 class BeginTurn:
-    """Income and card draw for the active player (after start-of-turn reactions)."""
+    """Income and card draw for the active player (after start-of-turn reactions).
+    ``stand_in``: the player is away and a stand-in plays the turn (the service's house
+    rules ``pass`` and ``bot``): it is not one of "his" turns for elimination."""
 
     player: str = SYSTEM
+    stand_in: bool = False
 
 
 @dataclass(frozen=True)

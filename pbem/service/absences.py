@@ -92,8 +92,7 @@ def cancel(table: Table, player: str, number: int | None, *,
 
 def absent_at(seat: Seat, moment: datetime) -> Absence | None:
     """The absence of ``seat`` ``moment`` falls in, if any."""
-    return next((a for a in seat.absences
-                 if parse_iso(a.start) <= moment < parse_iso(a.end)), None)
+    return seat.absence_at(moment)
 
 
 def moved_deadline(seat: Seat, deadline: datetime) -> datetime:

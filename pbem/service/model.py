@@ -64,6 +64,11 @@ class Seat:
     # kept.
     thread: str = ""
 
+    def absence_at(self, moment: datetime) -> Absence | None:
+        """The absence ``moment`` falls in, if any."""
+        return next((a for a in self.absences
+                     if parse_iso(a.start) <= moment < parse_iso(a.end)), None)
+
 
 @dataclass(frozen=True)
 class Timing:

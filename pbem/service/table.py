@@ -361,7 +361,7 @@ class Table:
                 if order.card in self.state.player(player).hand:
                     self.attempt(player, self.play_special, PlaySpecial(player, order.card),
                                  self._senate_counter)
-            self.do(BeginTurn())
+            self.do(BeginTurn(stand_in=self.stands_in(active)))
         self.service = replace(
             self.service,
             turn_seq=self.state.seq,
@@ -373,6 +373,13 @@ class Table:
             offer_reminded=False,
         )
         self.report()
+
+    def stands_in(self, player: str) -> bool:
+        """True when a stand-in plays ``player``'s turn beginning now: they are away, and
+        the game's house rule passes their turn or has a bot play it (docs/service.md,
+        "Absences"). Such a turn is not one of their own for elimination."""
+        return (self.service.house.stand_in in ("pass", "bot")
+                and self.service.seat(player).absence_at(self.now) is not None)
 
     def _senate_counter(self, player: str, pending: PendingSpecial) -> bool:
         """At the start of a turn only the player who would lose it answers, and always
