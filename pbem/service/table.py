@@ -186,9 +186,24 @@ class Table:
             seq=seq,
         )
         self.service = replace(self.service, window=window)
+        self.excuse_absent()
+        window = self.service.window
+        assert window is not None
         for name in asked:
             if not window.answered(name):
                 self.notify(ResponseRequest(name))
+
+    def excuse_absent(self) -> None:
+        """Those asked in the open window who are away now answer nothing (their standing
+        orders answered already, if they gave any): they are not asked, and the window does
+        not wait for them (docs/service.md, "Absences")."""
+        window = self.service.window
+        if window is None:
+            return
+        for name in window.asked:
+            if (not window.answered(name)
+                    and self.service.seat(name).absence_at(self.now) is not None):
+                self.answer(Answer(name))
 
     def bid(self, stances: list[Stance]) -> None:
         """Play out the stances' money (proxy bidding), each payment logged with its events."""

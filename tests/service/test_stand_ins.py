@@ -70,3 +70,96 @@ def test_an_absence_from_the_start_never_eliminates_the_player(
     assert state.player("Alice").stood_in == state.player("Alice").turns
     for game in room.service.games():
         assert room.service.replay_check(game)
+
+
+PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed: Carol plays first
+
+
+def test_an_absent_player_is_not_asked_and_the_window_closes_at_once(room: Mailroom) -> None:
+    """Alice is away: Carol's attack asks Bob only (Alice, with money to interfere, would be
+    asked too), and closes with his answer, not at its deadline a day later."""
+    room.new_game("illu", PLAYERS)
+    room.orders("Alice", ABSENCE)
+    out = room.orders("Carol", "ATTACK The Bavarian Illuminati CONTROL Feminists")
+    assert [m.to for m in out if "your answer?" in m.subject] == ["bob@example.org"]
+    window = room.record().window
+    assert window is not None and window.answered("Alice") and not window.answered("Bob")
+    out = room.orders("Bob", "NO RESPONSE")
+    assert room.record().window is None  # settled at once
+    assert [m.subject for m in room.to("Alice", out)] == [
+        "[illu] Turn 1: Carol's attack on Feminists succeeded (Alice)"]
+
+
+def test_an_absence_begun_while_a_window_waits_closes_it(room: Mailroom) -> None:
+    """Bob answered; Alice, asked, goes away two hours later: the window closes then (the
+    tick looks at the game at the absence's start), long before its deadline."""
+    room.new_game("illu", PLAYERS)
+    room.orders("Alice", "SET ABSENCE 2026-11-29T14:00 TO 2026-12-03")
+    room.orders("Carol", "ATTACK The Bavarian Illuminati CONTROL Feminists")
+    room.orders("Bob", "NO RESPONSE")
+    window = room.record().window
+    assert window is not None and not window.answered("Alice")
+    room.at(hours=2, minutes=1)
+    room.service.tick(room.now)
+    room.collect()
+    assert room.record().window is None
+
+
+@pytest.mark.parametrize(("stand_in", "words"), [
+    ("wait", "send your orders as soon as you are back"),
+    ("pass", "they do not count among your first three turns"),
+    ("bot", "it never gives up your last group"),
+])
+def test_set_absence_warns_of_what_the_policy_may_cost(room: Mailroom, stand_in: str,
+                                                       words: str) -> None:
+    """The acknowledgement of SET ABSENCE says what the game's house rule does meanwhile,
+    and that attacks are answered only by standing orders (none given: it says how)."""
+    room.new_game("illu", PLAYERS, options={"stand_in": stand_in})
+    out = room.orders("Alice", "SET ABSENCE 2026-12-01 TO 2026-12-03")
+    ack = " ".join(out[0].text.split())
+    assert words in ack
+    assert "unless you give a standing order first, such as STANDING DEFEND ANY UPTO 3" in ack
+    room.orders("Alice", "CANCEL ABSENCE ALL")
+    out = room.orders("Alice", "STANDING DEFEND ANY UPTO 3",
+                      "SET ABSENCE 2026-12-01 TO 2026-12-03")
+    ack = " ".join(out[0].text.split())
+    assert "Attacks do not wait for you: your standing orders answer them." in ack
+    room.orders("Bob", "SET LANGUAGE FR")
+    out = room.orders("Bob", "SET ABSENCE 2026-12-05 TO 2026-12-06")
+    assert "Les attaques ne vous attendent pas" in " ".join(out[0].text.split())
+
+
+def test_a_bot_standing_in_never_gives_up_its_last_group() -> None:
+    """The bot seat's orders lose those that would leave it no group (dropped, given away,
+    attacked to destroy, or the master of all it holds), and the card played should such an
+    attack fail; while it holds another group they stand. The Servants of Cthulhu one group
+    short of their goal may still destroy their last: they win so (rulebook-en,
+    "Eliminating a Player")."""
+    from factory import BAVARIA, CARDS, CTHULHU, GNOMES, game, place
+
+    from pbem.engine.commands import Attack, DropGroup, EndTurn, OfferGroup, PlaySpecial
+    from pbem.engine.view import view
+    from pbem.orders.model import AttackOrder, ConditionalPlay
+    from pbem.service.bot_seats import keeps_a_group
+
+    state = place(game(ann=BAVARIA, bob=GNOMES), "ann", "KGB")
+    state = place(state, "ann", "C.I.A.", master="KGB")
+    mine = view(CARDS, state, "ann")
+    destroy = AttackOrder(Attack("ann", BAVARIA, "C.I.A.", "destroy"))
+    murphy = ConditionalPlay("fails", PlaySpecial("ann", "Assassination"))
+    end = EndTurn("ann")
+    assert keeps_a_group(mine, [DropGroup("ann", "KGB"), end]) == [end]  # C.I.A. with it
+    assert keeps_a_group(mine, [DropGroup("ann", "C.I.A."), end]) == [
+        DropGroup("ann", "C.I.A."), end]
+    assert keeps_a_group(mine, [destroy, murphy, DropGroup("ann", "KGB"),
+                                OfferGroup("ann", "KGB", "bob"), end]) == [destroy, murphy, end]
+    on_kgb = AttackOrder(Attack("ann", BAVARIA, "KGB", "destroy"))
+    assert keeps_a_group(mine, [DropGroup("ann", "C.I.A."), on_kgb, murphy, end]) == [
+        DropGroup("ann", "C.I.A."), end]
+    alone = view(CARDS, place(game(ann=CTHULHU, bob=GNOMES), "ann", "KGB"), "ann")
+    last = AttackOrder(Attack("ann", CTHULHU, "KGB", "destroy"))
+    assert keeps_a_group(alone, [last, end]) == [end]
+    from dataclasses import replace
+    seventh = place(game(ann=CTHULHU, bob=GNOMES), "ann", "KGB")
+    seventh = seventh.with_player(replace(seventh.player("ann"), destroyed=7))
+    assert keeps_a_group(view(CARDS, seventh, "ann"), [last, end]) == [last, end]
