@@ -3,11 +3,16 @@ when they are away, and their turns wait, pass or are played by a bot meanwhile,
 house rule ``stand_in`` says (docs/service.md, "Absences").
 
 - **wait** (the default, as njudge does): an orders deadline of the absent player that falls
-  in the absence moves to its end. Response windows do not wait: an absent player's silence
-  spends nothing, as at any response deadline (standing orders given before leaving answer).
+  in the absence moves to its end.
 - **pass**: a turn that begins while its player is away passes at once (5 MB, no miss).
 - **bot**: a bot plays the seat from the absence's start to its end (``Seat.away_hash`` keeps
   the player's own password, which goes on working: CANCEL ABSENCE gives the seat back).
+
+Under every rule an absence never costs the player the game: a turn a stand-in plays (pass,
+bot) is not one of the player's own three for elimination (``Table.stands_in``), a bot seat
+never gives up its last group (``pbem.service.bot_seats.keeps_a_group``), and response
+windows do not ask an absent player (``Table.excuse_absent``): their standing orders answer,
+or nothing. ``SET ABSENCE`` is acknowledged with what the rule may still cost (``risk``).
 
 Every absence set or cancelled is logged as a GM entry (``absence``, ``absence_cancelled``),
 so it holds its place in the timeline and the reports' news; the other players are mailed.

@@ -399,7 +399,7 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
             settings = welcome_settings(table.service.timing, table.service.house)
             table.notify(Welcome(now_called, password, settings))
         if table.service.started:  # before the start nobody has heard of the game yet
-            passed_on(table, now_called, was, "replaced")
+            passed_on(table, now_called, was, tell=False)
             _tell_players(table, events, event)
         step.drop(_superseded(service, table, old))
     return password

@@ -66,28 +66,30 @@ def take_over(table: Table, seat: str, address: str, password: str, password_has
     event = table.record(GmReplace(name, name, address, was.address, takeover=True))
     table.notify(Welcome(name, password,
                          welcome_settings(table.service.timing, table.service.house)))
-    passed_on(table, name, was, "takeover")
+    passed_on(table, name, was, tell=True)
     for p in table.state.players:
         if not p.departed and p.name != name:
             table.notify(GmNews(p.name, (), event))
     return was.address
 
 
-def passed_on(table: Table, name: str, was: Seat, how: str) -> None:
+def passed_on(table: Table, name: str, was: Seat, *, tell: bool) -> None:
     """Seat ``name``, played until now as ``was``, has a new player (welcomed already):
     they get the report of the game as it stands, with its order form (and the request
-    for their answer, if the open window waits for it); the one it passed from gets one
-    mail saying so, and is remembered (``Seat.former``) so that their later mail to the
-    game is told the seat is no longer theirs (``seat_gone``). ``how``: "takeover" or
-    "replaced" (by the game master)."""
+    for their answer, if the open window waits for it); the one it passed from is
+    remembered (``Seat.former``), so that their later mail to the game is told the seat is
+    no longer theirs (``seat_gone``), and with ``tell`` (a takeover) gets one mail saying
+    so. The game master who replaces a player (``pbem replace``) tells them as they see
+    fit: their address may be why they are replaced."""
     seat = table.service.seat(name)
     if was.address != seat.address:
         former = Former(was.address, iso(table.now), was.lang, was.tz)
         seat = replace(seat, former=(*seat.former, former))
         table.service = replace(table.service, seats=tuple(
             seat if s.name == name else s for s in table.service.seats))
-        table.notify(Letter(was.address, "seat_passed", (("seat", name), ("how", how)),
-                            lang=was.lang, tz=was.tz))
+        if tell:
+            table.notify(Letter(was.address, "seat_passed", (("seat", name),),
+                                lang=was.lang, tz=was.tz))
     if table.state.phase == "over" or not table.state.player(name).playing:
         return
     table.notify(StatusReport(name))

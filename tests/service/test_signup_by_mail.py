@@ -294,7 +294,7 @@ LETTERS = {
     "unobserved": {"was": True},
     "seat_offered": {"seat": "Bo"},
     "takeover_refused": {"why": "not_offered", "seat": "Bo"},
-    "seat_passed": {"seat": "Bo", "how": "takeover"},
+    "seat_passed": {"seat": "Bo"},
     "seat_gone": {"seat": "Bo"},
     "observer_press": {"sender": "Bo", "message": "Hello."},
 }
