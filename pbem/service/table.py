@@ -187,10 +187,10 @@ class Table:
         )
         self.service = replace(self.service, window=window)
         self.excuse_absent()
-        window = self.service.window
-        assert window is not None
+        excused = self.service.window
+        assert excused is not None
         for name in asked:
-            if not window.answered(name):
+            if not excused.answered(name):
                 self.notify(ResponseRequest(name))
 
     def excuse_absent(self) -> None:
