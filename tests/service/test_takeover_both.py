@@ -31,7 +31,7 @@ def take_bobs_seat(room: Mailroom) -> list:
 
 
 def test_the_newcomer_gets_the_report_and_the_one_replaced_is_told(room: Mailroom) -> None:
-    room.new_game("illu", PLAYERS)
+    room.new_game("illu", PLAYERS, options={"stand_in": "pass"})
     room.orders("Bob", "SET LANGUAGE FR")
     room.orders("Carol", "PASS")
     room.at(hours=80)
@@ -40,6 +40,9 @@ def test_the_newcomer_gets_the_report_and_the_one_replaced_is_told(room: Mailroo
     zoe = [m for m in out if m.to == "zoe@example.org"]
     assert [m.subject for m in zoe] == ["[illu] Welcome to the game, Bob (The UFOs)",
                                         "[illu] Turn 3: your move (Bob)"]
+    welcome = " ".join(zoe[0].text.split())
+    assert "Deadline of the turn under way: 2026-12-05 20:00 UTC" in welcome  # not "First"
+    assert "meanwhile a turn of yours passes at once" in welcome  # the game's house rules
     report = zoe[1].text
     assert "It is your move." in report and "GAME illu PLAYER Bob PASSWORD ______ STEP" in report
     assert "A new player now plays Bob's seat." in report  # news as of the takeover
