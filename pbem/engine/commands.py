@@ -199,9 +199,12 @@ class ChooseGoal:
 
 @dataclass(frozen=True)
 class Pass:
-    """No actions at all this turn; collect 5 MB."""
+    """No actions at all this turn; collect 5 MB. ``stand_in``: the service passes it for a
+    player away at its deadline (house rules ``pass`` and ``bot``): the turn is not one of
+    "his" for elimination, as ``BeginTurn.stand_in``."""
 
     player: str
+    stand_in: bool = False
 
 
 @dataclass(frozen=True)

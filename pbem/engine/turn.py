@@ -99,6 +99,8 @@ def pass_turn(cards: CardSet, state: GameState, cmd: Pass) -> Result:
     if state.turn.did_anything:
         raise IllegalCommandError(key="pass_late")
     state = earn(state, p.name, p.illuminati, PASS_INCOME)
+    if cmd.stand_in and not state.turn.stood_in:
+        state = update_player(state, p.name, stood_in=p.stood_in + 1)
     events: list[Event] = [ev.Passed(player=p.name, amount=PASS_INCOME)]
     state, more = end_of_turn(cards, state)
     return state, events + more

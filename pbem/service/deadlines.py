@@ -141,7 +141,7 @@ def missed_orders(table: Table) -> None:
         table.do(EndTurn(active))
     else:
         _miss(table, active)
-        table.do(Pass(active), missed=True)
+        table.do(Pass(active, stand_in=table.stands_in(active)), missed=True)
 
 
 def end_overdue_turn(table: Table) -> bool:

@@ -390,9 +390,10 @@ class Table:
         self.report()
 
     def stands_in(self, player: str) -> bool:
-        """True when a stand-in plays ``player``'s turn beginning now: they are away, and
-        the game's house rule passes their turn or has a bot play it (docs/service.md,
-        "Absences"). Such a turn is not one of their own for elimination."""
+        """True when a stand-in plays ``player``'s turn beginning (or passed at its
+        deadline) now: they are away, and the game's house rule passes their turn or has a
+        bot play it (docs/service.md, "Absences"). Such a turn is not one of their own for
+        elimination."""
         return (self.service.house.stand_in in ("pass", "bot")
                 and self.service.seat(player).absence_at(self.now) is not None)
 

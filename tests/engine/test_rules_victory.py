@@ -34,6 +34,7 @@ from pbem.engine.commands import (
     EndTurn,
     GiveMoney,
     LeaveGame,
+    Pass,
     UseLasers,
 )
 from pbem.engine.state import GameState, Options
@@ -279,6 +280,21 @@ def test_turns_played_by_a_stand_in_are_not_the_players_own() -> None:
     assert state.active_player.name == "ann" and not state.turn.stood_in
     state, _ = run(state, EndTurn("ann"))
     assert state.player("ann").playing
+
+
+def test_a_turn_passed_for_a_player_away_at_its_deadline_is_not_his_own() -> None:
+    """rulebook-en: "A player is eliminated if, at any time after his third turn, he controls
+    no Groups except his Illuminati." A turn he began, then was away for when its deadline
+    passed it (``Pass(stand_in=True)``), is not one of "his" turns either; once."""
+    state = replace(in_round(game(ann=BAVARIA, bob=GNOMES), 3), phase="actions")
+    state, _ = run(state, Pass("ann", stand_in=True))
+    assert state.player("ann").playing and state.player("ann").stood_in == 1
+    state = replace(in_round(game(phase="turn_start", ann=BAVARIA, bob=GNOMES), 2),
+                    phase="turn_start")
+    state = replace(state, players=tuple(replace(p, turns=p.turns - 1) if p.name == "ann"
+                                         else p for p in state.players))
+    state, _ = run(state, BeginTurn(stand_in=True), Pass("ann", stand_in=True))
+    assert state.player("ann").stood_in == 1  # the turn counted once
 
 
 def test_a_stand_in_turn_after_three_own_turns_counts_as_any() -> None:

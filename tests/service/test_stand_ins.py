@@ -169,3 +169,20 @@ def test_a_bot_standing_in_never_gives_up_its_last_group() -> None:
     seventh = place(game(ann=CTHULHU, bob=GNOMES), "ann", "KGB")
     seventh = seventh.with_player(replace(seventh.player("ann"), destroyed=7))
     assert keeps_a_group(view(CARDS, seventh, "ann"), [last, end]) == [last, end]
+
+
+@pytest.mark.parametrize("stand_in", ["pass", "bot"])
+def test_a_turn_begun_before_the_absence_and_passed_in_it_is_not_the_players(
+        room: Mailroom, stand_in: str) -> None:
+    """Bob's turn began before his absence and its deadline passes while he is away: the
+    turn passes for him as a stand-in's (no miss, and not one of his three)."""
+    room.new_game("illu", PLAYERS, options={"stand_in": stand_in})
+    room.orders("Carol", "PASS")
+    room.orders("Alice", "PASS")  # Bob's turn begins
+    room.orders("Bob", "SET ABSENCE 2026-12-01 TO 2026-12-05")
+    room.at(days=3, hours=1)  # past the deadline (2026-12-02 12:00), looked at only now
+    room.service.tick(room.now)
+    room.collect()
+    bob = room.state().player("Bob")
+    assert room.state().active_player.name != "Bob"
+    assert (bob.turns, bob.stood_in, room.record().seat("Bob").misses) == (1, 1, 0)
