@@ -19,6 +19,9 @@ from dataclasses import replace
 
 from pbem.bots import LEVELS, Level, mailbots
 from pbem.engine.cards import CardSet
+from pbem.engine.commands import DropGroup, OfferGroup
+from pbem.engine.view import View
+from pbem.orders.model import AttackOrder, ConditionalPlay, Order
 from pbem.service.auth import hash_password
 from pbem.service.mails import welcome_settings
 from pbem.service.model import Seat
@@ -74,10 +77,80 @@ def replies(cards: CardSet, game: str, seats: Sequence[Seat],
         bot = mailbots.BotSeat(game=game, player=seat.name, password=seat.bot_password,
                                address=seat.address, service_address=sender.address,
                                level=level_of(seat))
-        raw = mailbots.decide(cards, bot, received)
+        raw = decide(cards, bot, received)
         if raw is not None:
             out.append(raw)
     return out
+
+
+def decide(cards: CardSet, bot: mailbots.BotSeat, received: Sequence[bytes]) -> bytes | None:
+    """The order mail a bot seat sends after ``received`` (oldest first), as
+    ``pbem.bots.mailbots.decide`` writes it, less the orders that would cost the seat its
+    last group (``keeps_a_group``); None when nothing is asked of it."""
+    for raw in reversed(received):
+        v = mailbots.read_view(raw)
+        if v is None or v.viewer != bot.player:
+            continue
+        orders = keeps_a_group(v, mailbots.orders_for(cards, v, bot.level))
+        if orders:
+            return mailbots.order_mail(bot, v.seq, orders, raw)
+    return None
+
+
+def keeps_a_group(v: View, orders: Sequence[Order]) -> list[Order]:
+    """``orders`` without those that would leave the seat no group but its Illuminati: a
+    bot standing in for a player never drops, gives away or attacks to destroy its last
+    group (nor the master of all it holds), so its play cannot get the seat eliminated
+    (docs/service.md, "Absences"). The Servants of Cthulhu may still destroy it when that
+    is their eighth group destroyed: they win so (rulebook-en, "Eliminating a Player").
+    The card played if such an attack fails goes with it."""
+    me = next(p for p in v.players if p.name == v.viewer)
+    masters = {c.card: c.master for c in me.structure[1:]}
+    held = set(masters)
+    wins = any(g.kind == "destroyed" and g.have is not None and g.need is not None
+               and g.have + 1 >= g.need for g in me.goals)
+    kept: list[Order] = []
+    skipping = False
+    for order in orders:
+        if skipping and isinstance(order, ConditionalPlay):
+            continue
+        skipping = False
+        lost = LOSES.get(type(order), _nothing)(order)
+        if lost in held:
+            gone = _with_puppets(lost, masters) & held
+            if held <= gone and not (wins and isinstance(order, AttackOrder)):
+                skipping = True
+                continue
+            held -= gone
+        kept.append(order)
+    return kept
+
+
+def _with_puppets(group: str, masters: dict[str, str]) -> set[str]:
+    """``group`` and every group below it in the structure."""
+    out = {group}
+    while more := {g for g, m in masters.items() if m in out} - out:
+        out |= more
+    return out
+
+
+def _nothing(order: Order) -> str:
+    return ""
+
+
+def _attacked(order: Order) -> str:
+    assert isinstance(order, AttackOrder)
+    return order.attack.target if order.attack.mode != "control" else ""
+
+
+def _given_up(order: Order) -> str:
+    assert isinstance(order, DropGroup | OfferGroup)
+    return order.group
+
+
+# The group of its own an order takes out of the writer's structure, by the order's type.
+LOSES: dict[type, Callable[[Order], str]] = {
+    AttackOrder: _attacked, DropGroup: _given_up, OfferGroup: _given_up}
 
 
 def level_of(seat: Seat) -> Level:

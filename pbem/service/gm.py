@@ -74,6 +74,7 @@ from pbem.service.service import NOT_GAMES, Service
 from pbem.service.signup import Opening
 from pbem.service.table import Table
 from pbem.service.takeover import offer_seat as offer
+from pbem.service.takeover import passed_on
 from pbem.store import OutboxItem
 
 GM = "gm"  # the ``player`` of the game master's engine commands
@@ -406,7 +407,8 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
         table = step.table
         _running(table)
         who = _seat(table.service, seat)
-        old = table.service.seat(who).address
+        was = table.service.seat(who)
+        old = was.address
         events = _rename_seat(table, who, name, reason) if name.strip() else []
         renamed = events[-1] if events else None
         now_called = renamed.new if isinstance(renamed, GmRename) else who
@@ -423,6 +425,7 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
             settings = welcome_settings(table.service.timing, table.service.house)
             table.notify(Welcome(now_called, password, settings))
         if table.service.started:  # before the start nobody has heard of the game yet
+            passed_on(table, now_called, was, tell=False)
             _tell_players(table, events, event)
         step.drop(_superseded(service, table, old))
     return password

@@ -35,6 +35,18 @@ class Absence:
 
 
 @dataclass(frozen=True)
+class Former:
+    """Someone who played a seat before it passed on (a takeover, ``pbem replace``): their
+    address, when it passed (ISO, UTC), and how they wanted their mail. Their later mail to
+    the game is told the seat is no longer theirs (``pbem.service.takeover``)."""
+
+    address: str
+    at: str
+    lang: str = "en"
+    tz: str = "UTC"
+
+
+@dataclass(frozen=True)
 class Seat:
     """A player's seat: who sits there and how they want their mail."""
 
@@ -63,6 +75,12 @@ class Seat:
     # Threads): each welcome starts a new one; "" for a seat welcomed before threads were
     # kept.
     thread: str = ""
+    former: tuple[Former, ...] = ()  # who played the seat before, oldest first
+
+    def absence_at(self, moment: datetime) -> Absence | None:
+        """The absence ``moment`` falls in, if any."""
+        return next((a for a in self.absences
+                     if parse_iso(a.start) <= moment < parse_iso(a.end)), None)
 
 
 @dataclass(frozen=True)

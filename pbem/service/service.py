@@ -79,7 +79,7 @@ from pbem.service.settings import STRANGER_REPLIES, Sender
 from pbem.service.signup import LOBBY, Lobby
 from pbem.service.steps import Step
 from pbem.service.table import Table
-from pbem.service.takeover import take_over
+from pbem.service.takeover import former_holder, seat_gone, take_over
 from pbem.store import GameStore
 
 log = logging.getLogger(__name__)
@@ -605,6 +605,11 @@ class Service:
         seat = next((s for s in table.service.seats
                      if s.name.casefold() == parsed.header.player.casefold()), None)
         if seat is None or not self._authentic(table.service, seat, parsed.header, mail):
+            gone = former_holder(table.service, mail.sender, parsed.header.player)
+            if gone is not None:  # they played a seat that passed on: told so, not refused
+                seat_gone(table, gone, mail.sender, mail.reply_to)
+                self._seal(step, now, mail_id)
+                return
             self.postmaster.reply(mail_id, mail.sender, "auth_failed", now, game=game_id,
                                   mail_game=game_id, reply_to=mail.reply_to,
                                   reader=self._reader(mail.sender, "auth_failed", now,
