@@ -21,6 +21,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -60,7 +61,8 @@ _KEYS: dict[str, tuple[str, ...]] = {
              "auth", "max_per_minute", "max_per_day"),
     "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file"),
     "maildir": ("path",),
-    "daemon": ("tick_seconds", "give_up_after", "log_level"),
+    # give_up_after (a count of attempts) is read for old files and no longer used.
+    "daemon": ("tick_seconds", "queue_lifetime_days", "give_up_after", "log_level"),
 }
 
 T = TypeVar("T")
@@ -123,7 +125,9 @@ class DaemonConfig:
     smtp: SmtpSettings | None = None
     maildir: Path = DEFAULT_STORE / "maildirs"
     tick_seconds: float = 60.0
-    give_up_after: int = 30  # failed attempts before a mail is given up as undeliverable
+    # How long a mail refused for now is kept and retried before it is given up (Postfix's
+    # maximal_queue_lifetime default).
+    queue_lifetime: timedelta = timedelta(days=5)
     log_level: str = "INFO"
 
     @property
@@ -217,6 +221,12 @@ class _Reader:
         if value <= 0:
             raise self.fail(key, "a number of seconds above 0", value)
         return float(value)
+
+    def days(self, key: str, default: float) -> timedelta:
+        value = self._get(key, default, (int, float), "a number of days above 0")
+        if not 0 < value <= 365:
+            raise self.fail(key, "a number of days above 0 (at most 365)", value)
+        return timedelta(days=value)
 
     def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
         value = self.text(key, default)
@@ -329,7 +339,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         smtp=_smtp(read["smtp"], env, oauth) if "smtp" in data else None,
         maildir=read["maildir"].path("path", store / "maildirs"),
         tick_seconds=daemon.seconds("tick_seconds", 60.0),
-        give_up_after=daemon.whole("give_up_after", 30, 1, 10_000),
+        queue_lifetime=daemon.days("queue_lifetime_days", 5.0),
         log_level=daemon.choice("log_level", "INFO", _LOG_LEVELS),
     )
 

@@ -54,6 +54,11 @@ class TransientSendError(SendError):
     """Sending failed for now; the same mail may go through later."""
 
 
+class RecipientDeferred(TransientSendError):
+    """The server refused this recipient or this mail for now (a 4xx at RCPT or after
+    DATA): the same mail may go later, and mail to other recipients may go meanwhile."""
+
+
 class PermanentSendError(SendError):
     """The server refused this mail for good; retrying will not help."""
 
@@ -74,11 +79,17 @@ def retry_delay(attempts: int) -> float:
     return backoff_delay(attempts, base=30.0, cap=3600.0)
 
 
-def _refusal(code: int, reply: bytes | str, what: str) -> SendError:
-    """Give the error for an SMTP reply code: 4xx transient, anything else permanent."""
+def _refusal(code: int, reply: bytes | str, what: str, *,
+             this_mail: bool = False) -> SendError:
+    """Give the error for an SMTP reply code: 4xx transient, anything else permanent.
+    ``this_mail``: the reply concerns this recipient or this mail (RCPT, DATA), not the
+    session, so a 4xx holds up only this recipient's mail (not 421: the server closes the
+    session, and every mail waits for it)."""
     text = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else reply
     message = f"{what}: the server answered {code} {text}"
     if 400 <= code < 500:
+        if this_mail and code != 421:
+            return RecipientDeferred(message)
         return TransientSendError(message)
     return PermanentSendError(message)
 
@@ -253,8 +264,13 @@ class SmtpSender:
             smtp.sendmail(envelope_from, [to], data, mail_options=options)
         except smtplib.SMTPRecipientsRefused as error:
             code, reply = error.recipients.get(to, (550, b"recipient refused"))
-            raise self._after_refusal(_refusal(code, reply, f"sending to {to}")) from error
-        except (smtplib.SMTPSenderRefused, smtplib.SMTPDataError) as error:
+            raise self._after_refusal(_refusal(code, reply, f"sending to {to}",
+                                               this_mail=True)) from error
+        except smtplib.SMTPDataError as error:
+            refusal = _refusal(error.smtp_code, error.smtp_error, f"sending to {to}",
+                               this_mail=True)
+            raise self._after_refusal(refusal) from error
+        except smtplib.SMTPSenderRefused as error:
             refusal = _refusal(error.smtp_code, error.smtp_error, f"sending to {to}")
             raise self._after_refusal(refusal) from error
         except smtplib.SMTPNotSupportedError as error:
