@@ -54,6 +54,21 @@ def blank_password(line: str) -> str:
     return line if span is None else f"{line[:span[0]]}******{line[span[1]:]}"
 
 
+_START_LIKE = re.compile(r"^[ \t>]*game\b.*\bpassword\b", re.IGNORECASE)
+_SHORTEST_SECRET = 4  # a shorter one would blank common words wherever it is
+
+
+def without_password(line: str, secret: str) -> str:
+    """Gives a line after the start line with any start line's password in it blanked, and
+    ``secret`` (the start line's password) wherever it is, as ``******``."""
+    if _START_LIKE.match(line):
+        line = blank_password(line)
+    secret = secret.strip().strip("\"“”")
+    if len(secret) >= _SHORTEST_SECRET:
+        line = line.replace(secret, "******")
+    return line
+
+
 def _secret_span(line: str) -> tuple[int, int] | None:
     """Gives where the password is on a start line, or None."""
     pos = 0
@@ -99,6 +114,9 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
     lines = text.translate(_INVISIBLE).splitlines()
     vocabulary = Vocabulary(cards, players)
     at, header = _start_line(lines, vocabulary, start)
+    # The password goes no further than the start line: not into a press relayed to other
+    # players, an answer quoting a line, or the game master's mail.
+    lines[at + 1:] = [without_password(line, header.password) for line in lines[at + 1:]]
     reading = _Reading(header.player, vocabulary)
     ended_by = ""
     in_press: tuple[int, str, Press] | None = None

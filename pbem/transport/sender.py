@@ -14,6 +14,7 @@ import email.policy
 import hashlib
 import logging
 import mailbox
+import os
 import re
 import smtplib
 import socket
@@ -23,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal, Protocol
 
-from pbem.atomicfile import fsync_dir
+from pbem.atomicfile import fsync_dir, make_dir
 from pbem.errors import ConfigError, PbemError
 from pbem.mail.address import maildir_folder
 from pbem.transport.backoff import backoff_delay
@@ -394,11 +395,18 @@ class MaildirSender:
         try:
             box = open_maildir(self.root / name)
             key = box.add(body)  # writes to tmp/, fsyncs it, links it into new/
+            # A welcome holds a password: the file is its owner's alone, as its folder is
+            # (made 0700: no one else could open it meanwhile).
+            os.chmod(self.root / name / "new" / key, 0o600)
             fsync_dir(self.root / name / "new")
             if marker is not None:
-                marker.parent.mkdir(parents=True, exist_ok=True)
+                make_dir(marker.parent)
                 # Recorded after the mail is safe: a crash in between repeats, never loses.
-                marker.write_text(key + "\n", encoding="utf-8")
+                fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                try:
+                    os.write(fd, (key + "\n").encode())
+                finally:
+                    os.close(fd)
                 fsync_dir(marker.parent)
         except OSError as error:
             raise TransientSendError(
@@ -411,7 +419,7 @@ def open_maildir(path: Path) -> mailbox.Maildir:
     thread or process makes it too: ``Maildir(create=True)`` checks, then makes, and fails
     with FileExistsError when the other one made it in between."""
     for sub in ("tmp", "new", "cur"):
-        (path / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_dir(path / sub)  # 0700, its parents too: the mail in it is its owner's alone
     return mailbox.Maildir(path, create=False)
 
 
