@@ -363,6 +363,8 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
         # The reply quotes the error back: the password must not travel in it.
         if not message or not secret:
             return message
+        if len(secret) >= _SHORTEST_SECRET:  # wherever it is, inside a word too
+            return message.replace(secret, "******")
         return re.sub(rf"(?<!\w){re.escape(secret)}(?!\w)", "******", message)
 
     try:
@@ -377,8 +379,8 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
         error = unreadable
     words: dict[str, Any] = {k: hidden(v) if isinstance(v, str) else v
                              for k, v in error.words.items()}
-    raise type(error)(line=number, text=blank_password(line), key=error.key, hint=error.hint,
-                      **words)
+    raise type(error)(line=number, text=hidden(blank_password(line)), key=error.key,
+                      hint=error.hint, **words)
 
 
 def _header(r: Reader) -> Iterator[tuple[Header, int]]:
