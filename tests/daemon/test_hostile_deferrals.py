@@ -8,12 +8,14 @@ after ``give_up_after`` attempts (hours), not kept as long as a mail server keep
 
 from __future__ import annotations
 
+import smtplib
 from pathlib import Path
 from typing import Any
 
+import pytest
 from clocks import Clock
-from daemons import configure, new_game, smtp_relay
-from servers import SmtpCatcher
+from daemons import configure, new_game, order_mail, serving, smtp_relay
+from servers import SmtpCatcher, wait_until
 
 from pbem.daemon.outbox import GIVE_UPS_TOLD_PER_HOUR, GIVEN_UP
 from pbem.daemon.server import Daemon
@@ -127,13 +129,15 @@ def test_a_5xx_is_given_up_at_once_and_the_game_master_told_a_bounded_number_of_
         catcher.stop()
 
 
+@pytest.mark.parametrize("code", [451, 421])
 def test_the_relay_refusing_the_session_pauses_sending_then_retries(
-        tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
-    """A 451 at MAIL FROM is the server's, not one recipient's: after two, sending pauses
-    until the first retry is due; the mail is kept, not given up."""
+        tmp_path: Path, smtp_catcher: SmtpCatcher, code: int) -> None:
+    """A 451 at MAIL FROM, or a 421 and the connection dropped, is the server's, not one
+    recipient's: after two, sending pauses until the first retry is due; the mail is kept,
+    not given up."""
     config = configure(tmp_path, smtp_relay(smtp_catcher.port))
     new_game(config)
-    smtp_catcher.refuse(451, times=2)
+    smtp_catcher.refuse(code, times=2)
     clock = Clock()
     daemon = Daemon(config, clock=clock)
     first = daemon.run_once().flush
@@ -143,3 +147,30 @@ def test_the_relay_refusing_the_session_pauses_sending_then_retries(
     clock.advance(1)
     assert daemon.run_once().flush.sent == 6
     assert len(smtp_catcher.mails) == 6
+
+
+def test_through_the_listener_orders_are_answered_while_a_recipients_mail_waits(
+        tmp_path: Path) -> None:
+    """The daemon serving (listener and sending loop), its clock still: bob's mail waits on
+    a 451, and Alice's order mail, sent to the listener, is answered meanwhile, as every
+    other player's mail of both games goes."""
+    catcher = _TryLater().start()
+    try:
+        config = configure(tmp_path, smtp_relay(catcher.port, GM))
+        passwords = new_game(config, "g1", FIRST)
+        new_game(config, "g2", SECOND)
+        daemon = Daemon(config, clock=Clock())
+        with serving(daemon) as served, smtplib.SMTP(
+                "127.0.0.1", served.listener_port or 0, timeout=30) as smtp:
+            smtp.sendmail("alice@example.org", ["pbem@localhost"], order_mail(
+                1, "Alice", passwords["Alice"], "STATUS", game="g1"))
+            assert wait_until(lambda: any(
+                b"In-Reply-To: <order-1@example.org>" in mail.raw for mail in catcher.mails
+                if mail.rcpt_tos == ("alice@example.org",)), timeout=60), _received(catcher)
+            assert wait_until(lambda: {"dave@example.org", "erin@example.org"} <= set(
+                _received(catcher)), timeout=30)
+        assert BOB not in _received(catcher)
+        with daemon.store.lock():
+            assert {item.to for item in daemon.store.outbox()} == {BOB}
+    finally:
+        catcher.stop()
