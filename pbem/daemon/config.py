@@ -56,7 +56,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "listener": ("enabled", "host", "port", "accept", "tls_cert", "tls_key"),
     "imap": ("host", "port", "security", "username", "password", "folder",
              "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
-             "ca_file", "auth"),
+             "ca_file", "auth", "answer_earlier_mail"),
     "smtp": ("host", "port", "security", "username", "password", "timeout", "ca_file",
              "auth", "max_per_minute", "max_per_day"),
     "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file"),
@@ -411,6 +411,7 @@ def _imap(reader: _Reader, env: Mapping[str, str],
         timeout=reader.seconds("timeout", 30.0),
         ca_file=_file(reader, "ca_file"),
         oauth=oauth,
+        answer_earlier_mail=reader.flag("answer_earlier_mail", False),
     )
 
 
