@@ -178,9 +178,9 @@ _SECRET = re.compile(
     r"""\bpassword\b[ \t]*[:=]?[ \t]*(?P<secret>"[^"\r\n]*"?|“[^”\r\n]*”?|\S+)""", re.I)
 
 
-def _redact_line(line: str, *, masked: bool = False) -> str:
-    """``line`` with its secrets blanked: each as ``******``, or (``masked``) as many ``*``
-    as it has characters."""
+def _redact_line(line: str) -> str:
+    """``line`` with its secrets blanked, each as ``******`` (``pbem.mail.masking`` writes
+    them over in place in a kept mail)."""
     if not _REDACTABLE_LINE.match(line):
         return line
     pieces: list[str] = []
@@ -191,8 +191,7 @@ def _redact_line(line: str, *, masked: bool = False) -> str:
             pieces.append(line[pos:start])
             pos = start
             continue
-        secret = found.group("secret")
-        pieces.append(line[pos:start] + ("*" * len(secret) if masked else "******"))
+        pieces.append(line[pos:start] + "******")
         pos = found.end()
     pieces.append(line[pos:])
     return "".join(pieces)
