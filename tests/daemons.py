@@ -197,7 +197,8 @@ def pbem_run(folder: Path, port: int | None) -> Iterator[subprocess.Popen[bytes]
 
 
 def imap_section(dovecot: Dovecot, account: Account) -> str:
-    """Give the TOML section that takes mail from the account over plain IMAP."""
+    """Give the TOML section that takes mail from the account over plain IMAP (answering
+    the mail there on the first start: the tests deliver it just before)."""
     return f"""[imap]
 host = "127.0.0.1"
 port = {dovecot.imap_port}
@@ -205,6 +206,7 @@ security = "plain"
 username = "{account.username}"
 password = "{account.password}"
 poll_seconds = 2
+answer_earlier_mail = true
 """
 
 

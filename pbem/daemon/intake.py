@@ -156,7 +156,8 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
                      ) -> ImapIntake:
     """Give the configured IMAP intake, handing each fetched group to ``deliver_group``
     (each mail asked ``route`` first: ``MailIntake.route_imap``); it mails the game master
-    when the provider refuses its OAuth login for good."""
+    when the provider refuses its OAuth login for good, and how many mails it filed
+    unanswered on its first start on a mailbox that held some."""
     assert config.imap is not None
 
     def login_refused(error: ImapError) -> None:
@@ -165,5 +166,13 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
         with store.lock():
             postmaster.login_refused("IMAP", str(error), error.suggestion or "", clock())
 
+    def earlier(count: int) -> None:
+        assert config.imap is not None
+        store = Store(config.store)
+        postmaster = Postmaster(store, config.service_config().sender, config.mails_per_hour)
+        with store.lock():
+            postmaster.earlier_mail_filed(count, config.imap.folder, clock())
+
     return ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
-                      deliver_group=deliver_group, login_refused=login_refused, route=route)
+                      deliver_group=deliver_group, login_refused=login_refused, route=route,
+                      earlier=earlier)

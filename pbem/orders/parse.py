@@ -54,6 +54,21 @@ def blank_password(line: str) -> str:
     return line if span is None else f"{line[:span[0]]}******{line[span[1]:]}"
 
 
+_START_LIKE = re.compile(r"^[ \t>]*game\b.*\bpassword\b", re.IGNORECASE)
+_SHORTEST_SECRET = 4  # a shorter one would blank common words wherever it is
+
+
+def without_password(line: str, secret: str) -> str:
+    """Gives a line after the start line with any start line's password in it blanked, and
+    ``secret`` (the start line's password) wherever it is, as ``******``."""
+    if _START_LIKE.match(line):
+        line = blank_password(line)
+    secret = secret.strip().strip("\"“”")
+    if len(secret) >= _SHORTEST_SECRET:
+        line = line.replace(secret, "******")
+    return line
+
+
 def _secret_span(line: str) -> tuple[int, int] | None:
     """Gives where the password is on a start line, or None."""
     pos = 0
@@ -99,6 +114,9 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
     lines = text.translate(_INVISIBLE).splitlines()
     vocabulary = Vocabulary(cards, players)
     at, header = _start_line(lines, vocabulary, start)
+    # The password goes no further than the start line: not into a press relayed to other
+    # players, an answer quoting a line, or the game master's mail.
+    lines[at + 1:] = [without_password(line, header.password) for line in lines[at + 1:]]
     reading = _Reading(header.player, vocabulary)
     ended_by = ""
     in_press: tuple[int, str, Press] | None = None
@@ -345,6 +363,8 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
         # The reply quotes the error back: the password must not travel in it.
         if not message or not secret:
             return message
+        if len(secret) >= _SHORTEST_SECRET:  # wherever it is, inside a word too
+            return message.replace(secret, "******")
         return re.sub(rf"(?<!\w){re.escape(secret)}(?!\w)", "******", message)
 
     try:
@@ -359,8 +379,8 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
         error = unreadable
     words: dict[str, Any] = {k: hidden(v) if isinstance(v, str) else v
                              for k, v in error.words.items()}
-    raise type(error)(line=number, text=blank_password(line), key=error.key, hint=error.hint,
-                      **words)
+    raise type(error)(line=number, text=hidden(blank_password(line)), key=error.key,
+                      hint=error.hint, **words)
 
 
 def _header(r: Reader) -> Iterator[tuple[Header, int]]:

@@ -277,7 +277,8 @@ def remove_seat(service: Service, game_id: str, seat: str, now: datetime,
             table.service = replace(table.service, queue=())
         cut = _attack_cut(table, name)
         events = table.do(GmRemovePlayer(GM, name, reason))
-        table.service = _with_seat(table.service, name, bot=False, bot_password="")
+        table.service = _with_seat(table.service, name, bot=False, bot_password="",
+                                   bot_keys=())
         _tell_players(table, events, gm=cut, also=(name,))
         tell_offer_ended(table, events)
     return events
@@ -419,7 +420,8 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
                                       suggestion="only a seat still in the game can be replaced")
         table.service = _with_seat(table.service, now_called, address=address.lower(),
                                    password_hash=password_hash, misses=0, bot=False,
-                                   bot_password="", away_hash="", absences=(), folded=())
+                                   bot_password="", bot_keys=(), away_hash="", absences=(),
+                                   folded=())
         event = table.record(GmReplace(who, now_called, address.lower(), old, reason))
         if password:
             settings = welcome_settings(table.service.timing, table.service.house)

@@ -365,7 +365,8 @@ class Service:
             tick(table)
             step.advance()
             if table.entries or table.notices or table.service != service or any(
-                    s.bot != bool(s.bot_password) for s in service.seats):
+                    s.bot != bool(s.bot_keys) or bool(s.bot_password)
+                    for s in service.seats):
                 return True, None
             step.discard()
             return False, next_due(state, service, now)
@@ -728,9 +729,12 @@ class Service:
 
     def _authentic(self, service: GameService, seat: Seat, header: Header,
                    mail: InboundMail) -> bool:
+        # A bot seat's answer carries one of its one-time passwords, the newest most likely.
+        keys = (*reversed(seat.bot_keys), seat.password_hash) if seat.bot else (
+            seat.password_hash,)
         if not service.started or not (
-                self._password_ok(header.password, seat.password_hash) or (
-                    seat.away_hash and self._password_ok(header.password, seat.away_hash))):
+                any(self._password_ok(header.password, key) for key in dict.fromkeys(keys))
+                or (seat.away_hash and self._password_ok(header.password, seat.away_hash))):
             return False
         return not service.timing.require_registered_address or mail.sender == seat.address
 
@@ -801,7 +805,12 @@ class Service:
         bot_seats.upkeep(table, lambda player: self._new_password(table.state.game, player),
                         self.config.password_cost)
         table.service = replace(table.service, steps=table.service.steps + 1)
-        step.sent += addressed_mails(self.cards, self.store, self.config.sender, table, now)
+        sent = addressed_mails(self.cards, self.store, self.config.sender, table, now)
+        step.sent += sent
+        step.bot_passwords.update(bot_seats.answer_keys(
+            table, {to for to, _ in sent},
+            lambda player: self._new_password(table.state.game, player),
+            self.config.password_cost))
         table.notices.clear()
         table.step_began = len(table.events)
         if mail_id:
@@ -820,7 +829,8 @@ class Service:
                           outbox=[item for _, item in step.sent], expect_length=table.base,
                           drop=step.dropped)
         replies = [receipt(raw) for raw in bot_seats.replies(
-            self.cards, table.state.game, table.service.seats, step.sent, self.config.sender)]
+            self.cards, table.state.game, table.service.seats, step.sent, self.config.sender,
+            step.bot_passwords)]
         if replies:
             self._bot_mail.update(message_id for _, message_id, _ in replies)
             self.store.receive_many(replies, received_at=now)

@@ -57,7 +57,8 @@ def take_over(table: Table, seat: str, address: str, password: str, password_has
         return ""
     was = table.service.seat(name)
     seats = tuple(replace(s, address=address, password_hash=password_hash, misses=0,
-                          bot=False, bot_password="", lang=lang) if s.name == name else s
+                          bot=False, bot_password="", bot_keys=(), lang=lang)
+                  if s.name == name else s
                   for s in table.service.seats)
     observers = tuple(o for o in audience.observers if o.address != address)
     table.service = replace(table.service, seats=seats, audience=replace(

@@ -34,7 +34,7 @@ from pbem.store.lock import Locks
 MANIFEST = "pbem-backup.json"
 # Files that say who holds a lock now: meaningless in a copy, and harmful in a restore (a
 # restored running.lock would name a process of the old machine).
-_LOCKS = frozenset({"lock", "inbox.lock", "outbox.lock", "running.lock"})
+_LOCKS = frozenset({"lock", "lock.waiting", "inbox.lock", "outbox.lock", "running.lock"})
 
 
 @dataclass(frozen=True)

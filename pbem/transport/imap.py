@@ -121,6 +121,12 @@ class ImapIntake:
     drops anyway is opened again like any lost connection. ``login_refused`` is told, once
     until a login works again, when the provider refuses the kept OAuth login for good.
     ``route``, when given, is asked about each fetched mail first (see ``Aside``).
+
+    ``earlier``, when given, is told how many mails were in the folder on the intake's first
+    start there (no position kept yet: a new daemon on an old mailbox), which it filed
+    without delivering them: they were not written to the game (issue 44: a daemon started on
+    a mailbox of 5,000 old mails answered their senders). Unless the configuration's
+    ``answer_earlier_mail`` asks for them, then ``earlier`` is not used.
     """
 
     def __init__(
@@ -135,6 +141,7 @@ class ImapIntake:
         retry_cap: float = 300.0,
         login_refused: Callable[[ImapError], None] | None = None,
         route: Router | None = None,
+        earlier: Callable[[int], None] | None = None,
     ) -> None:
         if deliver is None and deliver_group is None:
             raise ValueError("ImapIntake needs deliver or deliver_group")
@@ -155,6 +162,7 @@ class ImapIntake:
         self._uidvalidity: int | None = None
         self._route = route
         self._held: set[int] = set()  # the UIDs the last pass left in the folder
+        self._earlier = None if config.answer_earlier_mail else earlier
 
     # -- connection ---------------------------------------------------------------------
 
@@ -232,6 +240,8 @@ class ImapIntake:
             client = self._connected()
             uidvalidity = self._select(client)
         saved_validity, last_uid = self._cursor.load()
+        if saved_validity is None and self._earlier is not None:
+            return self._file_earlier(client, uidvalidity)
         if saved_validity != uidvalidity:
             if saved_validity is not None:
                 log.warning(
@@ -300,6 +310,23 @@ class ImapIntake:
             if (done := reached()) != saved:  # a pass cut short keeps what it filed
                 self._cursor.save(uidvalidity, done)
         return handled
+
+    def _file_earlier(self, client: Any, uidvalidity: int) -> int:
+        """On the first start on the folder, file the mail already there without delivering
+        it, then keep the position past it (a crash before files the rest again); tell
+        ``earlier`` how many; give 0 (none delivered)."""
+        assert self._earlier is not None
+        with self._talking("searching for earlier mail"):
+            pending = self._pending_uids(client, 0)
+        for start in range(0, len(pending), _FETCH_GROUP):
+            with self._talking("filing earlier mail"):
+                self._file(client, pending[start:start + _FETCH_GROUP], [])
+        self._cursor.save(uidvalidity, max(pending, default=0))
+        if pending:
+            log.warning("first start on folder %r of %s: %d mail(s) already there filed "
+                        "unanswered", self.config.folder, self.config.where, len(pending))
+            self._earlier(len(pending))
+        return 0
 
     def _set_aside(self, client: Any, found: list[tuple[int, bytes]],
                    fetched: dict[int, Any], filed_uids: set[int],

@@ -312,6 +312,7 @@ security = "plain"
 username = "{account.username}"
 auth = "oauth2"
 poll_seconds = 0.5
+answer_earlier_mail = true
 [smtp]""").replace(f'username = "{GM}"', f'username = "{account.username}"'))
     assert config.smtp is not None and config.smtp.oauth is not None
     write_login(config.smtp.oauth.token_file,

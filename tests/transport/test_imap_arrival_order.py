@@ -33,6 +33,7 @@ port = {dovecot.imap_port}
 security = "plain"
 username = "{account.username}"
 password = "{account.password}"
+answer_earlier_mail = true
 [maildir]
 path = "{tmp_path / 'maildirs'}"
 """)
