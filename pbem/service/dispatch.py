@@ -510,6 +510,10 @@ def _interfere(table: Table, p: Player, attack: PendingAttack, order: Order) -> 
     assert isinstance(order, InterfereOrder)
     side = order.interfere.side
     amount = order.interfere.amount
+    owner = table.state.owner(attack.target)
+    if owner is not None and owner.name == p.name:
+        # The defender defends; its ASSIST or INTERFERE would be refused at the roll.
+        raise IllegalCommandError(key="sides_spend")
     if amount > p.treasury:
         raise refused("treasury_short", have=p.treasury, amount=amount,
                        side=side.upper())

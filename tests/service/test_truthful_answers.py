@@ -208,3 +208,18 @@ def test_every_kind_of_order_that_may_wait_is_checked_or_said_undecidable() -> N
                                        CARDS, names).orders[0].order)
                      for _, line, _ in NEVER_RUNS}
     assert refused_kinds == set(CHECKS) - {EndPowers}  # END POWERS: in the test above
+
+
+@pytest.mark.parametrize("line", ["ASSIST 1", "INTERFERE 1"])
+def test_the_defender_s_interference_is_refused_when_the_mail_is_read(line: str) -> None:
+    """rulebook-en, Interference: "A player may interfere in an attack, either by helping
+    the attacker or by opposing him"; the defender spends to defend, and the engine refuses
+    a side's own interference (sides_spend) when the money is put in: the defender's line
+    is refused at once, not acknowledged and refused at the roll."""
+    t = table(gnomes_with_a_group())
+    mail(t, "ann", "ATTACK Gnomes CONTROL Boy Sprouts")
+    parsed = parse_orders(f"GAME test PLAYER bob PASSWORD x\n{line}\nEND", CARDS,
+                          tuple(p.name for p in t.state.players))
+    with pytest.raises(PbemError) as refusal:
+        carry_out(t, "bob", parsed.orders[0])
+    assert refusal.value.key == "sides_spend"
