@@ -73,7 +73,8 @@ class Position:
             "active": v.active == v.viewer and v.phase not in ("over",),
             "odds": self.odds,
             "odds_lines": attack_lines(v.viewer, self.odds),
-            "form": order_form(v, mine, self.odds),
+            "form": order_form(v, mine, self.odds,
+                               cards.illuminati_card(mine.illuminati).end_of_turn),
         }
 
     @cached_property
