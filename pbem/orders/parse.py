@@ -3,7 +3,9 @@
 The orders are the lines from the start line (first word GAME) to a line END. Everything
 outside them is ignored, so a reply that quotes the last report works; so are blank lines,
 ``#`` comments and lines starting with ``>`` (quoted). Without END the orders run to the end
-of the text, or to a ``-- `` signature line, or to a line that begins an earlier mail pasted
+of the text, or to a ``-- `` signature line, a sign-off or a phone's signature ("Hilsen",
+"Sent from my Wiko", in the languages of ``pbem.orders.quote_words``), or to a line that
+begins an earlier mail pasted
 below them without ``>`` (``-----Original Message-----``, ``On ... wrote:``, a second start
 line), and a warning says so. A PRESS TO line takes the lines after it, as they are, up to
 END PRESS.
@@ -119,6 +121,9 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
             break
         second_start = _is_start_line(words)
         pasted = None if in_press is not None else pasted_at(lines, number - 1)
+        if pasted == "signature":  # a sign-off or a phone's signature, as "-- " is
+            ended_by = "signature"
+            break
         if in_press is None and (second_start or pasted):
             reading.pasted(number, line, first_line=at + 1, second_start=second_start,
                            rule=pasted == "rule")
