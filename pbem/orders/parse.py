@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -28,8 +28,8 @@ from pbem.orders.model import Header, Located, Order, OrderWarning, ParsedOrders
 from pbem.orders.pasted import pasted_at
 from pbem.orders.vocabulary import Vocabulary
 
-__all__ = ["HEADER_FORM", "StartLine", "blank_password", "parse_header", "parse_orders",
-           "read_start"]
+__all__ = ["HEADER_FORM", "StartLine", "blank_password", "own_line", "parse_header",
+           "parse_orders", "read_start"]
 
 HEADER_FORM = "GAME <game> PLAYER <name> PASSWORD <password> [STEP <number>]"
 _PASSWORD = re.compile(r"""(\bpassword\s+)("[^"]*"|“[^”]*”|\S+)""", re.IGNORECASE)
@@ -90,27 +90,37 @@ def read_start(text: str, cards: CardSet) -> StartLine:
 
 
 def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
-                 start: StartLine | None = None) -> ParsedOrders:
+                 start: StartLine | None = None,
+                 sent: Collection[str] = ()) -> ParsedOrders:
     """Gives the header and every order of an order mail's text, with the errors found.
 
     A bad line becomes an OrderSyntaxError in ``errors`` and reading goes on with the next
     line. Names are matched to ``cards``, and to ``players`` when given (else player names
     are kept as written). Raises OrderSyntaxError only when there is no readable start line.
     ``start``, if given, is what ``read_start`` gave for the same text and cards.
+
+    The game's own lines are never run after text the player did not write as orders (a
+    line refused, a quoted line): a line that is one of ``sent`` (the lines the game sent to
+    this player, as ``own_line`` gives them), or one indented as the lines to copy of the
+    game's mails are, that begins with an order's word, ends the reading there as a pasted
+    mail does. So a quote a client trimmed to the lines of the game's mail, stripped of its
+    marks, rewrapped or re-indented, runs none of them.
     """
     lines = text.translate(_INVISIBLE).splitlines()
     vocabulary = Vocabulary(cards, players)
     at, header = _start_line(lines, vocabulary, start)
-    reading = _Reading(header.player, vocabulary)
+    reading = _Reading(header.player, vocabulary, sent)
     ended_by = ""
     in_press: tuple[int, str, Press] | None = None
     press_lines: list[str] = []
+    stray = False  # whether text the player did not write as orders was read
     index = at + 1
     while index < len(lines):
         raw, number = lines[index], index + 1
         index += 1
         line = raw.strip()
         if line.startswith(">"):
+            stray = stray or in_press is None
             continue
         words = _words(line)
         if words == ["end"]:
@@ -141,11 +151,18 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
         if words == ["end", "press"] or words[0] == "game":
             reading.misplaced(number, line, first_line=at + 1)
             continue
+        if stray and reading.game_line(raw, line):
+            reading.pasted(number, line, first_line=at + 1, second_start=False, rule=False)
+            ended_by = "pasted"
+            break
+        refused = len(reading.errors)
         joined = reading.wrapped(number, line, _continuations(lines, index))
         if joined:
             index += joined  # the lines that continue this one were read with it
+            stray = stray or len(reading.errors) > refused
             continue
         in_press = reading.line(number, line)
+        stray = stray or len(reading.errors) > refused
     if in_press is not None:
         reading.errors.append(OrderSyntaxError(line=in_press[0], text=in_press[1],
                                                key="press_unended", hint="end_press"))
@@ -158,9 +175,11 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
 class _Reading:
     """The orders and errors of one mail so far."""
 
-    def __init__(self, player: str, vocabulary: Vocabulary) -> None:
+    def __init__(self, player: str, vocabulary: Vocabulary, sent: Collection[str] = ()) -> None:
         self.player = player
         self.vocabulary = vocabulary
+        self.sent = sent  # read only after text the player did not write as orders
+        self._game_lines: frozenset[str] | None = None
         self.orders: list[Located] = []
         self.errors: list[OrderSyntaxError] = []
         self.warnings: list[OrderWarning] = []
@@ -203,6 +222,19 @@ class _Reading:
                 found = again
         self._read[line] = found
         return found
+
+    def game_line(self, raw: str, line: str) -> bool:
+        """True for a line of the game's own mails: one of the lines sent, or indented as
+        their lines to copy are and beginning with an order's word (read whole or wrapped)."""
+        if self._game_lines is None:
+            self._game_lines = frozenset(own_line(sent) for sent in self.sent)
+        if own_line(line) in self._game_lines:
+            return True
+        if not raw[:1].isspace():
+            return False
+        read = self.attempt(line)
+        return read is not None and not (
+            isinstance(read, OrderSyntaxError) and read.key == "unknown_order")
 
     def wrapped(self, number: int, line: str, following: list[str]) -> int:
         """Reads a line that a mail client may have wrapped, ``following`` the lines below it
@@ -273,6 +305,12 @@ class _Reading:
                                                 hint="press_body"))
             return
         self.orders.append(Located(number, line, replace(press, text=message)))
+
+
+def own_line(line: str) -> str:
+    """Gives a line of the game's mails as it is compared with a reply's: without quote
+    marks, comment mark and indentation, white space single, case folded."""
+    return " ".join(line.lstrip("#> \t").split()).casefold()
 
 
 def _words(line: str) -> list[str]:

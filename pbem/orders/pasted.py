@@ -71,7 +71,7 @@ _DATED = re.compile(r"\d|@")
 _DATE_FIRST = re.compile(
     r".*(?:\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|\d{1,2}:\d{2}|\d{4}\s*年).*@.*[:：]")
 # The start of an attribution a client wrapped: its first word, a weekday's or a date's.
-_OPENS = re.compile(rf"(?:{_words('opens')})\s|\d|[^\W\d]{{2,3}}\.?,?\s+\d", re.IGNORECASE)
+_OPENS = re.compile(rf"(?:{_words('opens')})[\s.,]|\d|[^\W\d]{{2,3}}\.?,?\s+\d", re.IGNORECASE)
 _ATTRIBUTION_LINES = 4  # Polymail writes its attribution over four lines, the iPhone three
 # A header line of a pasted mail: its field name, optionally bold as HTML made text, a colon
 # (French puts a space before it; Chinese and Japanese clients a full-width one).
@@ -142,6 +142,6 @@ def _wrapped_attribution(line: str, below: list[str]) -> bool:
         if not more or more.startswith(">"):
             return False
         joined = f"{joined} {more}"
-        if _WROTE.search(joined.strip(_DASHES)) and _attribution(joined):
+        if _attribution(joined):
             return True
     return False
