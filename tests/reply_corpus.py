@@ -13,9 +13,10 @@ A built reply keeps that structure and changes two things: the person's text bec
 player's orders (a start line and a few orders, with END or not), and lines of the game's own
 mails (the report's lines to copy, its odds lines, its form) go into the quoted part, below
 its header and at its end. Variations, each from a seed: the quoted part as written,
-stripped of its ">" marks, rewrapped at 72 columns, re-indented, or trimmed to its header and
-the game's lines; the player's closing words in a language's sign-off or phone signature;
-plain text in the fixture's charset (8bit or quoted-printable) or HTML only. Beside the
+stripped of its ">" marks, rewrapped at 72 columns, re-indented, flattened (no marks, no
+indentation), or trimmed to its header and the game's lines; the player's closing words
+in a language's sign-off or phone signature; plain text in the fixture's charset (8bit or
+quoted-printable) or HTML only. Beside the
 fixtures, ``generated`` builds replies from the attribution, header-block and separator
 shapes of the clients of each language (``CLIENTS``), written from what those clients send,
 not from the reader's tables.
@@ -434,8 +435,14 @@ def _reindented(tail: list[str], rng: random.Random) -> list[str]:
     return ["    " + re.sub(r"^(?:> ?)+", "", line) if line.strip() else "" for line in tail]
 
 
+def _flattened(tail: list[str], rng: random.Random) -> list[str]:
+    """As a client that pastes the quote as bare paragraphs: no marks, no indentation."""
+    return [re.sub(r"^(?:> ?)+", "", line).strip() for line in tail]
+
+
 SHAPES: dict[str, Shape] = {"as-written": _as_written, "stripped": _stripped,
-                            "rewrapped-72": _rewrapped, "reindented": _reindented}
+                            "rewrapped-72": _rewrapped, "reindented": _reindented,
+                            "flattened": _flattened}
 
 
 def _with_game_lines(quoted: list[str], rng: random.Random, trimmed: bool) -> list[str]:
@@ -562,6 +569,7 @@ def replies(seeds: int = 2) -> Iterator[Reply]:
                 yield build(fixture, seed, shape=shape)
             yield build(fixture, seed, trimmed=True)
             yield build(fixture, seed, shape="stripped", trimmed=True)
+            yield build(fixture, seed, shape="flattened", trimmed=True)
             yield build(fixture, seed, html_only=True)
             yield build(fixture, seed, closing=rng.choice(CLOSINGS[language]))
             yield build(fixture, seed, with_end=True, shape="stripped")
