@@ -385,20 +385,23 @@ def _family(lines: tuple[str, ...], quote: int) -> str:
 
 def generated(seed: int = 35) -> list[Fixture]:
     """Replies written from the clients' shapes of every language (``CLIENTS``): a reply,
-    a closing, the quote header, and the quoted mail as ">" lines or bare."""
+    a closing or not, the quote header, and the quoted mail as ">" lines or bare."""
     rng = random.Random(seed)
     found: list[Fixture] = []
     for language, clients in CLIENTS.items():
         for client, headers in clients.items():
             for number, header in enumerate(headers):
-                closing = rng.choice(CLOSINGS[language]).split("\n")
+                # Half of them closed by the player (a sign-off ends the reading by itself,
+                # so the other half test the quote header alone).
+                closing = rng.choice(CLOSINGS[language]).split("\n") if number % 2 else []
                 head = header.format(n=SENDER[0], a=SENDER[1]).split("\n")
                 bare = client in ("outlook", "yahoo", "android", "windows-mail", "foxmail",
                                   "reply-message", "antwort")
                 body = list(QUOTED_PROSE) if bare else [f"> {x}".rstrip() for x in QUOTED_PROSE]
-                lines = ("Reply text.", "", *closing, "", *head, "", *body)
+                lines = ("Reply text.", "", *closing, *([""] if closing else []), *head, "",
+                         *body)
                 own = 2
-                quote = 3 + len(closing)
+                quote = 2 + len(closing) + bool(closing)
                 found.append(Fixture(f"generated/{language}/{client}/{number}", "generated",
                                      lines, own, quote, language=language,
                                      family=f"{client}"))

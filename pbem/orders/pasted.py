@@ -134,14 +134,16 @@ def _wrapped_attribution(line: str, below: list[str]) -> bool:
     """True when ``line`` opens an attribution a client wrapped over the lines ``below``
     (Gmail's two lines, the iPhone's three, Polymail's four): it opens as one does, and
     joined with no blank line between, they are one."""
-    if _attribution(line) or _FIELD.match(line) or not _OPENS.match(line):
+    if _attribution(line) or _FIELD.match(line) or not _OPENS.match(line.lstrip(_DASHES)):
         return False
     joined = line
     for more in below:
         more = more.strip()
-        if not more or more.startswith(">"):
+        if not more:
             return False
         joined = f"{joined} {more}"
+        if more.startswith(">"):  # only Polymail's "> wrote:" may close it so
+            return _attribution(joined)
         if _attribution(joined):
             return True
     return False
