@@ -14,8 +14,9 @@ END PRESS.
 from __future__ import annotations
 
 import copy
+import itertools
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -35,6 +36,9 @@ HEADER_FORM = "GAME <game> PLAYER <name> PASSWORD <password> [STEP <number>]"
 _PASSWORD = re.compile(r"""(\bpassword\s+)("[^"]*"|“[^”]*”|\S+)""", re.IGNORECASE)
 _SIGNATURE = "--"  # the usual "-- " line before a signature, trailing blank stripped
 _MAX_LINE = 1000  # characters; a longer line is no order a person wrote
+# Lines a client's wrapping may cut one order into, beyond the first: the longest order a
+# person writes (300 characters) at 60 columns. Bounds the lines below tried as its pieces.
+_MAX_WRAPPED = 5
 # How orders without END were read, by what ended them: the warning the answer gives.
 _NO_END = {
     "signature": OrderWarning("there is no END line: the orders were read up to the "
@@ -236,7 +240,7 @@ class _Reading:
         return read is not None and not (
             isinstance(read, OrderSyntaxError) and read.key == "unknown_order")
 
-    def wrapped(self, number: int, line: str, following: list[str]) -> int:
+    def wrapped(self, number: int, line: str, following: Iterable[str]) -> int:
         """Reads a line that a mail client may have wrapped, ``following`` the lines below it
         that may continue it: gives how many of them were read with it (as one order, or
         refused as one), 0 when none continues it. A line continues the one above when it
@@ -244,7 +248,7 @@ class _Reading:
         if isinstance(self.attempt(line), Press):
             return 0
         pieces: list[str] = []
-        for below in following:
+        for below in itertools.islice(following, _MAX_WRAPPED):
             read = self.attempt(below)
             if not isinstance(read, OrderSyntaxError) or read.key != "unknown_order":
                 break
@@ -324,19 +328,19 @@ def _words(line: str) -> list[str]:
     return words
 
 
-def _continuations(lines: list[str], index: int) -> list[str]:
+def _continuations(lines: list[str], index: int) -> Iterator[str]:
     """The lines from ``index`` on, stripped, that may continue the order line above them:
     right below it (no blank line between), not quoted, and not END, a start line, or where
-    a pasted mail or a signature begins."""
-    found: list[str] = []
+    a pasted mail or a signature begins. Given one at a time: the reader stops at the first
+    line that begins an order, and a mail of orders with no blank line would otherwise be
+    looked through to its end for each of its lines."""
     for at in range(index, len(lines)):
         line = lines[at].strip()
         words = _words(line)
         if (not words or line.startswith(">") or line == _SIGNATURE
                 or words[0] in ("end", "game") or pasted_at(lines, at) is not None):
-            break
-        found.append(line)
-    return found
+            return
+        yield line
 
 
 def _is_start_line(words: list[str]) -> bool:
