@@ -66,10 +66,9 @@ _WROTE = re.compile(
 )
 # What an attribution has beside its verb: a date, a time or an address.
 _DATED = re.compile(r"\d|@")
-# A line that opens a date-first attribution (Yandex, Mail.ru, Gmail in some locales, the
-# Japanese and Chinese clients): a date or a time, an address, and a colon at its end.
-_DATE_FIRST = re.compile(
-    r".*(?:\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|\d{1,2}:\d{2}|\d{4}\s*年).*@.*[:：]")
+# The date or time of a date-first attribution (Yandex, Mail.ru, Gmail in some locales,
+# the Japanese and Chinese clients), which has an address and a colon at its end too.
+_DATE = re.compile(r"\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|\d{1,2}:\d{2}|\d{4}\s*年")
 # The start of an attribution a client wrapped: its first word, a weekday's or a date's.
 _OPENS = re.compile(rf"(?:{_words('opens')})[\s.,]|\d|[^\W\d]{{2,3}}\.?,?\s+\d", re.IGNORECASE)
 _ATTRIBUTION_LINES = 4  # Polymail writes its attribution over four lines, the iPhone three
@@ -124,10 +123,11 @@ def _attribution(text: str) -> bool:
     """True for an attribution line: its verb near its end with a date, time or address,
     or a date-first line with an address and a colon at its end."""
     bare = text.strip(_DASHES)
-    if len(bare) > 400:
+    if len(bare) > 400 or _DATED.search(bare) is None:
         return False
-    return bool(_DATED.search(bare)) and (
-        _WROTE.search(bare) is not None or _DATE_FIRST.fullmatch(bare) is not None)
+    if _WROTE.search(bare) is not None:
+        return True
+    return bare.endswith((":", "：")) and "@" in bare and _DATE.search(bare) is not None
 
 
 def _wrapped_attribution(line: str, below: list[str]) -> bool:
