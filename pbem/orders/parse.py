@@ -39,6 +39,7 @@ _MAX_LINE = 1000  # characters; a longer line is no order a person wrote
 # Lines a client's wrapping may cut one order into, beyond the first: the longest order a
 # person writes (300 characters) at 60 columns. Bounds the lines below tried as its pieces.
 _MAX_WRAPPED = 5
+_CLOSING_LINES = 3  # lines below a sign-off in which END is looked for (a name between)
 # How orders without END were read, by what ended them: the warning the answer gives.
 _NO_END = {
     "signature": OrderWarning("there is no END line: the orders were read up to the "
@@ -135,10 +136,14 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
             break
         second_start = _is_start_line(words)
         pasted = None if in_press is not None else pasted_at(lines, number - 1)
-        if pasted == "signature":  # a sign-off or a phone's signature, as "-- " is
-            ended_by = "signature"
+        if pasted == "signature":
+            # A sign-off or a phone's signature ends the orders as "-- " does (what follows
+            # may be the mail answered, flattened); the warning that END was missing only
+            # when it was.
+            below = [rest.strip() for rest in lines[index:] if rest.strip()][:_CLOSING_LINES]
+            ended_by = "end" if any(_words(rest) == ["end"] for rest in below) else "signature"
             break
-        if in_press is None and (second_start or pasted):
+        if in_press is None and (second_start or pasted == "pasted" or pasted == "rule"):
             reading.pasted(number, line, first_line=at + 1, second_start=second_start,
                            rule=pasted == "rule")
             ended_by = "pasted"

@@ -137,3 +137,18 @@ def test_the_quote_words_are_tables_of_words() -> None:
         for kind in astuple(words):
             assert isinstance(kind, tuple)
             assert all(isinstance(w, str) and w == w.lower() and w for w in kind)
+
+
+def test_a_sign_off_above_end_gives_no_warning() -> None:
+    text = "\n".join([START, "PASS", "", "Mvh", "Ole", "END"])
+    parsed = parse_orders(text, CARDS, ("Alice", "Bob"))
+    assert [o.order for o in parsed.orders] == [Pass("Alice")]
+    assert parsed.errors == () and parsed.warnings == ()
+
+
+def test_the_game_s_lines_below_a_sign_off_do_not_keep_it_from_closing() -> None:
+    text = "\n".join([START, "PASS", "", "Hilsen", "    ATTACK The Bavarian Illuminati CONTROL "
+                      "Hackers"])
+    parsed = parse_orders(text, CARDS, ("Alice", "Bob"))
+    assert [o.order for o in parsed.orders] == [Pass("Alice")]
+    assert parsed.errors == ()
