@@ -39,6 +39,7 @@ _MAX_LINE = 1000  # characters; a longer line is no order a person wrote
 # Lines a client's wrapping may cut one order into, beyond the first: the longest order a
 # person writes (300 characters) at 60 columns. Bounds the lines below tried as its pieces.
 _MAX_WRAPPED = 5
+_BARE_ORDER = re.compile(r"[a-z]+(?: [a-z]+)?")  # an order of one or two words, no name or number
 _CLOSING_LINES = 3  # lines below a sign-off in which END is looked for (a name between)
 # How orders without END were read, by what ended them: the warning the answer gives.
 _NO_END = {
@@ -106,9 +107,9 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
 
     The game's own lines are never run after text the player did not write as orders (a
     line refused, a quoted line): a line that is one of ``sent`` (the lines the game sent to
-    this player, as ``own_line`` gives them), or one indented as the lines to copy of the
-    game's mails are, that begins with an order's word, ends the reading there as a pasted
-    mail does. So a quote a client trimmed to the lines of the game's mail, stripped of its
+    this player, as ``own_line`` gives them; an order of one or two bare words such as END
+    TURN aside), or one indented as the lines to copy of the game's mails are, that begins
+    with an order's word, ends the reading there as a pasted mail does. So a quote a client trimmed to the lines of the game's mail, stripped of its
     marks, rewrapped or re-indented, runs none of them.
     """
     lines = text.translate(_INVISIBLE).splitlines()
@@ -236,7 +237,10 @@ class _Reading:
         """True for a line of the game's own mails: one of the lines sent, or indented as
         their lines to copy are and beginning with an order's word (read whole or wrapped)."""
         if self._game_lines is None:
-            self._game_lines = frozenset(own_line(sent) for sent in self.sent)
+            # Not the bare words (END TURN, PASS, NO RESPONSE...): a player writes them below
+            # a line of chat, and they name nothing a quote could have chosen for them.
+            self._game_lines = frozenset(own_line(sent) for sent in self.sent
+                                         if _BARE_ORDER.fullmatch(own_line(sent)) is None)
         if own_line(line) in self._game_lines:
             return True
         if not raw[:1].isspace():

@@ -142,3 +142,12 @@ def test_a_line_sent_is_run_when_the_player_writes_it_among_orders() -> None:
     text = "GAME illu1 PLAYER Bob PASSWORD reed-55\nPASS\nATTACK The UFOs CONTROL California"
     parsed = parse_orders(text, CARDS, PLAYERS, sent=GAME_ORDERS)
     assert [o.text for o in parsed.orders] == ["PASS", "ATTACK The UFOs CONTROL California"]
+
+
+def test_end_turn_below_a_line_of_chat_is_run_though_the_form_offers_it() -> None:
+    """Bare words (END TURN, PASS) name nothing a quote could have chosen: a player who
+    writes them below a line of chat means them."""
+    text = "GAME illu1 PLAYER Bob PASSWORD reed-55\nPASS\nSee you all!\nEND TURN\nEND"
+    parsed = parse_orders(text, CARDS, PLAYERS, sent=GAME_ORDERS | {"END TURN", "PASS"})
+    assert [o.text for o in parsed.orders] == ["PASS", "END TURN"]
+    assert [e.key for e in parsed.errors] == ["unknown_order"]
