@@ -109,8 +109,9 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
     line refused, a quoted line): a line that is one of ``sent`` (the lines the game sent to
     this player, as ``own_line`` gives them; an order of one or two bare words such as END
     TURN aside), or one indented as the lines to copy of the game's mails are, that begins
-    with an order's word, ends the reading there as a pasted mail does. So a quote a client trimmed to the lines of the game's mail, stripped of its
-    marks, rewrapped or re-indented, runs none of them.
+    with an order's word, ends the reading there as a pasted mail does. So a quote a client
+    trimmed to the lines of the game's mail, stripped of its marks, rewrapped, re-indented
+    or flattened, runs none of them.
     """
     lines = text.translate(_INVISIBLE).splitlines()
     vocabulary = Vocabulary(cards, players)
