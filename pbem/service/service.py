@@ -18,7 +18,7 @@ import hmac
 import logging
 import secrets
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -61,6 +61,7 @@ from pbem.orders.signup import (
     lobby_order,
 )
 from pbem.reports.mails import Problem
+from pbem.reports.position import position
 from pbem.reports.refusals import worded
 from pbem.service import bot_seats, digest, resent
 from pbem.service.auth import COST, check_password, hash_password, new_password
@@ -596,8 +597,10 @@ class Service:
         """One order mail of a game: authenticated, carried out and acknowledged, as a step."""
         table, game_id = step.table, step.table.state.game
         names = tuple(s.name for s in table.service.seats)
+        sent = _LinesToCopy(self.cards, table.state, next(
+            (n for n in names if n.casefold() == start.header.player.casefold()), None))
         try:
-            parsed = parse_orders(mail.text, self.cards, names, start)
+            parsed = parse_orders(mail.text, self.cards, names, start, sent)
         except OrderSyntaxError as error:  # e.g. a player's name the game does not know
             self._unreadable(mail_id, mail, error, now,
                              self._reader(mail.sender, "unreadable", now, table=table),
@@ -841,3 +844,28 @@ class Service:
         """True when the setup and the log rebuild the snapshot's state exactly."""
         setup = from_json(Setup, self.store.setup(game_id)["setup"])
         return replay(setup, commands(self.store.log(game_id)), self.cards) == self.state(game_id)
+
+
+class _LinesToCopy(Collection[str]):
+    """The lines the game's mails offer ``player`` to copy in ``state``
+    (``Position.lines_to_copy``), worked out only when the order reader asks: it does only
+    below text the player did not write as orders, and the odds they need take time."""
+
+    def __init__(self, cards: CardSet, state: GameState, player: str | None) -> None:
+        self._cards, self._state, self._player = cards, state, player
+        self._lines: frozenset[str] | None = None
+
+    def _worked_out(self) -> frozenset[str]:
+        if self._lines is None:
+            self._lines = frozenset() if self._player is None else position(
+                self._cards, self._state, self._player).lines_to_copy
+        return self._lines
+
+    def __contains__(self, line: object) -> bool:
+        return line in self._worked_out()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._worked_out())
+
+    def __len__(self) -> int:
+        return len(self._worked_out())
