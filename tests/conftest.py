@@ -7,7 +7,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from servers import Account, Dovecot, SmtpCatcher, TokenServer, dovecot_binary, route_providers_to
+from servers import (
+    Account,
+    Cyrus,
+    Dovecot,
+    SmtpCatcher,
+    TokenServer,
+    cyrus_installed,
+    dovecot_binary,
+    route_providers_to,
+)
 
 import pbem.reports.refusals  # noqa: F401  (installs the English wording of keyed errors)
 
@@ -57,6 +66,25 @@ def dovecot() -> Iterator[Dovecot]:
 def bare_dovecot() -> Iterator[Dovecot]:
     """A Dovecot announcing neither IDLE nor MOVE nor UIDPLUS, and no TLS."""
     yield from _dovecot_or_skip(capabilities=BARE_CAPABILITIES, tls=False)
+
+
+@pytest.fixture(scope="session")
+def inbox_dovecot() -> Iterator[Dovecot]:
+    """A Dovecot whose personal folders sit under ``INBOX.`` (as on Courier)."""
+    yield from _dovecot_or_skip(inbox_prefix=True, tls=False)
+
+
+@pytest.fixture(scope="session")
+def cyrus() -> Iterator[Cyrus]:
+    """A private Cyrus IMAP for the whole session, folders under ``INBOX.``."""
+    if not cyrus_installed():
+        pytest.skip("cyrus-imapd is not installed (apt-get install cyrus-imapd sasl2-bin)")
+    server = Cyrus()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.remove()
 
 
 @pytest.fixture
