@@ -2,7 +2,9 @@
 
 Each check gives findings in plain words: what is fine, what is wrong (the daemon would
 fail or lose its way) and what is merely worth knowing (no IDLE: mail is polled instead).
-Nothing here changes the store or any mailbox.
+Nothing here changes the store or any mailbox, but for making the IMAP processed and failed
+folders where they are missing, as the daemon would at start: the one way to know whether the
+server lets the account make them.
 """
 
 from __future__ import annotations
@@ -194,6 +196,14 @@ def _imap(config: DaemonConfig) -> list[Finding]:
     if not any(f.level == "problem" for f in findings):
         findings.insert(0, Finding("ok", f"IMAP login as {imap.username} at {imap.where} works "
                                    f"and folder {imap.folder!r} exists"))
+        layout = intake.layout
+        where = (f"under {layout.prefix!r}" if layout is not None and layout.prefix
+                 else "at the top")
+        handled = (f"filed in {intake.name(imap.processed_folder)!r}"
+                   if imap.processed_folder is not None else "marked seen and flagged")
+        findings.insert(1, Finding("ok", f"the account's folders are {where}: handled mail "
+                                   f"is {handled}, failed mail filed in "
+                                   f"{intake.name(imap.failed_folder)!r}"))
     return findings
 
 

@@ -20,6 +20,7 @@ from pbem.transport.imap import (
     Aside,
     GroupDelivery,
     ImapError,
+    ImapFolderError,
     ImapIntake,
     JsonFileCursor,
     Router,
@@ -156,14 +157,24 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
                      ) -> ImapIntake:
     """Give the configured IMAP intake, handing each fetched group to ``deliver_group``
     (each mail asked ``route`` first: ``MailIntake.route_imap``); it mails the game master
-    when the provider refuses its OAuth login for good."""
+    when the provider refuses its OAuth login for good, and when the server refuses the
+    folder handled mail is filed in."""
     assert config.imap is not None
 
-    def login_refused(error: ImapError) -> None:
+    def postmaster() -> tuple[Store, Postmaster]:
         store = Store(config.store)
-        postmaster = Postmaster(store, config.service_config().sender, config.mails_per_hour)
+        return store, Postmaster(store, config.service_config().sender, config.mails_per_hour)
+
+    def login_refused(error: ImapError) -> None:
+        store, gm = postmaster()
         with store.lock():
-            postmaster.login_refused("IMAP", str(error), error.suggestion or "", clock())
+            gm.login_refused("IMAP", error.message, error.suggestion or "", clock())
+
+    def folder_refused(error: ImapFolderError) -> None:
+        store, gm = postmaster()
+        with store.lock():
+            gm.folder_refused(error.folder, error.message, error.suggestion or "", clock())
 
     return ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
-                      deliver_group=deliver_group, login_refused=login_refused, route=route)
+                      deliver_group=deliver_group, login_refused=login_refused,
+                      folder_refused=folder_refused, route=route)
