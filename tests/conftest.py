@@ -74,17 +74,27 @@ def inbox_dovecot() -> Iterator[Dovecot]:
     yield from _dovecot_or_skip(inbox_prefix=True, tls=False)
 
 
-@pytest.fixture(scope="session")
-def cyrus() -> Iterator[Cyrus]:
-    """A private Cyrus IMAP for the whole session, folders under ``INBOX.``."""
+def _cyrus_or_skip(suppress: str = "") -> Iterator[Cyrus]:
     if not cyrus_installed():
         pytest.skip("cyrus-imapd is not installed (apt-get install cyrus-imapd sasl2-bin)")
-    server = Cyrus()
+    server = Cyrus(suppress=suppress)
     try:
         server.start()
         yield server
     finally:
         server.remove()
+
+
+@pytest.fixture(scope="session")
+def cyrus() -> Iterator[Cyrus]:
+    """A private Cyrus IMAP for the whole session, folders under ``INBOX.``."""
+    yield from _cyrus_or_skip()
+
+
+@pytest.fixture(scope="session")
+def bare_cyrus() -> Iterator[Cyrus]:
+    """A Cyrus announcing neither IDLE nor MOVE nor UIDPLUS."""
+    yield from _cyrus_or_skip("IDLE MOVE UIDPLUS")
 
 
 @pytest.fixture

@@ -459,6 +459,7 @@ class Cyrus:
     imapd.conf and cyrus.conf, IMAP and LMTP on free ports of 127.0.0.1, users in a sasldb
     of its own. Personal folders sit under ``INBOX.`` (``altnamespace: no``), where a
     top-level folder cannot be made. The same methods as :class:`Dovecot`; no TLS.
+    ``suppress`` names capabilities it does not announce (``IDLE MOVE UIDPLUS``).
 
     The master runs in a session of its own as the ``cyrus`` user, and is stopped with its
     whole process group by its process id.
@@ -468,7 +469,7 @@ class Cyrus:
     cert: Path | None = None
     tls = False
 
-    def __init__(self) -> None:
+    def __init__(self, *, suppress: str = "") -> None:
         if not cyrus_installed():
             raise RuntimeError("cyrus-imapd is not installed")
         self.dir = Path(tempfile.mkdtemp(prefix="pbem-cyrus-", dir="/tmp"))
@@ -478,6 +479,7 @@ class Cyrus:
                     "sieve"):
             (self.dir / sub).mkdir(parents=True)
         self.imap_port = self.lmtp_port = 0
+        self.suppress = suppress
         self._process: subprocess.Popen[bytes] | None = None
         self.sieve: Path | None = None
         self._admin = self.add_user("pbemadmin")
@@ -504,7 +506,8 @@ class Cyrus:
 
     def _write_config(self) -> Path:
         imapd = self.dir / "imapd.conf"
-        imapd.write_text(_CYRUS_IMAPD.format(dir=self.dir))
+        imapd.write_text(_CYRUS_IMAPD.format(dir=self.dir) + (
+            f"suppress_capabilities: {self.suppress}\n" if self.suppress else ""))
         (self.dir / "cyrus.conf").write_text(_CYRUS_CONF.format(
             conf=imapd, imap_port=self.imap_port, lmtp_port=self.lmtp_port))
         for path in self.dir.rglob("*"):
