@@ -463,6 +463,15 @@ class Cyrus:
 
     The master runs in a session of its own as the ``cyrus`` user, and is stopped with its
     whole process group by its process id.
+
+    What it took (Cyrus 3.6, Debian 12): the master does not hand ``-C`` down, so every
+    program in cyrus.conf has its own (else they read /etc/imapd.conf and /etc/sasldb2);
+    imapd and lmtpd bind their end of idled's notices in ``configdirectory/socket``, which
+    must exist for IDLE to report mail at once; ``lmtpd -a`` takes LMTP over TCP without a
+    login; an INBOX made by a delivery and a login at once fails one of them (451 "Mailbox
+    already exists"), so ``add_user`` logs in once; ``suppress_capabilities`` hides MOVE
+    and UIDPLUS but not IDLE. Cyrus logs to syslog, absent here: ``log`` has the master's
+    own output only.
     """
 
     personal_prefix = "INBOX."
