@@ -72,7 +72,7 @@ def _listener_tls(listener: ListenerSettings) -> list[Finding]:
         try:
             server_tls(listener.tls_cert, listener.tls_key)
         except ConfigError as error:
-            return [Finding("problem", f"{error} {error.suggestion or ''}".strip())]
+            return [Finding("problem", str(error))]
         return [Finding("ok", f"the SMTP listener offers STARTTLS with {listener.tls_cert}")]
     if listener.loopback:
         return []
@@ -95,8 +95,7 @@ def _oauth(settings: OAuthSettings) -> list[Finding]:
     if settings.provider != "microsoft-app":
         path = settings.token_file
         if read_login(path) is None:
-            return [Finding("problem", f"no OAuth login is kept in {path}: run `pbem auth "
-                            f"login`. {settings.steps}")]
+            return [Finding("problem", f"no OAuth login is kept in {path}. {settings.steps}")]
         if path.stat().st_mode & 0o077:
             return [Finding("problem", f"the OAuth login file {path} is readable by others: "
                             f"chmod 600 {path}")]

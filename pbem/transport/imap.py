@@ -530,7 +530,7 @@ class ImapIntake:
                 if isinstance(error, ImapTokenError) and isinstance(error.cause,
                                                                      TokenRevoked):
                     log.error("IMAP login impossible: %s. %s Mail waits on the server; "
-                              "trying again in %.1f s", error, error.suggestion, delay)
+                              "trying again in %.1f s", error.message, error.suggestion, delay)
                     if not self._refusal_told and self._login_refused is not None:
                         self._refusal_told = True
                         try:
