@@ -71,7 +71,13 @@ def bare_dovecot() -> Iterator[Dovecot]:
 @pytest.fixture(scope="session")
 def inbox_dovecot() -> Iterator[Dovecot]:
     """A Dovecot whose personal folders sit under ``INBOX.`` (as on Courier)."""
-    yield from _dovecot_or_skip(inbox_prefix=True, tls=False)
+    yield from _dovecot_or_skip(inbox_prefix="INBOX.", tls=False)
+
+
+@pytest.fixture(scope="session")
+def inbox_slash_dovecot() -> Iterator[Dovecot]:
+    """A Dovecot whose personal folders sit under ``INBOX/``, separated by ``/``."""
+    yield from _dovecot_or_skip(inbox_prefix="INBOX/", tls=False)
 
 
 def _cyrus_or_skip(suppress: str = "") -> Iterator[Cyrus]:

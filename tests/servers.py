@@ -140,13 +140,13 @@ service anvil {{
 """
 
 
-# Personal folders under INBOX., as on Courier and Cyrus (``Dovecot(inbox_prefix=True)``).
+# Personal folders under INBOX. or INBOX/, as on Courier and Cyrus (``Dovecot(inbox_prefix=...)``).
 _INBOX_NAMESPACE = """\
-namespace inbox {
+namespace inbox {{
   inbox = yes
-  prefix = INBOX.
-  separator = .
-}
+  prefix = {prefix}
+  separator = {separator}
+}}
 """
 
 
@@ -171,15 +171,15 @@ class Dovecot:
     the XOAUTH2 and OAUTHBEARER logins, each access token checked at that RFC 7662 address
     (a :class:`TokenServer`'s ``/introspect``). ``sieve`` runs that Sieve script on every
     LMTP delivery (Pigeonhole; ``recipient_delimiter = +``, folders made as it files into
-    them); ``set_sieve`` changes it, as a game master edits theirs. ``inbox_prefix`` puts
-    the personal folders under ``INBOX.`` (as Courier and Cyrus do), where a top-level
-    folder cannot be made.
+    them); ``set_sieve`` changes it, as a game master edits theirs. ``inbox_prefix``
+    (``INBOX.`` or ``INBOX/``) puts the personal folders under it, its last character the
+    hierarchy separator (as Courier and Cyrus do), where a top-level folder cannot be made.
     """
 
     cert: Path | None
 
     def __init__(self, *, capabilities: str | None = None, tls: bool = True,
-                 inbox_prefix: bool = False,
+                 inbox_prefix: str = "",
                  introspection_url: str | None = None,
                  oauth_mechanisms: str = "xoauth2 oauthbearer",
                  sieve: str | None = None) -> None:
@@ -188,7 +188,8 @@ class Dovecot:
             raise RuntimeError("dovecot is not installed")
         self.binary = binary
         self.capabilities = capabilities
-        self.personal_prefix = "INBOX." if inbox_prefix else ""
+        self.personal_prefix = inbox_prefix
+        self.separator = inbox_prefix[-1:] or "."  # Maildir++ without a namespace: "."
         self.introspection_url = introspection_url
         self.oauth_mechanisms = oauth_mechanisms
         # Not pytest's tmp_path: Dovecot's unprivileged processes cannot enter it.
@@ -261,7 +262,9 @@ class Dovecot:
                 dir=self.dir,
                 ssl=ssl_part,
                 extra=extra,
-                namespace=_INBOX_NAMESPACE if self.personal_prefix else "",
+                namespace=_INBOX_NAMESPACE.format(prefix=self.personal_prefix,
+                                                  separator=self.separator)
+                if self.personal_prefix else "",
                 oauth_mechanisms=" " + self.oauth_mechanisms if oauth_passdb else "",
                 oauth_passdb=oauth_passdb,
                 sieve=_SIEVE.format(script=self.sieve) if self.sieve else "",
@@ -392,11 +395,12 @@ class Dovecot:
             lmtp.sendmail(envelope_from, [recipient or account.username], raw)
 
     def full(self, folder: str) -> str:
-        """Give a folder's name on this server: under ``INBOX.`` with ``inbox_prefix``,
-        but INBOX itself."""
-        if folder.upper() == "INBOX" or folder.startswith(self.personal_prefix):
+        """Give a folder's name on this server: under ``inbox_prefix``, each ``/`` the
+        server's separator, but INBOX itself."""
+        if folder.upper() == "INBOX" or (self.personal_prefix
+                                         and folder.startswith(self.personal_prefix)):
             return folder
-        return self.personal_prefix + folder
+        return self.personal_prefix + folder.replace("/", self.separator)
 
     def messages(self, account: Account, folder: str) -> list[tuple[bytes, tuple[bytes, ...]]]:
         """Give (raw, flags) of every mail in a folder (a bare name: under ``INBOX.`` with
@@ -475,6 +479,7 @@ class Cyrus:
     """
 
     personal_prefix = "INBOX."
+    separator = "."
     cert: Path | None = None
     tls = False
 
@@ -508,10 +513,11 @@ class Cyrus:
         return account
 
     def full(self, folder: str) -> str:
-        """Give a folder's name on this server: under ``INBOX.``, but INBOX itself."""
+        """Give a folder's name on this server: under ``INBOX.``, each ``/`` a ``.``, but
+        INBOX itself."""
         if folder.upper() == "INBOX" or folder.startswith(self.personal_prefix):
             return folder
-        return self.personal_prefix + folder
+        return self.personal_prefix + folder.replace("/", self.separator)
 
     def _write_config(self) -> Path:
         imapd = self.dir / "imapd.conf"

@@ -21,9 +21,10 @@ from pbem.service.service import Service
 from pbem.store import Store
 
 
-@pytest.fixture(params=["cyrus", "inbox_dovecot"])
+@pytest.fixture(params=["cyrus", "inbox_dovecot", "inbox_slash_dovecot"])
 def server(request: pytest.FixtureRequest) -> MailServer:
-    """Cyrus IMAP, and a Dovecot with its folders under INBOX. as on Courier."""
+    """Cyrus IMAP, and Dovecots with their folders under INBOX. (as on Courier) and under
+    INBOX/."""
     found: MailServer = request.getfixturevalue(request.param)
     return found
 
@@ -36,7 +37,8 @@ def account(server: MailServer) -> Account:
 def test_a_game_plays_with_folders_under_inbox(
         tmp_path: Path, server: MailServer, account: Account,
         smtp_catcher: SmtpCatcher) -> None:
-    """Orders taken from the INBOX, filed in INBOX.pbem-done, answered; the doctor names
+    """Orders taken from the INBOX, filed in INBOX.pbem-done (INBOX/pbem-done), answered;
+    the doctor names
     the folders where the mail goes."""
     config = imap_config(tmp_path, server, account, smtp_catcher)
     passwords = new_game(config)
@@ -53,15 +55,16 @@ def test_a_game_plays_with_folders_under_inbox(
     assert server.messages(account, "INBOX") == []
     with server.client(account) as client:
         names = {name for _, _, name in client.list_folders()}
-    assert {"INBOX.pbem-done", "INBOX.pbem-failed"} <= names
+    assert {server.full("pbem-done"), server.full("pbem-failed")} <= names
     assert "pbem-done" not in names
     answered = {parse(m.raw)["In-Reply-To"] for m in mails[6:]}  # and a fresh report
     assert answered == {"<order-1@example.org>", "<order-2@example.org>", None}
     service = Service(Store(config.store), config.service_config())
     assert service.service_record("g1").seat("Bob").tz == "Europe/Paris"
     result = CliRunner().invoke(doctor, ["--config", str(tmp_path / "pbem.toml")])
-    assert ("ok: the account's folders are under 'INBOX.': handled mail is filed in "
-            "'INBOX.pbem-done', failed mail filed in 'INBOX.pbem-failed'"
+    prefix = server.personal_prefix
+    assert (f"ok: the account's folders are under '{prefix}': handled mail is filed in "
+            f"'{prefix}pbem-done', failed mail filed in '{prefix}pbem-failed'"
             in result.output.splitlines()), result.output
 
 

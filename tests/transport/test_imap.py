@@ -28,10 +28,10 @@ from pbem.transport.imap import (
 )
 
 
-@pytest.fixture(params=["dovecot", "cyrus", "inbox_dovecot"])
+@pytest.fixture(params=["dovecot", "cyrus", "inbox_dovecot", "inbox_slash_dovecot"])
 def server(request: pytest.FixtureRequest) -> MailServer:
-    """Each test on Dovecot (folders at the top), on Cyrus and on a Dovecot with folders
-    under ``INBOX.`` (where a folder at the top cannot be made)."""
+    """Each test on Dovecot (folders at the top), on Cyrus and on Dovecots with folders
+    under ``INBOX.`` and under ``INBOX/`` (where a folder at the top cannot be made)."""
     found: MailServer = request.getfixturevalue(request.param)
     return found
 
@@ -509,13 +509,14 @@ def test_the_folder_layout_is_learned_and_mail_filed_where_the_server_allows(
         assert intake.fetch_new() == 1
     finally:
         intake.close()
-    assert intake.layout == FolderLayout(server.personal_prefix, ".", intake.layout.others
-                                         if intake.layout else ())
+    assert intake.layout is not None
+    assert intake.layout == FolderLayout(server.personal_prefix, server.separator,
+                                         intake.layout.others)
     assert inbox.tags == ["a"]
-    assert tags_in(server, account, "Games.done") == ["a"]
+    assert tags_in(server, account, "Games/done") == ["a"]
     with server.client(account) as client:
         names = {name for _, _, name in client.list_folders()}
-    assert {server.full("Games.done"), server.full("pbem-failed")} <= names
+    assert {server.full("Games/done"), server.full("pbem-failed")} <= names
 
 
 def test_a_folder_the_server_refuses_stops_the_intake_loudly_and_is_told_once(
