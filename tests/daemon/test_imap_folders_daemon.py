@@ -38,8 +38,7 @@ def test_a_game_plays_with_folders_under_inbox(
         tmp_path: Path, server: MailServer, account: Account,
         smtp_catcher: SmtpCatcher) -> None:
     """Orders taken from the INBOX, filed in INBOX.pbem-done (INBOX/pbem-done), answered;
-    the doctor names
-    the folders where the mail goes."""
+    the doctor names the folders where the mail goes."""
     config = imap_config(tmp_path, server, account, smtp_catcher)
     passwords = new_game(config)
     with serving(Daemon(config, clock=Clock())) as daemon:
