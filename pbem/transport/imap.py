@@ -199,12 +199,17 @@ class ImapIntake:
             self._refusal_told = False
             log.info("logged in to %s as %s%s", self.config.where, self.config.username,
                      " with an OAuth token" if token is not None else "")
-            self.layout = learn_layout(self._client)
+            known, self.layout = self.layout, learn_layout(self._client)
             # The folders handled mail goes to, made now: a server refusing them is told at
             # start, not after the first mail is stored.
-            for folder in (self.config.processed_folder, self.config.failed_folder):
-                if folder is not None:
-                    self._ensure(self._client, folder)
+            done = (self._ensure(self._client, self.config.processed_folder)
+                    if self.config.processed_folder is not None else None)
+            failed = self._ensure(self._client, self.config.failed_folder)
+            if self.layout != known:
+                log.info("the folders of %s are %s: handled mail is filed in %s, failed "
+                         "mail in %r", self.config.username,
+                         f"under {self.layout.prefix!r}" if self.layout.prefix else "at the top",
+                         repr(done) if done else "place (flagged)", failed)
         return self._client
 
     def name(self, folder: str) -> str:

@@ -498,17 +498,21 @@ def refused_folder(server: MailServer) -> str:
 
 
 def test_the_folder_layout_is_learned_and_mail_filed_where_the_server_allows(
-    server: MailServer, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Folders at the top on Dovecot, under INBOX. on Cyrus and Courier-like Dovecot:
-    handled mail is filed there, a ``/`` in a configured name is the server's separator."""
+    handled mail is filed there, a ``/`` in a configured name is the server's separator;
+    the log says where at the first login."""
     server.deliver(account, mail("a"))
     inbox = Inbox()
     intake = intake_for(server, account, tmp_path, inbox, processed_folder="Games/done")
     try:
-        assert intake.fetch_new() == 1
+        with caplog.at_level(logging.INFO, logger="pbem.transport.imap"):
+            assert intake.fetch_new() == 1
     finally:
         intake.close()
+    assert (f"handled mail is filed in {server.full('Games/done')!r}, failed mail in "
+            f"{server.full('pbem-failed')!r}") in caplog.text
     assert intake.layout is not None
     assert intake.layout == FolderLayout(server.personal_prefix, server.separator,
                                          intake.layout.others)
