@@ -604,6 +604,11 @@ class Cyrus:
             raise
         return client
 
+    def admin(self) -> IMAPClient:
+        """Give a client logged in as the server's admin (``user.NAME.FOLDER`` names; use it
+        in a ``with``)."""
+        return self.client(self._admin)
+
     def append(self, account: Account, raw: bytes, folder: str = "INBOX") -> None:
         """Put a mail into a folder with IMAP APPEND (a bare name: under ``INBOX.``)."""
         with self.client(account) as client:

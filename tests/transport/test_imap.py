@@ -556,6 +556,39 @@ def test_a_folder_the_server_refuses_stops_the_intake_loudly_and_is_told_once(
     assert problems[0].count("Make that folder") == 1
 
 
+def test_a_folder_the_server_will_not_file_into_is_told_once(
+    cyrus: Cyrus, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The processed folder exists but its ACL lets the account not file into it (Cyrus):
+    the mail stays in the INBOX, each try is an error in the log, the game master is told
+    once."""
+    account = cyrus.add_user()
+    with cyrus.client(account) as client:
+        client.create_folder("INBOX.pbem-done")
+    with cyrus.admin() as admin:  # no "i" (insert) right; the owner cannot take it away
+        admin.setacl(f"user.{account.username}.pbem-done", account.username, "lrs")
+    cyrus.deliver(account, mail("a"))
+    inbox = Inbox()
+    told: list[ImapFolderError] = []
+    intake = ImapIntake(config_for(cyrus, account), inbox,
+                        JsonFileCursor(tmp_path / "cursor.json"), rng=random.Random(7),
+                        retry_base=0.1, retry_cap=0.2, folder_refused=told.append)
+    stop = threading.Event()
+    runner = threading.Thread(target=intake.run, args=(stop,))
+    with caplog.at_level(logging.INFO, logger="pbem.transport.imap"):
+        runner.start()
+        try:
+            assert wait_until(lambda: sum(r.levelno == logging.ERROR
+                                          for r in caplog.records) >= 3, timeout=20)
+        finally:
+            stop.set()
+            runner.join(10)
+    assert [(error.folder, error.name) for error in told] == [("pbem-done", "INBOX.pbem-done")]
+    assert set(inbox.tags) == {"a"}  # stored (again at each try: the store ignores repeats)
+    assert tags_in(cyrus, account, "INBOX") == ["a"]
+    assert "refuses to file into it" in caplog.text
+
+
 def test_json_cursor_round_trips_and_reports_damage(tmp_path: Path) -> None:
     cursor = JsonFileCursor(tmp_path / "state" / "cursor.json")
     assert cursor.load() == (None, 0)
