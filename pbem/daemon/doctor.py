@@ -15,7 +15,7 @@ import os
 import socket
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -62,7 +62,23 @@ def examine(config: DaemonConfig) -> list[Finding]:
     if held is not None:
         findings.append(Finding("warning", f"the daemon holds outgoing mail until {held[0]}: "
                                 f"{held[1]}"))
-    return findings
+    return _advised_once(findings, oauth.steps if oauth is not None else None)
+
+
+def _advised_once(findings: list[Finding], steps: str | None) -> list[Finding]:
+    """Give the OAuth login's steps in the first finding that gives them only: one refused
+    login fails the token check, the IMAP and SMTP logins and holds the sending, and the
+    game master reads what to do once."""
+    if not steps:
+        return findings
+    told = False
+    kept: list[Finding] = []
+    for finding in findings:
+        if steps in finding.text and told:
+            finding = replace(finding, text=finding.text.replace(steps, "(see above)"))
+        told = told or steps in finding.text
+        kept.append(finding)
+    return kept
 
 
 def _listener_tls(listener: ListenerSettings) -> list[Finding]:

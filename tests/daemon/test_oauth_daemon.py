@@ -227,8 +227,7 @@ def test_the_advice_is_given_once_in_each_place_and_the_hold_to_the_second(
     assert isinstance(message, email.message.EmailMessage)
     body = message.get_body(("plain",))
     assert body is not None and advice_in(body.get_content()) == 1
-    findings = [f.text for f in examine(config) if ADVICE in f.text]
-    assert findings and [advice_in(t) for t in findings] == [1] * len(findings)
+    assert advice_in("\n".join(f.text for f in examine(config))) == 1
     held = read_hold(config.store)
     assert held is not None
     until = parse_iso(held[0])
