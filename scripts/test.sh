@@ -7,6 +7,10 @@ need_apt=()
 command -v dovecot >/dev/null 2>&1 || need_apt+=(dovecot-imapd dovecot-lmtpd)
 # Pigeonhole: Sieve on LMTP delivery (tests/daemon/test_scaling_sieve.py).
 [ -f /usr/lib/dovecot/modules/lib90_sieve_plugin.so ] || need_apt+=(dovecot-sieve)
+# Cyrus IMAP, the second IMAP server of the intake's tests (tests/servers.py, Cyrus);
+# saslpasswd2 (sasl2-bin) makes its test users.
+[ -x /usr/lib/cyrus/bin/master ] || need_apt+=(cyrus-imapd)
+command -v saslpasswd2 >/dev/null 2>&1 || need_apt+=(sasl2-bin)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 # The structure pictures of HTML mail are drawn with DejaVu Sans (pbem/reports/pictures.py).
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)

@@ -20,6 +20,7 @@ from pbem.transport.imap import (
     Aside,
     GroupDelivery,
     ImapError,
+    ImapFolderError,
     ImapIntake,
     JsonFileCursor,
     Router,
@@ -156,15 +157,24 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
                      ) -> ImapIntake:
     """Give the configured IMAP intake, handing each fetched group to ``deliver_group``
     (each mail asked ``route`` first: ``MailIntake.route_imap``); it mails the game master
-    when the provider refuses its OAuth login for good, and how many mails it filed
-    unanswered on its first start on a mailbox that held some."""
+    when the provider refuses its OAuth login for good, when the server refuses the folder
+    handled mail is filed in, and how many mails it filed unanswered on its first start on
+    a mailbox that held some."""
     assert config.imap is not None
 
-    def login_refused(error: ImapError) -> None:
+    def postmaster() -> tuple[Store, Postmaster]:
         store = Store(config.store)
-        postmaster = Postmaster(store, config.service_config().sender, config.mails_per_hour)
+        return store, Postmaster(store, config.service_config().sender, config.mails_per_hour)
+
+    def login_refused(error: ImapError) -> None:
+        store, gm = postmaster()
         with store.lock():
-            postmaster.login_refused("IMAP", str(error), error.suggestion or "", clock())
+            gm.login_refused("IMAP", error.message, error.suggestion or "", clock())
+
+    def folder_refused(error: ImapFolderError) -> None:
+        store, gm = postmaster()
+        with store.lock():
+            gm.folder_refused(error.folder, error.message, error.suggestion or "", clock())
 
     def earlier(count: int) -> None:
         assert config.imap is not None
@@ -174,5 +184,5 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
             postmaster.earlier_mail_filed(count, config.imap.folder, clock())
 
     return ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
-                      deliver_group=deliver_group, login_refused=login_refused, route=route,
-                      earlier=earlier)
+                      deliver_group=deliver_group, login_refused=login_refused,
+                      folder_refused=folder_refused, route=route, earlier=earlier)

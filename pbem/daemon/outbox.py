@@ -297,11 +297,11 @@ class Outbox:
         master the first time."""
         self._logins_refused += 1
         until = now + timedelta(seconds=retry_delay(self._logins_refused))
-        log.error("SMTP login impossible: %s. %s Every mail waits; trying again at %s", error,
-                  error.suggestion or "", until.isoformat(timespec="seconds"))
+        log.error("SMTP login impossible: %s. %s Every mail waits; trying again at %s",
+                  error.message, error.suggestion or "", until.isoformat(timespec="seconds"))
         if self._logins_refused == 1 and self._login_refused is not None:
             with self.store.lock():
-                self._login_refused("SMTP", str(error), error.suggestion or "", now)
+                self._login_refused("SMTP", error.message, error.suggestion or "", now)
         return _Outcome(login_refused=(until, f"the SMTP login is refused: {error}"))
 
     def _mark_failed(self, item: OutboxItem, error: str, retry_at: datetime,

@@ -52,7 +52,7 @@ class ImapTokenError(ImapLoginError):
     """No OAuth token could be had for the login (see ``pbem.transport.oauth``)."""
 
     def __init__(self, error: TokenError) -> None:
-        super().__init__(str(error), suggestion=error.suggestion)
+        super().__init__(error.message, suggestion=error.suggestion)
         self.cause = error
 
 

@@ -212,10 +212,10 @@ class SmtpSender:
             authenticate(token)
             return token
         except TokenRevoked as error:
-            raise LoginImpossible(f"no SMTP login for {username}: {error}",
+            raise LoginImpossible(f"no SMTP login for {username}: {error.message}",
                                   suggestion=error.suggestion) from error
         except TokenError as error:
-            raise TransientSendError(f"no SMTP login for {username}: {error}",
+            raise TransientSendError(f"no SMTP login for {username}: {error.message}",
                                      suggestion=error.suggestion) from error
         except smtplib.SMTPAuthenticationError as error:
             raise LoginImpossible(f"the SMTP server {self.where} refused a fresh OAuth token "
