@@ -408,7 +408,22 @@ class Dovecot:
         return _messages(self.client(account), self.full(folder))
 
 
-CYRUS_MASTER = "/usr/lib/cyrus/bin/master"
+# Debian's cyrus-imapd conflicts with dovecot-imapd (both are "imap-server": system services
+# on port 143). The tests run each as a private instance on free ports, so scripts/test.sh
+# installs cyrus-common (the master, lmtpd, the tools) and unpacks cyrus-imapd's imapd and
+# idled into CYRUS_UNPACKED instead of installing it; an installed cyrus-imapd serves too.
+CYRUS_BIN = Path("/usr/lib/cyrus/bin")
+CYRUS_UNPACKED = Path("/opt/pbem-tests/cyrus-imapd/usr/lib/cyrus/bin")
+CYRUS_MASTER = str(CYRUS_BIN / "master")
+
+
+def cyrus_program(name: str) -> str | None:
+    """Give the path of one of Cyrus's programs, installed or unpacked; None if neither."""
+    for folder in (CYRUS_BIN, CYRUS_UNPACKED):
+        if (folder / name).is_file():
+            return str(folder / name)
+    return None
+
 
 _CYRUS_IMAPD = """\
 configdirectory: {dir}/conf
@@ -439,23 +454,25 @@ statuscache: no
 # Every program gets -C: the master does not hand its own configuration file down.
 _CYRUS_CONF = """\
 START {{
-  recover cmd="ctl_cyrusdb -C {conf} -r"
+  recover cmd="{bin}/ctl_cyrusdb -C {conf} -r"
 }}
 SERVICES {{
-  imap cmd="imapd -C {conf}" listen="127.0.0.1:{imap_port}" prefork=0
-  lmtp cmd="lmtpd -C {conf} -a" listen="127.0.0.1:{lmtp_port}" prefork=0
+  imap cmd="{imapd} -C {conf}" listen="127.0.0.1:{imap_port}" prefork=0
+  lmtp cmd="{bin}/lmtpd -C {conf} -a" listen="127.0.0.1:{lmtp_port}" prefork=0
 }}
 EVENTS {{
 }}
 DAEMON {{
-  idled cmd="idled -C {conf}"
+  idled cmd="{idled} -C {conf}"
 }}
 """
 
 
 def cyrus_installed() -> bool:
-    """Tell whether Debian's cyrus-imapd (and saslpasswd2, of sasl2-bin) is installed."""
-    return Path(CYRUS_MASTER).exists() and shutil.which("saslpasswd2") is not None
+    """Tell whether Cyrus's programs (cyrus-common, and cyrus-imapd's installed or unpacked)
+    and saslpasswd2 (sasl2-bin) are here."""
+    programs = ("master", "lmtpd", "ctl_cyrusdb", "imapd", "idled")
+    return all(map(cyrus_program, programs)) and shutil.which("saslpasswd2") is not None
 
 
 class Cyrus:
@@ -524,7 +541,8 @@ class Cyrus:
         imapd.write_text(_CYRUS_IMAPD.format(dir=self.dir) + (
             f"suppress_capabilities: {self.suppress}\n" if self.suppress else ""))
         (self.dir / "cyrus.conf").write_text(_CYRUS_CONF.format(
-            conf=imapd, imap_port=self.imap_port, lmtp_port=self.lmtp_port))
+            conf=imapd, imap_port=self.imap_port, lmtp_port=self.lmtp_port, bin=CYRUS_BIN,
+            imapd=cyrus_program("imapd"), idled=cyrus_program("idled")))
         for path in self.dir.rglob("*"):
             shutil.chown(path, "cyrus", "mail")
         shutil.chown(self.dir, "cyrus", "mail")
