@@ -39,7 +39,12 @@ class _Folder:
         return True
 
     def has_capability(self, name: str) -> bool:
-        return name == "MOVE"
+        return name == "MOVE"  # no NAMESPACE: the separator comes from LIST
+
+    def list_folders(self, directory: str = "", pattern: str = "*") -> list[Any]:
+        if not pattern:  # LIST "" "": the hierarchy's separator
+            return [((b"\\Noselect",), b"/", "")]
+        return [((), b"/", pattern)]  # every folder asked for is there and takes mail
 
     def move(self, uids: list[int], folder: str) -> None:
         self.moved.setdefault(folder, []).extend(uids)
