@@ -1,5 +1,5 @@
 """The steps of a club's season that meet issue 43's numbered bugs, each on a real ``pbem
-run`` with the season's invariants (tests/season/club.py). They fail on today's code: each
+run`` with the season's invariants (tests/club.py). They fail on today's code: each
 is marked ``xfail(strict=True, reason="issue 43 point N")`` for the branch fixing point N,
 so that after the merge its pass shows as a strict XPASS failure and the mark comes off.
 """
@@ -9,8 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from club import GM, Club, text
-from test_club_season import created_game, play_until, window_open
+from club import GM, STANDING, Club, created_game, play_until, text, window_open
 
 
 @pytest.mark.xfail(strict=True, reason="issue 43 point 1")
@@ -57,7 +56,7 @@ def test_a_player_away_from_the_start_under_stand_in_pass_stays_in_the_game(
         created_game(club, "away", ("Dora", "Emil", "Fay"), "stand_in=pass",
                      "absence_days=14", "max_turns=14")
         club.absent("away", "Fay", "pass", days=10,
-                    lines=("STANDING DEFEND ANY UPTO 2", "STANDING NEVER INTERFERE"))
+                    lines=STANDING)
         club.away("away", "Fay")
         club.check()
         club.play({"away"}, check_every=1)

@@ -1,6 +1,6 @@
 """A club's season on a real ``pbem run`` (issue 43, "Done when"): several games at once,
 from sign-up or creation with house rules to game over, played by mail by people who read
-their mail and answer it (tests/season/club.py), with observers, each press mode, absences
+their mail and answer it (tests/club.py), with observers, each press mode, absences
 under each stand-in policy, a takeover, a bot seat and the game master's commands given
 while response windows are open. The invariants of ``Club.check`` hold after every step.
 
@@ -11,38 +11,11 @@ pass, and the strict mark makes that a failure to notice and remove.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
-from club import GM, Club, text
+from club import GM, MAX_TURNS, STANDING, Club, created_game, play_until, text, window_open
 
 SIGN_UP, GREY, SILENT = "club1", "club2", "club3"
-MAX_TURNS = "max_turns=5"
-STANDING = ("STANDING DEFEND ANY UPTO 2", "STANDING NEVER INTERFERE")
-
-
-def play_until(club: Club, games: set[str], condition: Callable[[], bool],
-               rounds: int = 200) -> bool:
-    """Play rounds of mail until ``condition()`` holds (True) or every game is over."""
-    for _ in range(rounds):
-        club.settle()
-        if condition():
-            return True
-        if all(club.state(g).phase == "over" for g in games):
-            return False
-        if not club.play_round():
-            club.settle()
-            if not club.play_round() and not condition():
-                raise AssertionError(f"no one is asked anything in {sorted(games)}")
-    raise AssertionError("the condition never came")
-
-
-def window_open(club: Club, game: str) -> Callable[[], bool]:
-    """An attack of ``game`` waits for the players' answers."""
-    def holds() -> bool:
-        state = club.state(game)
-        return state.phase == "attack" and state.attack is not None
-    return holds
 
 
 def sign_up_game(club: Club) -> None:
@@ -55,20 +28,6 @@ def sign_up_game(club: Club) -> None:
     club.mail("eve@club.test", f"OBSERVE {SIGN_UP}", name="Eve")
     for name, prefer in (("Alice", " PREFER Network"), ("Bob", ""), ("Carol", "")):
         club.join(SIGN_UP, name, f"{name.lower()}@club.test", prefer)
-    club.read_passwords()
-
-
-def created_game(club: Club, game: str, players: tuple[str, ...], *options: str) -> None:
-    """A game made by ``pbem game create`` with house rules, started."""
-    args = ["game", "create", game]
-    for name in players:
-        args += ["--player", f"{name}={name.lower()}.{game}@club.test"]
-        club.seat(game, name, f"{name.lower()}.{game}@club.test")
-    for option in (MAX_TURNS, *options):
-        args += ["--option", option]
-    club.gm(*args)
-    club.gm("game", "start", game)
-    club.games.add(game)
     club.read_passwords()
 
 

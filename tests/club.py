@@ -24,7 +24,7 @@ import email.utils
 import re
 import shlex
 import smtplib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -50,6 +50,8 @@ _INTERNAL = re.compile(r"Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Er
                        r": |could not be processed")
 LOBBY_WORDS = ("LIST", "JOIN", "OBSERVE", "UNOBSERVE", "TAKEOVER")
 WAIT = 120.0  # seconds: generous, for a loaded machine (never a measure of speed)
+MAX_TURNS = "max_turns=5"  # a game's length in the season tests
+STANDING = ("STANDING DEFEND ANY UPTO 2", "STANDING NEVER INTERFERE")  # answers left behind
 
 
 @dataclass
@@ -407,6 +409,44 @@ tick_seconds = 1
         if not doctor.startswith("0\n"):
             found.append(f"pbem doctor: {doctor}")
         return found
+
+
+def play_until(club: Club, games: set[str], condition: Callable[[], bool],
+               rounds: int = 200) -> bool:
+    """Play rounds of mail until ``condition()`` holds (True) or every game is over."""
+    for _ in range(rounds):
+        club.settle()
+        if condition():
+            return True
+        if all(club.state(g).phase == "over" for g in games):
+            return False
+        if not club.play_round():
+            club.settle()
+            if not club.play_round() and not condition():
+                raise AssertionError(f"no one is asked anything in {sorted(games)}")
+    raise AssertionError("the condition never came")
+
+
+def window_open(club: Club, game: str) -> Callable[[], bool]:
+    """An attack of ``game`` waits for the players' answers."""
+    def holds() -> bool:
+        state = club.state(game)
+        return state.phase == "attack" and state.attack is not None
+    return holds
+
+
+def created_game(club: Club, game: str, players: tuple[str, ...], *options: str) -> None:
+    """A game made by ``pbem game create`` with house rules, started."""
+    args = ["game", "create", game]
+    for name in players:
+        args += ["--player", f"{name}={name.lower()}.{game}@club.test"]
+        club.seat(game, name, f"{name.lower()}.{game}@club.test")
+    for option in (MAX_TURNS, *options):
+        args += ["--option", option]
+    club.gm(*args)
+    club.gm("game", "start", game)
+    club.games.add(game)
+    club.read_passwords()
 
 
 def parse(raw: bytes) -> email.message.EmailMessage:

@@ -6,7 +6,7 @@ gives the same run again.
 
 The short run is in the default suite; the long one is marked ``slow``. Only what today's
 code does is generated: the game master's ``end`` and ``remove`` between attacks (issue 43
-point 8 is tested in test_club_steps.py), house rules on created games (point 1), the
+point 8 is tested in tests/daemon/test_club_steps.py), house rules on created games (point 1), the
 absences that stop a player's mail where a stand-in plays (``pass``, ``bot``; an absence
 under ``wait`` is in the future).
 """
@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from club import Club
+from club import STANDING, Club
 
-STANDING = ("STANDING DEFEND ANY UPTO 2", "STANDING NEVER INTERFERE")
 NAMES = ("Ann", "Ben", "Cid", "Dee", "Eli", "Flo", "Gil", "Hal")
 PRESS_MODES, STAND_INS = ("white", "grey", "none"), ("wait", "pass", "bot")
 
