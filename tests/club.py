@@ -81,6 +81,20 @@ class Sent:
         return self.body.split(maxsplit=1)[0] in LOBBY_WORDS if self.body.strip() else False
 
 
+@dataclass(frozen=True)
+class Delivered:
+    """A mail the daemon delivered, read."""
+
+    raw: bytes
+    message: email.message.EmailMessage
+    text: str
+    refs: tuple[str, ...]  # the Message-IDs it answers (In-Reply-To, References)
+
+    @property
+    def game(self) -> str:
+        return str(self.message.get("X-Pbem-Game", ""))
+
+
 @dataclass
 class Club:
     """The club's folder, its daemon's port, the mails sent, the seats played by mail."""
@@ -95,6 +109,7 @@ class Club:
     commands: list[str] = field(default_factory=list)
     former: dict[tuple[str, str], Seat] = field(default_factory=dict)  # seats taken over
     numbered: int = 0
+    read: dict[Path, Delivered] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.config = self.folder / "pbem.toml"
@@ -167,19 +182,29 @@ tick_seconds = 1
             smtp.sendmail(address, [TO], raw)
         self.sent.append(Sent(message_id, address, body, before))
 
-    def raw_box(self, address: str) -> list[bytes]:
-        """The mails delivered to ``address``, oldest first."""
+    def delivered(self, address: str) -> list[Delivered]:
+        """The mails delivered to ``address``, oldest first (each file read once)."""
         folder = self.boxes / address / "new"
         if not folder.is_dir():
             return []
         paths = sorted(folder.iterdir(), key=lambda p: (p.stat().st_mtime_ns, p.name))
-        return [p.read_bytes() for p in paths]
+        for path in paths:
+            if path not in self.read:
+                raw = path.read_bytes()
+                message = parse(raw)
+                refs = (*str(message.get("In-Reply-To", "")).split(),
+                        *str(message.get("References", "")).split())
+                self.read[path] = Delivered(raw, message, text(message), refs)
+        return [self.read[path] for path in paths]
+
+    def raw_box(self, address: str) -> list[bytes]:
+        return [d.raw for d in self.delivered(address)]
 
     def box(self, address: str) -> list[email.message.EmailMessage]:
-        return [parse(raw) for raw in self.raw_box(address)]
+        return [d.message for d in self.delivered(address)]
 
     def texts(self, address: str) -> list[str]:
-        return [text(m) for m in self.box(address)]
+        return [d.text for d in self.delivered(address)]
 
     def addresses(self) -> list[str]:
         if not self.boxes.is_dir():
@@ -220,7 +245,8 @@ tick_seconds = 1
     def passwords_seen(self, game: str, player: str) -> int:
         """How many mails of ``game`` to ``player``'s address gave a password."""
         seat = self.seats[(game, player)]
-        return sum(1 for raw in self.game_mails(seat) if _PASSWORD.search(text(parse(raw))))
+        return sum(1 for d in self.delivered(seat.address)
+                   if d.game == game and _PASSWORD.search(d.text))
 
     def new_password(self, game: str, player: str, seen: int) -> None:
         """``player`` reads the password of the mail after the ``seen`` first that gave one,
@@ -242,8 +268,7 @@ tick_seconds = 1
 
     def game_mails(self, seat: Seat) -> list[bytes]:
         """The mails ``seat``'s address got from its game."""
-        return [raw for raw in self.raw_box(seat.address)
-                if str(parse(raw).get("X-Pbem-Game", "")) == seat.game]
+        return [d.raw for d in self.delivered(seat.address) if d.game == seat.game]
 
     def play_round(self) -> int:
         """Each seat played by mail reads its new mails and answers the last that asks
@@ -323,6 +348,7 @@ tick_seconds = 1
         """``player`` is back: CANCEL ABSENCE, then plays on from their mail."""
         seat = self.seats[(game, player)]
         seat.away = False
+        self.stood_in.pop((game, player), None)
         seat.answered = len(self.game_mails(seat))  # what came meanwhile is history
         self.orders(game, player, "CANCEL ABSENCE ALL", "STATUS")
 
@@ -355,11 +381,11 @@ tick_seconds = 1
     def internal_errors(self) -> list[str]:
         found = []
         for address in self.addresses():
-            for message in self.box(address):
-                hit = _INTERNAL.search(text(message))
+            for mail in self.delivered(address):
+                hit = _INTERNAL.search(mail.text)
                 if hit:
-                    found.append(f"internal error to {address} ({message['Subject']}): "
-                                 f"{text(message)[max(0, hit.start() - 200):hit.end() + 300]}")
+                    found.append(f"internal error to {address} ({mail.message['Subject']}): "
+                                 f"{mail.text[max(0, hit.start() - 200):hit.end() + 300]}")
         log = (self.folder / "daemon.log").read_text(errors="replace") \
             if (self.folder / "daemon.log").exists() else ""
         hit = _INTERNAL.search(log)
@@ -376,18 +402,20 @@ tick_seconds = 1
         answered by any mail its sender got after it."""
         replies: set[str] = set()
         for address in self.addresses():
-            for message in self.box(address):
-                replies.update(str(message.get("In-Reply-To", "")).split())
-                replies.update(str(message.get("References", "")).split())
+            for mail in self.delivered(address):
+                replies.update(mail.refs)
         gm = "\n".join(self.texts(GM))
         return [f"not answered: {s.sender} {s.message_id} {s.body[:300]!r}"
                 for s in self.sent if s.message_id not in replies and s.message_id not in gm
                 and not (s.to_lobby and len(self.raw_box(s.sender)) > s.before)]
 
     def eliminated(self) -> list[str]:
+        """Players eliminated while they are away and a stand-in plays their seat (checked
+        after every step, so an absence that ends is forgotten by ``back``)."""
         found = []
-        for (game, player), _ in self.stood_in.items():
-            if not self.started(game):
+        today = datetime.now(UTC).date()
+        for (game, player), (first, _) in self.stood_in.items():
+            if first > today or not self.started(game):
                 continue
             status = {p.name: p.status for p in self.state(game).players}.get(player)
             if status == "eliminated":

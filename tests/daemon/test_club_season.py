@@ -92,6 +92,7 @@ def test_a_club_season(tmp_path: Path) -> None:
         for _ in range(2):
             club.settle()
             club.play_round()
+            club.check(full=False)
         club.back(GREY, "Fay")
         club.back(SILENT, "Jo")
         seen = club.passwords_seen(SILENT, "Ivo")
