@@ -84,7 +84,8 @@ class Season:
         events: list[tuple[int, Callable[[], str | None]]] = [
             (6, self.round), (1, self.press), (1, self.question), (1, self.stranger),
             (1, self.absence), (1, self.back), (1, self.extend), (1, self.pause),
-            (1, self.announce), (1, self.bot), (1, self.mistake), (1, self.history)]
+            (1, self.announce), (1, self.bot), (1, self.mistake), (1, self.history),
+            (1, self.takeover), (1, self.remove)]
         weights = [w for w, _ in events]
         what = self.rng.choices([e for _, e in events], weights)[0]()
         if what:
@@ -205,6 +206,37 @@ class Season:
         self.club.away(*seat)
         return f"bot on: {seat}"
 
+    def _between_attacks(self) -> list[str]:
+        """Running games with no attack waiting for answers (where ``end`` and ``remove``
+        work today: issue 43 point 8)."""
+        return [g for g in self.running() if self.club.state(g).phase != "attack"]
+
+    def takeover(self) -> str | None:
+        seat = self._someone()
+        if seat is None or seat in self.club.former:
+            return None
+        game, player = seat
+        newcomer = self.rng.choice(("Una", "Val", "Wes"))
+        address = f"{newcomer.lower()}.{game}.{player.lower()}@club.test"
+        self.club.gm("seat", "offer", game, player, "--reason", "moved away")
+        self.club.takeover(game, player, address, newcomer)
+        return f"takeover: {seat} by {address}"
+
+    def remove(self) -> str | None:
+        games = self._between_attacks()
+        if not games or len(self.done) < 10 or self.rng.random() < 0.5:
+            return None
+        game = self.rng.choice(games)
+        playing = [p.name for p in self.club.state(game).players if p.playing]
+        if len(playing) < 3:
+            self.club.gm("end", game, "--reason", "the club closes the game", "--yes")
+            return f"end {game}"
+        player = self.rng.choice(playing)
+        self.club.gm("remove", game, player, "--reason", "gone", "--yes")
+        if (game, player) in self.club.seats:
+            self.club.away(game, player)
+        return f"remove {game} {player}"
+
     # --- the end -----------------------------------------------------------------------------
 
     def finish(self) -> None:
@@ -229,7 +261,9 @@ def run_season(tmp_path: Path, seed: int, events: int, max_turns: int) -> None:
                 club.check(full=len(season.done) % 5 == 0)
             season.finish()
             club.check()
+        (tmp_path / "events.txt").write_text("\n".join(season.done) + "\n")
     except AssertionError as error:
+        (tmp_path / "events.txt").write_text("\n".join(season.done) + "\n")
         listed = "\n".join(f"  {n}. {e}" for n, e in enumerate(season.done, 1))
         raise AssertionError(f"club season seed {seed} failed after these events:\n{listed}\n"
                              f"the game master's commands: {club.commands}\n{error}") from error
