@@ -22,7 +22,7 @@ import pytest
 from club import STANDING, Club
 
 NAMES = ("Ann", "Ben", "Cid", "Dee", "Eli", "Flo", "Gil", "Hal")
-PRESS_MODES, STAND_INS = ("white", "grey", "none"), ("wait", "pass", "bot")
+PRESS_MODES, STAND_INS = ("white", "grey", "none"), ("wait", "pass", "bot")  # seeds 1, 2: pass, bot
 
 
 @dataclass
@@ -30,12 +30,15 @@ class Season:
     """One seeded run: the club, the random source, the games' house rules, what happened."""
 
     club: Club
-    rng: random.Random
+    seed: int
     max_turns: int
     rules: dict[str, dict[str, str]] = field(default_factory=dict)
     paused: set[str] = field(default_factory=set)
     bots: set[tuple[str, str]] = field(default_factory=set)
     done: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
 
     def running(self) -> list[str]:
         return sorted(g for g in self.rules if self.club.state(g).phase != "over")
@@ -62,7 +65,8 @@ class Season:
         self.rules["gen1"] = {"press": "white", "stand_in": "wait"}
         for name in NAMES[:seats]:
             club.join("gen1", name, f"{name.lower()}@club.test")
-        rules = {"press": rng.choice(PRESS_MODES), "stand_in": rng.choice(STAND_INS),
+        # Each stand-in policy in turn, seed by seed (gen1 has the default, wait).
+        rules = {"press": rng.choice(PRESS_MODES), "stand_in": STAND_INS[self.seed % 3],
                  "press_in_attack": rng.choice(("yes", "no"))}
         args = ["game", "create", "gen2"]
         for name in NAMES[4:4 + rng.randint(2, 4)]:
@@ -251,7 +255,7 @@ class Season:
 
 def run_season(tmp_path: Path, seed: int, events: int, max_turns: int) -> None:
     club = Club(tmp_path)
-    season = Season(club, random.Random(seed), max_turns)
+    season = Season(club, seed, max_turns)
     try:
         with club.running():
             season.open_games()
