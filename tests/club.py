@@ -109,6 +109,7 @@ class Club:
     commands: list[str] = field(default_factory=list)
     former: dict[tuple[str, str], Seat] = field(default_factory=dict)  # seats taken over
     numbered: int = 0
+    tick_seconds: float = 1.0  # the daemon's deadline tick (short: see issue 43 point 6)
     read: dict[Path, Delivered] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -120,7 +121,7 @@ port = {self.port}
 [mail]
 gm_address = "{GM}"
 [daemon]
-tick_seconds = 1
+tick_seconds = {self.tick_seconds}
 """)
         self.store = self.folder / "var" / "pbem"
         self.boxes = self.store / "maildirs"

@@ -1,6 +1,6 @@
 """The steps of a club's season that meet issue 43's numbered bugs, each on a real ``pbem
-run`` with the season's invariants (tests/club.py). They fail on today's code: each
-is marked ``xfail(strict=True, reason="issue 43 point N")`` for the branch fixing point N,
+run`` with the season's invariants (tests/club.py). Those that fail on today's code are each
+marked ``xfail(strict=True, reason="issue 43 point N")`` for the branch fixing point N,
 so that after the merge its pass shows as a strict XPASS failure and the mark comes off.
 """
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from club import GM, STANDING, Club, created_game, play_until, text, window_open
+from servers import wait_until
 
 
 @pytest.mark.xfail(strict=True, reason="issue 43 point 1")
@@ -99,6 +100,23 @@ def test_a_bot_seat_command_leaves_the_play_to_the_daemon(tmp_path: Path) -> Non
         club.away("bots", "Bob")
         assert club.state("bots").turn_number < 8  # not played out by the command
         club.play({"bots"})
+        club.check()
+
+
+def test_mail_a_command_makes_leaves_before_the_daemon_s_next_tick(tmp_path: Path) -> None:
+    """With the daemon's tick long (ten minutes), the welcome mails of ``game start`` and an
+    announcement leave while the daemon runs, within seconds (issue 43 point 6: it passes
+    on today's code with Maildir delivery, the embedded default; the season's other tests
+    run the daemon with a tick of a second and would not see it)."""
+    club = Club(tmp_path, tick_seconds=600)
+    with club.running():
+        club.settle()  # the daemon's first tick is behind it
+        club.gm("game", "create", "soon", "--player", "Alice=alice@club.test",
+                "--player", "Bob=bob@club.test")
+        club.gm("game", "start", "soon")
+        club.gm("announce", "soon", "The club meets on Friday.")
+        assert wait_until(lambda: len(club.texts("bob@club.test")) >= 2, timeout=30)
+        club.games.add("soon")
         club.check()
 
 
