@@ -109,13 +109,14 @@ class Club:
     commands: list[str] = field(default_factory=list)
     former: dict[tuple[str, str], Seat] = field(default_factory=dict)  # seats taken over
     numbered: int = 0
+    store_path: str = "var/pbem"  # the store's folder, in the club's folder
     tick_seconds: float = 1.0  # the daemon's deadline tick (short: see issue 43 point 6)
     read: dict[Path, Delivered] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.config = self.folder / "pbem.toml"
         self.config.write_text(f"""[store]
-path = "var/pbem"
+path = "{self.store_path}"
 [listener]
 port = {self.port}
 [mail]
@@ -123,7 +124,7 @@ gm_address = "{GM}"
 [daemon]
 tick_seconds = {self.tick_seconds}
 """)
-        self.store = self.folder / "var" / "pbem"
+        self.store = self.folder / self.store_path
         self.boxes = self.store / "maildirs"
         self.store.mkdir(parents=True)
 

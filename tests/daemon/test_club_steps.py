@@ -9,8 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from club import GM, STANDING, Club, created_game, play_until, text, window_open
 from servers import wait_until
+
+from pbem.cli.main import main as pbem_main
 
 
 @pytest.mark.xfail(strict=True, reason="issue 43 point 1")
@@ -117,6 +120,26 @@ def test_mail_a_command_makes_leaves_before_the_daemon_s_next_tick(tmp_path: Pat
         club.gm("announce", "soon", "The club meets on Friday.")
         assert wait_until(lambda: len(club.texts("bob@club.test")) >= 2, timeout=30)
         club.games.add("soon")
+        club.check()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 43 point 7")
+def test_the_game_masters_commands_find_the_daemons_store(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run in the folder of the daemon's ./pbem.toml, ``pbem game create`` without --config
+    makes the game in the daemon's store (not in ./var/pbem), and the daemon mails it."""
+    club = Club(tmp_path, store_path="club-store")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PBEM_CONFIG", raising=False)
+    monkeypatch.delenv("PBEM_STORE", raising=False)
+    with club.running():
+        result = CliRunner().invoke(pbem_main, ["game", "create", "found", "--player",
+                                                "Alice=alice@club.test", "--player",
+                                                "Bob=bob@club.test"])
+        assert result.exit_code == 0, result.output
+        club.gm("game", "start", "found")
+        club.games.add("found")
+        assert club.await_text("bob@club.test", "YOUR PASSWORD")
         club.check()
 
 
