@@ -89,7 +89,8 @@ class Season:
             (6, self.round), (1, self.press), (1, self.question), (1, self.stranger),
             (1, self.absence), (1, self.back), (1, self.extend), (1, self.pause),
             (1, self.announce), (1, self.bot), (1, self.mistake), (1, self.history),
-            (1, self.takeover), (1, self.remove)]
+            (1, self.takeover), (1, self.remove), (1, self.setting), (1, self.inspect),
+            (1, self.observer), (1, self.cancel)]
         weights = [w for w, _ in events]
         what = self.rng.choices([e for _, e in events], weights)[0]()
         if what:
@@ -210,6 +211,41 @@ class Season:
         self.club.away(*seat)
         return f"bot on: {seat}"
 
+    def setting(self) -> str | None:
+        seat = self._someone()
+        if seat is None:
+            return None
+        line = self.rng.choice(("SET LANGUAGE FR", "SET LANGUAGE EN", "SET TIMEZONE Europe/Paris",
+                                "SET TIMEZONE america/new_york", "SET HTML OFF", "SET HTML ON",
+                                "SET REPORT SHORT", "SET REPORT FULL"))
+        self.club.orders(*seat, line)
+        return f"{line}: {seat}"
+
+    def inspect(self) -> str:
+        """A command of the game master's that changes nothing."""
+        game = self.rng.choice(sorted(self.rules))
+        command = self.rng.choice((("game", "show", game), ("history", game),
+                                   ("preview", game), ("export", game), ("verify", game),
+                                   ("absences", game), ("outbox", "list"), ("players",),
+                                   ("games",), ("replay", game, "--check")))
+        self.club.gm(*command, ok=False)
+        return f"pbem {' '.join(command)}"
+
+    def observer(self) -> str:
+        game = self.rng.choice(sorted(self.rules))
+        action = self.rng.choice(("add", "remove"))
+        self.club.gm("observer", action, game, "obs@club.test", ok=False)
+        return f"observer {action} {game}"
+
+    def cancel(self) -> str | None:
+        """The game master cancels an away player's absences: they read their mail again."""
+        seat = self._someone(away=True)
+        if seat is None or seat in self.bots:
+            return None
+        self.club.gm("absences", seat[0], "--cancel", seat[1], ok=False)
+        self.club.back(*seat)
+        return f"absences --cancel: {seat}"
+
     def _between_attacks(self) -> list[str]:
         """Running games with no attack waiting for answers (where ``end`` and ``remove``
         work today: issue 43 point 8)."""
@@ -281,4 +317,4 @@ def test_a_short_seeded_season(tmp_path: Path, seed: int) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(100, 110))
 def test_a_long_seeded_season(tmp_path: Path, seed: int) -> None:
-    run_season(tmp_path, seed, events=200, max_turns=10)
+    run_season(tmp_path, seed, events=200, max_turns=12)
