@@ -67,6 +67,23 @@ def test_a_player_away_from_the_start_under_stand_in_pass_stays_in_the_game(
         club.check()
 
 
+@pytest.mark.parametrize("policy", [
+    pytest.param("pass", marks=pytest.mark.xfail(strict=True, reason="issue 43 point 3")),
+    "bot"])
+def test_no_window_waits_for_a_player_away(tmp_path: Path, policy: str) -> None:
+    """Fay is away (a stand-in plays her seat) and left no standing answers: the attacks of
+    the others are settled without waiting for her answer until the response deadline (a
+    bot answers for her; under ``pass`` today the window waits the full deadline)."""
+    club = Club(tmp_path)
+    with club.running():
+        created_game(club, "gone", ("Dora", "Emil", "Fay"), f"stand_in={policy}",
+                     "absence_days=14", "max_turns=6")
+        club.absent("gone", "Fay", policy, days=10)
+        club.away("gone", "Fay")
+        club.play({"gone"}, check_every=1)
+        club.check()
+
+
 @pytest.mark.xfail(strict=True, reason="issue 43 point 4")
 def test_a_seat_taken_over_works_for_both_people(tmp_path: Path) -> None:
     """Zoe takes Bob's seat: she gets the current report and order form without asking,
