@@ -50,6 +50,27 @@ def test_the_game_master_sees_a_game_open_for_sign_up(tmp_path: Path) -> None:
         club.check()
 
 
+@pytest.mark.xfail(strict=True, reason="issue 43 point 2")
+def test_a_join_waiting_for_approval_is_told_when_the_game_fills(tmp_path: Path) -> None:
+    """Three JOINs wait for approval of a game of two seats; the game master approves two:
+    the third is told the game filled (or of a waiting list), not left without a word."""
+    club = Club(tmp_path)
+    with club.running():
+        club.gm("game", "open", "appr", "--seats", "2", "--approval", "--option",
+                "max_turns=3")
+        club.games.add("appr")
+        for name in ("Alice", "Bob", "Carol"):
+            club.join("appr", name, f"{name.lower()}@club.test")
+        club.check()
+        waiting = len(club.texts("carol@club.test"))
+        del club.seats[("appr", "Carol")]
+        club.gm("approve", "appr", "Alice")
+        club.gm("approve", "appr", "Bob")
+        club.read_passwords()
+        club.check()
+        assert len(club.texts("carol@club.test")) > waiting
+
+
 @pytest.mark.xfail(strict=True, reason="issue 43 point 3")
 def test_a_player_away_from_the_start_under_stand_in_pass_stays_in_the_game(
         tmp_path: Path) -> None:
