@@ -329,7 +329,8 @@ tick_seconds = {self.tick_seconds}
         """``player`` mails SET ABSENCE for ``days`` days from ``start_in`` days on (with
         ``lines`` before it); under ``pass`` or ``bot`` a stand-in may play their seat
         meanwhile."""
-        first = datetime.now(UTC).date() + timedelta(days=start_in)
+        # From yesterday when it starts now: begun in every time zone the player may have.
+        first = datetime.now(UTC).date() + timedelta(days=start_in or -1)
         if policy in ("pass", "bot"):
             self.stood_in[(game, player)] = (first, first + timedelta(days=days))
         state = self.state(game)
