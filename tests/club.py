@@ -44,7 +44,8 @@ from pbem.store import Store
 CARDS = load_cardset()
 TO = "pbem@localhost"
 GM = "gm@club.test"
-_PASSWORD = re.compile(r"YOUR PASSWORD\r?\n-+\r?\n(\S+)")
+# The welcome's password, in English or French (a seat taken over keeps its language).
+_PASSWORD = re.compile(r"(?:YOUR PASSWORD|VOTRE MOT DE PASSE)\r?\n-+\r?\n(\S+)")
 # What an exception's own words look like once printed: never for a player or the GM.
 _INTERNAL = re.compile(r"Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception)"
                        r": |could not be processed")
@@ -213,10 +214,12 @@ tick_seconds = {self.tick_seconds}
             return []
         return sorted(p.name for p in self.boxes.iterdir() if (p / "new").is_dir())
 
-    def await_text(self, address: str, part: str, count: int = 1) -> str:
-        """The ``count``-th mail to ``address`` whose text holds ``part``, once delivered."""
+    def await_text(self, address: str, part: str | re.Pattern[str], count: int = 1) -> str:
+        """The ``count``-th mail to ``address`` whose text holds ``part`` (or matches it),
+        once delivered."""
         def found() -> list[str]:
-            return [t for t in self.texts(address) if part in t]
+            return [t for t in self.texts(address)
+                    if (part.search(t) if isinstance(part, re.Pattern) else part in t)]
         assert wait_until(lambda: len(found()) >= count, timeout=WAIT, step=0.05), (
             address, part, [t.splitlines()[:2] for t in self.texts(address)], self.log_tail())
         return found()[count - 1]
@@ -233,7 +236,7 @@ tick_seconds = {self.tick_seconds}
         """Each seat without a password reads it in its welcome mail."""
         for seat in self.seats.values():
             if not seat.password and not seat.away:
-                welcome = self.await_text(seat.address, "YOUR PASSWORD")
+                welcome = self.await_text(seat.address, _PASSWORD)
                 found = _PASSWORD.search(welcome)
                 assert found is not None
                 seat.password = found.group(1)
@@ -254,7 +257,7 @@ tick_seconds = {self.tick_seconds}
         """``player`` reads the password of the mail after the ``seen`` first that gave one,
         and plays again."""
         seat = self.seats[(game, player)]
-        welcome = self.await_text(seat.address, "YOUR PASSWORD", seen + 1)
+        welcome = self.await_text(seat.address, _PASSWORD, seen + 1)
         found = _PASSWORD.search(welcome)
         assert found is not None
         seat.password, seat.away = found.group(1), False
@@ -360,7 +363,7 @@ tick_seconds = {self.tick_seconds}
         its former player stops. The newcomer mails STATUS for the state of the game."""
         old = self.seats[(game, seat_name)]
         self.mail(address, f"TAKEOVER {game} {seat_name}", name=name)
-        welcome = self.await_text(address, "YOUR PASSWORD")
+        welcome = self.await_text(address, _PASSWORD)
         found = _PASSWORD.search(welcome)
         assert found is not None
         seat = Seat(game, seat_name, address, found.group(1))
