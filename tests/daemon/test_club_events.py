@@ -197,7 +197,7 @@ class Season:
         if self.bots and self.rng.random() < 0.5:
             game, player = sorted(self.bots)[0]
             self.bots.discard((game, player))
-            if self.club.state(game).phase == "over":
+            if self.club.state(game).phase == "over" or not self._playing(game, player):
                 return None
             seen = self.club.passwords_seen(game, player)
             self.club.gm("bot", game, player, "off")
@@ -273,6 +273,7 @@ class Season:
             return f"end {game}"
         player = self.rng.choice(playing)
         self.club.gm("remove", game, player, "--reason", "gone", "--yes")
+        self.bots.discard((game, player))  # (a seat a bot played goes too)
         if (game, player) in self.club.seats:
             self.club.away(game, player)
         return f"remove {game} {player}"
