@@ -21,6 +21,7 @@ import email
 import email.message
 import email.policy
 import email.utils
+import hashlib
 import re
 import shlex
 import smtplib
@@ -110,6 +111,7 @@ class Club:
     commands: list[str] = field(default_factory=list)
     former: dict[tuple[str, str], Seat] = field(default_factory=dict)  # seats taken over
     numbered: int = 0
+    seed: int = 0  # the games' dice seeds are drawn from it
     store_path: str = "var/pbem"  # the store's folder, in the club's folder
     tick_seconds: float = 1.0  # the daemon's deadline tick (short: see issue 43 point 6)
     read: dict[Path, Delivered] = field(default_factory=dict)
@@ -154,6 +156,10 @@ tick_seconds = {self.tick_seconds}
 
     def gm(self, *args: str, ok: bool = True) -> str:
         """Run ``pbem ARGS --config pbem.toml``; give its output (exit 0 unless not ``ok``)."""
+        if args[:2] in (("game", "open"), ("game", "create")) and "--seed" not in args:
+            # The dice of every game are known: a season plays the same each time.
+            seed = hashlib.sha256(f"{self.seed}:{args[2]}".encode()).hexdigest()
+            args = (*args, "--seed", seed)
         self.commands.append(shlex.join(args))
         result = CliRunner().invoke(pbem_main, [*args, "--config", str(self.config)])
         if result.exception is not None and not isinstance(result.exception, SystemExit):
@@ -277,8 +283,9 @@ tick_seconds = {self.tick_seconds}
 
     def play_round(self) -> int:
         """Each seat played by mail reads its new mails and answers the last that asks
-        something of it (its bot decides); give how many order mails were sent."""
-        sent = 0
+        something of it (its bot decides); give how many order mails were sent. Every seat
+        reads before any sends, so what each reads does not hang on the daemon's speed."""
+        answers = []
         for seat in list(self.seats.values()):
             if not seat.password or seat.away:
                 continue
@@ -288,12 +295,12 @@ tick_seconds = {self.tick_seconds}
                 continue
             raw = decide(CARDS, BotSeat(seat.game, seat.player, seat.password, seat.address,
                                         TO), new)
-            if raw is None:
-                continue
+            if raw is not None:
+                answers.append((seat.address, raw))
+        for address, raw in answers:
             message = parse(raw)
-            self.send(seat.address, raw, str(message["Message-ID"]), text(message))
-            sent += 1
-        return sent
+            self.send(address, raw, str(message["Message-ID"]), text(message))
+        return len(answers)
 
     def play(self, games: set[str], rounds: int = 400, check_every: int = 0) -> None:
         """Play until each of ``games`` is over (or nothing more is asked of anyone)."""

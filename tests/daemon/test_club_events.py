@@ -291,7 +291,7 @@ class Season:
 
 
 def run_season(tmp_path: Path, seed: int, events: int, max_turns: int) -> None:
-    club = Club(tmp_path)
+    club = Club(tmp_path, seed=seed)
     season = Season(club, seed, max_turns)
     try:
         with club.running():
