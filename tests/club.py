@@ -50,7 +50,6 @@ _PASSWORD = re.compile(r"(?:YOUR PASSWORD|VOTRE MOT DE PASSE)\r?\n-+\r?\n(\S+)")
 # What an exception's own words look like once printed: never for a player or the GM.
 _INTERNAL = re.compile(r"Traceback \(most recent call last\)|\b[A-Z][A-Za-z]*(Error|Exception)"
                        r": |could not be processed")
-LOBBY_WORDS = ("LIST", "JOIN", "OBSERVE", "UNOBSERVE", "TAKEOVER")
 WAIT = 120.0  # seconds: generous, for a loaded machine (never a measure of speed)
 MAX_TURNS = "max_turns=5"  # a game's length in the season tests
 STANDING = ("STANDING DEFEND ANY UPTO 2", "STANDING NEVER INTERFERE")  # answers left behind
@@ -78,9 +77,9 @@ class Sent:
     before: int  # mails in the sender's box when it was sent
 
     @property
-    def to_lobby(self) -> bool:
-        """A server order (docs/orders.md "Sign-up"): one word on the first line."""
-        return self.body.split(maxsplit=1)[0] in LOBBY_WORDS if self.body.strip() else False
+    def takeover(self) -> bool:
+        """A TAKEOVER mailed to the server: its answer, the welcome, names no mail."""
+        return self.body.startswith("TAKEOVER ")
 
 
 @dataclass(frozen=True)
@@ -411,7 +410,7 @@ tick_seconds = {self.tick_seconds}
         """Mails sent in that neither their sender nor the game master got an answer to.
 
         An answer names the mail in In-Reply-To or References; the welcome that answers a
-        TAKEOVER names none (a finding of issue 43's season), so a server order counts as
+        TAKEOVER names none (a finding of issue 43's season), so a TAKEOVER counts as
         answered by any mail its sender got after it."""
         replies: set[str] = set()
         for address in self.addresses():
@@ -420,7 +419,7 @@ tick_seconds = {self.tick_seconds}
         gm = "\n".join(self.texts(GM))
         return [f"not answered: {s.sender} {s.message_id} {s.body[:300]!r}"
                 for s in self.sent if s.message_id not in replies and s.message_id not in gm
-                and not (s.to_lobby and len(self.raw_box(s.sender)) > s.before)]
+                and not (s.takeover and len(self.raw_box(s.sender)) > s.before)]
 
     def eliminated(self) -> list[str]:
         """Players eliminated while they are away and a stand-in plays their seat (checked
