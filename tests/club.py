@@ -366,7 +366,8 @@ tick_seconds = {self.tick_seconds}
 
     def takeover(self, game: str, seat_name: str, address: str, name: str) -> Seat:
         """``name`` at ``address`` mails TAKEOVER and plays the seat from the welcome on;
-        its former player stops. The newcomer mails STATUS for the state of the game."""
+        its former player stops. The newcomer reads the report and order form that come with
+        the welcome (no STATUS needed)."""
         old = self.seats[(game, seat_name)]
         self.mail(address, f"TAKEOVER {game} {seat_name}", name=name)
         welcome = self.await_text(address, _PASSWORD)
@@ -376,7 +377,6 @@ tick_seconds = {self.tick_seconds}
         self.seats[(game, seat_name)] = seat
         self.former[(game, seat_name)] = old
         self.settle()
-        self.orders(game, seat_name, "STATUS")
         return seat
 
     # --- the invariants ----------------------------------------------------------------------

@@ -4,11 +4,10 @@ interface (docs/orders.md, ``pbem --help``), with the season's invariants (``Clu
 after every event. A failure names the seed and the events so far: ``events(seed, n)``
 gives the same run again.
 
-The short run is in the default suite; the long one is marked ``slow``. Only what today's
-code does is generated: the game master's ``end`` and ``remove`` between attacks (issue 43
-point 8 is tested in tests/daemon/test_club_steps.py), house rules on created games (point 1), the
-absences that stop a player's mail where a stand-in plays (``pass``, ``bot``; an absence
-under ``wait`` is in the future).
+The short run is in the default suite; the long one is marked ``slow``. The game master's
+``end`` and ``remove`` come at any moment, response windows open included (issue 43 point
+8); house rules go on created games; the absences that stop a player's mail are those where
+a stand-in plays (``pass``, ``bot``; an absence under ``wait`` is in the future).
 """
 
 from __future__ import annotations
@@ -246,11 +245,6 @@ class Season:
         self.club.back(*seat)
         return f"absences --cancel: {seat}"
 
-    def _between_attacks(self) -> list[str]:
-        """Running games with no attack waiting for answers (where ``end`` and ``remove``
-        work today: issue 43 point 8)."""
-        return [g for g in self.running() if self.club.state(g).phase != "attack"]
-
     def takeover(self) -> str | None:
         seat = self._someone()
         if seat is None or seat in self.club.former:
@@ -263,7 +257,7 @@ class Season:
         return f"takeover: {seat} by {address}"
 
     def remove(self) -> str | None:
-        games = self._between_attacks()
+        games = self.running()
         if not games or len(self.done) < 10 or self.rng.random() < 0.5:
             return None
         game = self.rng.choice(games)
