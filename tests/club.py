@@ -74,12 +74,6 @@ class Sent:
     message_id: str
     sender: str
     body: str
-    before: int  # mails in the sender's box when it was sent
-
-    @property
-    def takeover(self) -> bool:
-        """A TAKEOVER mailed to the server: its answer, the welcome, names no mail."""
-        return self.body.startswith("TAKEOVER ")
 
 
 @dataclass(frozen=True)
@@ -185,10 +179,9 @@ tick_seconds = {self.tick_seconds}
         return message_id
 
     def send(self, address: str, raw: bytes, message_id: str, body: str) -> None:
-        before = len(self.raw_box(address))
         with smtplib.SMTP("127.0.0.1", self.port, local_hostname="club", timeout=60) as smtp:
             smtp.sendmail(address, [TO], raw)
-        self.sent.append(Sent(message_id, address, body, before))
+        self.sent.append(Sent(message_id, address, body))
 
     def delivered(self, address: str) -> list[Delivered]:
         """The mails delivered to ``address``, oldest first (each file read once)."""
@@ -409,17 +402,15 @@ tick_seconds = {self.tick_seconds}
     def unanswered(self) -> list[str]:
         """Mails sent in that neither their sender nor the game master got an answer to.
 
-        An answer names the mail in In-Reply-To or References; the welcome that answers a
-        TAKEOVER names none (a finding of issue 43's season), so a TAKEOVER counts as
-        answered by any mail its sender got after it."""
+        An answer names the mail in In-Reply-To or References (the welcome that answers a
+        TAKEOVER too)."""
         replies: set[str] = set()
         for address in self.addresses():
             for mail in self.delivered(address):
                 replies.update(mail.refs)
         gm = "\n".join(self.texts(GM))
         return [f"not answered: {s.sender} {s.message_id} {s.body[:300]!r}"
-                for s in self.sent if s.message_id not in replies and s.message_id not in gm
-                and not (s.takeover and len(self.raw_box(s.sender)) > s.before)]
+                for s in self.sent if s.message_id not in replies and s.message_id not in gm]
 
     def eliminated(self) -> list[str]:
         """Players eliminated while they are away and a stand-in plays their seat (checked

@@ -265,6 +265,13 @@ class GameService:
     audience: Audience = field(default_factory=Audience)
     done: tuple[Done, ...] = ()  # each player's last order mail: a resend is not done again
 
+    @property
+    def language(self) -> str:
+        """Give the language most of its seats read (the game's, as it was made; a tie goes
+        to the first seat's), "en" without seats: what a newcomer is written in."""
+        languages = [s.lang for s in self.seats]
+        return max(languages, key=languages.count) if languages else "en"
+
     def seat(self, name: str) -> Seat:
         for s in self.seats:
             if s.name == name:

@@ -95,6 +95,11 @@ class Welcome(Notice):
     place = FIRST
     password: str
     settings: ServiceSettings
+    answers: str | None = None  # the TAKEOVER mail it answers, when one did
+
+    @property
+    def reply_to(self) -> str | None:
+        return self.answers
 
 
 @dataclass(frozen=True)

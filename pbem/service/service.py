@@ -673,7 +673,7 @@ class Service:
             return
         with step.undone_on_error():
             table = step.table
-            lang = lang or (table.service.seats[0].lang if table.service.seats else "en")
+            lang = lang or table.service.language
             if isinstance(order, Observe):
                 observe(table, mail.sender, lang=lang, answers=mail.reply_to)
             elif isinstance(order, Takeover):

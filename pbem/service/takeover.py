@@ -56,8 +56,14 @@ def take_over(table: Table, seat: str, address: str, password: str, password_has
                             answers, lang=lang))
         return ""
     was = table.service.seat(name)
+    # The newcomer starts with none of the former player's own settings (language, time
+    # zone, mail and report, absences): those are a person's, not the seat's.
+    fresh = Seat(name, address)
     seats = tuple(replace(s, address=address, password_hash=password_hash, misses=0,
-                          bot=False, bot_password="", bot_keys=(), lang=lang)
+                          bot=False, bot_password="", bot_keys=(), lang=lang, tz=fresh.tz,
+                          html=fresh.html, mail=fresh.mail, report=fresh.report,
+                          folded=fresh.folded, absences=fresh.absences,
+                          away_hash=fresh.away_hash)
                   if s.name == name else s
                   for s in table.service.seats)
     observers = tuple(o for o in audience.observers if o.address != address)
@@ -66,7 +72,8 @@ def take_over(table: Table, seat: str, address: str, password: str, password_has
         observers=observers))
     event = table.record(GmReplace(name, name, address, was.address, takeover=True))
     table.notify(Welcome(name, password,
-                         welcome_settings(table.service.timing, table.service.house)))
+                         welcome_settings(table.service.timing, table.service.house),
+                         answers=answers))
     passed_on(table, name, was, tell=True)
     for p in table.state.players:
         if not p.departed and p.name != name:

@@ -93,3 +93,21 @@ def test_the_game_masters_replacement_works_the_same(room: Mailroom) -> None:
     assert [m.subject for m in out] == [
         "[illu] Not carried out: the seat of Alice is no longer yours"]
     assert gm  # (the override runs pbem.service.gm.replace_seat)
+
+
+def test_the_newcomer_starts_with_none_of_the_former_players_own_settings(
+        room: Mailroom) -> None:
+    """Settings are a person's, not a seat's (docs/service.md): language, time zone, mail
+    and report settings and absences of the player replaced do not pass to the newcomer
+    (a season found the newcomer's welcome in the former player's language)."""
+    room.new_game("illu", PLAYERS, options={"stand_in": "pass"})
+    room.orders("Alice", "SET LANGUAGE FR")  # the first seat's own language, not the game's
+    room.orders("Carol", "SET TIMEZONE Europe/Paris\nSET MAIL DIGEST\nSET REPORT SHORT")
+    room.override("offer_seat", "Carol", reason="Carol moves away")
+    room.at(minutes=5)
+    out = room.mail("Zoe", "TAKEOVER illu Carol\n")
+    zoe = [m for m in out if m.to == "zoe@example.org"]
+    assert zoe and zoe[0].subject.startswith("[illu] Welcome to the game, Carol")
+    seat = next(s for s in room.record().seats if s.name == "Carol")
+    assert (seat.lang, seat.tz, seat.mail, seat.report, seat.absences) == (
+        "en", "UTC", "full", "full", ())
