@@ -6,6 +6,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from servers import (
@@ -46,15 +47,22 @@ def no_configuration_of_this_machine(tmp_path_factory: pytest.TempPathFactory) -
 BARE_CAPABILITIES = "IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE UNSELECT NAMESPACE"
 
 
-def _dovecot_or_skip(**kwargs: object) -> Iterator[Dovecot]:
-    if dovecot_binary() is None:
-        pytest.skip("dovecot is not installed (apt-get install dovecot-imapd dovecot-lmtpd)")
-    server = Dovecot(**kwargs)  # type: ignore[arg-type]
+S = TypeVar("S", Dovecot, Cyrus)
+
+
+def _started(server: S) -> Iterator[S]:
+    """Give the server started; stop it and delete its folder afterwards."""
     try:
         server.start()
         yield server
     finally:
         server.remove()
+
+
+def _dovecot_or_skip(**kwargs: object) -> Iterator[Dovecot]:
+    if dovecot_binary() is None:
+        pytest.skip("dovecot is not installed (apt-get install dovecot-imapd dovecot-lmtpd)")
+    yield from _started(Dovecot(**kwargs))  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")
@@ -83,15 +91,11 @@ def inbox_slash_dovecot() -> Iterator[Dovecot]:
 
 def _cyrus_or_skip(suppress: str = "") -> Iterator[Cyrus]:
     if not cyrus_installed():
-        pytest.skip("cyrus-imapd is not installed (apt-get install cyrus-imapd sasl2-bin)")
+        pytest.skip("Cyrus is not here (scripts/test.sh, as root, installs cyrus-common and "
+                    "sasl2-bin and unpacks cyrus-imapd's imapd beside dovecot-imapd)")
     if os.geteuid() != 0:
         pytest.skip("the test Cyrus is started as root (its master becomes the cyrus user)")
-    server = Cyrus(suppress=suppress)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.remove()
+    yield from _started(Cyrus(suppress=suppress))
 
 
 @pytest.fixture(scope="session")

@@ -58,6 +58,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def logged_in(port: int, account: Account) -> IMAPClient:
+    """Give an IMAP client logged in as ``account`` on the plain ``port`` of 127.0.0.1."""
+    client = IMAPClient("127.0.0.1", port=port, ssl=False, timeout=10)
+    try:
+        client.login(account.username, account.password)
+    except BaseException:
+        client.shutdown()
+        raise
+    return client
+
+
 def make_certificate(folder: Path) -> tuple[Path, Path] | None:
     """Give (cert, key) of a self-signed certificate for 127.0.0.1; None without openssl."""
     openssl = shutil.which("openssl")
@@ -371,13 +382,7 @@ class Dovecot:
 
     def client(self, account: Account) -> IMAPClient:
         """Give a logged-in IMAP client on the plain port (use it in a ``with``)."""
-        client = IMAPClient("127.0.0.1", port=self.imap_port, ssl=False, timeout=10)
-        try:
-            client.login(account.username, account.password)
-        except BaseException:
-            client.shutdown()
-            raise
-        return client
+        return logged_in(self.imap_port, account)
 
     def append(self, account: Account, raw: bytes, folder: str = "INBOX") -> None:
         """Put a mail into a folder with IMAP APPEND."""
@@ -614,13 +619,7 @@ class Cyrus:
 
     def client(self, account: Account) -> IMAPClient:
         """Give a logged-in IMAP client (use it in a ``with``)."""
-        client = IMAPClient("127.0.0.1", port=self.imap_port, ssl=False, timeout=10)
-        try:
-            client.login(account.username, account.password)
-        except BaseException:
-            client.shutdown()
-            raise
-        return client
+        return logged_in(self.imap_port, account)
 
     def admin(self) -> IMAPClient:
         """Give a client logged in as the server's admin (``user.NAME.FOLDER`` names; use it

@@ -24,28 +24,18 @@ from pbem.daemon.systemd import Notifier
 UNIT = REPO / "deploy" / "pbem.service"
 
 
-def _datagrams(sock: socket.socket, until: float) -> list[str]:
+def _datagrams(sock: socket.socket, timeout: float, until: str | None = None) -> list[str]:
+    """Give every datagram received within ``timeout`` seconds, or until one holding
+    ``until``."""
     got: list[str] = []
-    while time.monotonic() < until:
-        sock.settimeout(max(0.01, until - time.monotonic()))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
         try:
             got.append(sock.recv(4096).decode())
         except TimeoutError:
             break
-    return got
-
-
-def _wait_for(sock: socket.socket, wanted: str, timeout: float) -> list[str]:
-    """Give every datagram received until one holding ``wanted`` (or the timeout)."""
-    got: list[str] = []
-    until = time.monotonic() + timeout
-    while time.monotonic() < until:
-        sock.settimeout(max(0.01, until - time.monotonic()))
-        try:
-            got.append(sock.recv(4096).decode())
-        except TimeoutError:
-            break
-        if wanted in got[-1]:
+        if until is not None and until in got[-1]:
             break
     return got
 
@@ -69,16 +59,16 @@ def test_the_daemon_says_ready_once_it_takes_mail_then_keeps_the_watchdog_fed(
                  str(tmp_path / "pbem.toml")], env=env, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True)
         try:
-            first = _wait_for(sock, "READY=1", timeout=60)
+            first = _datagrams(sock, 60, until="READY=1")
             assert first and "READY=1" in first[-1], (first, (tmp_path / "daemon.log")
                                                       .read_text())
             assert port_answers(port), "READY=1 came before the listener took mail"
             assert "STATUS=" in first[-1]
             # The main loop comes round at least once a second (half the watchdog's 2 s).
-            beats = [d for d in _datagrams(sock, time.monotonic() + 3.5) if d == "WATCHDOG=1"]
+            beats = [d for d in _datagrams(sock, 3.5) if d == "WATCHDOG=1"]
             assert len(beats) >= 2, beats
             os.killpg(daemon.pid, signal.SIGTERM)
-            last = _wait_for(sock, "STOPPING=1", timeout=60)
+            last = _datagrams(sock, 60, until="STOPPING=1")
             assert any("STOPPING=1" in d for d in last), last
             assert daemon.wait(60) == 0
         finally:
