@@ -69,7 +69,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "store": ("path",),
     "mail": ("address", "name", "domain", "gm_address", "gm_language", "gm_timezone",
              "templates", "max_kib", "mails_per_hour", "stranger_replies", "envelope_from",
-             "address_per_game"),
+             "address_per_game", "trusted_authserv_id"),
     "listener": ("enabled", "host", "port", "accept", "tls_cert", "tls_key"),
     "imap": ("host", "port", "security", "username", "password", "folder",
              "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
@@ -136,6 +136,8 @@ class DaemonConfig:
     max_mail_bytes: int = 256 * 1024
     mails_per_hour: int = 60
     stranger_replies: int = STRANGER_REPLIES  # an hour, in all, to no player's address
+    # The mail server whose Authentication-Results header is believed ("": none).
+    trusted_authserv_id: str = ""
     listener: ListenerSettings | None = field(default_factory=ListenerSettings)
     imap: ImapConfig | None = None
     smtp: SmtpSettings | None = None
@@ -163,7 +165,8 @@ class DaemonConfig:
 
         return ServiceConfig(sender=self.sender, max_mail_bytes=self.max_mail_bytes,
                              mails_per_hour=self.mails_per_hour,
-                             stranger_replies=self.stranger_replies)
+                             stranger_replies=self.stranger_replies,
+                             trusted_authserv_id=self.trusted_authserv_id)
 
 
 def find_config(given: Path | None = None, env: Mapping[str, str] | None = None, *,
@@ -377,6 +380,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         max_mail_bytes=mail.whole("max_kib", 256, 1, 100 * 1024) * 1024,
         mails_per_hour=mail.whole("mails_per_hour", 60, 1, 1_000_000),
         stranger_replies=mail.whole("stranger_replies", STRANGER_REPLIES, 0, 1_000_000),
+        trusted_authserv_id=mail.text("trusted_authserv_id", "").strip(),
         listener=listener, imap=imap,
         smtp=_smtp(read["smtp"], env, oauth, logins) if "smtp" in data else None,
         maildir=read["maildir"].path("path", store / "maildirs"),

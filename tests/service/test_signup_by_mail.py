@@ -146,7 +146,13 @@ def test_observers_read_the_public_reports_and_nothing_secret(room: Mailroom) ->
     assert [m.subject for m in observed] == ["[illu] Turn 2: Alice's move (observer)"]
     assert "Carol passed" in " ".join(observed[0].text.split())
     room.at(minutes=5)
+    # With no word of a trusted mail server on the sender, UNOBSERVE is confirmed from the
+    # observer's own mailbox (issue 44: a forged UNOBSERVE changes nothing).
     out = room.mail("Eve", "UNOBSERVE illu\n")
+    assert subjects(out) == [("eve", "[illu] Confirm that you stop observing the game")]
+    code = re.search(r"UNOBSERVE illu (\w+)", out[0].text)
+    assert code is not None
+    out = room.mail("Eve", f"UNOBSERVE illu {code.group(1)}\n")
     assert subjects(out) == [("eve", "[illu] You no longer observe the game")]
     out = room.orders("Alice", "PASS")
     assert not [m for m in out if m.to == "eve@example.org"]
