@@ -591,10 +591,17 @@ class Lobby:
     def _answer(self, mail_id: str, entry: dict[str, Any], to: str, template: str,
                 lang: str, now: datetime, reply_to: str | None,
                 also: Sequence[OutboxItem] = (), **words: Any) -> None:
-        """Log ``entry`` of the mail and answer it, if this hour's budget of answers allows
+        """Log ``entry`` of the mail and answer it, if the limits allow: always to a sender
+        the trusted mail server vouches for; to a seated player's address once an hour for
+        each kind of answer; to anyone else within the hour's budget of replies to strangers
         (the game master's own notices ``also`` go regardless)."""
         answer: list[OutboxItem] = []
-        if self.gate.known or self.gate.may_answer_stranger(now):
+        gate = self.gate
+        # A seated player's address, not vouched for, is answered once an hour a kind (the
+        # From may be forged); a stranger's within the strangers' budget.
+        if (gate.verdict.authenticated or (gate.known and gate.once_an_hour(
+                f"lobby {template} {to}", now)) or (
+                not gate.known and gate.may_answer_stranger(now))):
             answer = [self._item(f"{LOBBY}-{mail_id}", to, template, lang, now, reply_to,
                                  **words)]
         else:
