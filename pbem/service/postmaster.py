@@ -121,7 +121,8 @@ class Postmaster:
         log.warning("mail %s from %r is forged by the word of the trusted mail server (%s): "
                     "not read, not answered%s", mail_id, sender, verdict,
                     f"; it names game {game}" if game else "")
-        entry = {"mail_id": mail_id, "answer": "", "forged": str(verdict), "sender": sender}
+        entry = {"mail_id": mail_id, "answer": "", "forged": str(verdict), "sender": sender,
+                 "at": iso(now)}
         self.store.commit(POSTMASTER, log_entries=[entry | ({"game": game} if game else {})],
                           snapshot=None, mail_ids=[mail_id])
 
@@ -455,6 +456,16 @@ def _key(to: str, problem: reports.Problem) -> str:
     """What the once-an-hour limit counts by. The flood notice counts apart: a sender told of
     a mistake this hour must still learn that their mail now goes unread."""
     return f"{problem} {to}" if problem == "flooding" else to
+
+
+def forged_for(store: GameStore, game_id: str) -> list[dict[str, Any]]:
+    """The mails naming ``game_id`` set aside as forged by the trusted mail server's word
+    (``Postmaster.forged``): when, the From, the verdict. Reads the record's whole log: for
+    ``pbem history``, not for the mail flow."""
+    if POSTMASTER not in store.games():
+        return []
+    return [{"at": e.get("at", ""), "sender": e.get("sender", ""), "verdict": e["forged"]}
+            for e in store.log(POSTMASTER) if "forged" in e and e.get("game") == game_id]
 
 
 def mails_of(store: GameStore, game_id: str) -> set[str]:

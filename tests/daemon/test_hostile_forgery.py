@@ -13,6 +13,7 @@ import smtplib
 from pathlib import Path
 
 from daemon_game import GM, GameDaemon
+from gm_cli import run
 from daemons import GAME, T0, order_mail
 from servers import wait_until
 
@@ -76,6 +77,10 @@ def test_a_from_the_trusted_server_calls_forged_is_never_answered_nor_counted(
     assert all(e["forged"].startswith("fail (") and "dmarc=fail" in e["forged"]
                for e in forged)
     assert sum(e.get("game") == GAME for e in forged) == 100  # the order mails name it
+    # The game master sees them in the game's history.
+    shown = run(game.config.store, "history", GAME).output
+    assert f"Mail naming {GAME} set aside as forged" in shown
+    assert "alice@example.org  fail (dkim=none spf=fail dmarc=fail)" in shown
 
 
 def test_a_header_of_another_server_is_no_verdict(tmp_path: Path) -> None:
