@@ -13,8 +13,8 @@ import smtplib
 from pathlib import Path
 
 from daemon_game import GM, GameDaemon
-from gm_cli import run
 from daemons import GAME, T0, order_mail
+from gm_cli import run
 from servers import wait_until
 
 from pbem.service.gm import add_observer
