@@ -39,6 +39,7 @@ from pbem.errors import AddressError, ConfigError
 from pbem.mail.address import deliverable, mail_address
 from pbem.reports.languages import LANGUAGES
 from pbem.service.settings import STRANGER_REPLIES, Sender
+from pbem.transport import dkimcheck
 
 # The service and the mail transports load only when a command needs them: reading the
 # configuration is part of every `pbem` command, which starts at once (bench/cli_start.py).
@@ -70,7 +71,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "mail": ("address", "name", "domain", "gm_address", "gm_language", "gm_timezone",
              "templates", "max_kib", "mails_per_hour", "stranger_replies", "envelope_from",
              "address_per_game", "trusted_authserv_id"),
-    "listener": ("enabled", "host", "port", "accept", "tls_cert", "tls_key"),
+    "listener": ("enabled", "host", "port", "accept", "tls_cert", "tls_key", "check_dkim"),
     "imap": ("host", "port", "security", "username", "password", "folder",
              "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
              "ca_file", "auth"),
@@ -94,6 +95,9 @@ class ListenerSettings:
     # A certificate (PEM, its chain after it) and its key: the listener offers STARTTLS.
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    # Check each mail's DKIM signatures and say so in an Authentication-Results header of
+    # [mail] trusted_authserv_id on top (pbem.transport.dkimcheck; dkimpy needed).
+    check_dkim: bool = False
 
     @property
     def loopback(self) -> bool:
@@ -361,10 +365,20 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
             raise ConfigError(f"In {origin}, [listener] has one of tls_cert and tls_key "
                               "without the other.",
                               suggestion="Give both (the certificate and its key), or neither.")
+        check_dkim = listener_section.flag("check_dkim", False)
+        if check_dkim and not read["mail"].text("trusted_authserv_id", "").strip():
+            raise ConfigError(f"In {origin}, [listener] check_dkim is on but [mail] "
+                              "trusted_authserv_id is not set.",
+                              suggestion="Set trusted_authserv_id to the name the listener's "
+                              "Authentication-Results header is to carry (this host's name).")
+        if check_dkim and not dkimcheck.available():
+            raise ConfigError(f"In {origin}, [listener] check_dkim is on but dkimpy is not "
+                              "installed.", suggestion="pip install 'pbem[dkim]'")
         listener = ListenerSettings(host=listener_section.text("host", "127.0.0.1"),
                                     port=listener_section.whole("port", 2525, 0, 65535),
                                     accept=accept, tls_cert=None if cert == Path() else cert,
-                                    tls_key=None if key == Path() else key)
+                                    tls_key=None if key == Path() else key,
+                                    check_dkim=check_dkim)
     if listener is None and imap is None:
         raise ConfigError(f"In {origin}, no mail comes in: the listener is off and there is "
                           "no [imap] section.",

@@ -397,6 +397,8 @@ class Service:
                 self._handle(mail_id, now, steps)
             except Exception as error:  # a bug must not block every later mail
                 self._failed(mail_id, now, error)
+            finally:  # the verdict was this mail's: nothing later answers by it
+                self.gate.hear(Verdict())
         for game_steps in steps.values():
             if not game_steps.mail_ids:
                 continue
