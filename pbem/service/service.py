@@ -638,9 +638,11 @@ class Service:
             return
         seat = next((s for s in table.service.seats
                      if s.name.casefold() == parsed.header.player.casefold()), None)
-        if seat is None or not self._authentic(table.service, seat, parsed.header, mail, now):
+        refused = ("no seat" if seat is None
+                   else self._refusal(table.service, seat, parsed.header, mail, now))
+        if seat is None or refused:
             tries = self.gate.tries_key(game_id, seat.name, mail.sender) if seat else ""
-            tell = seat is not None and self.gate.wrong(tries, now)
+            tell = refused == "password" and self.gate.wrong(tries, now)
             self.postmaster.reply(mail_id, mail.sender, "auth_failed", now, game=game_id,
                                   mail_game=game_id, reply_to=mail.reply_to,
                                   reader=self._reader(mail.sender, "auth_failed", now,
@@ -808,9 +810,11 @@ class Service:
         except OrderSyntaxError:
             return None
 
-    def _authentic(self, service: GameService, seat: Seat, header: Header,
-                   mail: InboundMail, now: datetime) -> bool:
-        """True when the mail may act for ``seat``: the game started, the seat's password
+    def _refusal(self, service: GameService, seat: Seat, header: Header,
+                 mail: InboundMail, now: datetime) -> str:
+        """Why the mail may not act for ``seat`` ("" when it may): "not started",
+        "dkim", "password" (wrong, or not checked: too many wrong ones), "address".
+        The mail may act for the seat with the game started, the seat's password
         (or its absence's), the seat's address if the game requires it, and an aligned
         DKIM pass if the game requires that (house rule ``require_dkim``).
 
@@ -819,21 +823,23 @@ class Service:
         wrong ones this hour (``Gate.may_check``): then it is refused unchecked, at most one
         full check a minute going through."""
         if not service.started:
-            return False
+            return "not started"
         if service.house.require_dkim and not self.gate.verdict.dkim_aligned:
             log.info("mail %s for %s: the game requires an aligned DKIM pass; the trusted "
                      "mail server says %s", mail.message_id, seat.name, self.gate.verdict)
-            return False
+            return "dkim"
         hashes = [h for h in (seat.password_hash, seat.away_hash) if h]
         if not any(self._password_known(header.password, h) for h in hashes):
             tries = self.gate.tries_key(header.game, seat.name, mail.sender)
             if not self.gate.may_check(tries, now):
                 log.warning("the password for %s from %r is not checked: too many wrong "
                             "ones this hour", seat.name, mail.sender)
-                return False
+                return "password"
             if not any(self._password_ok(header.password, h) for h in hashes):
-                return False
-        return not service.timing.require_registered_address or mail.sender == seat.address
+                return "password"
+        if service.timing.require_registered_address and mail.sender != seat.address:
+            return "address"
+        return ""
 
     def _password_ok(self, password: str, stored: str) -> bool:
         """True when ``password`` matches the stored hash; scrypt runs once per player.
