@@ -62,6 +62,15 @@ class Gate:
         self._replied.append(now)
         return True
 
+    def strangers_answered(self, now: datetime) -> bool:
+        """Give whether this hour's replies to strangers are spent (nothing counted), for a
+        mail that is not vouched for: such a mail is then not acted on at all."""
+        if self.verdict.authenticated:
+            return False
+        while self._replied and now - self._replied[0] >= HOUR:
+            self._replied.popleft()
+        return len(self._replied) >= self.stranger_replies
+
     def once_an_hour(self, key: str, now: datetime) -> bool:
         """Give whether the thing ``key`` names may be done now: once an hour."""
         last = self._once.get(key)

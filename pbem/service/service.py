@@ -686,6 +686,14 @@ class Service:
         known = self.directory.seat_of(mail.sender)
         lang = known.lang if known is not None else ""  # "": the game's (sign-up) or English
         self.gate.known = known is not None
+        if known is None and self.gate.strangers_answered(now):
+            # A stranger not vouched for, past the hour's answers to strangers: not acted
+            # on either (a forged JOIN would sit on a list, and tell the game master).
+            self.postmaster.note(mail_id, now, f"{type(order).__name__.upper()} from "
+                                 f"{mail.sender!r}, no player, not authenticated: the "
+                                 f"{self.config.stranger_replies} answers an hour to strangers "
+                                 "are spent")
+            return
         if isinstance(order, Help):
             self.lobby.help(mail_id, mail.sender, lang or "en", now, mail.reply_to)
             return

@@ -390,3 +390,16 @@ def test_the_lobby_answers_forged_senders_within_the_hourly_budget(room: Mailroo
     assert answered == budget
     room.at(hours=1, minutes=1)
     assert len(room.mail("X", "LIST\n", address="late@example.net")) == 1
+
+
+def test_forged_joins_past_the_strangers_budget_are_not_acted_on(room: Mailroom) -> None:
+    """Issue 44: JOINs from strangers not vouched for, past the hour's replies to strangers
+    (10), are not recorded and do not tell the game master: a flood of forged JOINs fills
+    no list and sends no more than 10 notices of approval."""
+    fill_by = (room.now + timedelta(days=2)).isoformat()
+    room.override("open_game", Opening(seats=4, approval=True, fill_by=fill_by, seed=SEED),
+                  game="vetted")
+    told = [m for n in range(30) for m in room.mail(f"V{n}", f"JOIN vetted AS V{n}\n")]
+    assert len([m for m in told if m.to == "gm@pbem.example"]) <= 10
+    assert len([m for m in told if m.to != "gm@pbem.example"]) <= 10
+    assert len(room.service.lobby.applicants("vetted")) <= 10
