@@ -214,7 +214,8 @@ def _daemon_memory(root: Path, games: list[str], orders: int,
             config = _config(root, imap=f'[imap]\nhost = "127.0.0.1"\n'
                              f'port = {dovecot.imap_port}\nsecurity = "plain"\n'
                              f'username = "{account.username}"\n'
-                             f'password = "{account.password}"\n')
+                             f'password = "{account.password}"\n'
+                             'answer_earlier_mail = true\n')
 
             def deliver(mails: list[tuple[str, bytes]]) -> None:
                 for sender, raw in mails:

@@ -254,7 +254,8 @@ def _measure(games: int, seconds: float, rate: float, imap: bool, folder: str | 
                 box, probe = dovecot.add_user(), dovecot.add_user()
                 section = (f'[imap]\nhost = "127.0.0.1"\nport = {dovecot.imap_port}\n'
                            f'security = "plain"\nusername = "{box.username}"\n'
-                           f'password = "{box.password}"\n')
+                           f'password = "{box.password}"\n'
+                           'answer_earlier_mail = true\n')
             built = time.perf_counter()
             passwords = _build(root, games, cards, section)
             build_seconds = time.perf_counter() - built

@@ -293,6 +293,7 @@ port = {imap_port}
 security = "plain"
 username = "{game_box.username}"
 password = "{game_box.password}"
+answer_earlier_mail = true
 [smtp]
 host = "127.0.0.1"
 port = {smtp_port}

@@ -19,7 +19,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ALL = ("engine", "simulate", "parse", "orders", "pipeline", "transport", "growth", "tick",
-       "growth_store", "bots", "cli_start", "latency", "mail_volume")
+       "growth_store", "bots", "cli_start", "latency", "mail_volume", "quotes")
 
 
 def load(name: str) -> ModuleType:

@@ -67,6 +67,19 @@ def write_many_atomic(files: Iterable[tuple[Path, bytes]], *, mode: int | None =
         fsync_dir(folder)
 
 
+def write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` (made, or emptied first), readable by its owner alone
+    (0600, whatever the umask and the file's mode before): for a file that holds a secret
+    outside the store (an export holds the game's seed, a move's the password hashes)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(os.dup(fd), "wb") as handle:
+            handle.write(data)
+    finally:
+        os.close(fd)
+
+
 def dump_json(value: Any) -> bytes:
     """Give the compact UTF-8 JSON form of a value.
 

@@ -135,6 +135,12 @@ class StoreError(PbemError):
     """The game store is missing, locked or damaged."""
 
 
+class NewerStoreError(StoreError):
+    """The store was written by a newer pbem: its format version (``words["found"]``) is
+    above the newest this one reads (``words["reads"]``), and reading or writing it could
+    drop what that version keeps."""
+
+
 class ConfigError(PbemError, ValueError):
     """The daemon's configuration is wrong."""
 

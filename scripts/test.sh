@@ -7,7 +7,14 @@ need_apt=()
 command -v dovecot >/dev/null 2>&1 || need_apt+=(dovecot-imapd dovecot-lmtpd)
 # Pigeonhole: Sieve on LMTP delivery (tests/daemon/test_scaling_sieve.py).
 [ -f /usr/lib/dovecot/modules/lib90_sieve_plugin.so ] || need_apt+=(dovecot-sieve)
+# Cyrus IMAP, the second IMAP server of the intake's tests (tests/servers.py, Cyrus);
+# saslpasswd2 (sasl2-bin) makes its test users. cyrus-imapd itself conflicts with
+# dovecot-imapd (both are Debian's "imap-server"): its imapd and idled are unpacked below.
+[ -x /usr/lib/cyrus/bin/master ] || need_apt+=(cyrus-common)
+command -v saslpasswd2 >/dev/null 2>&1 || need_apt+=(sasl2-bin)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+# The TLS tests make their certificates with openssl (tests/servers.py).
+command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
 # The structure pictures of HTML mail are drawn with DejaVu Sans (pbem/reports/pictures.py).
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -16,6 +23,20 @@ if [ ${#need_apt[@]} -gt 0 ]; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
     else
         echo "tests need: ${need_apt[*]} (run as root, or install them with apt-get)" >&2
+        exit 1
+    fi
+fi
+cyrus_unpacked=/opt/pbem-tests/cyrus-imapd
+if [ ! -x /usr/lib/cyrus/bin/imapd ] && [ ! -x "$cyrus_unpacked/usr/lib/cyrus/bin/imapd" ]; then
+    if [ "$(id -u)" = 0 ]; then
+        debs=$(mktemp -d)
+        chmod 777 "$debs"  # apt's download user (_apt) writes there
+        (cd "$debs" && apt-get download -qq cyrus-imapd)
+        mkdir -p "$cyrus_unpacked"
+        dpkg -x "$debs"/cyrus-imapd_*.deb "$cyrus_unpacked"
+        rm -rf "$debs"
+    else
+        echo "tests need cyrus-imapd's imapd unpacked in $cyrus_unpacked (run as root)" >&2
         exit 1
     fi
 fi

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from servers import Account, Dovecot, SmtpCatcher, TokenServer, dovecot_binary, route_providers_to
+from servers import (
+    Account,
+    Cyrus,
+    Dovecot,
+    SmtpCatcher,
+    TokenServer,
+    cyrus_installed,
+    dovecot_binary,
+    route_providers_to,
+)
 
 import pbem.reports.refusals  # noqa: F401  (installs the English wording of keyed errors)
 
@@ -57,6 +67,43 @@ def dovecot() -> Iterator[Dovecot]:
 def bare_dovecot() -> Iterator[Dovecot]:
     """A Dovecot announcing neither IDLE nor MOVE nor UIDPLUS, and no TLS."""
     yield from _dovecot_or_skip(capabilities=BARE_CAPABILITIES, tls=False)
+
+
+@pytest.fixture(scope="session")
+def inbox_dovecot() -> Iterator[Dovecot]:
+    """A Dovecot whose personal folders sit under ``INBOX.`` (as on Courier)."""
+    yield from _dovecot_or_skip(inbox_prefix="INBOX.", tls=False)
+
+
+@pytest.fixture(scope="session")
+def inbox_slash_dovecot() -> Iterator[Dovecot]:
+    """A Dovecot whose personal folders sit under ``INBOX/``, separated by ``/``."""
+    yield from _dovecot_or_skip(inbox_prefix="INBOX/", tls=False)
+
+
+def _cyrus_or_skip(suppress: str = "") -> Iterator[Cyrus]:
+    if not cyrus_installed():
+        pytest.skip("cyrus-imapd is not installed (apt-get install cyrus-imapd sasl2-bin)")
+    if os.geteuid() != 0:
+        pytest.skip("the test Cyrus is started as root (its master becomes the cyrus user)")
+    server = Cyrus(suppress=suppress)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.remove()
+
+
+@pytest.fixture(scope="session")
+def cyrus() -> Iterator[Cyrus]:
+    """A private Cyrus IMAP for the whole session, folders under ``INBOX.``."""
+    yield from _cyrus_or_skip()
+
+
+@pytest.fixture(scope="session")
+def bare_cyrus() -> Iterator[Cyrus]:
+    """A Cyrus announcing neither IDLE nor MOVE nor UIDPLUS."""
+    yield from _cyrus_or_skip("IDLE MOVE UIDPLUS")
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 
 from clocks import T0
-from servers import Account, Dovecot, SmtpCatcher, children_of, wait_until
+from servers import Account, MailServer, SmtpCatcher, children_of, wait_until
 from support import REPO
 
 from pbem.daemon.config import DaemonConfig, load_config
@@ -196,8 +196,9 @@ def pbem_run(folder: Path, port: int | None) -> Iterator[subprocess.Popen[bytes]
                 os.kill(child, signal.SIGKILL)
 
 
-def imap_section(dovecot: Dovecot, account: Account) -> str:
-    """Give the TOML section that takes mail from the account over plain IMAP."""
+def imap_section(dovecot: MailServer, account: Account) -> str:
+    """Give the TOML section that takes mail from the account over plain IMAP (answering
+    the mail there on the first start: the tests deliver it just before)."""
     return f"""[imap]
 host = "127.0.0.1"
 port = {dovecot.imap_port}
@@ -205,10 +206,11 @@ security = "plain"
 username = "{account.username}"
 password = "{account.password}"
 poll_seconds = 2
+answer_earlier_mail = true
 """
 
 
-def imap_config(folder: Path, dovecot: Dovecot, account: Account, catcher: SmtpCatcher,
+def imap_config(folder: Path, dovecot: MailServer, account: Account, catcher: SmtpCatcher,
                 extra: str = "", mail: str = "") -> DaemonConfig:
     return configure(folder, f"""
 [mail]

@@ -102,7 +102,7 @@ default_internal_user = dovecot
 default_login_user = dovenull
 # Tests log in with wrong passwords on purpose: no delay after a failure.
 auth_failure_delay = 0
-{extra}
+{namespace}{extra}
 {oauth_passdb}passdb {{
   driver = passwd-file
   args = scheme=PLAIN username_format=%u {dir}/users/%u
@@ -140,6 +140,16 @@ service anvil {{
 """
 
 
+# Personal folders under INBOX. or INBOX/, as on Courier and Cyrus (``Dovecot(inbox_prefix=...)``).
+_INBOX_NAMESPACE = """\
+namespace inbox {{
+  inbox = yes
+  prefix = {prefix}
+  separator = {separator}
+}}
+"""
+
+
 _SIEVE = """\
 recipient_delimiter = +
 lda_mailbox_autocreate = yes
@@ -161,10 +171,15 @@ class Dovecot:
     the XOAUTH2 and OAUTHBEARER logins, each access token checked at that RFC 7662 address
     (a :class:`TokenServer`'s ``/introspect``). ``sieve`` runs that Sieve script on every
     LMTP delivery (Pigeonhole; ``recipient_delimiter = +``, folders made as it files into
-    them); ``set_sieve`` changes it, as a game master edits theirs.
+    them); ``set_sieve`` changes it, as a game master edits theirs. ``inbox_prefix``
+    (``INBOX.`` or ``INBOX/``) puts the personal folders under it, its last character the
+    hierarchy separator (as Courier and Cyrus do), where a top-level folder cannot be made.
     """
 
+    cert: Path | None
+
     def __init__(self, *, capabilities: str | None = None, tls: bool = True,
+                 inbox_prefix: str = "",
                  introspection_url: str | None = None,
                  oauth_mechanisms: str = "xoauth2 oauthbearer",
                  sieve: str | None = None) -> None:
@@ -173,13 +188,15 @@ class Dovecot:
             raise RuntimeError("dovecot is not installed")
         self.binary = binary
         self.capabilities = capabilities
+        self.personal_prefix = inbox_prefix
+        self.separator = inbox_prefix[-1:] or "."  # Maildir++ without a namespace: "."
         self.introspection_url = introspection_url
         self.oauth_mechanisms = oauth_mechanisms
         # Not pytest's tmp_path: Dovecot's unprivileged processes cannot enter it.
         self.dir = Path(tempfile.mkdtemp(prefix="pbem-dovecot-", dir="/tmp"))
         self.dir.chmod(0o755)
         certificate = make_certificate(self.dir) if tls else None
-        self.cert: Path | None = certificate[0] if certificate else None
+        self.cert = certificate[0] if certificate else None
         self._key: Path | None = certificate[1] if certificate else None
         mail = self.dir / "mail"
         mail.mkdir()
@@ -245,6 +262,9 @@ class Dovecot:
                 dir=self.dir,
                 ssl=ssl_part,
                 extra=extra,
+                namespace=_INBOX_NAMESPACE.format(prefix=self.personal_prefix,
+                                                  separator=self.separator)
+                if self.personal_prefix else "",
                 oauth_mechanisms=" " + self.oauth_mechanisms if oauth_passdb else "",
                 oauth_passdb=oauth_passdb,
                 sieve=_SIEVE.format(script=self.sieve) if self.sieve else "",
@@ -362,9 +382,9 @@ class Dovecot:
     def append(self, account: Account, raw: bytes, folder: str = "INBOX") -> None:
         """Put a mail into a folder with IMAP APPEND."""
         with self.client(account) as client:
-            if not client.folder_exists(folder):
-                client.create_folder(folder)
-            client.append(folder, raw)
+            if not client.folder_exists(self.full(folder)):
+                client.create_folder(self.full(folder))
+            client.append(self.full(folder), raw)
 
     def deliver(self, account: Account, raw: bytes, envelope_from: str = "sender@test",
                 recipient: str | None = None) -> None:
@@ -374,15 +394,266 @@ class Dovecot:
         with smtplib.LMTP("127.0.0.1", self.lmtp_port, local_hostname="localhost") as lmtp:
             lmtp.sendmail(envelope_from, [recipient or account.username], raw)
 
+    def full(self, folder: str) -> str:
+        """Give a folder's name on this server: under ``inbox_prefix``, each ``/`` the
+        server's separator, but INBOX itself."""
+        if folder.upper() == "INBOX" or (self.personal_prefix
+                                         and folder.startswith(self.personal_prefix)):
+            return folder
+        return self.personal_prefix + folder.replace("/", self.separator)
+
     def messages(self, account: Account, folder: str) -> list[tuple[bytes, tuple[bytes, ...]]]:
-        """Give (raw, flags) of every mail in a folder, oldest first; [] if there is no folder."""
+        """Give (raw, flags) of every mail in a folder (a bare name: under ``INBOX.`` with
+        ``inbox_prefix``), oldest first; [] if there is no folder."""
+        return _messages(self.client(account), self.full(folder))
+
+
+# Debian's cyrus-imapd conflicts with dovecot-imapd (both are "imap-server": system services
+# on port 143). The tests run each as a private instance on free ports, so scripts/test.sh
+# installs cyrus-common (the master, lmtpd, the tools) and unpacks cyrus-imapd's imapd and
+# idled into CYRUS_UNPACKED instead of installing it; an installed cyrus-imapd serves too.
+CYRUS_BIN = Path("/usr/lib/cyrus/bin")
+CYRUS_UNPACKED = Path("/opt/pbem-tests/cyrus-imapd/usr/lib/cyrus/bin")
+CYRUS_MASTER = str(CYRUS_BIN / "master")
+
+
+def cyrus_program(name: str) -> str | None:
+    """Give the path of one of Cyrus's programs, installed or unpacked; None if neither."""
+    for folder in (CYRUS_BIN, CYRUS_UNPACKED):
+        if (folder / name).is_file():
+            return str(folder / name)
+    return None
+
+
+_CYRUS_IMAPD = """\
+configdirectory: {dir}/conf
+proc_path: {dir}/run/proc
+mboxname_lockpath: {dir}/run/lock
+defaultpartition: default
+partition-default: {dir}/spool
+# Personal folders under INBOX., as Cyrus installs have them by default.
+altnamespace: no
+unixhierarchysep: no
+admins: pbemadmin
+allowplaintext: yes
+sasl_pwcheck_method: auxprop
+sasl_auxprop_plugin: sasldb
+sasl_sasldb_path: {dir}/sasldb2
+sasl_mech_list: PLAIN LOGIN
+# An account's INBOX is made at its first login or delivery.
+autocreate_post: 1
+autocreate_quota: 0
+lmtpsocket: {dir}/run/socket/lmtp
+idlesocket: {dir}/run/socket/idle
+notifysocket: {dir}/run/socket/notify
+sievedir: {dir}/sieve
+syslog_prefix: pbem-test-cyrus
+statuscache: no
+"""
+
+# Every program gets -C: the master does not hand its own configuration file down.
+_CYRUS_CONF = """\
+START {{
+  recover cmd="{bin}/ctl_cyrusdb -C {conf} -r"
+}}
+SERVICES {{
+  imap cmd="{imapd} -C {conf}" listen="127.0.0.1:{imap_port}" prefork=0
+  lmtp cmd="{bin}/lmtpd -C {conf} -a" listen="127.0.0.1:{lmtp_port}" prefork=0
+}}
+EVENTS {{
+}}
+DAEMON {{
+  idled cmd="{idled} -C {conf}"
+}}
+"""
+
+
+def cyrus_installed() -> bool:
+    """Tell whether Cyrus's programs (cyrus-common, and cyrus-imapd's installed or unpacked)
+    and saslpasswd2 (sasl2-bin) are here."""
+    programs = ("master", "lmtpd", "ctl_cyrusdb", "imapd", "idled")
+    return all(map(cyrus_program, programs)) and shutil.which("saslpasswd2") is not None
+
+
+class Cyrus:
+    """A private Cyrus IMAP (Debian's cyrus-imapd) in a fresh folder under /tmp: its own
+    imapd.conf and cyrus.conf, IMAP and LMTP on free ports of 127.0.0.1, users in a sasldb
+    of its own. Personal folders sit under ``INBOX.`` (``altnamespace: no``), where a
+    top-level folder cannot be made. The same methods as :class:`Dovecot`; no TLS.
+    ``suppress`` names capabilities it does not announce (``IDLE MOVE UIDPLUS``).
+
+    The master runs in a session of its own as the ``cyrus`` user, and is stopped with its
+    whole process group by its process id.
+
+    What it took (Cyrus 3.6, Debian 12): the master does not hand ``-C`` down, so every
+    program in cyrus.conf has its own (else they read /etc/imapd.conf and /etc/sasldb2);
+    imapd and lmtpd bind their end of idled's notices in ``configdirectory/socket``, which
+    must exist for IDLE to report mail at once; ``lmtpd -a`` takes LMTP over TCP without a
+    login; an INBOX made by a delivery and a login at once fails one of them (451 "Mailbox
+    already exists"), so ``add_user`` logs in once; ``suppress_capabilities`` hides MOVE
+    and UIDPLUS but not IDLE. Cyrus logs to syslog, absent here: ``log`` has the master's
+    own output only.
+    """
+
+    personal_prefix = "INBOX."
+    separator = "."
+    cert: Path | None = None
+    tls = False
+
+    def __init__(self, *, suppress: str = "") -> None:
+        if not cyrus_installed():
+            raise RuntimeError("cyrus-imapd is not installed")
+        self.dir = Path(tempfile.mkdtemp(prefix="pbem-cyrus-", dir="/tmp"))
+        self.dir.chmod(0o755)
+        # conf/socket: where imapd and lmtpd bind their end of the IDLE notices (idled).
+        for sub in ("conf", "conf/socket", "spool", "run/proc", "run/lock", "run/socket",
+                    "sieve"):
+            (self.dir / sub).mkdir(parents=True)
+        self.imap_port = self.lmtp_port = 0
+        self.suppress = suppress
+        self._process: subprocess.Popen[bytes] | None = None
+        self.sieve: Path | None = None
+        self._admin = self.add_user("pbemadmin")
+        self._probe = self.add_user("probe")
+
+    def add_user(self, name: str | None = None, password: str | None = None) -> Account:
+        """Give a new account, usable at once (its INBOX is made at first use)."""
+        account = Account(name or f"u{uuid.uuid4().hex[:12]}", password or uuid.uuid4().hex)
+        subprocess.run(["saslpasswd2", "-f", str(self.dir / "sasldb2"), "-p", "-c",
+                        account.username], input=account.password.encode(), check=True,
+                       capture_output=True, timeout=10)
+        shutil.chown(self.dir / "sasldb2", "cyrus", "mail")
+        if self._process is not None:
+            # Its INBOX made now: made by a delivery and a login at once, one of them fails.
+            with self.client(account):
+                pass
+        return account
+
+    def full(self, folder: str) -> str:
+        """Give a folder's name on this server: under ``INBOX.``, each ``/`` a ``.``, but
+        INBOX itself."""
+        if folder.upper() == "INBOX" or folder.startswith(self.personal_prefix):
+            return folder
+        return self.personal_prefix + folder.replace("/", self.separator)
+
+    def _write_config(self) -> Path:
+        imapd = self.dir / "imapd.conf"
+        imapd.write_text(_CYRUS_IMAPD.format(dir=self.dir) + (
+            f"suppress_capabilities: {self.suppress}\n" if self.suppress else ""))
+        (self.dir / "cyrus.conf").write_text(_CYRUS_CONF.format(
+            conf=imapd, imap_port=self.imap_port, lmtp_port=self.lmtp_port, bin=CYRUS_BIN,
+            imapd=cyrus_program("imapd"), idled=cyrus_program("idled")))
+        for path in self.dir.rglob("*"):
+            shutil.chown(path, "cyrus", "mail")
+        shutil.chown(self.dir, "cyrus", "mail")
+        return imapd
+
+    def start(self, timeout: float = 15.0) -> None:
+        """Start Cyrus; returns once a real login succeeds."""
+        if self._process is not None:
+            return
+        if not self.imap_port:
+            self.imap_port, self.lmtp_port = free_port(), free_port()
+        imapd = self._write_config()
+        self._process = process = subprocess.Popen(
+            [CYRUS_MASTER, "-C", str(imapd), "-M", str(self.dir / "cyrus.conf"), "-D",
+             "-p", str(self.dir / "run" / "master.pid")],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=open(self.dir / "master.log", "ab"),  # noqa: SIM115
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        last_error: Exception | None = None
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                self.stop()
+                raise RuntimeError(f"cyrus master exited at start: {self.log()}")
+            try:
+                with self.client(self._probe):
+                    return
+            except (OSError, IMAPClientError) as error:
+                last_error = error
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"cyrus did not accept a login in {timeout} s: {last_error}")
+
+    def stop(self) -> None:
+        """Stop the master and every process of its group; returns once all have exited."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        group = process.pid
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        for sig in [signal.SIGTERM] * 100 + [signal.SIGKILL] * 50:
+            try:
+                os.killpg(group, sig)
+            except ProcessLookupError:
+                break
+            time.sleep(0.02)
+
+    def restart(self) -> None:
+        """Stop and start again on the same ports, keeping every mailbox."""
+        self.stop()
+        self.start()
+
+    def remove(self) -> None:
+        """Stop and delete the server's folder."""
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def log(self) -> str:
+        """Give what the master wrote (Cyrus logs to syslog otherwise)."""
+        path = self.dir / "master.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def client(self, account: Account) -> IMAPClient:
+        """Give a logged-in IMAP client (use it in a ``with``)."""
+        client = IMAPClient("127.0.0.1", port=self.imap_port, ssl=False, timeout=10)
+        try:
+            client.login(account.username, account.password)
+        except BaseException:
+            client.shutdown()
+            raise
+        return client
+
+    def admin(self) -> IMAPClient:
+        """Give a client logged in as the server's admin (``user.NAME.FOLDER`` names; use it
+        in a ``with``)."""
+        return self.client(self._admin)
+
+    def append(self, account: Account, raw: bytes, folder: str = "INBOX") -> None:
+        """Put a mail into a folder with IMAP APPEND (a bare name: under ``INBOX.``)."""
         with self.client(account) as client:
-            if not client.folder_exists(folder):
-                return []
-            client.select_folder(folder, readonly=True)
-            uids = sorted(client.search("ALL"))
-            data = client.fetch(uids, [b"BODY.PEEK[]", b"FLAGS"]) if uids else {}
-            return [(data[uid][b"BODY[]"], tuple(data[uid][b"FLAGS"])) for uid in uids]
+            if not client.folder_exists(self.full(folder)):
+                client.create_folder(self.full(folder))
+            client.append(self.full(folder), raw)
+
+    def deliver(self, account: Account, raw: bytes, envelope_from: str = "sender@test",
+                recipient: str | None = None) -> None:
+        """Deliver a mail into the account's INBOX over LMTP, as a mail server would."""
+        with smtplib.LMTP("127.0.0.1", self.lmtp_port, local_hostname="localhost") as lmtp:
+            lmtp.sendmail(envelope_from, [recipient or account.username], raw)
+
+    def messages(self, account: Account, folder: str) -> list[tuple[bytes, tuple[bytes, ...]]]:
+        """Give (raw, flags) of every mail in a folder (a bare name: under ``INBOX.``),
+        oldest first; [] if there is no folder."""
+        return _messages(self.client(account), self.full(folder))
+
+
+def _messages(client: IMAPClient, folder: str) -> list[tuple[bytes, tuple[bytes, ...]]]:
+    with client:
+        if not client.folder_exists(folder):
+            return []
+        client.select_folder(folder, readonly=True)
+        uids = sorted(client.search("ALL"))
+        data = client.fetch(uids, [b"BODY.PEEK[]", b"FLAGS"]) if uids else {}
+        return [(data[uid][b"BODY[]"], tuple(data[uid][b"FLAGS"])) for uid in uids]
 
 
 @dataclass(frozen=True)
@@ -745,3 +1016,5 @@ def route_providers_to(monkeypatch: Any, server: TokenServer) -> None:
 
     monkeypatch.setattr(requests.adapters.HTTPAdapter, "send", rerouted)
 
+MailServer = Dovecot | Cyrus
+"""An IMAP server of the tests: the same methods on both."""

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from pbem.atomicfile import write_private
 from pbem.cli.session import (
     common,
     counted,
@@ -117,7 +118,7 @@ def export(game_id: str, output: Path | None, move: bool, to_folder: str | None,
         click.echo(text, nl=False)
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        write_private(output, text.encode("utf-8"))
     except OSError as error:
         if move:  # the game left the store: its only copy is this text
             click.echo(text, nl=False)

@@ -12,6 +12,7 @@ dropped by the replacement itself (docs/service.md).
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -29,6 +30,26 @@ log = logging.getLogger(__name__)
 @click.group("outbox")
 def outbox() -> None:
     """Outgoing mail not sent yet: list it, queue given-up mail again, or drop it."""
+
+
+def moment(iso: str, now: datetime) -> str:
+    """Give a time the daemon wrote, to the second in UTC, and how far off it is ("in 42 s",
+    "in 3 min 5 s", "12 s ago"): a hold's end read to the minute looks past while it is
+    not."""
+    from pbem.service.model import parse_iso
+
+    try:
+        when = parse_iso(iso)
+    except ValueError:
+        return iso
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    seconds = round((when - now).total_seconds())
+    span = abs(seconds)
+    told = f"{span} s" if span < 120 else (f"{span // 60} min {span % 60} s" if span < 7200
+                                          else f"{span // 3600} h {span % 3600 // 60} min")
+    off = f"in {told}" if seconds > 0 else f"{told} ago" if seconds < 0 else "now"
+    return f"{when.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC ({off})"
 
 
 def given_up(item: OutboxItem) -> bool:
@@ -55,10 +76,10 @@ def list_mail(only_given_up: bool, **kw: Any) -> None:
         click.echo("No mail given up." if only_given_up else "No mail waiting to be sent.")
         return
     if held is not None:
-        click.echo(f"Sending is held until {held[0][:16]}: {held[1]}.")
+        click.echo(f"Sending is held until {moment(held[0], where.now)}: {held[1]}.")
     for item in items:
         state = ("given up" if given_up(item) else
-                 f"retry at {item.retry_at[:16]}" if item.retry_at else
+                 f"retry at {moment(item.retry_at, where.now)}" if item.retry_at else
                  "held" if held is not None else "due")
         click.echo(f"{item.outbox_id}  game {item.game_id or '-'}  to {item.to}  "
                    f"queued {item.created_at[:16]}  tries {item.attempts}  {state}")

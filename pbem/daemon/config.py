@@ -30,6 +30,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -74,12 +75,14 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "listener": ("enabled", "host", "port", "accept", "tls_cert", "tls_key", "check_dkim"),
     "imap": ("host", "port", "security", "username", "password", "folder",
              "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
-             "ca_file", "auth"),
+             "ca_file", "auth", "answer_earlier_mail"),
     "smtp": ("host", "port", "security", "username", "password", "timeout", "ca_file",
              "auth", "max_per_minute", "max_per_day"),
     "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file"),
     "maildir": ("path",),
-    "daemon": ("tick_seconds", "give_up_after", "log_level", "log_format", "metrics_file"),
+    # give_up_after (a count of attempts) is read for old files and no longer used.
+    "daemon": ("tick_seconds", "queue_lifetime_days", "give_up_after", "log_level",
+               "log_format", "metrics_file"),
 }
 
 T = TypeVar("T")
@@ -147,7 +150,9 @@ class DaemonConfig:
     smtp: SmtpSettings | None = None
     maildir: Path = DEFAULT_STORE / "maildirs"
     tick_seconds: float = 60.0
-    give_up_after: int = 30  # failed attempts before a mail is given up as undeliverable
+    # How long a mail refused for now is kept and retried before it is given up (Postfix's
+    # maximal_queue_lifetime default).
+    queue_lifetime: timedelta = timedelta(days=5)
     log_level: str = "INFO"
     log_format: LogFormat = "text"  # or "json": one object a line (pbem.daemon.logs)
     # Prometheus text-format figures, rewritten after every pass (pbem.daemon.metrics).
@@ -271,6 +276,12 @@ class _Reader:
         if value <= 0:
             raise self.fail(key, "a number of seconds above 0", value)
         return float(value)
+
+    def days(self, key: str, default: float) -> timedelta:
+        value = self._get(key, default, (int, float), "a number of days above 0")
+        if not 0 < value <= 365:
+            raise self.fail(key, "a number of days above 0 (at most 365)", value)
+        return timedelta(days=value)
 
     def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
         value = self.text(key, default)
@@ -399,7 +410,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         smtp=_smtp(read["smtp"], env, oauth, logins) if "smtp" in data else None,
         maildir=read["maildir"].path("path", store / "maildirs"),
         tick_seconds=daemon.seconds("tick_seconds", 60.0),
-        give_up_after=daemon.whole("give_up_after", 30, 1, 10_000),
+        queue_lifetime=daemon.days("queue_lifetime_days", 5.0),
         log_level=daemon.choice("log_level", "INFO", _LOG_LEVELS),
         log_format=cast(LogFormat, daemon.choice("log_format", "text", LOG_FORMATS)),
         metrics_file=None if metrics == Path() else metrics,
@@ -474,6 +485,7 @@ def _imap(reader: _Reader, env: Mapping[str, str],
         timeout=reader.seconds("timeout", 30.0),
         ca_file=_file(reader, "ca_file"),
         oauth=oauth,
+        answer_earlier_mail=reader.flag("answer_earlier_mail", False),
     )
 
 

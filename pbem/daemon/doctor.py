@@ -2,7 +2,9 @@
 
 Each check gives findings in plain words: what is fine, what is wrong (the daemon would
 fail or lose its way) and what is merely worth knowing (no IDLE: mail is polled instead).
-Nothing here changes the store or any mailbox.
+Nothing here changes the store or any mailbox, but for making the IMAP processed and failed
+folders where they are missing, as the daemon would at start: the one way to know whether the
+server lets the account make them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 import socket
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -60,7 +62,23 @@ def examine(config: DaemonConfig) -> list[Finding]:
     if held is not None:
         findings.append(Finding("warning", f"the daemon holds outgoing mail until {held[0]}: "
                                 f"{held[1]}"))
-    return findings
+    return _advised_once(findings, oauth.steps if oauth is not None else None)
+
+
+def _advised_once(findings: list[Finding], steps: str | None) -> list[Finding]:
+    """Give the OAuth login's steps in the first finding that gives them only: one refused
+    login fails the token check, the IMAP and SMTP logins and holds the sending, and the
+    game master reads what to do once."""
+    if not steps:
+        return findings
+    told = False
+    kept: list[Finding] = []
+    for finding in findings:
+        if steps in finding.text and told:
+            finding = replace(finding, text=finding.text.replace(steps, "(see above)"))
+        told = told or steps in finding.text
+        kept.append(finding)
+    return kept
 
 
 def _listener_tls(listener: ListenerSettings) -> list[Finding]:
@@ -70,7 +88,7 @@ def _listener_tls(listener: ListenerSettings) -> list[Finding]:
         try:
             server_tls(listener.tls_cert, listener.tls_key)
         except ConfigError as error:
-            return [Finding("problem", f"{error} {error.suggestion or ''}".strip())]
+            return [Finding("problem", str(error))]
         return [Finding("ok", f"the SMTP listener offers STARTTLS with {listener.tls_cert}")]
     if listener.loopback:
         return []
@@ -93,8 +111,7 @@ def _oauth(settings: OAuthSettings) -> list[Finding]:
     if settings.provider != "microsoft-app":
         path = settings.token_file
         if read_login(path) is None:
-            return [Finding("problem", f"no OAuth login is kept in {path}: run `pbem auth "
-                            f"login`. {settings.steps}")]
+            return [Finding("problem", f"no OAuth login is kept in {path}. {settings.steps}")]
         if path.stat().st_mode & 0o077:
             return [Finding("problem", f"the OAuth login file {path} is readable by others: "
                             f"chmod 600 {path}")]
@@ -194,6 +211,14 @@ def _imap(config: DaemonConfig) -> list[Finding]:
     if not any(f.level == "problem" for f in findings):
         findings.insert(0, Finding("ok", f"IMAP login as {imap.username} at {imap.where} works "
                                    f"and folder {imap.folder!r} exists"))
+        layout = intake.layout
+        where = (f"under {layout.prefix!r}" if layout is not None and layout.prefix
+                 else "at the top")
+        handled = (f"filed in {intake.name(imap.processed_folder)!r}"
+                   if imap.processed_folder is not None else "marked seen and flagged")
+        findings.insert(1, Finding("ok", f"the account's folders are {where}: handled mail "
+                                   f"is {handled}, failed mail filed in "
+                                   f"{intake.name(imap.failed_folder)!r}"))
     return findings
 
 

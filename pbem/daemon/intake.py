@@ -20,6 +20,7 @@ from pbem.transport.imap import (
     Aside,
     GroupDelivery,
     ImapError,
+    ImapFolderError,
     ImapIntake,
     JsonFileCursor,
     Router,
@@ -156,14 +157,32 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
                      ) -> ImapIntake:
     """Give the configured IMAP intake, handing each fetched group to ``deliver_group``
     (each mail asked ``route`` first: ``MailIntake.route_imap``); it mails the game master
-    when the provider refuses its OAuth login for good."""
+    when the provider refuses its OAuth login for good, when the server refuses the folder
+    handled mail is filed in, and how many mails it filed unanswered on its first start on
+    a mailbox that held some."""
     assert config.imap is not None
 
+    def postmaster() -> tuple[Store, Postmaster]:
+        store = Store(config.store)
+        return store, Postmaster(store, config.service_config().sender, config.mails_per_hour)
+
     def login_refused(error: ImapError) -> None:
+        store, gm = postmaster()
+        with store.lock():
+            gm.login_refused("IMAP", error.message, error.suggestion or "", clock())
+
+    def folder_refused(error: ImapFolderError) -> None:
+        store, gm = postmaster()
+        with store.lock():
+            gm.folder_refused(error.folder, error.message, error.suggestion or "", clock())
+
+    def earlier(count: int) -> None:
+        assert config.imap is not None
         store = Store(config.store)
         postmaster = Postmaster(store, config.service_config().sender, config.mails_per_hour)
         with store.lock():
-            postmaster.login_refused("IMAP", str(error), error.suggestion or "", clock())
+            postmaster.earlier_mail_filed(count, config.imap.folder, clock())
 
     return ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
-                      deliver_group=deliver_group, login_refused=login_refused, route=route)
+                      deliver_group=deliver_group, login_refused=login_refused,
+                      folder_refused=folder_refused, route=route, earlier=earlier)

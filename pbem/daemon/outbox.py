@@ -1,11 +1,18 @@
 """The daemon's way out: sends the store's outbox, marks each mail sent once the server took
 it, and spaces retries.
 
-A mail refused for now waits for its own retry time (30 s doubling to an hour, see
-``retry_delay``), so one troubled recipient holds up nobody else; two refusals in a row mean
-the server itself refuses, and sending pauses until the first retry is due. A mail refused
-for good, or refused for now too many times, is given up: it stays in the store with its
-last error starting with ``GIVEN_UP``, for the game master to see, and is not tried again.
+A mail refused for now (a 4xx, a dropped connection) is kept and retried with backoff (30 s
+doubling to an hour, see ``retry_delay``) for as long as a mail server would keep it
+(``[daemon] queue_lifetime_days``, 5 days by default, as Postfix's
+``maximal_queue_lifetime``). A refusal of one recipient (a 4xx at RCPT or after DATA) holds
+up that recipient's mail alone: the other mail queued for them waits for its retry, and
+everyone else's mail goes on. Two refusals of the session in a row (at the greeting, the
+login, MAIL FROM, a connection lost) mean the server itself refuses, and sending pauses
+until the first retry is due. Only a mail refused for good (a 5xx) or kept past the
+lifetime is given up: it stays in the store with its last error starting with
+``GIVEN_UP``, for the game master to see, and is not tried again. The game master is told
+of at most ``GIVE_UPS_TOLD_PER_HOUR`` give-ups an hour; the others are in the log and in
+``pbem outbox list``.
 
 A provider's sending limits (``[smtp] max_per_minute``, ``max_per_day``) hold the mail past
 the cap in the store and send it later, in order. A login the provider refuses for good (an
@@ -34,6 +41,7 @@ from pbem.transport.sender import (
     LoginImpossible,
     MaildirSender,
     PermanentSendError,
+    RecipientDeferred,
     Sender,
     SmtpSender,
     TransientSendError,
@@ -47,6 +55,9 @@ GIVEN_UP = "given up: "
 
 # Refusals for now in a row that mean the server, not one mail, is the trouble.
 _REFUSALS_BEFORE_PAUSE = 2
+GIVE_UPS_TOLD_PER_HOUR = 5
+"""At most this many mails given up an hour are told to the game master, each by a mail."""
+_HOUR = timedelta(hours=1)
 _MINUTE, _DAY = timedelta(minutes=1), timedelta(days=1)
 
 
@@ -118,7 +129,7 @@ def make_outbox(config: DaemonConfig, sender: Sender,
         limits = SendingLimits(smtp.max_per_minute, smtp.max_per_day,
                                sending.sent_times(clock() - _DAY))
     return Outbox(sending, sender, clock, envelope_from=config.envelope_from,
-                  give_up_after=config.give_up_after, given_up=postmaster.given_up,
+                  queue_lifetime=config.queue_lifetime, given_up=postmaster.given_up,
                   login_refused=postmaster.login_refused, limits=limits,
                   hold_file=hold_file(config.store))
 
@@ -149,7 +160,7 @@ class Outbox:
     a thread of its own while another thread processes mail."""
 
     def __init__(self, store: GameStore, sender: Sender, clock: Callable[[], datetime], *,
-                 envelope_from: str, give_up_after: int,
+                 envelope_from: str, queue_lifetime: timedelta = timedelta(days=5),
                  given_up: Callable[[OutboxItem, str, datetime], None] | None = None,
                  login_refused: Callable[[str, str, str, datetime], None] | None = None,
                  limits: SendingLimits | None = None,
@@ -158,8 +169,9 @@ class Outbox:
         self.sender = sender
         self._clock = clock
         self._envelope_from = envelope_from
-        self._give_up_after = give_up_after
+        self._queue_lifetime = queue_lifetime
         self._given_up = given_up  # tells the game master of a mail given up (held lock)
+        self._told: deque[datetime] = deque()  # when give-ups were told, the last hour
         self._pause_until: datetime | None = None  # no sending before this (server refusing)
         self._login_refused = login_refused  # tells the game master (takes the lock)
         self._logins_refused = 0  # in a row; 0 once a mail went
@@ -172,21 +184,29 @@ class Outbox:
 
         A mail is marked sent only after the server took it; a crash in between sends it
         again under the same Message-ID. A mail refused for now waits for its own retry
-        time, so one troubled recipient holds up nobody else; after two refusals in a row
-        the server itself is taken to refuse, and sending pauses until the first retry.
+        time, and the other mail to its recipient waits with it, so one troubled recipient
+        holds up nobody else; after two refusals of the session in a row the server itself
+        is taken to refuse, and sending pauses until the first retry.
         """
         now = self._clock()
         if self._pause_until is not None and now < self._pause_until:
             return Flush(retry_at=self._pause_until)
         self._pause_until = None
-        items = self.store.outbox()  # needs no lock: every write it reads is atomic
+        items = [item for item in self.store.outbox()  # needs no lock: its writes are atomic
+                 if not (item.last_error or "").startswith(GIVEN_UP)]
+        # A recipient with mail waiting for a retry gets no other mail before it.
+        waiting: dict[str, datetime] = {}
+        for item in items:
+            due = _parse_time(item.retry_at)
+            if due is not None and due > now:
+                waiting[item.to] = min(due, waiting.get(item.to, due))
         sent = failed = given_up = in_a_row = 0
         retry_at: datetime | None = None
         held: tuple[datetime, str] | None = None
         for item in items:
-            if (item.last_error or "").startswith(GIVEN_UP):
-                continue
             due = _parse_time(item.retry_at)
+            if due is None and item.to in waiting:
+                due = waiting[item.to]
             if due is not None and due > now:
                 retry_at = due if retry_at is None else min(retry_at, due)
                 continue
@@ -206,6 +226,7 @@ class Outbox:
                 failed += 1
                 retry_at = outcome.retry_at if retry_at is None else min(retry_at,
                                                                         outcome.retry_at)
+                waiting.setdefault(item.to, outcome.retry_at)
             if in_a_row >= _REFUSALS_BEFORE_PAUSE:
                 self._pause_until = retry_at
                 break
@@ -249,16 +270,20 @@ class Outbox:
         except Exception as error:  # TransientSendError, or a fault of our own: retry later
             if not isinstance(error, TransientSendError):
                 log.exception("sending mail %s failed unexpectedly", item.message_id)
-            if attempts >= self._give_up_after:
-                log.error("mail %s to %s given up after %d attempts: %s", item.message_id,
-                          item.to, attempts, error)
-                self._give_up(item, f"{attempts} attempts; last: {error}", now, attempts)
-                return _Outcome(given_up=True, refused_for_now=True)
+            # Only the session's refusals count towards taking the server to refuse.
+            session = not isinstance(error, RecipientDeferred)
+            kept = now - _queued_at(item, now)
+            if kept >= self._queue_lifetime:
+                log.error("mail %s to %s given up after %d attempts in %s: %s",
+                          item.message_id, item.to, attempts, _span(kept), error)
+                self._give_up(item, f"{attempts} attempts in {_span(kept)}; last: {error}",
+                              now, attempts)
+                return _Outcome(given_up=True, refused_for_now=session)
             retry_at = now + timedelta(seconds=retry_delay(attempts))
             log.warning("mail %s to %s not sent (%s); retry at %s", item.message_id, item.to,
                         error, retry_at.isoformat(timespec="seconds"))
             self._mark_failed(item, str(error), retry_at, attempts)
-            return _Outcome(refused_for_now=True, retry_at=retry_at)
+            return _Outcome(refused_for_now=session, retry_at=retry_at)
         self.store.mark_sent(item, sent_at=now)  # no lock: a step may be under way
         log.info("sent mail %s to %s", item.message_id, item.to,
                  extra={"message_id": item.message_id, "game": item.game_id})
@@ -272,11 +297,11 @@ class Outbox:
         master the first time."""
         self._logins_refused += 1
         until = now + timedelta(seconds=retry_delay(self._logins_refused))
-        log.error("SMTP login impossible: %s. %s Every mail waits; trying again at %s", error,
-                  error.suggestion or "", until.isoformat(timespec="seconds"))
+        log.error("SMTP login impossible: %s. %s Every mail waits; trying again at %s",
+                  error.message, error.suggestion or "", until.isoformat(timespec="seconds"))
         if self._logins_refused == 1 and self._login_refused is not None:
             with self.store.lock():
-                self._login_refused("SMTP", str(error), error.suggestion or "", now)
+                self._login_refused("SMTP", error.message, error.suggestion or "", now)
         return _Outcome(login_refused=(until, f"the SMTP login is refused: {error}"))
 
     def _mark_failed(self, item: OutboxItem, error: str, retry_at: datetime,
@@ -286,12 +311,21 @@ class Outbox:
                                    attempts=attempts)
 
     def _give_up(self, item: OutboxItem, error: str, now: datetime, attempts: int) -> None:
-        """Keep the mail unsent for good, and tell the game master, in one lock hold."""
+        """Keep the mail unsent for good, and tell the game master (at most
+        ``GIVE_UPS_TOLD_PER_HOUR`` an hour), in one lock hold."""
+        while self._told and self._told[0] <= now - _HOUR:
+            self._told.popleft()
+        tell = self._given_up is not None and len(self._told) < GIVE_UPS_TOLD_PER_HOUR
         with self.store.lock():
             self.store.mark_failed(item.outbox_id, error=GIVEN_UP + error, retry_at=now,
                                    attempts=attempts)
-            if self._given_up is not None:
+            if tell and self._given_up is not None:
                 self._given_up(item, error, now)
+                self._told.append(now)
+        if not tell and self._given_up is not None:
+            log.warning("mail %s to %s given up, not told to the game master (already %d "
+                        "told this hour; `pbem outbox list` shows it)", item.message_id,
+                        item.to, GIVE_UPS_TOLD_PER_HOUR)
 
     def close(self) -> None:
         """Close the sender's connection, if it keeps one."""
@@ -305,3 +339,19 @@ def _parse_time(value: str | None) -> datetime | None:
         return None
     moment = datetime.fromisoformat(value)
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _queued_at(item: OutboxItem, now: datetime) -> datetime:
+    """Give when a mail was queued (``now`` if the store's record says nothing readable)."""
+    try:
+        return _parse_time(item.created_at) or now
+    except ValueError:
+        return now
+
+
+def _span(kept: timedelta) -> str:
+    """Give a time a mail was kept in words for the log and the game master: 5 d 2 h."""
+    hours = int(kept.total_seconds() // 3600)
+    if hours >= 24:
+        return f"{hours // 24} d {hours % 24} h"
+    return f"{hours} h {int(kept.total_seconds() % 3600 // 60)} min"

@@ -14,12 +14,14 @@ from pbem.engine.cardfields import Fields, fail_field, kind_of, quoted
 from pbem.engine.cards import (
     ALIGNMENTS,
     ATTACK_MODES,
+    END_OF_TURN_ABILITIES,
     Abilities,
     AttackBonus,
     AttackMode,
     CardSet,
     CountsAs,
     DefenseBonus,
+    EndOfTurnOrder,
     Goal,
     GoalKind,
     Group,
@@ -37,6 +39,7 @@ from pbem.errors import CardDataError
 
 _SIDES: tuple[Side, ...] = ("out", "in", "-")
 _SPECIAL_ABILITIES: tuple[SpecialAbility, ...] = get_args(SpecialAbility)
+_END_OF_TURN: tuple[EndOfTurnOrder, ...] = get_args(EndOfTurnOrder)
 _EFFECTS: tuple[SpecialEffect, ...] = get_args(SpecialEffect)
 _TIMINGS: tuple[SpecialTiming, ...] = get_args(SpecialTiming)
 _GOAL_KINDS: tuple[GoalKind, ...] = get_args(GoalKind)
@@ -48,7 +51,8 @@ _SECTIONS = ("deck", "basic_goal", "option", "illuminati", "group", "special")
 _ABILITY_KEYS = ("bonuses", "defenses", "immunities", "counts_as", "draws", "attacks_per_turn")
 _GROUP_KEYS = ("name", "alignments", "media", "power", "transferable", "resistance", "income")
 _CARD_KEYS = {
-    "illuminati": ("name", "power", "transferable", "income", "sides", "ability", "goal"),
+    "illuminati": ("name", "power", "transferable", "income", "sides", "ability", "goal",
+                   "end_of_turn"),
     "group": (*_GROUP_KEYS, "sides", "ability"),
     "special": ("name", "copies", "effect", "timing", "text"),
 }
@@ -127,12 +131,19 @@ class Reader:
                 "alignment",
                 f'needed with kind "alignment_count" and only then (kind {quoted(kind)})',
             )
+        abilities = self.abilities(card)
+        end_of_turn = card.word("end_of_turn", _END_OF_TURN, "")
+        for order, ability in END_OF_TURN_ABILITIES.items():
+            if (ability in abilities.special) != (end_of_turn == order):
+                card.fail("end_of_turn", f'must be "{order}" with the special ability '
+                          f'"{ability}", and only then')
         return Illuminati(
             name=card.text("name"),
             power=card.integer("power", minimum=0),
             transferable=card.integer("transferable", minimum=0),
             income=card.integer("income"),
-            abilities=self.abilities(card),
+            abilities=abilities,
+            end_of_turn=end_of_turn,
             goal=Goal(
                 kind=kind, amount=goal.integer("amount", minimum=0, default=0), alignment=alignment
             ),

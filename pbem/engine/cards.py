@@ -118,6 +118,15 @@ SpecialAbility = Literal[
     "gnomes_money",  # free money moves between its groups at the end of the turn
 ]
 
+# The order an Illuminati's end-of-turn power makes free once its player writes END POWERS
+# (docs/orders.md): MOVE for a free reorganization, TRANSFER for free money moves; "" for
+# Illuminati without one. The card data says it (``end_of_turn``), so the reports can tell
+# the player how to use the power without naming a card.
+EndOfTurnOrder = Literal["", "move", "transfer"]
+# The ability each end-of-turn order goes with: the card data must give both or neither.
+END_OF_TURN_ABILITIES: dict[EndOfTurnOrder, SpecialAbility] = {
+    "move": "bermuda_reorganize", "transfer": "gnomes_money"}
+
 
 @dataclass(frozen=True)
 class Abilities:
@@ -164,6 +173,7 @@ class Illuminati:
     goal_text: str
     # All Illuminati have an outgoing arrow on each side and cannot be attacked.
     sides: tuple[Side, Side, Side, Side] = ("out", "out", "out", "out")
+    end_of_turn: EndOfTurnOrder = ""  # the order its end-of-turn power makes free, if any
 
     @property
     def kind(self) -> Literal["illuminati"]:

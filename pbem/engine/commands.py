@@ -17,9 +17,12 @@ SYSTEM = "*"
 
 @dataclass(frozen=True)
 class BeginTurn:
-    """Income and card draw for the active player (after start-of-turn reactions)."""
+    """Income and card draw for the active player (after start-of-turn reactions).
+    ``stand_in``: the player is away and a stand-in plays the turn (the service's house
+    rules ``pass`` and ``bot``): it is not one of "his" turns for elimination."""
 
     player: str = SYSTEM
+    stand_in: bool = False
 
 
 @dataclass(frozen=True)
@@ -196,9 +199,12 @@ class ChooseGoal:
 
 @dataclass(frozen=True)
 class Pass:
-    """No actions at all this turn; collect 5 MB."""
+    """No actions at all this turn; collect 5 MB. ``stand_in``: the service passes it for a
+    player away at its deadline (house rules ``pass`` and ``bot``): the turn is not one of
+    "his" for elimination, as ``BeginTurn.stand_in``."""
 
     player: str
+    stand_in: bool = False
 
 
 @dataclass(frozen=True)

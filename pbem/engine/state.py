@@ -51,6 +51,9 @@ class Player:
     goal_chosen: bool = False  # the UFOs chose ``secret_goal`` (else it was dealt at random)
     destroyed: int = 0  # groups this player destroyed (The Servants of Cthulhu's goal)
     turns: int = 0  # turns this player has begun
+    # Of those, turns a stand-in played while the player was away (``BeginTurn.stand_in``):
+    # elimination counts only the player's own (``turn.check_eliminations``).
+    stood_in: int = 0
     status: PlayerStatus = "playing"
 
     @property
@@ -180,6 +183,7 @@ class TurnState:
     alignment_changes: tuple[tuple[str, tuple[Alignment, ...]], ...] = ()  # Lasers, this turn
     end_powers: bool = False  # end-of-turn powers used: no more actions
     lost: bool = False  # Senate Investigating Committee: the turn is lost
+    stood_in: bool = False  # a stand-in plays this turn for its absent player
 
 
 @dataclass(frozen=True)

@@ -69,8 +69,10 @@ def begin_turn(cards: CardSet, state: GameState, cmd: BeginTurn) -> Result:
     """Income, then the card draw; or the whole turn lost to the Senate."""
     checks.phase(state, "turn_start")
     player = state.active_player
-    state = update_player(state, player.name, turns=player.turns + 1)
-    state = evolve(state, turn_number=state.turn_number + 1)
+    state = update_player(state, player.name, turns=player.turns + 1,
+                          stood_in=player.stood_in + (1 if cmd.stand_in else 0))
+    state = evolve(state, turn_number=state.turn_number + 1,
+                   turn=evolve(state.turn, stood_in=cmd.stand_in))
     events: list[Event] = [ev.TurnBegins(player=player.name, turn=state.turn_number)]
     if state.turn.lost:
         # The Senate Investigating Committee: no income, no draw, no actions; the lost turn
@@ -97,6 +99,8 @@ def pass_turn(cards: CardSet, state: GameState, cmd: Pass) -> Result:
     if state.turn.did_anything:
         raise IllegalCommandError(key="pass_late")
     state = earn(state, p.name, p.illuminati, PASS_INCOME)
+    if cmd.stand_in and not state.turn.stood_in:
+        state = update_player(state, p.name, stood_in=p.stood_in + 1)
     events: list[Event] = [ev.Passed(player=p.name, amount=PASS_INCOME)]
     state, more = end_of_turn(cards, state)
     return state, events + more
@@ -182,11 +186,16 @@ def remove_player(cards: CardSet, state: GameState, p: Player, status: PlayerSta
 
 
 def check_eliminations(cards: CardSet, state: GameState) -> Result:
-    """Eliminate every player who, after their third turn, controls no group."""
+    """Eliminate every player who, after their third turn, controls no group.
+
+    "His third turn" is read as the third the player played: a turn a stand-in played while
+    they were away (``Player.stood_in``, docs/service.md "Absences") does not count, so an
+    absence early in the game never eliminates them."""
     events: list[Event] = []
     for p in state.players:
-        completed = p.turns - (1 if state.active_player.name == p.name
-                               and state.phase != "turn_start" else 0)
+        under_way = (state.active_player.name == p.name and state.phase != "turn_start"
+                     and not state.turn.stood_in)
+        completed = p.turns - p.stood_in - (1 if under_way else 0)
         if not p.playing or completed < 3 or p.groups:
             continue
         # The one exception (rulebook-en, Eliminating a Player): the Servants of Cthulhu

@@ -31,7 +31,7 @@ def recyclers_unusable(p: Player) -> IllegalCommandError:
 
 def check_end_powers(cards: CardSet, p: Player) -> None:
     """Raise IllegalCommandError unless ``p``'s Illuminati have an end-of-turn power."""
-    if not ({"gnomes_money", "bermuda_reorganize"} & set(abilities(cards, p.illuminati).special)):
+    if not cards.illuminati_card(p.illuminati).end_of_turn:
         raise IllegalCommandError(key="no_end_powers", illuminati=p.illuminati)
 
 

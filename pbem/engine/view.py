@@ -100,6 +100,8 @@ class View:
     # Cards that took part in an attack this turn (everyone saw the attacks): they may not
     # attack or aid again.
     attacked: tuple[str, ...] = ()
+    # The active player wrote END POWERS this turn (everyone was told): no more actions.
+    end_powers: bool = False
 
 
 def view(cards: CardSet, state: GameState, viewer: str | None) -> View:
@@ -139,6 +141,7 @@ def view(cards: CardSet, state: GameState, viewer: str | None) -> View:
         dice_commitment=state.dice.commitment,
         seed=state.dice.seed if over or viewer is None else None,
         attacked=state.turn.attacked,
+        end_powers=state.turn.end_powers,
     )
 
 

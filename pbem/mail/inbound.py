@@ -7,7 +7,6 @@ must not be answered (bounces, auto-replies, our own) is *returned* with ``autom
 
 from __future__ import annotations
 
-import base64
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +17,7 @@ from pbem.mail.automatic import automatic_reason
 from pbem.mail.body import Source, parse_message, part_text, text_candidates
 from pbem.mail.envelope import Envelope, first_headers, parse_head, read_envelope, synthetic_id
 from pbem.mail.html_text import html_to_text
+from pbem.mail.masking import mask_passwords
 
 __all__ = [
     "START_LINE",
@@ -26,6 +26,7 @@ __all__ = [
     "Source",
     "header_summary",
     "html_to_text",
+    "mask_passwords",
     "parse_mail",
     "redact_passwords",
     "stand_in",
@@ -186,62 +187,15 @@ def redact_passwords(text: str) -> str:
     return "".join(_redact_line(line) for line in text.splitlines(keepends=True))
 
 
-def mask_passwords(raw: bytes) -> bytes:
-    """Give a raw mail with the password of every start line written over by as many
-    ``*``: the bytes stay as many and where they were, so a mail kept in the store can be
-    masked in place once processed. Reads the bytes as Latin-1 (one character a byte):
-    start lines in a plain, 8-bit or quoted-printable body are found, and in a text part in
-    base64 (decoded, masked, encoded again in lines as long); in an HTML part, not."""
-    blocks = _BLANK_LINE.split(_masked_lines(raw.decode("latin-1")))
-    # (blocks: text, blank line, text...: a part's head, then its body after the blank line)
-    for n in range(2, len(blocks), 2):
-        head = blocks[n - 2].lower()
-        if _BASE64_HEAD.search(head) and not _NOT_PLAIN.search(head):
-            lines = _BASE64_LINES.match(blocks[n])
-            if lines:
-                blocks[n] = _masked_base64(lines.group(0)) + blocks[n][lines.end():]
-    return "".join(blocks).encode("latin-1")
-
-
-_BLANK_LINE = re.compile(r"(\r?\n\r?\n)")
-_BASE64_HEAD = re.compile(r"^content-transfer-encoding:[ \t]*base64", re.M)
-_NOT_PLAIN = re.compile(r"^content-type:(?![ \t]*text/plain)", re.M)
-_BASE64_LINES = re.compile(r"(?:[A-Za-z0-9+/=]+(?:\r?\n|$))+")
-
-
-def _masked_lines(text: str) -> str:
-    return "".join(_redact_line(line, masked=True) for line in text.splitlines(keepends=True))
-
-
-def _masked_base64(encoded: str) -> str:
-    """The base64 lines ``encoded``, the text they hold masked, in lines as long as before;
-    as they were if they do not decode."""
-    lines = encoded.splitlines(keepends=True)
-    letters = "".join(line.rstrip("\r\n") for line in lines)
-    try:
-        data = base64.b64decode(letters, validate=True)
-    except ValueError:
-        return encoded
-    again = base64.b64encode(_masked_lines(data.decode("latin-1")).encode("latin-1")).decode()
-    if len(again) != len(letters):
-        return encoded
-    out, at = [], 0
-    for line in lines:
-        body = line.rstrip("\r\n")
-        out.append(again[at:at + len(body)] + line[len(body):])
-        at += len(body)
-    return "".join(out)
-
-
 _REDACTABLE_LINE = re.compile(r"^[ \t>]*(game|password)\b", re.I)
 # The secret after PASSWORD: a quoted phrase (closed or not) or one word.
 _SECRET = re.compile(
     r"""\bpassword\b[ \t]*[:=]?[ \t]*(?P<secret>"[^"\r\n]*"?|“[^”\r\n]*”?|\S+)""", re.I)
 
 
-def _redact_line(line: str, *, masked: bool = False) -> str:
-    """``line`` with its secrets blanked: each as ``******``, or (``masked``) as many ``*``
-    as it has characters."""
+def _redact_line(line: str) -> str:
+    """``line`` with its secrets blanked, each as ``******`` (``pbem.mail.masking`` writes
+    them over in place in a kept mail)."""
     if not _REDACTABLE_LINE.match(line):
         return line
     pieces: list[str] = []
@@ -252,8 +206,7 @@ def _redact_line(line: str, *, masked: bool = False) -> str:
             pieces.append(line[pos:start])
             pos = start
             continue
-        secret = found.group("secret")
-        pieces.append(line[pos:start] + ("*" * len(secret) if masked else "******"))
+        pieces.append(line[pos:start] + "******")
         pos = found.end()
     pieces.append(line[pos:])
     return "".join(pieces)

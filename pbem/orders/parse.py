@@ -3,7 +3,9 @@
 The orders are the lines from the start line (first word GAME) to a line END. Everything
 outside them is ignored, so a reply that quotes the last report works; so are blank lines,
 ``#`` comments and lines starting with ``>`` (quoted). Without END the orders run to the end
-of the text, or to a ``-- `` signature line, or to a line that begins an earlier mail pasted
+of the text, or to a ``-- `` signature line, a sign-off or a phone's signature ("Hilsen",
+"Sent from my Wiko", in the languages of ``pbem.orders.quote_words``), or to a line that
+begins an earlier mail pasted
 below them without ``>`` (``-----Original Message-----``, ``On ... wrote:``, a second start
 line), and a warning says so. A PRESS TO line takes the lines after it, as they are, up to
 END PRESS.
@@ -12,8 +14,9 @@ END PRESS.
 from __future__ import annotations
 
 import copy
+import itertools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -26,13 +29,18 @@ from pbem.orders.model import Header, Located, Order, OrderWarning, ParsedOrders
 from pbem.orders.pasted import pasted_at
 from pbem.orders.vocabulary import Vocabulary
 
-__all__ = ["HEADER_FORM", "StartLine", "blank_password", "parse_header", "parse_orders",
-           "read_start"]
+__all__ = ["HEADER_FORM", "StartLine", "blank_password", "own_line", "parse_header",
+           "parse_orders", "read_start"]
 
 HEADER_FORM = "GAME <game> PLAYER <name> PASSWORD <password> [STEP <number>]"
 _PASSWORD = re.compile(r"""(\bpassword\s+)("[^"]*"|“[^”]*”|\S+)""", re.IGNORECASE)
 _SIGNATURE = "--"  # the usual "-- " line before a signature, trailing blank stripped
 _MAX_LINE = 1000  # characters; a longer line is no order a person wrote
+# Lines a client's wrapping may cut one order into, beyond the first: the longest order a
+# person writes (300 characters) at 60 columns. Bounds the lines below tried as its pieces.
+_MAX_WRAPPED = 5
+_BARE_ORDER = re.compile(r"[a-z]+(?: [a-z]+)?")  # an order of one or two words, no name or number
+_CLOSING_LINES = 3  # lines below a sign-off in which END is looked for (a name between)
 # How orders without END were read, by what ended them: the warning the answer gives.
 _NO_END = {
     "signature": OrderWarning("there is no END line: the orders were read up to the "
@@ -52,6 +60,21 @@ def blank_password(line: str) -> str:
     """Gives the line with the word after PASSWORD replaced by ``******``."""
     span = _secret_span(line)
     return line if span is None else f"{line[:span[0]]}******{line[span[1]:]}"
+
+
+_START_LIKE = re.compile(r"^[ \t>]*game\b.*\bpassword\b", re.IGNORECASE)
+_SHORTEST_SECRET = 4  # a shorter one would blank common words wherever it is
+
+
+def without_password(line: str, secret: str) -> str:
+    """Gives a line after the start line with any start line's password in it blanked, and
+    ``secret`` (the start line's password) wherever it is, as ``******``."""
+    if _START_LIKE.match(line):
+        line = blank_password(line)
+    secret = secret.strip().strip("\"“”")
+    if len(secret) >= _SHORTEST_SECRET:
+        line = line.replace(secret, "******")
+    return line
 
 
 def _secret_span(line: str) -> tuple[int, int] | None:
@@ -88,27 +111,41 @@ def read_start(text: str, cards: CardSet) -> StartLine:
 
 
 def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
-                 start: StartLine | None = None) -> ParsedOrders:
+                 start: StartLine | None = None,
+                 sent: Collection[str] = ()) -> ParsedOrders:
     """Gives the header and every order of an order mail's text, with the errors found.
 
     A bad line becomes an OrderSyntaxError in ``errors`` and reading goes on with the next
     line. Names are matched to ``cards``, and to ``players`` when given (else player names
     are kept as written). Raises OrderSyntaxError only when there is no readable start line.
     ``start``, if given, is what ``read_start`` gave for the same text and cards.
+
+    The game's own lines are never run after text the player did not write as orders (a
+    line refused, a quoted line): a line that is one of ``sent`` (the lines the game sent to
+    this player, as ``own_line`` gives them; an order of one or two bare words such as END
+    TURN aside), or one indented as the lines to copy of the game's mails are, that begins
+    with an order's word, ends the reading there as a pasted mail does. So a quote a client
+    trimmed to the lines of the game's mail, stripped of its marks, rewrapped, re-indented
+    or flattened, runs none of them.
     """
     lines = text.translate(_INVISIBLE).splitlines()
     vocabulary = Vocabulary(cards, players)
     at, header = _start_line(lines, vocabulary, start)
-    reading = _Reading(header.player, vocabulary)
+    # The password goes no further than the start line: not into a press relayed to other
+    # players, an answer quoting a line, or the game master's mail.
+    lines[at + 1:] = [without_password(line, header.password) for line in lines[at + 1:]]
+    reading = _Reading(header.player, vocabulary, sent)
     ended_by = ""
     in_press: tuple[int, str, Press] | None = None
     press_lines: list[str] = []
+    stray = False  # whether text the player did not write as orders was read
     index = at + 1
     while index < len(lines):
         raw, number = lines[index], index + 1
         index += 1
         line = raw.strip()
         if line.startswith(">"):
+            stray = stray or in_press is None
             continue
         words = _words(line)
         if words == ["end"]:
@@ -119,7 +156,14 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
             break
         second_start = _is_start_line(words)
         pasted = None if in_press is not None else pasted_at(lines, number - 1)
-        if in_press is None and (second_start or pasted):
+        if pasted == "signature":
+            # A sign-off or a phone's signature ends the orders as "-- " does (what follows
+            # may be the mail answered, flattened); the warning that END was missing only
+            # when it was.
+            below = [rest.strip() for rest in lines[index:] if rest.strip()][:_CLOSING_LINES]
+            ended_by = "end" if any(_words(rest) == ["end"] for rest in below) else "signature"
+            break
+        if in_press is None and (second_start or pasted == "pasted" or pasted == "rule"):
             reading.pasted(number, line, first_line=at + 1, second_start=second_start,
                            rule=pasted == "rule")
             ended_by = "pasted"
@@ -136,11 +180,18 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
         if words == ["end", "press"] or words[0] == "game":
             reading.misplaced(number, line, first_line=at + 1)
             continue
+        if stray and reading.game_line(raw, line):
+            reading.pasted(number, line, first_line=at + 1, second_start=False, rule=False)
+            ended_by = "pasted"
+            break
+        refused = len(reading.errors)
         joined = reading.wrapped(number, line, _continuations(lines, index))
         if joined:
             index += joined  # the lines that continue this one were read with it
+            stray = stray or len(reading.errors) > refused
             continue
         in_press = reading.line(number, line)
+        stray = stray or len(reading.errors) > refused
     if in_press is not None:
         reading.errors.append(OrderSyntaxError(line=in_press[0], text=in_press[1],
                                                key="press_unended", hint="end_press"))
@@ -153,9 +204,11 @@ def parse_orders(text: str, cards: CardSet, players: Sequence[str] = (),
 class _Reading:
     """The orders and errors of one mail so far."""
 
-    def __init__(self, player: str, vocabulary: Vocabulary) -> None:
+    def __init__(self, player: str, vocabulary: Vocabulary, sent: Collection[str] = ()) -> None:
         self.player = player
         self.vocabulary = vocabulary
+        self.sent = sent  # read only after text the player did not write as orders
+        self._game_lines: frozenset[str] | None = None
         self.orders: list[Located] = []
         self.errors: list[OrderSyntaxError] = []
         self.warnings: list[OrderWarning] = []
@@ -199,7 +252,23 @@ class _Reading:
         self._read[line] = found
         return found
 
-    def wrapped(self, number: int, line: str, following: list[str]) -> int:
+    def game_line(self, raw: str, line: str) -> bool:
+        """True for a line of the game's own mails: one of the lines sent, or indented as
+        their lines to copy are and beginning with an order's word (read whole or wrapped)."""
+        if self._game_lines is None:
+            # Not the bare words (END TURN, PASS, NO RESPONSE...): a player writes them below
+            # a line of chat, and they name nothing a quote could have chosen for them.
+            self._game_lines = frozenset(own_line(sent) for sent in self.sent
+                                         if _BARE_ORDER.fullmatch(own_line(sent)) is None)
+        if own_line(line) in self._game_lines:
+            return True
+        if not raw[:1].isspace():
+            return False
+        read = self.attempt(line)
+        return read is not None and not (
+            isinstance(read, OrderSyntaxError) and read.key == "unknown_order")
+
+    def wrapped(self, number: int, line: str, following: Iterable[str]) -> int:
         """Reads a line that a mail client may have wrapped, ``following`` the lines below it
         that may continue it: gives how many of them were read with it (as one order, or
         refused as one), 0 when none continues it. A line continues the one above when it
@@ -207,7 +276,7 @@ class _Reading:
         if isinstance(self.attempt(line), Press):
             return 0
         pieces: list[str] = []
-        for below in following:
+        for below in itertools.islice(following, _MAX_WRAPPED):
             read = self.attempt(below)
             if not isinstance(read, OrderSyntaxError) or read.key != "unknown_order":
                 break
@@ -270,6 +339,12 @@ class _Reading:
         self.orders.append(Located(number, line, replace(press, text=message)))
 
 
+def own_line(line: str) -> str:
+    """Gives a line of the game's mails as it is compared with a reply's: without quote
+    marks, comment mark and indentation, white space single, case folded."""
+    return " ".join(line.lstrip("#> \t").split()).casefold()
+
+
 def _words(line: str) -> list[str]:
     """The words of a line without its comment, lower case, a phone's full stop after the
     last dropped when it is END or END PRESS ("END." reads END)."""
@@ -281,19 +356,19 @@ def _words(line: str) -> list[str]:
     return words
 
 
-def _continuations(lines: list[str], index: int) -> list[str]:
+def _continuations(lines: list[str], index: int) -> Iterator[str]:
     """The lines from ``index`` on, stripped, that may continue the order line above them:
     right below it (no blank line between), not quoted, and not END, a start line, or where
-    a pasted mail or a signature begins."""
-    found: list[str] = []
+    a pasted mail or a signature begins. Given one at a time: the reader stops at the first
+    line that begins an order, and a mail of orders with no blank line would otherwise be
+    looked through to its end for each of its lines."""
     for at in range(index, len(lines)):
         line = lines[at].strip()
         words = _words(line)
         if (not words or line.startswith(">") or line == _SIGNATURE
                 or words[0] in ("end", "game") or pasted_at(lines, at) is not None):
-            break
-        found.append(line)
-    return found
+            return
+        yield line
 
 
 def _is_start_line(words: list[str]) -> bool:
@@ -345,6 +420,8 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
         # The reply quotes the error back: the password must not travel in it.
         if not message or not secret:
             return message
+        if len(secret) >= _SHORTEST_SECRET:  # wherever it is, inside a word too
+            return message.replace(secret, "******")
         return re.sub(rf"(?<!\w){re.escape(secret)}(?!\w)", "******", message)
 
     try:
@@ -359,8 +436,8 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
         error = unreadable
     words: dict[str, Any] = {k: hidden(v) if isinstance(v, str) else v
                              for k, v in error.words.items()}
-    raise type(error)(line=number, text=blank_password(line), key=error.key, hint=error.hint,
-                      **words)
+    raise type(error)(line=number, text=hidden(blank_password(line)), key=error.key,
+                      hint=error.hint, **words)
 
 
 def _header(r: Reader) -> Iterator[tuple[Header, int]]:

@@ -19,16 +19,18 @@ from pbem.engine.commands import (
     Attack,
     CallOff,
     DeclineGroup,
+    EndPowers,
     EndTurn,
     GiveMoney,
     Interfere,
+    MoveGroup,
     Pass,
     PlaySpecial,
     TransferMoney,
 )
 from pbem.engine.odds import AttackOdds
 from pbem.engine.structure import DIRECTION_NAMES
-from pbem.engine.view import AttackView, PlayerView, View
+from pbem.engine.view import AttackView, CardView, PlayerView, View
 from pbem.orders import (
     BLANKED_PASSWORD,
     AttackOrder,
@@ -47,11 +49,19 @@ PASSWORD_BLANK = "______"  # stands out as something to fill in, unlike the quot
 
 @dataclass(frozen=True)
 class OrderForm:
-    """The start line (password to fill in), example lines, and the end line."""
+    """The start line (password to fill in), example lines, and the end line.
+
+    ``end_of_turn`` is the order the reader's end-of-turn power makes free ("move",
+    "transfer"; the card data's ``end_of_turn``) when the form is for their turn and the power
+    may still be used: the examples then show END POWERS (unless ``powers_used``) and that
+    order, and the templates say how the power works.
+    """
 
     start: str
     examples: tuple[str, ...]
     end: str = "END"
+    end_of_turn: str = ""
+    powers_used: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,21 +132,40 @@ def offer_lines(v: View, me: PlayerView) -> OfferLines | None:
     )
 
 
-def order_form(v: View, me: PlayerView, odds: Sequence[AttackOdds]) -> OrderForm:
-    """The form closing a report: examples that fit the reader's position now."""
+def actions_left(v: View) -> int:
+    """The regular actions the active player has left this turn: none once they wrote END
+    POWERS ("no more actions", docs/orders.md), whatever they had used before."""
+    return 0 if v.end_powers else max(0, ACTIONS_PER_TURN - v.actions_used)
+
+
+def order_form(v: View, me: PlayerView, odds: Sequence[AttackOdds],
+               end_of_turn: str = "") -> OrderForm:
+    """The form closing a report: examples that fit the reader's position now.
+
+    ``end_of_turn`` is the order the reader's Illuminati's end-of-turn power makes free
+    (``Illuminati.end_of_turn``), "" if they have none."""
     examples: list[str] = []
     offer = offer_lines(v, me)
+    power = ""
     if offer is not None:  # nothing else is possible until the reader answers
         examples += [line for line in (offer.accept, offer.accept_at, offer.decline) if line]
     elif v.viewer == v.active and v.phase in ("turn_start", "actions"):
-        # With both regular actions used (an attack settled, say), no attack can follow, and
-        # a transfer only while a free one is left.
-        action_left = v.actions_used < ACTIONS_PER_TURN
+        # With both regular actions used (an attack settled, say) or the end-of-turn powers
+        # begun, no attack can follow, and a transfer only while a free one is left (or the
+        # Gnomes' power makes it free).
+        action_left = actions_left(v) > 0
         if odds and action_left:
             examples.append(attack_line(me.name, odds[0]))
-        if len(me.structure) > 1 and (action_left or v.free_transfers_used < FREE_TRANSFERS):
+        free_transfer = v.free_transfers_used < FREE_TRANSFERS and not v.end_powers
+        if (len(me.structure) > 1 and end_of_turn != "transfer"
+                and (action_left or free_transfer)):
             examples.append(format_order(TransferMoney(me.name, me.illuminati,
                                                        me.structure[1].card, 1)))
+        if end_of_turn:
+            power = end_of_turn
+            if not v.end_powers:
+                examples.append(format_order(EndPowers(me.name)))
+            examples += end_of_turn_lines(me, end_of_turn)
         # Passing is only for a turn with nothing done yet; after that the turn is ended.
         examples.append(format_order(EndTurn(me.name) if v.did_anything else Pass(me.name)))
     else:
@@ -144,7 +173,37 @@ def order_form(v: View, me: PlayerView, odds: Sequence[AttackOdds]) -> OrderForm
                      "")
         if other:
             examples.append(format_order(GiveMoney(me.name, other, 1)))
-    return OrderForm(start_line(v.game, me.name, v.seq), tuple(examples))
+    return OrderForm(start_line(v.game, me.name, v.seq), tuple(examples),
+                     end_of_turn=power, powers_used=bool(power) and v.end_powers)
+
+
+def end_of_turn_lines(me: PlayerView, order: str) -> tuple[str, ...]:
+    """An example of the order the end-of-turn power makes free, on the reader's own
+    structure: a TRANSFER between two groups (any two, not only neighbours), or a MOVE of a
+    group to an open arrow of another card; none when the structure offers no such line."""
+    groups = me.structure[1:]
+    if order == "transfer" and groups:
+        # From the richest card to the last other one, which need not be its neighbour.
+        source = max(me.structure, key=lambda c: c.treasury or 0)
+        dest = next(c for c in reversed(me.structure) if c.card != source.card)
+        return (format_order(TransferMoney(me.name, source.card, dest.card, 1)),)
+    if order == "move":
+        for group in reversed(groups):
+            below = _puppets(me.structure, group.card)
+            for master in me.structure:
+                if (master.card != group.master and master.card not in below
+                        and master.open_arrows):
+                    arrow = DIRECTION_NAMES.index(master.open_arrows[0])
+                    return (format_order(MoveGroup(me.name, group.card, master.card, arrow)),)
+    return ()
+
+
+def _puppets(structure: Sequence[CardView], card: str) -> set[str]:
+    """``card`` and every card below it in the structure."""
+    found = {card}
+    while grown := {c.card for c in structure if c.master in found} - found:
+        found |= grown
+    return found
 
 
 def welcome_example(v: View, me: PlayerView) -> tuple[str, ...]:

@@ -21,7 +21,6 @@ from markupsafe import Markup
 
 from pbem.engine.breakdown import success_chance
 from pbem.engine.cards import CardSet
-from pbem.engine.checks import ACTIONS_PER_TURN
 from pbem.engine.events import (
     AttackResult,
     Event,
@@ -46,6 +45,7 @@ from pbem.reports.context import (
 )
 from pbem.reports.forms import (
     OrderForm,
+    actions_left,
     offer_lines,
     response_form,
     response_lines,
@@ -176,7 +176,7 @@ def attack_result(
     form = latest_seen.facts["form"] if goes_on else ctx["form"]
     return mail("attack_result", lang, site_dir, html=html, **{**ctx, "form": form},
                 result=results[-1], events=shown, goes_on=goes_on,
-                actions_left=max(0, ACTIONS_PER_TURN - lv.actions_used))
+                actions_left=actions_left(lv), end_powers=lv.end_powers)
 
 
 @dataclass(frozen=True)

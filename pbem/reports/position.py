@@ -19,6 +19,7 @@ from pbem.engine.odds import AttackOdds, best_attacks
 from pbem.engine.state import GameState
 from pbem.engine.view import view
 from pbem.reports.context import (
+    answers,
     goal_lines,
     group_facts,
     illuminati_facts,
@@ -26,7 +27,14 @@ from pbem.reports.context import (
     others,
     special_facts,
 )
-from pbem.reports.forms import attack_lines, order_form
+from pbem.reports.forms import (
+    attack_lines,
+    offer_lines,
+    order_form,
+    response_form,
+    response_lines,
+    welcome_example,
+)
 from pbem.reports.json_text import indented_json
 from pbem.reports.tree import tree_rows
 
@@ -73,8 +81,27 @@ class Position:
             "active": v.active == v.viewer and v.phase not in ("over",),
             "odds": self.odds,
             "odds_lines": attack_lines(v.viewer, self.odds),
-            "form": order_form(v, mine, self.odds),
+            "form": order_form(v, mine, self.odds,
+                               cards.illuminati_card(mine.illuminati).end_of_turn),
         }
+
+    @cached_property
+    def lines_to_copy(self) -> frozenset[str]:
+        """Every order line the mails about this position offer the reader to copy: the odds
+        table's, the order form's, the welcome's example, and the answers to a group offered
+        or to an attack. The order reader never runs one of them below text the player did
+        not write as orders (``pbem.orders.parse.parse_orders``, ``sent``)."""
+        v, mine = self.v, me(self.v)
+        form = order_form(v, mine, self.odds)
+        lines = {*attack_lines(v.viewer, self.odds), *form.examples,
+                 *welcome_example(v, mine)}
+        offer = offer_lines(v, mine)
+        if offer is not None:
+            lines |= {offer.accept, offer.accept_at, offer.decline}
+        if v.attack is not None:
+            answering = response_lines(v.attack, answers(self.cards, v, v.attack), mine)
+            lines |= set(response_form(form, answering).examples)
+        return frozenset(lines - {""})
 
     @cached_property
     def attachment(self) -> Attachment:

@@ -227,7 +227,7 @@ def _hung(text: str, first: str, rest: str, width: int) -> str:
 @cache
 def _wrapper(width: int) -> textwrap.TextWrapper:
     return textwrap.TextWrapper(width, expand_tabs=False, replace_whitespace=False,
-                                break_on_hyphens=False)
+                                break_on_hyphens=False, break_long_words=False)
 
 
 def render(name: str, lang: str = "en", site_dir: Path | None = None, **context: Any) -> str:

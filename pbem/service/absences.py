@@ -3,11 +3,16 @@ when they are away, and their turns wait, pass or are played by a bot meanwhile,
 house rule ``stand_in`` says (docs/service.md, "Absences").
 
 - **wait** (the default, as njudge does): an orders deadline of the absent player that falls
-  in the absence moves to its end. Response windows do not wait: an absent player's silence
-  spends nothing, as at any response deadline (standing orders given before leaving answer).
+  in the absence moves to its end.
 - **pass**: a turn that begins while its player is away passes at once (5 MB, no miss).
 - **bot**: a bot plays the seat from the absence's start to its end (``Seat.away_hash`` keeps
   the player's own password, which goes on working: CANCEL ABSENCE gives the seat back).
+
+Under every rule an absence never costs the player the game: a turn a stand-in plays (pass,
+bot) is not one of the player's own three for elimination (``Table.stands_in``), a bot seat
+never gives up its last group (``pbem.service.bot_seats.keeps_a_group``), and response
+windows do not ask an absent player (``Table.excuse_absent``): their standing orders answer,
+or nothing. ``SET ABSENCE`` is acknowledged with what the rule may still cost (``risk``).
 
 Every absence set or cancelled is logged as a GM entry (``absence``, ``absence_cancelled``),
 so it holds its place in the timeline and the reports' news; the other players are mailed.
@@ -19,7 +24,7 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 from pbem.engine.commands import Pass
-from pbem.orders.model import CancelAbsence, Located, SetAbsence
+from pbem.orders.model import CancelAbsence, Located, SetAbsence, StandingDefend
 from pbem.reports.context import utc_minute, zone
 from pbem.service.entries import GmAbsence, GmAbsenceCancelled
 from pbem.service.model import Absence, GameService, Seat, iso, parse_iso
@@ -28,7 +33,7 @@ from pbem.service.refusals import refused
 from pbem.service.table import Table
 
 __all__ = ["absent_at", "add_absence", "boundaries", "cancel", "cancel_absence",
-           "moved_deadline", "turn_begun", "upkeep", "wait_for_absent"]
+           "moved_deadline", "risk", "turn_begun", "upkeep", "wait_for_absent"]
 
 Note = tuple[str, dict[str, object]]
 
@@ -61,7 +66,16 @@ def add_absence(table: Table, player: str, located: Located) -> Note:
     _logged_and_told(table, player, absence, cancelled=False)
     wait_for_absent(table)
     upkeep(table)
-    return NO_NOTE
+    table.excuse_absent()
+    return risk(table, player)
+
+
+def risk(table: Table, player: str) -> Note:
+    """The acknowledgement's warning of what the game's house rule may still cost the
+    player while away: their turns out of their hands (pass, bot) or a deadline that runs
+    out as they come back (wait), and attacks answered by no standing DEFEND order."""
+    defends = any(isinstance(o, StandingDefend) for o in table.service.standing_of(player))
+    return "absence_risk", {"stand_in": table.service.house.stand_in, "defends": defends}
 
 
 def cancel_absence(table: Table, player: str, located: Located) -> Note:
@@ -92,8 +106,7 @@ def cancel(table: Table, player: str, number: int | None, *,
 
 def absent_at(seat: Seat, moment: datetime) -> Absence | None:
     """The absence of ``seat`` ``moment`` falls in, if any."""
-    return next((a for a in seat.absences
-                 if parse_iso(a.start) <= moment < parse_iso(a.end)), None)
+    return seat.absence_at(moment)
 
 
 def moved_deadline(seat: Seat, deadline: datetime) -> datetime:
@@ -134,11 +147,16 @@ def upkeep(table: Table) -> None:
 
 
 def boundaries(service: GameService, after: datetime) -> list[datetime]:
-    """The starts and ends of absences later than ``after`` at which ``upkeep`` changes a
-    seat: the moments the deadline tick must look at the game (house rule ``bot``)."""
-    if service.house.stand_in != "bot":
-        return []
-    moments = (parse_iso(t) for s in service.seats for a in s.absences for t in (a.start, a.end))
+    """The moments later than ``after`` the deadline tick must look at the game for an
+    absence: the starts and ends at which ``upkeep`` changes a seat (house rule ``bot``),
+    and the starts that excuse a player asked in the open window (``Table.excuse_absent``).
+    """
+    window = service.window
+    moments = [parse_iso(a.start) for s in service.seats for a in s.absences
+               if window is not None and s.name in window.asked]
+    if service.house.stand_in == "bot":
+        moments += [parse_iso(t) for s in service.seats for a in s.absences
+                    for t in (a.start, a.end)]
     return [m for m in moments if m > after]
 
 

@@ -28,6 +28,7 @@ def tick(table: Table) -> None:
     """Everything due at ``table.now``."""
     if table.service.started and table.state.phase != "over":
         absences.upkeep(table)  # a bot stands in for an absence begun, or leaves
+        table.excuse_absent()  # an absence begun: the window does not wait for them
         if not table.service.paused:
             absences.wait_for_absent(table)
     service, state = table.service, table.state
@@ -140,7 +141,7 @@ def missed_orders(table: Table) -> None:
         table.do(EndTurn(active))
     else:
         _miss(table, active)
-        table.do(Pass(active), missed=True)
+        table.do(Pass(active, stand_in=table.stands_in(active)), missed=True)
 
 
 def end_overdue_turn(table: Table) -> bool:

@@ -217,8 +217,9 @@ def _gift(table: Table, player: str, located: Located) -> Note:
     written ("Each action must be completed before beginning another")."""
     assert isinstance(located.order, GiveMoney | GiveCard)
     if table.waits_for_earlier(player):
+        check_waiting(table, player, located.order)
         table.queue(Queued(located.line, located.text, located.order))
-        return ("queued", {})
+        return queued_note(table)
     table.do(located.order)
     return NO_NOTE
 
@@ -348,9 +349,18 @@ def _active(table: Table, player: str, located: Located) -> Note:
         # Refused now what no attack can change, not acknowledged and refused later.
         check_waiting(table, player, located.order)
         table.queue(Queued(located.line, located.text, located.order))
-        return ("queued", {})
+        return queued_note(table)
     run_active(table, player, located.order)
     return NO_NOTE
+
+
+def queued_note(table: Table) -> Note:
+    """The acknowledgement's note of an order that waits: what it waits behind (the attack
+    under way or waiting, or the answer to a group offer), and that the rules check it when
+    it comes up (what they refuse then is told by mail)."""
+    behind = "offer" if table.state.offer is not None and table.service.window is None else (
+        "attack")
+    return ("queued", {"behind": behind})
 
 
 def run_active(table: Table, player: str, order: Order) -> None:
@@ -500,6 +510,10 @@ def _interfere(table: Table, p: Player, attack: PendingAttack, order: Order) -> 
     assert isinstance(order, InterfereOrder)
     side = order.interfere.side
     amount = order.interfere.amount
+    owner = table.state.owner(attack.target)
+    if owner is not None and owner.name == p.name:
+        # The defender defends; its ASSIST or INTERFERE would be refused at the roll.
+        raise IllegalCommandError(key="sides_spend")
     if amount > p.treasury:
         raise refused("treasury_short", have=p.treasury, amount=amount,
                        side=side.upper())

@@ -74,6 +74,7 @@ from pbem.service.service import NOT_GAMES, Service
 from pbem.service.signup import Opening
 from pbem.service.table import Table
 from pbem.service.takeover import offer_seat as offer
+from pbem.service.takeover import passed_on
 from pbem.store import OutboxItem
 
 GM = "gm"  # the ``player`` of the game master's engine commands
@@ -276,7 +277,8 @@ def remove_seat(service: Service, game_id: str, seat: str, now: datetime,
             table.service = replace(table.service, queue=())
         cut = _attack_cut(table, name)
         events = table.do(GmRemovePlayer(GM, name, reason))
-        table.service = _with_seat(table.service, name, bot=False, bot_password="")
+        table.service = _with_seat(table.service, name, bot=False, bot_password="",
+                                   bot_keys=())
         _tell_players(table, events, gm=cut, also=(name,))
         tell_offer_ended(table, events)
     return events
@@ -406,7 +408,8 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
         table = step.table
         _running(table)
         who = _seat(table.service, seat)
-        old = table.service.seat(who).address
+        was = table.service.seat(who)
+        old = was.address
         events = _rename_seat(table, who, name, reason) if name.strip() else []
         renamed = events[-1] if events else None
         now_called = renamed.new if isinstance(renamed, GmRename) else who
@@ -417,12 +420,14 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
                                       suggestion="only a seat still in the game can be replaced")
         table.service = _with_seat(table.service, now_called, address=address.lower(),
                                    password_hash=password_hash, misses=0, bot=False,
-                                   bot_password="", away_hash="", absences=(), folded=())
+                                   bot_password="", bot_keys=(), away_hash="", absences=(),
+                                   folded=())
         event = table.record(GmReplace(who, now_called, address.lower(), old, reason))
         if password:
             settings = welcome_settings(table.service.timing, table.service.house)
             table.notify(Welcome(now_called, password, settings))
         if table.service.started:  # before the start nobody has heard of the game yet
+            passed_on(table, now_called, was, tell=False)
             _tell_players(table, events, event)
         step.drop(_superseded(service, table, old))
     return password

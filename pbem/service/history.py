@@ -191,7 +191,7 @@ def export(game: GameFile) -> dict[str, Any]:
     }
 
 
-_SECRET = ("password_hash", "bot_password", "away_hash")
+_SECRET = ("password_hash", "bot_password", "bot_keys", "away_hash")
 
 
 def _seat(seat: dict[str, Any]) -> dict[str, Any]:

@@ -35,6 +35,18 @@ class Absence:
 
 
 @dataclass(frozen=True)
+class Former:
+    """Someone who played a seat before it passed on (a takeover, ``pbem replace``): their
+    address, when it passed (ISO, UTC), and how they wanted their mail. Their later mail to
+    the game is told the seat is no longer theirs (``pbem.service.takeover``)."""
+
+    address: str
+    at: str
+    lang: str = "en"
+    tz: str = "UTC"
+
+
+@dataclass(frozen=True)
 class Seat:
     """A player's seat: who sits there and how they want their mail."""
 
@@ -46,9 +58,14 @@ class Seat:
     html: bool = True
     misses: int = 0  # consecutive missed orders deadlines
     bot: bool = False  # a bot plays this seat (the GM's stand-in for a dropped player)
-    # The bot's password, kept in clear only while a bot plays the seat: its mail goes
-    # through the same authentication as a person's (see docs/service.md).
+    # The bot's password in clear, as stores of format version 3 kept it while a bot played
+    # the seat; read from such a record once, and forgotten (see ``bot_keys``).
     bot_password: str = ""
+    # While a bot plays the seat: hashes of the one-time passwords of the bot's latest
+    # order mails (newest last); the clear ones live only in those mails (masked once
+    # processed) and in memory. Its mail goes through the same authentication as a
+    # person's (see docs/service.md).
+    bot_keys: tuple[str, ...] = ()
     bot_level: str = "normal"  # how well the bot plays: a pbem.bots.Level
     # Fewer mails (SET MAIL, SET REPORT): "full" or "digest"; "full" or "short".
     mail: str = "full"
@@ -63,6 +80,12 @@ class Seat:
     # Threads): each welcome starts a new one; "" for a seat welcomed before threads were
     # kept.
     thread: str = ""
+    former: tuple[Former, ...] = ()  # who played the seat before, oldest first
+
+    def absence_at(self, moment: datetime) -> Absence | None:
+        """The absence ``moment`` falls in, if any."""
+        return next((a for a in self.absences
+                     if parse_iso(a.start) <= moment < parse_iso(a.end)), None)
 
 
 @dataclass(frozen=True)

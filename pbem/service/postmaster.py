@@ -326,6 +326,31 @@ class Postmaster:
         self.store.commit(POSTMASTER, log_entries=[{"login_refused": what, "error": error}],
                           snapshot=None, outbox=[notice])
 
+    def earlier_mail_filed(self, count: int, folder: str, now: datetime) -> None:
+        """Tell the game master that the daemon's first start on the IMAP ``folder`` found
+        ``count`` mails there, filed unanswered (held lock required)."""
+        self.ensure()
+        entry = self.store.log_length(POSTMASTER)
+        items = [self._to_gm(f"{POSTMASTER}-earlier-{entry}", "earlier_mail_filed", now,
+                             count=count, folder=folder)] if self.sender.gm_address else []
+        self.store.commit(POSTMASTER, log_entries=[{"earlier_mail_filed": count,
+                                                    "folder": folder}],
+                          snapshot=None, outbox=items)
+
+    def folder_refused(self, folder: str, error: str, steps: str, now: datetime) -> None:
+        """Tell the game master that the mail server refuses to make, or file mail into,
+        the IMAP ``folder`` the daemon files handled mail in (held lock required): the
+        intake takes no mail until they act. Told once each time it starts failing."""
+        if not self.sender.gm_address:
+            return
+        self.ensure()
+        entry = self.store.log_length(POSTMASTER)
+        notice = self._to_gm(f"{POSTMASTER}-folder-{entry}", "folder_refused", now,
+                             folder=folder, error=error, steps=steps)
+        self.store.commit(POSTMASTER, log_entries=[{"folder_refused": folder,
+                                                    "error": error}],
+                          snapshot=None, outbox=[notice])
+
     def _to_gm(self, outbox_id: str, template: str, now: datetime,
                **words: Any) -> OutboxItem:
         """The mail ``template`` to the game master, in their language and time zone, queued

@@ -18,7 +18,7 @@ import hmac
 import logging
 import secrets
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -63,6 +63,7 @@ from pbem.orders.signup import (
     lobby_order,
 )
 from pbem.reports.mails import Problem
+from pbem.reports.position import position
 from pbem.reports.refusals import worded
 from pbem.service import bot_seats, digest, resent
 from pbem.service.auth import COST, check_password, hash_password, new_password
@@ -82,7 +83,7 @@ from pbem.service.settings import STRANGER_REPLIES, Sender
 from pbem.service.signup import LOBBY, Lobby
 from pbem.service.steps import Step
 from pbem.service.table import Table
-from pbem.service.takeover import take_over
+from pbem.service.takeover import former_holder, seat_gone, take_over
 from pbem.store import GameStore
 
 log = logging.getLogger(__name__)
@@ -372,7 +373,8 @@ class Service:
             tick(table)
             step.advance()
             if table.entries or table.notices or table.service != service or any(
-                    s.bot != bool(s.bot_password) for s in service.seats):
+                    s.bot != bool(s.bot_keys) or bool(s.bot_password)
+                    for s in service.seats):
                 return True, None
             step.discard()
             return False, next_due(state, service, now)
@@ -629,8 +631,10 @@ class Service:
         """One order mail of a game: authenticated, carried out and acknowledged, as a step."""
         table, game_id = step.table, step.table.state.game
         names = tuple(s.name for s in table.service.seats)
+        sent = _LinesToCopy(self.cards, table.state, next(
+            (n for n in names if n.casefold() == start.header.player.casefold()), None))
         try:
-            parsed = parse_orders(mail.text, self.cards, names, start)
+            parsed = parse_orders(mail.text, self.cards, names, start, sent)
         except OrderSyntaxError as error:  # e.g. a player's name the game does not know
             self._unreadable(mail_id, mail, error, now,
                              self._reader(mail.sender, "unreadable", now, table=table),
@@ -641,6 +645,11 @@ class Service:
         refused = ("no seat" if seat is None
                    else self._refusal(table.service, seat, parsed.header, mail, now))
         if seat is None or refused:
+            gone = former_holder(table.service, mail.sender, parsed.header.player)
+            if gone is not None:  # they played a seat that passed on: told so, not refused
+                seat_gone(table, gone, mail.sender, mail.reply_to)
+                self._seal(step, now, mail_id)
+                return
             tries = self.gate.tries_key(game_id, seat.name, mail.sender) if seat else ""
             tell = refused == "password" and self.gate.wrong(tries, now)
             self.postmaster.reply(mail_id, mail.sender, "auth_failed", now, game=game_id,
@@ -836,7 +845,10 @@ class Service:
             log.info("mail %s for %s: the game requires an aligned DKIM pass; the trusted "
                      "mail server says %s", mail.message_id, seat.name, self.gate.verdict)
             return "dkim"
-        hashes = [h for h in (seat.password_hash, seat.away_hash) if h]
+        # A bot seat's answer carries one of its one-time passwords, the newest most likely.
+        keys = (*reversed(seat.bot_keys), seat.password_hash) if seat.bot else (
+            seat.password_hash,)
+        hashes = [h for h in dict.fromkeys((*keys, seat.away_hash)) if h]
         if not any(self._password_known(header.password, h) for h in hashes):
             tries = self.gate.tries_key(header.game, seat.name, mail.sender)
             if not self.gate.may_check(tries, now):
@@ -916,7 +928,12 @@ class Service:
         bot_seats.upkeep(table, lambda player: self._new_password(table.state.game, player),
                         self.config.password_cost)
         table.service = replace(table.service, steps=table.service.steps + 1)
-        step.sent += addressed_mails(self.cards, self.store, self.config.sender, table, now)
+        sent = addressed_mails(self.cards, self.store, self.config.sender, table, now)
+        step.sent += sent
+        step.bot_passwords.update(bot_seats.answer_keys(
+            table, {to for to, _ in sent},
+            lambda player: self._new_password(table.state.game, player),
+            self.config.password_cost))
         table.notices.clear()
         table.step_began = len(table.events)
         if mail_id:
@@ -935,7 +952,8 @@ class Service:
                           outbox=[item for _, item in step.sent], expect_length=table.base,
                           drop=step.dropped)
         replies = [receipt(raw) for raw in bot_seats.replies(
-            self.cards, table.state.game, table.service.seats, step.sent, self.config.sender)]
+            self.cards, table.state.game, table.service.seats, step.sent, self.config.sender,
+            step.bot_passwords)]
         if replies:
             self._bot_mail.update(message_id for _, message_id, _ in replies)
             self.store.receive_many(replies, received_at=now)
@@ -946,3 +964,28 @@ class Service:
         """True when the setup and the log rebuild the snapshot's state exactly."""
         setup = from_json(Setup, self.store.setup(game_id)["setup"])
         return replay(setup, commands(self.store.log(game_id)), self.cards) == self.state(game_id)
+
+
+class _LinesToCopy(Collection[str]):
+    """The lines the game's mails offer ``player`` to copy in ``state``
+    (``Position.lines_to_copy``), worked out only when the order reader asks: it does only
+    below text the player did not write as orders, and the odds they need take time."""
+
+    def __init__(self, cards: CardSet, state: GameState, player: str | None) -> None:
+        self._cards, self._state, self._player = cards, state, player
+        self._lines: frozenset[str] | None = None
+
+    def _worked_out(self) -> frozenset[str]:
+        if self._lines is None:
+            self._lines = frozenset() if self._player is None else position(
+                self._cards, self._state, self._player).lines_to_copy
+        return self._lines
+
+    def __contains__(self, line: object) -> bool:
+        return line in self._worked_out()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._worked_out())
+
+    def __len__(self) -> int:
+        return len(self._worked_out())

@@ -26,6 +26,9 @@ class Step:
         self.mail_ids: dict[str, int] = {}  # each mail: the log length its step began at
         self.began = table.base  # the log length the step under way began at
         self.sent: list[tuple[str, OutboxItem]] = []
+        # The bot seats' one-time passwords for their answers (memory only: the record
+        # keeps their hashes), by seat.
+        self.bot_passwords: dict[str, str] = {}
         self.cut_to: int | None = None  # the log cut to this many entries first (a rollback)
         self.dropped: list[str] = []  # queued mails forgotten unsent in the same write
         self.discarded = False
@@ -38,6 +41,7 @@ class Step:
         """Go on from ``table``, the game as it stood after its first ``table.base`` log
         entries: the entries after are cut off in the same write (a rollback)."""
         self.table, self.began, self.cut_to = table, table.base, table.base
+        self.bot_passwords = {}  # their hashes were in the table left behind
 
     def drop(self, outbox_ids: Sequence[str]) -> None:
         """Forget these queued mails, unsent, in the same write."""
@@ -52,11 +56,12 @@ class Step:
         """Whatever a step did before it raised is taken back; the steps before it stay."""
         table = self.table
         kept = (table.state, table.service, len(table.entries), len(table.events),
-                dict(self.mail_ids), len(self.sent))
+                dict(self.mail_ids), len(self.sent), dict(self.bot_passwords))
         try:
             yield
         except BaseException:
             table.state, table.service, self.mail_ids = kept[0], kept[1], kept[4]
+            self.bot_passwords = kept[6]
             del table.entries[kept[2]:], table.events[kept[3]:], self.sent[kept[5]:]
             table.notices.clear()
             raise

@@ -199,9 +199,24 @@ class Table:
             seq=seq,
         )
         self.service = replace(self.service, window=window)
+        self.excuse_absent()
+        excused = self.service.window
+        assert excused is not None
         for name in asked:
-            if not window.answered(name):
+            if not excused.answered(name):
                 self.notify(ResponseRequest(name))
+
+    def excuse_absent(self) -> None:
+        """Those asked in the open window who are away now answer nothing (their standing
+        orders answered already, if they gave any): they are not asked, and the window does
+        not wait for them (docs/service.md, "Absences")."""
+        window = self.service.window
+        if window is None:
+            return
+        for name in window.asked:
+            if (not window.answered(name)
+                    and self.service.seat(name).absence_at(self.now) is not None):
+                self.answer(Answer(name))
 
     def bid(self, stances: list[Stance]) -> None:
         """Play out the stances' money (proxy bidding), each payment logged with its events."""
@@ -374,7 +389,7 @@ class Table:
                 if order.card in self.state.player(player).hand:
                     self.attempt(player, self.play_special, PlaySpecial(player, order.card),
                                  self._senate_counter)
-            self.do(BeginTurn())
+            self.do(BeginTurn(stand_in=self.stands_in(active)))
         self.service = replace(
             self.service,
             turn_seq=self.state.seq,
@@ -386,6 +401,14 @@ class Table:
             offer_reminded=False,
         )
         self.report()
+
+    def stands_in(self, player: str) -> bool:
+        """True when a stand-in plays ``player``'s turn beginning (or passed at its
+        deadline) now: they are away, and the game's house rule passes their turn or has a
+        bot play it (docs/service.md, "Absences"). Such a turn is not one of their own for
+        elimination."""
+        return (self.service.house.stand_in in ("pass", "bot")
+                and self.service.seat(player).absence_at(self.now) is not None)
 
     def _senate_counter(self, player: str, pending: PendingSpecial) -> bool:
         """At the start of a turn only the player who would lose it answers, and always

@@ -6,8 +6,9 @@ what each kind of file is for and why.
 
 Layout under the root folder::
 
-    format                        the layout's version ("3"; "3" then "2" for a store of
-                                  layout 2 taken over); a store without it is refused
+    format                        the store's format version ("4"; "4" then "2" for a store
+                                  of layout 2 taken over); a newer one is refused untouched
+                                  (NewerStoreError), and so is a store without it
     lock                          flock'ed by the one process that may write games
     inbox.lock, outbox.lock       flock'ed while mail is received / marked sent: those touch
                                   no file a commit writes, so they go on while a game is

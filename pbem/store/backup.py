@@ -4,7 +4,8 @@ The copy is taken holding the locks every writer of the store takes (the store's
 the inbox's and the outbox's, in that order; see ``pbem.store``), so no step, no mail being
 stored and no mail being marked sent falls half inside it: every game in it is as it was at
 one step. The daemon and the game master's commands wait for the copy (seconds for a store of
-hundreds of games); the listener's SMTP clients wait too, and nothing is refused.
+hundreds of games); the listener's SMTP clients wait too, and nothing is refused. Only
+regular files are kept (not the daemon's wake-up pipe).
 
 The file is a gzipped tar of the folder, with ``pbem-backup.json`` first (when, which layout,
 which games). Lock files and a killed writer's temporary files are left out. It is written
@@ -19,6 +20,7 @@ import io
 import json
 import os
 import shutil
+import stat
 import tarfile
 import zlib
 from dataclasses import dataclass
@@ -32,7 +34,7 @@ from pbem.store.lock import Locks
 MANIFEST = "pbem-backup.json"
 # Files that say who holds a lock now: meaningless in a copy, and harmful in a restore (a
 # restored running.lock would name a process of the old machine).
-_LOCKS = frozenset({"lock", "inbox.lock", "outbox.lock", "running.lock"})
+_LOCKS = frozenset({"lock", "lock.waiting", "inbox.lock", "outbox.lock", "running.lock"})
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,8 @@ def _add_tree(tar: tarfile.TarFile, root: Path) -> int:
                 continue
             path = here / name
             try:
+                if not stat.S_ISREG(path.lstat().st_mode):
+                    continue  # the daemon's wake-up pipe, a socket: nothing to keep
                 tar.add(path, arcname=str(path.relative_to(root)), recursive=False)
             except FileNotFoundError:  # a Maildir file its reader moved (not the store's)
                 continue

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pbem.store.lock import FORMAT
+from pbem.store.lock import FORMAT, VERSION
 
 _BACKUP = "Restore it from a backup (deploy/BACKUPS.md)."
 _MAILS = ".mails"
@@ -75,7 +75,12 @@ def _format(root: Path) -> Iterator[Damage]:
             yield Damage(path, "missing", f"Write {FORMAT.decode().strip()!r} and a new line "
                          "into it, or restore it from a backup.")
         return
-    if found.split()[:1] not in ([b"3"], [b"2"]):
+    first = found.split()[:1]
+    if first and first[0].isdigit() and int(first[0]) > VERSION:
+        yield Damage(path, f"says format version {int(first[0])}, written by a newer pbem "
+                     f"(this one reads up to {VERSION})",
+                     "Run the pbem that wrote the store (or a newer one).")
+    elif not (first and first[0].isdigit() and 2 <= int(first[0]) <= VERSION):
         yield Damage(path, f"holds {found[:20]!r}, no layout pbem knows",
                      f"Write {FORMAT.decode().strip()!r} and a new line into it, or restore it "
                      "from a backup.")

@@ -12,38 +12,48 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pbem.atomicfile import make_dir, note_holder, write_atomic
-from pbem.errors import StoreError
+from pbem.errors import NewerStoreError, StoreError
 
-# The layout's version, in the file ``format``: 3 keeps a file per group of mails received
-# (see pbem.store.inbox); 2 kept a file per received mail, and a journal per game (see
-# pbem.store.journal); 1 kept a file per mail for everything. A store of layout 2 is taken
-# over as it is: its format file says 3, then 2 (its mail files are read where they are).
-FORMAT = b"3\n"
+# The store's format version, in the file ``format`` (its first line). It goes up whenever
+# what the store keeps changes so that an older pbem would misread it or, rewriting a record
+# it does not know whole, drop what it does not know (observers, absences, mail settings,
+# house rules, resend records were added under 3, and an older pbem dropped them): a pbem
+# reads the versions up to its own and refuses a newer store, untouched.
+# 4: the version that started to refuse newer stores; what it keeps is what 3 kept last.
+# 3 kept a file per group of mails received (see pbem.store.inbox); 2 a file per received
+# mail, and a journal per game (see pbem.store.journal); 1 a file per mail for everything. A
+# store of layout 2 is taken over as it is: its format file says 4, then 2 (its mail files
+# are read where they are).
+VERSION = 4
+FORMAT = f"{VERSION}\n".encode()
+_FROM_2 = FORMAT + b"2\n"
+_OLDEST = 2  # the oldest version this one reads
 _WAITING = "lock.waiting"  # touched while a process polls for the store's lock
 _WAITER_FRESH = 1.0  # seconds: an older mark is a poller gone (or one that got the lock)
 _WAITER_TURN = 0.1  # seconds a taker waits for a poller (which tries every 0.02 s)
-_FROM_2 = b"3\n2\n"
 
 
 def open_layout(root: Path) -> bool:
-    """Check the layout of the store folder ``root`` (StoreError unless this one or the one
-    before, which this one reads), make its folders, and write its format file if it has
-    none; give whether it is a store of layout 2 taken over (its mail files are read where
-    they are)."""
+    """Check the format version of the store folder ``root`` (StoreError unless one this
+    version reads, NewerStoreError if a newer pbem wrote it: nothing is written then), make
+    its folders, and write its format file if it has none or an older one; give whether it
+    is a store of layout 2 taken over (its mail files are read where they are)."""
     found = _check_format(root)
     for folder in ("inbox", "mail", "outbox", "games"):
         make_dir(root / folder)
-    legacy = found in (b"2\n", _FROM_2)
+    lines = (found or b"").split()
+    legacy = lines[:1] == [b"2"] or lines[1:2] == [b"2"]
     wanted = _FROM_2 if legacy else FORMAT
     if found != wanted:
-        # Its pbem (of layout 2) would not see the mail received from now on.
+        # An older pbem would not see the mail received from now on, or drop what this one
+        # keeps: from now on it refuses the store.
         write_atomic(root / "format", wanted)
     return legacy
 
 
 def _check_format(root: Path) -> bytes | None:
-    """Give the format file's bytes (None for a new folder); StoreError unless this
-    layout, or the one before, which this one reads."""
+    """Give the format file's bytes (None for a new folder); StoreError unless a version
+    this one reads, NewerStoreError for a newer one."""
     try:
         found = (root / "format").read_bytes()
     except FileNotFoundError:
@@ -51,12 +61,21 @@ def _check_format(root: Path) -> bytes | None:
         if not any((root / name).exists() for name in ("index.json", "sent")):
             return None
         found = b"1\n"
-    if found not in (FORMAT, _FROM_2, b"2\n"):
-        layout = (found.split() or [b"?"])[0].decode(errors="replace")
+    first = (found.split() or [b"?"])[0].decode(errors="replace")
+    version = int(first) if first.isascii() and first.isdigit() else None
+    if version is not None and version > VERSION:
+        raise NewerStoreError(
+            f"The store {root} has format version {version}, written by a newer pbem; this "
+            f"one ({VERSION}) would misread it or drop what that one keeps, so it leaves the "
+            f"store untouched.",
+            suggestion="Run the pbem that wrote it (or a newer one): upgrade this "
+                       "installation (`pipx upgrade pbem`).",
+            text=first, found=version, reads=VERSION)
+    if version is None or version < _OLDEST:
         raise StoreError(
-            f"The store {root} has layout {layout},"
-            f" written by another version of pbem; this one reads layouts 2 and "
-            f"{FORMAT.decode().strip()} only.",
+            f"The store {root} has layout {first},"
+            f" written by another version of pbem; this one reads format versions "
+            f"{_OLDEST} to {VERSION} only.",
             suggestion="Finish its games with the pbem that wrote it (its `pbem export` "
                        "keeps a record of each), and give this one a new store folder.")
     return found

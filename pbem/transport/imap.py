@@ -8,6 +8,13 @@ store ignores by its Message-ID.
 
 New mail is noticed with IDLE where the server offers it, by polling otherwise.
 
+Folder names are the configuration's as a mail client shows them; the server's own names
+follow its personal namespace (``INBOX.pbem-done`` on Cyrus and Courier: see
+``pbem.transport.imap_folders``). The processed and failed folders are made, where missing,
+when a session opens: a server refusing them (or refusing to file into them) stops the
+intake with :class:`ImapFolderError`, logged as an error each try and told to the game
+master once (``folder_refused``), with the mail left waiting on the server.
+
 A ``route`` may set a mail aside instead (a game moving between daemons, deploy/SCALING.md):
 left untouched in the folder and looked at again every ``HOLD_SECONDS`` (what the SMTP
 listener's 450 is to a sending server), or moved into another folder of the account,
@@ -25,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from imapclient.exceptions import IMAPClientError
+from imapclient.exceptions import IMAPClientAbortError, IMAPClientError
 
 from pbem.errors import PbemError
 from pbem.transport.backoff import backoff_delay, jittered
@@ -40,6 +47,7 @@ from pbem.transport.imap_connection import (
     quietly_close,
 )
 from pbem.transport.imap_cursor import CursorStore, JsonFileCursor
+from pbem.transport.imap_folders import FolderLayout, ImapFolderError, learn_layout
 from pbem.transport.oauth import REFRESH_MARGIN, TokenRevoked
 
 # The settings, the connection and the cursor have modules of their own; their names stay
@@ -49,9 +57,11 @@ __all__ = [
     "REFILED",
     "Aside",
     "CursorStore",
+    "FolderLayout",
     "GroupDelivery",
     "ImapConfig",
     "ImapError",
+    "ImapFolderError",
     "ImapIntake",
     "ImapLoginError",
     "ImapTokenError",
@@ -119,8 +129,16 @@ class ImapIntake:
     With an OAuth login, a session is ended and opened again with a fresh token before its
     token expires (Microsoft drops a session whose token expired); a session the server
     drops anyway is opened again like any lost connection. ``login_refused`` is told, once
-    until a login works again, when the provider refuses the kept OAuth login for good.
+    until a login works again, when the provider refuses the kept OAuth login for good;
+    ``folder_refused``, once until a pass works again, when the server refuses to make or
+    fill the processed or failed folder (:class:`ImapFolderError`).
     ``route``, when given, is asked about each fetched mail first (see ``Aside``).
+
+    ``earlier``, when given, is told how many mails were in the folder on the intake's first
+    start there (no position kept yet: a new daemon on an old mailbox), which it filed
+    without delivering them: they were not written to the game (issue 44: a daemon started on
+    a mailbox of 5,000 old mails answered their senders). Unless the configuration's
+    ``answer_earlier_mail`` asks for them, then ``earlier`` is not used.
     """
 
     def __init__(
@@ -134,7 +152,9 @@ class ImapIntake:
         retry_base: float = 1.0,
         retry_cap: float = 300.0,
         login_refused: Callable[[ImapError], None] | None = None,
+        folder_refused: Callable[[ImapFolderError], None] | None = None,
         route: Router | None = None,
+        earlier: Callable[[int], None] | None = None,
     ) -> None:
         if deliver is None and deliver_group is None:
             raise ValueError("ImapIntake needs deliver or deliver_group")
@@ -148,6 +168,10 @@ class ImapIntake:
         self._client: Any = None
         self._login_refused = login_refused
         self._refusal_told = False
+        self._folder_refused = folder_refused
+        self._folder_told = False
+        # The account's folder layout, learned when a session opens.
+        self.layout: FolderLayout | None = None
         # When the session's OAuth token ends (seconds since the epoch); None: no end.
         self._session_ends: float | None = None
         self._folders: set[str] = set()
@@ -155,6 +179,7 @@ class ImapIntake:
         self._uidvalidity: int | None = None
         self._route = route
         self._held: set[int] = set()  # the UIDs the last pass left in the folder
+        self._earlier = None if config.answer_earlier_mail else earlier
 
     # -- connection ---------------------------------------------------------------------
 
@@ -182,7 +207,57 @@ class ImapIntake:
             self._refusal_told = False
             log.info("logged in to %s as %s%s", self.config.where, self.config.username,
                      " with an OAuth token" if token is not None else "")
+            known, self.layout = self.layout, learn_layout(self._client)
+            # The folders handled mail goes to, made now: a server refusing them is told at
+            # start, not after the first mail is stored.
+            done = (self._ensure(self._client, self.config.processed_folder)
+                    if self.config.processed_folder is not None else None)
+            failed = self._ensure(self._client, self.config.failed_folder)
+            if self.layout != known:
+                log.info("the folders of %s are %s: handled mail is filed in %s, failed "
+                         "mail in %r", self.config.username,
+                         f"under {self.layout.prefix!r}" if self.layout.prefix else "at the top",
+                         repr(done) if done else "place (flagged)", failed)
         return self._client
+
+    def name(self, folder: str) -> str:
+        """Give the server's name of a configured folder (see ``FolderLayout.name``)."""
+        return folder if self.layout is None else self.layout.name(folder)
+
+    def _ensure(self, client: Any, folder: str) -> str:
+        """Make ``folder`` where missing; give its server name. Raise ImapFolderError when
+        the server refuses to make it, or has it as a name that holds no mail."""
+        name = self.name(folder)
+        if name in self._folders:
+            return name
+        found = client.list_folders("", name)
+        if found and b"\\Noselect" in (found[0][0] or ()):
+            raise self._folder_error(folder, name, "has it as a folder that holds no mail")
+        if not found:
+            try:
+                client.create_folder(name)
+            except IMAPClientAbortError:
+                raise
+            except IMAPClientError as error:
+                # Another client may have made it meanwhile; fail only if it is absent.
+                if not client.folder_exists(name):
+                    raise self._folder_error(folder, name,
+                                             f"refuses to make it ({_reply(error)})") from error
+        self._folders.add(name)
+        return name
+
+    def _folder_error(self, folder: str, name: str, why: str) -> ImapFolderError:
+        layout = self.layout or FolderLayout()
+        shown = repr(folder) if name == folder else f"{folder!r} (there {name!r})"
+        where = (f"its own folders are under {layout.prefix!r}" if layout.prefix
+                 else "its own folders are at the top")
+        return ImapFolderError(
+            f"the IMAP server {self.config.where} cannot file mail into folder {shown}: it "
+            f"{why}; {where}, separated by {layout.separator!r}",
+            folder=folder, name=name,
+            suggestion="Make that folder in a mail client, or name one this account may "
+                       "use in [imap] processed_folder and failed_folder. Mail waits on the "
+                       "server meanwhile.")
 
     def _renewal_due(self) -> float:
         """Give the seconds until the session must be opened again for its token's sake."""
@@ -200,7 +275,7 @@ class ImapIntake:
     def _select(self, client: Any) -> int:
         """Select the intake folder and give its UIDVALIDITY."""
         try:
-            info = client.select_folder(self.config.folder)
+            info = client.select_folder(self.name(self.config.folder))
         except IMAPClientError as error:
             raise ImapError(
                 f"cannot open folder {self.config.folder!r} on {self.config.where}: {error}",
@@ -232,6 +307,8 @@ class ImapIntake:
             client = self._connected()
             uidvalidity = self._select(client)
         saved_validity, last_uid = self._cursor.load()
+        if saved_validity is None and self._earlier is not None:
+            return self._file_earlier(client, uidvalidity)
         if saved_validity != uidvalidity:
             if saved_validity is not None:
                 log.warning(
@@ -300,6 +377,23 @@ class ImapIntake:
             if (done := reached()) != saved:  # a pass cut short keeps what it filed
                 self._cursor.save(uidvalidity, done)
         return handled
+
+    def _file_earlier(self, client: Any, uidvalidity: int) -> int:
+        """On the first start on the folder, file the mail already there without delivering
+        it, then keep the position past it (a crash before files the rest again); tell
+        ``earlier`` how many; give 0 (none delivered)."""
+        assert self._earlier is not None
+        with self._talking("searching for earlier mail"):
+            pending = self._pending_uids(client, 0)
+        for start in range(0, len(pending), _FETCH_GROUP):
+            with self._talking("filing earlier mail"):
+                self._file(client, pending[start:start + _FETCH_GROUP], [])
+        self._cursor.save(uidvalidity, max(pending, default=0))
+        if pending:
+            log.warning("first start on folder %r of %s: %d mail(s) already there filed "
+                        "unanswered", self.config.folder, self.config.where, len(pending))
+            self._earlier(len(pending))
+        return 0
 
     def _set_aside(self, client: Any, found: list[tuple[int, bytes]],
                    fetched: dict[int, Any], filed_uids: set[int],
@@ -370,19 +464,17 @@ class ImapIntake:
                     self._move(client, stored, self.config.processed_folder)
 
     def _move(self, client: Any, uids: list[int], folder: str) -> None:
-        if folder not in self._folders:
-            if not client.folder_exists(folder):
-                try:
-                    client.create_folder(folder)
-                except IMAPClientError:
-                    # Another client may have created it meanwhile; fail only if it is absent.
-                    if not client.folder_exists(folder):
-                        raise
-            self._folders.add(folder)
-        if client.has_capability("MOVE"):
-            client.move(uids, folder)
-            return
-        client.copy(uids, folder)
+        name = self._ensure(client, folder)
+        try:
+            if client.has_capability("MOVE"):
+                client.move(uids, name)
+                return
+            client.copy(uids, name)
+        except IMAPClientAbortError:
+            raise
+        except IMAPClientError as error:
+            raise self._folder_error(folder, name,
+                                     f"refuses to file into it ({_reply(error)})") from error
         client.add_flags(uids, [_DELETED], silent=True)
         if client.has_capability("UIDPLUS"):
             client.uid_expunge(uids)
@@ -459,6 +551,7 @@ class ImapIntake:
                 if handled:
                     log.info("took in %d mail(s) from %s", handled, self.config.where)
                 failures = 0
+                self._folder_told = False
                 self.wait(self.config.poll_seconds, stop)
             except Exception as error:  # the intake must outlive any one failure
                 failures += 1
@@ -469,11 +562,20 @@ class ImapIntake:
                 if isinstance(error, ImapTokenError) and isinstance(error.cause,
                                                                      TokenRevoked):
                     log.error("IMAP login impossible: %s. %s Mail waits on the server; "
-                              "trying again in %.1f s", error, error.suggestion, delay)
+                              "trying again in %.1f s", error.message, error.suggestion, delay)
                     if not self._refusal_told and self._login_refused is not None:
                         self._refusal_told = True
                         try:
                             self._login_refused(error)
+                        except Exception:
+                            log.exception("could not tell the game master")
+                elif isinstance(error, ImapFolderError):
+                    log.error("IMAP intake stopped: %s. %s Trying again in %.1f s",
+                              error.message, error.suggestion, delay)
+                    if not self._folder_told and self._folder_refused is not None:
+                        self._folder_told = True
+                        try:
+                            self._folder_refused(error)
                         except Exception:
                             log.exception("could not tell the game master")
                 elif isinstance(error, ImapError):
@@ -501,8 +603,15 @@ class ImapIntake:
         except ImapError as error:
             return [*problems, str(error)]
         try:
-            if not client.folder_exists(config.folder):
+            self.layout = learn_layout(client)
+            if not client.folder_exists(self.name(config.folder)):
                 problems.append(f"folder {config.folder!r} does not exist on {config.where}")
+            for folder in (config.processed_folder, config.failed_folder):
+                if folder is not None:
+                    try:
+                        self._ensure(client, folder)
+                    except ImapFolderError as error:
+                        problems.append(f"{error.message}. {error.suggestion}")
             if not client.has_capability("IDLE"):
                 problems.append(
                     f"{config.where} does not offer IDLE: new mail will be noticed only "
@@ -511,5 +620,15 @@ class ImapIntake:
         except (OSError, IMAPClientError) as error:
             problems.append(f"the IMAP server {config.where} broke off the check: {error}")
         finally:
+            self._folders = set()
             quietly_close(client)
         return problems
+
+
+def _reply(error: Exception) -> str:
+    """Give the server's words from an imaplib error (``b'...'`` unwrapped)."""
+    text = str(error)
+    for quote in ("'", '"'):
+        if text.startswith(f"b{quote}") and text.endswith(quote):
+            return text[2:-1]
+    return text

@@ -20,7 +20,8 @@ class ImapConfig:
     ``ca_file`` names extra certificates to trust (a server with a self-signed one).
     With ``oauth`` the login is SASL XOAUTH2 (or OAUTHBEARER) with an OAuth2 access token,
     and ``password`` is unused. IDLE is renewed every ``idle_seconds``: at most 29 minutes,
-    as RFC 2177 asks (servers may end an IDLE after 30).
+    as RFC 2177 asks (servers may end an IDLE after 30). ``answer_earlier_mail``: see
+    ``ImapIntake``'s ``earlier``.
     """
 
     host: str
@@ -36,6 +37,9 @@ class ImapConfig:
     timeout: float = 30.0
     ca_file: str | None = None
     oauth: OAuthSettings | None = None
+    # On the intake's first start on the folder (no position kept yet), answer the mail
+    # already there (True), or file it unanswered (False: it was not written to us).
+    answer_earlier_mail: bool = False
 
     def __post_init__(self) -> None:
         if self.security not in ("tls", "starttls", "plain"):

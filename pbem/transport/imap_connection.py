@@ -1,9 +1,17 @@
-"""IMAP connection: a logged-in session opened with the configured security, and closed again."""
+"""IMAP connection: a logged-in session opened with the configured security, and closed again.
+
+imapclient hands imaplib's DEBUG transcript (every line the server sends, mails fetched
+among them, and every command, a LOGIN's password among them) to the logger
+``imapclient.imaplib``: of those records only a command's tag and name reach a log
+(``command_names``), so a daemon run at DEBUG keeps no password in its log.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import ipaddress
+import logging
+import re
 import ssl
 from typing import Any
 
@@ -13,6 +21,23 @@ from imapclient.exceptions import IMAPClientError, LoginError
 from pbem.errors import PbemError
 from pbem.transport.imap_config import ImapConfig
 from pbem.transport.oauth import AccessToken, TokenError, TokenRevoked, tokens_for
+
+_COMMAND = re.compile(r"> b'\w+ \w+")
+
+
+def command_names(record: logging.LogRecord) -> bool:
+    """Tell whether a record of imaplib's transcript may be kept, cutting a command it
+    sends to its tag and name (``> b'A1 IDLE``); none of the rest: what it reads (mail)."""
+    if record.levelno > logging.DEBUG:
+        return True
+    found = _COMMAND.match(record.getMessage())
+    if found is None:
+        return False
+    record.msg, record.args = found.group(0), None
+    return True
+
+
+logging.getLogger("imapclient.imaplib").addFilter(command_names)
 
 
 class ImapError(PbemError):
@@ -27,7 +52,7 @@ class ImapTokenError(ImapLoginError):
     """No OAuth token could be had for the login (see ``pbem.transport.oauth``)."""
 
     def __init__(self, error: TokenError) -> None:
-        super().__init__(str(error), suggestion=error.suggestion)
+        super().__init__(error.message, suggestion=error.suggestion)
         self.cause = error
 
 

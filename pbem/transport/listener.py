@@ -21,6 +21,10 @@ string ``""``: aiosmtpd reports it as ``"<>"``, which looks like an address and 
 
 ``deliver`` runs on a single worker thread, never on the event loop, so a slow disk does
 not stall other SMTP sessions, and two mails are never stored at the same time.
+
+aiosmtpd's DEBUG lines are a transcript of each session, every line of every mail (and a
+login's) among them: they never reach a log (``no_transcript``), so a daemon run at DEBUG
+keeps no password of a start line in its log.
 """
 
 from __future__ import annotations
@@ -42,6 +46,16 @@ from pbem.errors import ConfigError
 from pbem.transport.imap import UnprocessableMail
 
 log = logging.getLogger(__name__)
+
+
+def no_transcript(record: logging.LogRecord) -> bool:
+    """Tell whether a library's log record may be kept: not one of its DEBUG lines, which
+    copy what goes over the wire (mail, logins)."""
+    return record.levelno > logging.DEBUG
+
+
+# aiosmtpd's own logger ("mail.log"): its DEBUG lines hold each DATA line of each mail.
+logging.getLogger("mail.log").addFilter(no_transcript)
 
 Deliver = Callable[[bytes, str, list[str]], None]
 

@@ -286,7 +286,7 @@ class Tokens:
         try:
             token = self.access_token(fresh=True)
         except PbemError as error:
-            text = str(error) + (f". {error.suggestion}" if error.suggestion else "")
+            text = error.message + (f". {error.suggestion}" if error.suggestion else "")
             return None, [text]
         wanted = {s for s in self.settings.wanted_scopes if not s.endswith("/.default")}
         granted = {s.lower() for s in token.scopes}

@@ -14,6 +14,7 @@ import email.policy
 import hashlib
 import logging
 import mailbox
+import os
 import re
 import smtplib
 import socket
@@ -23,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal, Protocol
 
-from pbem.atomicfile import fsync_dir
+from pbem.atomicfile import fsync_dir, make_dir
 from pbem.errors import ConfigError, PbemError
 from pbem.mail.address import maildir_folder
 from pbem.transport.backoff import backoff_delay
@@ -54,6 +55,11 @@ class TransientSendError(SendError):
     """Sending failed for now; the same mail may go through later."""
 
 
+class RecipientDeferred(TransientSendError):
+    """The server refused this recipient or this mail for now (a 4xx at RCPT or after
+    DATA): the same mail may go later, and mail to other recipients may go meanwhile."""
+
+
 class PermanentSendError(SendError):
     """The server refused this mail for good; retrying will not help."""
 
@@ -74,11 +80,17 @@ def retry_delay(attempts: int) -> float:
     return backoff_delay(attempts, base=30.0, cap=3600.0)
 
 
-def _refusal(code: int, reply: bytes | str, what: str) -> SendError:
-    """Give the error for an SMTP reply code: 4xx transient, anything else permanent."""
+def _refusal(code: int, reply: bytes | str, what: str, *,
+             this_mail: bool = False) -> SendError:
+    """Give the error for an SMTP reply code: 4xx transient, anything else permanent.
+    ``this_mail``: the reply concerns this recipient or this mail (RCPT, DATA), not the
+    session, so a 4xx holds up only this recipient's mail (not 421: the server closes the
+    session, and every mail waits for it)."""
     text = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else reply
     message = f"{what}: the server answered {code} {text}"
     if 400 <= code < 500:
+        if this_mail and code != 421:
+            return RecipientDeferred(message)
         return TransientSendError(message)
     return PermanentSendError(message)
 
@@ -200,10 +212,10 @@ class SmtpSender:
             authenticate(token)
             return token
         except TokenRevoked as error:
-            raise LoginImpossible(f"no SMTP login for {username}: {error}",
+            raise LoginImpossible(f"no SMTP login for {username}: {error.message}",
                                   suggestion=error.suggestion) from error
         except TokenError as error:
-            raise TransientSendError(f"no SMTP login for {username}: {error}",
+            raise TransientSendError(f"no SMTP login for {username}: {error.message}",
                                      suggestion=error.suggestion) from error
         except smtplib.SMTPAuthenticationError as error:
             raise LoginImpossible(f"the SMTP server {self.where} refused a fresh OAuth token "
@@ -253,8 +265,13 @@ class SmtpSender:
             smtp.sendmail(envelope_from, [to], data, mail_options=options)
         except smtplib.SMTPRecipientsRefused as error:
             code, reply = error.recipients.get(to, (550, b"recipient refused"))
-            raise self._after_refusal(_refusal(code, reply, f"sending to {to}")) from error
-        except (smtplib.SMTPSenderRefused, smtplib.SMTPDataError) as error:
+            raise self._after_refusal(_refusal(code, reply, f"sending to {to}",
+                                               this_mail=True)) from error
+        except smtplib.SMTPDataError as error:
+            refusal = _refusal(error.smtp_code, error.smtp_error, f"sending to {to}",
+                               this_mail=True)
+            raise self._after_refusal(refusal) from error
+        except smtplib.SMTPSenderRefused as error:
             refusal = _refusal(error.smtp_code, error.smtp_error, f"sending to {to}")
             raise self._after_refusal(refusal) from error
         except smtplib.SMTPNotSupportedError as error:
@@ -378,11 +395,18 @@ class MaildirSender:
         try:
             box = open_maildir(self.root / name)
             key = box.add(body)  # writes to tmp/, fsyncs it, links it into new/
+            # A welcome holds a password: the file is its owner's alone, as its folder is
+            # (made 0700: no one else could open it meanwhile).
+            os.chmod(self.root / name / "new" / key, 0o600)
             fsync_dir(self.root / name / "new")
             if marker is not None:
-                marker.parent.mkdir(parents=True, exist_ok=True)
+                make_dir(marker.parent)
                 # Recorded after the mail is safe: a crash in between repeats, never loses.
-                marker.write_text(key + "\n", encoding="utf-8")
+                fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                try:
+                    os.write(fd, (key + "\n").encode())
+                finally:
+                    os.close(fd)
                 fsync_dir(marker.parent)
         except OSError as error:
             raise TransientSendError(
@@ -395,7 +419,7 @@ def open_maildir(path: Path) -> mailbox.Maildir:
     thread or process makes it too: ``Maildir(create=True)`` checks, then makes, and fails
     with FileExistsError when the other one made it in between."""
     for sub in ("tmp", "new", "cur"):
-        (path / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_dir(path / sub)  # 0700, its parents too: the mail in it is its owner's alone
     return mailbox.Maildir(path, create=False)
 
 

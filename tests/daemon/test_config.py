@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,8 @@ def test_the_embedded_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert (config.sender.address, config.sender.domain) == ("pbem@localhost", "localhost")
     assert config.envelope_from == "pbem@localhost"
     assert (config.max_mail_bytes, config.mails_per_hour) == (256 * 1024, 60)
-    assert (config.tick_seconds, config.give_up_after, config.log_level) == (60.0, 30, "INFO")
+    assert (config.tick_seconds, config.queue_lifetime, config.log_level) == (
+        60.0, timedelta(days=5), "INFO")
 
 
 def test_the_documented_default_file_is_the_embedded_default(
@@ -92,7 +94,7 @@ password = "smtp-from-file"
 path = "/srv/mail"
 [daemon]
 tick_seconds = 15
-give_up_after = 5
+queue_lifetime_days = 2.5
 log_level = "DEBUG"
 """)
     config = load_config(path, env={"PBEM_IMAP_PASSWORD": "from-env"})
@@ -115,7 +117,8 @@ log_level = "DEBUG"
     assert (smtp.port, smtp.password) == (465, "smtp-from-file")
     assert config.maildir == Path("/srv/mail")
     assert config.imap_cursor == tmp_path / "games" / "daemon" / "imap-cursor.json"
-    assert (config.tick_seconds, config.give_up_after, config.log_level) == (15.0, 5, "DEBUG")
+    assert (config.tick_seconds, config.queue_lifetime, config.log_level) == (
+        15.0, timedelta(hours=60), "DEBUG")
     assert config.service_config().mails_per_hour == 5
 
 

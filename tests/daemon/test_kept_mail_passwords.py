@@ -10,10 +10,13 @@ import email.message
 import email.policy
 from pathlib import Path
 
+import pytest
 from clocks import T0
 from daemon_game import GAME, GameDaemon
 
+from pbem.bots import mailbots
 from pbem.mail.inbound import mask_passwords
+from pbem.service import bot_seats
 from pbem.service.service import Service
 from pbem.store import Store, mail_id_for
 
@@ -32,7 +35,8 @@ def _kept(store_root: Path) -> bytes:
                     for path in sorted((store_root / folder).rglob("*")) if path.is_file())
 
 
-def test_kept_order_mails_hold_no_password_once_processed(tmp_path: Path) -> None:
+def test_kept_order_mails_hold_no_password_once_processed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     game = GameDaemon(tmp_path)
     alice = game.passwords["Alice"]
     game.deliver(game.orders(1, "Alice", "STANDING LIST"))
@@ -44,15 +48,27 @@ def test_kept_order_mails_hold_no_password_once_processed(tmp_path: Path) -> Non
     game.run()
     # A bot takes Carol's seat: its mail (with its own password) goes through the inbox.
     service = Service(Store(game.config.store))
+    written: list[str] = []  # the passwords the bot's mails carry
+    seat_of = mailbots.BotSeat
+    monkeypatch.setattr(bot_seats.mailbots, "BotSeat", lambda **seat: written.append(
+        seat["password"]) or seat_of(**seat))
+    commits = service.store.log_length(GAME)
     service.set_bot(GAME, "Carol", True, T0)
-    bot = service.service_record(GAME).seat("Carol").bot_password
-    assert bot
     game.run()
+    assert written
+    # The bot's mail was taken (its password worked): Carol's orders are in the log.
+    assert any(entry.get("command", {}).get("player") == "Carol"
+               for entry in Store(game.config.store).log(GAME, commits))
     kept = _kept(game.config.store)
     assert kept.count(b"GAME g1 PLAYER") >= 4  # the mails are kept...
     assert b"Content-Transfer-Encoding: base64" in kept
-    for secret in (alice, game.passwords["Bob"], game.passwords["Carol"], bot):
+    for secret in (alice, game.passwords["Bob"], game.passwords["Carol"], *written):
         assert secret.encode() not in kept  # ... without their passwords
+    # Issue 44, point 6: the service record keeps no bot password in clear either; no file
+    # of the store does.
+    for path in game.config.store.rglob("*"):
+        if path.is_file():
+            assert not any(secret.encode() in path.read_bytes() for secret in written), path
     assert b"PASSWORD " + b"*" * len(alice) in kept
     # The base64 one read as a mail program reads it: its text masked too.
     coded = email.message_from_bytes(Store(game.config.store).raw_mail(

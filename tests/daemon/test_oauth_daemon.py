@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import logging
 import os
 import threading
 import urllib.parse
@@ -27,6 +28,7 @@ from pbem.daemon.intake import make_imap_intake
 from pbem.daemon.outbox import read_hold
 from pbem.daemon.server import Daemon
 from pbem.errors import ConfigError
+from pbem.service.model import parse_iso
 from pbem.service.service import Service
 from pbem.store import Store
 from pbem.transport.oauth import OAuthSettings, login_google, read_login, write_login
@@ -197,6 +199,46 @@ def test_a_revoked_smtp_login_holds_every_mail_and_tells_the_game_master(
     assert len(ids) == len(set(ids)) == queued + 1
 
 
+ADVICE = "Run `pbem auth login`"
+
+
+def advice_in(text: str) -> int:
+    """How often the advice to log in again is given in ``text`` (lines joined)."""
+    return " ".join(text.split()).count(ADVICE)
+
+
+def test_the_advice_is_given_once_in_each_place_and_the_hold_to_the_second(
+        tmp_path: Path, provider: TokenServer, oauth_smtp: SmtpCatcher,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 39, point 6: a revoked SMTP login gives "Run `pbem auth login` ..." once in the
+    log entry, the game master's mail, `pbem doctor` and `pbem outbox list`; the list gives
+    the hold's end to the second, and how far off it is."""
+    config = configure(tmp_path, oauth_toml(oauth_smtp.port))
+    keep_login(config, provider)
+    new_game(config)
+    daemon = Daemon(config, clock=Clock())
+    provider.revoke(GM)
+    with caplog.at_level(logging.INFO):
+        daemon.run_once()
+    logged = [r.getMessage() for r in caplog.records if ADVICE in r.getMessage()]
+    assert logged and [advice_in(m) for m in logged] == [1] * len(logged)
+    [notice] = [item for item in daemon.store.outbox() if item.to == GM]
+    message = email.message_from_bytes(notice.raw, policy=email.policy.default)
+    assert isinstance(message, email.message.EmailMessage)
+    body = message.get_body(("plain",))
+    assert body is not None and advice_in(body.get_content()) == 1
+    assert advice_in("\n".join(f.text for f in examine(config))) == 1
+    held = read_hold(config.store)
+    assert held is not None
+    until = parse_iso(held[0])
+    listed = CliRunner().invoke(pbem_main, [
+        "outbox", "list", "--store", str(config.store),
+        "--now", (until - timedelta(seconds=42)).isoformat()])
+    assert listed.exit_code == 0, listed.output
+    assert advice_in(listed.output) == 1
+    assert f"Sending is held until {until:%Y-%m-%d %H:%M:%S} UTC (in 42 s)" in listed.output
+
+
 # ---- a provider's sending limits --------------------------------------------------------
 
 
@@ -277,6 +319,9 @@ auth = "oauth2"
     assert notice.to == GM
     message = email.message_from_bytes(notice.raw, policy=email.policy.default)
     assert "(IMAP)" in str(message["Subject"])
+    assert isinstance(message, email.message.EmailMessage)
+    body = message.get_body(("plain",))
+    assert body is not None and advice_in(body.get_content()) == 1  # issue 39, point 6
     assert len(dovecot.messages(account, "INBOX")) == 1
 
 
@@ -312,6 +357,7 @@ security = "plain"
 username = "{account.username}"
 auth = "oauth2"
 poll_seconds = 0.5
+answer_earlier_mail = true
 [smtp]""").replace(f'username = "{GM}"', f'username = "{account.username}"'))
     assert config.smtp is not None and config.smtp.oauth is not None
     write_login(config.smtp.oauth.token_file,

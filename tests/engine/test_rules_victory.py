@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from factory import (
     ASSASSINS,
@@ -32,6 +34,7 @@ from pbem.engine.commands import (
     EndTurn,
     GiveMoney,
     LeaveGame,
+    Pass,
     UseLasers,
 )
 from pbem.engine.state import GameState, Options
@@ -257,6 +260,55 @@ def test_no_elimination_during_the_first_three_turns() -> None:
     assert state.player("ann").status == "eliminated"
     state, _ = run(state, BeginTurn())  # bob's third turn
     assert state.player("bob").playing
+
+
+def test_turns_played_by_a_stand_in_are_not_the_players_own() -> None:
+    """rulebook-en: "A player is eliminated if, at any time after his third turn, he controls
+    no Groups except his Illuminati." Read (docs/service.md, "Absences"): "his" turns are
+    those he played; a turn a stand-in played while he was away (``BeginTurn(stand_in=
+    True)``) is not one of them, so a player away early in the game is not eliminated."""
+    state = game(phase="turn_start", ann=CTHULHU, bob=GNOMES)
+    for _ in range(3):  # ann's first three turns, all played by a stand-in
+        state, _ = run(state, BeginTurn(stand_in=True))
+        state, _ = run(state, EndTurn("ann"))
+        state, _ = run(state, BeginTurn())
+        state, _ = run(state, EndTurn("bob"))
+    ann = state.player("ann")
+    assert (ann.turns, ann.stood_in, ann.playing) == (3, 3, True)
+    assert state.player("bob").status == "eliminated"  # his own three turns: no group
+    state, _ = run(state, BeginTurn())  # ann's fourth turn, her first own one
+    assert state.active_player.name == "ann" and not state.turn.stood_in
+    state, _ = run(state, EndTurn("ann"))
+    assert state.player("ann").playing
+
+
+def test_a_turn_passed_for_a_player_away_at_its_deadline_is_not_his_own() -> None:
+    """rulebook-en: "A player is eliminated if, at any time after his third turn, he controls
+    no Groups except his Illuminati." A turn he began, then was away for when its deadline
+    passed it (``Pass(stand_in=True)``), is not one of "his" turns either; once."""
+    state = replace(in_round(game(ann=BAVARIA, bob=GNOMES), 3), phase="actions")
+    state, _ = run(state, Pass("ann", stand_in=True))
+    assert state.player("ann").playing and state.player("ann").stood_in == 1
+    state = replace(in_round(game(phase="turn_start", ann=BAVARIA, bob=GNOMES), 2),
+                    phase="turn_start")
+    state = replace(state, players=tuple(replace(p, turns=p.turns - 1) if p.name == "ann"
+                                         else p for p in state.players))
+    state, _ = run(state, BeginTurn(stand_in=True), Pass("ann", stand_in=True))
+    assert state.player("ann").stood_in == 1  # the turn counted once
+
+
+def test_a_stand_in_turn_after_three_own_turns_counts_as_any() -> None:
+    """rulebook-en: "A player is eliminated if, at any time after his third turn, he controls
+    no Groups except his Illuminati." Once he has played three turns himself, a turn a
+    stand-in plays does not shield him."""
+    state = game(ann=BAVARIA, bob=GNOMES, cy=NETWORK)
+    state = place(place(place(state, "ann", "KGB"), "bob", "C.I.A."), "cy", "Yuppies")
+    state = replace(in_round(state, 3), phase="actions")  # ann's own third turn
+    state, _ = run(state, EndTurn("ann"), BeginTurn(), EndTurn("bob"), BeginTurn(),
+                   EndTurn("cy"), BeginTurn(stand_in=True))  # ann's fourth, stood in
+    assert state.player("ann").playing and state.turn.stood_in
+    state, _ = run(state, DropGroup("ann", "KGB"))
+    assert state.player("ann").status == "eliminated"
 
 
 def test_the_servants_of_cthulhu_win_by_destroying_their_own_last_group() -> None:

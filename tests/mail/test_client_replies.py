@@ -24,15 +24,16 @@ GIVE = "GIVE 2 MB TO Alice"
 # file: (orders read, in canonical form; keys of the lines refused; keys of the warnings)
 EXPECTED: dict[str, tuple[list[str], list[str], list[str]]] = {
     # Point 1: a pasted original without ">", each client's shape.
-    "outlook_desktop_en_header_block": ([TRANSFER, "PASS"], ["unknown_order", "pasted"], []),
+    # The sign-offs ("Cheers – Bob", "Bonne journée,", "Grüße", "Saludos, Lucía") end the
+    # orders as "-- " does, with no refusal (issue 35, point 4).
+    "outlook_desktop_en_header_block": ([TRANSFER, "PASS"], [], ["no_end_signature"]),
     "outlook_mac_en_date_block": (["MOVE Hollywood TO The Gnomes of Zurich RIGHT"],
                                   ["pasted"], []),
     "outlook_web_fr_html_only": (["PASS"], ["pasted"], []),
-    "outlook_desktop_fr_rule_nbsp": ([GIVE], ["unknown_order", "unknown_order", "pasted"], []),
+    "outlook_desktop_fr_rule_nbsp": ([GIVE], [], ["no_end_signature"]),
     "outlook_desktop_fr_no_rule": ([GIVE], ["pasted"], []),
-    "outlook_desktop_de_header_block": ([TRANSFER], ["unknown_order", "unknown_order",
-                                                     "pasted"], []),
-    "outlook_desktop_es_html_only": (["PASS"], ["unknown_order", "pasted"], []),
+    "outlook_desktop_de_header_block": ([TRANSFER], [], ["no_end_signature"]),
+    "outlook_desktop_es_html_only": (["PASS"], [], ["no_end_signature"]),
     "webmail_stripped_quotes_wrapped_attribution": (["PASS"], ["pasted"], []),
     "gmail_fr_wrapped_attribution_stripped": ([GIVE], ["pasted"], []),
     "thunderbird_de_attribution_stripped": (["PASS"], ["pasted"], []),
@@ -45,7 +46,8 @@ EXPECTED: dict[str, tuple[list[str], list[str], list[str]]] = {
         ["ATTACK The Gnomes of Zurich CONTROL South American Nazis SPEND 2 UPTO 5",
          "ATTACK The Gnomes of Zurich CONTROL Boy Sprouts WITH Hollywood SPEND 2 UPTO 5",
          "PASS"],
-        ["wrapped", "unknown_order"], ["wrapped_joined", "wrapped_joined", "no_end_mail"]),
+        # "Thanks, Bob" is a sign-off: it ends the orders as "-- " does (issue 35, point 4).
+        ["wrapped"], ["wrapped_joined", "wrapped_joined", "no_end_signature"]),
     "outlook_wrapped_name": (["ATTACK The Gnomes of Zurich CONTROL South American Nazis"], [],
                              ["wrapped_joined"]),
     # Point 4: phone habits.

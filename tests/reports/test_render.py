@@ -20,10 +20,11 @@ from pbem.reports import mails as reports
 from pbem.reports import templating as render
 from pbem.reports.templating import environment, hang
 
-# The macro as it was, on Jinja's own ``wordwrap``: the reference for every byte.
+# The macro on Jinja's own ``wordwrap``: the reference for every byte. A word longer than
+# the line (a file's path, an address) stays whole: a reader copies it.
 REFERENCE = jinja2.Environment(keep_trailing_newline=True).from_string(
     '{% for line in (text | wordwrap(width - ([first | length, rest | length] | max), '
-    'break_on_hyphens=False)).split("\\n") %}{{ "\\n" if not loop.first }}'
+    'break_long_words=False, break_on_hyphens=False)).split("\\n") %}{{ "\\n" if not loop.first }}'
     '{{ ((first if loop.first else rest) ~ line) | trim("\\n") }}{% endfor %}')
 
 # Words, hyphens, every kind of blank and line break, French no-break spaces.

@@ -108,13 +108,13 @@ def test_a_bot_stands_in_and_the_player_comes_back(room: Mailroom) -> None:
     assert not room.record().seat("Alice").bot
     room.tick(days=1)  # 2026-11-30 12:05: the absence began
     seat = room.record().seat("Alice")
-    assert seat.bot and seat.away_hash and seat.bot_password
+    assert seat.bot and seat.away_hash and seat.bot_keys and not seat.bot_password
     out = room.orders("Carol", "PASS")  # Alice's turn: the bot plays it, by mail
     assert any("Orders received" in m.subject for m in room.to("Alice", out))
     assert room.state().turn.did_anything
     room.tick(days=2)  # back
     seat = room.record().seat("Alice")
-    assert not seat.bot and not seat.away_hash and not seat.bot_password
+    assert not seat.bot and not seat.away_hash and not seat.bot_keys
     out = room.orders("Alice", "STATUS")  # her own password works again
     assert "1 accepted" in out[0].subject
     room.check("absence_bot")

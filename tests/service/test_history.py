@@ -67,18 +67,18 @@ def test_a_players_timeline_hides_what_others_drew(finished: history.GameFile) -
     assert "as the game master sees it" not in theirs
 
 
-def test_the_export_leaves_out_the_password_a_bot_plays_a_seat_with() -> None:
-    """A bot playing a seat mails its orders with a password kept in clear: it works, so
-    it stays out of the export like the hashes."""
+def test_the_export_leaves_out_the_keys_a_bot_plays_a_seat_with() -> None:
+    """A bot playing a seat mails its orders with one-time passwords whose hashes the
+    record keeps: they stay out of the export like the players' hashes."""
     service = Service(MemoryStore(), cards=CARDS)
     gm.create_game(service, "g", [("ann", "ann@example.org", ""), ("bob", "b@example.org", "")],
                    seed="ab" * 32, now=T0)
     gm.start_game(service, "g", T0)
     service.set_bot("g", "bob", True, T0)
-    bot_password = service.service_record("g").seat("bob").bot_password
-    assert bot_password
+    keys = service.service_record("g").seat("bob").bot_keys
+    assert keys
     text = json.dumps(history.export(history.read_game(service.store, "g")))
-    assert "bot_password" not in text and bot_password not in text
+    assert "bot_keys" not in text and not any(key in text for key in keys)
 
 
 def test_the_export_is_the_whole_game_without_password_hashes() -> None:

@@ -140,3 +140,25 @@ def test_orders_without_end_are_answered_with_a_warning_in_the_readers_language(
     assert "jusqu'à la fin du mail" in " ".join(unsigned.text.split())
     ended = room.to("Carol", room.orders("Carol", "STANDING LIST"))[0]
     assert "ligne END" not in ended.text
+
+
+def test_a_line_the_game_sent_in_a_flattened_trimmed_quote_is_never_run(
+        tmp_path: Path) -> None:
+    """Issue 35, point 3: a client that trimmed the quoted report to its odds lines and
+    dropped every mark and indentation leaves the report's ATTACK line looking like one of
+    the player's. Below a line the player did not write as orders, a line the game's mails
+    offered this player to copy (Position.lines_to_copy) is not run: the reading stops
+    there, the orders above it are carried out."""
+    room = Mailroom(tmp_path)
+    mails = room.new_game("illu", [("Alice", ""), ("Bob", ""), ("Carol", "")])
+    report = next(m for m in room.to("Carol", mails) if "ODDS OF YOUR ATTACKS" in m.text)
+    lines = report.text.splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith("    ATTACK "))
+    odds = [line.strip() for line in lines[at - 2:at + 1]]  # its odds line(s), then ATTACK
+    assert odds[-1].startswith("ATTACK ") and not odds[-2].startswith("ATTACK ")
+    answer = room.to("Carol", room.mail("Carol", "\n".join([
+        f"GAME illu PLAYER Carol PASSWORD {room.passwords[('illu', 'Carol')]} "
+        f"TURN {room.state().seq}", "STANDING NEVER INTERFERE", "", *odds]),
+        subject=f"RE: {report.subject}"))
+    assert room.state().attack is None and room.record().window is None
+    assert f"Line {3 + len(odds)}: {odds[-1]}" in answer[0].text

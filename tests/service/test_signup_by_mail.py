@@ -200,13 +200,19 @@ def test_a_seat_offered_is_taken_over_by_mail(room: Mailroom) -> None:
     assert room.record().audience.offered == ("Bob",)
     room.at(minutes=5)
     out = room.mail("Zoe", "TAKEOVER illu bob\n")
-    assert subjects(out)[0] == ("zoe", "[illu] Welcome to the game, Bob (The UFOs)")
-    assert "A new player now plays Bob's seat." in out[1].text
-    assert "zoe@example.org" not in out[1].text  # an address is nobody else's business
+    assert subjects(out)[:3] == [
+        ("zoe", "[illu] Welcome to the game, Bob (The UFOs)"),
+        ("bob", "[illu] The seat of Bob has passed to another player"),
+        ("zoe", "[illu] Turn 3: your move (Bob)")]
+    told = [m for m in out if m.to == "carol@example.org"]
+    assert "A new player now plays Bob's seat." in told[0].text
+    assert "zoe@example.org" not in told[0].text  # an address is nobody else's business
+    assert "zoe@example.org" not in out[1].text
     learn_passwords(room, "illu", out)
     room.addresses["Bob"] = "zoe@example.org"
     out = room.orders("Bob", "PASS", password="bob-illu-02", address="bob@example.org")
-    assert out == [] or "password" in out[0].text.lower()
+    assert subjects(out) == [
+        ("bob", "[illu] Not carried out: the seat of Bob is no longer yours")]
     out = room.orders("Bob", "PASS")
     assert "1 accepted" in out[0].subject
     out = room.mail("Yan", "TAKEOVER illu Bob\n")
@@ -296,6 +302,8 @@ LETTERS = {
     "unobserved": {"was": True},
     "seat_offered": {"seat": "Bo"},
     "takeover_refused": {"why": "not_offered", "seat": "Bo"},
+    "seat_passed": {"seat": "Bo"},
+    "seat_gone": {"seat": "Bo"},
     "observer_press": {"sender": "Bo", "message": "Hello."},
 }
 
@@ -323,11 +331,13 @@ def test_mail_still_queued_for_the_player_who_left_is_dropped(room: Mailroom) ->
     room.new_game("illu", PLAYERS)
     start = f"GAME illu PLAYER Carol PASSWORD {room.passwords[('illu', 'Carol')]}"
     room.service.receive(_raw("carol@example.org", f"{start}\nPASS\nEND\n", 1), room.now)
-    assert [i for i in room.store.outbox() if i.to == "bob@example.org"]  # not sent yet
+    before = {i.outbox_id for i in room.store.outbox() if i.to == "bob@example.org"}
+    assert before  # not sent yet
     gm.offer_seat(room.service, "illu", "Bob", room.now)
     room.service.receive(_raw("zoe@example.org", "TAKEOVER illu Bob\n", 2), room.now)
     queued = room.store.outbox()
-    assert not [i for i in queued if i.to == "bob@example.org"]
+    to_bob = [i for i in queued if i.to == "bob@example.org"]
+    assert len(to_bob) == 1 and to_bob[0].outbox_id not in before  # only: the seat passed on
     assert [i for i in queued if i.to == "zoe@example.org"]
 
 

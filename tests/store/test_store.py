@@ -196,7 +196,7 @@ def test_a_store_of_the_earlier_layout_is_refused_untouched(tmp_path: Path, left
     assert "new store folder" in str(refused.value.suggestion)
     assert [p.name for p in tmp_path.iterdir()] == [left]
     Store(tmp_path / "new")
-    assert (tmp_path / "new" / "format").read_text() == "3\n"
+    assert (tmp_path / "new" / "format").read_text() == "4\n"
     Store(tmp_path / "new")  # and opened again
 
 

@@ -240,7 +240,7 @@ def legacy_mail(path: Path, mail_id: str, message_id: str, seq: int, raw: bytes,
 
 def test_a_store_of_layout_2_keeps_its_mail(tmp_path: Path) -> None:
     """Mail received by layout 2 (a file each: inbox/<id>.mail waiting, mail/<aa>/<id>.mail
-    done) stays waiting, done and seen; the store says layout 3 from then on, so the pbem
+    done) stays waiting, done and seen; the store says format 4 from then on, so the pbem
     of layout 2 does not overlook the mail received since."""
     root = tmp_path / "store"
     for folder in ("inbox", "mail", "outbox", "games"):
@@ -252,7 +252,7 @@ def test_a_store_of_layout_2_keeps_its_mail(tmp_path: Path) -> None:
     legacy_mail(root / "inbox" / f"{waiting}.mail", waiting, "<waiting@x>", 7, b"waiting",
                 sender="ann@x")
     store = Store(root)
-    assert (root / "format").read_bytes() == b"3\n2\n"
+    assert (root / "format").read_bytes() == b"4\n2\n"
     assert store.raw_mail(done) == b"done" and store.raw_mail(waiting) == b"waiting"
     assert store.seen("<done@x>", "bob@x") and store.seen("<waiting@x>", "ann@x")
     assert not store.seen("<waiting@x>", "bob@x")
@@ -269,4 +269,4 @@ def test_a_store_of_layout_2_keeps_its_mail(tmp_path: Path) -> None:
     reopened = Store(root)
     assert reopened.raw_mail(waiting) == b"waiting" and reopened.raw_mail(new[0]) == b"new"
     assert reopened.receive_many([(b"copy", "<waiting@x>", "ann@x")], received_at=WHEN) == [None]
-    assert (root / "format").read_bytes() == b"3\n2\n"
+    assert (root / "format").read_bytes() == b"4\n2\n"

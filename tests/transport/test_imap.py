@@ -1,4 +1,4 @@
-"""IMAP intake against a real Dovecot on loopback."""
+"""IMAP intake against a real Dovecot and a real Cyrus IMAP on loopback."""
 
 from __future__ import annotations
 
@@ -13,17 +13,33 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from servers import Account, Dovecot, wait_until
+from servers import Account, Cyrus, MailServer, wait_until
 
 from pbem.errors import ConfigError, StoreError
 from pbem.transport.imap import (
+    FolderLayout,
     ImapConfig,
     ImapError,
+    ImapFolderError,
     ImapIntake,
     ImapLoginError,
     JsonFileCursor,
     UnprocessableMail,
 )
+
+
+@pytest.fixture(params=["dovecot", "cyrus", "inbox_dovecot", "inbox_slash_dovecot"])
+def server(request: pytest.FixtureRequest) -> MailServer:
+    """Each test on Dovecot (folders at the top), on Cyrus and on Dovecots with folders
+    under ``INBOX.`` and under ``INBOX/`` (where a folder at the top cannot be made)."""
+    found: MailServer = request.getfixturevalue(request.param)
+    return found
+
+
+@pytest.fixture
+def account(server: MailServer) -> Account:
+    """A fresh user with an empty mailbox on the test's server."""
+    return server.add_user()
 
 
 def mail(tag: str) -> bytes:
@@ -39,7 +55,7 @@ def tag_of(raw: bytes) -> str:
     return found.group(1).decode()
 
 
-def config_for(server: Dovecot, account: Account, **changes: object) -> ImapConfig:
+def config_for(server: MailServer, account: Account, **changes: object) -> ImapConfig:
     base = ImapConfig(
         "127.0.0.1",
         server.imap_port,
@@ -69,7 +85,7 @@ class Inbox:
 
 
 def intake_for(
-    server: Dovecot,
+    server: MailServer,
     account: Account,
     tmp_path: Path,
     inbox: Callable[[bytes], None],
@@ -85,78 +101,78 @@ def intake_for(
     )
 
 
-def tags_in(server: Dovecot, account: Account, folder: str) -> list[str]:
+def tags_in(server: MailServer, account: Account, folder: str) -> list[str]:
     return [tag_of(raw) for raw, _ in server.messages(account, folder)]
 
 
 def test_new_mail_is_delivered_then_moved_to_the_processed_folder(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
     for tag in ("a", "b", "c"):
-        dovecot.deliver(account, mail(tag))
+        server.deliver(account, mail(tag))
     inbox = Inbox()
-    intake = intake_for(dovecot, account, tmp_path, inbox)
+    intake = intake_for(server, account, tmp_path, inbox)
     try:
         assert intake.fetch_new() == 3
         assert intake.fetch_new() == 0
     finally:
         intake.close()
     assert inbox.tags == ["a", "b", "c"]
-    assert tags_in(dovecot, account, "INBOX") == []
-    done = dovecot.messages(account, "pbem-done")
+    assert tags_in(server, account, "INBOX") == []
+    done = server.messages(account, "pbem-done")
     assert [tag_of(raw) for raw, _ in done] == ["a", "b", "c"]
     # Fetched with BODY.PEEK[]: a person looking at the folder still sees them unread.
     assert all(b"\\Seen" not in flags for _, flags in done)
 
 
 def test_mail_stays_in_place_when_deliver_raises(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
     for tag in ("a", "b", "c"):
-        dovecot.deliver(account, mail(tag))
+        server.deliver(account, mail(tag))
     inbox = Inbox()
     inbox.fail["b"] = OSError("store is locked")
-    intake = intake_for(dovecot, account, tmp_path, inbox)
+    intake = intake_for(server, account, tmp_path, inbox)
     try:
         with pytest.raises(OSError, match="store is locked"):
             intake.fetch_new()
         assert inbox.tags == ["a"]
-        assert tags_in(dovecot, account, "INBOX") == ["b", "c"]
-        assert tags_in(dovecot, account, "pbem-done") == ["a"]
+        assert tags_in(server, account, "INBOX") == ["b", "c"]
+        assert tags_in(server, account, "pbem-done") == ["a"]
         del inbox.fail["b"]
         assert intake.fetch_new() == 2
     finally:
         intake.close()
     assert inbox.tags == ["a", "b", "c"]
-    assert tags_in(dovecot, account, "INBOX") == []
+    assert tags_in(server, account, "INBOX") == []
 
 
 def test_unprocessable_mail_goes_to_the_failed_folder(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
     for tag in ("a", "junk", "c"):
-        dovecot.deliver(account, mail(tag))
+        server.deliver(account, mail(tag))
     inbox = Inbox()
     inbox.fail["junk"] = UnprocessableMail("no text part")
-    intake = intake_for(dovecot, account, tmp_path, inbox)
+    intake = intake_for(server, account, tmp_path, inbox)
     try:
         assert intake.fetch_new() == 3
     finally:
         intake.close()
     assert inbox.tags == ["a", "c"]
-    assert tags_in(dovecot, account, "pbem-failed") == ["junk"]
-    assert tags_in(dovecot, account, "pbem-done") == ["a", "c"]
-    assert tags_in(dovecot, account, "INBOX") == []
+    assert tags_in(server, account, "pbem-failed") == ["junk"]
+    assert tags_in(server, account, "pbem-done") == ["a", "c"]
+    assert tags_in(server, account, "INBOX") == []
 
 
 def test_a_group_delivery_files_what_it_stored_and_leaves_the_rest(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
     """With ``deliver_group`` the fetched mails are stored together; a failure that is not
     the mail's fault stops the pass there: what came before is filed (the junk apart), that
     mail and the ones after it stay in the INBOX for the next pass, which takes them."""
     for tag in ("a", "junk", "b", "c", "d"):
-        dovecot.deliver(account, mail(tag))
+        server.deliver(account, mail(tag))
     groups: list[list[str]] = []
     store_down = True
 
@@ -168,42 +184,42 @@ def test_a_group_delivery_files_what_it_stored_and_leaves_the_rest(
                 OSError("store is locked")]
         return [None] * len(tags)
 
-    intake = ImapIntake(config_for(dovecot, account), Inbox(),
+    intake = ImapIntake(config_for(server, account), Inbox(),
                         JsonFileCursor(tmp_path / "cursor.json"), deliver_group=deliver_group)
     try:
         with pytest.raises(OSError, match="store is locked"):
             intake.fetch_new()
-        assert tags_in(dovecot, account, "pbem-done") == ["a", "b"]
-        assert tags_in(dovecot, account, "pbem-failed") == ["junk"]
-        assert tags_in(dovecot, account, "INBOX") == ["c", "d"]
+        assert tags_in(server, account, "pbem-done") == ["a", "b"]
+        assert tags_in(server, account, "pbem-failed") == ["junk"]
+        assert tags_in(server, account, "INBOX") == ["c", "d"]
         store_down = False
         assert intake.fetch_new() == 2
     finally:
         intake.close()
     assert groups == [["a", "junk", "b", "c", "d"], ["c", "d"]]
-    assert tags_in(dovecot, account, "pbem-done") == ["a", "b", "c", "d"]
-    assert tags_in(dovecot, account, "INBOX") == []
+    assert tags_in(server, account, "pbem-done") == ["a", "b", "c", "d"]
+    assert tags_in(server, account, "INBOX") == []
 
 
 def test_flag_mode_marks_mail_and_the_cursor_survives_a_restart(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
-    dovecot.deliver(account, mail("a"))
-    dovecot.deliver(account, mail("b"))
+    server.deliver(account, mail("a"))
+    server.deliver(account, mail("b"))
     inbox = Inbox()
-    first = intake_for(dovecot, account, tmp_path, inbox, processed_folder=None)
+    first = intake_for(server, account, tmp_path, inbox, processed_folder=None)
     try:
         assert first.fetch_new() == 2
     finally:
         first.close()
     saved = json.loads((tmp_path / "cursor.json").read_text())
     assert saved["last_uid"] == 2 and saved["uidvalidity"] > 0
-    kept = dovecot.messages(account, "INBOX")
+    kept = server.messages(account, "INBOX")
     assert [tag_of(raw) for raw, _ in kept] == ["a", "b"]
     assert all({b"\\Seen", b"\\Flagged"} <= set(flags) for _, flags in kept)
 
-    dovecot.deliver(account, mail("c"))
-    second = intake_for(dovecot, account, tmp_path, inbox, processed_folder=None)
+    server.deliver(account, mail("c"))
+    second = intake_for(server, account, tmp_path, inbox, processed_folder=None)
     try:
         assert second.fetch_new() == 1
     finally:
@@ -212,20 +228,20 @@ def test_flag_mode_marks_mail_and_the_cursor_survives_a_restart(
 
 
 def test_a_rebuilt_folder_is_reread_from_the_start(
-    dovecot: Dovecot, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    server: MailServer, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     for tag in ("a", "b", "c"):
-        dovecot.append(account, mail(tag), folder="orders")
+        server.append(account, mail(tag), folder="orders")
     inbox = Inbox()
-    intake = intake_for(dovecot, account, tmp_path, inbox, folder="orders")
+    intake = intake_for(server, account, tmp_path, inbox, folder="orders")
     try:
         assert intake.fetch_new() == 3
         old_validity, old_last = JsonFileCursor(tmp_path / "cursor.json").load()
         assert old_last == 3
-        with dovecot.client(account) as client:
-            client.delete_folder("orders")
-            client.create_folder("orders")
-        dovecot.append(account, mail("d"), folder="orders")  # UID 1 in the new folder
+        with server.client(account) as client:
+            client.delete_folder(server.full("orders"))
+            client.create_folder(server.full("orders"))
+        server.append(account, mail("d"), folder="orders")  # UID 1 in the new folder
         with caplog.at_level(logging.WARNING, logger="pbem.transport.imap"):
             assert intake.fetch_new() == 1
     finally:
@@ -237,19 +253,19 @@ def test_a_rebuilt_folder_is_reread_from_the_start(
 
 
 def test_a_rebuilt_folder_in_flag_mode_skips_mail_already_handled(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
     inbox = Inbox()
-    intake = intake_for(dovecot, account, tmp_path, inbox, folder="orders", processed_folder=None)
-    dovecot.append(account, mail("old"), folder="orders")
+    intake = intake_for(server, account, tmp_path, inbox, folder="orders", processed_folder=None)
+    server.append(account, mail("old"), folder="orders")
     try:
         assert intake.fetch_new() == 1
-        with dovecot.client(account) as client:
-            client.rename_folder("orders", "orders-old")
-            client.create_folder("orders")
-            client.select_folder("orders-old")
-            client.copy(client.search("ALL"), "orders")  # keeps \Seen \Flagged
-        dovecot.append(account, mail("new"), folder="orders")
+        with server.client(account) as client:
+            client.rename_folder(server.full("orders"), server.full("orders-old"))
+            client.create_folder(server.full("orders"))
+            client.select_folder(server.full("orders-old"))
+            client.copy(client.search("ALL"), server.full("orders"))  # keeps \Seen \Flagged
+        server.append(account, mail("new"), folder="orders")
         assert intake.fetch_new() == 1
     finally:
         intake.close()
@@ -257,16 +273,16 @@ def test_a_rebuilt_folder_in_flag_mode_skips_mail_already_handled(
 
 
 def test_idle_wakes_up_when_mail_arrives(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
-    intake = intake_for(dovecot, account, tmp_path, Inbox())
+    intake = intake_for(server, account, tmp_path, Inbox())
     try:
         assert intake.fetch_new() == 0
         started = time.monotonic()
         intake.wait(0.5)
         assert 0.4 < time.monotonic() - started < 3, "wait should end at its timeout"
 
-        timer = threading.Timer(0.3, dovecot.deliver, (account, mail("a")))
+        timer = threading.Timer(0.3, server.deliver, (account, mail("a")))
         timer.start()
         started = time.monotonic()
         intake.wait(20)
@@ -279,12 +295,12 @@ def test_idle_wakes_up_when_mail_arrives(
 
 
 def test_wait_returns_at_once_when_mail_is_already_waiting(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
-    intake = intake_for(dovecot, account, tmp_path, Inbox())
+    intake = intake_for(server, account, tmp_path, Inbox())
     try:
         intake.fetch_new()
-        dovecot.deliver(account, mail("a"))
+        server.deliver(account, mail("a"))
         started = time.monotonic()
         intake.wait(20)
         assert time.monotonic() - started < 2
@@ -292,8 +308,8 @@ def test_wait_returns_at_once_when_mail_is_already_waiting(
         intake.close()
 
 
-def test_wait_ends_when_stop_is_set(dovecot: Dovecot, account: Account, tmp_path: Path) -> None:
-    intake = intake_for(dovecot, account, tmp_path, Inbox())
+def test_wait_ends_when_stop_is_set(server: MailServer, account: Account, tmp_path: Path) -> None:
+    intake = intake_for(server, account, tmp_path, Inbox())
     stop = threading.Event()
     try:
         intake.fetch_new()
@@ -311,10 +327,10 @@ def idle_commands(caplog: pytest.LogCaptureFixture) -> int:
 
 
 def test_idle_is_renewed_before_idle_seconds(
-    dovecot: Dovecot, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    server: MailServer, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    renewing = intake_for(dovecot, account, tmp_path, Inbox(), idle_seconds=0.3)
-    steady = intake_for(dovecot, account, tmp_path, Inbox())
+    renewing = intake_for(server, account, tmp_path, Inbox(), idle_seconds=0.3)
+    steady = intake_for(server, account, tmp_path, Inbox())
     try:
         renewing.fetch_new()
         steady.fetch_new()
@@ -326,7 +342,7 @@ def test_idle_is_renewed_before_idle_seconds(
             caplog.clear()
             steady.wait(0.6)
             assert idle_commands(caplog) == 1
-        dovecot.deliver(account, mail("late"))
+        server.deliver(account, mail("late"))
         assert renewing.fetch_new() == 1  # the connection is still in a usable state
     finally:
         renewing.close()
@@ -334,23 +350,23 @@ def test_idle_is_renewed_before_idle_seconds(
 
 
 def test_run_survives_a_server_restart_losing_and_doubling_nothing(
-    dovecot: Dovecot, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    server: MailServer, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     inbox = Inbox()
-    intake = intake_for(dovecot, account, tmp_path, inbox)
+    intake = intake_for(server, account, tmp_path, inbox)
     stop = threading.Event()
     runner = threading.Thread(target=intake.run, args=(stop,))
     with caplog.at_level(logging.INFO, logger="pbem.transport.imap"):
         runner.start()
         try:
             for tag in ("a", "b", "c"):
-                dovecot.deliver(account, mail(tag))
+                server.deliver(account, mail(tag))
             assert wait_until(lambda: len(inbox.tags) == 3, timeout=10)
-            dovecot.stop()
+            server.stop()
             time.sleep(0.5)  # let run() notice and back off
-            dovecot.start()
+            server.start()
             for tag in ("d", "e", "f"):
-                dovecot.deliver(account, mail(tag))
+                server.deliver(account, mail(tag))
             assert wait_until(lambda: len(set(inbox.tags)) == 6, timeout=15), inbox.tags
         finally:
             stop.set()
@@ -360,18 +376,18 @@ def test_run_survives_a_server_restart_losing_and_doubling_nothing(
     # more (the store ignores it by Message-ID); each mail is filed once either way. (The
     # order is the server's UID order, which LMTP does not promise.)
     assert sorted(set(inbox.tags)) == ["a", "b", "c", "d", "e", "f"]
-    assert sorted(tags_in(dovecot, account, "pbem-done")) == ["a", "b", "c", "d", "e", "f"]
-    assert tags_in(dovecot, account, "INBOX") == []
+    assert sorted(tags_in(server, account, "pbem-done")) == ["a", "b", "c", "d", "e", "f"]
+    assert tags_in(server, account, "INBOX") == []
     assert "trying again in" in caplog.text
 
 
 def test_run_retries_a_mail_the_store_could_not_take(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
     inbox = Inbox()
     inbox.fail["a"] = OSError("store is locked")
-    intake = intake_for(dovecot, account, tmp_path, inbox)
-    dovecot.deliver(account, mail("a"))
+    intake = intake_for(server, account, tmp_path, inbox)
+    server.deliver(account, mail("a"))
     stop = threading.Event()
     runner = threading.Thread(target=intake.run, args=(stop,))
     runner.start()
@@ -383,13 +399,13 @@ def test_run_retries_a_mail_the_store_could_not_take(
     finally:
         stop.set()
         runner.join(10)
-    assert tags_in(dovecot, account, "pbem-done") == ["a"]
+    assert tags_in(server, account, "pbem-done") == ["a"]
 
 
 def test_login_failure_names_host_and_user(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
-    intake = intake_for(dovecot, account, tmp_path, Inbox(), password="wrong")
+    intake = intake_for(server, account, tmp_path, Inbox(), password="wrong")
     with pytest.raises(
         ImapLoginError, match=re.escape(f"login refused by 127.0.0.1 for {account.username}")
     ):
@@ -400,52 +416,59 @@ def test_login_failure_names_host_and_user(
 
 
 def test_check_is_empty_for_a_good_setup(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
-    assert intake_for(dovecot, account, tmp_path, Inbox()).check() == []
+    assert intake_for(server, account, tmp_path, Inbox()).check() == []
 
 
 def test_check_names_a_missing_folder_and_an_unreachable_server(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
-    problems = intake_for(dovecot, account, tmp_path, Inbox(), folder="Orders").check()
-    assert problems == [f"folder 'Orders' does not exist on 127.0.0.1:{dovecot.imap_port}"]
-    closed = intake_for(dovecot, account, tmp_path, Inbox(), port=1).check()
+    problems = intake_for(server, account, tmp_path, Inbox(), folder="Orders").check()
+    assert problems == [f"folder 'Orders' does not exist on 127.0.0.1:{server.imap_port}"]
+    closed = intake_for(server, account, tmp_path, Inbox(), port=1).check()
     assert len(closed) == 1 and "cannot connect to the IMAP server 127.0.0.1:1" in closed[0]
     with pytest.raises(ImapError, match="cannot connect"):
-        intake_for(dovecot, account, tmp_path, Inbox(), port=1).fetch_new()
+        intake_for(server, account, tmp_path, Inbox(), port=1).fetch_new()
 
 
 def test_check_warns_of_a_clear_text_password_off_loopback(
-    dovecot: Dovecot, account: Account, tmp_path: Path
+    server: MailServer, account: Account, tmp_path: Path
 ) -> None:
-    config = config_for(dovecot, account, host="192.0.2.1", timeout=0.2)
+    config = config_for(server, account, host="192.0.2.1", timeout=0.2)
     problems = ImapIntake(config, Inbox(), JsonFileCursor(tmp_path / "c.json")).check()
     assert "unencrypted" in problems[0]
 
 
 @pytest.mark.parametrize("security", ["tls", "starttls"])
 def test_tls_and_starttls_with_a_trusted_certificate(
-    dovecot: Dovecot, account: Account, tmp_path: Path, security: str
+    server: MailServer, account: Account, tmp_path: Path, security: str
 ) -> None:
-    if not dovecot.tls:
+    if not server.tls:
         pytest.skip("openssl is not installed, so the test Dovecot has no certificate")
-    port = dovecot.imaps_port if security == "tls" else dovecot.imap_port
-    trusted = dict(security=security, port=port, ca_file=str(dovecot.cert))
-    assert intake_for(dovecot, account, tmp_path, Inbox(), **trusted).check() == []
-    dovecot.deliver(account, mail("secret"))
+    port = server.imaps_port if security == "tls" else server.imap_port
+    trusted = dict(security=security, port=port, ca_file=str(server.cert))
+    assert intake_for(server, account, tmp_path, Inbox(), **trusted).check() == []
+    server.deliver(account, mail("secret"))
     inbox = Inbox()
-    intake = intake_for(dovecot, account, tmp_path, inbox, **trusted)
+    intake = intake_for(server, account, tmp_path, inbox, **trusted)
     try:
         assert intake.fetch_new() == 1
     finally:
         intake.close()
-    untrusted = intake_for(dovecot, account, tmp_path, Inbox(), security=security, port=port)
+    untrusted = intake_for(server, account, tmp_path, Inbox(), security=security, port=port)
     problems = untrusted.check()
     assert len(problems) == 1 and "certificate" in problems[0].lower()
 
 
-def test_server_without_idle_move_or_uidplus(bare_dovecot: Dovecot, tmp_path: Path) -> None:
+@pytest.mark.parametrize("bare", ["bare_dovecot", "bare_cyrus"])
+def test_server_without_idle_move_or_uidplus(
+    bare: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Polling, and COPY + EXPUNGE in place of MOVE (without UIDPLUS: a plain EXPUNGE).
+    Cyrus announces IDLE whatever ``suppress_capabilities`` says: there it is MOVE and
+    UIDPLUS only."""
+    bare_dovecot: MailServer = request.getfixturevalue(bare)
     account = bare_dovecot.add_user()
     for tag in ("a", "b"):
         bare_dovecot.deliver(account, mail(tag))
@@ -454,7 +477,7 @@ def test_server_without_idle_move_or_uidplus(bare_dovecot: Dovecot, tmp_path: Pa
     try:
         assert intake.fetch_new() == 2
         started = time.monotonic()
-        intake.wait(0.5)  # no IDLE: a plain sleep
+        intake.wait(0.5)  # no IDLE (Dovecot): a plain sleep
         assert time.monotonic() - started >= 0.5
     finally:
         intake.close()
@@ -462,7 +485,108 @@ def test_server_without_idle_move_or_uidplus(bare_dovecot: Dovecot, tmp_path: Pa
     assert tags_in(bare_dovecot, account, "INBOX") == []
     assert tags_in(bare_dovecot, account, "pbem-done") == ["a", "b"]
     problems = intake_for(bare_dovecot, account, tmp_path, inbox).check()
-    assert len(problems) == 1 and "does not offer IDLE" in problems[0]
+    if isinstance(bare_dovecot, Cyrus):
+        assert problems == []
+    else:
+        assert len(problems) == 1 and "does not offer IDLE" in problems[0]
+
+
+def refused_folder(server: MailServer) -> str:
+    """A folder name the server refuses to make: in another user's namespace on Cyrus,
+    too long for Dovecot."""
+    return "user.nobody-here.done" if isinstance(server, Cyrus) else "x" * 300
+
+
+def test_the_folder_layout_is_learned_and_mail_filed_where_the_server_allows(
+    server: MailServer, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Folders at the top on Dovecot, under INBOX. on Cyrus and Courier-like Dovecot:
+    handled mail is filed there, a ``/`` in a configured name is the server's separator;
+    the log says where at the first login."""
+    server.deliver(account, mail("a"))
+    inbox = Inbox()
+    intake = intake_for(server, account, tmp_path, inbox, processed_folder="Games/done")
+    try:
+        with caplog.at_level(logging.INFO, logger="pbem.transport.imap"):
+            assert intake.fetch_new() == 1
+    finally:
+        intake.close()
+    assert (f"handled mail is filed in {server.full('Games/done')!r}, failed mail in "
+            f"{server.full('pbem-failed')!r}") in caplog.text
+    assert intake.layout is not None
+    assert intake.layout == FolderLayout(server.personal_prefix, server.separator,
+                                         intake.layout.others)
+    assert inbox.tags == ["a"]
+    assert tags_in(server, account, "Games/done") == ["a"]
+    with server.client(account) as client:
+        names = {name for _, _, name in client.list_folders()}
+    assert {server.full("Games/done"), server.full("pbem-failed")} <= names
+
+
+def test_a_folder_the_server_refuses_stops_the_intake_loudly_and_is_told_once(
+    server: MailServer, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The processed folder cannot be made: an error when the session opens (before any
+    mail is taken), logged as an error at each try, told once, and named by the check."""
+    refused = refused_folder(server)
+    server.deliver(account, mail("a"))
+    inbox = Inbox()
+    told: list[ImapFolderError] = []
+    intake = ImapIntake(config_for(server, account, processed_folder=refused), inbox,
+                        JsonFileCursor(tmp_path / "cursor.json"), rng=random.Random(7),
+                        retry_base=0.1, retry_cap=0.2, folder_refused=told.append)
+    with pytest.raises(ImapFolderError) as raised:
+        intake.fetch_new()
+    assert raised.value.folder == refused and raised.value.name.endswith(refused)
+    stop = threading.Event()
+    runner = threading.Thread(target=intake.run, args=(stop,))
+    with caplog.at_level(logging.INFO, logger="pbem.transport.imap"):
+        runner.start()
+        try:
+            assert wait_until(lambda: sum(r.levelno == logging.ERROR
+                                          for r in caplog.records) >= 3, timeout=20)
+        finally:
+            stop.set()
+            runner.join(10)
+    assert [error.folder for error in told] == [refused]
+    assert inbox.tags == []
+    assert tags_in(server, account, "INBOX") == ["a"]  # waits on the server
+    problems = intake.check()
+    assert len(problems) == 1 and refused in problems[0]
+    assert problems[0].count("Make that folder") == 1
+
+
+def test_a_folder_the_server_will_not_file_into_is_told_once(
+    cyrus: Cyrus, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The processed folder exists but its ACL lets the account not file into it (Cyrus):
+    the mail stays in the INBOX, each try is an error in the log, the game master is told
+    once."""
+    account = cyrus.add_user()
+    with cyrus.client(account) as client:
+        client.create_folder("INBOX.pbem-done")
+    with cyrus.admin() as admin:  # no "i" (insert) right; the owner cannot take it away
+        admin.setacl(f"user.{account.username}.pbem-done", account.username, "lrs")
+    cyrus.deliver(account, mail("a"))
+    inbox = Inbox()
+    told: list[ImapFolderError] = []
+    intake = ImapIntake(config_for(cyrus, account), inbox,
+                        JsonFileCursor(tmp_path / "cursor.json"), rng=random.Random(7),
+                        retry_base=0.1, retry_cap=0.2, folder_refused=told.append)
+    stop = threading.Event()
+    runner = threading.Thread(target=intake.run, args=(stop,))
+    with caplog.at_level(logging.INFO, logger="pbem.transport.imap"):
+        runner.start()
+        try:
+            assert wait_until(lambda: sum(r.levelno == logging.ERROR
+                                          for r in caplog.records) >= 3, timeout=20)
+        finally:
+            stop.set()
+            runner.join(10)
+    assert [(error.folder, error.name) for error in told] == [("pbem-done", "INBOX.pbem-done")]
+    assert set(inbox.tags) == {"a"}  # stored (again at each try: the store ignores repeats)
+    assert tags_in(cyrus, account, "INBOX") == ["a"]
+    assert "refuses to file into it" in caplog.text
 
 
 def test_json_cursor_round_trips_and_reports_damage(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
-"""The IMAP intake's ``route`` against a real Dovecot: a mail held stays untouched in the
-folder and is looked at again (without a busy loop) until the route takes it; a mail refiled
-moves into another folder of the account, marked so the intake there knows it."""
+"""The IMAP intake's ``route`` against a real Dovecot and a real Cyrus: a mail held stays
+untouched in the folder and is looked at again (without a busy loop) until the route takes
+it; a mail refiled moves into another folder of the account, marked so the intake there
+knows it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from servers import Account, Dovecot
+import pytest
+from servers import Account, MailServer
 
 from pbem.transport.imap import (
     HOLD_SECONDS,
@@ -21,6 +23,17 @@ from pbem.transport.imap import (
     Router,
 )
 
+
+@pytest.fixture(params=["dovecot", "cyrus"])
+def server(request: pytest.FixtureRequest) -> MailServer:
+    """Dovecot (folders at the top) and Cyrus (folders under INBOX.)."""
+    found: MailServer = request.getfixturevalue(request.param)
+    return found
+
+
+@pytest.fixture
+def account(server: MailServer) -> Account:
+    return server.add_user()
 
 def mail(tag: str) -> bytes:
     return (f"From: alice@example.org\r\nTo: game@pbem.test\r\nSubject: {tag}\r\n"
@@ -49,7 +62,7 @@ class Holding:
         return Aside("pbem-b") if tag.startswith("refile") else None
 
 
-def intake(server: Dovecot, account: Account, cursor: Path, folder: str, taken: list[str],
+def intake(server: MailServer, account: Account, cursor: Path, folder: str, taken: list[str],
            route: Router) -> ImapIntake:
     def deliver(raws: Sequence[bytes]) -> list[BaseException | None]:
         taken.extend(tag_of(raw) for raw in raws)
@@ -62,18 +75,18 @@ def intake(server: Dovecot, account: Account, cursor: Path, folder: str, taken: 
 
 
 def test_a_held_mail_waits_untouched_and_a_refiled_one_moves_marked(
-        dovecot: Dovecot, account: Account, tmp_path: Path) -> None:
+        server: MailServer, account: Account, tmp_path: Path) -> None:
     for tag in ("a", "hold1", "refile1", "b"):
-        dovecot.deliver(account, mail(tag))
+        server.deliver(account, mail(tag))
     taken: list[str] = []
     route = Holding()
-    a = intake(dovecot, account, tmp_path / "a.json", "INBOX", taken, route)
+    a = intake(server, account, tmp_path / "a.json", "INBOX", taken, route)
     try:
         assert a.fetch_new() == 2
         assert taken == ["a", "b"]
-        [(raw, flags)] = dovecot.messages(account, "INBOX")
+        [(raw, flags)] = server.messages(account, "INBOX")
         assert tag_of(raw) == "hold1" and b"\\Seen" not in flags  # untouched
-        [(raw, flags)] = dovecot.messages(account, "pbem-b")
+        [(raw, flags)] = server.messages(account, "pbem-b")
         assert tag_of(raw) == "refile1" and REFILED in flags
         # Nothing new: the wait neither returns at once for the held mail nor sleeps the
         # whole poll: it looks again after HOLD_SECONDS.
@@ -85,9 +98,9 @@ def test_a_held_mail_waits_untouched_and_a_refiled_one_moves_marked(
         assert a.fetch_new() == 1 and taken == ["a", "b", "hold1"]
     finally:
         a.close()
-    assert [tag_of(raw) for raw, _ in dovecot.messages(account, "INBOX-done")] == [
+    assert [tag_of(raw) for raw, _ in server.messages(account, "INBOX-done")] == [
         "a", "b", "hold1"]
-    assert dovecot.messages(account, "INBOX") == []
+    assert server.messages(account, "INBOX") == []
     # The intake of the other folder is told the mail was refiled there.
     asked: list[tuple[str, bool]] = []
 
@@ -95,7 +108,7 @@ def test_a_held_mail_waits_untouched_and_a_refiled_one_moves_marked(
         asked.extend((tag_of(raw), refiled) for raw, refiled in mails)
         return [None] * len(mails)
 
-    b = intake(dovecot, account, tmp_path / "b.json", "pbem-b", taken, note)
+    b = intake(server, account, tmp_path / "b.json", "pbem-b", taken, note)
     try:
         assert b.fetch_new() == 1
     finally:
