@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import email.policy
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -217,20 +216,18 @@ class Postmaster:
         self._commit(mail_id, "failed", meta, told + self._failures_told(meta, now, mail_id))
 
     def tell_failures(self, now: datetime) -> None:
-        """Send the game master the notices of mails that broke, of order mails dropped and
-        of mails given up since the last ones, once the ``ALERT_INTERVAL`` since those is out
-        (held lock required; the deadline tick calls it)."""
+        """Send the game master the notices of mails that broke and of order mails dropped
+        since the last ones, once the ``ALERT_INTERVAL`` since those is out (held lock
+        required; the deadline tick calls it)."""
         meta = self._meta(now)
         entry = self.store.log_length(POSTMASTER)
         items = self._failures_told(meta, now, f"summary-{entry}") if meta["unreported"] \
             else []
         floods = self._floods_told(meta, now, f"summary-{entry}")
-        gave_up = self._given_up_told(meta, now, f"summary-{entry}")
-        if items or floods or gave_up:
+        if items or floods:
             self.store.commit(POSTMASTER, log_entries=[{"failures_told": len(items),
-                                                        "floods_told": len(floods),
-                                                        "given_up_told": len(gave_up)}],
-                              snapshot=None, meta=meta, outbox=items + floods + gave_up)
+                                                        "floods_told": len(floods)}],
+                              snapshot=None, meta=meta, outbox=items + floods)
 
     def _failures_told(self, meta: dict[str, Any], now: datetime,
                        mail_id: str) -> list[OutboxItem]:
@@ -277,41 +274,19 @@ class Postmaster:
     def given_up(self, item: OutboxItem, error: str, now: datetime) -> None:
         """Tell the game master that the daemon gave up a mail (refused for good, or too
         often): it stays in the store, unsent, for ``pbem outbox retry``. Not for mail to
-        the game master's own address, which would only be given up in turn. Grouped as the
-        notices of mails that broke: at once if none went in the last ``ALERT_INTERVAL``,
-        else in the next, which counts the mails given up since and names their errors'
-        kinds (held lock required)."""
+        the game master's own address, which would only be given up in turn."""
         if not self.sender.gm_address or item.to == self.sender.gm_address:
             return
         subject = str(BytesHeaderParser(policy=email.policy.default).parsebytes(item.raw)[
             "Subject"] or "")
-        meta = self._meta(now)
-        meta["gave_up"] = {"to": item.to, "subject": subject, "error": error,
-                           "game": "" if item.game_id == POSTMASTER else item.game_id}
-        code = re.search(r"\b[45]\d\d\b", error)
-        kind = code.group() if code else (error.split(":", 1)[0] or "?")
-        meta["gave_up_kinds"][kind] = meta["gave_up_kinds"].get(kind, 0) + 1
+        # Each give-up its own notice: a mail queued again may be given up again.
         entry = self.store.log_length(POSTMASTER)
+        notice = self._to_gm(f"{POSTMASTER}-given-up-{entry}", "mail_given_up", now,
+                             to=item.to, subject=subject, error=error,
+                             mail_game="" if item.game_id == POSTMASTER else item.game_id)
         self.store.commit(POSTMASTER, log_entries=[{"given_up": item.outbox_id, "to": item.to,
                                                     "error": error}],
-                          snapshot=None, meta=meta,
-                          outbox=self._given_up_told(meta, now, str(entry)))
-
-    def _given_up_told(self, meta: dict[str, Any], now: datetime,
-                       entry: str) -> list[OutboxItem]:
-        """The notice to the game master of the mails given up and not told of yet, if one
-        is due (``meta`` updated); else nothing."""
-        kinds, last = meta["gave_up_kinds"], meta["gave_up_alerted"]
-        if not self.sender.gm_address or not kinds or (
-                last is not None and now - parse_iso(last) < ALERT_INTERVAL):
-            return []
-        latest = meta["gave_up"]
-        meta["gave_up_alerted"], meta["gave_up_kinds"] = iso(now), {}
-        return [self._to_gm(f"{POSTMASTER}-given-up-{entry}", "mail_given_up", now,
-                            to=latest["to"], subject=latest["subject"],
-                            error=latest["error"], mail_game=latest["game"],
-                            count=sum(kinds.values()), kinds=sorted(kinds.items()),
-                            minutes=ALERT_INTERVAL // timedelta(minutes=1))]
+                          snapshot=None, outbox=[notice])
 
     def login_refused(self, what: str, error: str, steps: str, now: datetime) -> None:
         """Tell the game master that the mail provider refuses the daemon's ``what`` login
@@ -382,12 +357,7 @@ class Postmaster:
                 # (how many, the games they named).
                 "flooded": {a: (int(n), list(g)) for a, (n, g) in
                             meta.get("flooded", {}).items()},
-                "flood_alerted": meta.get("flood_alerted"),
-                # Mails given up, not told yet: the latest, and how many of each error's
-                # kind (its first word: an SMTP code, an exception's name).
-                "gave_up": dict(meta.get("gave_up", {})),
-                "gave_up_kinds": dict(meta.get("gave_up_kinds", {})),
-                "gave_up_alerted": meta.get("gave_up_alerted")}
+                "flood_alerted": meta.get("flood_alerted")}
 
     def flooding(self, sender: str, now: datetime) -> bool:
         """Count this mail; True when the sender passed the hourly limit."""
