@@ -40,7 +40,6 @@ from pbem.errors import AddressError, ConfigError
 from pbem.mail.address import deliverable, mail_address
 from pbem.reports.languages import LANGUAGES
 from pbem.service.settings import STRANGER_REPLIES, Sender
-from pbem.transport import dkimcheck
 
 # The service and the mail transports load only when a command needs them: reading the
 # configuration is part of every `pbem` command, which starts at once (bench/cli_start.py).
@@ -382,7 +381,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
                               "trusted_authserv_id is not set.",
                               suggestion="Set trusted_authserv_id to the name the listener's "
                               "Authentication-Results header is to carry (this host's name).")
-        if check_dkim and not dkimcheck.available():
+        if check_dkim and not _dkim_available():
             raise ConfigError(f"In {origin}, [listener] check_dkim is on but dkimpy is not "
                               "installed.", suggestion="pip install 'pbem[dkim]'")
         listener = ListenerSettings(host=listener_section.text("host", "127.0.0.1"),
@@ -415,6 +414,14 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         log_format=cast(LogFormat, daemon.choice("log_format", "text", LOG_FORMATS)),
         metrics_file=None if metrics == Path() else metrics,
     )
+
+
+def _dkim_available() -> bool:
+    """Whether the listener can check DKIM (imported here only: ``pbem games`` and the
+    other commands that read the configuration load no transport)."""
+    from pbem.transport.dkimcheck import available
+
+    return available()
 
 
 def _secret(reader: _Reader, env: Mapping[str, str], name: str) -> str | None:
