@@ -87,7 +87,8 @@ OPTION_HELP = (
     "rules' variants (docs/cards.md): network_goal=20|25, uncontrolled_refill=0|3, "
     "media_alignment=no|yes, victory_groups=by_players|8..13, max_turns=0 (no cap) or more. "
     "The house rules (docs/service.md): press=white|grey|none, press_in_attack=yes|no, "
-    "absence_days=14 (0..365), absence_days_per_game=28 (0..365), stand_in=wait|pass|bot. "
+    "absence_days=14 (0..365), absence_days_per_game=28 (0..365), stand_in=wait|pass|bot, "
+    "require_dkim=no|yes (orders only with an aligned DKIM pass). "
     "`pbem game options` lists them with what each does.")
 
 

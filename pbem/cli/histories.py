@@ -41,6 +41,7 @@ def history_command(game_id: str, player: str | None, **kw: Any) -> None:
     treasury of a game in progress. Keep it to yourself."""
     from pbem.orders.names import NameMatcher
     from pbem.service import history
+    from pbem.service.postmaster import forged_for
 
     where = where_of(kw)
     with session(where) as service:
@@ -53,7 +54,15 @@ def history_command(game_id: str, player: str | None, **kw: Any) -> None:
                                      what="player").match(player)
             except PbemError as error:
                 raise click.BadParameter(explain(error), param_hint="--player") from error
+        forged = forged_for(service.store, game_id) if player is None else []
     click.echo(history.timeline_text(cards, record, player), nl=False)
+    if forged:  # the game master's view: mail the trusted mail server called forged
+        click.echo(f"\nMail naming {game_id} set aside as forged, by the word of the trusted "
+                   f"mail server ({len(forged)}; not read, not answered):")
+        for mail in forged[-50:]:
+            click.echo(f"  {mail['at']}  {mail['sender']}  {mail['verdict']}")
+        if len(forged) > 50:
+            click.echo(f"  (the last 50 of {len(forged)})")
 
 
 @click.command("export")

@@ -70,8 +70,8 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "store": ("path",),
     "mail": ("address", "name", "domain", "gm_address", "gm_language", "gm_timezone",
              "templates", "max_kib", "mails_per_hour", "stranger_replies", "envelope_from",
-             "address_per_game"),
-    "listener": ("enabled", "host", "port", "accept", "tls_cert", "tls_key"),
+             "address_per_game", "trusted_authserv_id"),
+    "listener": ("enabled", "host", "port", "accept", "tls_cert", "tls_key", "check_dkim"),
     "imap": ("host", "port", "security", "username", "password", "folder",
              "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
              "ca_file", "auth", "answer_earlier_mail"),
@@ -97,6 +97,9 @@ class ListenerSettings:
     # A certificate (PEM, its chain after it) and its key: the listener offers STARTTLS.
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    # Check each mail's DKIM signatures and say so in an Authentication-Results header of
+    # [mail] trusted_authserv_id on top (pbem.transport.dkimcheck; dkimpy needed).
+    check_dkim: bool = False
 
     @property
     def loopback(self) -> bool:
@@ -139,6 +142,8 @@ class DaemonConfig:
     max_mail_bytes: int = 256 * 1024
     mails_per_hour: int = 60
     stranger_replies: int = STRANGER_REPLIES  # an hour, in all, to no player's address
+    # The mail server whose Authentication-Results header is believed ("": none).
+    trusted_authserv_id: str = ""
     listener: ListenerSettings | None = field(default_factory=ListenerSettings)
     imap: ImapConfig | None = None
     smtp: SmtpSettings | None = None
@@ -168,7 +173,8 @@ class DaemonConfig:
 
         return ServiceConfig(sender=self.sender, max_mail_bytes=self.max_mail_bytes,
                              mails_per_hour=self.mails_per_hour,
-                             stranger_replies=self.stranger_replies)
+                             stranger_replies=self.stranger_replies,
+                             trusted_authserv_id=self.trusted_authserv_id)
 
 
 def find_config(given: Path | None = None, env: Mapping[str, str] | None = None, *,
@@ -369,10 +375,20 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
             raise ConfigError(f"In {origin}, [listener] has one of tls_cert and tls_key "
                               "without the other.",
                               suggestion="Give both (the certificate and its key), or neither.")
+        check_dkim = listener_section.flag("check_dkim", False)
+        if check_dkim and not read["mail"].text("trusted_authserv_id", "").strip():
+            raise ConfigError(f"In {origin}, [listener] check_dkim is on but [mail] "
+                              "trusted_authserv_id is not set.",
+                              suggestion="Set trusted_authserv_id to the name the listener's "
+                              "Authentication-Results header is to carry (this host's name).")
+        if check_dkim and not _dkim_available():
+            raise ConfigError(f"In {origin}, [listener] check_dkim is on but dkimpy is not "
+                              "installed.", suggestion="pip install 'pbem[dkim]'")
         listener = ListenerSettings(host=listener_section.text("host", "127.0.0.1"),
                                     port=listener_section.whole("port", 2525, 0, 65535),
                                     accept=accept, tls_cert=None if cert == Path() else cert,
-                                    tls_key=None if key == Path() else key)
+                                    tls_key=None if key == Path() else key,
+                                    check_dkim=check_dkim)
     if listener is None and imap is None:
         raise ConfigError(f"In {origin}, no mail comes in: the listener is off and there is "
                           "no [imap] section.",
@@ -388,6 +404,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         max_mail_bytes=mail.whole("max_kib", 256, 1, 100 * 1024) * 1024,
         mails_per_hour=mail.whole("mails_per_hour", 60, 1, 1_000_000),
         stranger_replies=mail.whole("stranger_replies", STRANGER_REPLIES, 0, 1_000_000),
+        trusted_authserv_id=mail.text("trusted_authserv_id", "").strip(),
         listener=listener, imap=imap,
         smtp=_smtp(read["smtp"], env, oauth, logins) if "smtp" in data else None,
         maildir=read["maildir"].path("path", store / "maildirs"),
@@ -397,6 +414,14 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         log_format=cast(LogFormat, daemon.choice("log_format", "text", LOG_FORMATS)),
         metrics_file=None if metrics == Path() else metrics,
     )
+
+
+def _dkim_available() -> bool:
+    """Whether the listener can check DKIM (imported here only: ``pbem games`` and the
+    other commands that read the configuration load no transport)."""
+    from pbem.transport.dkimcheck import available
+
+    return available()
 
 
 def _secret(reader: _Reader, env: Mapping[str, str], name: str) -> str | None:

@@ -63,6 +63,7 @@ from pbem.errors import StoreError, disk_trouble
 from pbem.mail.address import address_detail
 from pbem.service.service import BATCH, Service
 from pbem.store import Store
+from pbem.transport import dkimcheck
 from pbem.transport.imap import ImapIntake
 from pbem.transport.listener import SmtpListener, server_tls
 from pbem.transport.sender import MaildirSender, Sender, SmtpSender
@@ -147,7 +148,12 @@ class Daemon:
     # ---- intake -------------------------------------------------------------------------
 
     def deliver_smtp(self, raw: bytes, envelope_from: str, rcpt_tos: list[str]) -> None:
-        """Store a mail the SMTP listener took; returns once it is durable."""
+        """Store a mail the SMTP listener took; returns once it is durable. With
+        ``[listener] check_dkim``, its DKIM signatures are checked first and the verdict
+        written on top (``pbem.transport.dkimcheck``)."""
+        listener = self.config.listener
+        if listener is not None and listener.check_dkim:
+            raw = dkimcheck.stamp(raw, self.config.trusted_authserv_id)
         self._intake.deliver_smtp(raw, envelope_from, rcpt_tos)
 
     def deliver_imap_group(self, raws: Sequence[bytes]) -> list[BaseException | None]:

@@ -44,6 +44,12 @@ _STAND_IN = re.compile(rb"X-Pbem-Too-Big: (\d{1,12})\r?\n")
 _MAX_STAND_IN_HEAD = 64 * 1024  # bytes of a head a stand-in keeps; no real head is longer
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
 
+# Lines of a mail's text read as orders (not blank, not quoted), at most: one mail is
+# answered once, and no game needs more lines in one mail (issue 44: a mail of 10,000
+# STATUS lines). Each line costs a parse and a step's work.
+MAX_LINES = 1000
+_ORDER_LINE = re.compile(r"^[ \t]*[^\s>]", re.M)
+
 _QUOTED_START_LINE = re.compile(r"^[ \t]*>[ \t>]*game[ \t]+\S+", re.I | re.M)
 # The stdlib parser is quadratic in the number of parts, recurses once per nesting level,
 # and its header parser is quadratic in a header's length (an 8 KB From took 1.4 s); no
@@ -89,7 +95,8 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
     with a defect), format=flowed is undone, HTML becomes lines with blockquotes as '> ',
     line ends are LF, trailing white space and blank end lines are gone, and invisible
     characters (BOM, zero-width space) are dropped and no-break spaces made spaces, so a
-    signature line "-- " reads "--". Automatic mail is returned with its first part's text
+    signature line "-- " reads "--". A text of more than ``MAX_LINES`` lines (not blank, not
+    quoted) is refused (``too_many_lines``). Automatic mail is returned with its first part's text
     and never raised; over-size mail (checked first, on ``len(raw)``, or a ``stand_in`` for
     one), mail without orders and mail too damaged to read raise MailFormatError with a
     message for the sender.
@@ -117,6 +124,9 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
         if automatic is not None:  # never acted on: keep the human-readable notice
             return _inbound(envelope, text, source, automatic, defects)
         if START_LINE.search(text) or SERVER_LINE.search(text):
+            lines = _order_lines(text)
+            if lines > MAX_LINES:
+                raise MailFormatError(key="too_many_lines", lines=lines, limit=MAX_LINES)
             return _inbound(envelope, text, source, automatic, defects)
         texts.append(text)
     if automatic is not None:
@@ -126,6 +136,11 @@ def parse_mail(raw: bytes, *, max_bytes: int = 256 * 1024) -> InboundMail:
         raise MailFormatError(key="damaged", damage=damage, example=START_LINE_EXAMPLE)
     quoted = any(_QUOTED_START_LINE.search(text) for text in texts)
     raise MailFormatError(key="no_orders", quoted=quoted, example=START_LINE_EXAMPLE)
+
+
+def _order_lines(text: str) -> int:
+    """The lines of ``text`` that are neither blank nor quoted."""
+    return len(_ORDER_LINE.findall(text))
 
 
 def stand_in(raw: bytes) -> bytes:

@@ -5,7 +5,7 @@ that is not blank, quoted (``>``) or a comment (``#``) is one of
     LIST
     JOIN <game> AS <name> [PREFER <Illuminati>, <Illuminati>, ...]
     OBSERVE <game>
-    UNOBSERVE <game>
+    UNOBSERVE <game> [<code>]   (the code the observer was mailed to confirm, if asked)
     TAKEOVER <game> <seat>
 
 One such order a mail; the lines after it are not read. See docs/orders.md, "Joining a game".
@@ -25,7 +25,7 @@ FORMS = ("HELP", "LIST", "JOIN <game> AS <name> [PREFER <Illuminati>, ...]", "OB
          "UNOBSERVE <game>", "TAKEOVER <game> <seat>")
 _WORDS = ("help", "list", "join", "observe", "unobserve", "takeover")
 _JOIN = re.compile(r"join\s+(\S+)\s+as\s+(.+?)(\s+prefer(?:\s+(.*))?)?", re.IGNORECASE)
-_GAME = re.compile(r"(observe|unobserve)\s+(\S+)", re.IGNORECASE)
+_GAME = re.compile(r"(observe|unobserve)\s+(\S+)(?:\s+([0-9A-Za-z]{1,20}))?", re.IGNORECASE)
 _TAKEOVER = re.compile(r"takeover\s+(\S+)\s+(.+)", re.IGNORECASE)
 
 
@@ -54,6 +54,7 @@ class Observe:
 @dataclass(frozen=True)
 class Unobserve:
     game: str
+    code: str = ""  # the confirmation the observer was mailed, when one is needed
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,10 @@ def lobby_order(text: str) -> LobbyOrder | None:
     elif word == "takeover" and (taken := _TAKEOVER.fullmatch(line)):
         return Takeover(taken.group(1), taken.group(2).strip())
     elif (named := _GAME.fullmatch(line)) is not None:
-        return Observe(named.group(2)) if word == "observe" else Unobserve(named.group(2))
+        if word == "observe" and named.group(3) is None:
+            return Observe(named.group(2))
+        if word == "unobserve":
+            return Unobserve(named.group(2), named.group(3) or "")
     form = next(f for f in FORMS if f.split()[0].casefold() == word)
     raise OrderSyntaxError(line=number, text=line, key="lobby_form", hint="write_as",
                            usage=form)

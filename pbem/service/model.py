@@ -120,6 +120,9 @@ class HouseRules:
     # Who plays an absent player's turn: "wait" (the deadline moves to the absence's end),
     # "pass" (the turn passes at once, no miss counted), "bot" (a bot plays the seat).
     stand_in: str = "wait"
+    # Orders are taken only from mail whose From domain's DKIM signature passed, by the word
+    # of the trusted mail server ([mail] trusted_authserv_id), besides the password.
+    require_dkim: bool = False
 
 
 HOUSE_CHOICES: dict[str, tuple[str, ...]] = {
@@ -139,6 +142,8 @@ HOUSE_DOCS: dict[str, str] = {
     "absence_days_per_game": "All of one player's absences together, in days.",
     "stand_in": "While a player is away: wait (their deadline moves to the absence's end), "
                 "pass (their turn passes at once, no miss counted) or bot (a bot plays it).",
+    "require_dkim": "yes: orders are taken only from mail with an aligned DKIM pass by the "
+                    "trusted mail server ([mail] trusted_authserv_id), besides the password.",
 }
 """What each house rule does, for ``pbem game options`` (docs/service.md says more)."""
 

@@ -10,7 +10,7 @@ else.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Literal
 
 from pbem.engine.events import Event
@@ -49,6 +49,16 @@ class Notice:
     def news_since(self) -> int | None:
         """The log entry the mail's news start at; None: at the reader's last report."""
         return None
+
+    def folds(self, earlier: Notice) -> Notice | None:
+        """This notice standing for ``earlier`` too (one mail for both), or None when each
+        is a mail of its own. One mail gets at most one answer of each kind: a mail of
+        10,000 STATUS lines gets one report (issue 44)."""
+        return None
+
+    def cancels(self, earlier: Notice) -> bool:
+        """True when this notice undoes ``earlier`` of the same step: neither is mailed."""
+        return False
 
     @property
     def reply_to(self) -> str | None:
@@ -131,6 +141,9 @@ class StatusReport(Notice):
 
     kind = "status"
 
+    def folds(self, earlier: Notice) -> Notice | None:
+        return self if type(earlier) is StatusReport and earlier.to == self.to else None
+
 
 @dataclass(frozen=True)
 class GameOver(Notice):
@@ -174,6 +187,14 @@ class HistoryReply(Notice):
     kind = "history"
     turns: int | None = None  # the last so many turns; None: all
 
+    def folds(self, earlier: Notice) -> Notice | None:
+        """One history for the reader, as long as the longest asked."""
+        if not isinstance(earlier, HistoryReply) or earlier.to != self.to:
+            return None
+        wanted = (None if self.turns is None or earlier.turns is None
+                  else max(self.turns, earlier.turns))
+        return replace(self, turns=wanted)
+
 
 @dataclass(frozen=True)
 class GmNews(Notice):
@@ -194,6 +215,10 @@ class HelpReply(Notice):
     kind = "help"
     topic: str = ""
     forms: tuple[str, ...] = ()
+
+    def folds(self, earlier: Notice) -> Notice | None:
+        return self if (isinstance(earlier, HelpReply) and earlier.to == self.to
+                        and earlier.topic.casefold() == self.topic.casefold()) else None
 
 
 @dataclass(frozen=True)
@@ -268,6 +293,21 @@ class Absent(Notice):
     stand_in: str  # the house rule: "wait", "pass" or "bot"
     cancelled: bool = False
     by_gm: bool = False  # cancelled by the game master
+
+    def folds(self, earlier: Notice) -> Notice | None:
+        """One mail to a reader about one absence, as it stands after the whole mail."""
+        return self if self._same(earlier) else None
+
+    def cancels(self, earlier: Notice) -> bool:
+        """An absence set and cancelled in one mail is no news to the others: 50 SET
+        ABSENCE and CANCEL ABSENCE pairs in one mail make no mail to them (issue 44)."""
+        return (self.cancelled and not self.by_gm and self._same(earlier)
+                and isinstance(earlier, Absent) and not earlier.cancelled)
+
+    def _same(self, earlier: Notice) -> bool:
+        return (isinstance(earlier, Absent) and earlier.to == self.to
+                and (earlier.player, earlier.start, earlier.end)
+                == (self.player, self.start, self.end))
 
 
 KINDS: dict[str, type[Notice]] = {c.kind: c for c in (

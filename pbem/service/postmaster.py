@@ -20,8 +20,10 @@ from typing import Any
 
 from pbem.errors import AddressError
 from pbem.mail.address import mail_address, maildir_folder
+from pbem.mail.authresults import Verdict
 from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
+from pbem.service.gate import Gate
 from pbem.service.mails import outbox_item
 from pbem.service.model import Seat, iso, parse_iso
 from pbem.service.settings import STRANGER_REPLIES, Sender
@@ -45,11 +47,13 @@ class Postmaster:
     an hour in all."""
 
     def __init__(self, store: GameStore, sender: Sender, mails_per_hour: int,
-                 stranger_replies: int = STRANGER_REPLIES) -> None:
+                 stranger_replies: int = STRANGER_REPLIES, *, gate: Gate | None = None) -> None:
         self.store = store
         self.sender = sender
         self.mails_per_hour = mails_per_hour
-        self.stranger_replies = stranger_replies
+        # The replies to strangers are counted with the lobby's and the games' (one budget).
+        self.gate = gate if gate is not None else Gate(stranger_replies)
+        self.stranger_replies = self.gate.stranger_replies
         self.counter = FloodCounter(mails_per_hour)
 
     def ensure(self) -> None:
@@ -68,7 +72,8 @@ class Postmaster:
               until: datetime | None = None, reader: Seat | None = None,
               tell_gm: tuple[str, dict[str, Any]] | None = None,
               own_suggestion: bool = False, mail_game: str = "",
-              flooded: str | None = None) -> None:
+              flooded: str | None = None,
+              alert: tuple[str, dict[str, Any]] | None = None) -> None:
         """Answer a stranger or a failure, as the ``reader`` (a known player's seat) wants
         their mail (language, time zone, HTML), in English and UTC for a stranger (``reader``
         None); change nothing. ``tell_gm`` (a template and its words) goes to the game master
@@ -85,7 +90,8 @@ class Postmaster:
         (``mails_of``). ``flooded``: the mail, dropped unread past the hourly limit of its
         address, carried orders for that game (its start line's name, "" if none reads):
         the game master is told, the mails of every address grouped in one notice at most
-        every ``ALERT_INTERVAL``."""
+        every ``ALERT_INTERVAL``. ``alert`` (a template and its words) goes to the game
+        master whether the mail is answered or not."""
         meta = self._meta(now)
         answer, items = self._answer(meta, mail_id, to, problem, now, game=game, games=games,
                                      message=message, suggestion=suggestion,
@@ -101,7 +107,23 @@ class Postmaster:
             meta["flooded"] = dict(list({**meta["flooded"], to: (count + 1, named)}.items())
                                    [-FLOODED_KEPT:])
             items += self._floods_told(meta, now, mail_id)
+        if alert is not None and self.sender.gm_address:
+            items.append(self._to_gm(f"{POSTMASTER}-alert-{mail_id}", alert[0], now,
+                                     **alert[1]))
         self._commit(mail_id, answer, meta, items, mail_game)
+
+    def forged(self, mail_id: str, sender: str, verdict: Verdict, now: datetime,
+               game: str = "") -> None:
+        """Set aside, unanswered and unread, a mail the trusted mail server says is not from
+        its From (``verdict``): the log says so, and the postmaster's record keeps the
+        verdict, with the game the mail names (``game``, if any) for ``pbem history``."""
+        log.warning("mail %s from %r is forged by the word of the trusted mail server (%s): "
+                    "not read, not answered%s", mail_id, sender, verdict,
+                    f"; it names game {game}" if game else "")
+        entry = {"mail_id": mail_id, "answer": "", "forged": str(verdict), "sender": sender,
+                 "at": iso(now)}
+        self.store.commit(POSTMASTER, log_entries=[entry | ({"game": game} if game else {})],
+                          snapshot=None, mail_ids=[mail_id])
 
     def may_try_password(self, sender: str, now: datetime) -> bool:
         """Give whether the password of a mail from ``sender``, past the hourly limit, may be
@@ -146,7 +168,7 @@ class Postmaster:
             log.warning("mail %s gets no answer: its sender %r is no address to write to",
                         mail_id, to)
             return "", []
-        if reader is None and len(meta["strangers"]) >= self.stranger_replies:
+        if reader is None and not self.gate.may_answer_stranger(now):
             log.warning("mail %s from %r (no player) gets no answer: the %d replies an hour "
                         "to strangers are spent", mail_id, to, self.stranger_replies)
             return "", []
@@ -157,7 +179,6 @@ class Postmaster:
         else:
             meta["replied"][key] = iso(now)
         if reader is None:
-            meta["strangers"].append(iso(now))
             message = ""
             suggestion = suggestion if own_suggestion else ""
             game = "" if problem == "unknown_game" else game
@@ -195,9 +216,9 @@ class Postmaster:
         self._commit(mail_id, "failed", meta, told + self._failures_told(meta, now, mail_id))
 
     def tell_failures(self, now: datetime) -> None:
-        """Send the game master the notice of mails that broke since the last one, once the
-        ``ALERT_INTERVAL`` since that is out (held lock required; the deadline tick calls
-        it)."""
+        """Send the game master the notices of mails that broke and of order mails dropped
+        since the last ones, once the ``ALERT_INTERVAL`` since those is out (held lock
+        required; the deadline tick calls it)."""
         meta = self._meta(now)
         entry = self.store.log_length(POSTMASTER)
         items = self._failures_told(meta, now, f"summary-{entry}") if meta["unreported"] \
@@ -329,7 +350,6 @@ class Postmaster:
         replied = {a: t for a, t in meta.get("replied", {}).items() if parse_iso(t) > horizon}
         return {"replied": replied,
                 "hushed": {a: t for a, t in meta.get("hushed", {}).items() if a in replied},
-                "strangers": [t for t in meta.get("strangers", []) if parse_iso(t) > horizon],
                 "failed": list(meta.get("failed", [])),
                 "alerted": meta.get("alerted"), "unreported": dict(meta.get("unreported", {})),
                 "damaged": dict(meta.get("damaged", {})),
@@ -431,6 +451,16 @@ def _key(to: str, problem: reports.Problem) -> str:
     """What the once-an-hour limit counts by. The flood notice counts apart: a sender told of
     a mistake this hour must still learn that their mail now goes unread."""
     return f"{problem} {to}" if problem == "flooding" else to
+
+
+def forged_for(store: GameStore, game_id: str) -> list[dict[str, Any]]:
+    """The mails naming ``game_id`` set aside as forged by the trusted mail server's word
+    (``Postmaster.forged``): when, the From, the verdict. Reads the record's whole log: for
+    ``pbem history``, not for the mail flow."""
+    if POSTMASTER not in store.games():
+        return []
+    return [{"at": e.get("at", ""), "sender": e.get("sender", ""), "verdict": e["forged"]}
+            for e in store.log(POSTMASTER) if "forged" in e and e.get("game") == game_id]
 
 
 def mails_of(store: GameStore, game_id: str) -> set[str]:

@@ -39,6 +39,7 @@ from pbem.errors import (
     StoreError,
     disk_trouble,
 )
+from pbem.mail.authresults import NONE, Verdict, read_verdict
 from pbem.mail.inbound import (
     START_LINE,
     InboundMail,
@@ -58,6 +59,7 @@ from pbem.orders.signup import (
     LobbyOrder,
     Observe,
     Takeover,
+    Unobserve,
     lobby_order,
 )
 from pbem.reports.mails import Problem
@@ -68,9 +70,10 @@ from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.deadlines import next_due, still_quiet, tick
 from pbem.service.directory import Directory, seat_at
 from pbem.service.entries import commands
+from pbem.service.gate import Gate
 from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Seat, Timing, house_rules, iso
-from pbem.service.notices import Ack, AlreadyDone, Welcome
+from pbem.service.notices import Ack, AlreadyDone, Letter, Welcome
 from pbem.service.observers import observe, unobserve
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
@@ -102,6 +105,9 @@ class ServiceConfig:
     # told once an hour, the game master told of dropped orders.
     mails_per_hour: int = 60
     stranger_replies: int = STRANGER_REPLIES  # an hour, in all, to no player's address
+    # The authserv-id of the mail server whose Authentication-Results header is believed
+    # (pbem.mail.authresults); "": none is, no sender is known to be authentic or forged.
+    trusted_authserv_id: str = ""
     password_cost: int = COST  # log2 of scrypt's N for new password hashes
     # (game, player) -> a new password; None: random words. Tests pin it for golden mails.
     passwords: Callable[[str, str], str] | None = None
@@ -115,12 +121,13 @@ class Service:
         self.store = store
         self.config = config or ServiceConfig()
         self.cards = cards or load_cardset()
+        self.gate = Gate(self.config.stranger_replies)
         self.postmaster = Postmaster(store, self.config.sender, self.config.mails_per_hour,
-                                     self.config.stranger_replies)
+                                     gate=self.gate)
         self.directory = Directory(store, skip=POSTMASTER)
         self.lobby = Lobby(store, self.config.sender, self,
                            records=lambda: player_records(store, NOT_GAMES),
-                           replies_per_hour=self.config.stranger_replies)
+                           gate=self.gate)
         self._verify_key = secrets.token_bytes(32)
         self._verified: dict[str, bytes] = {}  # password hash -> HMAC of the password
         self._recovered = False  # the store was recovered and no pass broke off since
@@ -392,6 +399,8 @@ class Service:
                 self._handle(mail_id, now, steps)
             except Exception as error:  # a bug must not block every later mail
                 self._failed(mail_id, now, error)
+            finally:  # the verdict was this mail's: nothing later answers by it
+                self.gate.hear(Verdict())
         for game_steps in steps.values():
             if not game_steps.mail_ids:
                 continue
@@ -455,10 +464,13 @@ class Service:
 
     def _handle(self, mail_id: str, now: datetime, steps: dict[str, Step]) -> None:
         raw = self.store.raw_mail(mail_id)
+        self.gate.hear(Verdict())
         try:
             mail = parse_mail(raw, max_bytes=self.config.max_mail_bytes)
         except MailFormatError as error:
             sender, message_id, synthetic = header_summary(raw)
+            if self._forged(mail_id, raw, sender, now):
+                return
             reader = self._reader(sender, "unreadable", now)
             message, suggestion = worded(error, reader.lang if reader else "en",
                                          self.config.sender.site_dir)
@@ -477,7 +489,12 @@ class Service:
             self.postmaster.note(mail_id, now, f"automatic mail ({mail.automatic})"
                                  if mail.automatic else "no sender address could be read")
             return
-        if not ours and self.postmaster.flooding(mail.sender, now):
+        if not ours and self._forged(mail_id, raw, mail.sender, now, mail):
+            return
+        # Mail of an authenticated sender counts apart from mail that only says it is
+        # theirs: a flood under a player's From cannot spend the player's own limit.
+        flood_key = mail.sender if self.gate.verdict.authenticated else f"?{mail.sender}"
+        if not ours and self.postmaster.flooding(flood_key, now):
             if not self._seated(mail, now):
                 self._flooded(mail_id, mail, now)
                 return
@@ -531,11 +548,28 @@ class Service:
                     "address%s", mail_id, mail.sender, self.config.mails_per_hour,
                     f"; the orders it carries for game {game or '?'} were not read"
                     if orders else "")
+        key = mail.sender if self.gate.verdict.authenticated else f"?{mail.sender}"
         self.postmaster.reply(mail_id, mail.sender, "flooding", now,
-                              until=self.postmaster.read_again_at(mail.sender),
+                              until=self.postmaster.read_again_at(key),
                               reply_to=mail.reply_to,
                               reader=self._reader(mail.sender, "flooding", now, mail),
                               flooded=game if orders else None)
+
+    def _forged(self, mail_id: str, raw: bytes, sender: str, now: datetime,
+                mail: InboundMail | None = None) -> bool:
+        """Read the trusted mail server's verdict on the mail (``Gate.verdict`` from then
+        on); when it says the From is forged, set the mail aside unread and unanswered
+        (counted against no one's limits) and give True."""
+        verdict = read_verdict(raw, self.config.trusted_authserv_id, sender)
+        self.gate.hear(verdict)
+        if not verdict.forged:
+            if verdict.value != NONE:
+                log.info("mail %s from %r: the trusted mail server says %s", mail_id, sender,
+                         verdict)
+            return False
+        game = self._game_of(mail) or ""
+        self.postmaster.forged(mail_id, sender, verdict, now, game)
+        return True
 
     def _seated(self, mail: InboundMail, now: datetime) -> bool:
         """True when a mail past the flood limit is a seated player's order mail: its start
@@ -608,16 +642,26 @@ class Service:
             return
         seat = next((s for s in table.service.seats
                      if s.name.casefold() == parsed.header.player.casefold()), None)
-        if seat is None or not self._authentic(table.service, seat, parsed.header, mail):
+        refused = ("no seat" if seat is None
+                   else self._refusal(table.service, seat, parsed.header, mail, now))
+        if seat is None or refused:
             gone = former_holder(table.service, mail.sender, parsed.header.player)
             if gone is not None:  # they played a seat that passed on: told so, not refused
                 seat_gone(table, gone, mail.sender, mail.reply_to)
                 self._seal(step, now, mail_id)
                 return
+            tries = self.gate.tries_key(game_id, seat.name, mail.sender) if seat else ""
+            tell = refused == "password" and self.gate.wrong(tries, now)
             self.postmaster.reply(mail_id, mail.sender, "auth_failed", now, game=game_id,
                                   mail_game=game_id, reply_to=mail.reply_to,
                                   reader=self._reader(mail.sender, "auth_failed", now,
-                                                      table=table))
+                                                      table=table),
+                                  alert=("passwords_tried", {
+                                      "seat_game": game_id, "seat": seat.name,
+                                      "count": self.gate.wrong_count(tries, now),
+                                      "sender": mail.sender,
+                                      "authenticated": self.gate.verdict.authenticated})
+                                  if tell and seat is not None else None)
             return
         key = resent.digest(table, seat.name, parsed)
         earlier = resent.done_before(table, seat.name, key) if key else None
@@ -650,6 +694,15 @@ class Service:
         TAKEOVER are a step of their game, answered to the sender's address."""
         known = self.directory.seat_of(mail.sender)
         lang = known.lang if known is not None else ""  # "": the game's (sign-up) or English
+        self.gate.known = known is not None
+        if known is None and self.gate.strangers_answered(now):
+            # A stranger not vouched for, past the hour's answers to strangers: not acted
+            # on either (a forged JOIN would sit on a list, and tell the game master).
+            self.postmaster.note(mail_id, now, f"{type(order).__name__.upper()} from "
+                                 f"{mail.sender!r}, no player, not authenticated: the "
+                                 f"{self.config.stranger_replies} answers an hour to strangers "
+                                 "are spent")
+            return
         if isinstance(order, Help):
             self.lobby.help(mail_id, mail.sender, lang or "en", now, mail.reply_to)
             return
@@ -667,6 +720,20 @@ class Service:
         game_id = self.store.game_named(order.game)
         if game_id is None or game_id in NOT_GAMES or not self.service_record(game_id).started:
             self._unknown_game(mail_id, mail, order.game, now)
+            return
+        confirm = ""
+        if isinstance(order, Unobserve) and not self.gate.verdict.authenticated:
+            # Anyone can write UNOBSERVE under an observer's From: unless the trusted mail
+            # server vouches for it, the observer confirms from their own mailbox.
+            confirm = self._unobserve_code(game_id, mail.sender)
+            if not hmac.compare_digest(order.code.upper(), confirm):
+                self._confirm_unobserve(mail_id, mail, game_id, confirm, now, steps)
+                return
+        elif known is None and not self.gate.may_answer_stranger(now):
+            self.postmaster.note(mail_id, now, f"{type(order).__name__.upper()} from "
+                                 f"{mail.sender!r}, no player, not authenticated: the "
+                                 f"{self.config.stranger_replies} answers an hour to strangers "
+                                 "are spent")
             return
         step = self._game_step(game_id, mail_id, now, steps)
         if step is None:
@@ -689,6 +756,36 @@ class Service:
             else:
                 unobserve(table, mail.sender, lang=lang, answers=mail.reply_to)
             self._seal(step, now, mail_id)
+
+    def _confirm_unobserve(self, mail_id: str, mail: InboundMail, game_id: str, code: str,
+                           now: datetime, steps: dict[str, Step]) -> None:
+        """An UNOBSERVE not known to come from the observer: the observer's address is
+        asked to confirm it (``UNOBSERVE <game> <code>``), at most once an hour; nothing
+        changes. An address that does not observe the game gets nothing (it may be
+        forged)."""
+        audience = self.service_record(game_id).audience
+        observer = audience.observer(mail.sender)
+        if observer is None or not self.gate.once_an_hour(
+                f"unobserve {game_id} {mail.sender}", now):
+            self.postmaster.note(mail_id, now, f"UNOBSERVE {game_id} from {mail.sender!r}, not "
+                                 "authenticated: " + ("no observer of the game" if observer
+                                                      is None else "asked to confirm already"))
+            return
+        step = self._game_step(game_id, mail_id, now, steps)
+        if step is None:
+            return
+        with step.undone_on_error():
+            step.table.notify(Letter(observer.address, "unobserved",
+                                     (("was", True), ("confirm", code)), mail.reply_to,
+                                     lang=observer.lang))
+            self._seal(step, now, mail_id)
+
+    def _unobserve_code(self, game_id: str, address: str) -> str:
+        """The code that confirms ``address``'s UNOBSERVE of the game: made from the game's
+        secret seed, so only the mail sent to the address tells it."""
+        seed = str(self.store.setup(game_id)["setup"]["seed"])
+        return hmac.new(seed.encode(), f"unobserve {address.lower()}".encode(),
+                        "sha256").hexdigest()[:10].upper()
 
     def _lobby_lang(self, address: str) -> str:
         """The language of a mail to the server from ``address``: theirs if they play in a
@@ -730,16 +827,39 @@ class Service:
         except OrderSyntaxError:
             return None
 
-    def _authentic(self, service: GameService, seat: Seat, header: Header,
-                   mail: InboundMail) -> bool:
+    def _refusal(self, service: GameService, seat: Seat, header: Header,
+                 mail: InboundMail, now: datetime) -> str:
+        """Why the mail may not act for ``seat`` ("" when it may): "not started",
+        "dkim", "password" (wrong, or not checked: too many wrong ones), "address".
+        The mail may act for the seat with the game started, the seat's password
+        (or its absence's), the seat's address if the game requires it, and an aligned
+        DKIM pass if the game requires that (house rule ``require_dkim``).
+
+        A password remembered as right is taken at once; else it is checked in full
+        (scrypt) unless the seat (or, for an authenticated sender, the sender) gave too many
+        wrong ones this hour (``Gate.may_check``): then it is refused unchecked, at most one
+        full check a minute going through."""
+        if not service.started:
+            return "not started"
+        if service.house.require_dkim and not self.gate.verdict.dkim_aligned:
+            log.info("mail %s for %s: the game requires an aligned DKIM pass; the trusted "
+                     "mail server says %s", mail.message_id, seat.name, self.gate.verdict)
+            return "dkim"
         # A bot seat's answer carries one of its one-time passwords, the newest most likely.
         keys = (*reversed(seat.bot_keys), seat.password_hash) if seat.bot else (
             seat.password_hash,)
-        if not service.started or not (
-                any(self._password_ok(header.password, key) for key in dict.fromkeys(keys))
-                or (seat.away_hash and self._password_ok(header.password, seat.away_hash))):
-            return False
-        return not service.timing.require_registered_address or mail.sender == seat.address
+        hashes = [h for h in dict.fromkeys((*keys, seat.away_hash)) if h]
+        if not any(self._password_known(header.password, h) for h in hashes):
+            tries = self.gate.tries_key(header.game, seat.name, mail.sender)
+            if not self.gate.may_check(tries, now):
+                log.warning("the password for %s from %r is not checked: too many wrong "
+                            "ones this hour", seat.name, mail.sender)
+                return "password"
+            if not any(self._password_ok(header.password, h) for h in hashes):
+                return "password"
+        if service.timing.require_registered_address and mail.sender != seat.address:
+            return "address"
+        return ""
 
     def _password_ok(self, password: str, stored: str) -> bool:
         """True when ``password`` matches the stored hash; scrypt runs once per player.

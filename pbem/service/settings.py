@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-STRANGER_REPLIES = 30  # replies an hour, in all, to addresses that are no player's
+STRANGER_REPLIES = 10  # replies an hour, in all, to addresses that are no player's (unless
+# the trusted mail server vouches for the sender: pbem.service.gate)
 
 
 @dataclass(frozen=True)

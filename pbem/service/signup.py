@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import random
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
@@ -46,6 +45,7 @@ from pbem.service.entries import (
     GmSignupExtended,
     GmStart,
 )
+from pbem.service.gate import Gate
 from pbem.service.mails import outbox_item
 from pbem.service.model import GameService, Observer, Timing, house_rules, iso, parse_iso
 from pbem.service.records import Record
@@ -236,17 +236,17 @@ class Lobby:
 
     def __init__(self, store: GameStore, sender: Sender, games: Games,
                  records: Callable[[], dict[str, Record]],
-                 replies_per_hour: int = STRANGER_REPLIES) -> None:
+                 replies_per_hour: int = STRANGER_REPLIES, *, gate: Gate | None = None) -> None:
         self.store = store
         self.sender = sender
         self.games = games
         self.records = records
-        # Anyone may write to the lobby, under any From: its answers are budgeted like the
-        # postmaster's to strangers (``[mail] stranger_replies`` an hour in all), so forged
-        # senders cannot turn it into a source of backscatter. Kept in memory: a restart
-        # gives a fresh hour, which bounds the total all the same.
-        self.replies_per_hour = replies_per_hour
-        self._replied: deque[datetime] = deque()
+        # Anyone may write to the lobby, under any From: its answers to strangers are
+        # counted with the postmaster's (``[mail] stranger_replies`` an hour in all, unless
+        # the trusted mail server vouches for the sender; ``pbem.service.gate``), so forged
+        # senders cannot turn it into a source of backscatter.
+        self.gate = gate if gate is not None else Gate(replies_per_hour)
+        self.replies_per_hour = self.gate.stranger_replies
 
     def ensure(self) -> None:
         """The lobby record exists (held lock required)."""
@@ -591,18 +591,22 @@ class Lobby:
     def _answer(self, mail_id: str, entry: dict[str, Any], to: str, template: str,
                 lang: str, now: datetime, reply_to: str | None,
                 also: Sequence[OutboxItem] = (), **words: Any) -> None:
-        """Log ``entry`` of the mail and answer it, if this hour's budget of answers allows
+        """Log ``entry`` of the mail and answer it, if the limits allow: always to a sender
+        the trusted mail server vouches for; to a seated player's address once an hour for
+        each kind of answer; to anyone else within the hour's budget of replies to strangers
         (the game master's own notices ``also`` go regardless)."""
-        while self._replied and now - self._replied[0] >= timedelta(hours=1):
-            self._replied.popleft()
         answer: list[OutboxItem] = []
-        if len(self._replied) < self.replies_per_hour:
-            self._replied.append(now)
+        gate = self.gate
+        # A seated player's address, not vouched for, is answered once an hour a kind (the
+        # From may be forged); a stranger's within the strangers' budget.
+        if (gate.verdict.authenticated or (gate.known and gate.once_an_hour(
+                f"lobby {template} {to}", now)) or (
+                not gate.known and gate.may_answer_stranger(now))):
             answer = [self._item(f"{LOBBY}-{mail_id}", to, template, lang, now, reply_to,
                                  **words)]
         else:
             log.warning("mail %s from %r to the lobby gets no answer: the %d answers an hour "
-                        "are spent", mail_id, to, self.replies_per_hour)
+                        "to strangers are spent", mail_id, to, self.replies_per_hour)
         self._commit(now, [{**entry, "mail_id": mail_id}], mail_id=mail_id,
                      outbox=[*answer, *also])
 

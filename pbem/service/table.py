@@ -122,13 +122,26 @@ class Table:
 
     def notify(self, notice: Notice) -> None:
         """Call for a mail showing the game as it stands now. A welcome starts the reader's
-        mail thread: the seat records the step, which names the thread's root."""
+        mail thread: the seat records the step, which names the thread's root. A notice of
+        this step it stands for too (``Notice.folds``: the same query asked twice) is
+        dropped, one mail for both; one it undoes (``Notice.cancels``: an absence set then
+        cancelled) is dropped with it, no mail for either."""
         if isinstance(notice, Welcome):
             start = f"{self.service.steps}:{notice.to}"  # kept through a rename
             seats = tuple(replace(s, thread=start) if s.name == notice.to
                           else s for s in self.service.seats)
             self.service = replace(self.service, seats=seats)
-        self.notices.append(replace(notice, state=self.state, service=self.service))
+        notice = replace(notice, state=self.state, service=self.service)
+        undone = next((i for i, n in enumerate(self.notices) if notice.cancels(n)), None)
+        if undone is not None:  # e.g. an absence set and cancelled in one mail
+            del self.notices[undone]
+            return
+        for index, earlier in reversed(list(enumerate(self.notices))):
+            folded = notice.folds(earlier)
+            if folded is not None:  # one mail for both, in the later one's place
+                del self.notices[index]
+                notice = folded
+        self.notices.append(notice)
 
     def in_mail_order(self) -> None:
         """Put the step's mails in order: by each kind's place, then as called for."""

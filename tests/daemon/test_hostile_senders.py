@@ -107,7 +107,7 @@ def test_mails_that_break_tell_the_game_master_once_per_interval_summed_up(
     master at most one notice per ``ALERT_INTERVAL`` (the first at once), each counting the
     mails that broke since the one before, and the deadline tick sends the last summary.
     Each sender is told that nothing was done."""
-    game = GameDaemon(tmp_path)
+    game = GameDaemon(tmp_path, "stranger_replies = 30\n")  # every sender told
     real = service_module.parse_mail
 
     def breaks_on_poison(data: bytes, **kw: int) -> InboundMail:

@@ -146,7 +146,13 @@ def test_observers_read_the_public_reports_and_nothing_secret(room: Mailroom) ->
     assert [m.subject for m in observed] == ["[illu] Turn 2: Alice's move (observer)"]
     assert "Carol passed" in " ".join(observed[0].text.split())
     room.at(minutes=5)
+    # With no word of a trusted mail server on the sender, UNOBSERVE is confirmed from the
+    # observer's own mailbox (issue 44: a forged UNOBSERVE changes nothing).
     out = room.mail("Eve", "UNOBSERVE illu\n")
+    assert subjects(out) == [("eve", "[illu] Confirm that you stop observing the game")]
+    code = re.search(r"UNOBSERVE illu (\w+)", out[0].text)
+    assert code is not None
+    out = room.mail("Eve", f"UNOBSERVE illu {code.group(1)}\n")
     assert subjects(out) == [("eve", "[illu] You no longer observe the game")]
     out = room.orders("Alice", "PASS")
     assert not [m for m in out if m.to == "eve@example.org"]
@@ -394,3 +400,16 @@ def test_the_lobby_answers_forged_senders_within_the_hourly_budget(room: Mailroo
     assert answered == budget
     room.at(hours=1, minutes=1)
     assert len(room.mail("X", "LIST\n", address="late@example.net")) == 1
+
+
+def test_forged_joins_past_the_strangers_budget_are_not_acted_on(room: Mailroom) -> None:
+    """Issue 44: JOINs from strangers not vouched for, past the hour's replies to strangers
+    (10), are not recorded and do not tell the game master: a flood of forged JOINs fills
+    no list and sends no more than 10 notices of approval."""
+    fill_by = (room.now + timedelta(days=2)).isoformat()
+    room.override("open_game", Opening(seats=4, approval=True, fill_by=fill_by, seed=SEED),
+                  game="vetted")
+    told = [m for n in range(30) for m in room.mail(f"V{n}", f"JOIN vetted AS V{n}\n")]
+    assert len([m for m in told if m.to == "gm@pbem.example"]) <= 10
+    assert len([m for m in told if m.to != "gm@pbem.example"]) <= 10
+    assert len(room.service.lobby.applicants("vetted")) <= 10
