@@ -46,6 +46,7 @@ from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
 from pbem.orders.names import CARD_ALIASES, NameMatcher, card_matcher
 from pbem.reports.context import utc_minute
 from pbem.service.absences import cancel
+from pbem.service.chat import set_chat
 from pbem.service.deadlines import offer_due, past_reminders_sent, tick
 from pbem.service.entries import (
     GmAnnounce,
@@ -824,6 +825,13 @@ def remove_observer(service: Service, game_id: str, address: str, now: datetime)
     """``address`` observes the game no more."""
     with service.step(game_id, now, advance=False) as step:
         return unobserve(step.table, mail_address(address), by_gm=True)
+
+
+def chat(service: Service, game_id: str, url: str, now: datetime, lang: str = "en") -> bool:
+    """The game posts its public events to the chat webhook ``url`` ("" : to none any
+    more); gives whether that changed (pbem.service.chat)."""
+    with service.step(game_id, now, advance=False) as step:
+        return set_chat(step.table, url.strip(), lang)
 
 
 def offer_seat(service: Service, game_id: str, seat: str, now: datetime,
