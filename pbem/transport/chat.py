@@ -17,7 +17,6 @@ import email.policy
 import logging
 from collections.abc import Callable
 from email.message import EmailMessage
-from importlib.util import find_spec
 from typing import Any
 
 from pbem.errors import ConfigError
@@ -33,8 +32,12 @@ TIMEOUT = 10.0
 
 
 def available() -> bool:
-    """Whether apprise is installed."""
-    return find_spec("apprise") is not None
+    """Whether apprise is installed (and importable)."""
+    try:
+        import apprise  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def check_url(url: str) -> None:
