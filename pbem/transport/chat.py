@@ -27,8 +27,9 @@ log = logging.getLogger(__name__)
 INSTALL = "pip install 'pbem[chat]'"
 """What the game master runs to post to chats (the ``apprise`` library)."""
 
-TIMEOUT = 10.0
-"""Seconds to connect, and to wait for the webhook's answer, before a post is retried."""
+TIMEOUT = 30.0
+"""Seconds to connect, and to wait for the webhook's answer, before a post is retried (the
+posts have a thread of their own: no mail waits meanwhile)."""
 
 
 def available() -> bool:
