@@ -32,6 +32,10 @@ TIMEOUT = 30.0
 posts have a thread of their own: no mail waits meanwhile)."""
 
 
+QUIET = ("apprise", "urllib3.connectionpool")
+"""Loggers whose debug lines would name a webhook's token: kept at INFO and above."""
+
+
 def available() -> bool:
     """Whether apprise is installed (and importable)."""
     try:
@@ -80,6 +84,11 @@ class ChatPoster:
             import apprise
         except ImportError as error:
             raise RecipientDeferred(f"the chat post needs apprise ({INSTALL})") from error
+        # The debug lines of apprise and of urllib3's connection pool name the whole URL or
+        # its path, the webhook's token with it: the daemon's log never holds them, whatever
+        # its level (set once apprise is imported: its import sets its logger's level).
+        for name in QUIET:
+            logging.getLogger(name).setLevel(logging.INFO)
         poster = apprise.Apprise()
         service: Any = apprise.Apprise.instantiate(url)
         if service is None:

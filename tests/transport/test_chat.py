@@ -4,6 +4,7 @@ its post, and a URL apprise does not know is refused."""
 
 from __future__ import annotations
 
+import logging
 import time
 
 import pytest
@@ -56,3 +57,13 @@ def test_a_url_apprise_does_not_know_is_refused() -> None:
     check_url("json://127.0.0.1:9/hook")
     with pytest.raises(ConfigError):
         check_url("nosuchservice://token")
+
+
+def test_the_webhook_token_is_never_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """apprise names the whole URL in its debug lines: they are not logged."""
+    with ChatHook(answer=500) as hook, caplog.at_level(logging.DEBUG):
+        url = hook.url.replace("/hook", "/secret-token-xyz")
+        with pytest.raises(RecipientDeferred):
+            ChatPoster(lambda to: url).send("chat:g1", POST)
+    assert caplog.records  # the failure is logged ...
+    assert not any("secret-token-xyz" in r.getMessage() for r in caplog.records)  # ... not it
