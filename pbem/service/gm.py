@@ -66,7 +66,15 @@ from pbem.service.entries import (
 )
 from pbem.service.mails import welcome_settings
 from pbem.service.model import Absence, GameService, Seat, Timing, iso, parse_iso
-from pbem.service.notices import GameOver, GmNews, StatusReport, TurnReport, Welcome
+from pbem.service.notices import (
+    ChatPost,
+    GameOver,
+    GmNews,
+    StatusReport,
+    TurnReport,
+    Welcome,
+    chat_recipient,
+)
 from pbem.service.observers import observe, unobserve
 from pbem.service.offers import tell_offer_ended
 from pbem.service.postmaster import POSTMASTER
@@ -731,6 +739,11 @@ def _tell_players(table: Table, events: Sequence[Event] = (), gm: GmEvent | None
     for p in table.state.players:
         if not p.departed or p.name in extra:
             table.notify(GmNews(p.name, tuple(events), gm))
+    audience = table.service.audience
+    if audience.chat and table.service.started and not (gm is not None and gm.gm_only):
+        # The group's chat too, what everyone may see of it (pbem.service.chat).
+        table.notify(ChatPost(chat_recipient(table.state.game), override=True,
+                              events=tuple(events), gm=gm, lang=audience.chat_lang))
 
 
 def _with_seat(service: GameService, seat: str, **changes: Any) -> GameService:

@@ -269,8 +269,14 @@ def _observer_press(notice: Notice, r: Reader) -> Rendered:
 
 
 def _chat_post(notice: Notice, r: Reader) -> Rendered:
-    return chat_post(r.cards, r.state, r.news, now=r.now,
-                     deadline=None if r.service.paused else r.deadline, lang=r.seat.lang)
+    """The turn's news; or an override of the game master told to everyone, alone."""
+    assert isinstance(notice, ChatPost)
+    news = r.news
+    if notice.override:
+        news = [*notice.events, *([notice.gm.event] if notice.gm is not None else [])]
+    return chat_post(r.cards, r.state, news, now=r.now,
+                     deadline=None if r.service.paused else r.deadline, lang=r.seat.lang,
+                     by_gm=notice.override)
 
 
 # How each kind of notice is rendered; any other kind by ``_from_fields``.

@@ -332,6 +332,11 @@ class ChatPost(ToAddress):
 
     kind = "chat_post"
     since: int | None = None
+    # An override of the game master told to everyone (a deadline moved, a pause, ...): the
+    # post tells it alone, its engine events and its GM entry's event, and not the news.
+    override: bool = False
+    events: tuple[Event, ...] = ()
+    gm: GmEvent | None = None
 
     @property
     def news_since(self) -> int | None:

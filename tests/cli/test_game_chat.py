@@ -13,6 +13,7 @@ from gm_cli import PLAYERS, START, run, snapshot
 
 from pbem.service.entries import GmChat, gm_event_of
 from pbem.store import Store
+from pbem.transport.chat import post_of
 
 HOOK = "json://127.0.0.1:9/hook-token"
 
@@ -71,3 +72,21 @@ def test_a_url_apprise_does_not_know_is_refused(tmp_path: Path) -> None:
     run(store, "game", "chat", "g", "nosuchservice://token", now=START, code=1)
     run(store, "game", "chat", "g", now=START, code=2)  # neither a URL nor --off
     assert snapshot(store)[1].audience.chat == ""
+
+
+def test_the_game_masters_overrides_are_posted_too(tmp_path: Path) -> None:
+    """A deadline moved, a pause and a resume are told to the chat as to the players, alone
+    (not the turn's news again), without the players' addresses."""
+    store = created(tmp_path)
+    run(store, "game", "chat", "g", HOOK, now=START)
+    run(store, "game", "start", "g", now=START)
+    run(store, "extend", "g", "--hours", "24")
+    run(store, "pause", "g")
+    posts = [i for i in Store(store).outbox() if i.to == "chat:g"]
+    assert len(posts) == 3  # the start's report, the extension, the pause
+    texts = [" ".join(post_of(i.raw)[1].split()) for i in posts]
+    assert "What the game master did:" in texts[1]
+    assert "extended the orders deadline by 24 hours" in texts[1]
+    assert "paused" in texts[2]
+    assert "Turn 1 begins" in texts[0] and "Turn 1 begins" not in texts[1] + texts[2]
+    assert not any("@example.org" in t for t in texts)
