@@ -1040,7 +1040,11 @@ class ChatHook:
                     hook._stop.wait(60)  # a webhook that never answers
                     return
                 if hook.answer < 300:
-                    hook.posts.append(json.loads(body))
+                    try:  # apprise's json:// posts JSON
+                        hook.posts.append(json.loads(body))
+                    except ValueError:  # ntfy:// the message, its title in a header
+                        hook.posts.append({"title": self.headers.get("X-Title", ""),
+                                           "message": body.decode()})
                 self.send_response(hook.answer)
                 self.send_header("Content-Length", "0")
                 self.end_headers()

@@ -95,6 +95,10 @@ class ChatPoster:
             raise RecipientDeferred(f"{to}: not a chat webhook apprise knows")
         # One attempt, with our timeouts: the outbox spaces the retries.
         service.socket_connect_timeout = service.socket_read_timeout = self._timeout
+        # A post longer than the service takes (Discord: 2,000 characters) goes in several,
+        # rather than be refused at every retry; unless the URL says how (``overflow=``).
+        if "overflow=" not in url:
+            service.overflow_mode = apprise.OverflowMode.SPLIT
         poster.add(service)
         if not poster.notify(body=body, title=title):
             raise RecipientDeferred(f"{to}: the chat webhook did not take the post")

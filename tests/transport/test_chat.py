@@ -67,3 +67,15 @@ def test_the_webhook_token_is_never_logged(caplog: pytest.LogCaptureFixture) -> 
             ChatPoster(lambda to: url).send("chat:g1", POST)
     assert caplog.records  # the failure is logged ...
     assert not any("secret-token-xyz" in r.getMessage() for r in caplog.records)  # ... not it
+
+
+def test_a_post_longer_than_the_service_takes_goes_in_several() -> None:
+    """ntfy takes 7,800 characters a message (Discord 2,000): a longer post is split, not
+    sent whole to be refused at every retry."""
+    body = "\r\n".join(f"- event {n:05d} of a long turn." for n in range(400)).encode()
+    with ChatHook() as hook:
+        url = f"ntfy://127.0.0.1:{hook.port}/pbem-g1"
+        ChatPoster(lambda to: url).send("chat:g1", POST.replace(b"It is Bob's move.", body))
+        assert len(hook.posts) >= 2
+        told = "\n".join(p["message"] for p in hook.posts)
+        assert all(f"event {n:05d}" in told for n in (0, 199, 399))
