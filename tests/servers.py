@@ -1017,3 +1017,52 @@ def route_providers_to(monkeypatch: Any, server: TokenServer) -> None:
 
 MailServer = Dovecot | Cyrus
 """An IMAP server of the tests: the same methods on both."""
+
+
+class ChatHook:
+    """A chat webhook of the test's own on 127.0.0.1: keeps the JSON body of every post
+    (apprise's ``json://`` scheme posts ``{"title", "message", ...}``). ``answer``: the
+    HTTP status it gives, or None to take each post and never answer (until stopped)."""
+
+    def __init__(self, answer: int | None = 200) -> None:
+        self.answer = answer
+        self.posts: list[dict[str, Any]] = []
+        self.tried = 0  # posts received, answered or not
+        self._stop = threading.Event()
+        hook = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                hook.tried += 1
+                if hook.answer is None:
+                    hook._stop.wait(60)  # a webhook that never answers
+                    return
+                if hook.answer < 300:
+                    try:  # apprise's json:// posts JSON
+                        hook.posts.append(json.loads(body))
+                    except ValueError:  # ntfy:// the message, its title in a header
+                        hook.posts.append({"title": self.headers.get("X-Title", ""),
+                                           "message": body.decode()})
+                self.send_response(hook.answer)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.port = self._server.server_address[1]
+        self.url = f"json://127.0.0.1:{self.port}/hook"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> ChatHook:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(10)

@@ -58,6 +58,9 @@ SWEEP_GAMES = 1000
 CHUNKS = 20  # spread over pytest-xdist workers
 SENDER = Sender(address="pbem@pbem.example", domain="pbem.example")
 WATCHER = "watcher@example.org"  # an observer of the mail-bot games: no seat, no secret
+# Where the mail-bot games post their public events (pbem.service.chat): no seat, no secret.
+# Nothing listens there: the sweep reads the posts as queued.
+CHAT_HOOK = "json://127.0.0.1:9/hook"
 OBSERVED: Counter[str] = Counter()  # mails scanned, by recipient
 
 
@@ -182,17 +185,22 @@ def mail_bot_leaks(games: int, players: int, turns: int) -> tuple[int, list[str]
             states = [*before[-1:], state]
             passwords = {n: f"pw-{game}-{n}-x" for n, _ in names}
             for to, raw in sent:
-                reader = to.split("@")[0]
+                reader = to.split("@")[0]  # "chat:<game>" for a chat post: no player
                 OBSERVED[to] += 1
                 texts, views = mail_parts(raw)
                 hidden = hidden_from(reader, states, passwords)
                 found.extend(f"{game}: {x}" for x in leaks(reader, state, hidden, texts, views))
+                # The webhook's URL (its token) is the game master's: no mail shows it.
+                found.extend(f"{game}: {reader} sees the chat webhook" for text in texts
+                             if CHAT_HOOK.partition("://")[2] in text)
                 scanned += 1
             before[:] = [state]
 
-        # An observer reads the public reports and the press to all: no secret of anyone.
+        # An observer reads the public reports and the press to all, the group's chat the
+        # game's posts: no secret of anyone.
         play_game(service, game, names, start=NOW, seed=f"{index + 1:064x}",
-                  options={"max_turns": turns}, watch=watch, observers=[WATCHER])
+                  options={"max_turns": turns}, watch=watch, observers=[WATCHER],
+                  chat=CHAT_HOOK)
         assert service.replay_check(game)
     return scanned, found
 
@@ -202,6 +210,8 @@ def test_no_secret_in_any_mail_of_mail_bot_games() -> None:
     assert scanned > 100
     assert found == []
     assert OBSERVED[WATCHER] > 20  # the observer's mails were scanned too
+    posts = sum(n for to, n in OBSERVED.items() if to.startswith("chat:"))
+    assert posts > 20  # and the games' chat posts
 
 
 # --- sweep 2: a thousand seeded bot games, every mail rendered -------------------------------
@@ -322,3 +332,21 @@ def test_a_leaky_view_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     assert any("JSON view shows" in x for x in found)
     _, found = mail_bot_leaks(games=1, players=3, turns=2)
     assert any("UFO" in x or "goal" in x or "hand" in x for x in found)
+
+
+def test_a_leaky_chat_post_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chat posts that name the cards in every hand are caught by the mail-bot sweep, as
+    chat posts: the sweep reads them."""
+    from pbem.service import mails
+
+    honest = mails.chat_post
+
+    def leaky(cards: Any, state: GameState, *args: Any, **kw: Any) -> Rendered:
+        post = honest(cards, state, *args, **kw)
+        hands = ", ".join(c for p in state.players for c in p.hand)
+        return replace(post, text=f"{post.text}\nIn hand: {hands}")
+
+    monkeypatch.setattr(mails, "chat_post", leaky)
+    _, found = mail_bot_leaks(games=2, players=3, turns=5)  # specials drawn and kept
+    assert any(x.split(": ")[1].startswith("chat:") and "held by another player" in x
+               for x in found)

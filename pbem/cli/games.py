@@ -241,6 +241,7 @@ def show(game_id: str, as_json: bool, **kw: Any) -> None:
     """Everything about GAME, secrets included: the game master sees it all."""
     from pbem.cli import gm_text
     from pbem.service import history
+    from pbem.service.chat import masked
 
     where = where_of(kw)
     with session(where) as service:
@@ -262,7 +263,11 @@ def show(game_id: str, as_json: bool, **kw: Any) -> None:
         record = history.read_game(service.store, game_id)
         cards = service.cards
     if as_json:
-        click.echo(json.dumps(history.export(record)["snapshot"], indent=1, ensure_ascii=False))
+        snapshot = history.export(record)["snapshot"]
+        audience = snapshot["service"].get("audience", {})
+        if audience.get("chat"):  # the webhook's URL holds its token: never shown
+            audience["chat"] = masked(audience["chat"])
+        click.echo(json.dumps(snapshot, indent=1, ensure_ascii=False))
         return
     click.echo(gm_text.show_text(cards, record, where.now), nl=False)
 

@@ -20,6 +20,7 @@ from pbem.reports.context import (
 )
 from pbem.reports.templating import environment
 from pbem.reports.tree import tree_rows
+from pbem.service.chat import masked
 from pbem.service.deadlines import offer_due
 from pbem.service.entries import gm_event
 from pbem.service.gm import Preview
@@ -60,6 +61,7 @@ def show_text(cards: CardSet, game: GameFile, now: datetime) -> str:
         rule_options=[f"{o.name} {o.shown(getattr(game.state.options, o.name))}"
                       for o in option_table(cards) if not o.house],
         reminders=" and ".join(f"{h:g}" for h in service.timing.reminders),
+        chat=masked(service.audience.chat),
     ).rstrip() + "\n"
 
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from pbem.service.service import Service
 from pbem.reports.languages import LANGUAGES
 
-__all__ = ["approve", "observer", "players", "reject", "seat"]
+__all__ = ["approve", "chat", "observer", "players", "reject", "seat"]
 
 
 @game.command("open")
@@ -154,6 +154,40 @@ def observer_remove(game_id: str, address: str, **kw: Any) -> None:
         gone = gm.remove_observer(service, game_named(service, game_id), address, where.now)
     click.echo(f"{address} no longer observes {game_id}." if gone
                else f"{address} did not observe {game_id}.")
+
+
+@game.command("chat")
+@click.argument("game_id", metavar="GAME")
+@click.argument("url", required=False, default="")
+@click.option("--off", is_flag=True, help="Post to no chat any more.")
+@click.option("--language", type=click.Choice(LANGUAGES), default="en", show_default=True,
+              help="The language of the posts.")
+@common
+def chat(game_id: str, url: str, off: bool, language: str, **kw: Any) -> None:
+    """GAME posts whose move, the deadlines and the public results to the chat webhook URL
+    (Discord, Slack, Matrix, ntfy ...: an apprise URL); needs pip install 'pbem[chat]'."""
+    from pbem.errors import ConfigError
+    from pbem.service import gm
+    from pbem.service.chat import masked
+    from pbem.transport.chat import check_url
+
+    if off == bool(url):
+        raise click.UsageError("Give the webhook's URL, or --off.")
+    if url:
+        try:
+            check_url(url)
+        except ConfigError as error:
+            raise click.ClickException(f"{error.message} {error.suggestion or ''}".strip()) \
+                from error
+    where = where_of(kw)
+    with session(where) as service:
+        changed = gm.chat(service, game_named(service, game_id), url, where.now, lang=language)
+    if url:
+        click.echo(f"{game_id} posts to {masked(url)}." if changed
+                   else f"{game_id} posted there already.")
+    else:
+        click.echo(f"{game_id} posts to no chat now." if changed
+                   else f"{game_id} posted to no chat.")
 
 
 @click.group("seat")

@@ -19,12 +19,20 @@ the cap in the store and send it later, in order. A login the provider refuses f
 OAuth login revoked) pauses all sending without counting against any mail, and tells the
 game master. Why sending is held is kept in ``daemon/outbox-hold.json`` for ``pbem outbox
 list``.
+
+A game's chat posts (recipient ``chat:<game>``, ``pbem.service.chat``) are queued in the same
+outbox but never go through the mail server: the mail outbox leaves them to an outbox of
+chat posts of its own (``Outbox.chat``), which posts them through the chat poster
+(``pbem.transport.chat``) on a thread of its own, started by the mail outbox's pass when
+none runs. A webhook that fails, answers slowly or not at all holds up nothing but that
+game's next posts, each retried on the same schedule as mail; no mail waits behind them.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -35,8 +43,10 @@ from pbem.atomicfile import write_json_atomic
 from pbem.daemon.config import DaemonConfig
 from pbem.daemon.loop import MAX_WAIT
 from pbem.daemon.metrics import CountedSender, Figures
+from pbem.service.notices import chat_game
 from pbem.service.postmaster import Postmaster
 from pbem.store import GameStore, OutboxItem, Store
+from pbem.transport.chat import ChatPoster
 from pbem.transport.sender import (
     LoginImpossible,
     MaildirSender,
@@ -131,7 +141,31 @@ def make_outbox(config: DaemonConfig, sender: Sender,
     return Outbox(sending, sender, clock, envelope_from=config.envelope_from,
                   queue_lifetime=config.queue_lifetime, given_up=postmaster.given_up,
                   login_refused=postmaster.login_refused, limits=limits,
-                  hold_file=hold_file(config.store))
+                  hold_file=hold_file(config.store), chat=make_chat_outbox(config, clock))
+
+
+def make_chat_outbox(config: DaemonConfig, clock: Callable[[], datetime]) -> Outbox:
+    """Give the outbox of the store's chat posts, with a store object of its own (it posts
+    on a thread of its own)."""
+    posting = Store(config.store)
+    postmaster = Postmaster(posting, config.service_config().sender, config.mails_per_hour)
+    return Outbox(posting, ChatPoster(chat_url_of(posting)), clock,
+                  envelope_from=config.envelope_from, queue_lifetime=config.queue_lifetime,
+                  given_up=postmaster.given_up, posts=True)
+
+
+def chat_url_of(store: GameStore) -> Callable[[str], str | None]:
+    """Give the function from a chat post's recipient to its game's webhook as it stands
+    (None: the game posts to no chat now, or is gone). Reads the game's last snapshot, no
+    lock needed: the store writes it atomically."""
+    def url_of(to: str) -> str | None:
+        game = chat_game(to)
+        snapshot = store.snapshot(game) if game and game in store.games() else None
+        if not snapshot:
+            return None
+        audience = snapshot.get("service", {}).get("audience", {})
+        return str(audience.get("chat", "")) or None
+    return url_of
 
 
 @dataclass(frozen=True)
@@ -164,7 +198,8 @@ class Outbox:
                  given_up: Callable[[OutboxItem, str, datetime], None] | None = None,
                  login_refused: Callable[[str, str, str, datetime], None] | None = None,
                  limits: SendingLimits | None = None,
-                 hold_file: Path | None = None) -> None:
+                 hold_file: Path | None = None, chat: Outbox | None = None,
+                 posts: bool = False) -> None:
         self.store = store
         self.sender = sender
         self._clock = clock
@@ -178,6 +213,10 @@ class Outbox:
         self._limits = limits
         self._hold_file = hold_file
         self._held: tuple[str, str] | None = None  # (until, why) as written in the hold file
+        self._posts = posts  # this outbox sends the chat posts, and only them
+        self.chat = chat  # the outbox of the chat posts, run on a thread of its own
+        self._chat_thread: threading.Thread | None = None
+        self._chat_retry: datetime | None = None  # when its last pass said to try again
 
     def send_due(self) -> Flush:
         """Give what sending the due outbox mail did.
@@ -189,11 +228,13 @@ class Outbox:
         is taken to refuse, and sending pauses until the first retry.
         """
         now = self._clock()
+        self._post_chat()
         if self._pause_until is not None and now < self._pause_until:
-            return Flush(retry_at=self._pause_until)
+            return Flush(retry_at=_earliest(self._pause_until, self._chat_retry))
         self._pause_until = None
         items = [item for item in self.store.outbox()  # needs no lock: its writes are atomic
-                 if not (item.last_error or "").startswith(GIVEN_UP)]
+                 if not (item.last_error or "").startswith(GIVEN_UP)
+                 and (chat_game(item.to) is not None) == self._posts]
         # A recipient with mail waiting for a retry gets no other mail before it.
         waiting: dict[str, datetime] = {}
         for item in items:
@@ -233,7 +274,28 @@ class Outbox:
         if sent or failed or given_up:
             log.info("outbox: %d sent, %d to retry, %d given up", sent, failed, given_up)
         self._say_held(held)
-        return Flush(sent, failed, given_up, retry_at)
+        return Flush(sent, failed, given_up, _earliest(retry_at, self._chat_retry))
+
+    def _post_chat(self) -> None:
+        """Start a pass of the chat posts' outbox on its thread, unless one is under way:
+        the mail's pass never waits for a webhook."""
+        chat = self.chat
+        if chat is None or (self._chat_thread is not None and self._chat_thread.is_alive()):
+            return
+
+        def post() -> None:
+            try:
+                self._chat_retry = chat.send_due().retry_at
+            except Exception:  # the next pass tries again
+                log.exception("posting to chats failed")
+
+        self._chat_thread = threading.Thread(target=post, name="chat-posts", daemon=True)
+        self._chat_thread.start()
+
+    def wait_chat(self, timeout: float | None = None) -> None:
+        """Wait for the chat posts' pass under way, if any (tests, and the daemon's end)."""
+        if self._chat_thread is not None:
+            self._chat_thread.join(timeout)
 
     def _say_held(self, held: tuple[datetime, str] | None) -> None:
         """Keep why sending is held (or that it is not) for ``pbem outbox list``."""
@@ -332,6 +394,10 @@ class Outbox:
         close = getattr(self.sender, "close", None)
         if close is not None:
             close()
+
+
+def _earliest(a: datetime | None, b: datetime | None) -> datetime | None:
+    return b if a is None else a if b is None else min(a, b)
 
 
 def _parse_time(value: str | None) -> datetime | None:

@@ -48,6 +48,18 @@ def observer_report(cards: CardSet, state: GameState, events: Sequence[Event], *
                 deadline=deadline_facts(deadline, now, tz), now=utc_minute(now), tz=tz)
 
 
+def chat_post(cards: CardSet, state: GameState, events: Sequence[Event], *, now: datetime,
+              deadline: datetime | None, lang: str = "en", by_gm: bool = False) -> Rendered:
+    """The short public post to the game's chat (text only): whose move and the deadline
+    (UTC), or the end, and the events every player saw since the last report (``by_gm``:
+    those of an override of the game master). Drawn from the engine's view for no seat, as
+    an observer's report is."""
+    v = view(cards, state, NOBODY)
+    return mail("chat_post", lang, None, html=False, v=v, game=v.game, by_gm=by_gm,
+                events=report_events(events, NOBODY, "UTC"),
+                deadline=deadline_facts(deadline, now, "UTC"), now=utc_minute(now), tz="UTC")
+
+
 def lobby_mail(template: str, lang: str, site_dir: Path | None, html: bool = True,
                **words: object) -> Rendered:
     """A short mail of sign-up, observing or takeover (``pbem/templates/<lang>/<template>``;

@@ -11,6 +11,7 @@ from typing import Any
 
 from pbem.bots import Level
 from pbem.bots.mailbots import BotSeat, MailBot
+from pbem.service.chat import set_chat
 from pbem.service.observers import observe
 from pbem.service.service import Service
 
@@ -35,7 +36,7 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
               keep_mail: bool = False,
               watch: Callable[[Sequence[tuple[str, bytes]]], None] | None = None,
               levels: Sequence[Level] = (), first_lines: Sequence[str] = (),
-              observers: Sequence[str] = (),
+              observers: Sequence[str] = (), chat: str = "",
               ) -> PlayedGame:
     """Create and play a game of mail-bots through ``service`` to its end, the clock moved
     by ``step`` per mail (and on to the next deadline when nobody writes).
@@ -44,7 +45,8 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
     not given). Every mail goes through ``service.receive``, one at a
     time; ``watch`` (if given) sees the mails of each step as (recipient, bytes).
     ``first_lines`` (settings, like SET MAIL DIGEST) are mailed by every player first.
-    ``observers`` (addresses) observe the game, press to all included.
+    ``observers`` (addresses) observe the game, press to all included; ``chat`` (a
+    webhook's URL) is where the game posts its public events (recipient ``chat:<game>``).
     """
     service.create_game(game, [(n, a, "") for n, a in players], options=options, seed=seed)
     now = start
@@ -55,6 +57,9 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
                 table.service.audience, press=True))
             for address in observers:
                 observe(table, address, by_gm=True)
+    if chat:
+        with service.step(game, now, advance=False) as opened:
+            set_chat(opened.table, chat)
     passwords = service.start_game(game, now)
     inbox: list[bytes] = []
     seats = {a.lower(): MailBot(service.cards, BotSeat(

@@ -243,6 +243,18 @@ class GmObserver(GmEvent):
 
 
 @dataclass(frozen=True)
+class GmChat(GmEvent):
+    """The game posts its public events to a chat webhook from now on (``on``), or no
+    longer. Only the webhook's ``service`` (its URL's scheme: discord, ntfy ...) is logged,
+    never the URL, which holds the webhook's token."""
+
+    kind = "chat"
+    gm_only = True
+    on: bool
+    service: str = ""
+
+
+@dataclass(frozen=True)
 class GmSeatOffered(GmEvent):
     """``seat`` offered for takeover by mail (TAKEOVER)."""
 
@@ -299,7 +311,7 @@ class GmSignupExtended(GmEvent):
 
 GM_KINDS: dict[str, type[GmEvent]] = {c.kind: c for c in (
     GmCreate, GmStart, GmRollback, GmReplace, GmRemove, GmBot, GmPause, GmResume, GmExtend,
-    GmAnnounce, GmDropMail, GmAbsence, GmAbsenceCancelled, GmObserver, GmSeatOffered,
+    GmAnnounce, GmDropMail, GmAbsence, GmAbsenceCancelled, GmObserver, GmChat, GmSeatOffered,
     GmSignupClosed, GmJoinDeclined, GmSignupExtended,
     GmAttackCut)}
 

@@ -46,6 +46,7 @@ from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
 from pbem.orders.names import CARD_ALIASES, NameMatcher, card_matcher
 from pbem.reports.context import utc_minute
 from pbem.service.absences import cancel
+from pbem.service.chat import set_chat
 from pbem.service.deadlines import offer_due, past_reminders_sent, tick
 from pbem.service.entries import (
     GmAnnounce,
@@ -65,7 +66,15 @@ from pbem.service.entries import (
 )
 from pbem.service.mails import welcome_settings
 from pbem.service.model import Absence, GameService, Seat, Timing, iso, parse_iso
-from pbem.service.notices import GameOver, GmNews, StatusReport, TurnReport, Welcome
+from pbem.service.notices import (
+    ChatPost,
+    GameOver,
+    GmNews,
+    StatusReport,
+    TurnReport,
+    Welcome,
+    chat_recipient,
+)
 from pbem.service.observers import observe, unobserve
 from pbem.service.offers import tell_offer_ended
 from pbem.service.postmaster import POSTMASTER
@@ -730,6 +739,11 @@ def _tell_players(table: Table, events: Sequence[Event] = (), gm: GmEvent | None
     for p in table.state.players:
         if not p.departed or p.name in extra:
             table.notify(GmNews(p.name, tuple(events), gm))
+    audience = table.service.audience
+    if audience.chat and table.service.started and not (gm is not None and gm.gm_only):
+        # The group's chat too, what everyone may see of it (pbem.service.chat).
+        table.notify(ChatPost(chat_recipient(table.state.game), override=True,
+                              events=tuple(events), gm=gm, lang=audience.chat_lang))
 
 
 def _with_seat(service: GameService, seat: str, **changes: Any) -> GameService:
@@ -824,6 +838,13 @@ def remove_observer(service: Service, game_id: str, address: str, now: datetime)
     """``address`` observes the game no more."""
     with service.step(game_id, now, advance=False) as step:
         return unobserve(step.table, mail_address(address), by_gm=True)
+
+
+def chat(service: Service, game_id: str, url: str, now: datetime, lang: str = "en") -> bool:
+    """The game posts its public events to the chat webhook ``url`` ("" : to none any
+    more); gives whether that changed (pbem.service.chat)."""
+    with service.step(game_id, now, advance=False) as step:
+        return set_chat(step.table, url.strip(), lang)
 
 
 def offer_seat(service: Service, game_id: str, seat: str, now: datetime,

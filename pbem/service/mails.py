@@ -16,7 +16,7 @@ from pbem.mail.compose import OutgoingMail, compose, message_id_for
 from pbem.reports import mails as reports
 from pbem.reports.context import ServiceSettings, moment_facts
 from pbem.reports.mails import Rendered
-from pbem.reports.observing import lobby_mail, observer_report
+from pbem.reports.observing import chat_post, lobby_mail, observer_report
 from pbem.service.deadlines import offer_due
 from pbem.service.entries import GmAnnounce
 from pbem.service.model import GameService, HouseRules, Seat, Timing, parse_iso
@@ -25,6 +25,7 @@ from pbem.service.notices import (
     Ack,
     AlreadyDone,
     AttackResult,
+    ChatPost,
     GameOver,
     GmNews,
     HistoryReply,
@@ -267,6 +268,17 @@ def _observer_press(notice: Notice, r: Reader) -> Rendered:
                       sender=notice.sender, message=notice.text.strip("\n"))
 
 
+def _chat_post(notice: Notice, r: Reader) -> Rendered:
+    """The turn's news; or an override of the game master told to everyone, alone."""
+    assert isinstance(notice, ChatPost)
+    news = r.news
+    if notice.override:
+        news = [*notice.events, *([notice.gm.event] if notice.gm is not None else [])]
+    return chat_post(r.cards, r.state, news, now=r.now,
+                     deadline=None if r.service.paused else r.deadline, lang=r.seat.lang,
+                     by_gm=notice.override)
+
+
 # How each kind of notice is rendered; any other kind by ``_from_fields``.
 RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
     Ack: _ack, AlreadyDone: _already_done, Welcome: _welcome, ResponseRequest: _response_request,
@@ -275,6 +287,7 @@ RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
     PressRelay: _press, HistoryReply: _history, GmNews: _gm_news, StandingOrders: _standing,
     OrderFailed: _order_failed, Absent: _absent,
     Letter: _letter, ObserverReport: _observer_report, ObserverPress: _observer_press,
+    ChatPost: _chat_post,
 }
 
 

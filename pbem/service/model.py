@@ -227,6 +227,10 @@ class Audience:
     press: bool = False  # observers read press to ALL
     observers: tuple[Observer, ...] = ()
     offered: tuple[str, ...] = ()  # seats the game master offers for takeover
+    # The chat webhook the game posts its public events to (an apprise URL, pbem.service.chat):
+    # a token, shown to nobody but the game master's store; "" when the game posts nowhere.
+    chat: str = ""
+    chat_lang: str = "en"  # the language of its posts
 
     def observer(self, address: str) -> Observer | None:
         return next((o for o in self.observers if o.address == address.lower()), None)

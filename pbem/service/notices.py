@@ -363,3 +363,36 @@ class ObserverPress(ToAddress):
     kind = "observer_press"
     sender: str
     text: str
+
+
+CHAT = "chat:"
+"""Starts the recipient of a chat post in the outbox (``chat:<game>``): not an address, the
+daemon hands it to the chat poster, never to the mail server (docs/service.md, "Chat")."""
+
+
+@dataclass(frozen=True)
+class ChatPost(ToAddress):
+    """The short public post to the game's chat webhook: whose move, the deadline, what
+    everyone saw since the last report. ``to`` is ``CHAT`` and the game's id."""
+
+    kind = "chat_post"
+    since: int | None = None
+    # An override of the game master told to everyone (a deadline moved, a pause, ...): the
+    # post tells it alone, its engine events and its GM entry's event, and not the news.
+    override: bool = False
+    events: tuple[Event, ...] = ()
+    gm: GmEvent | None = None
+
+    @property
+    def news_since(self) -> int | None:
+        return self.since
+
+
+def chat_recipient(game: str) -> str:
+    """The outbox recipient of ``game``'s chat posts."""
+    return CHAT + game
+
+
+def chat_game(recipient: str) -> str | None:
+    """The game a chat post's recipient names; None for a mail's recipient."""
+    return recipient[len(CHAT):] if recipient.startswith(CHAT) else None

@@ -3,6 +3,7 @@ last report, composed, and named so a redo of the step names them the same."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from pbem.engine.cards import CardSet
@@ -10,7 +11,7 @@ from pbem.engine.codec import from_json
 from pbem.engine.events import Event, TurnBegins
 from pbem.service.entries import under_current_names
 from pbem.service.mails import outbox_item, render_notice, thread_of
-from pbem.service.notices import HistoryReply, Notice, Welcome
+from pbem.service.notices import ChatPost, HistoryReply, Notice, Welcome
 from pbem.service.settings import Sender
 from pbem.service.table import Table
 from pbem.store import GameStore, OutboxItem
@@ -38,13 +39,18 @@ def addressed_mails(cards: CardSet, store: GameStore, sender: Sender, table: Tab
         outbox_id = f"{game_id}-{table.service.steps}-{n}"
         key = _thread_key(table, notice)
         # (An observer's or a newcomer's mail, to an address of no seat, names the address.)
-        thread = thread_of(game_id, table.state.dice.commitment, name or to, key,
-                           sender.domain, starts=isinstance(notice, Welcome))
-        items.append((notice.to, outbox_item(outbox_id, game_id, to, name, rendered,
-                                             now=now, sender=sender,
-                                             in_reply_to=notice.reply_to,
-                                             salt=table.state.dice.commitment,
-                                             thread=thread)))
+        # (A chat post is no mail of a thread: its title is its own subject.)
+        thread = None if isinstance(notice, ChatPost) else thread_of(
+            game_id, table.state.dice.commitment, name or to, key, sender.domain,
+            starts=isinstance(notice, Welcome))
+        chat = isinstance(notice, ChatPost)
+        item = outbox_item(outbox_id, game_id, sender.address_of(game_id) if chat else to,
+                           name, rendered, now=now, sender=sender,
+                           in_reply_to=notice.reply_to, salt=table.state.dice.commitment,
+                           thread=thread)
+        # A chat post is queued as a mail to the game's own address (no one reads that
+        # header: the post is its subject and text), for the chat: ``chat:<game>``.
+        items.append((notice.to, replace(item, to=notice.to) if chat else item))
     return items
 
 

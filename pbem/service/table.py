@@ -45,6 +45,7 @@ from pbem.service.entries import GmEvent, command_entry, gm_entry
 from pbem.service.model import Answer, GameService, Queued, Window, iso
 from pbem.service.notices import (
     AttackResult,
+    ChatPost,
     GameOver,
     Notice,
     ObserverReport,
@@ -52,6 +53,7 @@ from pbem.service.notices import (
     ResponseRequest,
     TurnReport,
     Welcome,
+    chat_recipient,
 )
 from pbem.service.refusals import refused
 
@@ -427,6 +429,9 @@ class Table:
         for o in self.service.audience.observers:  # the public part, the end included
             self.notify(ObserverReport(o.address, since=self.service.reported, lang=o.lang,
                                        tz=o.tz))
+        if self.service.audience.chat:  # the group's chat: the public facts, in short
+            self.notify(ChatPost(chat_recipient(self.state.game), since=self.service.reported,
+                                 lang=self.service.audience.chat_lang))
         self.service = replace(self.service, reported=self.log_length)
 
     def reset_misses(self, player: str) -> None:

@@ -204,7 +204,7 @@ GM_SAMPLES: dict[str, dict[str, Any]] = {
 OLD_GM_KINDS = {"remove"}
 # Recorded ``gm_only``: in no player's mail (a mail dropped, an observer's address, a seat
 # offered for takeover by mail, the game master's doings to a game open for sign-up).
-GM_ONLY_KINDS = {"drop_mail", "observer", "seat_offered", "signup_closed", "join_declined",
+GM_ONLY_KINDS = {"drop_mail", "observer", "chat", "seat_offered", "signup_closed", "join_declined",
                  "signup_extended"}
 
 
