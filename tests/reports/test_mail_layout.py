@@ -38,6 +38,7 @@ from support import REPO
 
 from pbem.reports import pictures as pictures_module
 from pbem.reports import svg as svg_module
+from pbem.reports.observing import lobby_mail
 from pbem.service.bot_games import play_game
 from pbem.service.service import Service, ServiceConfig
 from pbem.store.memory import MemoryStore
@@ -111,7 +112,7 @@ def kind_of(page: str) -> str:
 @cache
 def sample(language: str) -> tuple[str, ...]:
     """One HTML part of each kind (by its skeleton) of a short four-player bot game whose
-    players write in ``language``, the longest of each kind."""
+    players write in ``language``, the longest of each kind, and two of the lobby's."""
     found: dict[str, str] = {}
 
     def watch(mails: Sequence[tuple[str, bytes]]) -> None:
@@ -126,7 +127,9 @@ def sample(language: str) -> tuple[str, ...]:
     service = Service(MemoryStore(), ServiceConfig())
     play_game(service, "g", PLAYERS, start=NOW, seed="c3" * 32, options={"max_turns": 5},
               watch=watch, first_lines=(f"SET LANGUAGE {language.upper()}",))
-    return tuple(found.values())
+    lobby = (lobby_mail("lobby_help", language, None, message=None, suggestion=None),
+             lobby_mail("observing", language, None, game="g", press=True))
+    return (*found.values(), *(mail.html for mail in lobby))
 
 
 def visit(page: Path, profile: Path) -> str:
