@@ -258,7 +258,7 @@ def text_blocks(text: str) -> list[TextBlock]:
     the signature's ``-- `` line make them, so its HTML part shows paragraphs, lists and
     order lines rather than the text in a ``<pre>`` block (issue 38)."""
     blocks: list[TextBlock] = []
-    kind, lines = "", []  # the block being read
+    kind, lines = "", list[str]()  # the block being read
 
     def close() -> None:
         nonlocal kind, lines
