@@ -12,6 +12,7 @@ import hashlib
 import re
 import textwrap
 from collections.abc import Callable, Iterable, MutableMapping, Sequence
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
     env.filters["de"], env.filters["que"] = elided("de"), elided("que")
     env.filters["summed"] = summed
     env.filters["sentence"] = sentence
+    env.filters["blocks"] = text_blocks
     return env
 
 
@@ -236,3 +238,63 @@ def render(name: str, lang: str = "en", site_dir: Path | None = None, **context:
         lang = "en"
     env = environment(str(site_dir) if site_dir else None)
     return env.get_template(f"{lang}/{name}").render(**context)
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    """A piece of a plain-text mail, for its HTML part: ``kind`` is "para" (its lines one
+    paragraph), "heading", "copy" (order lines to copy, kept as they are), "items" (a list,
+    an item a line) or "signature"."""
+
+    kind: str
+    lines: tuple[str, ...]
+
+
+_RULE = re.compile(r"^-{3,}$")
+
+
+def text_blocks(text: str) -> list[TextBlock]:
+    """The pieces of a mail's text part as the text macros (para, copy, item, heading) and
+    the signature's ``-- `` line make them, so its HTML part shows paragraphs, lists and
+    order lines rather than the text in a ``<pre>`` block (issue 38)."""
+    blocks: list[TextBlock] = []
+    kind, lines = "", list[str]()  # the block being read
+
+    def close() -> None:
+        nonlocal kind, lines
+        if lines:
+            blocks.append(TextBlock(kind, tuple(lines)))
+        kind, lines = "", []
+
+    rows = text.splitlines()
+    for n, row in enumerate(rows):
+        if row == "-- ":
+            close()
+            rest = " ".join(r.strip() for r in rows[n + 1:] if r.strip())
+            if rest:
+                blocks.append(TextBlock("signature", (rest,)))
+            return blocks
+        if not row.strip():
+            close()
+        elif _RULE.match(row) and kind == "para" and len(lines) == 1:
+            kind = "heading"
+            close()
+        elif row.startswith("    "):
+            if kind != "copy":
+                close()
+            kind = "copy"
+            lines.append(row[4:])
+        elif row.startswith("- "):
+            if kind != "items":
+                close()
+            kind = "items"
+            lines.append(row[2:])
+        elif row.startswith("  ") and kind == "items":
+            lines[-1] += " " + row.strip()
+        else:
+            if kind != "para":
+                close()
+            kind = "para"
+            lines.append(row.strip())
+    close()
+    return blocks

@@ -96,7 +96,7 @@ def test_help_reads_as_an_order_to_the_server() -> None:
 def test_the_lobby_s_help_is_worded_in_each_language(lang: str, message: str) -> None:
     rendered = lobby_mail("lobby_help", lang, None, game="", message=message,
                           suggestion="yes")
-    assert rendered.subject and "<pre>" in rendered.html
+    assert rendered.subject and "<pre>" not in rendered.html and "<p>" in rendered.html
     assert all(order in rendered.text for order in SERVER_ORDERS)
     english = lobby_mail("lobby_help", "en", None, game="", message=message, suggestion="yes")
     assert (rendered.text == english.text) == (lang == "en")
