@@ -45,9 +45,16 @@ def run() -> dict[str, Any]:
     cards = load_cardset()
     state = late_game()
     sizes = []
+    shorts = []
     for player in state.players:
         rendered = reports.turn_report(cards, state, player.name, (), now=NOW,
                                        deadline=NOW + timedelta(days=2))
+        brief = reports.turn_report(cards, state, player.name, (), now=NOW,
+                                    deadline=NOW + timedelta(days=2), short=True)
+        shorts.append(len(compose(OutgoingMail(
+            to="p@example.org", from_addr="game@example.org", subject=brief.subject,
+            text=brief.text, html=brief.html, attachments=brief.attachments,
+            inline=brief.inline, message_id="<size@example.org>", date=NOW))))
         raw = compose(OutgoingMail(
             to="p@example.org", from_addr="game@example.org", subject=rendered.subject,
             text=rendered.text, html=rendered.html,
@@ -63,6 +70,7 @@ def run() -> dict[str, Any]:
     return {"players": len(state.players), "turn": state.turn_number,
             "cards_in_structures": sum(len(p.structure) for p in state.players),
             "largest_mail_kb": round(max(s["bytes"] for s in sizes) / 1024, 1),
+            "largest_short_mail_kb": round(max(shorts) / 1024, 1),  # SET REPORT SHORT
             "mails": sizes}
 
 

@@ -288,6 +288,8 @@ def turn_report(
         "absences": [(moment_facts(start, tz), moment_facts(end, tz)) for start, end in absences]}
     attachments: tuple[Attachment, ...] = (seen.attachment,)
     if short:
+        # The short HTML part shows the reader's structure only: no picture of the others.
+        pictures = {name: p for name, p in pictures.items() if name == player}
         full_name = f"report-{file_safe(v.game)}-{v.seq}.txt"
         full = mail("turn_report", lang, site_dir, html=False, **words, short=False)
         attachments += ((full_name, "text/plain", full.text.encode()),)

@@ -125,7 +125,7 @@ def sample(language: str) -> tuple[str, ...]:
                 found[kind] = page
 
     service = Service(MemoryStore(), ServiceConfig())
-    play_game(service, "g", PLAYERS, start=NOW, seed="c3" * 32, options={"max_turns": 5},
+    play_game(service, "g", PLAYERS, start=NOW, seed="c3" * 32, options={"max_turns": 12},
               watch=watch, first_lines=(f"SET LANGUAGE {language.upper()}",))
     lobby = (lobby_mail("lobby_help", language, None, message=None, suggestion=None),
              lobby_mail("observing", language, None, game="g", press=True))
@@ -187,7 +187,7 @@ def test_every_kind_of_mail_reads_well_at_a_phone_and_a_desktop_width(
     ARTIFACTS.mkdir(exist_ok=True)
     found = laid_out(pages, width, ARTIFACTS / f"mail_layout_{language}_{width}.html")
     smallest = smallest_picture_text()
-    seen_pictures = 0
+    seen_pictures, widest = 0, 0
     for n, facts in enumerate(found):
         where = f"mail {n} ({kind_of(pages[n])[:80]})"
         assert facts["width"] == width
@@ -197,6 +197,8 @@ def test_every_kind_of_mail_reads_well_at_a_phone_and_a_desktop_width(
         for drawn, shown in facts["pics"]:
             assert drawn > 0, (where, "a picture did not load")
             seen_pictures += 1
+            widest = max(widest, shown)
             svg_width = drawn / pictures_module.DRAWN_ZOOM
             assert smallest * shown / svg_width >= 11, (where, drawn, shown)
     assert seen_pictures > 0
+    assert widest > 375  # a picture wider than a phone, which must not shrink there

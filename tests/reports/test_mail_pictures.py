@@ -69,3 +69,17 @@ def test_the_report_mail_shows_its_pictures_from_related_parts() -> None:
     # The text part is complete without the pictures: every structure is in words there.
     text = plain.get_content()
     assert all(f"{c.card}: " in text for p in owners for c in p.structure)
+
+
+def test_a_short_report_carries_only_the_pictures_it_shows() -> None:
+    """Issue 38, point 4: SET REPORT SHORT shows the reader's structure only; the others'
+    pictures are not sent along unseen (every picture sent is one the HTML shows)."""
+    state = position()
+    for who in ("ann", "bob"):
+        for short in (False, True):
+            rendered = reports.turn_report(CARDS, state, who, (), now=NOW,
+                                           deadline=NOW + timedelta(days=2), short=short)
+            shown = set(re.findall(r'<img src="cid:([^"]+)"', rendered.html))
+            sent = {cid for cid, _type, _png in rendered.inline}
+            assert sent == shown
+            assert len(sent) == (1 if short else 3)
