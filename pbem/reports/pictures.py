@@ -30,10 +30,12 @@ _SANS = "DejaVu Sans"
 # oxipng, losslessly (opaque RGB, a palette where the colours fit): level 1 halves the PNG
 # in 70 ms a picture, level 4 saves 4 % more in 20 times the time.
 _PACKING = 1
-# Drawn at twice the size the SVG says, shown at 5/4 of it (the <img>'s width): the SVG's
-# smallest text (9) then shows at 11.25 CSS px on any screen, a phone scrolling the picture
-# sideways rather than shrinking it, and stays sharp on a 1.6x screen (issue 38).
-DRAWN_ZOOM = 2.0
+# Shown at 5/4 of the size the SVG says (the <img>'s width): the SVG's smallest text (9)
+# then shows at 11.25 CSS px on any screen, a phone scrolling the picture sideways rather
+# than shrinking it (issue 38). Drawn at that same size, a pixel a CSS pixel: at 2x a 6-player
+# report was 204 KB (bench/report_size.py), past the 150 KB a report may weigh; sharpness on
+# dense screens is what that costs, not text size.
+DRAWN_ZOOM = 1.25
 SHOWN_SCALE = 1.25
 
 
