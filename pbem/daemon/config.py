@@ -79,6 +79,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
              "auth", "max_per_minute", "max_per_day"),
     "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file"),
     "maildir": ("path",),
+    "alarm": ("maildir", "sendmail", "to"),
     # give_up_after (a count of attempts) is read for old files and no longer used.
     "daemon": ("tick_seconds", "queue_lifetime_days", "give_up_after", "log_level",
                "log_format", "metrics_file"),
@@ -129,6 +130,18 @@ class SmtpSettings:
 
 
 @dataclass(frozen=True)
+class AlarmSettings:
+    """The second way the game master is told that a mail login or sending fails, one that
+    needs no mail login: a local Maildir the mail is written into, or a local ``sendmail``
+    command (``pbem.daemon.alarms``). ``to`` is the address the alarm mail is for (the game
+    master's by default)."""
+
+    maildir: Path | None = None
+    sendmail: str | None = None
+    to: str = ""
+
+
+@dataclass(frozen=True)
 class DaemonConfig:
     """Everything ``pbem run`` and ``pbem doctor`` need, checked."""
 
@@ -151,6 +164,7 @@ class DaemonConfig:
     log_format: LogFormat = "text"  # or "json": one object a line (pbem.daemon.logs)
     # Prometheus text-format figures, rewritten after every pass (pbem.daemon.metrics).
     metrics_file: Path | None = None
+    alarm: AlarmSettings = field(default_factory=AlarmSettings)
 
     @property
     def origin(self) -> str:
@@ -396,7 +410,18 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         log_level=daemon.choice("log_level", "INFO", _LOG_LEVELS),
         log_format=cast(LogFormat, daemon.choice("log_format", "text", LOG_FORMATS)),
         metrics_file=None if metrics == Path() else metrics,
+        alarm=_alarm(read["alarm"], sender.gm_address),
     )
+
+
+def _alarm(reader: _Reader, gm_address: str) -> AlarmSettings:
+    """The [alarm] section: where the game master is told of a broken mail login."""
+    maildir = reader.path("maildir", Path())
+    to = reader.text("to", gm_address)
+    if to:
+        to = _address(reader, "to", to)
+    return AlarmSettings(maildir=None if maildir == Path() else maildir,
+                         sendmail=reader.optional_text("sendmail"), to=to)
 
 
 def _secret(reader: _Reader, env: Mapping[str, str], name: str) -> str | None:

@@ -32,6 +32,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from pbem.atomicfile import write_json_atomic
+from pbem.daemon.alarms import SMTP_LOGIN, Alarm, Alarms
 from pbem.daemon.config import DaemonConfig
 from pbem.daemon.loop import MAX_WAIT
 from pbem.daemon.metrics import CountedSender, Figures
@@ -131,7 +132,7 @@ def make_outbox(config: DaemonConfig, sender: Sender,
     return Outbox(sending, sender, clock, envelope_from=config.envelope_from,
                   queue_lifetime=config.queue_lifetime, given_up=postmaster.given_up,
                   login_refused=postmaster.login_refused, limits=limits,
-                  hold_file=hold_file(config.store))
+                  hold_file=hold_file(config.store), alarms=Alarms(config))
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,7 @@ class Outbox:
                  given_up: Callable[[OutboxItem, str, datetime], None] | None = None,
                  login_refused: Callable[[str, str, str, datetime], None] | None = None,
                  limits: SendingLimits | None = None,
-                 hold_file: Path | None = None) -> None:
+                 hold_file: Path | None = None, alarms: Alarms | None = None) -> None:
         self.store = store
         self.sender = sender
         self._clock = clock
@@ -178,6 +179,7 @@ class Outbox:
         self._limits = limits
         self._hold_file = hold_file
         self._held: tuple[str, str] | None = None  # (until, why) as written in the hold file
+        self._alarms = alarms  # the second way to the game master, and the status file
 
     def send_due(self) -> Flush:
         """Give what sending the due outbox mail did.
@@ -288,6 +290,8 @@ class Outbox:
         log.info("sent mail %s to %s", item.message_id, item.to,
                  extra={"message_id": item.message_id, "game": item.game_id})
         self._logins_refused = 0
+        if self._alarms is not None:
+            self._alarms.clear(SMTP_LOGIN, "SMTP", now)
         if self._limits is not None:
             self._limits.record(now)
         return _Outcome(sent=True)
@@ -297,9 +301,20 @@ class Outbox:
         master the first time."""
         self._logins_refused += 1
         until = now + timedelta(seconds=retry_delay(self._logins_refused))
+        if self._logins_refused > 1:  # said in full the first time
+            log.info("SMTP login still impossible; trying again at %s",
+                     until.isoformat(timespec="seconds"))
+            return _Outcome(login_refused=(until, f"the SMTP login is refused: {error}"))
         log.error("SMTP login impossible: %s. %s Every mail waits; trying again at %s",
                   error.message, error.suggestion or "", until.isoformat(timespec="seconds"))
-        if self._logins_refused == 1 and self._login_refused is not None:
+        if self._alarms is not None:
+            try:
+                self._alarms.raise_alarm(Alarm(SMTP_LOGIN, "SMTP", error.message,
+                                               error.suggestion or "",
+                                               now.isoformat(timespec="seconds")), now)
+            except OSError:
+                log.exception("could not keep the alarm in the store")
+        if self._login_refused is not None:
             with self.store.lock():
                 self._login_refused("SMTP", error.message, error.suggestion or "", now)
         return _Outcome(login_refused=(until, f"the SMTP login is refused: {error}"))
