@@ -54,12 +54,36 @@ class Alarm:
 
 SMTP_LOGIN = "smtp-login"
 IMAP_LOGIN = "imap-login"
+SMTP_SENDING = "smtp-sending"
+
+
+@dataclass(frozen=True)
+class AlarmWords:
+    """How an alarm of one key is told: the mail templates when raised and when mended, and
+    its line for ``pbem doctor`` and ``pbem games`` (formatted with the alarm's fields)."""
+
+    raised: str
+    mended: str
+    line: str
+
+
+_LOGIN = AlarmWords("login_refused", "login_mended",
+                    "ALARM since {since}: the mail server refuses pbem's {what} login "
+                    "({error}); no mail goes that way until it is mended. {steps}")
+WORDS: dict[str, AlarmWords] = {
+    SMTP_LOGIN: _LOGIN,
+    IMAP_LOGIN: _LOGIN,
+    SMTP_SENDING: AlarmWords("sending_failing", "sending_mended",
+                             "ALARM since {since}: no mail could be sent through {what}; "
+                             "the last error: {error}. {steps}"),
+}
 
 
 def describe(alarm: Alarm) -> str:
     """Give the alarm in one line for the game master (``pbem doctor``, ``pbem games``)."""
-    return (f"ALARM since {alarm.since}: the mail server refuses pbem's {alarm.what} login "
-            f"({alarm.error}); no mail goes that way until it is mended. {alarm.steps}").strip()
+    words = WORDS.get(alarm.key, _LOGIN)
+    return words.line.format(since=alarm.since, what=alarm.what, error=alarm.error,
+                             steps=alarm.steps).strip()
 
 
 def alarms_folder(store: Path) -> Path:
@@ -134,8 +158,9 @@ class Alarms:
         del value["key"]
         path.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomic(path, value)
-        self._tell("login_refused", f"alarm-{alarm.key}-{alarm.since}", now,
-                   what=alarm.what, error=alarm.error, steps=alarm.steps)
+        self._tell(WORDS.get(alarm.key, _LOGIN).raised, f"alarm-{alarm.key}-{alarm.since}",
+                   now, what=alarm.what, error=alarm.error, steps=alarm.steps,
+                   since=alarm.since)
 
     def clear(self, key: str, what: str, now: datetime) -> None:
         """Remove the alarm ``key`` if it is kept, and say so the second way."""
@@ -143,8 +168,8 @@ class Alarms:
         if not path.exists():
             return
         path.unlink(missing_ok=True)
-        log.info("the %s login works again: its alarm is cleared", what)
-        self._tell("login_mended", f"alarm-{key}-mended", now, what=what)
+        log.info("%s works again: its alarm (%s) is cleared", what, key)
+        self._tell(WORDS.get(key, _LOGIN).mended, f"alarm-{key}-mended", now, what=what)
 
     def _tell(self, template: str, mail_id: str, now: datetime, **words: str) -> None:
         """Send the mail ``template`` to the alarm's address by each way configured; a way
@@ -153,7 +178,7 @@ class Alarms:
         to = settings.to or self._sender.gm_address
         if settings.maildir is None and settings.sendmail is None:
             return
-        raw = gm_mail(self._sender, mail_id, template, now, to=to, **words).raw
+        raw = gm_mail(self._sender, mail_id, template, now, address=to, **words).raw
         if settings.maildir is not None:
             try:
                 maildir_deliver(settings.maildir, raw)

@@ -346,13 +346,13 @@ class Postmaster:
 
 
 def gm_mail(sender: Sender, outbox_id: str, template: str, now: datetime, *,
-            to: str | None = None, **words: Any) -> OutboxItem:
-    """The mail ``template`` to the game master (or ``to``), in their language and time
+            address: str | None = None, **words: Any) -> OutboxItem:
+    """The mail ``template`` to the game master (or ``address``), in their language and time
     zone, as the postmaster's record would queue it; the daemon's alarms send it another
     way (``pbem.daemon.alarms``)."""
     rendered = reports.mail(template, sender.gm_lang, sender.site_dir, game="",
                             at=moment_facts(now, sender.gm_tz), **words)
-    item = outbox_item(outbox_id, "", to or sender.gm_address, "", rendered, now=now,
+    item = outbox_item(outbox_id, "", address or sender.gm_address, "", rendered, now=now,
                        sender=sender)
     return replace(item, game_id=POSTMASTER)
 

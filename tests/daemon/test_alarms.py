@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from clocks import Clock
+from clocks import T0, Clock
 from daemons import configure, new_game, parse, pbem_run
 from servers import Dovecot, SmtpCatcher, free_port, wait_until
 
 from pbem.cli.main import main as pbem_main
-from pbem.daemon.alarms import IMAP_LOGIN, SMTP_LOGIN, read_alarms
+from pbem.daemon.alarms import IMAP_LOGIN, SMTP_LOGIN, SMTP_SENDING, read_alarms
 from pbem.daemon.server import Daemon
 from pbem.errors import ConfigError
 from pbem.store import Store
@@ -197,3 +197,42 @@ def test_the_configuration_reads_the_alarm_section(tmp_path: Path) -> None:
     assert configure(tmp_path, "").alarm.maildir is None
     with pytest.raises(ConfigError, match=r"\[alarm\] to must be"):
         configure(tmp_path, '[alarm]\nto = "not an address"\n')
+
+
+def test_a_server_refusing_every_session_for_a_quarter_hour_raises_the_alarm(
+        tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
+    """Not a blip: refused for now (451 at MAIL FROM) again and again, no mail sent for
+    SENDING_ALARM_AFTER, sending raises its alarm; the first mail that goes clears it."""
+    smtp_catcher.refuse(451, times=8)
+    config = configure(tmp_path, f"""[mail]
+gm_address = "{GM}"
+[listener]
+port = 0
+[smtp]
+host = "127.0.0.1"
+port = {smtp_catcher.port}
+security = "plain"
+[alarm]
+maildir = "alarms"
+""")
+    new_game(config)
+    clock = Clock()
+    daemon = Daemon(config, clock=clock)
+    assert daemon.run_once().flush.sent == 0
+    clock.advance(600)
+    assert daemon.run_once().flush.sent == 0
+    assert read_alarms(config.store) == []  # ten minutes: maybe a blip
+    clock.advance(600)
+    assert daemon.run_once().flush.sent == 0
+    [alarm] = read_alarms(config.store)
+    assert alarm.key == SMTP_SENDING and "451" in alarm.error
+    assert alarm.since == T0.isoformat(timespec="seconds")
+    [(subject, text)] = alarm_mails(tmp_path / "alarms")
+    assert f"127.0.0.1:{smtp_catcher.port}" in subject + text and "451" in text
+    assert cli("games", "--store", str(config.store)).startswith("ALARM since ")
+    for _ in range(10):
+        clock.advance(3600)
+        if daemon.run_once().flush.sent:
+            break
+    assert read_alarms(config.store) == []
+    assert len(alarm_mails(tmp_path / "alarms")) == 2
