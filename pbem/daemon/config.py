@@ -77,7 +77,8 @@ _KEYS: dict[str, tuple[str, ...]] = {
              "ca_file", "auth", "answer_earlier_mail"),
     "smtp": ("host", "port", "security", "username", "password", "timeout", "ca_file",
              "auth", "max_per_minute", "max_per_day"),
-    "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file"),
+    "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file",
+              "token_url", "device_url"),
     "maildir": ("path",),
     "alarm": ("maildir", "sendmail", "to"),
     # give_up_after (a count of attempts) is read for old files and no longer used.
@@ -444,7 +445,17 @@ def _oauth(reader: _Reader, env: Mapping[str, str], store: Path,
         provider=provider, client_id=reader.required("client_id"),
         token_file=reader.path("token_file", store / "daemon" / "oauth-token.json"),
         client_secret=secret, tenant=reader.text("tenant", "common"),
-        scopes=reader.strings("scopes", lower=False))
+        scopes=reader.strings("scopes", lower=False),
+        token_url=_endpoint(reader, "token_url", provider == "custom"),
+        device_url=_endpoint(reader, "device_url", False))
+
+
+def _endpoint(reader: _Reader, key: str, required: bool) -> str:
+    """An OAuth endpoint of the custom provider: an http(s) address."""
+    value = reader.required(key) if required else reader.text(key, "")
+    if value and not value.startswith(("https://", "http://")):
+        raise reader.fail(key, "an https:// address", value)
+    return value
 
 
 def _auth(reader: _Reader, oauth: OAuthSettings | None) -> OAuthSettings | None:
