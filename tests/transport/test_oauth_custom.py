@@ -19,15 +19,17 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from clocks import Clock
-from servers import SmtpCatcher
+from servers import Dovecot, SmtpCatcher, dovecot_binary, wait_until
 
 from pbem.cli.main import main as pbem_main
-from pbem.daemon.alarms import SMTP_LOGIN, read_alarms
+from pbem.daemon.alarms import IMAP_LOGIN, SMTP_LOGIN, read_alarms
 from pbem.daemon.config import DaemonConfig, load_config
+from pbem.daemon.intake import make_imap_intake
 from pbem.daemon.server import Daemon
 from pbem.errors import ConfigError
 from pbem.service.service import Service
 from pbem.store import Store
+from pbem.transport.imap_connection import open_session, quietly_close
 from pbem.transport.oauth import TokenRevoked, Tokens, read_login
 
 GM = "gm@example.org"
@@ -42,6 +44,7 @@ class DeviceProvider:
     def __init__(self) -> None:
         self.expires_in = 3600
         self.pending = 1
+        self.user = GM  # whom the device login is for
         self.refresh: dict[str, str] = {}  # refresh token -> user
         self.access: dict[str, str] = {}  # access token -> user
         self.grants: list[str] = []  # the grant_type of each /token request
@@ -69,6 +72,10 @@ class DeviceProvider:
 
     def answer(self, path: str, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
         with self._lock:
+            if path == "/introspect":  # what a mail server asks (Dovecot's oauth2 passdb)
+                user = self.access.get(form.get("token", ""))
+                return 200, ({"active": True, "username": user} if user
+                             else {"active": False})
             if form.get("client_id") != "pbem-client":
                 return 401, {"error": "invalid_client"}
             if path == "/device":
@@ -83,7 +90,7 @@ class DeviceProvider:
                 if self.pending > 0:
                     self.pending -= 1
                     return 400, {"error": "authorization_pending"}
-                return 200, self._issue(GM)
+                return 200, self._issue(self.user)
             if grant == "refresh_token":
                 user = self.refresh.pop(form.get("refresh_token", ""), None)
                 if user is None:
@@ -221,6 +228,59 @@ def test_a_revoked_custom_login_raises_the_alarm_and_clears_after_a_new_login(
     assert daemon.run_once().flush.sent > 0
     assert read_alarms(config.store) == []
     assert smtp.oauth_logins and set(smtp.oauth_logins) == {GM}
+
+
+def test_the_imap_intake_logs_in_to_dovecot_with_the_custom_login_and_raises_the_alarm(
+        tmp_path: Path, device_provider: DeviceProvider) -> None:
+    """Dovecot's oauth2 passdb asks the test's token service about each token: the login
+    `pbem auth login` made works for IMAP; revoked, the intake raises the alarm."""
+    if dovecot_binary() is None:
+        pytest.skip("dovecot is not installed (apt-get install dovecot-imapd dovecot-lmtpd)")
+    dovecot = Dovecot(introspection_url=f"{device_provider.url}/introspect", tls=False)
+    try:
+        dovecot.start()
+        account = dovecot.add_user()
+        device_provider.user = account.username
+        path = tmp_path / "pbem.toml"
+        path.write_text(f"""[store]
+path = "store"
+[mail]
+gm_address = "{GM}"
+[oauth]
+provider = "custom"
+client_id = "pbem-client"
+token_url = "{device_provider.url}/token"
+device_url = "{device_provider.url}/device"
+[imap]
+host = "127.0.0.1"
+port = {dovecot.imap_port}
+security = "plain"
+username = "{account.username}"
+auth = "oauth2"
+[alarm]
+maildir = "gm"
+""")
+        config = load_config(path, env={})
+        assert auth_login(tmp_path).exit_code == 0
+        assert config.imap is not None
+        client, token = open_session(config.imap)
+        quietly_close(client)
+        assert token is not None and device_provider.valid(token.token) == account.username
+        device_provider.revoke(account.username)
+        intake = make_imap_intake(config, lambda raws: [None] * len(raws), Clock())
+        stop = threading.Event()
+        thread = threading.Thread(target=intake.run, args=(stop,), daemon=True)
+        thread.start()
+        try:
+            assert wait_until(lambda: bool(read_alarms(config.store)), timeout=20)
+        finally:
+            stop.set()
+            thread.join(timeout=20)
+        [alarm] = read_alarms(config.store)
+        assert alarm.key == IMAP_LOGIN and "Token is not active" in alarm.error
+        assert len(list((tmp_path / "gm" / "new").iterdir())) == 1
+    finally:
+        dovecot.remove()
 
 
 def test_the_custom_provider_needs_its_token_url(tmp_path: Path) -> None:
