@@ -169,7 +169,8 @@ class Alarms:
             return
         path.unlink(missing_ok=True)
         log.info("%s works again: its alarm (%s) is cleared", what, key)
-        self._tell(WORDS.get(key, _LOGIN).mended, f"alarm-{key}-mended", now, what=what)
+        self._tell(WORDS.get(key, _LOGIN).mended,
+                   f"alarm-{key}-mended-{now.isoformat(timespec='seconds')}", now, what=what)
 
     def _tell(self, template: str, mail_id: str, now: datetime, **words: str) -> None:
         """Send the mail ``template`` to the alarm's address by each way configured; a way
@@ -178,7 +179,14 @@ class Alarms:
         to = settings.to or self._sender.gm_address
         if settings.maildir is None and settings.sendmail is None:
             return
-        raw = gm_mail(self._sender, mail_id, template, now, address=to, **words).raw
+        if not to:
+            log.warning("no address for the alarm mail: set [alarm] to or [mail] gm_address")
+            return
+        try:
+            raw = gm_mail(self._sender, mail_id, template, now, to, **words).raw
+        except Exception:  # the alarm must never stop the daemon's work
+            log.exception("could not write the alarm mail")
+            return
         if settings.maildir is not None:
             try:
                 maildir_deliver(settings.maildir, raw)

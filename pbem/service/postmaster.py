@@ -345,11 +345,12 @@ class Postmaster:
         return self.counter.read_again_at(sender)
 
 
-def gm_mail(sender: Sender, outbox_id: str, template: str, now: datetime, *,
-            address: str | None = None, **words: Any) -> OutboxItem:
+def gm_mail(sender: Sender, outbox_id: str, template: str, now: datetime,
+            address: str | None = None, /, **words: Any) -> OutboxItem:
     """The mail ``template`` to the game master (or ``address``), in their language and time
     zone, as the postmaster's record would queue it; the daemon's alarms send it another
-    way (``pbem.daemon.alarms``)."""
+    way (``pbem.daemon.alarms``). Its own parameters are positional: a template's words
+    may have their names (``sender``, ``to``, ``address``)."""
     rendered = reports.mail(template, sender.gm_lang, sender.site_dir, game="",
                             at=moment_facts(now, sender.gm_tz), **words)
     item = outbox_item(outbox_id, "", address or sender.gm_address, "", rendered, now=now,
