@@ -2,9 +2,9 @@
 
 The login the provider gives (a refresh token) is kept in the [oauth] token_file, beside the
 store by default, readable by its owner alone; the daemon refreshes its access tokens from
-it. Works on a machine without a browser: Microsoft's device code is entered in any
-browser; Google's consent page is opened in any browser and the address it ends on is
-pasted back.
+it. Works on a machine without a browser: Microsoft's device code (and a custom provider's,
+RFC 8628) is entered in any browser; Google's consent page is opened in any browser and the
+address it ends on is pasted back.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ __all__ = ["auth"]
 
 @click.group("auth")
 def auth() -> None:
-    """The OAuth2 login to the mailbox (Gmail, Google Workspace, Outlook.com, Microsoft 365)."""
+    """The OAuth2 login to the mailbox (Gmail, Google Workspace, Outlook.com, Microsoft 365,
+    or any provider with a device code login: provider = "custom")."""
 
 
 @auth.command("login")
@@ -31,7 +32,7 @@ def auth() -> None:
               help="Google only: the localhost port in the address the browser is sent to.")
 def login(config_path: Path | None, port: int) -> None:
     """Log in once as the mailbox's owner; the daemon then refreshes the token itself."""
-    from pbem.transport.oauth import Tokens, login_google, login_microsoft
+    from pbem.transport.oauth import Tokens, login_device, login_google, login_microsoft
 
     try:
         config = configured(config_path)
@@ -47,6 +48,8 @@ def login(config_path: Path | None, port: int) -> None:
                          port=port)
         elif oauth.provider == "microsoft":
             login_microsoft(oauth, username, say=click.echo)
+        elif oauth.provider == "custom":
+            login_device(oauth, username, say=click.echo)
         token, problems = Tokens(oauth).check()
     except PbemError as error:
         click.echo(f"pbem: {error}" + (f"\n{error.suggestion}" if error.suggestion else ""),

@@ -19,6 +19,7 @@ from pbem.cli.session import (
     shared_addresses,
     where_of,
 )
+from pbem.daemon.alarms import describe, read_alarms
 from pbem.errors import PbemError
 from pbem.reports.languages import LANGUAGES
 
@@ -278,6 +279,8 @@ def games(**kw: Any) -> None:
     """List the games of the store, in every state: open for sign-up, not started, running,
     paused, over, moving or moved to another store."""
     where = where_of(kw)
+    for alarm in read_alarms(where.store):  # first: what the game master must mend now
+        click.echo(describe(alarm))
     with locked_store(where) as store:
         records = _records(store) if store.games() else []  # an empty store loads no service
         opened = _open_games(store) if store.games() else {}

@@ -77,8 +77,10 @@ _KEYS: dict[str, tuple[str, ...]] = {
              "ca_file", "auth", "answer_earlier_mail"),
     "smtp": ("host", "port", "security", "username", "password", "timeout", "ca_file",
              "auth", "max_per_minute", "max_per_day"),
-    "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file"),
+    "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file",
+              "token_url", "device_url"),
     "maildir": ("path",),
+    "alarm": ("maildir", "sendmail", "to"),
     # give_up_after (a count of attempts) is read for old files and no longer used.
     "daemon": ("tick_seconds", "queue_lifetime_days", "give_up_after", "log_level",
                "log_format", "metrics_file"),
@@ -132,6 +134,18 @@ class SmtpSettings:
 
 
 @dataclass(frozen=True)
+class AlarmSettings:
+    """The second way the game master is told that a mail login or sending fails, one that
+    needs no mail login: a local Maildir the mail is written into, or a local ``sendmail``
+    command (``pbem.daemon.alarms``). ``to`` is the address the alarm mail is for (the game
+    master's by default)."""
+
+    maildir: Path | None = None
+    sendmail: str | None = None
+    to: str = ""
+
+
+@dataclass(frozen=True)
 class DaemonConfig:
     """Everything ``pbem run`` and ``pbem doctor`` need, checked."""
 
@@ -156,6 +170,7 @@ class DaemonConfig:
     log_format: LogFormat = "text"  # or "json": one object a line (pbem.daemon.logs)
     # Prometheus text-format figures, rewritten after every pass (pbem.daemon.metrics).
     metrics_file: Path | None = None
+    alarm: AlarmSettings = field(default_factory=AlarmSettings)
 
     @property
     def origin(self) -> str:
@@ -413,6 +428,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         log_level=daemon.choice("log_level", "INFO", _LOG_LEVELS),
         log_format=cast(LogFormat, daemon.choice("log_format", "text", LOG_FORMATS)),
         metrics_file=None if metrics == Path() else metrics,
+        alarm=_alarm(read["alarm"], sender.gm_address),
     )
 
 
@@ -422,6 +438,16 @@ def _dkim_available() -> bool:
     from pbem.transport.dkimcheck import available
 
     return available()
+
+
+def _alarm(reader: _Reader, gm_address: str) -> AlarmSettings:
+    """The [alarm] section: where the game master is told of a broken mail login."""
+    maildir = reader.path("maildir", Path())
+    to = reader.text("to", gm_address)
+    if to:
+        to = _address(reader, "to", to)
+    return AlarmSettings(maildir=None if maildir == Path() else maildir,
+                         sendmail=reader.optional_text("sendmail"), to=to)
 
 
 def _secret(reader: _Reader, env: Mapping[str, str], name: str) -> str | None:
@@ -444,7 +470,17 @@ def _oauth(reader: _Reader, env: Mapping[str, str], store: Path,
         provider=provider, client_id=reader.required("client_id"),
         token_file=reader.path("token_file", store / "daemon" / "oauth-token.json"),
         client_secret=secret, tenant=reader.text("tenant", "common"),
-        scopes=reader.strings("scopes", lower=False))
+        scopes=reader.strings("scopes", lower=False),
+        token_url=_endpoint(reader, "token_url", provider == "custom"),
+        device_url=_endpoint(reader, "device_url", False))
+
+
+def _endpoint(reader: _Reader, key: str, required: bool) -> str:
+    """An OAuth endpoint of the custom provider: an http(s) address."""
+    value = reader.required(key) if required else reader.text(key, "")
+    if value and not value.startswith(("https://", "http://")):
+        raise reader.fail(key, "an https:// address", value)
+    return value
 
 
 def _auth(reader: _Reader, oauth: OAuthSettings | None) -> OAuthSettings | None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import shlex
+import shutil
 import socket
 import tempfile
 import time
@@ -19,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from pbem.daemon.alarms import describe, read_alarms
 from pbem.daemon.config import DaemonConfig, ListenerSettings
 from pbem.daemon.outbox import make_sender, read_hold
 from pbem.errors import ConfigError
@@ -41,7 +44,10 @@ class Finding:
 
 def examine(config: DaemonConfig) -> list[Finding]:
     """Give every finding about ``config``, in the order the daemon would meet them."""
-    findings = [Finding("ok", f"configuration read from {config.origin}")]
+    # The alarms the daemon keeps come first: what the game master must mend now.
+    findings = [Finding("problem", describe(alarm)) for alarm in read_alarms(config.store)]
+    findings.append(Finding("ok", f"configuration read from {config.origin}"))
+    findings += _alarm_way(config)
     findings += _folder("game store", config.store)
     findings += _store_files(config.store)
     findings += _running(config)
@@ -79,6 +85,24 @@ def _advised_once(findings: list[Finding], steps: str | None) -> list[Finding]:
         told = told or steps in finding.text
         kept.append(finding)
     return kept
+
+
+def _alarm_way(config: DaemonConfig) -> list[Finding]:
+    """The second way an alarm goes ([alarm]): its Maildir writable, its command there."""
+    findings: list[Finding] = []
+    if config.alarm.maildir is not None:
+        findings += _folder("alarm Maildir", config.alarm.maildir)
+    command = config.alarm.sendmail
+    if command is not None:
+        words = shlex.split(command)
+        program = shutil.which(words[0]) if words else None
+        findings.append(Finding("ok", f"alarms go to {config.alarm.to} through {program}")
+                        if program is not None and config.alarm.to else
+                        Finding("problem", f"[alarm] sendmail = {command!r}: "
+                                + ("no address to send alarms to (set [alarm] to or [mail] "
+                                   "gm_address)" if program is not None
+                                   else "no such program")))
+    return findings
 
 
 def _listener_tls(listener: ListenerSettings) -> list[Finding]:

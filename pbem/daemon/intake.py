@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from pbem.daemon.alarms import IMAP_LOGIN, Alarm, Alarms
 from pbem.daemon.config import DaemonConfig
 from pbem.errors import disk_trouble
 from pbem.mail.inbound import delivered_detail, receipt, stand_in
@@ -166,10 +167,21 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
         store = Store(config.store)
         return store, Postmaster(store, config.service_config().sender, config.mails_per_hour)
 
+    alarms = Alarms(config)
+
     def login_refused(error: ImapError) -> None:
+        now = clock()
+        try:
+            alarms.raise_alarm(Alarm(IMAP_LOGIN, "IMAP", error.message, error.suggestion or "",
+                                     now.isoformat(timespec="seconds")), now)
+        except OSError:
+            log.exception("could not keep the alarm in the store")
         store, gm = postmaster()
         with store.lock():
-            gm.login_refused("IMAP", error.message, error.suggestion or "", clock())
+            gm.login_refused("IMAP", error.message, error.suggestion or "", now)
+
+    def login_mended() -> None:
+        alarms.clear(IMAP_LOGIN, "IMAP", clock())
 
     def folder_refused(error: ImapFolderError) -> None:
         store, gm = postmaster()
@@ -185,4 +197,5 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
 
     return ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
                       deliver_group=deliver_group, login_refused=login_refused,
+                      login_mended=login_mended,
                       folder_refused=folder_refused, route=route, earlier=earlier)

@@ -40,6 +40,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from pbem.atomicfile import write_json_atomic
+from pbem.daemon.alarms import SMTP_LOGIN, SMTP_SENDING, Alarm, Alarms
 from pbem.daemon.config import DaemonConfig
 from pbem.daemon.loop import MAX_WAIT
 from pbem.daemon.metrics import CountedSender, Figures
@@ -68,6 +69,9 @@ _REFUSALS_BEFORE_PAUSE = 2
 GIVE_UPS_TOLD_PER_HOUR = 5
 """At most this many mails given up an hour are told to the game master, each by a mail."""
 _HOUR = timedelta(hours=1)
+SENDING_ALARM_AFTER = timedelta(minutes=15)
+"""The server refusing every session this long (no mail sent meanwhile) raises the alarm
+(``pbem.daemon.alarms``): past a blip, before the mail is given up."""
 _MINUTE, _DAY = timedelta(minutes=1), timedelta(days=1)
 
 
@@ -141,7 +145,10 @@ def make_outbox(config: DaemonConfig, sender: Sender,
     return Outbox(sending, sender, clock, envelope_from=config.envelope_from,
                   queue_lifetime=config.queue_lifetime, given_up=postmaster.given_up,
                   login_refused=postmaster.login_refused, limits=limits,
-                  hold_file=hold_file(config.store), chat=make_chat_outbox(config, clock))
+                  hold_file=hold_file(config.store), chat=make_chat_outbox(config, clock),
+                  alarms=Alarms(config),
+                  way_out=f"the SMTP server {smtp.host}:{smtp.port}" if smtp is not None
+                  else f"the Maildirs in {config.maildir}")
 
 
 def make_chat_outbox(config: DaemonConfig, clock: Callable[[], datetime]) -> Outbox:
@@ -187,6 +194,7 @@ class _Outcome:
     refused_for_now: bool = False  # a transient refusal (even the one that made us give up)
     retry_at: datetime | None = None
     login_refused: tuple[datetime, str] | None = None  # no mail goes until then, and why
+    error: str = ""  # what refused it, when it was refused
 
 
 class Outbox:
@@ -199,7 +207,8 @@ class Outbox:
                  login_refused: Callable[[str, str, str, datetime], None] | None = None,
                  limits: SendingLimits | None = None,
                  hold_file: Path | None = None, chat: Outbox | None = None,
-                 posts: bool = False) -> None:
+                 posts: bool = False, alarms: Alarms | None = None,
+                 way_out: str = "SMTP") -> None:
         self.store = store
         self.sender = sender
         self._clock = clock
@@ -217,6 +226,9 @@ class Outbox:
         self.chat = chat  # the outbox of the chat posts, run on a thread of its own
         self._chat_thread: threading.Thread | None = None
         self._chat_retry: datetime | None = None  # when its last pass said to try again
+        self._alarms = alarms  # the second way to the game master, and the status file
+        self._failing_since: datetime | None = None  # the session refused since, none sent
+        self._way_out = way_out  # the server mail goes through, for the alarm
 
     def send_due(self) -> Flush:
         """Give what sending the due outbox mail did.
@@ -263,6 +275,8 @@ class Outbox:
             sent += outcome.sent
             given_up += outcome.given_up
             in_a_row = in_a_row + 1 if outcome.refused_for_now else 0
+            if outcome.refused_for_now:
+                self._sending_failed(now, outcome.error)
             if outcome.retry_at is not None:
                 failed += 1
                 retry_at = outcome.retry_at if retry_at is None else min(retry_at,
@@ -340,16 +354,20 @@ class Outbox:
                           item.message_id, item.to, attempts, _span(kept), error)
                 self._give_up(item, f"{attempts} attempts in {_span(kept)}; last: {error}",
                               now, attempts)
-                return _Outcome(given_up=True, refused_for_now=session)
+                return _Outcome(given_up=True, refused_for_now=session, error=str(error))
             retry_at = now + timedelta(seconds=retry_delay(attempts))
             log.warning("mail %s to %s not sent (%s); retry at %s", item.message_id, item.to,
                         error, retry_at.isoformat(timespec="seconds"))
             self._mark_failed(item, str(error), retry_at, attempts)
-            return _Outcome(refused_for_now=session, retry_at=retry_at)
+            return _Outcome(refused_for_now=session, retry_at=retry_at, error=str(error))
         self.store.mark_sent(item, sent_at=now)  # no lock: a step may be under way
         log.info("sent mail %s to %s", item.message_id, item.to,
                  extra={"message_id": item.message_id, "game": item.game_id})
         self._logins_refused = 0
+        self._failing_since = None
+        if self._alarms is not None:
+            self._alarms.clear(SMTP_LOGIN, "SMTP", now)
+            self._alarms.clear(SMTP_SENDING, self._way_out, now)
         if self._limits is not None:
             self._limits.record(now)
         return _Outcome(sent=True)
@@ -359,12 +377,38 @@ class Outbox:
         master the first time."""
         self._logins_refused += 1
         until = now + timedelta(seconds=retry_delay(self._logins_refused))
+        if self._logins_refused > 1:  # said in full the first time
+            log.info("SMTP login still impossible; trying again at %s",
+                     until.isoformat(timespec="seconds"))
+            return _Outcome(login_refused=(until, f"the SMTP login is refused: {error}"))
         log.error("SMTP login impossible: %s. %s Every mail waits; trying again at %s",
                   error.message, error.suggestion or "", until.isoformat(timespec="seconds"))
-        if self._logins_refused == 1 and self._login_refused is not None:
+        if self._alarms is not None:
+            try:
+                self._alarms.raise_alarm(Alarm(SMTP_LOGIN, "SMTP", error.message,
+                                               error.suggestion or "",
+                                               now.isoformat(timespec="seconds")), now)
+            except OSError:
+                log.exception("could not keep the alarm in the store")
+        if self._login_refused is not None:
             with self.store.lock():
                 self._login_refused("SMTP", error.message, error.suggestion or "", now)
         return _Outcome(login_refused=(until, f"the SMTP login is refused: {error}"))
+
+    def _sending_failed(self, now: datetime, error: str) -> None:
+        """Count a session refused; the server refusing every session for
+        ``SENDING_ALARM_AFTER`` raises the alarm (once: it is kept until a mail goes)."""
+        if self._failing_since is None:
+            self._failing_since = now
+        if self._alarms is None or now - self._failing_since < SENDING_ALARM_AFTER:
+            return
+        try:
+            self._alarms.raise_alarm(Alarm(
+                SMTP_SENDING, self._way_out, error,
+                "Check that the server is up and reachable from this machine (pbem doctor).",
+                self._failing_since.isoformat(timespec="seconds")), now)
+        except OSError:
+            log.exception("could not keep the alarm in the store")
 
     def _mark_failed(self, item: OutboxItem, error: str, retry_at: datetime,
                      attempts: int) -> None:

@@ -330,11 +330,7 @@ class Postmaster:
                **words: Any) -> OutboxItem:
         """The mail ``template`` to the game master, in their language and time zone, queued
         in the postmaster's record."""
-        rendered = reports.mail(template, self.sender.gm_lang, self.sender.site_dir, game="",
-                                at=moment_facts(now, self.sender.gm_tz), **words)
-        item = outbox_item(outbox_id, "", self.sender.gm_address, "", rendered, now=now,
-                           sender=self.sender)
-        return replace(item, game_id=POSTMASTER)
+        return gm_mail(self.sender, outbox_id, template, now, **words)
 
     def _commit(self, mail_id: str, answer: str, meta: dict[str, Any],
                 items: list[OutboxItem], game: str = "") -> None:
@@ -367,6 +363,19 @@ class Postmaster:
         """When mail from a flooding sender is read again: once fewer than the limit of
         their mails fall in the hour before."""
         return self.counter.read_again_at(sender)
+
+
+def gm_mail(sender: Sender, outbox_id: str, template: str, now: datetime,
+            address: str | None = None, /, **words: Any) -> OutboxItem:
+    """The mail ``template`` to the game master (or ``address``), in their language and time
+    zone, as the postmaster's record would queue it; the daemon's alarms send it another
+    way (``pbem.daemon.alarms``). Its own parameters are positional: a template's words
+    may have their names (``sender``, ``to``, ``address``)."""
+    rendered = reports.mail(template, sender.gm_lang, sender.site_dir, game="",
+                            at=moment_facts(now, sender.gm_tz), **words)
+    item = outbox_item(outbox_id, "", address or sender.gm_address, "", rendered, now=now,
+                       sender=sender)
+    return replace(item, game_id=POSTMASTER)
 
 
 class FloodCounter:

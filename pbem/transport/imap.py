@@ -129,7 +129,9 @@ class ImapIntake:
     With an OAuth login, a session is ended and opened again with a fresh token before its
     token expires (Microsoft drops a session whose token expired); a session the server
     drops anyway is opened again like any lost connection. ``login_refused`` is told, once
-    until a login works again, when the provider refuses the kept OAuth login for good;
+    until a login works again, when the server refuses the password or the provider the kept
+    OAuth login for good; ``login_mended`` is told at every login that works (a refusal
+    told before it, maybe before a restart, is mended);
     ``folder_refused``, once until a pass works again, when the server refuses to make or
     fill the processed or failed folder (:class:`ImapFolderError`).
     ``route``, when given, is asked about each fetched mail first (see ``Aside``).
@@ -152,6 +154,7 @@ class ImapIntake:
         retry_base: float = 1.0,
         retry_cap: float = 300.0,
         login_refused: Callable[[ImapError], None] | None = None,
+        login_mended: Callable[[], None] | None = None,
         folder_refused: Callable[[ImapFolderError], None] | None = None,
         route: Router | None = None,
         earlier: Callable[[int], None] | None = None,
@@ -168,6 +171,7 @@ class ImapIntake:
         self._client: Any = None
         self._login_refused = login_refused
         self._refusal_told = False
+        self._login_mended = login_mended
         self._folder_refused = folder_refused
         self._folder_told = False
         # The account's folder layout, learned when a session opens.
@@ -204,6 +208,11 @@ class ImapIntake:
             self._client, token = open_session(self.config)
             self._session_ends = token.expires_at if token is not None else None
             self._folders = set()
+            if self._login_mended is not None:  # at every login: a refusal before a restart
+                try:
+                    self._login_mended()
+                except Exception:
+                    log.exception("could not clear the alarm of the refused login")
             self._refusal_told = False
             log.info("logged in to %s as %s%s", self.config.where, self.config.username,
                      " with an OAuth token" if token is not None else "")
@@ -559,16 +568,20 @@ class ImapIntake:
                     backoff_delay(failures, base=self._retry_base, cap=self._retry_cap),
                     self._rng,
                 )
-                if isinstance(error, ImapTokenError) and isinstance(error.cause,
-                                                                     TokenRevoked):
-                    log.error("IMAP login impossible: %s. %s Mail waits on the server; "
-                              "trying again in %.1f s", error.message, error.suggestion, delay)
-                    if not self._refusal_told and self._login_refused is not None:
+                if _refused_for_good(error):
+                    assert isinstance(error, ImapError)
+                    if self._refusal_told:  # said in full the first time
+                        log.info("IMAP login still impossible; trying again in %.1f s", delay)
+                    else:
                         self._refusal_told = True
-                        try:
-                            self._login_refused(error)
-                        except Exception:
-                            log.exception("could not tell the game master")
+                        log.error("IMAP login impossible: %s. %s Mail waits on the server; "
+                                  "trying again in %.1f s", error.message, error.suggestion,
+                                  delay)
+                        if self._login_refused is not None:
+                            try:
+                                self._login_refused(error)
+                            except Exception:
+                                log.exception("could not tell the game master")
                 elif isinstance(error, ImapFolderError):
                     log.error("IMAP intake stopped: %s. %s Trying again in %.1f s",
                               error.message, error.suggestion, delay)
@@ -632,3 +645,12 @@ def _reply(error: Exception) -> str:
         if text.startswith(f"b{quote}") and text.endswith(quote):
             return text[2:-1]
     return text
+
+
+def _refused_for_good(error: Exception) -> bool:
+    """Tell whether ``error`` is a login the game master must mend: the password refused,
+    or the kept OAuth login the provider refuses for good (not a token service out of
+    reach for now)."""
+    if isinstance(error, ImapTokenError):
+        return isinstance(error.cause, TokenRevoked)
+    return isinstance(error, ImapLoginError)

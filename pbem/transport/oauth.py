@@ -5,7 +5,10 @@ The tokens come from the providers' own libraries, installed as extras: ``google
 (``pip install 'pbem[microsoft]'``). The game master logs in once (``pbem auth login``); the
 refresh token (Google) or MSAL's token cache (Microsoft) is kept in a JSON file beside the
 store, readable by its owner alone (0600), and never logged. Microsoft 365 app-only access
-(``microsoft-app``) needs no file: a client secret gives a token whenever asked.
+(``microsoft-app``) needs no file: a client secret gives a token whenever asked. Any other
+provider (``custom``: Keycloak, an OpenID provider, what Dovecot's oauth2 passdb checks) is
+spoken to in plain HTTP at the configured ``token_url`` (refresh, RFC 6749) and
+``device_url`` (the device code login, RFC 8628), with no library.
 
 :class:`Tokens` gives an access token, refreshing it a few minutes before it expires, or at
 once when asked (a server refused the one we had). A refresh token the provider no longer
@@ -20,6 +23,9 @@ import json
 import os
 import threading
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -29,8 +35,8 @@ from typing import Any, Literal
 from pbem.atomicfile import fsync_dir
 from pbem.errors import ConfigError, PbemError
 
-Provider = Literal["google", "microsoft", "microsoft-app"]
-PROVIDERS: tuple[Provider, ...] = ("google", "microsoft", "microsoft-app")
+Provider = Literal["google", "microsoft", "microsoft-app", "custom"]
+PROVIDERS: tuple[Provider, ...] = ("google", "microsoft", "microsoft-app", "custom")
 
 GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token"
 GOOGLE_AUTH_URI = "https://accounts.google.com/o/oauth2/auth"
@@ -41,12 +47,15 @@ DEFAULT_SCOPES: dict[Provider, tuple[str, ...]] = {
     "microsoft": ("https://outlook.office.com/IMAP.AccessAsUser.All",
                   "https://outlook.office.com/SMTP.Send"),
     "microsoft-app": ("https://outlook.office365.com/.default",),
+    "custom": (),  # the [oauth] scopes, if the provider wants any
 }
+HTTP_TIMEOUT = 30.0
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 # A token this close to its expiry is refreshed before it is used.
 REFRESH_MARGIN = 300.0
 
 _EXTRA: dict[Provider, str] = {"google": "google", "microsoft": "microsoft",
-                               "microsoft-app": "microsoft"}
+                               "microsoft-app": "microsoft", "custom": ""}
 STEPS: dict[Provider, str] = {
     "google": "Run `pbem auth login` as the game master (deploy/PROVIDERS.md). If the "
               "Google Cloud app is still in 'Testing', its refresh tokens end after 7 days: "
@@ -58,6 +67,9 @@ STEPS: dict[Provider, str] = {
                      "and that the app has the Office 365 Exchange Online IMAP.AccessAsApp "
                      "and SMTP.SendAsApp permissions with admin consent (deploy/"
                      "PROVIDERS.md).",
+    "custom": "Run `pbem auth login` as the game master (it shows a code to enter at the "
+              "provider's address); check [oauth] token_url, device_url and client_id "
+              "(deploy/PROVIDERS.md).",
 }
 
 
@@ -83,11 +95,18 @@ class OAuthSettings:
     client_secret: str | None = field(default=None, repr=False)
     tenant: str = "common"
     scopes: tuple[str, ...] = ()
+    # Any other provider ("custom"): its token endpoint, and its device authorization
+    # endpoint (RFC 8628) for `pbem auth login`.
+    token_url: str = ""
+    device_url: str = ""
 
     def __post_init__(self) -> None:
         if self.provider not in PROVIDERS:
             raise ConfigError("the OAuth provider must be " + ", ".join(PROVIDERS),
                               text=str(self.provider))
+        if self.provider == "custom" and not self.token_url:
+            raise ConfigError("the custom OAuth provider needs its token_url",
+                              suggestion="Add token_url = \"https://...\" under [oauth].")
 
     @property
     def wanted_scopes(self) -> tuple[str, ...]:
@@ -177,10 +196,12 @@ class Tokens:
 
     def _refresh(self, fresh: bool) -> AccessToken:
         provider = self.settings.provider
+        refresh: dict[Provider, Callable[[], AccessToken]] = {
+            "google": self._google, "custom": self._custom,
+            "microsoft": lambda: self._microsoft(fresh),
+            "microsoft-app": lambda: self._microsoft(fresh)}
         try:
-            if provider == "google":
-                return self._google()
-            return self._microsoft(fresh)
+            return refresh[provider]()
         except ImportError as error:
             raise _missing_extra(provider, error) from None
 
@@ -224,6 +245,28 @@ class Tokens:
                 else time.time() + 3600)
         return AccessToken(credentials.token or "", ends,
                            tuple(credentials.granted_scopes or settings.wanted_scopes))
+
+    def _custom(self) -> AccessToken:
+        """A refresh at the configured token endpoint (RFC 6749, section 6); a refresh
+        token it hands back replaces the kept one."""
+        login = self._stored()
+        settings = self.settings
+        result = post_form(settings.token_url, {
+            "grant_type": "refresh_token", "refresh_token": str(login.get("refresh_token")),
+            "client_id": settings.client_id,
+            **({"client_secret": settings.client_secret} if settings.client_secret else {}),
+            **({"scope": " ".join(settings.scopes)} if settings.scopes else {})},
+            steps=settings.steps)
+        if "access_token" not in result:
+            why = _first(result.get("error_description") or result.get("error"))
+            raise TokenRevoked(f"the token service {settings.token_url} refused the kept "
+                               f"login ({why})", suggestion=settings.steps)
+        renewed = result.get("refresh_token")
+        if renewed and renewed != login.get("refresh_token"):
+            write_login(settings.token_file, login | {"refresh_token": renewed})
+        scopes = tuple(str(result.get("scope", "")).split()) or settings.wanted_scopes
+        return AccessToken(str(result["access_token"]),
+                           time.time() + float(result.get("expires_in", 3600)), scopes)
 
     def _microsoft_app(self) -> Any:
         """Give MSAL's application object, made once (it looks the authority up once)."""
@@ -390,3 +433,75 @@ def login_microsoft(settings: OAuthSettings, username: str, *,
     write_login(settings.token_file, {"provider": "microsoft", "username": name,
                                       "cache": cache.serialize()})
 
+
+
+# -- any other provider ("custom"): plain HTTP, no library -----------------------------
+
+
+def post_form(url: str, fields: dict[str, str], *, steps: str) -> dict[str, Any]:
+    """Give the JSON answer of a POST of ``fields`` to a token service. An answer of 400 or
+    401 is given back (its ``error`` says why: the caller decides); a service out of reach,
+    a 5xx or an answer that is no JSON object raises TokenUnavailable."""
+    data = urllib.parse.urlencode(fields).encode()
+    request = urllib.request.Request(url, data=data, headers={
+        "Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded"})
+    try:
+        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as answer:
+            body = answer.read()
+    except urllib.error.HTTPError as error:
+        if error.code not in (400, 401):
+            raise TokenUnavailable(f"the token service {url} answered {error.code}") from None
+        body = error.read()
+    except (OSError, ValueError) as error:
+        raise TokenUnavailable(f"cannot reach the token service {url}: {error}") from None
+    try:
+        value = json.loads(body)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise TokenUnavailable(f"the token service {url} answered no JSON object",
+                               suggestion=steps)
+    return value
+
+
+def login_device(settings: OAuthSettings, username: str, *, say: Callable[[str], None],
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+    """Log in with the device authorization grant (RFC 8628) at the configured endpoints:
+    the game master enters a short code at the provider's address in any browser; the
+    refresh token is kept in the token file."""
+    if not settings.device_url:
+        raise ConfigError("the custom OAuth provider needs its device_url to log in",
+                          suggestion="Add device_url = \"https://...\" under [oauth].")
+    client = {"client_id": settings.client_id,
+              **({"client_secret": settings.client_secret} if settings.client_secret else {})}
+    started = post_form(settings.device_url, client | (
+        {"scope": " ".join(settings.scopes)} if settings.scopes else {}), steps=settings.steps)
+    if "device_code" not in started or "user_code" not in started:
+        raise TokenRevoked(f"the provider did not start the login "
+                           f"({_first(started.get('error_description') or started.get('error'))})",
+                           suggestion=settings.steps)
+    where = started.get("verification_uri_complete") or started.get("verification_uri")
+    say(f"Open {where} in any browser, sign in as {username} and enter the code "
+        f"{started['user_code']}.")
+    interval = float(started.get("interval", 5))
+    ends = time.monotonic() + float(started.get("expires_in", 600))
+    while time.monotonic() < ends:
+        sleep(interval)
+        result = post_form(settings.token_url, client | {
+            "grant_type": DEVICE_GRANT, "device_code": str(started["device_code"])},
+            steps=settings.steps)
+        error = result.get("error")
+        if error == "authorization_pending":
+            continue
+        if error == "slow_down":
+            interval += 5
+            continue
+        if "refresh_token" not in result:
+            raise TokenRevoked(f"the provider did not give a login "
+                               f"({_first(result.get('error_description') or error)})",
+                               suggestion=settings.steps)
+        write_login(settings.token_file, {"provider": "custom", "username": username,
+                                          "refresh_token": result["refresh_token"]})
+        return
+    raise TokenRevoked("the code was not entered in time",
+                       suggestion="Run `pbem auth login` again.")

@@ -251,7 +251,10 @@ class SmtpSender:
         except SendError:
             raise
         except smtplib.SMTPAuthenticationError as error:
-            raise TransientSendError(
+            # 535 says the password is wrong, and no mail goes until the game master mends
+            # it; 454 and the like are a server's trouble for now.
+            kind = LoginImpossible if error.smtp_code == 535 else TransientSendError
+            raise kind(
                 f"login refused by {self.host} for {self.username} ({_reply(error)})",
                 suggestion="Check the SMTP username and password.",
             ) from error

@@ -22,6 +22,7 @@ from clocks import T0, Clock
 from servers import Account, Dovecot, SmtpCatcher, TokenServer, wait_until
 
 from pbem.cli.main import main as pbem_main
+from pbem.daemon.alarms import SMTP_LOGIN, read_alarms
 from pbem.daemon.config import DaemonConfig, load_config
 from pbem.daemon.doctor import examine
 from pbem.daemon.intake import make_imap_intake
@@ -169,7 +170,7 @@ def test_the_doctor_checks_the_token(tmp_path: Path, provider: TokenServer,
 
 def test_a_revoked_smtp_login_holds_every_mail_and_tells_the_game_master(
         tmp_path: Path, provider: TokenServer, oauth_smtp: SmtpCatcher) -> None:
-    config = configure(tmp_path, oauth_toml(oauth_smtp.port))
+    config = configure(tmp_path, oauth_toml(oauth_smtp.port) + '[alarm]\nmaildir = "gm"\n')
     keep_login(config, provider)
     new_game(config)
     clock = Clock()
@@ -187,6 +188,11 @@ def test_a_revoked_smtp_login_holds_every_mail_and_tells_the_game_master(
     assert b"pbem auth login" in notices[0].raw.replace(b"=\n", b"")
     held = read_hold(config.store)
     assert held is not None and "SMTP login is refused" in held[1]
+    # The notice waits behind the broken login; the alarm did not (issue 39, point 3): it is
+    # in the store and in the game master's local Maildir, once.
+    assert [alarm.key for alarm in read_alarms(config.store)] == [SMTP_LOGIN]
+    [alarm_mail] = (tmp_path / "gm" / "new").iterdir()
+    assert b"pbem auth login" in alarm_mail.read_bytes().replace(b"=\n", b"")
     listed = CliRunner().invoke(pbem_main, ["outbox", "list", "--store", str(config.store)])
     assert "Sending is held until" in listed.output and "held" in listed.output
     # The game master logs in again: everything goes, once, the notice too.
@@ -195,6 +201,8 @@ def test_a_revoked_smtp_login_holds_every_mail_and_tells_the_game_master(
     assert daemon.run_once().flush.sent == queued + 1
     assert daemon.store.outbox() == []
     assert read_hold(config.store) is None
+    assert read_alarms(config.store) == []
+    assert len(list((tmp_path / "gm" / "new").iterdir())) == 2  # and that it is mended
     ids = message_ids([m.raw for m in oauth_smtp.mails])
     assert len(ids) == len(set(ids)) == queued + 1
 
