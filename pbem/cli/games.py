@@ -19,7 +19,6 @@ from pbem.cli.session import (
     shared_addresses,
     where_of,
 )
-from pbem.daemon.alarms import describe, read_alarms
 from pbem.errors import PbemError
 from pbem.reports.languages import LANGUAGES
 
@@ -278,6 +277,8 @@ def show(game_id: str, as_json: bool, **kw: Any) -> None:
 def games(**kw: Any) -> None:
     """List the games of the store, in every state: open for sign-up, not started, running,
     paused, over, moving or moved to another store."""
+    from pbem.daemon.alarms import describe, read_alarms
+
     where = where_of(kw)
     for alarm in read_alarms(where.store):  # first: what the game master must mend now
         click.echo(describe(alarm))

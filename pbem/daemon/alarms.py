@@ -32,7 +32,6 @@ from pathlib import Path
 
 from pbem.atomicfile import write_atomic, write_json_atomic
 from pbem.daemon.config import AlarmSettings, DaemonConfig
-from pbem.service.postmaster import gm_mail
 
 log = logging.getLogger("pbem.daemon.server")
 
@@ -175,6 +174,10 @@ class Alarms:
     def _tell(self, template: str, mail_id: str, now: datetime, **words: str) -> None:
         """Send the mail ``template`` to the alarm's address by each way configured; a way
         that fails is logged, never raised."""
+        # The mail's words: imported here, so that reading the alarms (`pbem games`,
+        # `pbem doctor`) loads no templates.
+        from pbem.service.postmaster import gm_mail
+
         settings = self._settings
         to = settings.to or self._sender.gm_address
         if settings.maildir is None and settings.sendmail is None:
