@@ -213,8 +213,9 @@ def test_every_box_that_scrolls_takes_the_keyboards_focus_and_has_a_name(
                      tmp_path / "profile")
     assert len(boxes) == len(pages)
     every = [(name, box) for name, found in boxes.items() for box in found]
-    # Tables, structure pictures and charts among them, some too wide for the phone.
-    assert {"games", "breakdown", "groups", "power-structure", "chart"} <= {
+    # Tables, structure pictures and charts among them, some too wide for the phone (the
+    # groups tables stack on a phone instead of scrolling: issue 38).
+    assert {"games", "breakdown", "power-structure", "chart"} <= {
         box["what"] for _, box in every}
     assert len([box for _, box in every if box["scrolls"]]) > 5
     for name, box in every:
