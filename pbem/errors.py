@@ -6,6 +6,8 @@ import errno
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from pbem.refusal_keys import EngineKey, MailKey, ParserHint, ParserKey
+
 
 class PbemError(Exception):
     """Base of every error pbem raises on purpose.
@@ -99,16 +101,25 @@ class CardDataError(PbemError, ValueError):
     """The game data file is wrong: names the card and the field."""
 
 
-class UnknownNameError(PbemError, ValueError):
+class ParserError(PbemError, ValueError):
+    """An order line's words refused by the order parser: worded by its catalogue
+    (``_parser_refusals``), the reason by ``key`` and the suggestion by ``hint``."""
+
+    catalogue = "_parser_refusals"
+    key: ParserKey | None
+    hint: ParserHint | None
+
+    def __init__(self, message: str = "", *, key: ParserKey | None = None,
+                 hint: ParserHint | None = None, **given: Any) -> None:
+        super().__init__(message, key=key, hint=hint, **given)
+
+
+class UnknownNameError(ParserError):
     """A card or player name matched nothing; the suggestion lists close matches."""
 
-    catalogue = "_parser_refusals"
 
-
-class AmbiguousNameError(PbemError, ValueError):
+class AmbiguousNameError(ParserError):
     """A card or player name matched more than one thing."""
-
-    catalogue = "_parser_refusals"
 
 
 class IllegalCommandError(PbemError, ValueError):
@@ -116,12 +127,15 @@ class IllegalCommandError(PbemError, ValueError):
     engine's catalogue (``_engine_refusals``) when it has a key."""
 
     catalogue = "_engine_refusals"
+    key: EngineKey | None
+
+    def __init__(self, message: str = "", *, key: EngineKey | None = None,
+                 **given: Any) -> None:
+        super().__init__(message, key=key, **given)
 
 
-class OrderSyntaxError(PbemError, ValueError):
+class OrderSyntaxError(ParserError):
     """An order line could not be read."""
-
-    catalogue = "_parser_refusals"
 
 
 class MailFormatError(PbemError, ValueError):
@@ -129,6 +143,11 @@ class MailFormatError(PbemError, ValueError):
     catalogue (``_mail_refusals``)."""
 
     catalogue = "_mail_refusals"
+    key: MailKey | None
+
+    def __init__(self, message: str = "", *, key: MailKey | None = None,
+                 **given: Any) -> None:
+        super().__init__(message, key=key, **given)
 
 
 class StoreError(PbemError):

@@ -16,24 +16,26 @@ import pbem
 ROOT = Path(pbem.__file__).parent
 
 # Each layer and the layers below it that it may import (its own is always allowed).
-SHARED = {"errors", "atomicfile"}
+SHARED = {"errors", "refusal_keys", "atomicfile"}
 LAYERS: dict[str, set[str]] = {
-    "engine": {"errors"},
+    "engine": {"errors", "refusal_keys"},
     "games": set(),
-    "store": {"errors", "atomicfile"},
-    "mail": {"errors"},
-    "orders": {"engine", "errors"},
-    "reports": {"orders", "engine", "errors"},
-    "service": {"bots", "reports", "orders", "engine", "store", "mail", "errors",
+    "store": {"errors", "refusal_keys", "atomicfile"},
+    "mail": {"errors", "refusal_keys"},
+    "orders": {"engine", "errors", "refusal_keys"},
+    "reports": {"orders", "engine", "errors", "refusal_keys"},
+    "service": {"bots", "reports", "orders", "engine", "store", "mail", "errors", "refusal_keys",
                 "atomicfile"},
-    "bots": {"orders", "engine", "errors"},
-    "transport": {"mail", "errors", "atomicfile"},
-    "archive": {"service", "bots", "reports", "orders", "engine", "store", "errors"},
+    "bots": {"orders", "engine", "errors", "refusal_keys"},
+    "transport": {"mail", "errors", "refusal_keys", "atomicfile"},
+    "archive": {"service", "bots", "reports", "orders", "engine", "store", "errors",
+                "refusal_keys"},
     "daemon": {"transport", "bots", "archive", "service", "reports", "orders", "engine",
-               "store", "mail", "errors", "atomicfile"},
+               "store", "mail", "errors", "refusal_keys", "atomicfile"},
     "cli": set(),  # the top: anything
-    "errors": set(),
-    "atomicfile": {"errors"},
+    "errors": {"refusal_keys"},
+    "refusal_keys": set(),
+    "atomicfile": {"errors", "refusal_keys"},
 }
 # The one import upwards, made inside the function that needs it: the English of an error a
 # player can read (its ``str``, for a log, the game master or a test) is its catalogue's,

@@ -16,10 +16,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbem.errors import AmbiguousNameError, OrderSyntaxError, PbemError
+from pbem.errors import AmbiguousNameError, OrderSyntaxError, ParserError
 from pbem.orders.errors import AmbiguousOrderError
 from pbem.orders.lexer import Token
 from pbem.orders.vocabulary import NameKind, Vocabulary
+from pbem.refusal_keys import ParserHint, ParserKey
 
 __all__ = ["Clause", "Failure", "Fields", "Hint", "Reader", "TooTangled", "hint_of",
            "syntax_error"]
@@ -54,9 +55,9 @@ class TooTangled(Exception):
 @dataclass(frozen=True)
 class Hint:
     """A suggestion: its key and words, worded in the reader's language by the catalogue
-    (``templates/<lang>/_parser_refusals.txt.j2``, see ``PbemError``)."""
+    (``templates/<lang>/_parser_refusals.txt.j2``, see ``ParserError``)."""
 
-    key: str
+    key: ParserHint
     words: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -67,12 +68,12 @@ class Failure:
     pos: int
     # The message's key, and the words of message and suggestion. No key means a name
     # ruled out without a search: its message and "did you mean" are made if it is reported.
-    key: str | None
+    key: ParserKey | None
     ambiguous: bool = False
     unknown: tuple[NameKind, str] | None = None  # a name that matched nothing (kind, query)
     hinted: bool = False  # the suggestion is a keyword the writer may have misspelt
     words: Mapping[str, Any] = field(default_factory=dict)
-    hint: str | None = None  # the suggestion's key
+    hint: ParserHint | None = None  # the suggestion's key
 
 
 class Reader:
@@ -91,7 +92,7 @@ class Reader:
     def fail(
         self,
         pos: int,
-        key: str | None,
+        key: ParserKey | None,
         suggestion: Hint | None = None,
         *,
         ambiguous: bool = False,
@@ -320,7 +321,7 @@ class Reader:
         else:
             try:
                 found = self.vocabulary.resolve(kind, query)
-            except PbemError as error:
+            except ParserError as error:
                 ambiguous = isinstance(error, AmbiguousNameError)
                 self.fail(start, error.key, keyword or hint_of(error),
                           ambiguous=ambiguous, unknown=None if ambiguous else (kind, query),
@@ -330,7 +331,7 @@ class Reader:
         return found
 
 
-def hint_of(error: PbemError) -> Hint | None:
+def hint_of(error: ParserError) -> Hint | None:
     """Gives the suggestion of ``error`` with its key and words, if it has one."""
     return Hint(error.hint, error.words) if error.hint else None
 
@@ -342,7 +343,7 @@ def syntax_error(
     """Gives the error for a line no reading got through, with the order's forms (one, or
     its alternatives) as a hint."""
     usage = {"usage": forms[0]} if len(forms) == 1 else {"forms": list(forms)}
-    write_as = "write_as" if len(forms) == 1 else "write_as_forms"
+    write_as: ParserHint = "write_as" if len(forms) == 1 else "write_as_forms"
     if failure is None:
         return OrderSyntaxError(line=line, text=text, key="unreadable", hint=write_as, **usage)
     key, hint, words = failure.key, failure.hint, dict(failure.words)
@@ -352,7 +353,7 @@ def syntax_error(
             try:
                 vocabulary.resolve(kind, query)
                 key = "name_not_here"
-            except PbemError as error:
+            except ParserError as error:
                 key = error.key
                 words.update(error.words)
                 hint = hint or error.hint

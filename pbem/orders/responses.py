@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Literal, cast
 
 from pbem.engine.commands import AbolishPrivilege, Counter, Interfere, PlaySpecial
-from pbem.errors import PbemError
+from pbem.errors import ParserError
 from pbem.orders.grammar import Clause, Fields, Hint, Reader, hint_of
 from pbem.orders.model import (
     ConditionalPlay,
@@ -240,7 +240,7 @@ def set_timezone(r: Reader, pos: int) -> Reading:
         return
     try:
         zone = canonical_zone(r.tokens[pos].text)
-    except PbemError as error:
+    except ParserError as error:
         r.fail(pos, error.key, hint_of(error),
                words={**error.words, "query": repr(r.tokens[pos].text)})
         return

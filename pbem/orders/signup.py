@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from pbem.errors import OrderSyntaxError
+from pbem.refusal_keys import ParserKey
 
 __all__ = ["FORMS", "Help", "Join", "ListGames", "LobbyOrder", "Observe", "Takeover", "Unobserve",
            "lobby_order"]
@@ -74,8 +75,9 @@ def _first_line(text: str) -> tuple[int, str] | None:
     return None
 
 
-def _join_problem(line: str) -> str:
+def _join_problem(line: str) -> ParserKey:
     """What a JOIN line that does not read lacks (a key of the parser's catalogue)."""
+    key: ParserKey
     words = [w.casefold() for w in line.split()]
     after = words[words.index("as", 2) + 1:] if "as" in words[2:] else []
     if len(words) < 2 or words[1] in ("as", "prefer"):

@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from pbem.engine.cards import ALIGNMENTS, CardSet
-from pbem.errors import PbemError, UnknownNameError
+from pbem.errors import ParserError, PbemError, UnknownNameError
 from pbem.orders.names import CARD_ALIASES, NameMatcher, normalize_name
 
 __all__ = ["NameKind", "Vocabulary", "canonical_zone"]
@@ -97,7 +97,7 @@ class Vocabulary:
         """Gives the names of the special cards played at ``timing`` (e.g. "after_roll")."""
         return tuple(s.name for s in self.cards.specials if s.timing == timing)
 
-    def wrong_kind(self, kind: NameKind, query: str) -> PbemError | None:
+    def wrong_kind(self, kind: NameKind, query: str) -> ParserError | None:
         """Gives the error for a ``kind`` name that is a card of another kind, else None.
 
         Kept apart from ``resolve`` because it costs a second search, worth it only for the

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.errors import IllegalCommandError
+from pbem.errors import IllegalCommandError, PbemError
+from pbem.refusal_keys import ServiceKey
 
 
 class ServiceRefusal(IllegalCommandError):
@@ -13,8 +14,13 @@ class ServiceRefusal(IllegalCommandError):
     a card not held, ...)."""
 
     catalogue = "_refusals"
+    key: ServiceKey | None  # type: ignore[assignment]  # its own catalogue's keys
+
+    def __init__(self, message: str = "", *, key: ServiceKey | None = None, **given: Any) -> None:
+        # (worded by its own catalogue, so by the base's keyword, not the rules engine's)
+        PbemError.__init__(self, message, key=key, **given)
 
 
-def refused(key: str, text: str = "", **words: Any) -> ServiceRefusal:
+def refused(key: ServiceKey, text: str = "", **words: Any) -> ServiceRefusal:
     """The service's refusal ``key`` with ``words`` (``text`` quotes the input at fault)."""
     return ServiceRefusal(key=key, text=text or None, **words)
