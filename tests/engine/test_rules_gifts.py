@@ -23,6 +23,7 @@ from factory import (
     run,
     treasury,
 )
+from support import refuses
 
 from pbem.engine.commands import (
     AcceptGroup,
@@ -40,7 +41,6 @@ from pbem.engine.commands import (
 )
 from pbem.engine.state import GameState
 from pbem.engine.structure import well_formed
-from pbem.errors import IllegalCommandError
 
 
 def two_players() -> GameState:
@@ -71,7 +71,7 @@ def test_money_may_be_given_at_any_time_and_is_not_an_action() -> None:
 def test_no_more_money_can_be_given_than_the_illuminati_hold() -> None:
     """rulebook-en: "Money may be transferred only between Illuminati treasuries when it goes
     to another player." """
-    with pytest.raises(IllegalCommandError, match="only 10 MB"):
+    with refuses("money_short", have=10):
         run(two_players(), GiveMoney("ann", "bob", 11))
 
 
@@ -90,7 +90,7 @@ def test_a_special_card_just_played_is_not_given_away_before_the_answer() -> Non
     free action." (a card just played is being used, no longer held to give)"""
     state = deal(two_players(), "bob", "Slush Fund", "Interference", "Interference")
     played, _ = run(state, PlaySpecial("bob", "Slush Fund"))
-    with pytest.raises(IllegalCommandError, match="waits for an answer"):
+    with refuses("card_pending"):
         run(played, GiveCard("bob", "cy", "Slush Fund"))
     resolved, _ = run(played, ResolveSpecial(), GiveCard("bob", "cy", "Interference"))
     assert resolved.player("cy").hand == ("Interference",)
@@ -102,9 +102,9 @@ def test_nothing_changes_hands_during_a_privileged_attack() -> None:
     state = deal(free(two_players(), "Boy Sprouts"), "ann", "Slush Fund", "Deep Agent")
     state, _ = run(state, Attack("ann", "The Mafia", "Boy Sprouts", "control",
                                  privilege="card", privilege_card="Slush Fund"))
-    with pytest.raises(IllegalCommandError, match="privileged attack"):
+    with refuses("privileged_gifts"):
         run(state, GiveMoney("bob", "cy", 1))
-    with pytest.raises(IllegalCommandError, match="privileged attack"):
+    with refuses("privileged_gifts"):
         run(state, GiveCard("ann", "cy", "Deep Agent"))
 
 
@@ -139,7 +139,7 @@ def test_a_trade_of_a_group_for_a_group_takes_two_actions() -> None:
     state, _ = run(state, OfferGroup("ann", "The Mafia", "bob"), AcceptGroup("bob"),
                    OfferGroup("bob", "KGB", "ann"), AcceptGroup("ann"))
     assert state.turn.actions == 2
-    with pytest.raises(IllegalCommandError, match="both regular actions"):
+    with refuses("actions_used"):
         run(state, OfferGroup("ann", "Yuppies", "bob"))
 
 
@@ -147,7 +147,7 @@ def test_groups_change_hands_only_on_the_turn_of_one_of_the_players() -> None:
     """rulebook-en: "Groups may only be transferred if it is the turn of one of the players
     involved." """
     state = place(two_players(), "bob", "KGB")
-    with pytest.raises(IllegalCommandError, match="turn of one of the players"):
+    with refuses("gift_turn"):
         run(state, OfferGroup("bob", "KGB", "cy"))
 
 
@@ -176,7 +176,7 @@ def test_a_group_cannot_be_received_without_an_open_arrow() -> None:
     """rulebook-en: "The player receiving the Group must immediately fit it" """
     state = place(two_players(), "bob", "Big Media")
     state, _ = run(state, OfferGroup("ann", "The Mafia", "bob"))
-    with pytest.raises(IllegalCommandError, match="no open outgoing arrow"):
+    with refuses("arrow_closed"):
         run(state, AcceptGroup("bob", master=GNOMES, arrow=0))  # Big Media is there
 
 
@@ -201,7 +201,7 @@ def test_an_offered_group_cannot_be_dropped_before_the_answer() -> None:
     """rulebook-en: "You may only give a Group away with the permission of the player who
     receives it!" (the offer stands until answered)"""
     state, _ = run(two_players(), OfferGroup("ann", "The Mafia", "bob"))
-    with pytest.raises(IllegalCommandError, match="offered to bob"):
+    with refuses("group_offered", receiver="bob"):
         run(state, DropGroup("ann", "The Mafia"))
 
 
@@ -210,12 +210,11 @@ def test_only_the_receiver_declines_an_offer() -> None:
     receives it!" The permission is the receiver's to give or refuse: the giver's DECLINE is
     refused, with the order that takes the offer back."""
     state, _ = run(two_players(), OfferGroup("ann", "The Mafia", "bob"))
-    with pytest.raises(IllegalCommandError, match="only bob, who was offered The Mafia, can "
-                                                  "decline it") as refused:
+    with refuses("decline_own_offer", group="The Mafia", receiver="bob") as refused:
         run(state, DeclineGroup("ann"))
     assert refused.value.key == "decline_own_offer"
     assert "WITHDRAW OFFER" in refused.value.suggestion
-    with pytest.raises(IllegalCommandError, match="no group is being offered to cy"):
+    with refuses("no_offer", player="cy"):
         run(state, DeclineGroup("cy"))
 
 
@@ -229,10 +228,10 @@ def test_the_giver_may_withdraw_an_offer_not_yet_accepted() -> None:
     assert withdrawn.owner("The Mafia").name == "ann"  # type: ignore[union-attr]
     assert [e.data for e in of_kind(events, "offer_withdrawn")] == [
         {"player": "ann", "to": "bob", "group": "The Mafia"}]
-    with pytest.raises(IllegalCommandError, match="bob has offered no group") as refused:
+    with refuses("no_offer_made", player="bob") as refused:
         run(state, WithdrawOffer("bob"))
     assert refused.value.key == "no_offer_made"
-    with pytest.raises(IllegalCommandError, match="no group is being offered to bob"):
+    with refuses("no_offer", player="bob"):
         run(withdrawn, AcceptGroup("bob"))
 
 
@@ -268,7 +267,7 @@ def test_another_players_group_is_reached_only_through_its_owner() -> None:
     """rulebook-en: "On your turn, you may give a Group away (even if you get nothing in
     return), sell or trade it" (your own Group only)"""
     state = place(two_players(), "bob", "KGB")
-    with pytest.raises(IllegalCommandError, match="not in ann's power structure"):
+    with refuses("not_in_structure", player="ann"):
         run(state, OfferGroup("ann", "KGB", "cy"))
 
 
@@ -277,6 +276,6 @@ def test_a_special_card_is_not_given_to_its_own_holder() -> None:
     traded, sold (that is, traded for money) or given away." (between players: a card given
     to its holder would go nowhere, and must not be copied)"""
     state = deal(two_players(), "ann", "Swiss Bank Account")
-    with pytest.raises(IllegalCommandError, match="to yourself"):
+    with refuses("card_to_self"):
         run(state, GiveCard("ann", "ann", "Swiss Bank Account"))
     assert state.player("ann").hand == ("Swiss Bank Account",)

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 from factory import BAVARIA, CARDS, GNOMES, NETWORK, UFOS, game, in_round, update
+from support import refuses
 
 from pbem.engine.commands import ChooseGoal, EndTurn
 from pbem.engine.rules import apply
@@ -32,7 +33,7 @@ def test_only_the_ufos_choose_and_only_among_the_other_goals() -> None:
     """"one of the other seven special goals": not their own, and no other Illuminati
     chooses at all."""
     state = update(game(ann=BAVARIA, bob=UFOS), "bob", secret_goal=GNOMES)
-    with pytest.raises(IllegalCommandError, match="no goal the UFOs can take"):
+    with refuses("not_a_goal"):
         apply(state, ChooseGoal("bob", UFOS), CARDS)
     with pytest.raises(IllegalCommandError):
         apply(state, ChooseGoal("ann", NETWORK), CARDS)

@@ -7,6 +7,7 @@ or the error read from it.
 from __future__ import annotations
 
 import pytest
+from support import refuses
 
 from pbem.engine.carddata import load_cardset
 from pbem.engine.commands import (
@@ -123,7 +124,7 @@ def test_the_start_line_alone_reads_as_parse_orders_reads_it() -> None:
     where it raises; the orders after the start line are not read."""
     text = "Hi\nGAME illu42 PLAYER Alice PASSWORD Xy7 TURN 17\nATTACK nonsense\nEND\n"
     assert parse_header(text, CARDS) == parse_orders(text, CARDS).header
-    with pytest.raises(OrderSyntaxError, match="no start line"):
+    with refuses("no_start_line", OrderSyntaxError):
         parse_header("Thanks for the game!\nPASS\nEND\n", CARDS)
 
 
@@ -167,7 +168,7 @@ def test_the_password_keeps_its_case() -> None:
 
 def test_no_start_line_raises() -> None:
     """A text without a start line is the one case parse_orders raises."""
-    with pytest.raises(OrderSyntaxError, match="no start line") as caught:
+    with refuses("no_start_line", OrderSyntaxError) as caught:
         parse_orders("Thanks for the game!\nPASS\nEND\n", CARDS)
     assert "GAME" in (caught.value.suggestion or "")
 
@@ -179,13 +180,13 @@ def test_a_bad_start_line_raises_with_the_password_blanked() -> None:
     assert caught.value.line == 1
     assert "s3cr3t" not in str(caught.value)
     assert "******" in (caught.value.text or "")
-    with pytest.raises(OrderSyntaxError, match="PASSWORD"):
+    with refuses("expected_after", OrderSyntaxError):
         parse_orders("GAME g PLAYER Alice\nEND", CARDS)
 
 
 def test_an_unknown_header_player_raises() -> None:
     """With the players given, the writer must be one of them."""
-    with pytest.raises(OrderSyntaxError, match="player"):
+    with refuses("unknown_name", OrderSyntaxError, what="player"):
         parse_orders("GAME g PLAYER Zed PASSWORD p\nEND", CARDS, PLAYERS)
 
 
