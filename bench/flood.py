@@ -2,8 +2,13 @@
 (issue 44, point 4): how long another game's STATUS waits for its answer meanwhile, and
 the daemon's peak memory.
 
-Run: ``.venv/bin/python bench/flood.py [--mails 10000] [--seconds 600] [--dir FOLDER]``
-(prints one JSON object).
+Run: ``.venv/bin/python bench/flood.py [--mails 10000] [--seconds 600] [--busy N]
+[--dir FOLDER]`` (prints one JSON object). ``--busy N`` runs N processes that only spin
+while the flood lasts (a machine shared with other work). ``--hold N`` sends the first N
+flood mails while the bench holds the store's lock (the daemon's processing waits, as behind
+a long command of the game master or a slow disk, while its listener stores on), then Dan's
+first STATUS, and times that one from the lock's release (``behind_backlog_s``): what a
+backlog of hostile mail costs another game (fair shares, ``pbem.service.fairness``).
 
 The daemon is a real ``pbem run`` process (with its sending process) on 127.0.0.1, with two
 started games: g1 (Alice, Bob, Carol) is flooded, g2 (Dan, Eve, Fay) is not. One SMTP client
@@ -111,17 +116,20 @@ class _Probe(threading.Thread):
         self.answered: dict[str, float] = {}
         self._seen: set[str] = set()
 
+    def send(self) -> str:
+        """Send Dan's next STATUS; give its Message-ID."""
+        message_id = f"<dan-{len(self.sent) + 1}@example.org>"
+        raw = (f"From: Dan <dan@example.org>\r\nTo: {SERVICE}\r\nSubject: orders\r\n"
+               f"Message-ID: {message_id}\r\n\r\nGAME g2 PLAYER Dan PASSWORD "
+               f"{self.password}\r\nSTATUS\r\nEND\r\n").encode()
+        with smtplib.SMTP("127.0.0.1", self.port, timeout=60) as smtp:
+            smtp.sendmail("dan@example.org", [SERVICE], raw)
+        self.sent[message_id] = time.monotonic()
+        return message_id
+
     def run(self) -> None:
-        n = 0
         while not self.stop.is_set():
-            n += 1
-            message_id = f"<dan-{n}@example.org>"
-            raw = (f"From: Dan <dan@example.org>\r\nTo: {SERVICE}\r\nSubject: orders\r\n"
-                   f"Message-ID: {message_id}\r\n\r\nGAME g2 PLAYER Dan PASSWORD "
-                   f"{self.password}\r\nSTATUS\r\nEND\r\n").encode()
-            with smtplib.SMTP("127.0.0.1", self.port, timeout=60) as smtp:
-                smtp.sendmail("dan@example.org", [SERVICE], raw)
-            self.sent[message_id] = time.monotonic()
+            self.send()
             deadline = time.monotonic() + self.every
             while time.monotonic() < deadline and not self.stop.is_set():
                 self.look()
@@ -188,8 +196,9 @@ def _count_out(maildirs: Path) -> dict[str, int]:
 
 
 def run(mails: int = 10_000, seconds: float = 600.0, every: float = 2.0,
-        folder: str | None = None) -> dict[str, Any]:
+        folder: str | None = None, busy: int = 0, hold: int = 0) -> dict[str, Any]:
     process = None
+    spinners: list[subprocess.Popen[bytes]] = []
     peaks: dict[int, int] = {}
     with tempfile.TemporaryDirectory(prefix="pbem-flood-", dir=folder) as temp:
         root = Path(temp)
@@ -216,10 +225,20 @@ def run(mails: int = 10_000, seconds: float = 600.0, every: float = 2.0,
             folder_name = maildir_folder("dan@example.org")
             assert folder_name is not None
             probe = _Probe(port, passwords["Dan"], config.maildir / folder_name, every)
+            spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                         for _ in range(busy)]
             began = time.monotonic()
-            probe.start()
             sent = 0
             with smtplib.SMTP("127.0.0.1", port, timeout=120) as smtp:
+                if hold:  # a backlog: the daemon's processing waits on the store's lock
+                    with store.lock():
+                        while sent < min(hold, mails):
+                            sender, raw = _hostile(sent)
+                            smtp.sendmail(sender, [SERVICE], raw)
+                            sent += 1
+                        behind = probe.send()
+                    probe.sent[behind] = time.monotonic()  # timed from the lock's release
+                probe.start()
                 while sent < mails and time.monotonic() - began < seconds:
                     sender, raw = _hostile(sent)
                     smtp.sendmail(sender, [SERVICE], raw)
@@ -241,6 +260,9 @@ def run(mails: int = 10_000, seconds: float = 600.0, every: float = 2.0,
                 peaks[pid] = max(peaks.get(pid, 0), _peak_kib(pid))
             after = _count_out(config.maildir)
         finally:
+            for spinner in spinners:
+                spinner.kill()
+                spinner.wait()
             if process is not None:
                 process.terminate()
                 try:
@@ -249,6 +271,10 @@ def run(mails: int = 10_000, seconds: float = 600.0, every: float = 2.0,
                     process.kill()
                     process.wait(60)
     delays = [probe.answered[m] - at for m, at in probe.sent.items() if m in probe.answered]
+    first = probe.sent.get("<dan-1@example.org>")
+    behind_backlog = (round(probe.answered["<dan-1@example.org>"] - first, 3)
+                      if hold and first is not None and "<dan-1@example.org>" in probe.answered
+                      else None)
     return {
         "bench": "flood", "mails_sent": sent, "flood_seconds": round(flood_seconds, 1),
         "mails_per_second": round(sent / flood_seconds, 1) if flood_seconds else None,
@@ -256,12 +282,17 @@ def run(mails: int = 10_000, seconds: float = 600.0, every: float = 2.0,
         "other_game_status": {
             "sent": len(probe.sent), "answered": len(delays),
             "median_s": round(statistics.median(delays), 3) if delays else None,
-            "max_s": round(max(delays), 3) if delays else None},
+            "p90_s": round(sorted(delays)[int(0.9 * (len(delays) - 1))], 3)
+            if delays else None,
+            "max_s": round(max(delays), 3) if delays else None,
+            "over_5_s": sum(1 for d in delays if d > 5),
+            "behind_backlog_s": behind_backlog},
         "peak_rss_mib": {"total": round(sum(peaks.values()) / 1024, 1),
                          "largest_process": round(max(peaks.values(), default=0) / 1024, 1),
                          "processes": len(peaks)},
         "mails_out_during_flood": {k: after[k] - before[k] for k in after},
-        "cores": len(os.sched_getaffinity(0)), "load_average": os.getloadavg()}
+        "busy_processes": busy, "held_backlog": hold, "cores": len(os.sched_getaffinity(0)),
+        "load_average": os.getloadavg()}
 
 
 if __name__ == "__main__":
@@ -271,6 +302,12 @@ if __name__ == "__main__":
     parser.add_argument("--every", type=float, default=2.0,
                         help="seconds between the other game's STATUS mails")
     parser.add_argument("--dir", default=None)
+    parser.add_argument("--busy", type=int, default=0,
+                        help="processes spinning during the flood (a loaded machine)")
+    parser.add_argument("--hold", type=int, default=0,
+                        help="send this many flood mails while the daemon's processing waits "
+                        "(the bench holds the store's lock), then the other game's first "
+                        "STATUS, timed from the release")
     arguments = parser.parse_args()
     print(json.dumps(run(arguments.mails, arguments.seconds, arguments.every,
-                         arguments.dir)))
+                         arguments.dir, arguments.busy, arguments.hold)))

@@ -198,4 +198,5 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
     return ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
                       deliver_group=deliver_group, login_refused=login_refused,
                       login_mended=login_mended,
-                      folder_refused=folder_refused, route=route, earlier=earlier)
+                      folder_refused=folder_refused, route=route, earlier=earlier,
+                      max_bytes=config.max_mail_bytes)

@@ -11,8 +11,8 @@ login, MAIL FROM, a connection lost) mean the server itself refuses, and sending
 until the first retry is due. Only a mail refused for good (a 5xx) or kept past the
 lifetime is given up: it stays in the store with its last error starting with
 ``GIVEN_UP``, for the game master to see, and is not tried again. The game master is told
-of at most ``GIVE_UPS_TOLD_PER_HOUR`` give-ups an hour; the others are in the log and in
-``pbem outbox list``.
+of each give-up among their alerts: at once, then grouped with the others at most once
+every half hour (``pbem.service.postmaster``); ``pbem outbox list`` shows them all.
 
 A provider's sending limits (``[smtp] max_per_minute``, ``max_per_day``) hold the mail past
 the cap in the store and send it later, in order. A login the provider refuses for good (an
@@ -66,9 +66,6 @@ GIVEN_UP = "given up: "
 
 # Refusals for now in a row that mean the server, not one mail, is the trouble.
 _REFUSALS_BEFORE_PAUSE = 2
-GIVE_UPS_TOLD_PER_HOUR = 5
-"""At most this many mails given up an hour are told to the game master, each by a mail."""
-_HOUR = timedelta(hours=1)
 SENDING_ALARM_AFTER = timedelta(minutes=15)
 """The server refusing every session this long (no mail sent meanwhile) raises the alarm
 (``pbem.daemon.alarms``): past a blip, before the mail is given up."""
@@ -215,7 +212,6 @@ class Outbox:
         self._envelope_from = envelope_from
         self._queue_lifetime = queue_lifetime
         self._given_up = given_up  # tells the game master of a mail given up (held lock)
-        self._told: deque[datetime] = deque()  # when give-ups were told, the last hour
         self._pause_until: datetime | None = None  # no sending before this (server refusing)
         self._login_refused = login_refused  # tells the game master (takes the lock)
         self._logins_refused = 0  # in a row; 0 once a mail went
@@ -417,21 +413,13 @@ class Outbox:
                                    attempts=attempts)
 
     def _give_up(self, item: OutboxItem, error: str, now: datetime, attempts: int) -> None:
-        """Keep the mail unsent for good, and tell the game master (at most
-        ``GIVE_UPS_TOLD_PER_HOUR`` an hour), in one lock hold."""
-        while self._told and self._told[0] <= now - _HOUR:
-            self._told.popleft()
-        tell = self._given_up is not None and len(self._told) < GIVE_UPS_TOLD_PER_HOUR
+        """Keep the mail unsent for good, and tell the game master (among their grouped
+        alerts), in one lock hold."""
         with self.store.lock():
             self.store.mark_failed(item.outbox_id, error=GIVEN_UP + error, retry_at=now,
                                    attempts=attempts)
-            if tell and self._given_up is not None:
+            if self._given_up is not None:
                 self._given_up(item, error, now)
-                self._told.append(now)
-        if not tell and self._given_up is not None:
-            log.warning("mail %s to %s given up, not told to the game master (already %d "
-                        "told this hour; `pbem outbox list` shows it)", item.message_id,
-                        item.to, GIVE_UPS_TOLD_PER_HOUR)
 
     def close(self) -> None:
         """Close the sender's connection, if it keeps one."""

@@ -143,15 +143,18 @@ def _order_lines(text: str) -> int:
     return len(_ORDER_LINE.findall(text))
 
 
-def stand_in(raw: bytes) -> bytes:
+def stand_in(raw: bytes, size: int | None = None) -> bytes:
     """Give what an intake keeps of a mail too big to keep: its head (at most 64 KB) under a
     first line ``X-Pbem-Too-Big: <its size>``, and no body. ``parse_mail`` reads such a
     stand-in as the over-size mail it stands for, so the sender is answered as a mail
-    refused at SMTP is (552): with the limit, and what to do."""
+    refused at SMTP is (552): with the limit, and what to do. ``raw`` may be the mail's head
+    alone (an IMAP intake fetches no more of a mail its server says is too big), with the
+    whole mail's ``size``."""
     end = _HEAD_END.search(raw, 0, _MAX_STAND_IN_HEAD)
     head = raw[: end.start() if end else _MAX_STAND_IN_HEAD]
     newline = b"\r\n" if b"\r\n" in head[:2048] else b"\n"
-    return b"X-Pbem-Too-Big: %d%s%s%s%s" % (len(raw), newline, head, newline, newline)
+    return b"X-Pbem-Too-Big: %d%s%s%s%s" % (len(raw) if size is None else size, newline, head,
+                                           newline, newline)
 
 
 def header_summary(raw: bytes) -> tuple[str, str, bool]:

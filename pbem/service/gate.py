@@ -53,13 +53,10 @@ class Gate:
         """Give whether a reply may go to an address that is no seated player's, and count
         it: always to an authenticated sender; else while this hour's replies to
         strangers are not spent."""
-        if self.verdict.authenticated:
-            return True
-        while self._replied and now - self._replied[0] >= HOUR:
-            self._replied.popleft()
-        if len(self._replied) >= self.stranger_replies:
+        if self.strangers_answered(now):
             return False
-        self._replied.append(now)
+        if not self.verdict.authenticated:
+            self._replied.append(now)
         return True
 
     def strangers_answered(self, now: datetime) -> bool:
@@ -73,11 +70,7 @@ class Gate:
 
     def once_an_hour(self, key: str, now: datetime) -> bool:
         """Give whether the thing ``key`` names may be done now: once an hour."""
-        last = self._once.get(key)
-        if last is not None and now - last < HOUR:
-            return False
-        _put(self._once, key, now)
-        return True
+        return _once_every(self._once, key, now, HOUR)
 
     def tries_key(self, game: str, seat: str, sender: str) -> str:
         """What wrong passwords count against: the sender, if authenticated; else the
@@ -89,13 +82,8 @@ class Gate:
         """Give whether a password counted against ``key`` may be checked in full now (and
         count the check): always until ``WRONG_FREE`` wrong ones this hour, then once
         every ``WRONG_PAUSE``."""
-        if len(self._recent(key, now)) < WRONG_FREE:
-            return True
-        last = self._checked.get(key)
-        if last is not None and now - last < WRONG_PAUSE:
-            return False
-        _put(self._checked, key, now)
-        return True
+        return (len(self._recent(key, now)) < WRONG_FREE
+                or _once_every(self._checked, key, now, WRONG_PAUSE))
 
     def wrong(self, key: str, now: datetime) -> bool:
         """Count a wrong password against ``key``; give whether the game master should be
@@ -103,13 +91,7 @@ class Gate:
         times = self._recent(key, now)
         times.append(now)
         _put(self._wrong, key, times)
-        if len(times) < WRONG_FREE:
-            return False
-        told = self._told.get(key)
-        if told is not None and now - told < HOUR:
-            return False
-        _put(self._told, key, now)
-        return True
+        return len(times) >= WRONG_FREE and _once_every(self._told, key, now, HOUR)
 
     def wrong_count(self, key: str, now: datetime) -> int:
         return len(self._recent(key, now))
@@ -119,6 +101,17 @@ class Gate:
         while times and now - times[0] >= HOUR:
             times.popleft()
         return times
+
+
+def _once_every(table: dict[str, datetime], key: str, now: datetime,
+                interval: timedelta) -> bool:
+    """Give whether the thing ``key`` names may be done now, and note it done: once every
+    ``interval`` (``table`` keeps when it last was)."""
+    last = table.get(key)
+    if last is not None and now - last < interval:
+        return False
+    _put(table, key, now)
+    return True
 
 
 def _put(table: dict[str, object] | dict[str, datetime] | dict[str, deque[datetime]],

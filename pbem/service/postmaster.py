@@ -37,6 +37,7 @@ FLOOD_SENDERS = 20_000  # senders the flood counter keeps at most
 SWEEP_INTERVAL = timedelta(minutes=1)  # how often the flood counter forgets old senders
 DAMAGE_KEPT = 100  # damaged store files the GM was told of, remembered to tell them once
 FLOODED_KEPT = 100  # addresses whose order mails were dropped, kept for the GM's next notice
+ALERTS_KEPT = 20  # alerts told in full in one grouped notice (the others only counted)
 
 log = logging.getLogger(__name__)
 
@@ -97,9 +98,8 @@ class Postmaster:
                                      message=message, suggestion=suggestion,
                                      reply_to=reply_to, until=until, reader=reader,
                                      own_suggestion=own_suggestion)
-        if items and tell_gm is not None and self.sender.gm_address:
-            items.append(self._to_gm(f"{POSTMASTER}-gm-{mail_id}", tell_gm[0], now,
-                                     **tell_gm[1]))
+        if items and tell_gm is not None:
+            items += self._alert(meta, tell_gm, now, mail_id)
         if flooded is not None:
             count, games_named = meta["flooded"].get(to, (0, []))
             named = [*games_named, flooded] if flooded and flooded not in games_named \
@@ -107,10 +107,51 @@ class Postmaster:
             meta["flooded"] = dict(list({**meta["flooded"], to: (count + 1, named)}.items())
                                    [-FLOODED_KEPT:])
             items += self._floods_told(meta, now, mail_id)
-        if alert is not None and self.sender.gm_address:
-            items.append(self._to_gm(f"{POSTMASTER}-alert-{mail_id}", alert[0], now,
-                                     **alert[1]))
+        if alert is not None:
+            items += self._alert(meta, alert, now, mail_id)
         self._commit(mail_id, answer, meta, items, mail_game)
+
+    def _alert(self, meta: dict[str, Any], alert: tuple[str, dict[str, Any]], now: datetime,
+               key: str) -> list[OutboxItem]:
+        """Count an alert to the game master (a template and its words, JSON values), and
+        give the notice due now, if any (``meta`` updated): the alerts are told at once,
+        then at most once every ``ALERT_INTERVAL``, grouped in one notice with their
+        counts by kind (``_alerts_told``)."""
+        if not self.sender.gm_address:
+            return []
+        alerts = meta["alerts"]
+        alerts["counts"][alert[0]] = alerts["counts"].get(alert[0], 0) + 1
+        if len(alerts["pending"]) < ALERTS_KEPT:
+            alerts["pending"].append({"template": alert[0], "words": alert[1], "at": iso(now)})
+        return self._alerts_told(meta, now, key)
+
+    def _alerts_told(self, meta: dict[str, Any], now: datetime,
+                     key: str) -> list[OutboxItem]:
+        """The notice of the alerts not told yet, if one is due (``meta`` updated): one
+        alert alone is its own mail; more are one mail (``gm_alerts``) that counts them by
+        kind and tells the first ``ALERTS_KEPT`` of them in full."""
+        alerts = meta["alerts"]
+        last = alerts["sent"]
+        if not self.sender.gm_address or not alerts["counts"] or (
+                last is not None and now - parse_iso(last) < ALERT_INTERVAL):
+            return []
+        pending, counts = alerts["pending"], alerts["counts"]
+        meta["alerts"] = {"sent": iso(now), "pending": [], "counts": {}}
+        count = sum(counts.values())
+        if count == 1:
+            return [self._to_gm(f"{POSTMASTER}-alert-{key}", pending[0]["template"], now,
+                                **pending[0]["words"])]
+        sections = []
+        for alert in pending:
+            told = reports.mail(alert["template"], self.sender.gm_lang, self.sender.site_dir,
+                                game="", html=False,
+                                at=moment_facts(parse_iso(alert["at"]), self.sender.gm_tz),
+                                **alert["words"])
+            sections.append((told.subject, told.text.strip()))
+        return [self._to_gm(f"{POSTMASTER}-alerts-{key}", "gm_alerts", now, count=count,
+                            kinds=sorted(counts.items()), sections=sections,
+                            more=count - len(sections),
+                            minutes=ALERT_INTERVAL // timedelta(minutes=1))]
 
     def forged(self, mail_id: str, sender: str, verdict: Verdict, now: datetime,
                game: str = "") -> None:
@@ -224,10 +265,12 @@ class Postmaster:
         items = self._failures_told(meta, now, f"summary-{entry}") if meta["unreported"] \
             else []
         floods = self._floods_told(meta, now, f"summary-{entry}")
-        if items or floods:
+        alerts = self._alerts_told(meta, now, f"summary-{entry}")
+        if items or floods or alerts:
             self.store.commit(POSTMASTER, log_entries=[{"failures_told": len(items),
-                                                        "floods_told": len(floods)}],
-                              snapshot=None, meta=meta, outbox=items + floods)
+                                                        "floods_told": len(floods),
+                                                        "alerts_told": len(alerts)}],
+                              snapshot=None, meta=meta, outbox=items + floods + alerts)
 
     def _failures_told(self, meta: dict[str, Any], now: datetime,
                        mail_id: str) -> list[OutboxItem]:
@@ -279,14 +322,17 @@ class Postmaster:
             return
         subject = str(BytesHeaderParser(policy=email.policy.default).parsebytes(item.raw)[
             "Subject"] or "")
-        # Each give-up its own notice: a mail queued again may be given up again.
+        # Each give-up an alert of its own (a mail queued again may be given up again),
+        # grouped with the others (``_alert``).
         entry = self.store.log_length(POSTMASTER)
-        notice = self._to_gm(f"{POSTMASTER}-given-up-{entry}", "mail_given_up", now,
-                             to=item.to, subject=subject, error=error,
-                             mail_game="" if item.game_id == POSTMASTER else item.game_id)
+        meta = self._meta(now)
+        notices = self._alert(meta, ("mail_given_up", {
+            "to": item.to, "subject": subject, "error": error,
+            "mail_game": "" if item.game_id == POSTMASTER else item.game_id}), now,
+            f"given-up-{entry}")
         self.store.commit(POSTMASTER, log_entries=[{"given_up": item.outbox_id, "to": item.to,
                                                     "error": error}],
-                          snapshot=None, outbox=[notice])
+                          snapshot=None, meta=meta, outbox=notices)
 
     def login_refused(self, what: str, error: str, steps: str, now: datetime) -> None:
         """Tell the game master that the mail provider refuses the daemon's ``what`` login
@@ -343,6 +389,7 @@ class Postmaster:
     def _meta(self, now: datetime) -> dict[str, Any]:
         meta = self.store.meta(POSTMASTER)
         horizon = now - REPLY_INTERVAL
+        alerts = meta.get("alerts", {})
         replied = {a: t for a, t in meta.get("replied", {}).items() if parse_iso(t) > horizon}
         return {"replied": replied,
                 "hushed": {a: t for a, t in meta.get("hushed", {}).items() if a in replied},
@@ -353,7 +400,11 @@ class Postmaster:
                 # (how many, the games they named).
                 "flooded": {a: (int(n), list(g)) for a, (n, g) in
                             meta.get("flooded", {}).items()},
-                "flood_alerted": meta.get("flood_alerted")}
+                "flood_alerted": meta.get("flood_alerted"),
+                # Alerts to the game master not told yet, and when the last were
+                # (``_alert``): the first ``ALERTS_KEPT`` in full, all counted by kind.
+                "alerts": {"sent": alerts.get("sent"), "pending": list(alerts.get("pending", [])),
+                           "counts": dict(alerts.get("counts", {}))}}
 
     def flooding(self, sender: str, now: datetime) -> bool:
         """Count this mail; True when the sender passed the hourly limit."""

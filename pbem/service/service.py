@@ -70,6 +70,7 @@ from pbem.service.auth import COST, check_password, hash_password, new_password
 from pbem.service.deadlines import next_due, still_quiet, tick
 from pbem.service.directory import Directory, seat_at
 from pbem.service.entries import commands
+from pbem.service.fairness import FairOrder, Waiting, mail_queue
 from pbem.service.gate import Gate
 from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Seat, Timing, house_rules, iso
@@ -138,6 +139,7 @@ class Service:
         # be read or written. Never the mail's fault: they stay in the inbox.
         self._held: set[str] = set()
         self._damage_logged: set[str] = set()
+        self._fair = FairOrder()  # the order waiting mails are taken in
         with store.lock():
             self.postmaster.ensure()
 
@@ -273,8 +275,9 @@ class Service:
         leave without waiting for the last; the rest go in the next round.
 
         Mails are taken in rounds of at most ``BATCH``, players' mail first, then the bot
-        seats', each in arrival order: each mail is its own step (its own
-        step number, log entries and answers, as if processed alone), but a round's steps of
+        seats', each in fair shares between the games (round robin; a game's mail in
+        arrival order: ``pbem.service.fairness``): each mail is its own step (its own step
+        number, log entries and answers, as if processed alone), but a round's steps of
         one game are committed together, and only then are its mails taken off the inbox. A
         crash before that commit redoes the round; nothing of it was written.
 
@@ -292,17 +295,17 @@ class Service:
             self._held = set()
         for _ in range(MAX_ROUNDS):
             with self.store.lock():
-                # Players' mail before the bot seats' (in arrival order each): a player
-                # waits for an answer, while bots answering bots in busy games can fill
-                # round after round. A bot's mail cannot be an answer to a player's waiting
-                # one (nothing was answered yet), so no game sees an order it could not.
-                items = sorted((item for item in self.store.inbox()
-                                if item.mail_id not in self._held),
-                               key=lambda item: item.message_id in self._bot_mail)[:BATCH]
+                # Players' mail before the bot seats': a player waits for an answer, while
+                # bots answering bots in busy games can fill round after round. A bot's
+                # mail cannot be an answer to a player's waiting one (nothing was answered
+                # yet), so no game sees an order it could not. Each in fair shares between
+                # games and senders (pbem.service.fairness), a sender's in arrival order.
+                items = self._fair_round()
                 if not items:
                     break
                 began = time.monotonic()
                 taken = self._round([item.mail_id for item in items], now, round_seconds)
+                self._fair.served(items[:len(taken)])
                 applied = [mail_id for mail_id in taken if mail_id not in self._held]
                 self.store.inbox_done(*applied)
                 for mail_id in applied:  # kept, but without the passwords they carried
@@ -314,6 +317,30 @@ class Service:
                     after_round()
         self._recovered = True
         return done
+
+    def _fair_round(self) -> list[Waiting]:
+        """Give the mails of the next round, at most ``BATCH``, in the order to take them
+        (held lock required)."""
+        players: list[Waiting] = []
+        bots: list[Waiting] = []
+        for item in self.store.inbox():
+            if item.mail_id in self._held:
+                continue
+            queue = self._fair.queue_of(item.mail_id, self._queue_of)
+            waiting = Waiting(item.mail_id, queue, item.sender.casefold())
+            (bots if item.message_id in self._bot_mail else players).append(waiting)
+        self._fair.forget(players + bots)
+        taken = self._fair.order(players, BATCH)
+        taken += self._fair.order(bots, BATCH - len(taken)) if len(taken) < BATCH else []
+        for mail in taken:
+            log.debug("mail %s taken: queue %r, sender %r", mail.mail_id,
+                      mail.queue or "(no game)", mail.sender)
+        return taken
+
+    def _queue_of(self, mail_id: str) -> str:
+        """Give the fair order's queue of a waiting mail: the game it names, if any."""
+        return mail_queue(self.store.raw_mail(mail_id), self.store.game_named,
+                          self.config.max_mail_bytes)
 
     def tick(self, now: datetime) -> None:
         """Deadlines and reminders in every game; bot seats taken or given back.

@@ -155,7 +155,8 @@ class InboxFiles:
         done = self._done_marks().values()  # before the listing: see inbox_done's end
         records = sorted((r for records in self._refresh().values() for r in records
                           if r["mail_id"] not in done), key=lambda r: r["seq"])
-        return [InboxItem(r["mail_id"], r["message_id"], r["received_at"]) for r in records]
+        return [InboxItem(r["mail_id"], r["message_id"], r["received_at"],
+                          r.get("sender", "")) for r in records]
 
     def receipts(self, mail_ids: Iterable[str]) -> list[dict[str, str]]:
         """Give the records of those of ``mail_ids`` this store received (mail id,

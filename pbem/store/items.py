@@ -21,6 +21,7 @@ class InboxItem:
     mail_id: str
     message_id: str
     received_at: str
+    sender: str = ""  # as its From said when it was received ("" in records before)
 
 
 @dataclass(frozen=True)

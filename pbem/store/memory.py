@@ -345,7 +345,8 @@ class MemoryStore:
     def inbox(self) -> list[InboxItem]:
         """Give the received mails not yet done, oldest first."""
         return [InboxItem(mail_id, self._mails[mail_id].message_id,
-                          self._mails[mail_id].received_at) for mail_id in self._waiting]
+                          self._mails[mail_id].received_at, self._mails[mail_id].sender)
+                for mail_id in self._waiting]
 
     def receipts(self, mail_ids: Iterable[str]) -> list[dict[str, str]]:
         """Give the records of those of ``mail_ids`` this store received."""

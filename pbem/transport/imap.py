@@ -35,6 +35,7 @@ from typing import Any
 from imapclient.exceptions import IMAPClientAbortError, IMAPClientError
 
 from pbem.errors import PbemError
+from pbem.mail.inbound import stand_in
 from pbem.transport.backoff import backoff_delay, jittered
 from pbem.transport.imap_config import ImapConfig, Security
 from pbem.transport.imap_connection import (
@@ -136,6 +137,13 @@ class ImapIntake:
     fill the processed or failed folder (:class:`ImapFolderError`).
     ``route``, when given, is asked about each fetched mail first (see ``Aside``).
 
+    ``max_bytes``, when given, is the size past which a mail is not fetched whole: judged by
+    the server's ``RFC822.SIZE`` before its body is read, only its head is fetched, and
+    handed over as a stand-in (``pbem.mail.inbound.stand_in``) that says its size, so its
+    sender can be answered; the mail itself is then filed in the failed folder. Memory stays
+    bounded by the limit whatever size mail comes in (issue 44: 25 mails of 20 MB took 2.1
+    GB before they were refused).
+
     ``earlier``, when given, is told how many mails were in the folder on the intake's first
     start there (no position kept yet: a new daemon on an old mailbox), which it filed
     without delivering them: they were not written to the game (issue 44: a daemon started on
@@ -158,6 +166,7 @@ class ImapIntake:
         folder_refused: Callable[[ImapFolderError], None] | None = None,
         route: Router | None = None,
         earlier: Callable[[int], None] | None = None,
+        max_bytes: int | None = None,
     ) -> None:
         if deliver is None and deliver_group is None:
             raise ValueError("ImapIntake needs deliver or deliver_group")
@@ -184,6 +193,7 @@ class ImapIntake:
         self._route = route
         self._held: set[int] = set()  # the UIDs the last pass left in the folder
         self._earlier = None if config.answer_earlier_mail else earlier
+        self._max_bytes = max_bytes
 
     # -- connection ---------------------------------------------------------------------
 
@@ -332,7 +342,7 @@ class ImapIntake:
             self._cursor.save(uidvalidity, 0)
         with self._talking("searching for new mail"):
             pending = self._pending_uids(client, last_uid)
-            arrival = self._by_arrival(client, pending)
+            arrival, sizes = self._by_arrival(client, pending)
         handled = 0
         self._held = set()
         filed_uids: set[int] = set()
@@ -350,8 +360,9 @@ class ImapIntake:
         try:
             for start in range(0, len(arrival), _FETCH_GROUP):
                 group = arrival[start : start + _FETCH_GROUP]
+                too_big = {uid for uid in group if self._too_big(sizes.get(uid))}
                 with self._talking("fetching mail"):
-                    bodies = client.fetch(group, [b"BODY.PEEK[]", b"FLAGS"])
+                    bodies = self._fetch(client, group, too_big, sizes)
                 found = [(uid, body) for uid in group
                          if (body := bodies.get(uid, {}).get(b"BODY[]")) is not None]
                 if self._route is not None:
@@ -360,6 +371,10 @@ class ImapIntake:
                 filed: list[tuple[int, BaseException | None]] = []
                 broken: BaseException | None = None
                 for (uid, _), outcome in zip(found, outcomes, strict=False):
+                    if outcome is None and uid in too_big:  # its stand-in was stored
+                        outcome = UnprocessableMail(
+                            f"the mail is {sizes[uid]} bytes, more than the "
+                            f"{self._max_bytes} allowed (only its head was fetched)")
                     if outcome is not None and not isinstance(outcome, UnprocessableMail):
                         broken = outcome  # not the mail's fault: it and the rest stay
                         break
@@ -429,20 +444,46 @@ class ImapIntake:
             filed_uids.update(uids)
         return taken
 
-    def _by_arrival(self, client: Any, uids: list[int]) -> list[int]:
+    def _by_arrival(self, client: Any, uids: list[int]) -> tuple[list[int], dict[int, int]]:
         """Give the UIDs in the order their mails reached the server (INTERNALDATE, then
-        UID). UIDs follow the order mails were filed in, which a server delivering several
-        at once (Dovecot's LMTP, one process per connection) does not keep: a game's mails
-        are applied in the order they arrived."""
-        if len(uids) < 2:
-            return list(uids)
-        dates = client.fetch(uids, [b"INTERNALDATE"])
+        UID), and each mail's size as the server gives it (RFC822.SIZE; only with
+        ``max_bytes``). UIDs follow the order mails were filed in, which a server delivering
+        several at once (Dovecot's LMTP, one process per connection) does not keep: a game's
+        mails are applied in the order they arrived."""
+        if not uids or (len(uids) < 2 and self._max_bytes is None):
+            return list(uids), {}
+        facts = client.fetch(uids, [b"INTERNALDATE"] + (
+            [b"RFC822.SIZE"] if self._max_bytes is not None else []))
 
         def arrived(uid: int) -> tuple[float, int]:
-            when = dates.get(uid, {}).get(b"INTERNALDATE")
+            when = facts.get(uid, {}).get(b"INTERNALDATE")
             return (when.timestamp() if when is not None else float("inf"), uid)
 
-        return sorted(uids, key=arrived)
+        sizes = {uid: int(size) for uid, data in facts.items()
+                 if (size := data.get(b"RFC822.SIZE")) is not None}
+        return sorted(uids, key=arrived), sizes
+
+    def _too_big(self, size: int | None) -> bool:
+        return self._max_bytes is not None and size is not None and size > self._max_bytes
+
+    def _fetch(self, client: Any, group: list[int], too_big: set[int],
+               sizes: dict[int, int]) -> dict[int, Any]:
+        """Fetch a group's mails (with their flags); of a mail ``too_big``, its head alone,
+        given as its stand-in (``BODY[]``)."""
+        whole = [uid for uid in group if uid not in too_big]
+        fetched: dict[int, Any] = dict(client.fetch(whole, [b"BODY.PEEK[]", b"FLAGS"])) \
+            if whole else {}
+        if too_big:
+            heads = client.fetch(sorted(too_big), [b"BODY.PEEK[HEADER]", b"FLAGS"])
+            for uid, data in heads.items():
+                head = data.get(b"BODY[HEADER]")
+                if head is None:
+                    continue
+                log.warning("mail UID %d is %d bytes, more than the %d allowed: only its head "
+                            "was fetched", uid, sizes[uid], self._max_bytes)
+                fetched[uid] = {b"BODY[]": stand_in(head, sizes[uid]),
+                                b"FLAGS": data.get(b"FLAGS", ())}
+        return fetched
 
     def _one_by_one(self, raws: Sequence[bytes]) -> list[BaseException | None]:
         """The group delivery made of ``deliver``: mail after mail, stopping at a failure

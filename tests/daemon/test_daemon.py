@@ -427,9 +427,15 @@ def test_the_game_master_is_mailed_each_mail_given_up(
                            'gm_timezone = "Europe/Paris"\n'))
     smtp_catcher.reject = {"bob@example.org"}
     new_game(config)
-    daemon = Daemon(config, clock=Clock())
+    clock = Clock()
+    daemon = Daemon(config, clock=clock)
     assert daemon.run_once().flush.given_up == 2
-    daemon.run_once()  # the notices, queued by the first pass, go out in the next
+    daemon.run_once()  # the notice of the first, queued by the first pass, goes in the next
+    told = [m for m in smtp_catcher.mails if m.rcpt_tos == ("gm@example.org",)]
+    assert len(told) == 1
+    clock.advance(31 * 60)  # the second, alone since, in the next notice (grouped alerts)
+    daemon.tick()
+    daemon.run_once()
     told = [m for m in smtp_catcher.mails if m.rcpt_tos == ("gm@example.org",)]
     assert len(told) == 2
     message = email.message_from_bytes(told[0].raw, policy=email.policy.default)
@@ -440,6 +446,7 @@ def test_the_game_master_is_mailed_each_mail_given_up(
     assert "pour bob@example.org (partie g1)" in text and "550" in text
     assert "Europe/Paris" in text and "pbem outbox retry --given-up" in text
     smtp_catcher.reject = {"bob@example.org", "gm@example.org"}
+    clock.advance(31 * 60)
     with daemon.store.lock():
         daemon.store.requeue(next(i.outbox_id for i in daemon.store.outbox()))
     assert daemon.run_once().flush.given_up == 1  # bob's again: the notice is queued

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from clocks import Clock
-from daemons import configure, new_game, order_mail, serving, smtp_relay
+from daemons import configure, new_game, order_mail, parse, serving, smtp_relay
 from servers import SmtpCatcher, wait_until
 
-from pbem.daemon.outbox import GIVE_UPS_TOLD_PER_HOUR, GIVEN_UP
+from pbem.daemon.outbox import GIVEN_UP
 from pbem.daemon.server import Daemon
 
 BOB = "bob@example.org"
@@ -106,13 +106,21 @@ def test_a_451_is_given_up_after_the_queue_lifetime_and_the_game_master_told(
             left = [item for item in daemon.store.outbox() if item.to == BOB]
         assert all((item.last_error or "").startswith(GIVEN_UP) and "451" in (
             item.last_error or "") for item in left)
+        # Told at once of the first, of the second with the next notice (grouped alerts).
+        assert _received(catcher).count("gm@example.org") == 1
+        clock.advance(31 * 60)
+        daemon.tick()
+        daemon.run_once()
         assert _received(catcher).count("gm@example.org") == 2
     finally:
         catcher.stop()
 
 
-def test_a_5xx_is_given_up_at_once_and_the_game_master_told_a_bounded_number_of_times(
+def test_a_5xx_is_given_up_at_once_and_the_game_master_told_in_one_grouped_notice(
         tmp_path: Path) -> None:
+    """10 mails given up: the game master is told of the first at once, of the nine others
+    in one notice half an hour later that counts them by kind (issue 44, point 4: alerts
+    bounded and grouped)."""
     catcher = _TryLater().start()
     catcher.later = set()
     catcher.reject = {BOB}
@@ -120,10 +128,23 @@ def test_a_5xx_is_given_up_at_once_and_the_game_master_told_a_bounded_number_of_
         config = configure(tmp_path, smtp_relay(catcher.port, GM))
         for n in range(5):  # 10 mails to bob, all refused for good
             new_game(config, f"g{n}", FIRST)
-        daemon = Daemon(config, clock=Clock())
+        clock = Clock()
+        daemon = Daemon(config, clock=clock)
         assert daemon.run_once().flush.given_up == 10
         daemon.run_once()
-        assert _received(catcher).count("gm@example.org") == GIVE_UPS_TOLD_PER_HOUR
+        assert _received(catcher).count("gm@example.org") == 1
+        clock.advance(29 * 60)
+        daemon.tick()
+        daemon.run_once()
+        assert _received(catcher).count("gm@example.org") == 1  # within the half hour
+        clock.advance(2 * 60)
+        daemon.tick()
+        daemon.run_once()
+        told = [parse(m.raw) for m in catcher.mails if m.rcpt_tos == ("gm@example.org",)]
+        assert len(told) == 2
+        assert str(told[1]["Subject"]) == "9 alerts: 9 mails given up"
+        text = told[1].get_body(("plain",)).get_content()
+        assert text.count(f"A mail to {BOB} could not be delivered") == 9
         assert BOB not in _received(catcher)
     finally:
         catcher.stop()
