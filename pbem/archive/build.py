@@ -26,7 +26,7 @@ from markupsafe import Markup
 
 from pbem.archive.chart import line_chart
 from pbem.engine.cards import CardSet
-from pbem.engine.events import AttackResult, Event
+from pbem.engine.events import AttackResult, Event, GmEnd
 from pbem.engine.rules import apply
 from pbem.engine.setup import new_game
 from pbem.engine.state import GameState
@@ -35,7 +35,7 @@ from pbem.reports.context import goal_lines, group_facts
 from pbem.reports.languages import LANGUAGES
 from pbem.reports.mails import structure_pictures
 from pbem.reports.templating import environment
-from pbem.service.entries import command_of
+from pbem.service.entries import command_of, log_entries
 from pbem.service.history import GameFile, Section, timeline
 from pbem.service.model import GameService
 from pbem.service.service import NOT_GAMES
@@ -166,10 +166,10 @@ def build_index(games: Sequence[GameSummary], out: Path, lang: str | None = None
 def _gm_reason(game: GameFile) -> str:
     """Why the game master ended the game, as they wrote it (``pbem end --reason``): the
     state keeps only that they did, the log's last ``gm_end`` event says why."""
-    for entry in reversed(game.log):
-        for event in entry.get("events", ()):
-            if event.get("kind") == "gm_end":
-                return str(event.get("data", {}).get("reason", ""))
+    for entry in log_entries(reversed(game.log)):
+        for event in entry.events:
+            if isinstance(event, GmEnd):
+                return event.reason
     return ""
 
 

@@ -22,9 +22,17 @@ from pbem.reports.templating import environment
 from pbem.reports.tree import tree_rows
 from pbem.service.chat import masked
 from pbem.service.deadlines import offer_due
-from pbem.service.entries import gm_event
 from pbem.service.gm import Preview
 from pbem.service.history import GameFile
+from pbem.service.lobby_log import (
+    LobbyApprove,
+    LobbyEntry,
+    LobbyJoin,
+    LobbyObserve,
+    LobbyOpen,
+    LobbyWait,
+    lobby_entries,
+)
 from pbem.service.model import GameService, parse_iso
 from pbem.service.options import option_table
 
@@ -139,14 +147,14 @@ def opening_text(game_id: str, opened: dict[str, Any], waiting: list[dict[str, A
              f"hours: {timing.get('orders_hours', 72.0):g}; response hours: "
              f"{timing.get('response_hours', 24.0):g}.",
              f"Start it now: pbem game start {game_id}; close it: pbem game close {game_id}."]
-    mine = [e for e in log if e.get("game") == game_id]
-    opens = [n for n, e in enumerate(mine) if e.get("kind") == "open"]
+    mine = [e for e in lobby_entries(log) if getattr(e, "game", None) == game_id]
+    opens = [n for n, e in enumerate(mine) if isinstance(e, LobbyOpen)]
     mine = mine[opens[-1]:] if opens else mine  # (an id opened again: this sign-up's own)
     said = getattr(environment().get_template("en/_gm.txt.j2").module, "sentence")  # noqa: B009
-    happened = [f"  {e.get('at', '')[:16]}  " + (
-        str(said(e["gm"]["kind"], gm_event(e["gm"]["kind"], e.get("at", ""), e["gm"]["data"])))
-        if "gm" in e else SIGNUP_SAYS[e["kind"]](e))
-        for e in mine if "gm" in e or e.get("kind") in SIGNUP_SAYS]
+    happened = [f"  {e.at[:16]}  " + (
+        str(said(gm.kind, gm)) if (gm := getattr(e, "gm", None)) is not None
+        else SIGNUP_SAYS[type(e)](e))
+        for e in mine if getattr(e, "gm", None) is not None or type(e) in SIGNUP_SAYS]
     if happened:
         lines += ["", "Sign-up so far (the lobby's log):", *happened]
     return "\n".join(lines) + "\n"
@@ -154,10 +162,10 @@ def opening_text(game_id: str, opened: dict[str, Any], waiting: list[dict[str, A
 
 # What each kind of the lobby's log entries says in ``pbem game show`` (the others are
 # answers to mail, or of games no longer open).
-SIGNUP_SAYS: dict[str, Callable[[dict[str, Any]], str]] = {
-    "open": lambda e: f"opened for sign-up, {e['opening']['seats']} seats",
-    "join": lambda e: f"{e['name']} <{e['address']}> joined",
-    "approve": lambda e: f"you approved {e['name']}",
-    "wait": lambda e: f"{e['name']} <{e['address']}> on the waiting list",
-    "observe": lambda e: f"{e['address']} will observe",
+SIGNUP_SAYS: dict[type[LobbyEntry], Callable[[Any], str]] = {
+    LobbyOpen: lambda e: f"opened for sign-up, {e.opening['seats']} seats",
+    LobbyJoin: lambda e: f"{e.name} <{e.address}> joined",
+    LobbyApprove: lambda e: f"you approved {e.name}",
+    LobbyWait: lambda e: f"{e.name} <{e.address}> on the waiting list",
+    LobbyObserve: lambda e: f"{e.address} will observe",
 }

@@ -1,4 +1,4 @@
-"""A child process of the daemon: the sending loop, or the IMAP intake (see
+"""A child process of the daemon: the sending loop, or the polled intakes (IMAP, Maildir: see
 ``pbem.daemon.children`` for how it is started and spoken to).
 
 It ends cleanly, after the step in progress, when the daemon closes the control pipe, when
@@ -78,7 +78,7 @@ def _send(orders: ChildOrders, wake: threading.Event, stop: threading.Event) -> 
 
 
 def _take_in(orders: ChildOrders, stop: threading.Event) -> None:
-    from pbem.daemon.intake import make_imap_intake, make_mail_intake
+    from pbem.daemon.intake import make_mail_intake, make_polled_intakes, run_intakes
 
     def stored() -> None:
         if not _tell(orders, STORED):  # the daemon is gone: the mail is stored, that is all
@@ -86,8 +86,7 @@ def _take_in(orders: ChildOrders, stop: threading.Event) -> None:
 
     intake = make_mail_intake(orders.config, orders.clock, stored)
     _tell(orders, READY)
-    make_imap_intake(orders.config, intake.deliver_imap_group, orders.clock,
-                     route=intake.route_imap).run(stop)
+    run_intakes(make_polled_intakes(orders.config, intake, orders.clock), stop)
 
 
 def main() -> None:

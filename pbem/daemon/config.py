@@ -46,6 +46,7 @@ from pbem.service.settings import STRANGER_REPLIES, Sender
 if TYPE_CHECKING:
     from pbem.service.service import ServiceConfig
     from pbem.transport.imap import ImapConfig
+    from pbem.transport.maildir_intake import MaildirIntakeConfig
     from pbem.transport.oauth import OAuthSettings, Provider
     from pbem.transport.sender import Security
 
@@ -80,6 +81,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file",
               "token_url", "device_url"),
     "maildir": ("path",),
+    "maildir_intake": ("path", "poll_seconds"),
     "alarm": ("maildir", "sendmail", "to"),
     # give_up_after (a count of attempts) is read for old files and no longer used.
     "daemon": ("tick_seconds", "queue_lifetime_days", "give_up_after", "log_level",
@@ -160,6 +162,8 @@ class DaemonConfig:
     trusted_authserv_id: str = ""
     listener: ListenerSettings | None = field(default_factory=ListenerSettings)
     imap: ImapConfig | None = None
+    # A local Maildir a delivery agent fills, polled (pbem.transport.maildir_intake).
+    maildir_intake: MaildirIntakeConfig | None = None
     smtp: SmtpSettings | None = None
     maildir: Path = DEFAULT_STORE / "maildirs"
     tick_seconds: float = 60.0
@@ -380,8 +384,10 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
 
     oauth = _oauth(read["oauth"], env, store, logins) if "oauth" in data else None
     imap = _imap(read["imap"], env, oauth, logins) if "imap" in data else None
+    maildir_intake = (_maildir_intake(read["maildir_intake"]) if "maildir_intake" in data
+                      else None)
     listener_section = read["listener"]
-    enabled = listener_section.flag("enabled", imap is None)
+    enabled = listener_section.flag("enabled", imap is None and maildir_intake is None)
     listener = None
     if enabled:
         accept = listener_section.strings("accept") or (address, "@" + domain.lower())
@@ -404,10 +410,11 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
                                     accept=accept, tls_cert=None if cert == Path() else cert,
                                     tls_key=None if key == Path() else key,
                                     check_dkim=check_dkim)
-    if listener is None and imap is None:
+    if listener is None and imap is None and maildir_intake is None:
         raise ConfigError(f"In {origin}, no mail comes in: the listener is off and there is "
                           "no [imap] section.",
-                          suggestion="Set [listener] enabled = true, or add an [imap] section.")
+                          suggestion="Set [listener] enabled = true, or add an [imap] section "
+                          "(or [maildir_intake]).")
     daemon = read["daemon"]
     metrics = daemon.path("metrics_file", Path())
     if metrics != Path() and not metrics.parent.is_dir():
@@ -420,7 +427,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         mails_per_hour=mail.whole("mails_per_hour", 60, 1, 1_000_000),
         stranger_replies=mail.whole("stranger_replies", STRANGER_REPLIES, 0, 1_000_000),
         trusted_authserv_id=mail.text("trusted_authserv_id", "").strip(),
-        listener=listener, imap=imap,
+        listener=listener, imap=imap, maildir_intake=maildir_intake,
         smtp=_smtp(read["smtp"], env, oauth, logins) if "smtp" in data else None,
         maildir=read["maildir"].path("path", store / "maildirs"),
         tick_seconds=daemon.seconds("tick_seconds", 60.0),
@@ -530,6 +537,17 @@ def _imap(reader: _Reader, env: Mapping[str, str],
         oauth=oauth,
         answer_earlier_mail=reader.flag("answer_earlier_mail", False),
     )
+
+
+def _maildir_intake(reader: _Reader) -> MaildirIntakeConfig:
+    from pbem.transport.maildir_intake import MaildirIntakeConfig
+
+    path = reader.path("path", Path())
+    if path == Path():
+        raise ConfigError(f"In {reader.origin}, [maildir_intake] has no path.",
+                          suggestion="Name the Maildir the delivery agent fills: "
+                          "path = \"/var/mail/pbem/Maildir\".")
+    return MaildirIntakeConfig(path, reader.seconds("poll_seconds", 10.0))
 
 
 def _smtp(reader: _Reader, env: Mapping[str, str],

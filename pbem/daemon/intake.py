@@ -1,14 +1,18 @@
 """What the daemon's intakes do with the mail they take: store it durably, log it, and say so.
 
-Used by the SMTP listener's worker thread in the daemon's process, and by the IMAP intake in
-a process of its own (see ``pbem.daemon.server``).
+Used by the SMTP listener's worker thread in the daemon's process, and by the polled
+intakes (``pbem.transport.intake.Intake``: IMAP, a local Maildir) in a process of their own
+(see ``pbem.daemon.server``). ``INTAKES`` lists the polled intakes: each the configuration
+sets up (its section in ``pbem.daemon.config``) is made by its row.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from pbem.daemon.alarms import IMAP_LOGIN, Alarm, Alarms
@@ -27,7 +31,9 @@ from pbem.transport.imap import (
     Router,
     UnprocessableMail,
 )
+from pbem.transport.intake import Intake
 from pbem.transport.listener import TryLater
+from pbem.transport.maildir_intake import MaildirIntake
 
 log = logging.getLogger("pbem.daemon.server")
 
@@ -200,3 +206,61 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
                       login_mended=login_mended,
                       folder_refused=folder_refused, route=route, earlier=earlier,
                       max_bytes=config.max_mail_bytes)
+
+
+def make_maildir_intake(config: DaemonConfig, mail: MailIntake,
+                        clock: Callable[[], datetime]) -> MaildirIntake:
+    """Give the configured Maildir intake, storing through ``mail``."""
+    assert config.maildir_intake is not None
+    return MaildirIntake(config.maildir_intake, mail.deliver_imap_group)
+
+
+@dataclass(frozen=True)
+class PolledIntake:
+    """One kind of polled intake: whether a configuration sets it up, how the log names
+    it, and how it is made, storing through the daemon's ``MailIntake``."""
+
+    name: str
+    configured: Callable[[DaemonConfig], bool]
+    describe: Callable[[DaemonConfig], str]
+    make: Callable[[DaemonConfig, MailIntake, Callable[[], datetime]], Intake]
+
+
+INTAKES: tuple[PolledIntake, ...] = (
+    PolledIntake(
+        "imap", lambda c: c.imap is not None,
+        lambda c: (f"IMAP {c.imap.username}@{c.imap.where} folder {c.imap.folder}"
+                   if c.imap else ""),
+        lambda c, mail, clock: make_imap_intake(c, mail.deliver_imap_group, clock,
+                                                route=mail.route_imap)),
+    PolledIntake(
+        "maildir", lambda c: c.maildir_intake is not None,
+        lambda c: c.maildir_intake.where if c.maildir_intake else "", make_maildir_intake),
+)
+"""Every polled intake; a new one (JMAP, POP3) is a row here."""
+
+
+def polled(config: DaemonConfig) -> list[PolledIntake]:
+    """The polled intakes ``config`` sets up."""
+    return [kind for kind in INTAKES if kind.configured(config)]
+
+
+def make_polled_intakes(config: DaemonConfig, mail: MailIntake,
+                        clock: Callable[[], datetime]) -> list[Intake]:
+    """Give each polled intake ``config`` sets up, storing through ``mail``."""
+    return [kind.make(config, mail, clock) for kind in polled(config)]
+
+
+def run_intakes(intakes: Sequence[Intake], stop: threading.Event) -> None:
+    """Run the intakes until ``stop`` is set: the last in this thread, the others in
+    threads of their own."""
+    threads = [threading.Thread(target=intake.run, args=(stop,), name="intake", daemon=True)
+               for intake in intakes[:-1]]
+    for thread in threads:
+        thread.start()
+    try:
+        if intakes:
+            intakes[-1].run(stop)
+    finally:
+        for thread in threads:
+            thread.join(timeout=60)

@@ -52,7 +52,7 @@ from pathlib import Path
 from pbem.atomicfile import make_dir, note_holder
 from pbem.daemon.children import ChildProcess, crosses
 from pbem.daemon.config import DaemonConfig
-from pbem.daemon.intake import make_imap_intake, make_mail_intake
+from pbem.daemon.intake import make_mail_intake, make_polled_intakes, polled
 from pbem.daemon.loop import MAX_WAIT, run_loop
 from pbem.daemon.metrics import STORE_SECONDS, Figures, read_store_figures
 from pbem.daemon.outbox import Flush, make_outbox, make_sender, read_hold
@@ -64,7 +64,7 @@ from pbem.mail.address import address_detail
 from pbem.service.service import BATCH, Service
 from pbem.store import Store
 from pbem.transport import dkimcheck
-from pbem.transport.imap import ImapIntake
+from pbem.transport.intake import Intake
 from pbem.transport.listener import SmtpListener, server_tls
 from pbem.transport.sender import MaildirSender, Sender, SmtpSender
 
@@ -177,7 +177,7 @@ class Daemon:
         # Sending has a loop of its own: it waits on the mail server while mail is processed.
         if self.in_processes:
             self._children = [ChildProcess("sending", config, self._clock, lock_fd, self._stop)]
-            if config.imap is not None:
+            if polled(config):
                 self._children.append(ChildProcess("intake", config, self._clock, lock_fd,
                                                    self._stop, notified=self._wake.set))
             for child in self._children:
@@ -186,10 +186,9 @@ class Daemon:
                 if not child.wait_ready(_CHILDREN_START_SECONDS) and not self._stop.is_set():
                     log.warning("the %s process is not at work yet; going on", child.role)
             return
-        if config.imap is not None:
+        for intake in self._polled_intakes():
             self._threads.append(threading.Thread(
-                target=self._imap_intake().run, args=(self._stop,), name="imap-intake",
-                daemon=True))
+                target=intake.run, args=(self._stop,), name="intake", daemon=True))
         self._threads.append(threading.Thread(
             target=run_loop, args=(self.outbox.send_pass, self._send_wake, self._stop,
                                    "sending"), name="outbox", daemon=True))
@@ -203,9 +202,8 @@ class Daemon:
         game = address_detail(address)
         return bool(game) and self._listener_store.retired(game)
 
-    def _imap_intake(self) -> ImapIntake:
-        return make_imap_intake(self.config, self.deliver_imap_group, self._clock,
-                                route=self._intake.route_imap)
+    def _polled_intakes(self) -> list[Intake]:
+        return make_polled_intakes(self.config, self._intake, self._clock)
 
     @property
     def loop_service(self) -> Service:
@@ -278,14 +276,14 @@ class Daemon:
         """Give what one pass did over the mail waiting now (IMAP fetched once); no listener."""
         problems: list[str] = []
         with self._instance.held():
-            if self.config.imap is not None:
-                intake = self._imap_intake()
+            for kind, intake in zip(polled(self.config), self._polled_intakes(), strict=True):
+                what = kind.name.upper()
                 try:
                     fetched = intake.fetch_new()
-                    log.info("fetched %d mail(s) over IMAP", fetched)
+                    log.info("fetched %d mail(s) over %s", fetched, what)
                 except Exception as error:  # the inbox is still worth processing
-                    log.error("IMAP intake failed: %s", error)
-                    problems.append(f"IMAP intake failed: {error}")
+                    log.error("%s intake failed: %s", what, error)
+                    problems.append(f"{what} intake failed: {error}")
                 finally:
                     intake.close()
             try:
@@ -432,9 +430,7 @@ class Daemon:
         parts = []
         if self._listener is not None and self.config.listener is not None:
             parts.append(f"SMTP listener on {self.config.listener.host}:{self._listener.port}")
-        if self.config.imap is not None:
-            parts.append(f"IMAP {self.config.imap.username}@{self.config.imap.where} "
-                         f"folder {self.config.imap.folder}")
+        parts += [kind.describe(self.config) for kind in polled(self.config)]
         return ", ".join(parts)
 
     def _way_out(self) -> str:

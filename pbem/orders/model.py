@@ -10,8 +10,9 @@ engine chooses, e.g. which treasury pays).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal, get_args
 
 from pbem.engine.commands import (
     AbolishPrivilege,
@@ -40,7 +41,9 @@ from pbem.engine.commands import (
 from pbem.errors import OrderSyntaxError
 
 __all__ = [
+    "COMMAND_NATURES",
     "KINDS",
+    "ORDER_TYPES",
     "AttackOrder",
     "CancelAbsence",
     "ConditionalPlay",
@@ -50,7 +53,9 @@ __all__ = [
     "History",
     "InterfereOrder",
     "Located",
+    "Nature",
     "NoResponse",
+    "NoSuchOrder",
     "Odds",
     "Order",
     "OrderWarning",
@@ -69,10 +74,43 @@ __all__ = [
     "StandingNeverInterfere",
     "StandingTurnReaction",
     "Status",
+    "check_table",
     "kind_of",
+    "nature_of",
 ]
 
 Roll = Literal["succeeds", "fails"]
+
+
+@dataclass(frozen=True)
+class Nature:
+    """What kind of order a class of order is, read wherever the service sorts orders.
+
+    Each order class of this module declares its own (``nature``); the engine's commands
+    that are orders as they are have theirs in ``COMMAND_NATURES``. ``nature_of`` reads
+    either and fails on a class that has none: a new order cannot be silently taken for
+    the active player's.
+    """
+
+    free: bool = False
+    """It does not act on the game position (press, queries, settings, standing orders): it
+    is not refused as written against a state gone, nor after the writer's END TURN."""
+    query: bool = False
+    """It only asks (STATUS, HELP, ...): it changes nothing, so a mail of queries alone is
+    answered every time it comes, never "already done"."""
+    answered: bool = False
+    """A mail holding it is answered even under SET MAIL DIGEST (it asks, or confirms)."""
+    out_of_game: bool = False
+    """A seat out of the game (removed, left, eliminated) may still give it."""
+    window: bool = False
+    """It answers the open attack window (a special card's own timing says, PlaySpecial)."""
+
+
+ACTIVE = Nature()  # the active player's order, or one acting on the position
+WINDOW = Nature(window=True)  # an answer to the attack window
+FREE = Nature(free=True)  # press, standing orders, absences
+SETTING = Nature(free=True, out_of_game=True)  # the seat's settings
+QUERY = Nature(free=True, query=True, answered=True)  # asks, and changes nothing
 
 
 @dataclass(frozen=True)
@@ -97,6 +135,8 @@ class AttackOrder:
     moved into a captured group (THEN MOVE) is ``attack.transfer_on_success``.
     """
 
+    nature: ClassVar[Nature] = ACTIVE
+
     attack: Attack
     spend: int = 0
     spend_from: str = ""  # the card whose treasury pays; "" lets the service choose
@@ -118,6 +158,8 @@ class DefendOrder:
     Without a source the service pays from the attacked group first (its MB count double).
     """
 
+    nature: ClassVar[Nature] = WINDOW
+
     amount: int
     source: str = ""
     upto: int = 0
@@ -127,6 +169,8 @@ class DefendOrder:
 class InterfereOrder:
     """Money from my Illuminati treasury for (assist) or against (interfere) the attacker."""
 
+    nature: ClassVar[Nature] = WINDOW
+
     interfere: Interfere
     upto: int = 0
 
@@ -134,6 +178,8 @@ class InterfereOrder:
 @dataclass(frozen=True)
 class ConditionalPlay:
     """A card to play right after the roll, only if the attack succeeds (or fails)."""
+
+    nature: ClassVar[Nature] = WINDOW
 
     when: Roll
     play: PlaySpecial
@@ -143,6 +189,8 @@ class ConditionalPlay:
 class NoResponse:
     """I answer the open attack with nothing."""
 
+    nature: ClassVar[Nature] = WINDOW
+
 
 # --- standing orders ------------------------------------------------------------------------
 
@@ -150,6 +198,8 @@ class NoResponse:
 @dataclass(frozen=True)
 class StandingDefend:
     """Always defend ``group`` (``""``: any of my groups) with up to ``upto`` MB."""
+
+    nature: ClassVar[Nature] = FREE
 
     upto: int
     group: str = ""
@@ -159,6 +209,8 @@ class StandingDefend:
 class StandingNeverInterfere:
     """Never interfere or assist: the service answers every attack of others for me."""
 
+    nature: ClassVar[Nature] = FREE
+
 
 @dataclass(frozen=True)
 class StandingAttackReaction:
@@ -167,6 +219,8 @@ class StandingAttackReaction:
     ``when`` "always" plays it as the attack is announced (Deep Agent, Interference);
     "succeeds" and "fails" wait for the roll (Murphy's Law, Assassination).
     """
+
+    nature: ClassVar[Nature] = FREE
 
     card: str
     attacker: str = ""
@@ -178,6 +232,8 @@ class StandingAttackReaction:
 class StandingTurnReaction:
     """When ``player`` (``""``: anyone) begins a turn, play a card (Senate, Market Manipulation)."""
 
+    nature: ClassVar[Nature] = FREE
+
     card: str
     player: str = ""
 
@@ -186,10 +242,14 @@ class StandingTurnReaction:
 class StandingList:
     """Send me my standing orders, numbered."""
 
+    nature: ClassVar[Nature] = QUERY
+
 
 @dataclass(frozen=True)
 class StandingClear:
     """Forget standing order ``number`` (1 is the first listed); ``None``: all of them."""
+
+    nature: ClassVar[Nature] = FREE
 
     number: int | None = None
 
@@ -201,6 +261,8 @@ class StandingClear:
 class Press:
     """A message to other players; no recipients means everyone."""
 
+    nature: ClassVar[Nature] = FREE
+
     recipients: tuple[str, ...]
     text: str
 
@@ -209,10 +271,14 @@ class Press:
 class Status:
     """Send my report again."""
 
+    nature: ClassVar[Nature] = Nature(free=True, query=True, answered=True, out_of_game=True)
+
 
 @dataclass(frozen=True)
 class Odds:
     """What would this attack need to roll? The service answers with the breakdown."""
+
+    nature: ClassVar[Nature] = QUERY
 
     attack: Attack
     spend: int = 0
@@ -222,6 +288,8 @@ class Odds:
 class History:
     """Send the game log of the last ``turns`` turns (``None``: the whole game)."""
 
+    nature: ClassVar[Nature] = Nature(free=True, query=True, answered=True, out_of_game=True)
+
     turns: int | None = None
 
 
@@ -229,21 +297,29 @@ class History:
 class Help:
     """Send help about ``topic`` (an order word, lower case), or the overview."""
 
+    nature: ClassVar[Nature] = QUERY
+
     topic: str = ""
 
 
 @dataclass(frozen=True)
 class SetTimezone:
+    nature: ClassVar[Nature] = SETTING
+
     zone: str  # an IANA key as zoneinfo spells it, e.g. "Europe/Paris"
 
 
 @dataclass(frozen=True)
 class SetLanguage:
+    nature: ClassVar[Nature] = SETTING
+
     language: Literal["en", "fr"]
 
 
 @dataclass(frozen=True)
 class SetHtml:
+    nature: ClassVar[Nature] = SETTING
+
     enabled: bool
 
 
@@ -255,12 +331,17 @@ class SetMail:
     """FULL: every order mail is answered; DIGEST: only one with a line refused, a question,
     or an order waiting, the rest said in the next report."""
 
+    # answered, to confirm it
+    nature: ClassVar[Nature] = Nature(free=True, answered=True, out_of_game=True)
+
     mode: Literal["full", "digest"]
 
 
 @dataclass(frozen=True)
 class SetReport:
     """FULL: the whole report in the mail; SHORT: what the reader acts on, the rest attached."""
+
+    nature: ClassVar[Nature] = SETTING
 
     mode: Literal["full", "short"]
 
@@ -270,6 +351,8 @@ class SetAbsence:
     """Away from ``start`` to ``end`` (each ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM`` in the
     writer's time zone; a day alone is the whole day; ``end`` "" is ``start``'s day)."""
 
+    nature: ClassVar[Nature] = FREE
+
     start: str
     end: str = ""
 
@@ -277,6 +360,8 @@ class SetAbsence:
 @dataclass(frozen=True)
 class CancelAbsence:
     """Forget absence ``number`` (1 is the first listed); ``None``: all of them."""
+
+    nature: ClassVar[Nature] = FREE
 
     number: int | None = None
 
@@ -378,6 +463,53 @@ KINDS: dict[type, str] = {
 def kind_of(order: Order) -> str:
     """Gives the kind name of an order (``"attack"``, ``"give_money"``, ...)."""
     return KINDS[type(order)]
+
+
+ORDER_TYPES: tuple[type, ...] = get_args(Order)
+"""Every class of order, in the order of ``Order``."""
+
+# The engine's commands that are orders as they are: their nature, which the engine does not
+# know (each order class of this module declares its own ``nature``).
+COMMAND_NATURES: dict[type, Nature] = {
+    TransferMoney: ACTIVE, MoveGroup: ACTIVE, DropGroup: ACTIVE, OfferGroup: ACTIVE,
+    GiveMoney: ACTIVE, GiveCard: ACTIVE, PlaySpecial: ACTIVE, UseLasers: ACTIVE,
+    UseRecyclers: ACTIVE, EndPowers: ACTIVE, Pass: ACTIVE, EndTurn: ACTIVE, CallOff: ACTIVE,
+    LeaveGame: ACTIVE, AcceptGroup: ACTIVE, DeclineGroup: ACTIVE, WithdrawOffer: ACTIVE,
+    ChooseGoal: FREE,  # the UFOs' secret goal: chosen whoever is to act, at any step
+    Counter: WINDOW, AbolishPrivilege: WINDOW,
+}
+
+
+class NoSuchOrder(TypeError):
+    """A class that is not an order, or an order some table has no entry for: a defect of
+    the program, raised where it is first met (at import for the service's tables)."""
+
+
+def nature_of(order: object) -> Nature:
+    """Gives the nature of an order, or of a class of order; raises ``NoSuchOrder`` for a
+    class that declares none."""
+    kind = order if isinstance(order, type) else type(order)
+    if kind in COMMAND_NATURES:
+        return COMMAND_NATURES[kind]
+    nature = kind.__dict__.get("nature")
+    if not isinstance(nature, Nature):
+        raise NoSuchOrder(f"{kind.__name__} declares no nature: it is no order")
+    return nature
+
+
+def check_table(table: Mapping[type, object], name: str,
+                kinds: Iterable[type] = ORDER_TYPES) -> None:
+    """Raise ``NoSuchOrder`` naming the classes among ``kinds`` that ``table`` (called
+    ``name``) has no entry for: a dispatch table is checked as it is built, so an order
+    added without its entries fails at import, not as a silent default."""
+    missing = [k.__name__ for k in kinds if k not in table]
+    if missing:
+        raise NoSuchOrder(f"{name} has no entry for {', '.join(missing)}")
+
+
+check_table(KINDS, "KINDS")
+for _kind in ORDER_TYPES:
+    nature_of(_kind)  # every order has a nature: fails at import otherwise
 
 
 @dataclass(frozen=True)

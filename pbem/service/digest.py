@@ -16,16 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from pbem.orders.model import Help, History, Odds, ParsedOrders, SetMail, StandingList, Status
+from pbem.orders.model import ParsedOrders, nature_of
 from pbem.reports.mails import OrderResult
 from pbem.service.model import GameService, Seat
 from pbem.service.notices import AttackResult, GameOver, Notice, StatusReport, TurnReport
 from pbem.service.table import Table
 
-__all__ = ["ASKS", "answered", "deliver"]
-
-ASKS = (Status, History, Help, Odds, StandingList, SetMail)
-"""The orders that ask something: their mail is always answered."""
+__all__ = ["answered", "deliver"]
 
 
 def answered(table: Table, player: str, parsed: ParsedOrders, results: Sequence[OrderResult],
@@ -36,7 +33,7 @@ def answered(table: Table, player: str, parsed: ParsedOrders, results: Sequence[
         return True
     window, offer = table.service.window, table.state.offer
     if (warnings or pending or any(not r.accepted for r in results)
-            or any(isinstance(o.order, ASKS) for o in parsed.orders)
+            or any(nature_of(o.order).answered for o in parsed.orders)
             or (window is not None and window.attacker is not None
                 and window.attacker.player == player)
             or (offer is not None and offer.giver == player)):

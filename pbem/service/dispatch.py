@@ -17,11 +17,19 @@ from pbem.engine.commands import (
     ChooseGoal,
     Counter,
     DeclineGroup,
+    DropGroup,
+    EndPowers,
+    EndTurn,
     GiveCard,
     GiveMoney,
     LeaveGame,
+    MoveGroup,
     OfferGroup,
+    Pass,
     PlaySpecial,
+    TransferMoney,
+    UseLasers,
+    UseRecyclers,
     WithdrawOffer,
 )
 from pbem.engine.events import Event
@@ -32,6 +40,7 @@ from pbem.errors import IllegalCommandError
 from pbem.orders.format import format_order
 from pbem.orders.line import ORDER_FORMS
 from pbem.orders.model import (
+    ORDER_TYPES,
     AttackOrder,
     CancelAbsence,
     ConditionalPlay,
@@ -57,6 +66,8 @@ from pbem.orders.model import (
     StandingNeverInterfere,
     StandingTurnReaction,
     Status,
+    check_table,
+    nature_of,
 )
 from pbem.reports.refusals import worded
 from pbem.service import absences
@@ -89,26 +100,14 @@ Note = tuple[str, dict[str, object]]  # a note's template key and its values
 NO_NOTE: Note = ("", {})
 
 
-# Orders about the game position: refused when written against a state already gone.
-# Press, queries, settings and standing orders do not depend on the position.
-FREE_ORDERS = (Press, Status, History, Help, Odds, ChooseGoal, SetTimezone, SetLanguage,
-               SetHtml, SetMail, SetReport, SetAbsence, CancelAbsence, StandingDefend,
-               StandingNeverInterfere, StandingAttackReaction, StandingTurnReaction,
-               StandingList, StandingClear)
-# All a seat out of the game (removed, left, eliminated) may still ask: it speaks no more
-# to the others (no press) and has nothing left to order (no standing orders, settings).
-OUT_OF_GAME_ORDERS = (Status, History, SetTimezone, SetLanguage, SetHtml, SetMail,
-                      SetReport)  # their mail goes on
-
-
 def is_move(order: Order) -> bool:
     """True for an order that acts on the game position (an action or an answer)."""
-    return not isinstance(order, FREE_ORDERS)
+    return not nature_of(order).free
 
 
 def is_answer(table: Table, order: Order) -> bool:
     """True for an order that answers the open attack window."""
-    if isinstance(order, ANSWERS):
+    if nature_of(order).window:
         return True
     return isinstance(order, PlaySpecial) and table.service.window is not None and (
         _timing(table, order) in WINDOW_TIMINGS)
@@ -119,12 +118,12 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
     (key "" when the paraphrase says it all). Raises a PbemError when the order is refused."""
     order = located.order
     seat = table.state.player(player)
-    if not seat.playing and not isinstance(order, OUT_OF_GAME_ORDERS):
+    if not seat.playing and not nature_of(order).out_of_game:
         raise refused("out_of_game", status=seat.status)
     if is_answer(table, order):
         table.answer(_answer(table, player, order))
         return _privileged_note(table, player, order)
-    return CARRY_OUT.get(type(order), _active)(table, player, located)
+    return CARRY_OUT[type(order)](table, player, located)
 
 
 def _setting(table: Table, player: str, located: Located) -> Note:
@@ -262,22 +261,6 @@ def _play(table: Table, player: str, located: Located) -> Note:
     return _active(table, player, located)
 
 
-# What each kind of order does outside an attack window's answers; any other kind is the
-# active player's order (``_active``).
-CARRY_OUT: dict[type[Order], Callable[[Table, str, Located], Note]] = {
-    SetTimezone: _setting, SetLanguage: _setting, SetHtml: _setting,
-    SetMail: _setting, SetReport: _setting,
-    SetAbsence: absences.add_absence, CancelAbsence: absences.cancel_absence,
-    Press: _press_order, Status: _status, History: _history, Help: _help, Odds: _odds_order,
-    StandingDefend: _standing, StandingNeverInterfere: _standing,
-    StandingAttackReaction: _standing, StandingTurnReaction: _standing,
-    StandingList: _standing_list, StandingClear: _standing_clear,
-    AcceptGroup: _offer_answer, DeclineGroup: _offer_answer, WithdrawOffer: _offer_answer,
-    LeaveGame: _leave, ChooseGoal: _choose_goal, GiveMoney: _gift, GiveCard: _gift,
-    CallOff: _call_off, PlaySpecial: _play,
-}
-
-
 def _forms_about(topic: str) -> tuple[str, ...]:
     """The written forms of the orders ``HELP <topic>`` asks about: those whose keywords
     start with the topic's words, or have its first word among them (``defend``: DEFEND
@@ -363,9 +346,32 @@ def queued_note(table: Table) -> Note:
     return ("queued", {"behind": behind})
 
 
+# What each kind of order does outside an attack window's answers: every order has its
+# entry (checked below, at import). ``_active``: the active player's order.
+CARRY_OUT: dict[type[Order], Callable[[Table, str, Located], Note]] = {
+    SetTimezone: _setting, SetLanguage: _setting, SetHtml: _setting,
+    SetMail: _setting, SetReport: _setting,
+    SetAbsence: absences.add_absence, CancelAbsence: absences.cancel_absence,
+    Press: _press_order, Status: _status, History: _history, Help: _help, Odds: _odds_order,
+    StandingDefend: _standing, StandingNeverInterfere: _standing,
+    StandingAttackReaction: _standing, StandingTurnReaction: _standing,
+    StandingList: _standing_list, StandingClear: _standing_clear,
+    AcceptGroup: _offer_answer, DeclineGroup: _offer_answer, WithdrawOffer: _offer_answer,
+    LeaveGame: _leave, ChooseGoal: _choose_goal, GiveMoney: _gift, GiveCard: _gift,
+    CallOff: _call_off, PlaySpecial: _play,
+    AttackOrder: _active, TransferMoney: _active, MoveGroup: _active, DropGroup: _active,
+    OfferGroup: _active, UseLasers: _active, UseRecyclers: _active, EndPowers: _active,
+    Pass: _active, EndTurn: _active,
+    # answers given with no window open (no attack to answer): the active player's order,
+    # which the rules then refuse
+    DefendOrder: _active, InterfereOrder: _active, ConditionalPlay: _active,
+    NoResponse: _active, Counter: _active, AbolishPrivilege: _active,
+}
+
+
 def run_active(table: Table, player: str, order: Order) -> None:
     """Carry out one order of the active player now."""
-    RUN_ACTIVE.get(type(order), _do)(table, player, order)
+    RUN_ACTIVE[type(order)](table, player, order)
 
 
 def _attack(table: Table, player: str, order: Order) -> None:
@@ -408,9 +414,16 @@ def _odds_later(table: Table, player: str, order: Order) -> None:
     table.notify(OddsReply(player, format_order(order), need=need, chance=chance, terms=terms))
 
 
-# The active player's orders that are more than one engine command (``_do``).
+# How each order that may wait behind an attack runs when its turn comes: every order not
+# free (``Nature.free``), and ODDS, which waits behind the writer's own attack. ``_do``: one
+# engine command. Checked at import.
 RUN_ACTIVE: dict[type[Order], Callable[[Table, str, Order], None]] = {
     AttackOrder: _attack, PlaySpecial: _play_now, OfferGroup: _offer, Odds: _odds_later,
+    TransferMoney: _do, MoveGroup: _do, DropGroup: _do, GiveMoney: _do, GiveCard: _do,
+    UseLasers: _do, UseRecyclers: _do, EndPowers: _do, Pass: _do, EndTurn: _do,
+    CallOff: _do, LeaveGame: _do, AcceptGroup: _do, DeclineGroup: _do, WithdrawOffer: _do,
+    DefendOrder: _do, InterfereOrder: _do, ConditionalPlay: _do, NoResponse: _do,
+    Counter: _do, AbolishPrivilege: _do,
 }
 
 
@@ -556,7 +569,20 @@ ANSWER: dict[type[Order], Callable[[Table, Player, PendingAttack, Order], Answer
     AbolishPrivilege: _abolish, PlaySpecial: _play_on, Counter: _counter,
     NoResponse: _no_response,
 }
-ANSWERS = tuple(ANSWER.keys() - {PlaySpecial})
+
+
+def check_tables(kinds: Sequence[type] = ORDER_TYPES) -> None:
+    """Raise ``NoSuchOrder`` when one of the dispatch tables has no entry for one of
+    ``kinds`` (every order, by default) that it must route: run at import, so an order
+    added without its entries stops the service from starting."""
+    check_table(CARRY_OUT, "CARRY_OUT", kinds)
+    check_table(RUN_ACTIVE, "RUN_ACTIVE",
+                [k for k in kinds if not nature_of(k).free or k is Odds])
+    check_table(ANSWER, "ANSWER", [k for k in kinds if nature_of(k).window])
+    check_table(SETTINGS, "SETTINGS", [k for k in kinds if CARRY_OUT.get(k) is _setting])
+
+
+check_tables()
 
 
 def _paying(first: str, allowed: tuple[str, ...]) -> tuple[str, ...]:

@@ -114,6 +114,10 @@ class GmRollback(GmEvent):
     from_turn: int | None = None
     from_player: str | None = None
 
+    def undone_at(self, kind: type[GmEvent]) -> list[str]:
+        """When the overrides of ``kind`` cut off were made (ISO), in log order."""
+        return [str(u["at"]) for u in self.undone if GM_KINDS.get(u["kind"]) is kind]
+
 
 @dataclass(frozen=True)
 class GmReplace(GmEvent):
@@ -347,6 +351,48 @@ def gm_event_of(entry: dict[str, Any]) -> GmEvent | None:
     """The entry's GM event; None for a command entry."""
     gm = entry.get("gm")
     return None if gm is None else gm_event(gm["kind"], entry["at"], gm["data"])
+
+
+@dataclass(frozen=True)
+class CommandEntry:
+    """A command entry of the log, read: the engine command, the events it caused, and
+    ``missed``: the PASS the orders deadline gave a player who missed it."""
+
+    at: str
+    seq: int
+    command: Command
+    events: tuple[Event, ...]
+    missed: bool = False
+
+
+@dataclass(frozen=True)
+class GmEntry:
+    """A GM entry of the log, read: the game master's override, and its event (none when
+    only the game master sees it)."""
+
+    at: str
+    seq: int
+    gm: GmEvent
+    events: tuple[Event, ...]
+
+
+LogEntry = CommandEntry | GmEntry
+
+
+def log_entry(entry: Mapping[str, Any]) -> LogEntry:
+    """A log entry as stored (a dict of JSON), read into its type."""
+    events = tuple(from_json(Event, e) for e in entry.get("events", ()))
+    at, seq = str(entry.get("at", "")), int(entry.get("seq", 0))
+    gm = entry.get("gm")
+    if gm is not None:
+        return GmEntry(at, seq, gm_event(gm["kind"], at, gm["data"]), events)
+    return CommandEntry(at, seq, from_json(Command, entry["command"]), events,
+                        bool(entry.get("missed")))
+
+
+def log_entries(log: Iterable[Mapping[str, Any]]) -> Iterator[LogEntry]:
+    """Every entry of a log as stored, read into its type, in order."""
+    return map(log_entry, log)
 
 
 def commands(log: Iterable[dict[str, Any]]) -> Iterator[Command]:

@@ -49,6 +49,7 @@ from pbem.service.absences import cancel
 from pbem.service.chat import set_chat
 from pbem.service.deadlines import offer_due, past_reminders_sent, tick
 from pbem.service.entries import (
+    CommandEntry,
     GmAnnounce,
     GmAttackCut,
     GmBot,
@@ -63,6 +64,7 @@ from pbem.service.entries import (
     GmStart,
     command_of,
     gm_event_of,
+    log_entries,
 )
 from pbem.service.mails import welcome_settings
 from pbem.service.model import Absence, GameService, Seat, Timing, iso, parse_iso
@@ -185,8 +187,8 @@ def preview(service: Service, game_id: str, now: datetime) -> Preview:
         if table.state.phase != "over" and table.service.started:
             tick(table)
             step.advance()
-    steps = tuple((int(e["seq"]), command, tuple(from_json(Event, x) for x in e["events"]))
-                  for e in table.entries if (command := command_of(e)) is not None)
+    steps = tuple((e.seq, e.command, e.events) for e in log_entries(table.entries)
+                  if isinstance(e, CommandEntry))
     return Preview(game_id, now, before, table.service, table.state, steps,
                    tuple((n.kind, n.to) for n in table.notices), inbox)
 
@@ -317,7 +319,7 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
             raise IllegalCommandError(
                 f"step {to} is in the middle of an attack or of a special card",
                 suggestion="go back to step " + " or ".join(str(s) for s in rest))
-        cut = [from_json(Event, e) for entry in log[length:] for e in entry["events"]]
+        cut = [e for entry in log_entries(log[length:]) for e in entry.events]
         was = step.table.state  # players are told turns and players, not step numbers
         step.rewind(Table(service.cards, state,
                           _rolled_back(step.table.service, state, length, now, cut),
@@ -580,13 +582,10 @@ def _paused_at(log: Iterable[dict[str, Any]]) -> str:
     """When the game was last paused (a rollback may have cut the pause off): ISO, or ""."""
     paused_at = ""
     for event in map(gm_event_of, log):
-        if event is None:
-            continue
-        if event.kind == "pause":
+        if isinstance(event, GmPause):
             paused_at = event.at
-        elif event.kind == "rollback":
-            paused_at = next((str(u["at"]) for u in reversed(event.data["undone"])
-                              if u["kind"] == "pause"), paused_at)
+        elif isinstance(event, GmRollback):
+            paused_at = next(reversed(event.undone_at(GmPause)), paused_at)
     return paused_at
 
 

@@ -11,12 +11,14 @@ counts a game left.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from pbem.engine.codec import from_json
+from pbem.engine.events import TurnBegins
 from pbem.engine.state import GameState
+from pbem.service.entries import CommandEntry, GmEntry, GmReplace, log_entries
 from pbem.service.model import GameService
 from pbem.store import GameStore
 
@@ -40,22 +42,22 @@ class Record:
 
 
 def game_records(state: GameState, service: GameService,
-                 log: Iterable[dict[str, Any]]) -> dict[str, Record]:
+                 log: Iterable[Mapping[str, Any]]) -> dict[str, Record]:
     """What one game adds to each address's record."""
     if not service.started:
         return {}
-    entries = list(log)
+    entries = list(log_entries(log))
     # Who held each seat when: walk the seat changes back from the holders now.
     holder = {s.name: s.address for s in service.seats}
     changes: list[tuple[int, str, str, str]] = []  # (entry index, seat, old, new address)
     for index in range(len(entries) - 1, -1, -1):
-        gm = entries[index].get("gm")
-        if gm is not None and gm["kind"] == "replace" and gm["data"].get("old_address"):
-            data = gm["data"]
-            seat = data.get("name") or data["seat"]
-            changes.append((index, seat, data["old_address"], data["address"]))
+        gm = entries[index]
+        if (isinstance(gm, GmEntry) and isinstance(gm.gm, GmReplace) and gm.gm.old_address):
+            replaced = gm.gm
+            seat = replaced.name or replaced.seat
+            changes.append((index, seat, replaced.old_address or "", replaced.address or ""))
             holder.pop(seat, None)
-            holder[data["seat"]] = data["old_address"]
+            holder[replaced.seat] = replaced.old_address or ""
     changes.reverse()
     out: dict[str, Record] = {}
 
@@ -76,17 +78,18 @@ def game_records(state: GameState, service: GameService,
             holder.pop(seat, None)
             holder[seat] = new
             change = next(pending, None)
-        if entry.get("missed"):  # the Pass the deadline gave the player who missed it
-            missed = holder.get(entry["command"]["player"])
+        if isinstance(entry, CommandEntry) and entry.missed:
+            # the PASS the deadline gave the player who missed it
+            missed = holder.get(entry.command.player)
             if missed:
                 add(missed, missed=1)
             active, met = "", False
-        for event in entry.get("events", ()):
-            if event.get("kind") == "turn_begins":
+        for event in entry.events:
+            if isinstance(event, TurnBegins):
                 # The turn before ended in time: met by whoever held its seat then.
                 if active and met and holder.get(active):
                     add(holder[active], met=1)
-                active, met = event["data"]["player"], True
+                active, met = event.player, True
     for p in state.players:
         last = holder.get(p.name)
         if last is None:

@@ -24,25 +24,15 @@ from dataclasses import replace
 from datetime import datetime
 
 from pbem.orders.format import format_order
-from pbem.orders.model import (
-    Help,
-    History,
-    Located,
-    Odds,
-    ParsedOrders,
-    StandingList,
-    Status,
-)
+from pbem.orders.model import Located, ParsedOrders, nature_of
 from pbem.service.model import Done, GameService, iso
 from pbem.service.table import Table
-
-QUERIES = (Status, History, Help, Odds, StandingList)
 
 
 def digest(table: Table, player: str, parsed: ParsedOrders) -> str | None:
     """The digest of ``player``'s orders as the game finds them, None for a mail that only
     asks (or gives no order)."""
-    if all(isinstance(located.order, QUERIES) for located in parsed.orders):
+    if all(nature_of(located.order).query for located in parsed.orders):
         return None
     window = table.service.window
     words = [player.casefold(), str(parsed.header.turn), str(window.seq if window else ""),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -39,13 +39,29 @@ from pbem.reports.observing import lobby_mail
 from pbem.reports.refusals import worded
 from pbem.service.entries import (
     GmCreate,
-    GmEvent,
     GmJoinDeclined,
     GmSignupClosed,
     GmSignupExtended,
     GmStart,
 )
 from pbem.service.gate import Gate
+from pbem.service.lobby_log import (
+    LOBBY_KINDS,
+    LobbyApprove,
+    LobbyClosed,
+    LobbyEntry,
+    LobbyExtended,
+    LobbyHelp,
+    LobbyJoin,
+    LobbyList,
+    LobbyObserve,
+    LobbyOpen,
+    LobbyRefused,
+    LobbyReject,
+    LobbyStarted,
+    LobbyWait,
+    lobby_entries,
+)
 from pbem.service.mails import outbox_item
 from pbem.service.model import GameService, Observer, Timing, house_rules, iso, parse_iso
 from pbem.service.records import Record
@@ -100,38 +116,44 @@ def empty() -> dict[str, Any]:
     return {"open": {}, "waiting": {}}
 
 
-def apply(meta: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+def apply(meta: dict[str, Any], entry: LobbyEntry) -> dict[str, Any]:
     """The lobby after ``entry`` (a new dict; ``meta`` is left alone): folded by the
-    function ``FOLDS`` gives its kind."""
+    function ``FOLDS`` gives its type."""
     meta = {"open": {g: dict(o) for g, o in meta["open"].items()},
             "waiting": {g: list(w) for g, w in meta["waiting"].items()}}
-    FOLDS[entry["kind"]](meta, entry.get("game", ""), entry)
+    FOLDS[type(entry)](meta, entry)
     return meta
 
 
-Fold = Callable[[dict[str, Any], str, dict[str, Any]], None]
+def _opens(meta: dict[str, Any], entry: LobbyEntry) -> None:
+    assert isinstance(entry, LobbyOpen)
+    meta["open"][entry.game] = {**entry.opening, "players": []}
+    meta["waiting"][entry.game] = []
 
 
-def _opens(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
-    meta["open"][game] = {**entry["opening"], "players": []}
-    meta["waiting"][game] = []
+def _applicant(entry: LobbyJoin, approved: bool) -> dict[str, Any]:
+    """A player who joined, as the lobby's record keeps them."""
+    return {"name": entry.name, "address": entry.address, "prefer": list(entry.prefer),
+            "lang": entry.lang, "approved": approved}
 
 
-def _joined(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+def _joined(meta: dict[str, Any], entry: LobbyEntry) -> None:
+    assert isinstance(entry, LobbyJoin)
+    game = entry.game
     opened = meta["open"][game]
-    player = {"name": entry["name"], "address": entry["address"],
-              "prefer": entry["prefer"], "lang": entry["lang"],
-              "approved": not opened["approval"]}
+    player = _applicant(entry, not opened["approval"])
     if len(_seated(opened)) >= opened["seats"] and player["approved"]:
         meta["waiting"][game].append(player)
     else:
         opened["players"] = [*opened["players"], player]
 
 
-def _approved(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+def _approved(meta: dict[str, Any], entry: LobbyEntry) -> None:
+    assert isinstance(entry, LobbyApprove)
+    game = entry.game
     opened = meta["open"][game]
     taken = len(_seated(opened)) >= opened["seats"]
-    chosen = next(p for p in opened["players"] if p["name"] == entry["name"])
+    chosen = next(p for p in opened["players"] if p["name"] == entry.name)
     opened["players"] = [p for p in opened["players"] if p is not chosen]
     if taken:
         meta["waiting"][game].append({**chosen, "approved": True})
@@ -139,23 +161,24 @@ def _approved(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
         opened["players"].append({**chosen, "approved": True})
 
 
-def _waits(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+def _waits(meta: dict[str, Any], entry: LobbyEntry) -> None:
     """A join of a game started from the lobby: straight to its waiting list."""
-    meta["waiting"][game].append({"name": entry["name"], "address": entry["address"],
-                                  "prefer": entry["prefer"], "lang": entry["lang"],
-                                  "approved": True})
+    assert isinstance(entry, LobbyWait)
+    meta["waiting"][entry.game].append(_applicant(entry, True))
 
 
-def _observes(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
-    opened = meta["open"][game]
+def _observes(meta: dict[str, Any], entry: LobbyEntry) -> None:
+    assert isinstance(entry, LobbyObserve)
+    opened = meta["open"][entry.game]
     opened["watchers"] = [*opened.get("watchers", []),
-                          {"address": entry["address"], "lang": entry["lang"]}]
+                          {"address": entry.address, "lang": entry.lang}]
 
 
-def _rejected(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+def _rejected(meta: dict[str, Any], entry: LobbyEntry) -> None:
     """The game master declined a join: ``name`` leaves the game's applicants; a seat that
     frees before the start goes to the first on the waiting list."""
-    name = entry["name"]
+    assert isinstance(entry, LobbyReject)
+    name, game = entry.name, entry.game
     opened = meta["open"].get(game)
     freed = False
     if opened is not None:
@@ -168,49 +191,46 @@ def _rejected(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
     meta["waiting"][game] = waiting
 
 
-def _extended(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+def _extended(meta: dict[str, Any], entry: LobbyEntry) -> None:
     """The game master moved the deadline to fill."""
-    meta["open"][game]["fill_by"] = entry["fill_by"]
+    assert isinstance(entry, LobbyExtended)
+    meta["open"][entry.game]["fill_by"] = entry.fill_by
 
 
-def _started(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+def _started(meta: dict[str, Any], entry: LobbyEntry) -> None:
     """The lobby forgets the game, but its waiting list (for seats offered later)."""
-    del meta["open"][game]
+    assert isinstance(entry, LobbyStarted)
+    del meta["open"][entry.game]
 
 
-def _closed(meta: dict[str, Any], game: str, entry: dict[str, Any]) -> None:
+def _closed(meta: dict[str, Any], entry: LobbyEntry) -> None:
     """At the deadline to fill with too few players, or by the game master."""
-    del meta["open"][game]
-    meta["waiting"].pop(game, None)
+    assert isinstance(entry, LobbyClosed)
+    del meta["open"][entry.game]
+    meta["waiting"].pop(entry.game, None)
 
 
-# The kinds of the lobby's log entries that change it, each with its fold; others ("list",
-# "help", "refused") only say what a mail got.
-FOLDS: dict[str, Fold] = {
-    "open": _opens, "join": _joined, "approve": _approved, "wait": _waits,
-    "observe": _observes, "started": _started, "closed": _closed, "reject": _rejected,
-    "extended": _extended,
+# Each kind of the lobby's log entries that changes it (``changes``), with its fold; the
+# others (LIST, HELP, a refusal) only say what a mail got. Checked below.
+FOLDS: dict[type[LobbyEntry], Callable[[dict[str, Any], LobbyEntry], None]] = {
+    LobbyOpen: _opens, LobbyJoin: _joined, LobbyApprove: _approved, LobbyWait: _waits,
+    LobbyObserve: _observes, LobbyStarted: _started, LobbyClosed: _closed,
+    LobbyReject: _rejected, LobbyExtended: _extended,
 }
-CHANGES = tuple(FOLDS)
+assert set(FOLDS) == {k for k in LOBBY_KINDS.values() if k.changes}, "a fold for each change"
 
 
-def replay(log: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def replay(log: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The lobby its whole log gives."""
     meta = empty()
-    for entry in log:
-        if entry.get("kind") in CHANGES:
+    for entry in lobby_entries(log):
+        if entry.changes:
             meta = apply(meta, entry)
     return meta
 
 
 def _seated(opened: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for p in opened["players"] if p["approved"]]
-
-
-def _gm(done: GmEvent) -> dict[str, Any]:
-    """A game master's doing as the lobby's log keeps it, beside the change it makes: the
-    GM entry's stored form (``pbem.service.entries``; its time is the log entry's)."""
-    return {"kind": done.kind, "data": done.data}
 
 
 def deal(cards: CardSet, players: Sequence[dict[str, Any]], seed: str) -> list[str]:
@@ -283,7 +303,7 @@ class Lobby:
         _, rules = house_rules(opening.options or {})
         with_options(self.games.cards, Setup(game_id, seats, opening.seed), **rules)
         Timing(**(opening.timing or {}))
-        self._commit(now, [{"kind": "open", "game": game_id, "opening": asdict(opening)}])
+        self._commit(now, [LobbyOpen(game_id, asdict(opening))])
 
     def approve(self, game_id: str, name: str, now: datetime) -> None:
         """Seat a player whose join waits for approval (or put them on the waiting list);
@@ -293,7 +313,7 @@ class Lobby:
                        if p["name"].casefold() == name.casefold() and not p["approved"]), None)
         if player is None:
             raise IllegalCommandError(f"no join of {name!r} waits for approval in {game_id}")
-        entry = {"kind": "approve", "game": game_id, "name": player["name"]}
+        entry = LobbyApprove(game_id, player["name"])
         after = apply(self.meta(), entry)["open"][game_id]
         seated = any(p["name"] == player["name"] for p in _seated(after))
         item = self._item(f"{LOBBY}-approved-{self.store.log_length(LOBBY)}",
@@ -327,8 +347,7 @@ class Lobby:
                             reason=reason) for p in everyone]
         names = [p["name"] for p in everyone]
         done = GmSignupClosed(game_id, names, why == "deleted", reason)
-        self._commit(now, [{"kind": "closed", "game": game_id, "by": "gm", "why": why,
-                            "reason": reason, "gm": _gm(done)}], outbox=items)
+        self._commit(now, [LobbyClosed(game_id, "gm", why, reason, done)], outbox=items)
         return names
 
     def reject(self, game_id: str, name: str, now: datetime, reason: str = "") -> str:
@@ -345,8 +364,7 @@ class Lobby:
         if player is None:
             raise IllegalCommandError(f"{name!r} has not joined {game_id}", text=name,
                                       suggestion=f"pbem game show {game_id} lists who did")
-        entry: dict[str, Any] = {"kind": "reject", "game": game_id, "name": player["name"],
-                                 "by": "gm", "reason": reason}
+        entry = LobbyReject(game_id, player["name"], "gm", reason)
         number = self.store.log_length(LOBBY)
         on_list = not any(p is player for p in (opened["players"] if opened else ()))
         items = [self._item(f"{LOBBY}-rejected-{number}", player["address"], "join_rejected",
@@ -362,8 +380,8 @@ class Lobby:
                                  player=p["name"], outcome="seated",
                                  still=max(0, after["seats"] - len(_seated(after))))
                       for p in seated]
-        entry["gm"] = _gm(GmJoinDeclined(game_id, player["name"],
-                                         seated[0]["name"] if seated else None, reason))
+        entry = replace(entry, gm=GmJoinDeclined(game_id, player["name"],
+                                                 seated[0]["name"] if seated else None, reason))
         self._commit(now, [entry], outbox=items)
         return str(player["name"])
 
@@ -379,8 +397,7 @@ class Lobby:
                             fill_by=utc_minute(fill_by), reason=reason)
                  for p in opened["players"]]
         done = GmSignupExtended(game_id, hours, iso(fill_by), utc_minute(fill_by), reason)
-        self._commit(now, [{"kind": "extended", "game": game_id, "fill_by": iso(fill_by),
-                            "hours": hours, "by": "gm", "reason": reason, "gm": _gm(done)}],
+        self._commit(now, [LobbyExtended(game_id, iso(fill_by), hours, "gm", reason, done)],
                      outbox=items)
         return fill_by
 
@@ -395,7 +412,7 @@ class Lobby:
     def tick(self, now: datetime) -> None:
         """Games whose deadline to fill passed: started with whoever joined (``MIN_PLAYERS``
         at least), else closed, and the game master told."""
-        entries: list[dict[str, Any]] = []
+        entries: list[LobbyEntry] = []
         items: list[OutboxItem] = []
         for game_id, opened in self.open_games().items():
             if not opened["fill_by"] or now < parse_iso(opened["fill_by"]):
@@ -403,7 +420,7 @@ class Lobby:
             if len(_seated(opened)) >= MIN_PLAYERS:
                 self._start(game_id, now)
                 continue
-            entries.append({"kind": "closed", "game": game_id})
+            entries.append(LobbyClosed(game_id))
             items += [self._item(f"{LOBBY}-closed-{game_id}-{p['name']}", p["address"],
                                  "signup_closed", p["lang"], now, None, game=game_id)
                       for p in self.applicants(game_id)]
@@ -436,7 +453,7 @@ class Lobby:
             running.append({"game": game_id, "players": [s.name for s in service.seats],
                             "offered": list(service.audience.offered),
                             "observers": service.audience.open})
-        self._answer(mail_id, {"kind": "list"}, to, "lobby_list", lang, now, reply_to,
+        self._answer(mail_id, LobbyList(), to, "lobby_list", lang, now, reply_to,
                      opened=opened, running=running, least=MIN_PLAYERS)
 
     def help(self, mail_id: str, to: str, lang: str, now: datetime, reply_to: str | None,
@@ -444,7 +461,7 @@ class Lobby:
         """Answer HELP, or a mail to the server that begins with one of its orders and does
         not read (``message`` and ``suggestion`` say why and how to write it): what can be
         mailed to the server, and how."""
-        self._answer(mail_id, {"kind": "help" if not message else "refused"}, to, "lobby_help",
+        self._answer(mail_id, LobbyRefused() if message else LobbyHelp(), to, "lobby_help",
                      lang, now, reply_to, game="", message=message, suggestion=suggestion)
 
     def join(self, mail_id: str, to: str, order: Join, lang: str, now: datetime,
@@ -461,7 +478,7 @@ class Lobby:
             message, suggestion = worded(error, lang, self.sender.site_dir)
             running = not game_id and any(g.casefold() == order.game.casefold()
                                           for g in self.games.games())
-            self._answer(mail_id, {"kind": "refused", "game": order.game}, to, "join_refused",
+            self._answer(mail_id, LobbyRefused(order.game), to, "join_refused",
                          lang, now, reply_to, game=order.game, message=message,
                          suggestion=suggestion, running=running)
             return
@@ -470,10 +487,10 @@ class Lobby:
         outcome = ("approval" if opened["approval"]
                    else "waiting" if len(_seated(opened)) >= opened["seats"] else "seated")
         gm = (self._to_gm(f"{LOBBY}-approve-{mail_id}", now, game=game_id,
-                          what="approval", names=[entry["name"]])
+                          what="approval", names=[entry.name])
               if outcome == "approval" else [])
         self._answer(mail_id, entry, to, "joined", lang, now, reply_to, also=gm,
-                     game=game_id, player=entry["name"], outcome=outcome, still=max(
+                     game=game_id, player=entry.name, outcome=outcome, still=max(
                          0, opened["seats"] - len(_seated(opened)) - (outcome == "seated")))
         self._start_if_full(game_id, now)
 
@@ -488,15 +505,15 @@ class Lobby:
                else "player" if any(p["address"] == to for p in opened["players"])
                else "already" if to in watching else "")
         if why:
-            self._answer(mail_id, {"kind": "refused", "game": game_id}, to, "observe_refused",
+            self._answer(mail_id, LobbyRefused(game_id), to, "observe_refused",
                          lang, now, reply_to, game=game_id, why=why)
             return
-        self._answer(mail_id, {"kind": "observe", "game": game_id, "address": to,
-                               "lang": lang}, to, "observing", lang, now, reply_to,
+        self._answer(mail_id, LobbyObserve(game_id, to, lang), to, "observing", lang, now,
+                     reply_to,
                      game=game_id, press=opened["press"])
 
     def _join_entry(self, game_id: str, address: str, order: Join,
-                    lang: str) -> dict[str, Any]:
+                    lang: str) -> LobbyJoin:
         """The log entry of a join, or PbemError saying why it is refused."""
         opened = self.open_games().get(game_id)
         if not game_id or (opened is None and self.games.state(game_id).phase == "over"):
@@ -512,9 +529,8 @@ class Lobby:
         matcher = NameMatcher([i.name for i in self.games.cards.illuminati],
                               aliases=CARD_ALIASES, what="Illuminati")
         prefer = [matcher.match(p) for p in order.prefer]
-        return {"kind": "join" if opened else "wait", "game": game_id, "name": name,
-                "address": address,
-                "prefer": prefer, "lang": lang}
+        return (LobbyJoin if opened else LobbyWait)(game_id, name, address, tuple(prefer),
+                                                    lang)
 
     # --- inside ---------------------------------------------------------------------------
 
@@ -561,19 +577,18 @@ class Lobby:
                      else self.games.start_game(game_id, now, note=started))
         # Joins still waiting for approval: on the waiting list of the game, and told so.
         asking = [p for p in opened["players"] if not p["approved"]]
-        overtaken = [{"kind": "wait", "game": game_id, "name": p["name"],
-                      "address": p["address"], "prefer": p["prefer"], "lang": p["lang"]}
+        overtaken = [LobbyWait(game_id, p["name"], p["address"], tuple(p["prefer"]), p["lang"])
                      for p in asking]
         number = self.store.log_length(LOBBY)
         told = [self._item(f"{LOBBY}-overtaken-{number}-{p['name']}", p["address"], "joined",
                            p["lang"], now, None, game=game_id, player=p["name"],
                            outcome="overtaken", still=0) for p in asking]
-        self._commit(now, [{"kind": "started", "game": game_id}, *overtaken],
+        self._commit(now, [LobbyStarted(game_id), *overtaken],
                      outbox=[*self._to_gm(f"{LOBBY}-started-{game_id}", now, game=game_id,
                                           what="started", names=names), *told])
         return passwords
 
-    def _commit(self, now: datetime, entries: Sequence[dict[str, Any]], *,
+    def _commit(self, now: datetime, entries: Sequence[LobbyEntry], *,
                 mail_id: str = "", outbox: Sequence[OutboxItem] = ()) -> None:
         """One write of the lobby: its log entries (each folded into its record), the mail
         answered, the mails queued."""
@@ -581,14 +596,14 @@ class Lobby:
         meta = self.meta()
         logged = []
         for entry in entries:
-            entry = {**entry, "at": iso(now)}
-            if entry["kind"] in CHANGES:
+            entry = replace(entry, at=iso(now))
+            if entry.changes:
                 meta = apply(meta, entry)
-            logged.append(entry)
+            logged.append(entry.stored())
         self.store.commit(LOBBY, log_entries=logged, snapshot=None, meta=meta,
                           mail_ids=[mail_id] if mail_id else [], outbox=list(outbox))
 
-    def _answer(self, mail_id: str, entry: dict[str, Any], to: str, template: str,
+    def _answer(self, mail_id: str, entry: LobbyEntry, to: str, template: str,
                 lang: str, now: datetime, reply_to: str | None,
                 also: Sequence[OutboxItem] = (), **words: Any) -> None:
         """Log ``entry`` of the mail and answer it, if the limits allow: always to a sender
@@ -607,7 +622,7 @@ class Lobby:
         else:
             log.warning("mail %s from %r to the lobby gets no answer: the %d answers an hour "
                         "to strangers are spent", mail_id, to, self.replies_per_hour)
-        self._commit(now, [{**entry, "mail_id": mail_id}], mail_id=mail_id,
+        self._commit(now, [replace(entry, mail_id=mail_id)], mail_id=mail_id,
                      outbox=[*answer, *also])
 
     def _to_gm(self, outbox_id: str, now: datetime, **words: Any) -> list[OutboxItem]:

@@ -161,6 +161,22 @@ def test_a_group_with_transferable_power_only_can_aid() -> None:
     assert term(state, "aid") == 2
 
 
+def test_a_group_with_no_transferable_power_cannot_aid() -> None:
+    """rulebook-en, "Aiding Attacks": "If a Group has two Power numbers separated by a slash
+    (like 5/2), the second number is its transferable power. If a Group does not attack
+    during a turn, it may use its transferable power to aid an attack": a Group with Power 1
+    and no second number (American Autoduel Association, 1/0) has none to give."""
+    aada = "American Autoduel Association"
+    state = free(place(ann_and_bob(), "ann", aada, arrow=RIGHT), "Boy Sprouts")
+    assert CARDS.group(aada).power == 1 and CARDS.group(aada).transferable == 0
+    with pytest.raises(IllegalCommandError) as refused:
+        run(state, Attack("ann", OIL, "Boy Sprouts", "control", aids=(aada,)))
+    assert refused.value.key == "aid_no_power"
+    assert refused.value.words.get("aid") == aada
+    state, _ = run(state, Attack("ann", aada, "Boy Sprouts", "control"))  # it may attack
+    assert state.attack is not None and state.attack.attacker == aada
+
+
 def test_no_group_attacks_twice_in_a_turn_even_after_failing() -> None:
     """rulebook-en: "No Group, except the UFOs, can attack more than once per turn." """
     state = free(ann_and_bob(), "L-4 Society")

@@ -174,11 +174,13 @@ def test_no_start_line_raises() -> None:
 
 
 def test_a_bad_start_line_raises_with_the_password_blanked() -> None:
-    """An unreadable start line is reported, and the password never travels in the error."""
+    """An unreadable start line is reported, and the password never travels in the error,
+    even where the line's fault is the password typed again (``STEP s3cr3t``: the words
+    once quoted the bad step number)."""
     with pytest.raises(OrderSyntaxError) as caught:
-        parse_orders("GAME g PLAYER Alice PASSWORD s3cr3t TURN x\nPASS\nEND", CARDS)
+        parse_orders("GAME g PLAYER Alice PASSWORD s3cr3t STEP s3cr3t\nPASS\nEND", CARDS)
     assert caught.value.line == 1
-    assert "s3cr3t" not in str(caught.value)
+    assert "s3cr3t" not in f"{caught.value} {caught.value.words} {caught.value.suggestion}"
     assert "******" in (caught.value.text or "")
     with refuses("expected_after", OrderSyntaxError):
         parse_orders("GAME g PLAYER Alice\nEND", CARDS)

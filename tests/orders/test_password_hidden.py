@@ -13,6 +13,7 @@ from pbem.engine.carddata import load_cardset
 from pbem.errors import OrderSyntaxError
 from pbem.orders.model import Press
 from pbem.orders.parse import parse_header, parse_orders
+from pbem.reports.refusals import worded
 
 CARDS = load_cardset()
 SECRET = "s3cr3t-word"
@@ -28,7 +29,9 @@ def test_a_bad_start_line_is_refused_without_its_password(line: str) -> None:
         parse_header(line, CARDS)
     error = refused.value
     assert error.key is not None
-    assert SECRET not in f"{error.text} {error.words} {error}"
+    assert SECRET not in f"{error.text} {error.words} {error} {error.suggestion}"
+    for lang in ("en", "fr"):  # the words the writer reads, in each language
+        assert SECRET not in " ".join(worded(error, lang))
 
 
 def test_a_start_line_pasted_into_a_press_is_relayed_blanked() -> None:

@@ -25,6 +25,7 @@ from pbem.service.entries import (
     GmSignupExtended,
     gm_event,
 )
+from pbem.service.lobby_log import LobbyJoin, LobbyOpen, LobbyReject
 from pbem.service.signup import LOBBY, Opening, apply, empty, replay
 
 
@@ -106,13 +107,11 @@ def test_someone_on_a_running_game_s_waiting_list_is_declined(tmp_path: Path) ->
 
 def test_a_seat_freed_before_the_start_goes_to_the_first_on_the_waiting_list() -> None:
     """The lobby's fold: declining a seated player seats the first one waiting."""
-    meta = apply(empty(), {"kind": "open", "game": "g", "opening": {
-        "seats": 2, "approval": False, "fill_by": ""}})
+    meta = apply(empty(), LobbyOpen("g", {"seats": 2, "approval": False, "fill_by": ""}))
     person = {"prefer": [], "lang": "en"}
-    meta = apply(meta, {"kind": "join", "game": "g", "name": "Ann", "address": "a@x",
-                        **person})
+    meta = apply(meta, LobbyJoin("g", "Ann", "a@x", (), "en"))
     meta["waiting"]["g"].append({"name": "Cy", "address": "c@x", "approved": True, **person})
-    meta = apply(meta, {"kind": "reject", "game": "g", "name": "Ann"})
+    meta = apply(meta, LobbyReject("g", "Ann"))
     assert [p["name"] for p in meta["open"]["g"]["players"]] == ["Cy"]
     assert meta["waiting"]["g"] == []
 

@@ -379,12 +379,15 @@ def test_settings_time_zone_language_and_html(room: Mailroom) -> None:
 def test_view_attachment_matches_the_reader(room: Mailroom) -> None:
     """The JSON part of a report is the reader's own view: other hands stay hidden."""
     started(room)
-    for mail in room.outgoing:
+    reports = [m for m in room.outgoing if "] Turn 1: " in m.subject]
+    # every turn report carries the view, one for each player: none skipped unseen
+    assert sorted(m.to for m in reports) == [f"{n.lower()}@example.org" for n, _ in PLAYERS]
+    for mail in reports:
         data = mail.view_json()
-        if data is None:
-            continue
+        assert data is not None, mail.subject
         view = json.loads(data)
         reader = mail.to.split("@")[0].capitalize()
         assert view["viewer"] == reader
+        assert {p["name"] for p in view["players"]} == {n for n, _ in PLAYERS}
         for p in view["players"]:
             assert (p["hand"] is None) == (p["name"] != reader)
