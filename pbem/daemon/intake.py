@@ -212,7 +212,8 @@ def make_maildir_intake(config: DaemonConfig, mail: MailIntake,
                         clock: Callable[[], datetime]) -> MaildirIntake:
     """Give the configured Maildir intake, storing through ``mail``."""
     assert config.maildir_intake is not None
-    return MaildirIntake(config.maildir_intake, mail.deliver_imap_group)
+    return MaildirIntake(config.maildir_intake, mail.deliver_imap_group,
+                         max_bytes=config.max_mail_bytes)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ START_LINE_EXAMPLE = "GAME <game> PLAYER <name> PASSWORD <password>"
 
 # The mark of a stand-in for a mail too big to keep (see ``stand_in``): its first line.
 _STAND_IN = re.compile(rb"X-Pbem-Too-Big: (\d{1,12})\r?\n")
-_MAX_STAND_IN_HEAD = 64 * 1024  # bytes of a head a stand-in keeps; no real head is longer
+STAND_IN_HEAD = 64 * 1024  # bytes of a head a stand-in keeps; no real head is longer
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
 
 # Lines of a mail's text read as orders (not blank, not quoted), at most: one mail is
@@ -150,8 +150,8 @@ def stand_in(raw: bytes, size: int | None = None) -> bytes:
     refused at SMTP is (552): with the limit, and what to do. ``raw`` may be the mail's head
     alone (an IMAP intake fetches no more of a mail its server says is too big), with the
     whole mail's ``size``."""
-    end = _HEAD_END.search(raw, 0, _MAX_STAND_IN_HEAD)
-    head = raw[: end.start() if end else _MAX_STAND_IN_HEAD]
+    end = _HEAD_END.search(raw, 0, STAND_IN_HEAD)
+    head = raw[: end.start() if end else STAND_IN_HEAD]
     newline = b"\r\n" if b"\r\n" in head[:2048] else b"\n"
     return b"X-Pbem-Too-Big: %d%s%s%s%s" % (len(raw) if size is None else size, newline, head,
                                            newline, newline)

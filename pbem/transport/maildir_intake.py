@@ -7,6 +7,8 @@ renames into ``new/``, so a file there is whole), oldest first, in groups; once 
 stored a group (``GroupDelivery``), each of its mails moves to ``<path>/cur`` with the
 Maildir "seen" flag (``:2,S``), so a mail reader pointed at the same Maildir shows it read.
 A group the store could not take (the disk full) stays in ``new/`` for the next pass.
+A file over ``max_bytes`` is never read whole: its head alone becomes the stand-in that
+says its size (``pbem.mail.inbound.stand_in``), as the IMAP intake does by RFC822.SIZE.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from pbem.mail.inbound import STAND_IN_HEAD, stand_in
 from pbem.transport.imap import UnprocessableMail
 from pbem.transport.intake import GroupDelivery
 
@@ -40,9 +43,11 @@ class MaildirIntakeConfig:
 class MaildirIntake:
     """Takes the new mail of one Maildir (an ``Intake``)."""
 
-    def __init__(self, config: MaildirIntakeConfig, deliver_group: GroupDelivery) -> None:
+    def __init__(self, config: MaildirIntakeConfig, deliver_group: GroupDelivery,
+                 max_bytes: int | None = None) -> None:
         self.config = config
         self._deliver = deliver_group
+        self._max_bytes = max_bytes
         for sub in ("tmp", "new", "cur"):
             (config.path / sub).mkdir(parents=True, exist_ok=True)
 
@@ -58,12 +63,23 @@ class MaildirIntake:
                 continue
         return [path for _, _, path in sorted(found)]
 
+    def _read(self, path: Path) -> bytes:
+        """The mail of ``path``, or the stand-in of its head when it is over the limit."""
+        size = path.stat().st_size
+        if self._max_bytes is None or size <= self._max_bytes:
+            return path.read_bytes()
+        with path.open("rb") as mail:
+            head = mail.read(STAND_IN_HEAD)
+        log.warning("%s: %s is %d bytes, more than the %d allowed: only its head was read",
+                    self.config.where, path.name, size, self._max_bytes)
+        return stand_in(head, size)
+
     def fetch_new(self) -> int:
         handled = 0
         waiting = self._new()
         for start in range(0, len(waiting), GROUP):
             group = waiting[start:start + GROUP]
-            fates = self._deliver([path.read_bytes() for path in group])
+            fates = self._deliver([self._read(path) for path in group])
             taken = [path for path, fate in zip(group, fates, strict=False)
                      if fate is None or isinstance(fate, UnprocessableMail)]
             for path in taken:

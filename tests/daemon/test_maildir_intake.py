@@ -81,6 +81,26 @@ def test_a_group_the_store_cannot_take_stays_in_new(tmp_path: Path) -> None:
         "0.host:2,S", "1.host:2,S", "2.host:2,S"]
 
 
+def test_a_mail_over_the_limit_is_read_to_its_head_only(tmp_path: Path) -> None:
+    """Issue 44: a mail of any size is judged by its size before it is read whole; the
+    store gets the stand-in that says its size, never the body."""
+    folder = tmp_path / "md"
+    head = b"From: carol@example.org\r\nSubject: big\r\nMessage-ID: <big@x>\r\n\r\n"
+    drop(folder, "0.host", head + b"x" * 3_000_000)
+    drop(folder, "1.host", head + b"small\r\n")
+    given: list[bytes] = []
+
+    def keep(raws: Sequence[bytes]) -> list[BaseException | None]:
+        given.extend(raws)
+        return [None] * len(raws)
+
+    assert MaildirIntake(MaildirIntakeConfig(folder), keep, max_bytes=100_000).fetch_new() == 2
+    big, small = given
+    assert big.startswith(b"X-Pbem-Too-Big: %d" % (len(head) + 3_000_000))
+    assert len(big) < 1_000 and b"xxxx" not in big
+    assert small == head + b"small\r\n"
+
+
 def test_a_maildir_intake_needs_its_path(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="maildir_intake"):
         configure(tmp_path, "[maildir_intake]\npoll_seconds = 5\n")
