@@ -78,7 +78,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "smtp": ("host", "port", "security", "username", "password", "timeout", "ca_file",
              "auth", "max_per_minute", "max_per_day"),
     "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file",
-              "token_url", "device_url"),
+              "token_url", "device_url", "auth_url"),
     "maildir": ("path",),
     "alarm": ("maildir", "sendmail", "to"),
     # give_up_after (a count of attempts) is read for old files and no longer used.
@@ -472,7 +472,8 @@ def _oauth(reader: _Reader, env: Mapping[str, str], store: Path,
         client_secret=secret, tenant=reader.text("tenant", "common"),
         scopes=reader.strings("scopes", lower=False),
         token_url=_endpoint(reader, "token_url", provider == "custom"),
-        device_url=_endpoint(reader, "device_url", False))
+        device_url=_endpoint(reader, "device_url", False),
+        auth_url=_endpoint(reader, "auth_url", False))
 
 
 def _endpoint(reader: _Reader, key: str, required: bool) -> str:
