@@ -80,7 +80,7 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file",
               "token_url", "device_url", "auth_url"),
     "maildir": ("path",),
-    "alarm": ("maildir", "sendmail", "to"),
+    "alarm": ("maildir", "sendmail", "to", "webhook"),
     # give_up_after (a count of attempts) is read for old files and no longer used.
     "daemon": ("tick_seconds", "queue_lifetime_days", "give_up_after", "log_level",
                "log_format", "metrics_file"),
@@ -137,12 +137,14 @@ class SmtpSettings:
 class AlarmSettings:
     """The second way the game master is told that a mail login or sending fails, one that
     needs no mail login: a local Maildir the mail is written into, or a local ``sendmail``
-    command (``pbem.daemon.alarms``). ``to`` is the address the alarm mail is for (the game
-    master's by default)."""
+    command (``pbem.daemon.alarms``), or a chat webhook (an apprise URL, the optional extra
+    ``pbem[chat]``). ``to`` is the address the alarm mail is for (the game master's by
+    default)."""
 
     maildir: Path | None = None
     sendmail: str | None = None
     to: str = ""
+    webhook: str | None = field(default=None, repr=False)  # its token is a secret
 
 
 @dataclass(frozen=True)
@@ -446,8 +448,17 @@ def _alarm(reader: _Reader, gm_address: str) -> AlarmSettings:
     to = reader.text("to", gm_address)
     if to:
         to = _address(reader, "to", to)
+    webhook = reader.optional_text("webhook")
+    if webhook is not None:
+        from pbem.transport.chat import check_url
+
+        try:
+            check_url(webhook)
+        except ConfigError as error:
+            raise ConfigError(f"In {reader.origin}, [alarm] webhook: {error.message}",
+                              suggestion=error.suggestion) from None
     return AlarmSettings(maildir=None if maildir == Path() else maildir,
-                         sendmail=reader.optional_text("sendmail"), to=to)
+                         sendmail=reader.optional_text("sendmail"), to=to, webhook=webhook)
 
 
 def _secret(reader: _Reader, env: Mapping[str, str], name: str) -> str | None:
