@@ -6,6 +6,7 @@ deferred (451) is tried again within the delay the retry settings give."""
 
 from __future__ import annotations
 
+import os
 import smtplib
 import time
 from collections.abc import Iterator
@@ -23,8 +24,13 @@ from pbem.store import Store
 DEPLOY = REPO / "deploy"
 GAME_ADDRESS = "illuminati@games.example.org"  # deploy/'s
 
-pytestmark = pytest.mark.skipif(not postfix_installed() or dovecot_binary() is None,
-                                reason="postfix (Debian's package) or dovecot is not installed")
+pytestmark = [
+    pytest.mark.skipif(not postfix_installed() or dovecot_binary() is None,
+                       reason="postfix (Debian's package) or dovecot is not installed "
+                       "(scripts/test.sh, as root, installs them)"),
+    pytest.mark.skipif(os.geteuid() != 0, reason="the test Postfix is started as root "
+                       "(its master runs its services as the postfix user)"),
+]
 
 
 def _deploy_postfix(relay_port: int, **changed: str) -> Postfix:
