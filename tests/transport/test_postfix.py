@@ -144,3 +144,35 @@ def test_a_game_plays_through_postfix_into_the_dovecot_mailbox(
         if dovecot is not None:
             dovecot.remove()
         postfix.remove()
+
+
+def test_the_loopback_lmtp_route_and_unknown_addresses_of_the_game_domain(
+        catch_all: SmtpCatcher) -> None:
+    """deploy/'s other route, Dovecot's LMTP on loopback (lmtp:inet:...), delivers the
+    game's mail to the user pbem too; an address of the game's domain in neither table is
+    refused at once (550), not queued."""
+    dovecot = Dovecot(tls=False, settings="protocol lmtp {\n  auth_username_format = %Ln\n}\n")
+    postfix: Postfix | None = None
+    try:
+        dovecot.start()
+        account = dovecot.add_user("pbem")
+        postfix = _deploy_postfix(catch_all.port,
+                                  virtual_transport=f"lmtp:inet:127.0.0.1:{dovecot.lmtp_port}")
+        postfix.start()
+        with smtplib.SMTP("127.0.0.1", postfix.port, local_hostname="player",
+                          timeout=30) as smtp:
+            smtp.sendmail("alice@example.org", [GAME_ADDRESS],
+                          b"Subject: to the game\r\nMessage-ID: <loopback@test>\r\n\r\nhi\r\n")
+            with pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
+                smtp.sendmail("alice@example.org", ["nobody@games.example.org"],
+                              b"Subject: lost\r\n\r\nhi\r\n")
+        assert refused.value.recipients["nobody@games.example.org"][0] == 550
+        assert wait_until(lambda: len(dovecot.messages(account, "INBOX")) == 1, timeout=20,
+                          step=0.1), postfix.log()
+        [(raw, _)] = dovecot.messages(account, "INBOX")
+        assert parse(raw)["Message-ID"] == "<loopback@test>"
+        assert f"relay=127.0.0.1[127.0.0.1]:{dovecot.lmtp_port}" in postfix.log()
+    finally:
+        if postfix is not None:
+            postfix.remove()
+        dovecot.remove()
