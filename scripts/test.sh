@@ -12,6 +12,9 @@ command -v dovecot >/dev/null 2>&1 || need_apt+=(dovecot-imapd dovecot-lmtpd)
 # dovecot-imapd (both are Debian's "imap-server"): its imapd and idled are unpacked below.
 [ -x /usr/lib/cyrus/bin/master ] || need_apt+=(cyrus-common)
 command -v saslpasswd2 >/dev/null 2>&1 || need_apt+=(sasl2-bin)
+# Postfix, run by the tests as private instances (tests/mta.py, postfix -c DIR): installed
+# with "No configuration" (below), so no system Postfix is set up, started or on port 25.
+[ -x /usr/sbin/postfix ] || need_apt+=(postfix)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 # The TLS tests make their certificates with openssl (tests/servers.py).
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
@@ -20,6 +23,7 @@ command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq
+        echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
     else
         echo "tests need: ${need_apt[*]} (run as root, or install them with apt-get)" >&2

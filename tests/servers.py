@@ -185,6 +185,8 @@ class Dovecot:
     them); ``set_sieve`` changes it, as a game master edits theirs. ``inbox_prefix``
     (``INBOX.`` or ``INBOX/``) puts the personal folders under it, its last character the
     hierarchy separator (as Courier and Cyrus do), where a top-level folder cannot be made.
+    ``settings`` are more lines of configuration, added at its end (deploy/'s Dovecot file,
+    for the Postfix tests).
     """
 
     cert: Path | None
@@ -193,7 +195,7 @@ class Dovecot:
                  inbox_prefix: str = "",
                  introspection_url: str | None = None,
                  oauth_mechanisms: str = "xoauth2 oauthbearer",
-                 sieve: str | None = None) -> None:
+                 sieve: str | None = None, settings: str = "") -> None:
         binary = dovecot_binary()
         if binary is None:
             raise RuntimeError("dovecot is not installed")
@@ -203,6 +205,7 @@ class Dovecot:
         self.separator = inbox_prefix[-1:] or "."  # Maildir++ without a namespace: "."
         self.introspection_url = introspection_url
         self.oauth_mechanisms = oauth_mechanisms
+        self.settings = settings
         # Not pytest's tmp_path: Dovecot's unprivileged processes cannot enter it.
         self.dir = Path(tempfile.mkdtemp(prefix="pbem-dovecot-", dir="/tmp"))
         self.dir.chmod(0o755)
@@ -282,7 +285,7 @@ class Dovecot:
                 imap_port=self.imap_port,
                 imaps_port=self.imaps_port if self.tls else 0,
                 lmtp_port=self.lmtp_port,
-            )
+            ) + self.settings
         )
         return config
 

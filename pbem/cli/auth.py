@@ -3,8 +3,9 @@
 The login the provider gives (a refresh token) is kept in the [oauth] token_file, beside the
 store by default, readable by its owner alone; the daemon refreshes its access tokens from
 it. Works on a machine without a browser: Microsoft's device code (and a custom provider's,
-RFC 8628) is entered in any browser; Google's consent page is opened in any browser and the
-address it ends on is pasted back.
+RFC 8628) is entered in any browser; Google's consent page (and a custom provider's
+authorization address, auth_url) is opened in any browser and the address it ends on is
+pasted back.
 """
 
 from __future__ import annotations
@@ -23,16 +24,26 @@ __all__ = ["auth"]
 @click.group("auth")
 def auth() -> None:
     """The OAuth2 login to the mailbox (Gmail, Google Workspace, Outlook.com, Microsoft 365,
-    or any provider with a device code login: provider = "custom")."""
+    or any provider with a device code or authorization code login: provider = "custom")."""
 
 
 @auth.command("login")
 @config_option
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535),
-              help="Google only: the localhost port in the address the browser is sent to.")
-def login(config_path: Path | None, port: int) -> None:
+              help="Google, or a pasted address: the localhost port in the address the "
+              "browser is sent to.")
+@click.option("--paste", is_flag=True,
+              help="A custom provider with both device_url and auth_url: log in by pasting "
+              "the address the browser went to rather than by a code.")
+def login(config_path: Path | None, port: int, paste: bool) -> None:
     """Log in once as the mailbox's owner; the daemon then refreshes the token itself."""
-    from pbem.transport.oauth import Tokens, login_device, login_google, login_microsoft
+    from pbem.transport.oauth import (
+        Tokens,
+        login_device,
+        login_google,
+        login_microsoft,
+        login_paste,
+    )
 
     try:
         config = configured(config_path)
@@ -48,6 +59,9 @@ def login(config_path: Path | None, port: int) -> None:
                          port=port)
         elif oauth.provider == "microsoft":
             login_microsoft(oauth, username, say=click.echo)
+        elif oauth.provider == "custom" and (paste or not oauth.device_url) and oauth.auth_url:
+            login_paste(oauth, username, ask=lambda text: click.prompt(text), say=click.echo,
+                        port=port)
         elif oauth.provider == "custom":
             login_device(oauth, username, say=click.echo)
         token, problems = Tokens(oauth).check()

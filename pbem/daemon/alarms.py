@@ -10,9 +10,10 @@ outbox until the game master had mended it. So an alarm is also:
   two processes write the same file), removed once the fault is mended; ``pbem doctor``
   and ``pbem games`` show them first (``read_alarms``);
 - sent by the second way the configuration's ``[alarm]`` section names, which needs no
-  mail login: a local Maildir (``maildir``) the mail is written into, or a local command
-  (``sendmail``, given the mail on its input and the address as its argument); and told
-  again that way when it is mended.
+  mail login: a local Maildir (``maildir``) the mail is written into, a local command
+  (``sendmail``, given the mail on its input and the address as its argument), or a chat
+  webhook (``webhook``, an apprise URL: the mail's subject its title, its text the post;
+  the optional extra ``pbem[chat]``); and told again that way when it is mended.
 
 The caller logs the fault itself, once (not at every retry).
 """
@@ -37,6 +38,10 @@ log = logging.getLogger("pbem.daemon.server")
 
 SENDMAIL_TIMEOUT = 60.0
 """Seconds a ``sendmail`` command may take to take the alarm."""
+
+WEBHOOK_TIMEOUT = 10.0
+"""Seconds to connect to the alarm's webhook, and to wait for its answer (the daemon's work
+waits meanwhile: the alarm is told once, and a webhook that fails is only logged)."""
 
 
 @dataclass(frozen=True)
@@ -180,7 +185,7 @@ class Alarms:
 
         settings = self._settings
         to = settings.to or self._sender.gm_address
-        if settings.maildir is None and settings.sendmail is None:
+        if settings.maildir is None and settings.sendmail is None and settings.webhook is None:
             return
         if not to:
             log.warning("no address for the alarm mail: set [alarm] to or [mail] gm_address")
@@ -203,3 +208,20 @@ class Alarms:
                 log.info("alarm handed to %s for %s", settings.sendmail, to)
             except OSError:
                 log.exception("could not hand the alarm to %s", settings.sendmail)
+        if settings.webhook is not None:
+            webhook_deliver(settings.webhook, raw)
+
+
+def webhook_deliver(url: str, raw: bytes) -> None:
+    """Post the alarm mail ``raw`` to the chat webhook ``url`` (its subject the title, its
+    text the post), once; a failure is logged (the URL never: it holds the hook's token)."""
+    from pbem.transport.chat import ChatPoster
+    from pbem.transport.sender import RecipientDeferred
+
+    try:
+        ChatPoster(lambda _to: url, timeout=WEBHOOK_TIMEOUT).send("alarm", raw)
+        log.info("alarm posted to the [alarm] webhook (%s)", url.partition("://")[0])
+    except RecipientDeferred as error:
+        log.error("could not post the alarm to the [alarm] webhook: %s", error)
+    except Exception:  # apprise's own; the alarm must never stop the daemon's work
+        log.exception("could not post the alarm to the [alarm] webhook")

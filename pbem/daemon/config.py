@@ -79,10 +79,10 @@ _KEYS: dict[str, tuple[str, ...]] = {
     "smtp": ("host", "port", "security", "username", "password", "timeout", "ca_file",
              "auth", "max_per_minute", "max_per_day"),
     "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file",
-              "token_url", "device_url"),
+              "token_url", "device_url", "auth_url"),
     "maildir": ("path",),
     "maildir_intake": ("path", "poll_seconds"),
-    "alarm": ("maildir", "sendmail", "to"),
+    "alarm": ("maildir", "sendmail", "to", "webhook"),
     # give_up_after (a count of attempts) is read for old files and no longer used.
     "daemon": ("tick_seconds", "queue_lifetime_days", "give_up_after", "log_level",
                "log_format", "metrics_file"),
@@ -139,12 +139,14 @@ class SmtpSettings:
 class AlarmSettings:
     """The second way the game master is told that a mail login or sending fails, one that
     needs no mail login: a local Maildir the mail is written into, or a local ``sendmail``
-    command (``pbem.daemon.alarms``). ``to`` is the address the alarm mail is for (the game
-    master's by default)."""
+    command (``pbem.daemon.alarms``), or a chat webhook (an apprise URL, the optional extra
+    ``pbem[chat]``). ``to`` is the address the alarm mail is for (the game master's by
+    default)."""
 
     maildir: Path | None = None
     sendmail: str | None = None
     to: str = ""
+    webhook: str | None = field(default=None, repr=False)  # its token is a secret
 
 
 @dataclass(frozen=True)
@@ -453,8 +455,17 @@ def _alarm(reader: _Reader, gm_address: str) -> AlarmSettings:
     to = reader.text("to", gm_address)
     if to:
         to = _address(reader, "to", to)
+    webhook = reader.optional_text("webhook")
+    if webhook is not None:
+        from pbem.transport.chat import check_url
+
+        try:
+            check_url(webhook)
+        except ConfigError as error:
+            raise ConfigError(f"In {reader.origin}, [alarm] webhook: {error.message}",
+                              suggestion=error.suggestion) from None
     return AlarmSettings(maildir=None if maildir == Path() else maildir,
-                         sendmail=reader.optional_text("sendmail"), to=to)
+                         sendmail=reader.optional_text("sendmail"), to=to, webhook=webhook)
 
 
 def _secret(reader: _Reader, env: Mapping[str, str], name: str) -> str | None:
@@ -479,7 +490,8 @@ def _oauth(reader: _Reader, env: Mapping[str, str], store: Path,
         client_secret=secret, tenant=reader.text("tenant", "common"),
         scopes=reader.strings("scopes", lower=False),
         token_url=_endpoint(reader, "token_url", provider == "custom"),
-        device_url=_endpoint(reader, "device_url", False))
+        device_url=_endpoint(reader, "device_url", False),
+        auth_url=_endpoint(reader, "auth_url", False))
 
 
 def _endpoint(reader: _Reader, key: str, required: bool) -> str:

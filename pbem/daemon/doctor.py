@@ -102,6 +102,9 @@ def _alarm_way(config: DaemonConfig) -> list[Finding]:
                                 + ("no address to send alarms to (set [alarm] to or [mail] "
                                    "gm_address)" if program is not None
                                    else "no such program")))
+    if config.alarm.webhook is not None:
+        findings.append(Finding("ok", "alarms are also posted to the [alarm] webhook ("
+                                + config.alarm.webhook.partition("://")[0] + "://…)"))
     return findings
 
 

@@ -19,8 +19,11 @@ raises :class:`TokenUnavailable`, which a later try may get past.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
+import secrets
 import threading
 import time
 import urllib.error
@@ -99,6 +102,8 @@ class OAuthSettings:
     # endpoint (RFC 8628) for `pbem auth login`.
     token_url: str = ""
     device_url: str = ""
+    # and its authorization endpoint, for a login by an address pasted back (RFC 6749 4.1).
+    auth_url: str = ""
 
     def __post_init__(self) -> None:
         if self.provider not in PROVIDERS:
@@ -462,6 +467,54 @@ def post_form(url: str, fields: dict[str, str], *, steps: str) -> dict[str, Any]
         raise TokenUnavailable(f"the token service {url} answered no JSON object",
                                suggestion=steps)
     return value
+
+
+def login_paste(settings: OAuthSettings, username: str, *, ask: Callable[[str], str],
+                say: Callable[[str], None], port: int = 8765) -> None:
+    """Log in with the authorization code grant (RFC 6749 4.1, PKCE of RFC 7636) at the
+    configured endpoints, on a machine without a browser too: the game master opens the
+    printed address in any browser, signs in, and pastes back the address the browser was
+    sent to (``http://localhost:PORT/?code=...``; the page itself need not load). The
+    refresh token is kept in the token file."""
+    if not settings.auth_url:
+        raise ConfigError("the custom OAuth provider needs its auth_url to log in by a "
+                          "pasted address",
+                          suggestion="Add auth_url = \"https://...\" under [oauth], or "
+                          "device_url for a login by a code.")
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
+    state = secrets.token_urlsafe(16)
+    redirect = f"http://localhost:{port}/"
+    query = {"response_type": "code", "client_id": settings.client_id,
+             "redirect_uri": redirect, "state": state, "login_hint": username,
+             "code_challenge": challenge.decode().rstrip("="), "code_challenge_method": "S256",
+             **({"scope": " ".join(settings.scopes)} if settings.scopes else {})}
+    joiner = "&" if "?" in settings.auth_url else "?"
+    url = settings.auth_url + joiner + urllib.parse.urlencode(query)
+    say(f"Open this address in a browser, sign in as {username} and allow access:\n\n"
+        f"{url}\n\nThe browser then goes to {redirect}?... (the page may not load: that is "
+        "fine). Copy that whole address from the browser's address bar.")
+    answer = ask("Address the browser went to").strip()
+    again = "Run `pbem auth login` again and paste the whole address, promptly."
+    fields = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(answer).query))
+    if fields.get("state") != state or not (fields.get("code") or fields.get("error")):
+        raise TokenRevoked("the address pasted is not the one this login sent the browser "
+                           "to", suggestion=again)
+    if "code" not in fields:
+        raise TokenRevoked(f"the provider refused the login "
+                           f"({_first(fields.get('error_description') or fields['error'])})",
+                           suggestion=settings.steps)
+    client = {"client_id": settings.client_id,
+              **({"client_secret": settings.client_secret} if settings.client_secret else {})}
+    result = post_form(settings.token_url, client | {
+        "grant_type": "authorization_code", "code": fields["code"], "redirect_uri": redirect,
+        "code_verifier": verifier}, steps=settings.steps)
+    if "refresh_token" not in result:
+        raise TokenRevoked(f"the provider did not give a login "
+                           f"({_first(result.get('error_description') or result.get('error'))})",
+                           suggestion=again)
+    write_login(settings.token_file, {"provider": "custom", "username": username,
+                                      "refresh_token": result["refresh_token"]})
 
 
 def login_device(settings: OAuthSettings, username: str, *, say: Callable[[str], None],

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from clocks import T0, Clock
 from daemons import configure, new_game, parse, pbem_run
-from servers import Dovecot, SmtpCatcher, free_port, wait_until
+from servers import ChatHook, Dovecot, SmtpCatcher, free_port, wait_until
 
 from pbem.cli.main import main as pbem_main
 from pbem.daemon.alarms import IMAP_LOGIN, SMTP_LOGIN, SMTP_SENDING, read_alarms
@@ -138,6 +138,48 @@ def test_the_alarm_is_told_once_by_a_sendmail_command_and_the_log(
         assert len(list(got.iterdir())) == 2  # and the news that it works again
     finally:
         catcher.stop()
+
+
+def test_the_alarm_is_posted_to_a_chat_webhook(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """[alarm] webhook (an apprise URL; here apprise's json:// to an HTTP server of the test
+    on 127.0.0.1): the alarm is posted once, its mail's subject the title, and again once
+    mended; the webhook's address is in no log line."""
+    logins = {"pbem": "right"}
+    catcher = SmtpCatcher(logins=logins).start()
+    try:
+        with ChatHook() as hook:
+            config = configure(tmp_path, smtp_toml(0, catcher.port, "wrong",
+                                                   f'webhook = "{hook.url}"'))
+            assert config.alarm.webhook == hook.url and hook.url not in repr(config.alarm)
+            new_game(config)
+            clock = Clock()
+            daemon = Daemon(config, clock=clock)
+            with caplog.at_level(logging.DEBUG):
+                for _ in range(2):
+                    assert daemon.run_once().flush.sent == 0
+                    clock.advance(3600)
+                [alarm] = read_alarms(config.store)
+                assert alarm.key == SMTP_LOGIN
+                assert wait_until(lambda: len(hook.posts) == 1, timeout=10)
+                [post] = hook.posts
+                assert "(SMTP)" in post["title"]
+                assert alarm.error in " ".join(post["message"].split())
+                logins["pbem"] = "wrong"
+                assert daemon.run_once().flush.sent > 0
+                assert wait_until(lambda: len(hook.posts) == 2, timeout=10)
+            assert read_alarms(config.store) == []
+            logged = "\n".join(r.getMessage() for r in caplog.records)
+            assert "alarm posted to the [alarm] webhook (json)" in logged
+            assert f"127.0.0.1:{hook.port}" not in logged
+    finally:
+        catcher.stop()
+
+
+def test_an_alarm_webhook_apprise_does_not_know_is_a_configuration_error(
+        tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"\[alarm\] webhook"):
+        configure(tmp_path, '[alarm]\nwebhook = "nosuchservice://x"\n')
 
 
 def test_a_refused_imap_password_raises_the_alarm_until_mended(

@@ -7,11 +7,18 @@ checking the XOAUTH2 token at that service)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import os
 import secrets
+import subprocess
+import sys
 import threading
+import urllib.error
 import urllib.parse
-from collections.abc import Iterator
+import urllib.request
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -20,6 +27,7 @@ import pytest
 from click.testing import CliRunner
 from clocks import Clock
 from servers import Dovecot, SmtpCatcher, dovecot_binary, wait_until
+from support import REPO
 
 from pbem.cli.main import main as pbem_main
 from pbem.daemon.alarms import IMAP_LOGIN, SMTP_LOGIN, read_alarms
@@ -39,7 +47,9 @@ PLAYERS = (("Alice", "alice@example.org", ""), ("Bob", "bob@example.org", ""),
 
 class DeviceProvider:
     """A provider's token endpoint (/token) and device authorization endpoint (/device),
-    as RFC 6749 and RFC 8628 have them; the login is approved after ``pending`` polls."""
+    as RFC 6749 and RFC 8628 have them; the login is approved after ``pending`` polls. Its
+    authorization endpoint (/authorize, RFC 6749 4.1 with PKCE) is the browser's consent
+    page, approved at once: it sends the browser to the redirect address with a code."""
 
     def __init__(self) -> None:
         self.expires_in = 3600
@@ -48,10 +58,20 @@ class DeviceProvider:
         self.refresh: dict[str, str] = {}  # refresh token -> user
         self.access: dict[str, str] = {}  # access token -> user
         self.grants: list[str] = []  # the grant_type of each /token request
+        self.codes: dict[str, tuple[str, str, str]] = {}  # code -> user, challenge, redirect
         self._lock = threading.Lock()
         provider = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                url = urllib.parse.urlsplit(self.path)
+                location = provider.authorize(dict(urllib.parse.parse_qsl(url.query)))
+                self.send_response(302 if url.path == "/authorize" and location else 400)
+                if url.path == "/authorize" and location:
+                    self.send_header("Location", location)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 form = dict(urllib.parse.parse_qsl(self.rfile.read(length).decode()))
@@ -91,6 +111,14 @@ class DeviceProvider:
                     self.pending -= 1
                     return 400, {"error": "authorization_pending"}
                 return 200, self._issue(self.user)
+            if grant == "authorization_code":
+                user, challenge, redirect = self.codes.pop(form.get("code", ""), ("", "", ""))
+                verifier = form.get("code_verifier", "").encode()
+                if not user or redirect != form.get("redirect_uri") or challenge != \
+                        base64.urlsafe_b64encode(hashlib.sha256(verifier).digest()).decode() \
+                        .rstrip("="):
+                    return 400, {"error": "invalid_grant"}
+                return 200, self._issue(user)
             if grant == "refresh_token":
                 user = self.refresh.pop(form.get("refresh_token", ""), None)
                 if user is None:
@@ -98,6 +126,19 @@ class DeviceProvider:
                                  "error_description": "Token is not active"}
                 return 200, self._issue(user)
             return 400, {"error": "unsupported_grant_type"}
+
+    def authorize(self, query: dict[str, str]) -> str | None:
+        """Give where the consent page sends the browser (None: a request it refuses)."""
+        redirect = query.get("redirect_uri", "")
+        if (query.get("client_id") != "pbem-client" or query.get("response_type") != "code"
+                or query.get("code_challenge_method") != "S256"
+                or not redirect.startswith("http://localhost:")):
+            return None
+        code = secrets.token_hex(8)
+        with self._lock:
+            self.codes[code] = (self.user, query.get("code_challenge", ""), redirect)
+        return redirect + "?" + urllib.parse.urlencode({"code": code,
+                                                        "state": query.get("state", "")})
 
     def _issue(self, user: str) -> dict[str, Any]:
         refresh, access = secrets.token_hex(8), secrets.token_hex(8)
@@ -142,7 +183,8 @@ def smtp(device_provider: DeviceProvider) -> Iterator[SmtpCatcher]:
         catcher.stop()
 
 
-def configure(folder: Path, provider: DeviceProvider, smtp_port: int) -> DaemonConfig:
+def configure(folder: Path, provider: DeviceProvider, smtp_port: int,
+              auth_url: str = "") -> DaemonConfig:
     path = folder / "pbem.toml"
     path.write_text(f"""[store]
 path = "store"
@@ -155,6 +197,7 @@ provider = "custom"
 client_id = "pbem-client"
 token_url = "{provider.url}/token"
 device_url = "{provider.url}/device"
+{f'auth_url = "{auth_url}"' if auth_url else ""}
 [smtp]
 host = "127.0.0.1"
 port = {smtp_port}
@@ -187,6 +230,80 @@ def test_pbem_auth_login_with_a_device_code_at_the_configured_endpoints(
     assert kept is not None and kept["provider"] == "custom" and kept["username"] == GM
     assert kept["refresh_token"] in device_provider.refresh  # the rotated one is kept
     assert config.smtp.oauth.token_file.stat().st_mode & 0o077 == 0
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any) -> None:
+        return None  # the browser's next address is read, not followed
+
+
+def _browser(address: str) -> str:
+    """Give where the provider's consent page sends the browser (its Location)."""
+    try:
+        urllib.request.build_opener(_NoRedirect).open(address, timeout=10)
+    except urllib.error.HTTPError as answer:
+        assert answer.code == 302, answer.code
+        return str(answer.headers["Location"])
+    raise AssertionError("the consent page sent the browser nowhere")
+
+
+def _paste_login(folder: Path, provider: DeviceProvider,
+                 tamper: Callable[[str], str] = lambda address: address) -> tuple[int, str]:
+    """Run ``pbem auth login --paste`` as the game master would: open the address it prints
+    (the test's "browser"), paste back the address the browser was sent to. Give its exit
+    code and output."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from pbem.cli.main import main; main()", "auth", "login",
+         "--paste", "--config", str(folder / "pbem.toml")],
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        seen = []
+        for line in process.stdout:
+            seen.append(line)
+            if line.startswith(f"{provider.url}/authorize?"):
+                process.stdin.write(tamper(_browser(line.strip())) + "\n")
+                process.stdin.flush()
+                break
+        rest, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode, "".join(seen) + rest
+
+
+def test_pbem_auth_login_with_an_address_pasted_back(
+        tmp_path: Path, device_provider: DeviceProvider, smtp: SmtpCatcher) -> None:
+    """The authorization code grant at the configured auth_url (PKCE checked by the
+    provider): the address the browser went to, pasted back, gives the kept login."""
+    config = configure(tmp_path, device_provider, smtp.port,
+                       auth_url=f"{device_provider.url}/authorize")
+    assert config.smtp is not None and config.smtp.oauth is not None
+    code, output = _paste_login(tmp_path, device_provider)
+    assert code == 0, output
+    assert device_provider.grants == ["authorization_code", "refresh_token"]
+    kept = read_login(config.smtp.oauth.token_file)
+    assert kept is not None and kept["provider"] == "custom" and kept["username"] == GM
+    assert kept["refresh_token"] in device_provider.refresh
+    assert config.smtp.oauth.token_file.stat().st_mode & 0o077 == 0
+    assert Tokens(config.smtp.oauth).access_token().token in device_provider.access
+
+
+def test_a_pasted_address_of_another_login_is_refused(
+        tmp_path: Path, device_provider: DeviceProvider, smtp: SmtpCatcher) -> None:
+    """An address whose state is not this login's (another login's, or a forged one) is
+    refused before its code is used; nothing is kept."""
+    config = configure(tmp_path, device_provider, smtp.port,
+                       auth_url=f"{device_provider.url}/authorize")
+    assert config.smtp is not None and config.smtp.oauth is not None
+    code, output = _paste_login(tmp_path, device_provider,
+                                tamper=lambda address: address.replace("state=", "state=x"))
+    assert code == 1, output
+    assert "pbem auth login" in output
+    assert device_provider.grants == []
+    assert read_login(config.smtp.oauth.token_file) is None
 
 
 def test_a_token_is_refreshed_before_it_expires_and_a_revoked_one_raises(
