@@ -314,6 +314,8 @@ def _destroy(state: GameState, attack: PendingAttack) -> Result:
                     dead=(*state.dead, attack.target))
     p = state.player(attack.player)
     state = update_player(state, p.name, destroyed=p.destroyed + 1)
+    if owner is not None and owner.name == p.name and not p.groups:
+        state = evolve(state, turn=evolve(state.turn, destroyed_own_last=True))
     return state, [ev.Destroyed(player=attack.player, group=attack.target,
                                 source=owner.name if owner else "", freed=freed)]
 

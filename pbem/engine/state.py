@@ -184,6 +184,9 @@ class TurnState:
     end_powers: bool = False  # end-of-turn powers used: no more actions
     lost: bool = False  # Senate Investigating Committee: the turn is lost
     stood_in: bool = False  # a stand-in plays this turn for its absent player
+    # The active player destroyed their own last group this turn: the Servants of Cthulhu's
+    # exception to elimination (rulebook-en, Eliminating a Player) holds for this turn only.
+    destroyed_own_last: bool = False
 
 
 @dataclass(frozen=True)

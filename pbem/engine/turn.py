@@ -200,9 +200,11 @@ def check_eliminations(cards: CardSet, state: GameState) -> Result:
             continue
         # The one exception (rulebook-en, Eliminating a Player): the Servants of Cthulhu
         # who reach their goal of destroyed groups by destroying their own last group win.
-        # Any other goal met with no group left (the Gnomes' treasury, say) does not spare.
+        # Any other goal met with no group left (the Gnomes' treasury, say) does not spare,
+        # nor does the goal reached on another group before the last one is dropped or lost.
         _, special = progress(cards, state, p)
-        if special.kind == "destroyed" and special.met and victory_allowed(state):
+        if (special.kind == "destroyed" and special.met and victory_allowed(state)
+                and state.turn.destroyed_own_last and state.active_player.name == p.name):
             continue
         state, more = remove_player(cards, state, state.player(p.name), "eliminated")
         events += more
