@@ -356,8 +356,8 @@ def test_cthulhu_with_eight_destroyed_elsewhere_who_drop_their_last_group_are_el
 
 
 def test_cthulhu_with_eight_destroyed_who_drop_their_last_group_later_are_eliminated() -> None:
-    """rulebook-en: the exception is "If the Servants of Cthulhu destroy their own last
-    Group, and in doing so, achieve their Special Goal"; eight groups destroyed in earlier
+    """rulebook-en: "Exception: If the Servants of Cthulhu destroy their own last Group, and
+    in doing so, achieve their Special Goal" (and only then); eight groups destroyed in earlier
     turns do not spare them when they drop their last group."""
     state = game(ann=CTHULHU, bob=GNOMES)
     state = update(money(place(state, "ann", "Nuclear Power Companies"), "ann", CTHULHU, 5),
