@@ -453,7 +453,9 @@ def advance(table: Table) -> None:
 
 def _tell_the_goal_dealt(table: Table) -> None:
     """The UFOs who let the time to choose their goal pass are told, once, that the goal
-    dealt to them at random stands."""
+    dealt to them at random stands (not once the game is over: nothing stands any more)."""
+    if table.state.phase == "over":
+        return
     for p in table.state.players:
         if (p.playing and p.secret_goal and not p.goal_chosen
                 and p.name not in table.service.goal_told
