@@ -136,6 +136,10 @@ def _exchange(cards: CardSet, state: GameState, deal: Deal) -> Result:
     that cannot be made (the caller keeps the position from before)."""
     proposer = checks.playing(state, deal.proposer)
     partner = checks.playing(state, deal.partner)
+    for giver, side in ((proposer, deal.gives), (partner, deal.takes)):
+        for group in side.groups:  # the first reason to tell: what is no longer theirs
+            if giver.slot(group) is None:
+                raise IllegalCommandError(key="giver_lost_group", giver=giver.name, group=group)
     groups = len(deal.gives.groups) + len(deal.takes.groups)
     if groups:
         if state.active_player.name not in (proposer.name, partner.name):

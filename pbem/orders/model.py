@@ -15,11 +15,13 @@ from typing import Literal
 
 from pbem.engine.commands import (
     AbolishPrivilege,
+    AcceptDeal,
     AcceptGroup,
     Attack,
     CallOff,
     ChooseGoal,
     Counter,
+    DeclineDeal,
     DeclineGroup,
     DropGroup,
     EndPowers,
@@ -32,10 +34,14 @@ from pbem.engine.commands import (
     OfferGroup,
     Pass,
     PlaySpecial,
+    ProposeDeal,
     TransferMoney,
     UseLasers,
     UseRecyclers,
+    VoteEnd,
+    WithdrawDeal,
     WithdrawOffer,
+    WithdrawVote,
 )
 from pbem.errors import OrderSyntaxError
 
@@ -325,6 +331,12 @@ Order = (
     | SetReport
     | SetAbsence
     | CancelAbsence
+    | ProposeDeal
+    | AcceptDeal
+    | DeclineDeal
+    | WithdrawDeal
+    | VoteEnd
+    | WithdrawVote
 )
 
 # The name of each kind of order: the paraphrase template has one macro by each name.
@@ -372,6 +384,12 @@ KINDS: dict[type, str] = {
     SetReport: "set_report",
     SetAbsence: "set_absence",
     CancelAbsence: "cancel_absence",
+    ProposeDeal: "deal",
+    AcceptDeal: "accept_deal",
+    DeclineDeal: "decline_deal",
+    WithdrawDeal: "withdraw_deal",
+    VoteEnd: "vote_end",
+    WithdrawVote: "withdraw_vote",
 }
 
 

@@ -12,19 +12,33 @@ from pbem.engine.bidding import Stance
 from pbem.engine.breakdown import breakdown, success_chance
 from pbem.engine.commands import (
     AbolishPrivilege,
+    AcceptDeal,
     AcceptGroup,
     CallOff,
     ChooseGoal,
     Counter,
+    DeclineDeal,
     DeclineGroup,
     GiveCard,
     GiveMoney,
     LeaveGame,
     OfferGroup,
     PlaySpecial,
+    ProposeDeal,
+    VoteEnd,
+    WithdrawDeal,
     WithdrawOffer,
+    WithdrawVote,
 )
-from pbem.engine.events import Event
+from pbem.engine.events import (
+    DealEnded,
+    DealFailed,
+    DealMade,
+    DealProposed,
+    EndVoted,
+    EndVoteWithdrawn,
+    Event,
+)
 from pbem.engine.privilege import check_abolish
 from pbem.engine.state import PendingAttack, Player
 from pbem.engine.victory import chooses_goal, goal_choice_open
@@ -74,6 +88,7 @@ from pbem.service.notices import (
     PressRelay,
     StandingOrders,
     StatusReport,
+    TurnReport,
 )
 from pbem.service.observers import tell_observers
 from pbem.service.offers import answer_offer, offered, tell_offer_ended
@@ -224,6 +239,38 @@ def _gift(table: Table, player: str, located: Located) -> Note:
     return NO_NOTE
 
 
+def _deal_order(table: Table, player: str, located: Located) -> Note:
+    """A deal (proposed, answered, withdrawn) or a vote to end the game: done at once,
+    whoever is to act, but behind the writer's own orders waiting (their attack under way):
+    lines run in the order written, and a deal waits while an attack may change the
+    structures."""
+    if table.waits_for_earlier(player):
+        table.queue(Queued(located.line, located.text, located.order))
+        return queued_note(table)
+    _deal_now(table, player, located.order)
+    return NO_NOTE
+
+
+def _deal_now(table: Table, player: str, order: Order) -> None:
+    """Do the deal order or the vote; the other side of a deal is told at once (a report
+    with the news and the deals waiting), and so is everyone else of a vote: a report
+    asks for their answer, as one asks the receiver of a group offered."""
+    since = table.log_length
+    events = table.do(order)  # type: ignore[arg-type]
+    if table.state.phase == "over":
+        return  # the game-over mails tell everyone
+    told: set[str] = set()
+    for e in events:
+        if isinstance(e, DealProposed | DealMade | DealFailed | DealEnded):
+            told |= {e.player, e.to}
+        elif isinstance(e, EndVoted | EndVoteWithdrawn):
+            told |= {p.name for p in table.state.players if p.playing}
+    for name in sorted(told - {player}):
+        table.notify(TurnReport(name, since))
+    if any(isinstance(e, DealFailed) for e in events):
+        table.notify(TurnReport(player, since))  # why nothing changed hands
+
+
 def _choose_goal(table: Table, player: str, located: Located) -> Note:
     """The UFOs' secret goal, chosen whoever is to act: the choice waits for nothing."""
     assert isinstance(located.order, ChooseGoal)
@@ -275,6 +322,8 @@ CARRY_OUT: dict[type[Order], Callable[[Table, str, Located], Note]] = {
     AcceptGroup: _offer_answer, DeclineGroup: _offer_answer, WithdrawOffer: _offer_answer,
     LeaveGame: _leave, ChooseGoal: _choose_goal, GiveMoney: _gift, GiveCard: _gift,
     CallOff: _call_off, PlaySpecial: _play,
+    ProposeDeal: _deal_order, AcceptDeal: _deal_order, DeclineDeal: _deal_order,
+    WithdrawDeal: _deal_order, VoteEnd: _deal_order, WithdrawVote: _deal_order,
 }
 
 
@@ -411,6 +460,8 @@ def _odds_later(table: Table, player: str, order: Order) -> None:
 # The active player's orders that are more than one engine command (``_do``).
 RUN_ACTIVE: dict[type[Order], Callable[[Table, str, Order], None]] = {
     AttackOrder: _attack, PlaySpecial: _play_now, OfferGroup: _offer, Odds: _odds_later,
+    ProposeDeal: _deal_now, AcceptDeal: _deal_now, DeclineDeal: _deal_now,
+    WithdrawDeal: _deal_now, VoteEnd: _deal_now, WithdrawVote: _deal_now,
 }
 
 
