@@ -16,7 +16,8 @@ from pathlib import Path
 from mailrooms import PLAYERS, STANDING, words
 from transcripts.harness import Mailroom
 
-from pbem.service import gm
+from pbem.archive.build import build_game, build_index
+from pbem.service import gm, history
 
 CARD = "Swiss Bank Account"
 
@@ -88,4 +89,17 @@ def test_a_game_of_deals_ends_by_agreement(tmp_path: Path) -> None:
     over = [words(m.text) for m in out if "is over" in words(m.text)]
     assert over and all("agreed to end it" in text for text in over)
     assert bavaria
+    # The players' records say how it ended (pbem players, and LIST's players).
+    records = gm.players(room.service)
+    assert {a: (r.finished, r.won, r.agreed) for a, r in records.items()} == {
+        "alice@example.org": (1, 0, 1), "bob@example.org": (1, 1, 1),
+        "carol@example.org": (1, 1, 1)}
+    # And so does the archive: the game's page and the index.
+    site = tmp_path / "site"
+    build_index([build_game(room.service.cards, history.read_game(room.store, "illu"), site)],
+                site)
+    pages = " ".join(words(p.read_text()) for p in site.rglob("*.html"))
+    assert "The players still in the game agreed to end it." in pages
+    index = words((site / "index.html").read_text())
+    assert "Carol, Bob (the players still in the game agreed to end it)" in index
     room.check("deals")
