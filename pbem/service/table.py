@@ -305,7 +305,13 @@ class Table:
             self.service = replace(self.service, window=replace(window, attacker=merged))
             return
         if answer.player not in window.asked:
-            raise refused("not_asked")
+            # "A player may interfere in an attack" (rulebook-en, Interference) until the
+            # dice are rolled: one not asked when it was announced (no money, no card to
+            # answer with then) who can answer now (a Swiss Bank Account cashed) joins the
+            # window. Asking is only whom the mail waits for, never who may answer.
+            if not self.state.player(answer.player).playing:
+                raise refused("not_asked")
+            window = replace(window, asked=(*window.asked, answer.player))
         old = window.answer_of(answer.player)
         merged = answer if old is None else merge(old, answer)
         answers = (*tuple(a for a in window.answers if a.player != answer.player), merged)
