@@ -65,6 +65,7 @@ from pbem.orders.model import (
     SetTimezone,
     StandingAttackReaction,
     StandingClear,
+    StandingCounter,
     StandingDefend,
     StandingList,
     StandingNeverInterfere,
@@ -169,6 +170,8 @@ def _standing_and_the_rest(order: Order) -> str:
                     f"{_or(order.target, 'ANY')}{when} PLAY {q(order.card)}")
         case StandingTurnReaction():
             return f"STANDING IF {_or(order.player, 'ANYONE')} STARTS TURN PLAY {q(order.card)}"
+        case StandingCounter():
+            return f"STANDING IF {_or(order.player, 'ANYONE')} PLAYS {q(order.card)} COUNTER"
         case StandingClear():
             return f"STANDING CLEAR {'ALL' if order.number is None else order.number}"
         case Press():

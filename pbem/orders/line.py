@@ -100,7 +100,8 @@ _ORDERS: dict[str, tuple[OrderReader, str | tuple[str, ...]]] = {
     "standing if": (responses.standing_if,
                     ("STANDING IF <player>|ANYONE|ME ATTACKS <group>|ANY [AND SUCCEEDS|FAILS] "
                      "PLAY <special card>",
-                     "STANDING IF <player>|ANYONE|ME STARTS TURN PLAY <special card>")),
+                     "STANDING IF <player>|ANYONE|ME STARTS TURN PLAY <special card>",
+                     "STANDING IF <player>|ANYONE PLAYS <special card> COUNTER")),
     "standing list": (_bare(lambda _: StandingList()), "STANDING LIST"),
     "standing clear": (responses.standing_clear, "STANDING CLEAR [<n>|ALL]"),
     "press to": (responses.press, "PRESS TO <player>[, <player>...]|ALL, then the message, "

@@ -70,6 +70,7 @@ __all__ = [
     "SetTimezone",
     "StandingAttackReaction",
     "StandingClear",
+    "StandingCounter",
     "StandingDefend",
     "StandingList",
     "StandingNeverInterfere",
@@ -183,6 +184,16 @@ class StandingAttackReaction:
 @dataclass(frozen=True)
 class StandingTurnReaction:
     """When ``player`` (``""``: anyone) begins a turn, play a card (Senate, Market Manipulation)."""
+
+    card: str
+    player: str = ""
+
+
+@dataclass(frozen=True)
+class StandingCounter:
+    """When ``player`` (``""``: anyone) plays ``card``, cancel it with Secrets Man Was Not
+    Meant To Know (if the writer holds it then): the card "cancels any special card when it
+    is played", wherever it is played, not only in an attack's window."""
 
     card: str
     player: str = ""
@@ -317,6 +328,7 @@ Order = (
     | StandingNeverInterfere
     | StandingAttackReaction
     | StandingTurnReaction
+    | StandingCounter
     | StandingList
     | StandingClear
     | Press
@@ -370,6 +382,7 @@ KINDS: dict[type, str] = {
     StandingNeverInterfere: "standing_never_interfere",
     StandingAttackReaction: "standing_attack_reaction",
     StandingTurnReaction: "standing_turn_reaction",
+    StandingCounter: "standing_counter",
     StandingList: "standing_list",
     StandingClear: "standing_clear",
     Press: "press",

@@ -66,6 +66,7 @@ from pbem.orders.model import (
     SetTimezone,
     StandingAttackReaction,
     StandingClear,
+    StandingCounter,
     StandingDefend,
     StandingList,
     StandingNeverInterfere,
@@ -109,6 +110,7 @@ NO_NOTE: Note = ("", {})
 FREE_ORDERS = (Press, Status, History, Help, Odds, ChooseGoal, SetTimezone, SetLanguage,
                SetHtml, SetMail, SetReport, SetAbsence, CancelAbsence, StandingDefend,
                StandingNeverInterfere, StandingAttackReaction, StandingTurnReaction,
+               StandingCounter,
                StandingList, StandingClear)
 # All a seat out of the game (removed, left, eliminated) may still ask: it speaks no more
 # to the others (no press) and has nothing left to order (no standing orders, settings).
@@ -196,7 +198,7 @@ def _odds_order(table: Table, player: str, located: Located) -> Note:
 
 def _standing(table: Table, player: str, located: Located) -> Note:
     assert isinstance(located.order, StandingDefend | StandingNeverInterfere
-                      | StandingAttackReaction | StandingTurnReaction)
+                      | StandingAttackReaction | StandingTurnReaction | StandingCounter)
     table.service = replace(table.service,
                             standing=(*table.service.standing, (player, located.order)))
     _standing_answers_now(table, player)
@@ -318,6 +320,7 @@ CARRY_OUT: dict[type[Order], Callable[[Table, str, Located], Note]] = {
     Press: _press_order, Status: _status, History: _history, Help: _help, Odds: _odds_order,
     StandingDefend: _standing, StandingNeverInterfere: _standing,
     StandingAttackReaction: _standing, StandingTurnReaction: _standing,
+    StandingCounter: _standing,
     StandingList: _standing_list, StandingClear: _standing_clear,
     AcceptGroup: _offer_answer, DeclineGroup: _offer_answer, WithdrawOffer: _offer_answer,
     LeaveGame: _leave, ChooseGoal: _choose_goal, GiveMoney: _gift, GiveCard: _gift,
