@@ -13,11 +13,14 @@ from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import ALIGNMENTS
 from pbem.engine.commands import (
     AbolishPrivilege,
+    AcceptDeal,
     AcceptGroup,
     Attack,
     CallOff,
     ChooseGoal,
     Counter,
+    DealSide,
+    DeclineDeal,
     DeclineGroup,
     DropGroup,
     EndPowers,
@@ -30,10 +33,14 @@ from pbem.engine.commands import (
     OfferGroup,
     Pass,
     PlaySpecial,
+    ProposeDeal,
     TransferMoney,
     UseLasers,
     UseRecyclers,
+    VoteEnd,
+    WithdrawDeal,
     WithdrawOffer,
+    WithdrawVote,
 )
 from pbem.orders import (
     KINDS,
@@ -56,6 +63,7 @@ from pbem.orders import (
     SetTimezone,
     StandingAttackReaction,
     StandingClear,
+    StandingCounter,
     StandingDefend,
     StandingList,
     StandingNeverInterfere,
@@ -185,8 +193,11 @@ def strategies(me: str, players: list[str]) -> dict[str, st.SearchStrategy[Order
         "decline": DeclineGroup(me), "withdraw_offer": WithdrawOffer(me),
         "no_response": NoResponse(),
         "standing_never_interfere": StandingNeverInterfere(), "standing_list": StandingList(),
-        "status": Status(),
+        "status": Status(), "withdraw_vote": WithdrawVote(me),
     }
+    sides = st.builds(DealSide, st.lists(group, max_size=2, unique=True).map(tuple),
+                      st.one_of(st.just(0), positive),
+                      st.lists(special, max_size=2).map(tuple))
     built: dict[str, st.SearchStrategy[Order]] = {
         "attack": st.builds(AttackOrder, attacks(me), money, a_card_or_none, money),
         "transfer": st.builds(TransferMoney, st.just(me), card, card, positive),
@@ -240,6 +251,14 @@ def strategies(me: str, players: list[str]) -> dict[str, st.SearchStrategy[Order
             st.just(""), absence_moments)),
         "cancel_absence": st.one_of(st.just(CancelAbsence()),
                                     st.builds(CancelAbsence, positive)),
+        "deal": st.builds(ProposeDeal, st.just(me), other, sides, sides).filter(
+            lambda d: not (d.gives.empty and d.takes.empty)),
+        "accept_deal": st.builds(AcceptDeal, st.just(me), positive),
+        "decline_deal": st.builds(DeclineDeal, st.just(me), positive),
+        "withdraw_deal": st.builds(WithdrawDeal, st.just(me), positive),
+        "vote_end": st.builds(VoteEnd, st.just(me),
+                              st.lists(other, max_size=3, unique=True).map(tuple)),
+        "standing_counter": st.builds(StandingCounter, special, who),
     }
     return {**{kind: st.just(order) for kind, order in bare.items()}, **built}
 

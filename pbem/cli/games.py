@@ -85,7 +85,8 @@ def timing_of(kw: dict[str, Any]) -> dict[str, Any]:
 OPTION_HELP = (
     "A game option (repeat it for several); a value outside its choices is refused. The "
     "rules' variants (docs/cards.md): network_goal=20|25, uncontrolled_refill=0|3, "
-    "media_alignment=no|yes, victory_groups=by_players|8..13, max_turns=0 (no cap) or more. "
+    "media_alignment=no|yes, victory_groups=by_players|8..13, agreed_end=yes|no, "
+    "max_turns=0 (no cap) or more. "
     "The house rules (docs/service.md): press=white|grey|none, press_in_attack=yes|no, "
     "absence_days=14 (0..365), absence_days_per_game=28 (0..365), stand_in=wait|pass|bot, "
     "require_dkim=no|yes (orders only with an aligned DKIM pass). "

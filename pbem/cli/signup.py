@@ -226,7 +226,7 @@ def players(**kw: Any) -> None:
         click.echo("No player has played a game yet.")
         return
     rows: list[tuple[str, ...]] = [("ADDRESS", "GAMES", "FINISHED", "WON", "LEFT", "MET",
-                                    "MISSED")]
+                                    "MISSED", "AGREED")]
     rows += [(a, *map(str, r.values())) for a, r in sorted(records.items())]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:

@@ -157,11 +157,16 @@ def resistance_bonus(
     return replaced, extra
 
 
-def immune(cards: CardSet, state: GameState, owner: Player | None, attacker: str) -> str | None:
-    """The card that makes the owner's groups immune to this attacker, if any."""
+def immune(cards: CardSet, state: GameState, owner: Player | None, attacker: str,
+           attacker_alignments: tuple[Alignment, ...] | None = None) -> str | None:
+    """The card that makes the owner's groups immune to this attacker, if any.
+
+    ``attacker_alignments``: the attacker's alignments in this attack ("counts as" included,
+    ``attacking_alignments``); its own alignments when not given."""
     if owner is None:
         return None
-    attacker_alignments = alignments(cards, state, attacker)
+    if attacker_alignments is None:
+        attacker_alignments = alignments(cards, state, attacker)
     for card, ab in held(cards, owner):
         for imm in ab.immunities:
             if imm.attacker.matches(attacker, attacker_alignments) and imm.attacker != (

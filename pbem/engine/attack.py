@@ -3,13 +3,20 @@ privilege is in ``privilege``)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, cast
 
 from pbem.engine import checks
 from pbem.engine import events as ev
-from pbem.engine.abilities import abilities, attacks_allowed, immune, power, transferable
+from pbem.engine.abilities import (
+    abilities,
+    attacking_alignments,
+    attacks_allowed,
+    immune,
+    power,
+    transferable,
+)
 from pbem.engine.breakdown import breakdown, succeeds
-from pbem.engine.cards import CardSet, Group
+from pbem.engine.cards import AttackMode, CardSet, Group
 from pbem.engine.commands import (
     Attack,
     CallOff,
@@ -69,7 +76,11 @@ def validate_attack(
     else:
         raise IllegalCommandError(f"unknown kind of attack: {mode}")
     if owner is not None and owner.name != p.name:
-        shield = immune(cards, state, owner, attacker)
+        # The attacker's alignments in this attack: the Chinese Campaign Donors who count as
+        # Government are a Government attacker for the Discordians' immunity too.
+        shield = immune(cards, state, owner, attacker,
+                        attacking_alignments(cards, state, attacker, target,
+                                             cast(AttackMode, mode)))
         if shield is not None:
             raise IllegalCommandError(key="immune", owner=owner.name, attacker=attacker,
                                       shield=shield)
@@ -314,6 +325,8 @@ def _destroy(state: GameState, attack: PendingAttack) -> Result:
                     dead=(*state.dead, attack.target))
     p = state.player(attack.player)
     state = update_player(state, p.name, destroyed=p.destroyed + 1)
+    if owner is not None and owner.name == p.name and not p.groups:
+        state = evolve(state, turn=evolve(state.turn, destroyed_own_last=True))
     return state, [ev.Destroyed(player=attack.player, group=attack.target,
                                 source=owner.name if owner else "", freed=freed)]
 

@@ -289,6 +289,62 @@ class GmEndGame:
     reason: str
 
 
+@dataclass(frozen=True)
+class DealSide:
+    """What one side of a deal gives: groups (each with its puppets), megabucks from its
+    Illuminati treasury, special cards."""
+
+    groups: tuple[str, ...] = ()
+    money: int = 0
+    cards: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.groups or self.money or self.cards)
+
+
+@dataclass(frozen=True)
+class ProposeDeal:
+    """An exchange proposed to another player: what each side gives, made at once and whole
+    if they accept."""
+
+    player: str
+    to: str
+    gives: DealSide
+    takes: DealSide
+
+
+@dataclass(frozen=True)
+class AcceptDeal:
+    player: str
+    number: int
+
+
+@dataclass(frozen=True)
+class DeclineDeal:
+    player: str
+    number: int
+
+
+@dataclass(frozen=True)
+class WithdrawDeal:
+    player: str
+    number: int
+
+
+@dataclass(frozen=True)
+class VoteEnd:
+    """A vote to end the game by agreement, won by ``winners`` (none: no one wins)."""
+
+    player: str
+    winners: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class WithdrawVote:
+    player: str
+
+
 Command = (
     BeginTurn
     | Attack
@@ -322,4 +378,10 @@ Command = (
     | GmRenamePlayer
     | GmRemovePlayer
     | GmEndGame
+    | ProposeDeal
+    | AcceptDeal
+    | DeclineDeal
+    | WithdrawDeal
+    | VoteEnd
+    | WithdrawVote
 )

@@ -603,6 +603,74 @@ class GmNote(Event):
     entry: Any
 
 
+@dataclass(frozen=True)
+class DealProposed(Event):
+    kind = "deal_proposed"
+    number: int
+    player: str
+    to: str
+    gives: dict[str, Any]  # DealSide's fields: groups, money, cards
+    takes: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class DealMade(Event):
+    """The exchange was made, whole: what each side gave (the groups moving are told to all
+    by their own GroupGiven events; money and cards only to the two)."""
+
+    kind = "deal_made"
+    number: int
+    player: str  # the proposer
+    to: str
+    gives: dict[str, Any]
+    takes: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class DealFailed(Event):
+    """The deal was accepted but could not be made as proposed: nothing changed hands.
+    ``reason`` is the refusal's key, ``words`` its values (as an IllegalCommandError's)."""
+
+    kind = "deal_failed"
+    number: int
+    player: str
+    to: str
+    reason: str
+    words: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class DealEnded(Event):
+    """The deal ended unmade: ``how`` is "declined", "withdrawn", "lapsed" (the end of the
+    turn it was proposed in) or "gone" (a party left the game)."""
+
+    kind = "deal_ended"
+    number: int
+    player: str
+    to: str
+    how: str
+
+
+@dataclass(frozen=True)
+class EndVoted(Event):
+    kind = "end_voted"
+    player: str
+    winners: tuple[str, ...]
+    missing: tuple[str, ...]  # the players still in the game who have not voted so
+
+
+@dataclass(frozen=True)
+class EndVoteWithdrawn(Event):
+    kind = "end_vote_withdrawn"
+    player: str
+
+
+@dataclass(frozen=True)
+class AgreedEnd(Event):
+    kind = "agreed_end"
+    winners: tuple[str, ...]
+
+
 # Each kind of event by its name in the log.
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     TurnBegins, TurnLost, Passed, EndedTurn, Refill, Victory, TurnCap, NextPlayer, NoPlayers,
@@ -614,4 +682,5 @@ KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     Privilege, AttackAnnounced, Spent, CalledOff, Rolled, AttackResult, Captured, Neutralized,
     Destroyed, Income, IrsTax, PostOffice, DeckEmpty, DrewSpecial, DrewSpecialCount, DrewGroup,
     GmMoney, GmMoneyCount, GmMove, GmMoveCount, GmRename, GmEnd, GmNote,
+    DealProposed, DealMade, DealFailed, DealEnded, EndVoted, EndVoteWithdrawn, AgreedEnd,
 )}

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pbem.engine import attack, gm, privilege, specials, turn, victory
+from pbem.engine import agreement, attack, deals, gm, privilege, specials, turn, victory
 from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import (
     AbolishPrivilege,
+    AcceptDeal,
     AcceptGroup,
     Attack,
     BeginTurn,
@@ -17,6 +18,7 @@ from pbem.engine.commands import (
     ChooseGoal,
     Command,
     Counter,
+    DeclineDeal,
     DeclineGroup,
     DropGroup,
     EndPowers,
@@ -34,6 +36,7 @@ from pbem.engine.commands import (
     OfferGroup,
     Pass,
     PlaySpecial,
+    ProposeDeal,
     ResolveSpecial,
     Roll,
     Settle,
@@ -41,7 +44,10 @@ from pbem.engine.commands import (
     TransferMoney,
     UseLasers,
     UseRecyclers,
+    VoteEnd,
+    WithdrawDeal,
     WithdrawOffer,
+    WithdrawVote,
 )
 from pbem.engine.events import Event
 from pbem.engine.setup import Setup, new_game
@@ -84,6 +90,12 @@ HANDLERS: dict[type, Handler] = {
     GmRemovePlayer: gm.remove_player,
     GmEndGame: gm.end_game,
     ChooseGoal: victory.choose_goal,
+    ProposeDeal: deals.propose_deal,
+    AcceptDeal: deals.accept_deal,
+    DeclineDeal: deals.decline_deal,
+    WithdrawDeal: deals.withdraw_deal,
+    VoteEnd: agreement.vote_end,
+    WithdrawVote: agreement.withdraw_vote,
 }
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pbem.engine.cards import Alignment, AttackMode
-from pbem.engine.commands import PlaySpecial
+from pbem.engine.commands import DealSide, PlaySpecial
 from pbem.engine.dice import Dice
 from pbem.engine.values import evolve
 
@@ -93,6 +93,7 @@ class Options:
     uncontrolled_refill: int = 0
     media_alignment: bool = False
     max_turns: int = 0  # 0: no cap; otherwise the game ends undecided after this many turns
+    agreed_end: bool = True  # the players still in the game may all vote to end it
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,27 @@ class GroupOffer:
 
 
 @dataclass(frozen=True)
+class Deal:
+    """An exchange proposed by one player to another, made at once and whole when accepted
+    (rulebook-en, When Is a Deal Binding?), or not at all."""
+
+    number: int  # the deal's number in the game, for ACCEPT DEAL <n>
+    proposer: str
+    partner: str
+    gives: DealSide  # what the proposer gives
+    takes: DealSide  # what the partner gives
+    turn: int  # the game's turn it was proposed in: it lapses at that turn's end
+
+
+@dataclass(frozen=True)
+class EndVote:
+    """A player's vote to end the game by agreement, won by ``winners`` (none: no winner)."""
+
+    player: str
+    winners: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class TurnState:
     actions: int = 0  # regular actions used (two allowed)
     free_transfers: int = 0  # free money transfers used (two allowed)
@@ -184,6 +206,9 @@ class TurnState:
     end_powers: bool = False  # end-of-turn powers used: no more actions
     lost: bool = False  # Senate Investigating Committee: the turn is lost
     stood_in: bool = False  # a stand-in plays this turn for its absent player
+    # The active player destroyed their own last group this turn: the Servants of Cthulhu's
+    # exception to elimination (rulebook-en, Eliminating a Player) holds for this turn only.
+    destroyed_own_last: bool = False
 
 
 @dataclass(frozen=True)
@@ -205,8 +230,12 @@ class GameState:
     attack: PendingAttack | None = None
     special: PendingSpecial | None = None
     offer: GroupOffer | None = None
+    deals: tuple[Deal, ...] = ()  # deals proposed and not yet answered
+    deals_made: int = 0  # deals proposed in the game (numbers the next)
+    end_votes: tuple[EndVote, ...] = ()  # votes to end the game by agreement
     winners: tuple[str, ...] = ()
-    outcome: str = ""  # why the game ended: "victory", "turn cap", "no players", "game master"
+    # Why the game ended: "victory", "turn cap", "no players", "game master", "agreement".
+    outcome: str = ""
 
     @property
     def active_player(self) -> Player:

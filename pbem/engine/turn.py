@@ -11,8 +11,10 @@ from __future__ import annotations
 from pbem.engine import checks
 from pbem.engine import events as ev
 from pbem.engine.abilities import abilities
+from pbem.engine.agreement import forget_votes_of
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import BeginTurn, EndTurn, LeaveGame, Pass
+from pbem.engine.deals import end_deals_of, lapse_deals
 from pbem.engine.events import Event
 from pbem.engine.groups import (
     accept_group,
@@ -143,7 +145,8 @@ def next_player(state: GameState, events: list[Event]) -> Result:
         i = (state.active + step) % n
         if state.players[i].playing:
             state = evolve(state, active=i, phase="turn_start", turn=TurnState(), offer=None)
-            return state, [*events, ev.NextPlayer(player=state.players[i].name)]
+            state, lapsed = lapse_deals(state)
+            return state, [*events, *lapsed, ev.NextPlayer(player=state.players[i].name)]
     state = evolve(state, phase="over", outcome="no players", turn=TurnState())
     return state, [*events, ev.NoPlayers()]
 
@@ -177,7 +180,9 @@ def remove_player(cards: CardSet, state: GameState, p: Player, status: PlayerSta
         gone = ev.Eliminated if status == "eliminated" else ev.Left
         told = gone(player=p.name, groups=p.groups)
     state, ended = end_offer_of(state, p.name)
-    events = [told, *ended]
+    state, deals_ended = end_deals_of(state, p.name)
+    state = forget_votes_of(state, p.name)
+    events = [told, *ended, *deals_ended]
     if was_active and state.phase != "over":
         return end_of_turn(cards, evolve(state, attack=None, offer=None), events)
     if sum(1 for x in state.players if x.playing) == 0:
@@ -200,9 +205,11 @@ def check_eliminations(cards: CardSet, state: GameState) -> Result:
             continue
         # The one exception (rulebook-en, Eliminating a Player): the Servants of Cthulhu
         # who reach their goal of destroyed groups by destroying their own last group win.
-        # Any other goal met with no group left (the Gnomes' treasury, say) does not spare.
+        # Any other goal met with no group left (the Gnomes' treasury, say) does not spare,
+        # nor does the goal reached on another group before the last one is dropped or lost.
         _, special = progress(cards, state, p)
-        if special.kind == "destroyed" and special.met and victory_allowed(state):
+        if (special.kind == "destroyed" and special.met and victory_allowed(state)
+                and state.turn.destroyed_own_last and state.active_player.name == p.name):
             continue
         state, more = remove_player(cards, state, state.player(p.name), "eliminated")
         events += more

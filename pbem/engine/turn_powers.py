@@ -49,6 +49,10 @@ def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
         raise IllegalCommandError(key="lasers_target", group=cmd.group)
     if cmd.group not in state.uncontrolled and state.owner(cmd.group) is None:
         raise IllegalCommandError(key="not_in_play", group=cmd.group)
+    if cmd.alignment == "Media" and not state.options.media_alignment:
+        # Media is an alignment only under the French option (rules-fr, "9 alignements");
+        # refused before the Lasers' one use of the turn is spent.
+        raise IllegalCommandError(key="alignment_not_in_game", alignment=cmd.alignment)
     current = list(alignments(cards, state, cmd.group))
     if cmd.change == "add":
         if cmd.alignment in current:
@@ -64,9 +68,12 @@ def use_lasers(cards: CardSet, state: GameState, cmd: UseLasers) -> Result:
         if cmd.alignment not in current:
             raise IllegalCommandError(key="alignment_not_reversible", group=cmd.group,
                                       alignment=cmd.alignment)
-        if OPPOSITES.get(cmd.alignment, cmd.alignment) == cmd.alignment:
-            # Criminal and Media have no opposite, and Fanatic's is Fanatic: reversing them
-            # would change nothing and spend the Lasers' one use of the turn.
+        if cmd.alignment in OPPOSITES and OPPOSITES[cmd.alignment] == cmd.alignment:
+            # summary-en: "Fanatic is the opposite of Fanatic": reversing gives Fanatic
+            # again, a change of nothing that would spend the Lasers' one use of the turn.
+            raise IllegalCommandError(key="alignment_own_opposite", alignment=cmd.alignment)
+        if cmd.alignment not in OPPOSITES:
+            # Criminal (and Media) have no opposite: reversing them would change nothing.
             raise IllegalCommandError(key="alignment_no_opposite", alignment=cmd.alignment)
         current[current.index(cmd.alignment)] = OPPOSITES[cmd.alignment]  # type: ignore[call-overload]
     changes = tuple(c for c in state.turn.alignment_changes if c[0] != cmd.group)

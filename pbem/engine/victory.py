@@ -47,13 +47,15 @@ def chooses_goal(cards: CardSet, player: Player) -> bool:
 
 
 def goal_choice_open(state: GameState, player: Player) -> bool:
-    """The UFOs may still choose: their first turn has not begun, or it has (they play
-    first, or the game reached them) and they have done nothing in it yet. By mail the game
-    start is no single moment, so the choice stays open until they first act."""
-    if player.turns == 0:
-        return True
-    return (player.turns == 1 and state.active_player.name == player.name
-            and state.phase in ("turn_start", "actions") and not state.turn.did_anything)
+    """The UFOs may still choose (or change their choice): no one has acted in the game yet.
+
+    The card says "at game start" (illuminati.csv): the reading (docs/rules-coverage.md,
+    doubtful readings decided) is the moment before the game's first act, the first player's
+    first order carried out, whoever plays first. UFOs who play later may not watch the first
+    turns and then pick the goal the table makes easiest."""
+    del player  # the moment is the game's, not the UFOs' own
+    begun = state.turn_number + (1 if state.phase == "turn_start" else 0)  # counting the next
+    return begun <= 1 and state.phase in ("turn_start", "actions") and not state.turn.did_anything
 
 
 def choose_goal(cards: CardSet, state: GameState, cmd: ChooseGoal) -> tuple[GameState,

@@ -12,11 +12,13 @@ from collections.abc import Iterable
 
 from pbem.engine.commands import (
     AbolishPrivilege,
+    AcceptDeal,
     AcceptGroup,
     Attack,
     CallOff,
     ChooseGoal,
     Counter,
+    DeclineDeal,
     DeclineGroup,
     DropGroup,
     EndPowers,
@@ -28,10 +30,14 @@ from pbem.engine.commands import (
     OfferGroup,
     Pass,
     PlaySpecial,
+    ProposeDeal,
     TransferMoney,
     UseLasers,
     UseRecyclers,
+    VoteEnd,
+    WithdrawDeal,
     WithdrawOffer,
+    WithdrawVote,
 )
 from pbem.orders.active import SIDES
 from pbem.orders.lexer import RESERVED
@@ -59,6 +65,7 @@ from pbem.orders.model import (
     SetTimezone,
     StandingAttackReaction,
     StandingClear,
+    StandingCounter,
     StandingDefend,
     StandingList,
     StandingNeverInterfere,
@@ -79,6 +86,7 @@ _BARE: dict[type, str] = {
     LeaveGame: "LEAVE GAME",
     DeclineGroup: "DECLINE",
     WithdrawOffer: "WITHDRAW OFFER",
+    WithdrawVote: "WITHDRAW VOTE",
     Counter: "COUNTER",
     NoResponse: "NO RESPONSE",
     StandingNeverInterfere: "STANDING NEVER INTERFERE",
@@ -125,10 +133,31 @@ def format_order(order: Order) -> str:
             return f"{side} {order.interfere.amount}{_upto(order.upto)}"
         case AbolishPrivilege():
             return f"ABOLISH PRIVILEGE WITH {_names(order.cards)}"
+        case ProposeDeal():
+            return _deal(order)
+        case AcceptDeal():
+            return f"ACCEPT DEAL {order.number}"
+        case DeclineDeal():
+            return f"DECLINE DEAL {order.number}"
+        case WithdrawDeal():
+            return f"WITHDRAW DEAL {order.number}"
+        case VoteEnd():
+            return (f"VOTE END WINNERS {_names(order.winners)}" if order.winners
+                    else "VOTE END NO WINNER")
         case ConditionalPlay():
             return f"IF {order.when.upper()} PLAY {q(order.play.card)}"
         case _:
             return _standing_and_the_rest(order)
+
+
+def _deal(order: ProposeDeal) -> str:
+    parts = [f"DEAL {q(order.to)}"]
+    for word, side in (("GIVE", order.gives), ("TAKE", order.takes)):
+        things = [*(q(g) for g in side.groups), *([f"{side.money} MB"] if side.money else []),
+                  *(f"CARD {q(c)}" for c in side.cards)]
+        if things:
+            parts.append(f"{word} {', '.join(things)}")
+    return " ".join(parts)
 
 
 def _standing_and_the_rest(order: Order) -> str:
@@ -141,6 +170,8 @@ def _standing_and_the_rest(order: Order) -> str:
                     f"{_or(order.target, 'ANY')}{when} PLAY {q(order.card)}")
         case StandingTurnReaction():
             return f"STANDING IF {_or(order.player, 'ANYONE')} STARTS TURN PLAY {q(order.card)}"
+        case StandingCounter():
+            return f"STANDING IF {_or(order.player, 'ANYONE')} PLAYS {q(order.card)} COUNTER"
         case StandingClear():
             return f"STANDING CLEAR {'ALL' if order.number is None else order.number}"
         case Press():

@@ -21,9 +21,10 @@ from pbem.engine.commands import (
     Pass,
     UseRecyclers,
     WithdrawOffer,
+    WithdrawVote,
 )
 from pbem.errors import OrderSyntaxError
-from pbem.orders import active, responses, settings
+from pbem.orders import active, deals, responses, settings
 from pbem.orders.grammar import Reader, TooTangled, syntax_error
 from pbem.orders.lexer import Token, tokenize
 from pbem.orders.model import (
@@ -78,6 +79,13 @@ _ORDERS: dict[str, tuple[OrderReader, str | tuple[str, ...]]] = {
     "accept": (active.accept, "ACCEPT [AT <card> TOP|RIGHT|BOTTOM|LEFT]"),
     "decline": (_bare(DeclineGroup), "DECLINE"),
     "withdraw offer": (_bare(WithdrawOffer), "WITHDRAW OFFER"),
+    "deal": (deals.deal, "DEAL <player> [GIVE <n> MB|CARD <special card>|<group>, ...] "
+             "[TAKE <n> MB|CARD <special card>|<group>, ...]"),
+    "accept deal": (deals.accept_deal, "ACCEPT DEAL <n>"),
+    "decline deal": (deals.decline_deal, "DECLINE DEAL <n>"),
+    "withdraw deal": (deals.withdraw_deal, "WITHDRAW DEAL <n>"),
+    "vote end": (deals.vote_end, ("VOTE END NO WINNER", "VOTE END WINNERS <player>, ...")),
+    "withdraw vote": (_bare(WithdrawVote), "WITHDRAW VOTE"),
     "defend": (responses.defend, "DEFEND <n> [FROM <card>] [UPTO <n>]"),
     "interfere": (responses.interference("interfere"), "INTERFERE <n> [UPTO <n>]"),
     "assist": (responses.interference("assist"), "ASSIST <n> [UPTO <n>]"),
@@ -92,7 +100,8 @@ _ORDERS: dict[str, tuple[OrderReader, str | tuple[str, ...]]] = {
     "standing if": (responses.standing_if,
                     ("STANDING IF <player>|ANYONE|ME ATTACKS <group>|ANY [AND SUCCEEDS|FAILS] "
                      "PLAY <special card>",
-                     "STANDING IF <player>|ANYONE|ME STARTS TURN PLAY <special card>")),
+                     "STANDING IF <player>|ANYONE|ME STARTS TURN PLAY <special card>",
+                     "STANDING IF <player>|ANYONE PLAYS <special card> COUNTER")),
     "standing list": (_bare(lambda _: StandingList()), "STANDING LIST"),
     "standing clear": (responses.standing_clear, "STANDING CLEAR [<n>|ALL]"),
     "press to": (responses.press, "PRESS TO <player>[, <player>...]|ALL, then the message, "

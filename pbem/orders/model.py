@@ -16,11 +16,13 @@ from typing import ClassVar, Literal, get_args
 
 from pbem.engine.commands import (
     AbolishPrivilege,
+    AcceptDeal,
     AcceptGroup,
     Attack,
     CallOff,
     ChooseGoal,
     Counter,
+    DeclineDeal,
     DeclineGroup,
     DropGroup,
     EndPowers,
@@ -33,10 +35,14 @@ from pbem.engine.commands import (
     OfferGroup,
     Pass,
     PlaySpecial,
+    ProposeDeal,
     TransferMoney,
     UseLasers,
     UseRecyclers,
+    VoteEnd,
+    WithdrawDeal,
     WithdrawOffer,
+    WithdrawVote,
 )
 from pbem.errors import OrderSyntaxError
 
@@ -69,6 +75,7 @@ __all__ = [
     "SetTimezone",
     "StandingAttackReaction",
     "StandingClear",
+    "StandingCounter",
     "StandingDefend",
     "StandingList",
     "StandingNeverInterfere",
@@ -239,6 +246,17 @@ class StandingTurnReaction:
 
 
 @dataclass(frozen=True)
+class StandingCounter:
+    """When ``player`` (``""``: anyone) plays ``card``, cancel it with Secrets Man Was Not
+    Meant To Know (if the writer holds it then): the card "cancels any special card when it
+    is played", wherever it is played, not only in an attack's window."""
+
+    nature: ClassVar[Nature] = FREE
+    card: str
+    player: str = ""
+
+
+@dataclass(frozen=True)
 class StandingList:
     """Send me my standing orders, numbered."""
 
@@ -396,6 +414,7 @@ Order = (
     | StandingNeverInterfere
     | StandingAttackReaction
     | StandingTurnReaction
+    | StandingCounter
     | StandingList
     | StandingClear
     | Press
@@ -410,6 +429,12 @@ Order = (
     | SetReport
     | SetAbsence
     | CancelAbsence
+    | ProposeDeal
+    | AcceptDeal
+    | DeclineDeal
+    | WithdrawDeal
+    | VoteEnd
+    | WithdrawVote
 )
 
 # The name of each kind of order: the paraphrase template has one macro by each name.
@@ -443,6 +468,7 @@ KINDS: dict[type, str] = {
     StandingNeverInterfere: "standing_never_interfere",
     StandingAttackReaction: "standing_attack_reaction",
     StandingTurnReaction: "standing_turn_reaction",
+    StandingCounter: "standing_counter",
     StandingList: "standing_list",
     StandingClear: "standing_clear",
     Press: "press",
@@ -457,6 +483,12 @@ KINDS: dict[type, str] = {
     SetReport: "set_report",
     SetAbsence: "set_absence",
     CancelAbsence: "cancel_absence",
+    ProposeDeal: "deal",
+    AcceptDeal: "accept_deal",
+    DeclineDeal: "decline_deal",
+    WithdrawDeal: "withdraw_deal",
+    VoteEnd: "vote_end",
+    WithdrawVote: "withdraw_vote",
 }
 
 
@@ -477,6 +509,9 @@ COMMAND_NATURES: dict[type, Nature] = {
     LeaveGame: ACTIVE, AcceptGroup: ACTIVE, DeclineGroup: ACTIVE, WithdrawOffer: ACTIVE,
     ChooseGoal: FREE,  # the UFOs' secret goal: chosen whoever is to act, at any step
     Counter: WINDOW, AbolishPrivilege: WINDOW,
+    # deals and votes act on the position: refused as written against a state gone
+    ProposeDeal: ACTIVE, AcceptDeal: ACTIVE, DeclineDeal: ACTIVE, WithdrawDeal: ACTIVE,
+    VoteEnd: ACTIVE, WithdrawVote: ACTIVE,
 }
 
 

@@ -21,6 +21,7 @@ from pbem.orders.model import (
     SetTimezone,
     StandingAttackReaction,
     StandingClear,
+    StandingCounter,
     StandingDefend,
     StandingTurnReaction,
 )
@@ -150,21 +151,34 @@ def standing_defend(r: Reader, pos: int) -> Reading:
 
 
 def standing_if(r: Reader, pos: int) -> Reading:
-    """``STANDING IF <player>|ANYONE ATTACKS <group>|ANY [AND SUCCEEDS|FAILS] PLAY <special>``
-    and ``STANDING IF <player>|ANYONE STARTS TURN PLAY <special>``."""
+    """``STANDING IF <player>|ANYONE ATTACKS <group>|ANY [AND SUCCEEDS|FAILS] PLAY <special>``,
+    ``STANDING IF <player>|ANYONE STARTS TURN PLAY <special>`` and ``STANDING IF
+    <player>|ANYONE PLAYS <special> COUNTER``."""
     whos: list[tuple[str, int]] = []
     if r.word(pos) == "anyone":
         whos.append(("", pos + 1))
     elif r.word(pos) == "me":
         whos.append((r.player, pos + 1))
     else:
-        whos.extend(r.name(pos, "player", "the player", ("attacks", "starts"), at_end=False))
+        whos.extend(r.name(pos, "player", "the player", ("attacks", "starts", "plays"),
+                           at_end=False))
     for who, at in whos:
-        for event, after in r.keyword(at, "attacks", "starts", where="after the player"):
+        for event, after in r.keyword(at, "attacks", "starts", "plays",
+                                      where="after the player"):
             if event == "starts":
                 yield from _on_turn(r, who, after)
+            elif event == "plays":
+                yield from _on_play(r, who, after)
             else:
                 yield from _on_attack(r, who, after)
+
+
+def _on_play(r: Reader, who: str, pos: int) -> Reading:
+    """``... PLAYS <special card> COUNTER``: cancel that card with Secrets whenever played."""
+    for card, counter_at in r.name(pos, "special", "the special card played", ("counter",),
+                                   at_end=False):
+        for _, end in r.keyword(counter_at, "counter", where="after the card played"):
+            yield StandingCounter(card, who), end
 
 
 def _on_turn(r: Reader, who: str, pos: int) -> Reading:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pbem.engine.cards import CardSet
 from pbem.engine.odds import AttackOdds, best_attacks
-from pbem.engine.state import GameState
+from pbem.engine.state import Deal, GameState
 from pbem.engine.view import view
 from pbem.reports.context import (
     answers,
@@ -83,7 +83,25 @@ class Position:
             "odds_lines": attack_lines(v.viewer, self.odds),
             "form": order_form(v, mine, self.odds,
                                cards.illuminati_card(mine.illuminati).end_of_turn),
+            "deals": self.deals,
+            "end_votes": self.state.end_votes,
         }
+
+    @cached_property
+    def deals(self) -> tuple[Deal, ...]:
+        """The deals waiting for an answer that the reader proposed or is asked to accept
+        (only the two players of a deal see it)."""
+        return tuple(d for d in self.state.deals if self.v.viewer in (d.proposer, d.partner))
+
+    def deal_lines(self) -> frozenset[str]:
+        """The lines the report offers to copy about the reader's deals."""
+        lines: set[str] = set()
+        for d in self.deals:
+            if d.partner == self.v.viewer:
+                lines |= {f"ACCEPT DEAL {d.number}", f"DECLINE DEAL {d.number}"}
+            else:
+                lines.add(f"WITHDRAW DEAL {d.number}")
+        return frozenset(lines)
 
     @cached_property
     def lines_to_copy(self) -> frozenset[str]:
@@ -101,6 +119,7 @@ class Position:
         if v.attack is not None:
             answering = response_lines(v.attack, answers(self.cards, v, v.attack), mine)
             lines |= set(response_form(form, answering).examples)
+        lines |= self.deal_lines()
         return frozenset(lines - {""})
 
     @cached_property

@@ -12,10 +12,12 @@ from pbem.engine.bidding import Stance
 from pbem.engine.breakdown import breakdown, success_chance
 from pbem.engine.commands import (
     AbolishPrivilege,
+    AcceptDeal,
     AcceptGroup,
     CallOff,
     ChooseGoal,
     Counter,
+    DeclineDeal,
     DeclineGroup,
     DropGroup,
     EndPowers,
@@ -27,12 +29,24 @@ from pbem.engine.commands import (
     OfferGroup,
     Pass,
     PlaySpecial,
+    ProposeDeal,
     TransferMoney,
     UseLasers,
     UseRecyclers,
+    VoteEnd,
+    WithdrawDeal,
     WithdrawOffer,
+    WithdrawVote,
 )
-from pbem.engine.events import Event
+from pbem.engine.events import (
+    DealEnded,
+    DealFailed,
+    DealMade,
+    DealProposed,
+    EndVoted,
+    EndVoteWithdrawn,
+    Event,
+)
 from pbem.engine.privilege import check_abolish
 from pbem.engine.state import PendingAttack, Player
 from pbem.engine.victory import chooses_goal, goal_choice_open
@@ -61,6 +75,7 @@ from pbem.orders.model import (
     SetTimezone,
     StandingAttackReaction,
     StandingClear,
+    StandingCounter,
     StandingDefend,
     StandingList,
     StandingNeverInterfere,
@@ -85,6 +100,7 @@ from pbem.service.notices import (
     PressRelay,
     StandingOrders,
     StatusReport,
+    TurnReport,
 )
 from pbem.service.observers import tell_observers
 from pbem.service.offers import answer_offer, offered, tell_offer_ended
@@ -180,7 +196,7 @@ def _odds_order(table: Table, player: str, located: Located) -> Note:
 
 def _standing(table: Table, player: str, located: Located) -> Note:
     assert isinstance(located.order, StandingDefend | StandingNeverInterfere
-                      | StandingAttackReaction | StandingTurnReaction)
+                      | StandingAttackReaction | StandingTurnReaction | StandingCounter)
     table.service = replace(table.service,
                             standing=(*table.service.standing, (player, located.order)))
     _standing_answers_now(table, player)
@@ -221,6 +237,38 @@ def _gift(table: Table, player: str, located: Located) -> Note:
         return queued_note(table)
     table.do(located.order)
     return NO_NOTE
+
+
+def _deal_order(table: Table, player: str, located: Located) -> Note:
+    """A deal (proposed, answered, withdrawn) or a vote to end the game: done at once,
+    whoever is to act, but behind the writer's own orders waiting (their attack under way):
+    lines run in the order written, and a deal waits while an attack may change the
+    structures."""
+    if table.waits_for_earlier(player):
+        table.queue(Queued(located.line, located.text, located.order))
+        return queued_note(table)
+    _deal_now(table, player, located.order)
+    return NO_NOTE
+
+
+def _deal_now(table: Table, player: str, order: Order) -> None:
+    """Do the deal order or the vote; the other side of a deal is told at once (a report
+    with the news and the deals waiting), and so is everyone else of a vote: a report
+    asks for their answer, as one asks the receiver of a group offered."""
+    since = table.log_length
+    events = table.do(order)  # type: ignore[arg-type]
+    if table.state.phase == "over":
+        return  # the game-over mails tell everyone
+    told: set[str] = set()
+    for e in events:
+        if isinstance(e, DealProposed | DealMade | DealFailed | DealEnded):
+            told |= {e.player, e.to}
+        elif isinstance(e, EndVoted | EndVoteWithdrawn):
+            told |= {p.name for p in table.state.players if p.playing}
+    for name in sorted(told - {player}):
+        table.notify(TurnReport(name, since))
+    if any(isinstance(e, DealFailed) for e in events):
+        table.notify(TurnReport(player, since))  # why nothing changed hands
 
 
 def _choose_goal(table: Table, player: str, located: Located) -> Note:
@@ -355,10 +403,13 @@ CARRY_OUT: dict[type[Order], Callable[[Table, str, Located], Note]] = {
     Press: _press_order, Status: _status, History: _history, Help: _help, Odds: _odds_order,
     StandingDefend: _standing, StandingNeverInterfere: _standing,
     StandingAttackReaction: _standing, StandingTurnReaction: _standing,
+    StandingCounter: _standing,
     StandingList: _standing_list, StandingClear: _standing_clear,
     AcceptGroup: _offer_answer, DeclineGroup: _offer_answer, WithdrawOffer: _offer_answer,
     LeaveGame: _leave, ChooseGoal: _choose_goal, GiveMoney: _gift, GiveCard: _gift,
     CallOff: _call_off, PlaySpecial: _play,
+    ProposeDeal: _deal_order, AcceptDeal: _deal_order, DeclineDeal: _deal_order,
+    WithdrawDeal: _deal_order, VoteEnd: _deal_order, WithdrawVote: _deal_order,
     AttackOrder: _active, TransferMoney: _active, MoveGroup: _active, DropGroup: _active,
     OfferGroup: _active, UseLasers: _active, UseRecyclers: _active, EndPowers: _active,
     Pass: _active, EndTurn: _active,
@@ -424,6 +475,8 @@ RUN_ACTIVE: dict[type[Order], Callable[[Table, str, Order], None]] = {
     CallOff: _do, LeaveGame: _do, AcceptGroup: _do, DeclineGroup: _do, WithdrawOffer: _do,
     DefendOrder: _do, InterfereOrder: _do, ConditionalPlay: _do, NoResponse: _do,
     Counter: _do, AbolishPrivilege: _do,
+    ProposeDeal: _deal_now, AcceptDeal: _deal_now, DeclineDeal: _deal_now,
+    WithdrawDeal: _deal_now, VoteEnd: _deal_now, WithdrawVote: _deal_now,
 }
 
 
@@ -466,7 +519,9 @@ def advance(table: Table) -> None:
 
 def _tell_the_goal_dealt(table: Table) -> None:
     """The UFOs who let the time to choose their goal pass are told, once, that the goal
-    dealt to them at random stands."""
+    dealt to them at random stands (not once the game is over: nothing stands any more)."""
+    if table.state.phase == "over":
+        return
     for p in table.state.players:
         if (p.playing and p.secret_goal and not p.goal_chosen
                 and p.name not in table.service.goal_told

@@ -42,7 +42,7 @@ from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError
 from pbem.mail.address import mail_address
 from pbem.orders.lexer import RESERVED
-from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
+from pbem.orders.model import StandingAttackReaction, StandingCounter, StandingTurnReaction
 from pbem.orders.names import CARD_ALIASES, NameMatcher, card_matcher
 from pbem.reports.context import utc_minute
 from pbem.service.absences import cancel
@@ -506,7 +506,7 @@ def _renamed(service: GameService, seat: str, name: str) -> GameService:
     for player, order in service.standing:
         if isinstance(order, StandingAttackReaction):
             order = replace(order, attacker=new(order.attacker))
-        elif isinstance(order, StandingTurnReaction):
+        elif isinstance(order, StandingTurnReaction | StandingCounter):
             order = replace(order, player=new(order.player))
         standing.append((new(player), order))
     return replace(_with_seat(service, seat, name=name), standing=tuple(standing))

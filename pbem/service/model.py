@@ -15,6 +15,7 @@ from pbem.orders.model import (
     ConditionalPlay,
     Order,
     StandingAttackReaction,
+    StandingCounter,
     StandingDefend,
     StandingNeverInterfere,
     StandingTurnReaction,
@@ -22,6 +23,7 @@ from pbem.orders.model import (
 
 StandingOrder = (
     StandingDefend | StandingNeverInterfere | StandingAttackReaction | StandingTurnReaction
+    | StandingCounter
 )
 
 

@@ -33,12 +33,14 @@ class Record:
     left: int = 0  # games it left, was removed from, or handed its seat on from
     met: int = 0  # turns it ended before their orders deadline
     missed: int = 0  # orders deadlines missed (the turn passed for it)
+    agreed: int = 0  # of the games finished, those its players ended by agreement (VOTE END)
 
     def __add__(self, other: Record) -> Record:
         return Record(*(a + b for a, b in zip(self.values(), other.values(), strict=True)))
 
     def values(self) -> tuple[int, ...]:
-        return (self.games, self.finished, self.won, self.left, self.met, self.missed)
+        return (self.games, self.finished, self.won, self.left, self.met, self.missed,
+                self.agreed)
 
 
 def game_records(state: GameState, service: GameService,
@@ -97,7 +99,8 @@ def game_records(state: GameState, service: GameService,
         if p.status in ("left", "removed"):
             add(last, left=1)
         elif state.phase == "over" and p.status == "playing":
-            add(last, finished=1, won=int(p.name in state.winners))
+            add(last, finished=1, won=int(p.name in state.winners),
+                agreed=int(state.outcome == "agreement"))
     return out
 
 

@@ -35,6 +35,7 @@ from pbem.errors import IllegalCommandError
 from pbem.orders.model import (
     ConditionalPlay,
     StandingAttackReaction,
+    StandingCounter,
     StandingDefend,
     StandingNeverInterfere,
     StandingTurnReaction,
@@ -117,10 +118,20 @@ class Table:
             return
         for p in self.state.players:
             if (p.playing and p.name != pending.player and SECRETS in p.hand
-                    and counter is not None and counter(p.name, pending)):
+                    and (self.standing_counter(p.name, pending)
+                         or (counter is not None and counter(p.name, pending)))):
                 self.do(Counter(p.name))
                 return
         self.do(ResolveSpecial())
+
+    def standing_counter(self, player: str, pending: PendingSpecial) -> bool:
+        """Whether ``player``'s standing orders cancel the card just played (``STANDING IF
+        <player>|ANYONE PLAYS <card> COUNTER``): Secrets "cancels any special card when it is
+        played", in an attack's window or out of one."""
+        return not pending.abolish and any(
+            isinstance(order, StandingCounter) and order.card == pending.card
+            and order.player in ("", pending.player)
+            for order in self.service.standing_of(player))
 
     def notify(self, notice: Notice) -> None:
         """Call for a mail showing the game as it stands now. A welcome starts the reader's
@@ -305,7 +316,13 @@ class Table:
             self.service = replace(self.service, window=replace(window, attacker=merged))
             return
         if answer.player not in window.asked:
-            raise refused("not_asked")
+            # "A player may interfere in an attack" (rulebook-en, Interference) until the
+            # dice are rolled: one not asked when it was announced (no money, no card to
+            # answer with then) who can answer now (a Swiss Bank Account cashed) joins the
+            # window. Asking is only whom the mail waits for, never who may answer.
+            if not self.state.player(answer.player).playing:
+                raise refused("not_asked")
+            window = replace(window, asked=(*window.asked, answer.player))
         old = window.answer_of(answer.player)
         merged = answer if old is None else merge(old, answer)
         answers = (*tuple(a for a in window.answers if a.player != answer.player), merged)

@@ -289,6 +289,7 @@ def test_the_rule_options_and_their_english_defaults() -> None:
         "uncontrolled_refill",
         "media_alignment",
         "victory_groups",
+        "agreed_end",
         "max_turns",
     }
     assert options["network_goal"] == RuleOption(
@@ -303,6 +304,8 @@ def test_the_rule_options_and_their_english_defaults() -> None:
     assert options["victory_groups"].default == "by_players"
     assert options["victory_groups"].choices == ("by_players", 8, 9, 10, 11, 12, 13)
     assert (options["max_turns"].default, options["max_turns"].choices) == (0, ())
+    assert (options["agreed_end"].default, set(options["agreed_end"].choices)) == (
+        True, {True, False})
     assert all(o.doc for o in CARDS.options)
 
 

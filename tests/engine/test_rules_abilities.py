@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from factory import (
     ASSASSINS,
@@ -224,20 +226,43 @@ def test_the_lasers_add_remove_or_reverse_one_alignment(change: str, alignment: 
     assert state.turn.alignment_changes == ()
 
 
-@pytest.mark.parametrize(("group", "alignment"),
-                         [("Goldfish Fanciers", "Fanatic"), ("Loan Sharks", "Criminal")])
+@pytest.mark.parametrize(("group", "alignment", "key"),
+                         [("Goldfish Fanciers", "Fanatic", "alignment_own_opposite"),
+                          ("Loan Sharks", "Criminal", "alignment_no_opposite")])
 def test_the_lasers_cannot_reverse_an_alignment_without_an_opposite(group: str,
-                                                                    alignment: str) -> None:
-    """groups.csv: "add, remove or reverse one alignment"; summary-en: "Fanatic is the
-    opposite of Fanatic." Criminal has no opposite at all. Reversing either changes nothing,
-    so it is refused for what it is, and the Lasers stay unused."""
+                                                                    alignment: str,
+                                                                    key: str) -> None:
+    """groups.csv: "add, remove or reverse one alignment"; summary-en: "Criminal has no
+    opposite alignment." summary-en: "Fanatic is the opposite of Fanatic." Reversing
+    Criminal changes nothing for want of an opposite; reversing Fanatic gives Fanatic again.
+    Each is refused for what it is (in the summary's words: Fanatic has an opposite, itself),
+    and the Lasers stay unused."""
     state = free(with_lasers(), group)
     with pytest.raises(IllegalCommandError) as refused:
         run(state, UseLasers("ann", group, "reverse", alignment))  # type: ignore[arg-type]
-    assert refused.value.key == "alignment_no_opposite"
-    assert "no opposite" in str(refused.value) and group not in str(refused.value)
+    assert refused.value.key == key
+    assert group not in str(refused.value)
+    assert not state.turn.lasers_used
     state, _ = run(state, UseLasers("ann", group, "remove", alignment))  # type: ignore[arg-type]
     assert state.turn.lasers_used
+
+
+def test_the_lasers_cannot_add_media_without_the_media_option() -> None:
+    """rules-fr: "Il existe 9 alignements politiques" (Media the ninth) is the French
+    option; the English rules have eight and no Media. Without the option
+    ``LASERS ADD Media`` names no alignment of the game: it is refused before the Lasers'
+    one use of the turn is spent; with the option it works."""
+    state = free(with_lasers(), "Feminists")
+    with pytest.raises(IllegalCommandError) as refused:
+        run(state, UseLasers("ann", "Feminists", "add", "Media"))
+    assert refused.value.key == "alignment_not_in_game"
+    assert refused.value.words["alignment"] == "Media"
+    state, _ = run(state, UseLasers("ann", "Feminists", "add", "Weird"))
+    assert state.turn.lasers_used
+    media = replace(state, options=replace(state.options, media_alignment=True),
+                    turn=replace(state.turn, lasers_used=False, alignment_changes=()))
+    media, _ = run(media, UseLasers("ann", "Feminists", "add", "Media"))
+    assert "Media" in dict(media.turn.alignment_changes)["Feminists"]
 
 
 def test_the_lasers_work_once_a_turn_and_not_on_themselves() -> None:
@@ -277,6 +302,21 @@ def test_the_discordian_immunity_does_not_cover_uncontrolled_groups() -> None:
     """illuminati.csv: "its groups are immune to attacks by Government or Straight groups" """
     state = free(place(game(ann=GNOMES, bob=DISCORDIA), "ann", "Pentagon"), "L-4 Society")
     state, _ = run(state, Attack("ann", "Pentagon", "L-4 Society", "control"))
+    assert state.attack is not None
+
+
+def test_the_chinese_campaign_donors_count_as_government_against_the_discordians() -> None:
+    """groups.csv: "counts as Government when it attacks to control a Government group";
+    illuminati.csv: "its groups are immune to attacks by Government or Straight groups".
+    Counting as Government in that attack, they are a Government attacker for every rule of
+    it, the Discordians' immunity included; destroying, they are only Communist."""
+    state = game(ann=GNOMES, bob=DISCORDIA)
+    state = place(money(state, "ann", GNOMES, 10), "ann", "Chinese Campaign Donors")
+    state = place(state, "bob", "Post Office")
+    with pytest.raises(IllegalCommandError) as refused:
+        run(state, Attack("ann", "Chinese Campaign Donors", "Post Office", "control"))
+    assert refused.value.key == "immune"
+    state, _ = run(state, Attack("ann", "Chinese Campaign Donors", "Post Office", "destroy"))
     assert state.attack is not None
 
 

@@ -143,6 +143,22 @@ def test_a_trade_of_a_group_for_a_group_takes_two_actions() -> None:
         run(state, OfferGroup("ann", "Yuppies", "bob"))
 
 
+def test_the_french_one_group_offered_is_one_group_an_offer() -> None:
+    """rules-fr: "Avec la permission de l'autre joueur, vous pouvez offrir gratuitement un et
+    un seul groupe à ce dernier." Read with rules-fr: "Chaque groupe échangé compte comme une
+    action pour la personne dont c'est le tour." An offer carries one group (and its
+    puppets), given for nothing, and each costs an action: two groups may be given in a turn,
+    as the English rules allow, and a third finds no action left."""
+    state = place(two_players(), "ann", "Yuppies", arrow=RIGHT)
+    state = place(state, "ann", "KGB", arrow=LEFT)
+    state, _ = run(state, OfferGroup("ann", "The Mafia", "bob"), AcceptGroup("bob"))
+    state, _ = run(state, OfferGroup("ann", "Yuppies", "bob"), AcceptGroup("bob"))
+    assert state.turn.actions == 2
+    assert state.owner("Yuppies").name == "bob"  # type: ignore[union-attr]
+    with refuses("actions_used"):
+        run(state, OfferGroup("ann", "KGB", "bob"))
+
+
 def test_groups_change_hands_only_on_the_turn_of_one_of_the_players() -> None:
     """rulebook-en: "Groups may only be transferred if it is the turn of one of the players
     involved." """

@@ -338,6 +338,35 @@ def test_destroying_your_own_last_group_otherwise_eliminates_you() -> None:
     assert state.player("ann").status == "eliminated"
 
 
+def test_cthulhu_with_eight_destroyed_elsewhere_who_drop_their_last_group_are_eliminated() -> None:
+    """rulebook-en: "Exception: If the Servants of Cthulhu destroy their own last Group, and in
+    doing so, achieve their Special Goal (eight Groups destroyed), they are not destroyed
+    themselves" - only then: the eighth destroyed on another player's group, then their own
+    last group dropped, they are eliminated like anyone else."""
+    state = game(ann=CTHULHU, bob=GNOMES)
+    state = free(place(state, "ann", "Nuclear Power Companies"), "Yuppies")
+    state = update(money(state, "ann", CTHULHU, 5), "ann", destroyed=7)
+    state = in_round(state, 4)
+    state, _ = attack_to_result(state, Attack("ann", CTHULHU, "Yuppies", "destroy"))
+    assert state.player("ann").destroyed == 8 and "Yuppies" in state.dead
+    assert state.player("ann").playing
+    state, events = run(state, DropGroup("ann", "Nuclear Power Companies"))
+    assert state.player("ann").status == "eliminated"
+    assert of_kind(events, "eliminated") and state.winners == ()
+
+
+def test_cthulhu_with_eight_destroyed_who_drop_their_last_group_later_are_eliminated() -> None:
+    """rulebook-en: "Exception: If the Servants of Cthulhu destroy their own last Group, and
+    in doing so, achieve their Special Goal" (and only then); eight groups destroyed in earlier
+    turns do not spare them when they drop their last group."""
+    state = game(ann=CTHULHU, bob=GNOMES)
+    state = update(money(place(state, "ann", "Nuclear Power Companies"), "ann", CTHULHU, 5),
+                   "ann", destroyed=8)
+    state = in_round(state, 4)
+    state, _ = run(state, DropGroup("ann", "Nuclear Power Companies"))
+    assert state.player("ann").status == "eliminated"
+
+
 def test_no_other_goal_met_spares_a_player_with_no_group() -> None:
     """rulebook-en: "A player is eliminated if, at any time after his third turn, he controls
     no Groups except his Illuminati. ... Exception: If the Servants of Cthulhu destroy

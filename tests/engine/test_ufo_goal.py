@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from factory import BAVARIA, CARDS, GNOMES, NETWORK, UFOS, game, in_round, update
+from factory import BAVARIA, CARDS, CTHULHU, GNOMES, NETWORK, UFOS, game, in_round, update
 from support import refuses
 
 from pbem.engine.commands import ChooseGoal, EndTurn
@@ -51,3 +51,23 @@ def test_the_choice_closes_once_the_ufos_first_act() -> None:
     later = in_round(later, 2)
     with pytest.raises(IllegalCommandError):
         apply(later, ChooseGoal("ann", NETWORK), CARDS)
+
+
+def test_the_choice_closes_once_the_game_has_begun_for_ufos_who_play_later() -> None:
+    """illuminati.csv: "secretly chooses one of the other seven special goals at game start"
+    (summary-en: "The UFOs secretly pick"). The beginning of the game is before anyone acts:
+    UFOs who play second may not wait to see the first player's turn and then choose, nor
+    change the goal they chose (docs/rules-coverage.md, doubtful readings)."""
+    state = update(game(ann=BAVARIA, bob=UFOS), "bob", secret_goal=GNOMES)
+    begun = state  # ann's first turn, her actions to come
+    chosen, _ = apply(begun, ChooseGoal("bob", NETWORK), CARDS)
+    changed, _ = apply(chosen, ChooseGoal("bob", CTHULHU), CARDS)
+    assert changed.player("bob").secret_goal == CTHULHU  # nothing seen yet
+    acted = replace(begun, turn=TurnState(did_anything=True))
+    with pytest.raises(IllegalCommandError) as refused:
+        apply(acted, ChooseGoal("bob", NETWORK), CARDS)
+    assert refused.value.key == "goal_choice_closed"
+    second, _ = apply(begun, EndTurn("ann"), CARDS)
+    assert second.active_player.name == "bob"
+    with pytest.raises(IllegalCommandError):
+        apply(second, ChooseGoal("bob", NETWORK), CARDS)

@@ -58,7 +58,7 @@ SAMPLES: dict[str, Any] = {
     "source": "The Network", "sources": ("The Mafia", "The Network"), "status": "left",
     "target": "Feminists", "typed": "'spnd'", "usage": "PASS", "value": 0,
     "size": 5121, "limit": 5120, "parts": 152, "lines": 10000, "damage": ["mime-base64"],
-    "quoted": True,
+    "quoted": True, "left": 1, "groups": 2, "playing": ["Alice", "Bob"],
     "example": "GAME <game> PLAYER <name> PASSWORD <password>", "ended_at": 3,
     "what": "the MB to spend", "where": "after the attacking group", "days": 10, "used": 6,
     "game": "illu",

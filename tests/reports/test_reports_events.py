@@ -44,6 +44,9 @@ SAMPLES: dict[str, Any] = {
     "reason": "a lost mail", "place": "hand:Bob", "change": "add", "alignment": "Weird",
     "now": ("Weird", "Criminal"), "old": "Carl", "new": "Dee", "giver": "Carl",
     "receiver": "Alice", "status": "left",
+    "number": 2, "how": "lapsed", "missing": ("Carl",),
+    "gives": {"groups": ("Hackers",), "money": 0, "cards": ()},
+    "takes": {"groups": (), "money": 12, "cards": ("Bribery",)},
 }
 # Events the engine writes in more than one shape (optional facts).
 BUILT: dict[str, list[dict[str, Any]]] = {
@@ -55,6 +58,8 @@ BUILT: dict[str, list[dict[str, Any]]] = {
     "money_card": [{"player": "Alice", "card": "Swiss Bank Account", "amount": 8},
                    {"player": "Alice", "card": "White Collar Crime", "to": "Hackers",
                     "amount": 5}],
+    "deal_failed": [{"number": 2, "player": "Alice", "to": "Bob", "reason": "giver_lost_group",
+                     "words": {"giver": "Alice", "group": "Hackers"}}],
     "privilege": [{"player": "Alice", "card": "Deep Agent"},
                   {"player": "Alice", "card": "", "amount": 5}],
 }

@@ -14,13 +14,16 @@ from pbem.service.notices import GoalDealt
 
 
 @pytest.mark.parametrize(("lang", "words"), [
-    ("en", ("GOAL", "before you first act in your first turn", "the goal of The Gnomes")),
-    ("fr", ("GOAL", "avant d'agir dans votre premier tour", "celui de The Gnomes of Zurich")),
+    ("en", ("GOAL", "at the beginning of the game, before the first orders of the game",
+            "the goal of The Gnomes")),
+    ("fr", ("GOAL", "au début de la partie, avant que les premiers ordres",
+            "celui de The Gnomes of Zurich")),
 ])
 def test_the_welcome_tells_the_ufos_how_and_until_when_to_choose(
         lang: str, words: tuple[str, ...]) -> None:
-    """The welcome of the UFOs: choose by mail with GOAL, before first acting in the first
-    turn; until then the goal dealt at random stands (named). Others get no such words."""
+    """The welcome of the UFOs: choose by mail with GOAL, at the beginning of the game (before
+    its first orders are carried out); until then the goal dealt at random stands (named).
+    Others get no such words."""
     state = update(game(ann=BAVARIA, bob=UFOS), "bob", secret_goal=GNOMES)
     mine = reports.welcome(CARDS, state, "bob", password="pw", now=NOW, lang=lang, html=True)
     text = " ".join(mine.text.split())
@@ -44,13 +47,14 @@ def test_the_ufos_choose_by_mail_before_their_first_turn() -> None:
 
 
 def test_silent_ufos_are_told_the_goal_dealt_at_random_stands() -> None:
-    """bob says nothing of his goal and plays his first turn: once he has acted, the goal
-    dealt at random is his, and he is told so, once; a GOAL after that is refused."""
+    """bob says nothing of his goal and ann plays the game's first orders: the beginning of
+    the game is over (illuminati.csv: "secretly chooses one of the other seven special goals
+    at game start"), so the goal dealt at random is his, and he is told so, once; a GOAL
+    after that, even before his own first turn, is refused."""
     t = table(update(game(ann=BAVARIA, bob=UFOS), "bob", secret_goal=GNOMES))
+    assert not [n for n in t.notices if isinstance(n, GoalDealt)]  # still open
     mail(t, "ann", "PASS")
     assert t.state.active_player.name == "bob"
-    assert not [n for n in t.notices if isinstance(n, GoalDealt)]  # still open
-    mail(t, "bob", "PASS")
     told = [n for n in t.notices if isinstance(n, GoalDealt)]
     assert [(n.to, n.goal) for n in told] == [("bob", GNOMES)]
     (late,) = mail(t, "bob", "GOAL Network")
