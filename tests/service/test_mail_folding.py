@@ -212,3 +212,24 @@ def test_digest_answers_kept_go_in_the_next_mail_of_any_kind(
     assert isinstance(alice.notice, Ack)
     assert alice.orders == ["PRESS TO Bob"]
     assert [r.accepted for r in alice.notice.results] == [False]
+
+
+def test_digest_tells_the_attacker_a_result_when_their_turn_waits(
+        room: Mailroom, spy: Spy) -> None:
+    """On DIGEST, the result of Carol's attack, with the group it wins offered to Bob behind
+    it, is no mail: her turn waits for Bob, not for her. Bob's answer, which gives her turn
+    back to her, carries the result."""
+    room.new_game("illu", PLAYERS)
+    room.orders("Carol", "SET MAIL DIGEST")
+    room.at(minutes=5)
+    room.orders("Carol", ATTACK, "GIVE Feminists TO Bob")
+    spy.step()
+    room.orders("Alice", "NO RESPONSE")
+    room.orders("Bob", "NO RESPONSE")
+    told = spy.step()
+    assert room.state().offer is not None  # the attack won, the group offered
+    assert spy.to("Carol", told) == []
+    (result,) = {e for t in told for e in results_of(t)}
+    room.orders("Bob", "DECLINE")
+    (carol,) = spy.to("Carol", spy.step())
+    assert results_of(carol) == [result]
