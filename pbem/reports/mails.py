@@ -88,7 +88,9 @@ class OrderResult:
     suggestion: str = ""
     stale: bool = False
     detail: str = ""  # lines shown as they are below the note (ODDS: the breakdown)
-    answer: bool = False  # an answer to the attack under way (NO RESPONSE, DEFEND, ...)
+    # An answer to the attack under way (NO RESPONSE, DEFEND, ...) whose words say all
+    # there is to say (no note the player might act on): its acknowledgement may wait.
+    quiet: bool = False
 
 
 def welcome(

@@ -5,7 +5,8 @@ what they would have told.
 By default (``SET MAIL FULL``):
 
 - an order mail whose every line is an answer to the attack under way (``NO RESPONSE``,
-  ``DEFEND``, ``INTERFERE`` ...), all of them accepted with no warning, is not answered: the
+  ``DEFEND``, ``INTERFERE`` ...), all of them accepted with no warning and nothing to add
+  (``OrderResult.quiet``: no note, an UPTO its treasuries cover), is not answered: the
   attack's result (or whichever mail comes first) says they were accepted;
 - an attack's result goes in a mail of its own only to those it touches (its attacker, the
   target's owner, whoever put money or cards into it), and to them only when no report of
@@ -53,7 +54,7 @@ def answered(table: Table, player: str, parsed: ParsedOrders, results: Sequence[
     seat = table.service.seat(player)
     if seat.mail != "digest":
         quiet = (bool(results) and not warnings and not pending
-                 and all(r.accepted and r.answer for r in results))
+                 and all(r.accepted and r.quiet for r in results))
         if not quiet:
             return True
     else:

@@ -84,8 +84,11 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         # ODDS answered at once shows how its number is made up, as an attack's mail does.
         detail = (render("breakdown.txt.j2", lang, site_dir, **context).rstrip()
                   if note == "odds" else "")
+        # An answer with a note (a privileged attack's warning) or an UPTO its treasuries
+        # cannot cover is acknowledged at once: the player may want to change it.
+        quiet = answering and not note and (reach is None or reach["left"] >= reach["upto"])
         results.append(OrderResult(located.line, text, True, said, detail=detail,
-                                   answer=answering))
+                                   quiet=quiet))
     for line, text in stale:  # the acknowledgement says once where the game is now
         results.append(OrderResult(line, text, False,
                                    words(lang, site_dir, "stale", written=turn), stale=True))

@@ -233,3 +233,25 @@ def test_digest_tells_the_attacker_a_result_when_their_turn_waits(
     room.orders("Bob", "DECLINE")
     (carol,) = spy.to("Carol", spy.step())
     assert results_of(carol) == [result]
+
+
+def test_an_answer_with_something_to_add_is_answered_at_once(
+        room: Mailroom, spy: Spy) -> None:
+    """A DEFEND whose UPTO the defender's treasuries cannot cover is acknowledged at once,
+    with what they hold: the defender may want to change it before the dice."""
+    room.new_game("illu", PLAYERS)
+    room.orders("Alice", "STANDING NEVER INTERFERE")
+    room.orders("Bob", "STANDING NEVER INTERFERE")
+    room.at(minutes=5)
+    room.orders("Carol", ATTACK, "END TURN")  # Carol now holds Feminists
+    room.orders("Bob", "STANDING CLEAR ALL")
+    room.at(minutes=5)
+    room.orders("Alice", "ATTACK Network NEUTRALIZE Feminists SPEND 1")
+    spy.step()
+    room.orders("Carol", "DEFEND 1 UPTO 500")
+    (carol,) = spy.to("Carol", spy.step())
+    assert isinstance(carol.notice, Ack)
+    assert [(r.accepted, r.quiet) for r in carol.notice.results] == [(True, False)]
+    room.orders("Carol", "DEFEND 1")  # covered: it waits for the result
+    assert spy.to("Carol", spy.step()) == []
+    assert [o for _, o, _ in room.record().seat("Carol").folded] == ["DEFEND 1"]
