@@ -1,11 +1,14 @@
 """Mails and text lines each player gets over whole bot games, in each setting of fewer
-mails (SET MAIL FULL|DIGEST, SET REPORT FULL|SHORT; issue 22 point 5).
+mails (SET MAIL FULL|DIGEST, SET REPORT FULL|SHORT; issues 22 point 5 and 38 point 3).
 
 The same games (same seeds, same bots) are played through a ``Service`` by mail in every
 setting, every player having mailed the setting first; every mail the service sends a player
-is counted, with the lines of its text part, and apart the acknowledgements, the attack
-results and the reports. Prints JSON: per setting, the figures per player per game (mean)
-and the longest report. Run: ``python bench/mail_volume.py [games] [players]``.
+is counted by its kind (told by its subject: the answers to order mails, the requests for
+an answer, the attack results, the reports, the reminders, the rest), with the lines of its
+text part. Prints JSON: per setting, the mails per player per turn of the game by kind (a
+turn is one player's turn: 4 in a round of four players), the figures per player per game
+(mean) and the longest report. Issue 38's aims: at most 2.5 mails per player per turn by
+default, 1.5 on SET MAIL DIGEST. Run: ``python bench/mail_volume.py [games] [players]``.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ def kind_of(subject: str) -> str:
     for an answer, a turn report, an attack's result, or another."""
     if "Orders received" in subject:
         return "ack"
+    if "Reminder:" in subject:
+        return "reminder"
     if "your answer?" in subject:
         return "request"
     if "Turn " in subject and (": your move" in subject or "'s move" in subject):
@@ -76,6 +81,8 @@ def measure(games: int, players: int, setting: tuple[str, ...]) -> dict[str, Any
                 report_lines.append(count)
     seats = games * players
     return {
+        "mails_per_player_turn": {k: round(v / turns / players, 2)
+                                  for k, v in sorted(mails.items())},
         "mails_per_player": {k: round(v / seats, 1) for k, v in sorted(mails.items())},
         "text_lines_per_player": {k: round(v / seats) for k, v in sorted(lines.items())},
         "report_lines_mean": round(sum(report_lines) / max(1, len(report_lines)), 1),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
@@ -88,6 +88,9 @@ class OrderResult:
     suggestion: str = ""
     stale: bool = False
     detail: str = ""  # lines shown as they are below the note (ODDS: the breakdown)
+    # An answer to the attack under way (NO RESPONSE, DEFEND, ...) whose words say all
+    # there is to say (no note the player might act on): its acknowledgement may wait.
+    quiet: bool = False
 
 
 def welcome(
@@ -177,6 +180,27 @@ def attack_result(
     return mail("attack_result", lang, site_dir, html=html, **{**ctx, "form": form},
                 result=results[-1], events=shown, goes_on=goes_on,
                 actions_left=actions_left(lv), end_powers=lv.end_powers)
+
+
+def with_carried(
+    rendered: Rendered, player: str, *, orders: Sequence[tuple[int, str, str]] = (),
+    events: Sequence[Event] = (), tz: str = "UTC", lang: str = "en",
+    site_dir: Path | None = None, html: bool = True,
+) -> Rendered:
+    """``rendered`` opened by what the reader's mails folded away told (the service's fewer
+    mails): the (line, order, words) of their ``orders`` accepted and not answered, and the
+    ``events`` since the first mail not sent, those the reader may see."""
+    shown = report_events(events, player, tz)
+    if not orders and not shown:
+        return rendered
+    words = {"orders": tuple(orders), "events": shown, "player": player}
+    text = _tidy(render("carried.txt.j2", lang, site_dir, **words)).strip("\n")
+    page = rendered.html
+    if html and page:
+        part = render("carried.html.j2", lang, site_dir, **words)
+        body = re.search(r"<body[^>]*>\n?", page)  # first in the body, as in the text
+        page = f"{page[:body.end()]}{part}{page[body.end():]}" if body else page
+    return replace(rendered, text=f"{text}\n\n{rendered.text}", html=page)
 
 
 @dataclass(frozen=True)

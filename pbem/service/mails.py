@@ -104,6 +104,13 @@ def render_notice(
         seat = service.seat(notice.to)
     reader = Reader(cards, state, service, seat, now, news, history, sender.site_dir, latest)
     rendered = RENDER.get(type(notice), _from_fields)(notice, reader)
+    if not notice.tells_news and (notice.folded or notice.untold is not None):
+        # What the reader's mails folded away told (pbem.service.digest): ``news`` are
+        # then the events from the entry untold on.
+        rendered = reports.with_carried(
+            rendered, notice.to, orders=notice.folded,
+            events=news if notice.untold is not None else (), tz=seat.tz, lang=seat.lang,
+            site_dir=sender.site_dir, html=seat.html)
     return seat.address, seat.name, rendered
 
 
@@ -156,7 +163,7 @@ def _turn_report(notice: Notice, r: Reader) -> Rendered:
                                deadline=r.deadline, offer_deadline=offer_due(r.state, r.service),
                                tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
                                html=r.seat.html, short=r.seat.report == "short",
-                               folded=r.seat.folded,
+                               folded=notice.folded,
                                absences=[(parse_iso(a.start), parse_iso(a.end))
                                          for a in r.seat.absences])
 
@@ -164,7 +171,7 @@ def _turn_report(notice: Notice, r: Reader) -> Rendered:
 def _game_over(notice: Notice, r: Reader) -> Rendered:
     return reports.game_over(r.cards, r.state, notice.to, r.news, now=r.now, tz=r.seat.tz,
                              lang=r.seat.lang, site_dir=r.site, html=r.seat.html,
-                             folded=r.seat.folded)
+                             folded=notice.folded)
 
 
 def _reminder(notice: Notice, r: Reader) -> Rendered:

@@ -72,8 +72,11 @@ class Seat:
     # Fewer mails (SET MAIL, SET REPORT): "full" or "digest"; "full" or "short".
     mail: str = "full"
     report: str = "full"
-    # What the answers DIGEST left unsent said, (line, order, words), for the next report.
+    # What the mails folded away told (pbem.service.digest), for the seat's next mail: the
+    # (line, order, words) of the order mails left unanswered, and the log entry from which
+    # the news of the attack results and reports left unsent run (None: nothing untold).
     folded: tuple[tuple[int, str, str], ...] = ()
+    untold: int | None = None
     absences: tuple[Absence, ...] = ()  # SET ABSENCE, oldest first
     # The player's own password hash, kept while a bot plays for them during an absence
     # (house rule stand_in "bot"); "" otherwise. Their password still works meanwhile.

@@ -30,15 +30,21 @@ class Notice:
 
     kind: ClassVar[str]
     place: ClassVar[int] = IN_TURN
+    tells_news: ClassVar[bool] = False  # a report: its mail shows the news since ``news_since``
     to: str
     state: GameState | None = field(default=None, kw_only=True, compare=False)
     service: GameService | None = field(default=None, kw_only=True, compare=False)
+    # What the reader's mails folded away told (``pbem.service.digest.deliver``), carried by
+    # the first mail of the step to them: the (line, order, words) of the order mails left
+    # unanswered, and the log entry the untold news start at (None: none).
+    folded: tuple[tuple[int, str, str], ...] = field(default=(), kw_only=True, compare=False)
+    untold: int | None = field(default=None, kw_only=True, compare=False)
 
     @property
     def data(self) -> dict[str, Any]:
         """The kind's own fields, by name."""
         return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name not in ("to", "state", "service")}
+                if f.name not in ("to", "state", "service", "folded", "untold")}
 
     def get(self, name: str, default: Any = None) -> Any:
         """A field by name, as a dict gives a key: the templates of the kinds rendered from
@@ -119,14 +125,22 @@ class ResponseRequest(Notice):
 
 @dataclass(frozen=True)
 class AttackResult(Notice):
+    """An attack settled: its events. ``touched``: the players it concerns (its attacker, the
+    target's owner, whoever put money or cards into it), who get it in a mail of its own;
+    the others read it in their next mail, from the log entry ``logged`` on
+    (``pbem.service.digest``)."""
+
     kind = "attack_result"
     events: Sequence[Event]
     attacker: str
+    touched: tuple[str, ...] = ()
+    logged: int = 0
 
 
 @dataclass(frozen=True)
 class TurnReport(Notice):
     kind = "turn_report"
+    tells_news = True
     since: int | None = None
     offer: GroupOffer | None = None  # the offer the report asks the reader to answer
 
@@ -140,6 +154,7 @@ class StatusReport(Notice):
     """The turn report a STATUS order asks for (what happened since the last one)."""
 
     kind = "status"
+    tells_news = True
 
     def folds(self, earlier: Notice) -> Notice | None:
         return self if type(earlier) is StatusReport and earlier.to == self.to else None
@@ -148,6 +163,7 @@ class StatusReport(Notice):
 @dataclass(frozen=True)
 class GameOver(Notice):
     kind = "game_over"
+    tells_news = True
     since: int | None = None
 
     @property

@@ -38,8 +38,8 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
     # Judged against the game as the mail found it: the mail's own steps make nothing stale.
     oldest_action, oldest_answer = _oldest(table)
     stale: list[tuple[int, str]] = []  # (line, text) of the lines refused as stale
-    # (order, text, note, its context, what its UPTO may draw on)
-    done: list[tuple[Located, str, str, dict[str, Any], dict[str, Any] | None]] = []
+    # (order, text, note, its context, what its UPTO may draw on, an answer to the window)
+    done: list[tuple[Located, str, str, dict[str, Any], dict[str, Any] | None, bool]] = []
     refusals: list[tuple[int, str, PbemError]] = []  # (line, text, why) of the lines refused
     ended_at = 0  # the line of the writer's END TURN or PASS, once carried out or waiting
     for index, located in enumerate(parsed.orders):
@@ -52,7 +52,8 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
             refusals.append((located.line, text,
                              refused("after_end_turn", ended_at=ended_at)))
             continue
-        oldest = oldest_answer if is_answer(table, order) else oldest_action
+        answering = is_answer(table, order)
+        oldest = oldest_answer if answering else oldest_action
         # A seat out of the game is told that, not that its orders are stale.
         if (turn is not None and is_move(order) and turn < oldest
                 and table.state.player(seat.name).playing):
@@ -69,12 +70,12 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         following = parsed.orders[index + 1:index + 2]
         if not _still_answering(table, seat.name, [o.order for o in following]):
             advance(table)
-        done.append((located, text, note, context, reach))
+        done.append((located, text, note, context, reach, answering))
     advance(table)
     # The acknowledgement is written in the seat's language once the mail is carried out
     # (a SET LANGUAGE line changes it), so every line's words are too.
     lang = table.service.seat(seat.name).lang
-    for located, text, note, context, reach in done:
+    for located, text, note, context, reach, answering in done:
         said = paraphrase(located.order, lang, site_dir)
         if note:
             said = f"{said} {words(lang, site_dir, note, **context)}"
@@ -83,7 +84,11 @@ def carry_out_mail(table: Table, seat: Seat, parsed: ParsedOrders, *,
         # ODDS answered at once shows how its number is made up, as an attack's mail does.
         detail = (render("breakdown.txt.j2", lang, site_dir, **context).rstrip()
                   if note == "odds" else "")
-        results.append(OrderResult(located.line, text, True, said, detail=detail))
+        # An answer with a note (a privileged attack's warning) or an UPTO its treasuries
+        # cannot cover is acknowledged at once: the player may want to change it.
+        quiet = answering and not note and (reach is None or reach["left"] >= reach["upto"])
+        results.append(OrderResult(located.line, text, True, said, detail=detail,
+                                   quiet=quiet))
     for line, text in stale:  # the acknowledgement says once where the game is now
         results.append(OrderResult(line, text, False,
                                    words(lang, site_dir, "stale", written=turn), stale=True))

@@ -29,6 +29,8 @@ def addressed_mails(cards: CardSet, store: GameStore, sender: Sender, table: Tab
         since = notice.news_since
         if since is None:
             since = table.service.reported
+        if notice.untold is not None:  # news of mails folded away (pbem.service.digest)
+            since = min(since, notice.untold) if notice.tells_news else notice.untold
         if since not in news_cache:
             news_cache[since] = events_since(store, table, since)
         history = timeline(store, table) if isinstance(notice, HistoryReply) else []

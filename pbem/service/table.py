@@ -339,6 +339,8 @@ class Table:
         assert window is not None and self.state.attack is not None
         attack = self.state.attack
         answers = list(window.answers)
+        logged = self.log_length
+        touched = _touched(self.state, window)
         counter = counter_rule(self.cards, self.state, window)
         for answer in answers:
             for card in answer.plays:
@@ -369,7 +371,8 @@ class Table:
         result = self.events[start:]
         for p in self.state.players:
             if not p.departed:
-                self.notify(AttackResult(p.name, tuple(result), attack.player))
+                self.notify(AttackResult(p.name, tuple(result), attack.player, touched,
+                                         logged))
 
     def _stance_allowed(self, stance: Stance) -> bool:
         attack = self.state.attack
@@ -455,3 +458,17 @@ class Table:
         seats = tuple(replace(s, misses=0) if s.name == player else s
                       for s in self.service.seats)
         self.service = replace(self.service, seats=seats)
+
+
+def _touched(state: GameState, window: Window) -> tuple[str, ...]:
+    """The players an attack about to be settled concerns: its attacker, the target's
+    owner, and whoever answered it with money or cards (``NO RESPONSE`` does not)."""
+    attack = state.attack
+    assert attack is not None
+    owner = state.owner(attack.target)
+    names = [attack.player, *([owner.name] if owner is not None else []),
+             *(a.player for a in window.answers
+               if a.stance is not None or a.plays or a.abolish or a.reactions or a.counter)]
+    if window.attacker is not None and window.attacker.reactions:
+        names.append(window.attacker.player)
+    return tuple(dict.fromkeys(names))

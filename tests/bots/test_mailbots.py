@@ -127,8 +127,11 @@ def test_a_bot_answers_an_attack(tmp_path: Path) -> None:
     raw = decide(CARDS, seat, [request.raw])
     assert raw is not None
     room.at(minutes=5)
+    window = room.record().window
+    assert window is not None and not window.answered("Bob")
     answer = room.receive(raw)
-    assert answer[0].subject == "[illu] Orders received: 1 accepted, 0 refused (Bob)"
+    # Accepted in full: no mail of its own (the attack's result will say so), and taken.
+    assert room.to("Bob", answer) == [] and room.record().seat("Bob").folded != ()
 
 
 def test_a_dropped_seat_is_played_by_a_bot(tmp_path: Path) -> None:
