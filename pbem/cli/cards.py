@@ -41,7 +41,7 @@ def cards(
 ) -> None:
     """List the Illuminati, groups and special cards."""
     from pbem.engine.carddata import load_cardset
-    from pbem.orders.names import CARD_ALIASES, NameMatcher
+    from pbem.orders.names import NameMatcher
 
     try:
         cardset = load_cardset(data)
@@ -51,7 +51,7 @@ def cards(
     if query is not None:
         # Matching among the cards the other filters left makes "--kind illuminati
         # --name society" mean The Society of Assassins rather than being ambiguous.
-        matcher = NameMatcher((c.name for c in listed), aliases=CARD_ALIASES)
+        matcher = NameMatcher((c.name for c in listed), aliases=cardset.aliases())
         try:
             name = matcher.match(query)
         except PbemError as exc:

@@ -144,11 +144,11 @@ def _player(text: str) -> tuple[str, str, str]:
 
 
 def _illuminati(cards: CardSet, query: str) -> str:
-    from pbem.orders.names import CARD_ALIASES, NameMatcher
+    from pbem.orders.names import NameMatcher
 
     names = [i.name for i in cards.illuminati]
     try:
-        return NameMatcher(names, aliases=CARD_ALIASES, what="Illuminati").match(query)
+        return NameMatcher(names, aliases=cards.aliases(), what="Illuminati").match(query)
     except PbemError as error:
         raise click.BadParameter(explain(error), param_hint="--player") from error
 

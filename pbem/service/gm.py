@@ -43,7 +43,7 @@ from pbem.errors import IllegalCommandError
 from pbem.mail.address import mail_address
 from pbem.orders.lexer import RESERVED
 from pbem.orders.model import StandingAttackReaction, StandingTurnReaction
-from pbem.orders.names import CARD_ALIASES, NameMatcher, card_matcher
+from pbem.orders.names import NameMatcher, card_matcher
 from pbem.reports.context import utc_minute
 from pbem.service.absences import cancel
 from pbem.service.chat import set_chat
@@ -108,7 +108,7 @@ def create_game(service: Service, game_id: str, players: Sequence[tuple[str, str
         raise IllegalCommandError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, "
                                   f"not {len(players)}")
     illuminati = NameMatcher([i.name for i in service.cards.illuminati],
-                             aliases=CARD_ALIASES, what="Illuminati")
+                             aliases=service.cards.aliases(), what="Illuminati")
     players = [(name, mail_address(address), illuminati.match(chosen) if chosen else "")
                for name, address, chosen in players]
     def note(table: Table) -> None:
