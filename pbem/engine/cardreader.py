@@ -58,6 +58,7 @@ _GOAL_KINDS: tuple[GoalKind, ...] = get_args(GoalKind)
 _SCOPES: tuple[str, ...] = ("any", "direct")
 _APPLIES_TO: tuple[str, ...] = ("self", "structure")
 _SECTIONS = ("deck", "basic_goal", "option", "illuminati", "group", "special")
+_PACK_SECTIONS = ("illuminati", "group", "special")
 
 # The fields each kind of table may hold; anything else is refused as a likely typo.
 _ABILITY_KEYS = ("bonuses", "defenses", "immunities", "counts_as", "draws", "attacks_per_turn")
@@ -104,6 +105,38 @@ class Reader:
             specials=specials,
             options=self.options(data),
             basic_goal=self.basic_goal(data),
+        )
+
+    def read_added(self, data: dict[str, object], base: CardSet) -> CardSet:
+        """``base`` with the cards of a pack that adds to it (``[[illuminati]]``,
+        ``[[group]]``, ``[[special]]``; none required), checked as the whole set would be:
+        names unique in both, the pack's filters naming groups of either."""
+        for key in data:
+            if key not in _PACK_SECTIONS:
+                self.fail(f"unknown section [{key}] in a pack that adds cards; the sections "
+                          f"are {', '.join(_PACK_SECTIONS)} (a pack with mode = \"replace\" "
+                          "is a whole card file)")
+        illuminati = tuple(self.illuminati(c)
+                           for c in self.cards({**data, "illuminati": data.get("illuminati", [])},
+                                               "illuminati"))
+        groups = tuple(self.group(c)
+                       for c in self.cards({**data, "group": data.get("group", [])}, "group"))
+        specials = tuple(self.special(c)
+                         for c in self.cards({**data, "special": data.get("special", [])},
+                                             "special"))
+        for card in base.illuminati + base.groups + base.specials:
+            for alias in card.aliases:
+                if alias in self.alias_owner:
+                    fail_field(self.alias_owner[alias], "aliases",
+                               f"{quoted(alias)} is already a short name of {quoted(card.name)}")
+        self.check_names(base.illuminati + illuminati, base.groups + groups,
+                         base.specials + specials)
+        return CardSet(
+            illuminati=base.illuminati + illuminati,
+            groups=base.groups + groups,
+            specials=base.specials + specials,
+            options=base.options,
+            basic_goal=base.basic_goal,
         )
 
     def cards(self, data: dict[str, object], section: str) -> list[Fields]:
