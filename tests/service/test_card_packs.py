@@ -161,3 +161,16 @@ def test_a_pack_written_in_a_file_is_read_by_game_create(tmp_path: Path) -> None
     assert 'ard "Pigeon Fanciers\' Guild", field "resistance": expected a whole number' in (
         output)
     assert "h" not in Store(tmp_path / "s").games()
+
+
+def test_game_show_names_the_pack(tmp_path: Path) -> None:
+    """``pbem game show`` tells the game master which cards the game plays with."""
+    from pbem.cli.gm_text import show_text
+
+    svc = Service(MemoryStore(), ServiceConfig(password_cost=4))
+    svc.create_game("g", [("ann", "ann@example.org", ""), ("bob", "bob@example.org", "")],
+                    seed="ab" * 32, pack=house_pack())
+    game = history.read_game(svc.store, "g")
+    text = " ".join(show_text(game.played_with(svc.cards), game, START).split())
+    assert ('Cards: the game master\'s pack "The Basement Expansion" added to the usual set'
+            in text)
