@@ -174,3 +174,18 @@ def test_game_show_names_the_pack(tmp_path: Path) -> None:
     text = " ".join(show_text(game.played_with(svc.cards), game, START).split())
     assert ('Cards: the game master\'s pack "The Basement Expansion" added to the usual set'
             in text)
+
+
+def test_a_game_moved_to_another_store_keeps_its_pack() -> None:
+    """``pbem export --move`` and ``pbem import``: the game plays on elsewhere with the
+    cards it was created with (the pack travels in its setup record)."""
+    from pbem.service.moves import move_in, move_out
+
+    here = Service(MemoryStore(), ServiceConfig(password_cost=4))
+    here.create_game("g", [("ann", "ann@example.org", ""), ("bob", "bob@example.org", "")],
+                     seed="ab" * 32, pack=house_pack())
+    data = move_out(here.store, "g", wait=0, sleep=lambda _: None)
+    there = Service(MemoryStore(), ServiceConfig(password_cost=4))
+    move_in(there.store, json.loads(json.dumps(data)), START, cards=there.cards)
+    assert "Jinx" in there.cards_of("g").names()
+    assert there.replay_check("g")
