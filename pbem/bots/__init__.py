@@ -19,9 +19,11 @@ reproducible. The same decisions drive ``pbem simulate`` and the bots that play 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from pbem.engine import behaviour
 from pbem.engine.abilities import alignment_modifier, alignments, power, transferable
 from pbem.engine.attack import participation_left, validate_attack
 from pbem.engine.bidding import Stance
@@ -47,7 +49,6 @@ Level = Literal["easy", "normal", "strong"]
 LEVELS: tuple[Level, ...] = ("easy", "normal", "strong")
 
 GOOD_NEED = 7  # a roll of 7 or less succeeds 58% of the time
-MONEY_CARDS = ("Swiss Bank Account", "Slush Fund")
 SHORTLIST = 6  # attacks weighed in full each decision
 CANDIDATES = 4  # strongest attackers considered for each target
 TARGETS = 14  # easiest targets considered each decision
@@ -265,13 +266,25 @@ def goal_bonus(cards: CardSet, state: GameState, target: str, aim: Aim) -> float
     return 0.0
 
 
+def money_cards(cards: CardSet, hand: tuple[str, ...]) -> list[str]:
+    """The cards of ``hand`` that pay MB when played, the richest first."""
+    paying = [s for s in behaviour.held(cards, dict.fromkeys(hand)) if behaviour.money(s) > 0]
+    return [s.name for s in sorted(paying, key=behaviour.money, reverse=True)]
+
+
+def held_where(cards: CardSet, hand: tuple[str, ...],
+               fits: Callable[[Special], bool]) -> str:
+    """The first card of ``hand`` that ``fits`` (a question of pbem.engine.behaviour), or ""."""
+    return next((s.name for s in behaviour.held(cards, hand) if fits(s)), "")
+
+
 def choose_action(cards: CardSet, state: GameState, me: str, rng: random.Random,
                   level: Level = "normal") -> Command:
     """The active bot's next command in the actions phase (``strong`` searches instead:
     ``pbem.bots.search``, which falls back on this)."""
     p = state.player(me)
-    for card in MONEY_CARDS:
-        if card in p.hand and p.treasury < 6:
+    for card in money_cards(cards, p.hand):
+        if p.treasury < 6:
             return PlaySpecial(me, card)
     if state.turn.actions < 2:
         plans = plan_attacks(cards, state, p, level)
@@ -426,11 +439,23 @@ def after_roll_card(cards: CardSet, state: GameState, me: str,
     total = attack.roll_becomes if attack.roll_becomes is not None else sum(attack.roll)
     need = breakdown(cards, state, attack).need
     success = total < 11 and total <= need
-    if success and "Murphy's Law" in p.hand and murphy_wanted(cards, state, me):
-        return PlaySpecial(me, "Murphy's Law")
-    if not success and attack.player == me and need >= 2 and "Assassination" in p.hand:
-        return PlaySpecial(me, "Assassination")
+    murphy = held_where(cards, p.hand, stops_a_success)
+    if success and murphy and murphy_wanted(cards, state, me):
+        return PlaySpecial(me, murphy)
+    assassination = held_where(cards, p.hand, saves_a_failure)
+    if not success and attack.player == me and need >= 2 and assassination:
+        return PlaySpecial(me, assassination)
     return None
+
+
+def stops_a_success(card: Special) -> bool:
+    """A card played after the roll that makes the attack fail (Murphy's Law)."""
+    return behaviour.waits_for_roll(card) and behaviour.helps_defender(card)
+
+
+def saves_a_failure(card: Special) -> bool:
+    """A card played after the roll that makes the attack succeed (Assassination)."""
+    return behaviour.waits_for_roll(card) and behaviour.helps_attacker(card)
 
 
 def murphy_wanted(cards: CardSet, state: GameState, me: str) -> bool:
@@ -452,15 +477,15 @@ def counter_card(cards: CardSet, state: GameState, me: str) -> bool:
     if special is None or special.player == me:
         return False
     p = state.player(me)
-    if "Secrets Man Was Not Meant To Know" not in p.hand:
+    if not behaviour.counter_in(cards, p.hand):
         return False
     card = cards.card(special.card)
     assert isinstance(card, Special)
-    if card.effect in ("murphys_law", "assassination") and state.attack is not None:
+    if behaviour.waits_for_roll(card) and state.attack is not None:
         owner = state.owner(state.attack.target)
         mine = state.attack.player == me or (owner is not None and owner.name == me)
         return mine
-    return card.effect == "senate_investigating_committee" and state.active_player.name == me
+    return behaviour.takes_a_turn(card) and state.active_player.name == me
 
 
 def turn_start_card(cards: CardSet, state: GameState, me: str,
@@ -469,20 +494,23 @@ def turn_start_card(cards: CardSet, state: GameState, me: str,
     p = state.player(me)
     active = state.active_player
     if me == active.name:
-        if "Market Manipulation" in p.hand and len(p.structure) >= 4:
-            return PlaySpecial(me, "Market Manipulation")
+        market = held_where(cards, p.hand, behaviour.on_own_turn)
+        if market and len(p.structure) >= 4:
+            return PlaySpecial(me, market)
         return None
-    if "Senate Investigating Committee" in p.hand and leader_score(cards, state, active) > 0.75:
-        return PlaySpecial(me, "Senate Investigating Committee")
+    senate = held_where(cards, p.hand, behaviour.takes_a_turn)
+    if senate and leader_score(cards, state, active) > 0.75:
+        return PlaySpecial(me, senate)
     return None
 
 
 def special_action(cards: CardSet, state: GameState, me: str) -> PlaySpecial | None:
     """Bribery on the best uncontrolled group, when the bot holds it."""
     p = state.player(me)
-    ready = "Bribery" in p.hand and state.turn.actions < 2 and state.uncontrolled
+    bribery = held_where(cards, p.hand, behaviour.takes_uncontrolled)
+    ready = bribery and state.turn.actions < 2 and state.uncontrolled
     if ready and any(open_arrows(cards, p, s.card) for s in p.structure):
         best = max(state.uncontrolled, key=lambda g: getattr(cards.card(g), "income", 0))
-        return PlaySpecial(me, "Bribery", group=best)
+        return PlaySpecial(me, bribery, group=best)
     return None
 

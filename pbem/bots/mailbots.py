@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pbem import bots
 from pbem.bots import play
 from pbem.bots.belief import belief
+from pbem.engine import behaviour
 from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json
 from pbem.engine.commands import (
@@ -145,8 +146,9 @@ def _answer(cards: CardSet, state: GameState, me: str, rng: random.Random,
     elif stance is not None and stance.side == "interfere":
         orders.append(InterfereOrder(Interfere(me, stance.fixed, "interfere"),
                                      upto=stance.upto - stance.fixed))
-    if "Murphy's Law" in state.player(me).hand and bots.murphy_wanted(cards, state, me):
-        orders.append(ConditionalPlay("succeeds", PlaySpecial(me, "Murphy's Law")))
+    murphy = bots.held_where(cards, state.player(me).hand, bots.stops_a_success)
+    if murphy and bots.murphy_wanted(cards, state, me):
+        orders.append(ConditionalPlay("succeeds", PlaySpecial(me, murphy)))
     return orders or [NoResponse()]
 
 
@@ -175,9 +177,10 @@ def _turn(cards: CardSet, state: GameState, me: str, rng: random.Random,
             orders.append(AttackOrder(command, spend=choice.spend,
                                       upto=max(0, choice.upto - choice.spend)))
             hand = state.player(me).hand
-            if not attacked and "Assassination" in hand:
+            assassination = bots.held_where(cards, hand, bots.saves_a_failure)
+            if not attacked and assassination:
                 # Read with the attack just written: played only if its roll fails.
-                orders.append(ConditionalPlay("fails", PlaySpecial(me, "Assassination")))
+                orders.append(ConditionalPlay("fails", PlaySpecial(me, assassination)))
             attacked = True
             state = _attacked(state, command)
         else:
@@ -192,12 +195,14 @@ def _standing(cards: CardSet, state: GameState, me: str) -> list[Order]:
     """Start-of-turn cards as standing orders, renewed each turn from the hand held."""
     hand = state.player(me).hand
     orders: list[Order] = []
-    if "Market Manipulation" in hand and len(state.player(me).structure) >= 4:
-        orders.append(StandingTurnReaction("Market Manipulation", me))
-    if "Senate Investigating Committee" in hand:
+    market = bots.held_where(cards, hand, behaviour.on_own_turn)
+    if market and len(state.player(me).structure) >= 4:
+        orders.append(StandingTurnReaction(market, me))
+    senate = bots.held_where(cards, hand, behaviour.takes_a_turn)
+    if senate:
         for p in state.players:
             if p.name != me and p.playing and bots.leader_score(cards, state, p) > SENATE_LEAD:
-                orders.append(StandingTurnReaction("Senate Investigating Committee", p.name))
+                orders.append(StandingTurnReaction(senate, p.name))
     return [StandingClear(), *orders] if orders else []
 
 

@@ -46,10 +46,11 @@ from dataclasses import dataclass, replace
 
 from pbem import bots
 from pbem.bots.belief import sample
+from pbem.engine import behaviour
 from pbem.engine.abilities import abilities
 from pbem.engine.bidding import ATTACKER_GOAL, Stance, settle_bids
 from pbem.engine.breakdown import breakdown, success_chance
-from pbem.engine.cards import CardSet
+from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import Attack, Command, DropGroup, EndTurn, Pass, PlaySpecial, Settle
 from pbem.engine.ops import earn
 from pbem.engine.rules import apply
@@ -75,10 +76,6 @@ SPECIAL = 0.8  # and toward a rival's special goal: its steps are rarer
 OWN_SPECIAL = 1.2  # and toward the bot's own, which it plays to and knows for sure
 EXPOSED = (-1.0, -0.3, 0.0)  # standing with no group, one group, more, under the Illuminati
 BAVARIAN_PRIVILEGE = 5  # MB from the Illuminati treasury
-# Special cards the bots never play: discarded for privilege when it pays.
-SPARE_CARDS = frozenset({"Computer Espionage", "Deep Agent", "Interference", "Media Campaign",
-                         "Whispering Campaign"})
-WHITE_COLLAR = "White Collar Crime"  # played by the strong bot as soon as it holds it
 ONE_STEP = 1.5  # a rival one success from a goal: feared beyond its standing
 NEARLY = 0.85  # of a sum goal, one success from it
 HORIZON = 3  # turns of income the bot counts toward its own money goal (not a rival's)
@@ -238,6 +235,14 @@ def candidates(cards: CardSet, state: GameState, p: Player) -> list[bots.Planned
     return list(unique.values())
 
 
+def spare_card(card: Special) -> bool:
+    """A special card the bots never play (pbem.engine.behaviour tells which): discarded
+    for privilege when it pays."""
+    return not (behaviour.money(card) > 0 or behaviour.waits_for_roll(card)
+                or behaviour.counters(card) or behaviour.at_turn_start(card)
+                or behaviour.takes_uncontrolled(card) or behaviour.moves_holders_money(card))
+
+
 def privileged(cards: CardSet, state: GameState, p: Player, attack: Attack) -> list[Attack]:
     """The attack made privileged, so that nobody may interfere ("No one can interfere either
     for or against a Privileged Attack"): by the Bavarians' ability (5 MB), or by discarding a
@@ -246,7 +251,7 @@ def privileged(cards: CardSet, state: GameState, p: Player, attack: Attack) -> l
     if ("bavarian_privilege" in abilities(cards, p.illuminati).special
             and not state.turn.privileged_bavarian and p.treasury >= BAVARIAN_PRIVILEGE):
         return [replace(attack, privilege="bavarian")]
-    spare = sorted(card for card in set(p.hand) if card in SPARE_CARDS)
+    spare = sorted(s.name for s in behaviour.held(cards, set(p.hand)) if spare_card(s))
     return [replace(attack, privilege="card", privilege_card=spare[0])] if spare else []
 
 
@@ -295,8 +300,10 @@ def _passing(cards: CardSet, worlds: list[GameState], me: str) -> float:
 def best_action(cards: CardSet, state: GameState, me: str, rng: random.Random) -> Choice:
     """The strong bot's next command in the actions phase, from its belief ``state``."""
     p = state.player(me)
-    if WHITE_COLLAR in p.hand and state.special is None:  # 5 MB, free: "add 5 MB anywhere"
-        return Choice(PlaySpecial(me, WHITE_COLLAR, bonus_to=p.illuminati))
+    # White Collar Crime, played as soon as held: 5 MB, free ("add 5 MB anywhere").
+    white_collar = bots.held_where(cards, p.hand, behaviour.moves_holders_money)
+    if white_collar and state.special is None:
+        return Choice(PlaySpecial(me, white_collar, bonus_to=p.illuminati))
     fallback = bots.choose_action(cards, state, me, rng)
     if isinstance(fallback, PlaySpecial | DropGroup) or state.turn.actions >= 2:
         return Choice(fallback)

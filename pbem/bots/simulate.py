@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pbem import bots
 from pbem.bots import play
 from pbem.bots.belief import belief
+from pbem.engine import behaviour
 from pbem.engine.bidding import Stance, settle_bids
 from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json, to_json
@@ -44,11 +45,9 @@ from pbem.engine.victory import progress
 from pbem.engine.view import view
 from pbem.errors import IllegalCommandError
 
-# A bot is asked only when it holds a card it could play then (its own hand: it knows it);
-# rebuilding its belief costs more than the rest of the decision.
-SECRETS = "Secrets Man Was Not Meant To Know"
-TURN_START_CARDS = {"Senate Investigating Committee", "Market Manipulation"}
-AFTER_ROLL_CARDS = {"Murphy's Law", "Assassination"}
+# A bot is asked only when it holds a card it could play then (its own hand: it knows it;
+# pbem.engine.behaviour says when a card is played): rebuilding its belief costs more than
+# the rest of the decision.
 DEFAULT_TURN_CAP = 300  # a documented cap: a game still undecided after this many turns ends
 
 
@@ -180,9 +179,11 @@ class BotTable:
     def answer_special(self) -> None:
         while self.state.special is not None:
             counters = [p.name for p in self.state.players
-                        if p.playing and SECRETS in p.hand
+                        if p.playing and behaviour.counter_in(self.cards, p.hand)
                         and bots.counter_card(self.cards, self.mind(p.name), p.name)]
-            if not (counters and self.do(Counter(counters[0]))):
+            if not (counters and self.do(Counter(
+                    counters[0], behaviour.counter_in(self.cards,
+                                                      self.state.player(counters[0]).hand)))):
                 self.do(ResolveSpecial())
 
     def step(self) -> None:
@@ -196,7 +197,7 @@ class BotTable:
                 self.do(DeclineGroup(s.offer.receiver))
         elif s.phase == "turn_start":
             for p in s.players:
-                if p.playing and set(p.hand) & TURN_START_CARDS:
+                if p.playing and bots.held_where(self.cards, p.hand, behaviour.at_turn_start):
                     card = bots.turn_start_card(self.cards, self.mind(p.name), p.name,
                                                 self.rng)
                     if card is not None and self.do(card):
@@ -265,7 +266,8 @@ class BotTable:
         attack = self.state.attack
         assert attack is not None
         for p in self.state.players:
-            if not (p.playing and set(p.hand) & AFTER_ROLL_CARDS):
+            if not (p.playing and bots.held_where(self.cards, p.hand,
+                                                  behaviour.waits_for_roll)):
                 continue
             card = bots.after_roll_card(self.cards, self.mind(p.name), p.name, self.rng)
             if card is not None and self.do(card):

@@ -34,24 +34,31 @@ _KINDS = ("illuminati", "group", "special")
 @click.option(
     "--data",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Read and check this card file instead of the one shipped with pbem.",
+    help="Read and check this card file instead of the one shipped with pbem, or a card "
+    "pack (a file with a [pack] table: the set a game created with --cards FILE plays with).",
 )
 def cards(
     kind: str | None, alignment: str | None, query: str | None, as_json: bool, data: Path | None
 ) -> None:
     """List the Illuminati, groups and special cards."""
-    from pbem.engine.carddata import load_cardset
-    from pbem.orders.names import CARD_ALIASES, NameMatcher
+    from pbem.engine.carddata import load_cardset, read_pack, with_pack
+    from pbem.orders.names import NameMatcher
 
     try:
-        cardset = load_cardset(data)
+        text = data.read_text(encoding="utf-8") if data is not None else ""
+        if text.lstrip().startswith("[pack]") or "\n[pack]" in text:
+            cardset = with_pack(load_cardset(), read_pack(text, str(data)), str(data))
+        else:
+            cardset = load_cardset(data)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"cannot read {data}: {exc}") from exc
     except CardDataError as exc:
         raise click.ClickException(str(exc)) from exc
     listed = [card for card in _all_cards(cardset) if _fits(card, kind, alignment)]
     if query is not None:
         # Matching among the cards the other filters left makes "--kind illuminati
         # --name society" mean The Society of Assassins rather than being ambiguous.
-        matcher = NameMatcher((c.name for c in listed), aliases=CARD_ALIASES)
+        matcher = NameMatcher((c.name for c in listed), aliases=cardset.aliases())
         try:
             name = matcher.match(query)
         except PbemError as exc:

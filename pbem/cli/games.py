@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -108,10 +109,16 @@ def game() -> None:
 @game_settings
 @click.option("--seed", metavar="HEX", help="The secret seed of the dice (hex; default: "
               "random). Only for tests and replays of a known game.")
+@click.option("--cards", "pack_file", type=click.Path(exists=True, dir_okay=False,
+                                                      path_type=Path),
+              metavar="FILE", help="The game master's own cards (a card pack, docs/cards.md): "
+              'added to the usual set ([pack] mode = "add") or replacing it ("replace"); '
+              "kept with the game.")
 @common
 def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...], language: str,
-           seed: str | None, **kw: Any) -> None:
+           seed: str | None, pack_file: Path | None, **kw: Any) -> None:
     """Create GAME for its players; nothing is mailed until `pbem game start`."""
+    from pbem.engine.carddata import read_pack, with_pack
     from pbem.service import gm
     from pbem.service.model import Timing
 
@@ -126,10 +133,23 @@ def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...], lan
             raise click.BadParameter("the seed is hex digits, an even number of them",
                                      param_hint="--seed") from None
     with session(where, create=True) as service:
-        seats = [(n, a, _illuminati(service.cards, i) if i else "") for n, a, i in seats]
+        pack = None
+        cards = service.cards
+        if pack_file is not None:
+            try:
+                pack = read_pack(pack_file.read_text(encoding="utf-8"), str(pack_file))
+                cards = with_pack(service.cards, pack, str(pack_file))
+            except (OSError, UnicodeDecodeError, PbemError) as error:
+                raise click.ClickException(explain(error) if isinstance(error, PbemError)
+                                           else f"cannot read {pack_file}: {error}") from error
+        seats = [(n, a, _illuminati(cards, i) if i else "") for n, a, i in seats]
         promise = gm.create_game(service, game_id, seats, options=chosen, seed=seed,
-                                 timing=timing, now=where.now, lang=language)
+                                 timing=timing, now=where.now, lang=language, pack=pack)
     click.echo(f"Created game {game_id} for {', '.join(s[0] for s in seats)}.")
+    if pack is not None:
+        click.echo(f'With the card pack "{pack.name}" ({pack.mode}): {len(cards.illuminati)} '
+                   f"Illuminati, {len(cards.groups)} groups, "
+                   f"{sum(s.copies for s in cards.specials)} special cards.")
     shared_addresses([(name, address) for name, address, _ in seats])
     click.echo(f"Dice commitment (SHA-256 of the secret seed): {promise}")
     click.echo(f"Start it with: pbem game start {game_id}")
@@ -145,11 +165,11 @@ def _player(text: str) -> tuple[str, str, str]:
 
 
 def _illuminati(cards: CardSet, query: str) -> str:
-    from pbem.orders.names import CARD_ALIASES, NameMatcher
+    from pbem.orders.names import NameMatcher
 
     names = [i.name for i in cards.illuminati]
     try:
-        return NameMatcher(names, aliases=CARD_ALIASES, what="Illuminati").match(query)
+        return NameMatcher(names, aliases=cards.aliases(), what="Illuminati").match(query)
     except PbemError as error:
         raise click.BadParameter(explain(error), param_hint="--player") from error
 
@@ -262,7 +282,7 @@ def show(game_id: str, as_json: bool, **kw: Any) -> None:
             return
         game_id = game_named(service, game_id)
         record = history.read_game(service.store, game_id)
-        cards = service.cards
+        cards = record.played_with(service.cards)
     if as_json:
         snapshot = history.export(record)["snapshot"]
         audience = snapshot["service"].get("audience", {})

@@ -69,7 +69,7 @@ def show_text(cards: CardSet, game: GameFile, now: datetime) -> str:
         rule_options=[f"{o.name} {o.shown(getattr(game.state.options, o.name))}"
                       for o in option_table(cards) if not o.house],
         reminders=" and ".join(f"{h:g}" for h in service.timing.reminders),
-        chat=masked(service.audience.chat),
+        chat=masked(service.audience.chat), pack=game.pack,
     ).rstrip() + "\n"
 
 

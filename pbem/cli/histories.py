@@ -47,7 +47,7 @@ def history_command(game_id: str, player: str | None, **kw: Any) -> None:
     with session(where) as service:
         game_id = game_named(service, game_id)
         record = history.read_game(service.store, game_id)
-        cards = service.cards
+        cards = record.played_with(service.cards)
         if player is not None:
             try:
                 player = NameMatcher([p.name for p in record.state.players],
@@ -173,7 +173,7 @@ def replay(game_id: str, check: bool, to: int | None, as_json: bool, **kw: Any) 
     with session(where) as service:
         game_id = game_named(service, game_id)
         record = history.read_game(service.store, game_id)
-        cards = service.cards
+        cards = record.played_with(service.cards)
     try:
         if check:
             difference = history.replay_difference(cards, record)
@@ -207,7 +207,7 @@ def verify(game_id: str, running: bool, **kw: Any) -> None:
     with session(where) as service:
         game_id = game_named(service, game_id)
         record = history.read_game(service.store, game_id)
-        cards = service.cards
+        cards = record.played_with(service.cards)
     if record.state.phase != "over" and not running:
         raise click.ClickException(
             f"{game_id} is not over: its seed is still secret. Add --running to check it "
@@ -257,7 +257,8 @@ def archive_build(folder: Path, language: str | None, **kw: Any) -> None:
             for game_id in bar:
                 with held(store, where.wait):
                     record = history.read_game(store, game_id)
-                summaries.append(build_game(cards, record, folder, language))
+                summaries.append(build_game(record.played_with(cards), record, folder,
+                                            language))
         build_index(summaries, folder, language)
     except PbemError as error:
         raise click.ClickException(explain(error)) from error

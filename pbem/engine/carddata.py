@@ -10,8 +10,10 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import tomllib
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
+from pbem.engine.cardfields import Fields
 from pbem.engine.cardreader import Reader
 from pbem.engine.cards import CardSet
 from pbem.errors import CardDataError
@@ -19,7 +21,23 @@ from pbem.errors import CardDataError
 if TYPE_CHECKING:  # only the caller's Path object is used; the module imports no file API
     from pathlib import Path
 
-__all__ = ["CardDataError", "default_card_file", "load_cardset", "media_groups"]
+__all__ = ["CardDataError", "CardPack", "default_card_file", "load_cardset", "media_groups",
+           "read_pack", "with_pack"]
+
+PackMode = Literal["add", "replace"]
+_PACK_KEYS = ("name", "mode")
+
+
+@dataclass(frozen=True)
+class CardPack:
+    """A game master's own cards (docs/cards.md, "A game master's own cards"): a file that
+    adds Illuminati, groups and special cards to the shipped set (``mode = "add"``) or is a
+    whole card file that replaces it (``mode = "replace"``). ``text`` is the file as written,
+    kept with the game so that its replay reads the same cards."""
+
+    name: str
+    mode: PackMode
+    text: str
 
 
 def default_card_file() -> str:
@@ -51,7 +69,44 @@ def _shipped_cardset() -> CardSet:
 
 def _parse(raw: bytes, source: str) -> CardSet:
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise CardDataError(f"{source} is not a valid TOML file: {exc}") from exc
-    return Reader(source).read(data)
+    return Reader(source).read(_toml(text, source))
+
+
+def read_pack(text: str, source: str) -> CardPack:
+    """The pack in ``text`` (its ``[pack]`` table checked; its cards are checked by
+    ``with_pack``)."""
+    data = _toml(text, source)
+    table = data.get("pack")
+    if not isinstance(table, dict):
+        raise CardDataError(f'{source}: a card pack begins with a [pack] table: name = "...", '
+                            'mode = "add" (cards added to the shipped set) or "replace" (a '
+                            "whole card file)")
+    fields = Fields(table, "[pack]", "", _PACK_KEYS)
+    fields.check_keys()
+    mode: PackMode = fields.word("mode", ("add", "replace"))
+    return CardPack(name=fields.text("name"), mode=mode, text=text)
+
+
+def with_pack(base: CardSet, pack: CardPack, source: str = "the card pack") -> CardSet:
+    """The cards a game with ``pack`` plays with: ``base`` and the pack's cards, or the
+    pack's cards alone; every problem a ``CardDataError`` naming the card and the field."""
+    return _with_pack(base, pack, source)
+
+
+@functools.lru_cache(maxsize=16)
+def _with_pack(base: CardSet, pack: CardPack, source: str) -> CardSet:
+    data = _toml(pack.text, source)
+    del data["pack"]
+    if pack.mode == "replace":
+        return Reader(source).read(data)
+    return Reader(source).read_added(data, base)
+
+
+def _toml(text: str, source: str) -> dict[str, object]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CardDataError(f"{source} is not a valid TOML file: {exc}") from exc

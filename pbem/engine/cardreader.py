@@ -10,6 +10,7 @@ import difflib
 from collections.abc import Mapping
 from typing import NoReturn, get_args
 
+from pbem.engine.behaviour import EFFECT_TARGETS, ON_ATTACK
 from pbem.engine.cardfields import Fields, fail_field, kind_of, quoted
 from pbem.engine.cards import (
     ALIGNMENTS,
@@ -31,7 +32,11 @@ from pbem.engine.cards import (
     Side,
     Special,
     SpecialAbility,
+    SpecialAsked,
+    SpecialCondition,
     SpecialEffect,
+    SpecialHelps,
+    SpecialTarget,
     SpecialTiming,
     TargetFilter,
 )
@@ -42,19 +47,28 @@ _SPECIAL_ABILITIES: tuple[SpecialAbility, ...] = get_args(SpecialAbility)
 _END_OF_TURN: tuple[EndOfTurnOrder, ...] = get_args(EndOfTurnOrder)
 _EFFECTS: tuple[SpecialEffect, ...] = get_args(SpecialEffect)
 _TIMINGS: tuple[SpecialTiming, ...] = get_args(SpecialTiming)
+_ASKED: tuple[SpecialAsked, ...] = get_args(SpecialAsked)
+_HELPS: tuple[SpecialHelps, ...] = get_args(SpecialHelps)
+_CONDITIONS: tuple[SpecialCondition, ...] = get_args(SpecialCondition)
+_TARGETS: tuple[SpecialTarget, ...] = get_args(SpecialTarget)
+# The side a card played on a roll's outcome must work for: IF SUCCEEDS to stop an attack.
+_CONDITION_HELPS: dict[SpecialCondition, SpecialHelps] = {"succeeds": "defender",
+                                                          "fails": "attacker"}
 _GOAL_KINDS: tuple[GoalKind, ...] = get_args(GoalKind)
 _SCOPES: tuple[str, ...] = ("any", "direct")
 _APPLIES_TO: tuple[str, ...] = ("self", "structure")
 _SECTIONS = ("deck", "basic_goal", "option", "illuminati", "group", "special")
+_PACK_SECTIONS = ("illuminati", "group", "special")
 
 # The fields each kind of table may hold; anything else is refused as a likely typo.
 _ABILITY_KEYS = ("bonuses", "defenses", "immunities", "counts_as", "draws", "attacks_per_turn")
 _GROUP_KEYS = ("name", "alignments", "media", "power", "transferable", "resistance", "income")
 _CARD_KEYS = {
     "illuminati": ("name", "power", "transferable", "income", "sides", "ability", "goal",
-                   "end_of_turn"),
-    "group": (*_GROUP_KEYS, "sides", "ability"),
-    "special": ("name", "copies", "effect", "timing", "text"),
+                   "end_of_turn", "aliases"),
+    "group": (*_GROUP_KEYS, "sides", "ability", "aliases"),
+    "special": ("name", "copies", "effect", "timing", "text", "asked", "helps", "conditional",
+                "targets", "aliases"),
 }
 _GOAL_KEYS = ("kind", "amount", "alignment", "text")
 _BONUS_KEYS = ("amount", "modes", "scope", "target")
@@ -71,6 +85,7 @@ class Reader:
         self.source = source
         # (card label, field path, group name) for every name a filter mentions
         self.references: list[tuple[str, str, str]] = []
+        self.alias_owner: dict[str, str] = {}  # each short name, to the card that has it
 
     def fail(self, problem: str) -> NoReturn:
         raise CardDataError(f"{self.source}: {problem}")
@@ -90,6 +105,38 @@ class Reader:
             specials=specials,
             options=self.options(data),
             basic_goal=self.basic_goal(data),
+        )
+
+    def read_added(self, data: dict[str, object], base: CardSet) -> CardSet:
+        """``base`` with the cards of a pack that adds to it (``[[illuminati]]``,
+        ``[[group]]``, ``[[special]]``; none required), checked as the whole set would be:
+        names unique in both, the pack's filters naming groups of either."""
+        for key in data:
+            if key not in _PACK_SECTIONS:
+                self.fail(f"unknown section [{key}] in a pack that adds cards; the sections "
+                          f"are {', '.join(_PACK_SECTIONS)} (a pack with mode = \"replace\" "
+                          "is a whole card file)")
+        illuminati = tuple(self.illuminati(c)
+                           for c in self.cards({**data, "illuminati": data.get("illuminati", [])},
+                                               "illuminati"))
+        groups = tuple(self.group(c)
+                       for c in self.cards({**data, "group": data.get("group", [])}, "group"))
+        specials = tuple(self.special(c)
+                         for c in self.cards({**data, "special": data.get("special", [])},
+                                             "special"))
+        for card in base.illuminati + base.groups + base.specials:
+            for alias in card.aliases:
+                if alias in self.alias_owner:
+                    fail_field(self.alias_owner[alias], "aliases",
+                               f"{quoted(alias)} is already a short name of {quoted(card.name)}")
+        self.check_names(base.illuminati + illuminati, base.groups + groups,
+                         base.specials + specials)
+        return CardSet(
+            illuminati=base.illuminati + illuminati,
+            groups=base.groups + groups,
+            specials=base.specials + specials,
+            options=base.options,
+            basic_goal=base.basic_goal,
         )
 
     def cards(self, data: dict[str, object], section: str) -> list[Fields]:
@@ -150,6 +197,7 @@ class Reader:
             ability_text=card.text("ability", ""),
             goal_text=goal.text("text"),
             sides=sides,
+            aliases=self.aliases(card),
         )
 
     def group(self, card: Fields) -> Group:
@@ -175,16 +223,58 @@ class Reader:
             abilities=self.abilities(card),
             ability_text=card.text("ability", ""),
             media=card.flag("media", False),
+            aliases=self.aliases(card),
         )
 
     def special(self, card: Fields) -> Special:
+        """A special card and its behaviour (pbem.engine.behaviour), checked together: a
+        card asked in a window can be played there, one played on a roll's outcome says
+        which, and what it is played on is what its effect's code reads."""
+        effect = card.word("effect", _EFFECTS)
+        timing = card.word("timing", _TIMINGS)
+        asked = card.word("asked", _ASKED, "never")
+        helps = card.word("helps", _HELPS, "none")
+        conditional = card.word("conditional", _CONDITIONS, "")
+        targets = card.word("targets", _TARGETS, EFFECT_TARGETS[effect])
+        if targets != EFFECT_TARGETS[effect]:
+            card.fail("targets", f"effect {quoted(effect)} is played on "
+                      f"{quoted(EFFECT_TARGETS[effect])}, not {quoted(targets)}")
+        if asked != "never" and timing not in (*ON_ATTACK, "counter"):
+            card.fail("asked", f"a card with timing {quoted(timing)} cannot answer an attack; "
+                      f'"never" or a timing of {", ".join(ON_ATTACK)} or counter')
+        if (conditional != "") != (timing == "after_roll"):
+            card.fail("conditional", 'needed with timing "after_roll" ("succeeds" or "fails") '
+                      "and only then")
+        if conditional and helps != _CONDITION_HELPS[conditional]:
+            card.fail("helps", f'a card played "IF {conditional.upper()}" helps the '
+                      f"{_CONDITION_HELPS[conditional]}, not {quoted(helps)}")
         return Special(
             name=card.text("name"),
-            effect=card.word("effect", _EFFECTS),
-            timing=card.word("timing", _TIMINGS),
+            effect=effect,
+            timing=timing,
             text=card.text("text"),
             copies=card.integer("copies", minimum=1, default=1),
+            asked=asked,
+            helps=helps,
+            conditional=conditional,
+            targets=targets,
+            aliases=self.aliases(card),
         )
+
+    def aliases(self, card: Fields) -> tuple[str, ...]:
+        """The short names players write for the card (each once in the whole file)."""
+        found = card.value("aliases", list, "a list of short names", [])
+        assert isinstance(found, list)
+        aliases: list[str] = []
+        for i, alias in enumerate(found):
+            if not isinstance(alias, str) or not alias.strip():
+                card.fail(f"aliases[{i}]", f"expected a short name, got {alias!r}")
+            if alias in self.alias_owner:
+                card.fail(f"aliases[{i}]", f"{quoted(alias)} is already a short name of "
+                          f"{self.alias_owner[alias]}")
+            self.alias_owner[alias] = card.card
+            aliases.append(alias)
+        return tuple(aliases)
 
     def sides(self, card: Fields) -> tuple[Side, Side, Side, Side]:
         found = card.value("sides", list, "a list of 4 sides (top, right, bottom, left)")

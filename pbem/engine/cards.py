@@ -174,6 +174,7 @@ class Illuminati:
     # All Illuminati have an outgoing arrow on each side and cannot be attacked.
     sides: tuple[Side, Side, Side, Side] = ("out", "out", "out", "out")
     end_of_turn: EndOfTurnOrder = ""  # the order its end-of-turn power makes free, if any
+    aliases: tuple[str, ...] = ()  # short names players write for it ("Bavarians")
 
     @property
     def kind(self) -> Literal["illuminati"]:
@@ -192,6 +193,7 @@ class Group:
     abilities: Abilities = field(default_factory=Abilities)
     ability_text: str = ""
     media: bool = False  # has the Media alignment when the French "media_alignment" option is on
+    aliases: tuple[str, ...] = ()  # short names players write for it ("CIA", "UN")
 
     @property
     def kind(self) -> Literal["group"]:
@@ -227,13 +229,44 @@ SpecialTiming = Literal[
 ]
 
 
+# Whether the holder of a card is asked to answer an attack (a response window opens to
+# them for it): in any attack, only in a privileged one, or never for this card.
+SpecialAsked = Literal["never", "any_attack", "privileged_attack"]
+# Which side of an attack the card works for, as the Secrets counter and the answer forms
+# judge it: "none" for a card that has nothing to do with an attack.
+SpecialHelps = Literal["none", "attacker", "defender", "either"]
+# The conditional form its holder writes for it (``IF SUCCEEDS|FAILS PLAY <card>``): a card
+# played after the roll waits for the roll's outcome; "" for any other card.
+SpecialCondition = Literal["", "succeeds", "fails"]
+# What the card is played on: the words ``PLAY <card>`` takes after the name follow from it.
+SpecialTarget = Literal[
+    "attack",  # the attack under way (its roll, its privilege)
+    "played_special",  # the special card just played
+    "active_player",  # the player whose turn begins
+    "holder",  # the holder's own money or income
+    "holder_money",  # money moved between the holder's groups, a bonus put on one
+    "uncontrolled_group",  # ON <uncontrolled group> [AT <card> <side>]
+    "attacked_group",  # ON <group> WITH <attacking group>: a regular attack
+    "dead_group",  # ON <dead group>
+    "player_or_group",  # ON <player or group>
+]
+
+
 @dataclass(frozen=True)
 class Special:
+    """A special card: what it does (``effect`` names the engine's code) and its behaviour
+    as data, which every layer reads through ``pbem.engine.behaviour``."""
+
     name: str
     effect: SpecialEffect
     timing: SpecialTiming
     text: str
     copies: int = 1
+    asked: SpecialAsked = "never"
+    helps: SpecialHelps = "none"
+    conditional: SpecialCondition = ""
+    targets: SpecialTarget = "holder"
+    aliases: tuple[str, ...] = ()  # short names players write for it ("Murphy")
 
     @property
     def kind(self) -> Literal["special"]:
@@ -275,6 +308,7 @@ class CardSet:
             for c in cards
         }
         object.__setattr__(self, "_facts", facts)
+        object.__setattr__(self, "_aliases", {a: c.name for c in cards for a in c.aliases})
         # Hashed as a cache key (name lookups per order mail): the fields' hash, once.
         object.__setattr__(self, "_hash", hash((self.illuminati, self.groups, self.specials,
                                                 self.options, self.basic_goal)))
@@ -287,6 +321,11 @@ class CardSet:
         """(power, transferable power, abilities) of a card; zeros for special cards."""
         facts: dict[str, tuple[int, int, Abilities]] = self.__dict__["_facts"]
         return facts[name]
+
+    def aliases(self) -> dict[str, str]:
+        """The short names the card data gives, each to the name of its card."""
+        aliases: dict[str, str] = self.__dict__["_aliases"]
+        return aliases
 
     def card(self, name: str) -> Card:
         """The card with this exact name; KeyError if there is none."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pbem.engine.abilities import transferable
+from pbem.engine.behaviour import counter_in
 from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import ATTACK_MODES, CardSet
 from pbem.engine.commands import (
@@ -66,7 +67,9 @@ def candidates(cards: CardSet, state: GameState, name: str) -> Iterator[Command]
         if name == SYSTEM:
             yield ResolveSpecial()
         else:
-            yield Counter(name)
+            card = counter_in(cards, state.player(name).hand)
+            if card:
+                yield Counter(name, card)
         return
     if state.offer is not None:
         if name == state.offer.receiver:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pbem.engine import checks
 from pbem.engine import events as ev
 from pbem.engine.attack import discard, open_attack, take_privilege, validate_attack
+from pbem.engine.behaviour import counters, money
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.commands import Counter, PlaySpecial, ResolveSpecial
 from pbem.engine.events import Event
@@ -23,10 +24,8 @@ from pbem.engine.structure import attach, open_arrows
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 
-SECRETS = "Secrets Man Was Not Meant To Know"
 ASSASSINATION_ROLL = 2
 MURPHY_ROLL = 12
-MONEY_CARDS = {"slush_fund": 15, "swiss_bank_account": 25}
 WHITE_COLLAR_BONUS = 5
 Result = tuple[GameState, list[Event]]
 Effect = Callable[[CardSet, GameState, PlaySpecial], Result]
@@ -42,7 +41,7 @@ def play(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
     if cmd.card not in p.hand:
         raise IllegalCommandError(key="not_held_by", player=p.name, card=cmd.card)
     card = cards.special(cmd.card)
-    if card.effect == "secrets_man_was_not_meant_to_know":
+    if counters(card):
         # Whatever its timing says in the data, it has no effect of its own: it answers.
         raise IllegalCommandError(key="counter_only", card=card.name)
     _check_timing(cards, state, card, cmd)
@@ -62,7 +61,7 @@ def counter(cards: CardSet, state: GameState, cmd: Counter) -> Result:
     p = checks.playing(state, cmd.player)
     if cmd.card not in p.hand:
         raise IllegalCommandError(key="not_held_by", player=p.name, card=cmd.card)
-    if cards.special(cmd.card).effect != "secrets_man_was_not_meant_to_know":
+    if not counters(cards.special(cmd.card)):
         raise IllegalCommandError(key="cannot_counter", card=cmd.card)
     if p.name == pending.player:
         raise IllegalCommandError(key="counter_own")
@@ -250,7 +249,7 @@ def _senate(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
 
 
 def _money(cards: CardSet, state: GameState, cmd: PlaySpecial) -> Result:
-    amount = MONEY_CARDS[cards.special(cmd.card).effect]
+    amount = money(cards.special(cmd.card))
     p = state.player(cmd.player)
     state = earn(state, p.name, p.illuminati, amount)
     return state, [ev.MoneyCard(player=p.name, card=cmd.card, amount=amount)]

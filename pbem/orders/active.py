@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Literal, cast
 
+from pbem.engine import behaviour
 from pbem.engine.cards import ATTACK_MODES, Alignment, AttackMode
 from pbem.engine.commands import (
     AcceptGroup,
@@ -46,7 +47,6 @@ __all__ = [
 Reading = Iterator[tuple[Order, int]]
 
 SIDES = ("top", "right", "bottom", "left")  # index = the engine's absolute direction
-_COUNTER_EFFECT = "secrets_man_was_not_meant_to_know"
 
 
 # --- ATTACK and ODDS ------------------------------------------------------------------------
@@ -281,53 +281,56 @@ def _hang_at(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
 
 
 _PLAY_WORDS = ("on", "with", "privilege", "move", "bonus to", "at")
-# The parameters each special card takes, by effect; a card not listed takes none.
+# The parameters a special card takes, by what it is played on (its ``targets`` in the
+# card data, pbem.engine.behaviour); a card played on none of these takes none.
 _PLAY_TABLES: dict[str, dict[str, Clause]] = {
-    "bribery": {"on": _on("group", "group", "the uncontrolled group"), "at": _hang_at},
-    "whispering_campaign": {"on": _on("group", "group", "the target group"),
-                            "with": _with_attacker, "privilege": _privilege_until(_PLAY_WORDS)},
-    "media_campaign": {"on": _on("group", "group", "the dead group")},
-    "computer_espionage": {"on": _on("spied", "other", "the player or group")},
-    "white_collar_crime": {"move": _moves, "bonus to": _bonus},
+    "uncontrolled_group": {"on": _on("group", "group", "the uncontrolled group"),
+                           "at": _hang_at},
+    "attacked_group": {"on": _on("group", "group", "the target group"),
+                       "with": _with_attacker, "privilege": _privilege_until(_PLAY_WORDS)},
+    "dead_group": {"on": _on("group", "group", "the dead group")},
+    "player_or_group": {"on": _on("spied", "other", "the player or group")},
+    "holder_money": {"move": _moves, "bonus to": _bonus},
 }
 _REQUIRED = {
-    "bribery": ("group",),
-    "whispering_campaign": ("group", "attacker"),
-    "media_campaign": ("group",),
-    "computer_espionage": ("other",),
+    "uncontrolled_group": ("group",),
+    "attacked_group": ("group", "attacker"),
+    "dead_group": ("group",),
+    "player_or_group": ("other",),
 }
 _NEEDS = {"group": "ON <group>", "attacker": "WITH <attacking group>",
           "other": "ON <player or group>"}
 _USAGE = {
-    "bribery": "PLAY {card} ON <uncontrolled group> [AT <card> TOP|RIGHT|BOTTOM|LEFT]",
-    "whispering_campaign": "PLAY {card} ON <target group> WITH <attacking group>[, <aiding "
-                           "group>, ...] [PRIVILEGE <special card>|BAVARIAN]",
-    "media_campaign": "PLAY {card} ON <dead group>",
-    "computer_espionage": "PLAY {card} ON <player or group>",
-    "white_collar_crime": "PLAY {card} [MOVE <n> FROM <card> TO <card>, ...] [BONUS TO <card>]",
+    "uncontrolled_group": "PLAY {card} ON <uncontrolled group> [AT <card> TOP|RIGHT|BOTTOM|LEFT]",
+    "attacked_group": "PLAY {card} ON <target group> WITH <attacking group>[, <aiding "
+                      "group>, ...] [PRIVILEGE <special card>|BAVARIAN]",
+    "dead_group": "PLAY {card} ON <dead group>",
+    "player_or_group": "PLAY {card} ON <player or group>",
+    "holder_money": "PLAY {card} [MOVE <n> FROM <card> TO <card>, ...] [BONUS TO <card>]",
 }
 
 
-def play_usage(effect: str, card: str) -> str:
-    """Gives the form of PLAY for one special card."""
-    return _USAGE.get(effect, "PLAY {card}").format(card=card)
+def play_usage(targets: str, card: str) -> str:
+    """Gives the form of PLAY for one special card played on ``targets``."""
+    return _USAGE.get(targets, "PLAY {card}").format(card=card)
 
 
 def play(r: Reader, pos: int) -> Reading:
     """``PLAY <special card> [ON ...] [WITH ...] [MOVE ...] [BONUS TO ...]``, by card."""
     for card, at in r.name(pos, "special", "the special card", _PLAY_WORDS):
-        effect = r.vocabulary.special_effect(card)
-        if effect == _COUNTER_EFFECT:
+        special = r.vocabulary.cards.special(card)
+        targets = special.targets
+        if behaviour.counters(special):
             if r.at_end(at):
                 yield Counter(r.player, card), at
             else:
                 r.fail(at, "takes_nothing_more", Hint("write_counter"), words={"card": card})
             continue
-        table = _PLAY_TABLES.get(effect, {})
-        form = play_usage(effect, card)
+        table = _PLAY_TABLES.get(targets, {})
+        form = play_usage(targets, card)
         usage = Hint("write_as", {"usage": form})
         for fields, end in r.clauses(at, table, f"after PLAY {card}", hint=usage):
-            missing = [_NEEDS[f] for f in _REQUIRED.get(effect, ()) if f not in fields]
+            missing = [_NEEDS[f] for f in _REQUIRED.get(targets, ()) if f not in fields]
             if missing:
                 r.fail(end, "card_needs", usage, words={"card": card, "missing": missing})
                 continue

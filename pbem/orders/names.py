@@ -5,7 +5,8 @@ leading "the" do not matter, a unique beginning is enough, and common short name
 ("OMCL", "UN", "Cthulhu") work. The stages, first hit wins:
 
 1. the whole name ("cia" is "C.I.A.", "murphys law" is "Murphy's Law");
-2. an alias ("UN" is The United Nations; before prefixes, since "un" begins two names);
+2. an alias, the short names the card data gives (``aliases``: "UN" is The United Nations;
+   before prefixes, since "un" begins two names);
 3. the beginning of one name ("bavarian" is The Bavarian Illuminati);
 4. the beginnings of some of its words, in order ("fed res" is Federal Reserve,
    "tobacco liquor" is Tobacco & Liquor Companies).
@@ -26,48 +27,11 @@ from pbem.engine.cards import CardSet
 from pbem.errors import AmbiguousNameError, UnknownNameError
 
 __all__ = [
-    "CARD_ALIASES",
     "NameMatcher",
     "card_matcher",
     "match_name",
     "normalize_name",
 ]
-
-# Short names players use for cards: normalized like any query (so "S.M.O.F." = "smof").
-# An alias whose card is not in the card set at hand is ignored.
-CARD_ALIASES: Mapping[str, str] = MappingProxyType(
-    {
-        "AAA": "American Autoduel Association",
-        "Assassins": "The Society of Assassins",
-        "Bavarians": "The Bavarian Illuminati",
-        "Bermuda": "The Bermuda Triangle",
-        "CIA": "C.I.A.",
-        "Commies": "International Communist Conspiracy",
-        "Cthulhu": "The Servants of Cthulhu",
-        "Deep Agent": "Deep Agent",
-        "Discordians": "The Discordian Society",
-        "FBI": "F.B.I.",
-        "Fed": "Federal Reserve",
-        "Gnomes": "The Gnomes of Zurich",
-        "ICC": "International Communist Conspiracy",
-        "IRS": "I.R.S.",
-        "KGB": "KGB",
-        "MIB": "The Men In Black",
-        "Murphy": "Murphy's Law",
-        "Network": "The Network",
-        "NY": "New York",
-        "OMCL": "Orbital Mind Control Lasers",
-        "PTA": "Parent/Teacher Agglomeration",
-        "SCA": "Society for Creative Anarchism",
-        "Secrets": "Secrets Man Was Not Meant To Know",
-        "Senate": "Senate Investigating Committee",
-        "SLA": "Semiconscious Liberation Army",
-        "SMOF": "S.M.O.F.",
-        "Swiss Bank": "Swiss Bank Account",
-        "UFO": "The UFOs",
-        "UN": "The United Nations",
-    }
-)
 
 _NO_ALIASES: Mapping[str, str] = MappingProxyType({})
 _JOINERS = re.compile(r"['’.]")  # dropped, not spaced: "C.I.A." -> "cia", "Murphy's" -> "murphys"
@@ -165,4 +129,4 @@ def match_name(
 
 def card_matcher(cardset: CardSet) -> NameMatcher:
     """Gives a matcher for every card name of ``cardset``, with the usual short names."""
-    return NameMatcher(cardset.names(), aliases=CARD_ALIASES, what="card")
+    return NameMatcher(cardset.names(), aliases=cardset.aliases(), what="card")

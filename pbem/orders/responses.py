@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Literal, cast
 
+from pbem.engine import behaviour
+from pbem.engine.cards import Special
 from pbem.engine.commands import AbolishPrivilege, Counter, Interfere, PlaySpecial
 from pbem.errors import ParserError
 from pbem.orders.grammar import Clause, Fields, Hint, Reader, hint_of
@@ -46,10 +48,6 @@ __all__ = [
 
 Reading = Iterator[tuple[Order, int]]
 
-# When a special card may wait for something, by its timing in the card data.
-_AFTER_ROLL = ("after_roll",)
-_ON_ATTACK = ("after_privilege", "privileged_attack", "after_roll")
-_ON_TURN_START = ("turn_start", "own_income")
 _LANGUAGES = {"en": "en", "english": "en", "fr": "fr", "french": "fr", "francais": "fr",
               "français": "fr"}
 
@@ -107,27 +105,29 @@ def conditional(r: Reader, pos: int) -> Reading:
     """``IF SUCCEEDS|FAILS PLAY <special>``: a card that waits for the roll."""
     for when, at in r.keyword(pos, "succeeds", "fails", where="after IF"):
         for _, card_at in r.keyword(at, "play", where=f"after IF {when.upper()}"):
-            for card, end in _card_for(r, card_at, _AFTER_ROLL, "wait for the roll"):
+            for card, end in _card_for(r, card_at, behaviour.waits_for_roll,
+                                       "wait for the roll"):
                 play = PlaySpecial(r.player, card)
                 yield ConditionalPlay(cast(Literal["succeeds", "fails"], when), play), end
 
 
 def counter(r: Reader, pos: int) -> Reading:
     """``COUNTER``: Secrets Man Was Not Meant To Know against the card just played."""
-    secrets = [s.name for s in r.vocabulary.cards.specials
-               if s.effect == "secrets_man_was_not_meant_to_know"]
-    yield (Counter(r.player, secrets[0]) if secrets else Counter(r.player)), pos
+    secrets = behaviour.counter_name(r.vocabulary.cards)
+    yield (Counter(r.player, secrets) if secrets else Counter(r.player)), pos
 
 
 def _card_for(
-    r: Reader, pos: int, timings: tuple[str, ...], purpose: str
+    r: Reader, pos: int, fits: Callable[[Special], bool], purpose: str
 ) -> Iterator[tuple[str, int]]:
-    """Yields a special card that is played at one of ``timings``."""
+    """Yields a special card that ``fits`` the purpose (a question of
+    ``pbem.engine.behaviour``)."""
+    cards = r.vocabulary.cards
     for card, end in r.name(pos, "special", "the special card", ()):
-        if r.vocabulary.special_timing(card) in timings:
+        if fits(cards.special(card)):
             yield card, end
             continue
-        fitting = [n for t in timings for n in r.vocabulary.specials_with_timing(t)]
+        fitting = [s.name for s in sorted(cards.specials, key=behaviour.timing_rank) if fits(s)]
         r.fail(end, "cannot_purpose", Hint("only_these", {"cards": fitting}) if fitting else None,
                words={"card": card, "purpose": purpose})
 
@@ -184,7 +184,8 @@ def _on_play(r: Reader, who: str, pos: int) -> Reading:
 def _on_turn(r: Reader, who: str, pos: int) -> Reading:
     at = r.matches(pos, "turn") or pos
     for _, card_at in r.keyword(at, "play", where="after STARTS TURN"):
-        for card, end in _card_for(r, card_at, _ON_TURN_START, "be played as a turn starts"):
+        for card, end in _card_for(r, card_at, behaviour.at_turn_start,
+                                   "be played as a turn starts"):
             yield StandingTurnReaction(card, who), end
 
 
@@ -200,10 +201,10 @@ def _on_attack(r: Reader, who: str, pos: int) -> Reading:
         if r.word(at) == "and":
             whens = list(r.keyword(at + 1, "succeeds", "fails", where="after AND"))
         for when, play_at in whens:
-            timings = _ON_ATTACK if when == "always" else _AFTER_ROLL
+            fits = behaviour.answers_attack if when == "always" else behaviour.waits_for_roll
             purpose = "answer an attack" if when == "always" else "wait for the roll"
             for _, card_at in r.keyword(play_at, "play", where="before the card"):
-                for card, end in _card_for(r, card_at, timings, purpose):
+                for card, end in _card_for(r, card_at, fits, purpose):
                     roll = cast(Literal["always", "succeeds", "fails"], when)
                     yield StandingAttackReaction(card, who, target, roll), end
 

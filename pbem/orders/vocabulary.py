@@ -16,7 +16,7 @@ from typing import Literal
 
 from pbem.engine.cards import ALIGNMENTS, CardSet
 from pbem.errors import ParserError, PbemError, UnknownNameError
-from pbem.orders.names import CARD_ALIASES, NameMatcher, normalize_name
+from pbem.orders.names import NameMatcher, normalize_name
 
 __all__ = ["NameKind", "Vocabulary", "canonical_zone"]
 
@@ -82,20 +82,8 @@ class Vocabulary:
                 pass
         return " ".join(query.split())
 
-    def special_effect(self, name: str) -> str:
-        """Gives the effect of the special card ``name`` (a canonical name)."""
-        return self.cards.special(name).effect
-
-    def special_timing(self, name: str) -> str:
-        """Gives the timing of the special card ``name`` (a canonical name)."""
-        return self.cards.special(name).timing
-
     def special_copies(self, name: str) -> int:
         return self.cards.special(name).copies
-
-    def specials_with_timing(self, timing: str) -> tuple[str, ...]:
-        """Gives the names of the special cards played at ``timing`` (e.g. "after_roll")."""
-        return tuple(s.name for s in self.cards.specials if s.timing == timing)
 
     def wrong_kind(self, kind: NameKind, query: str) -> ParserError | None:
         """Gives the error for a ``kind`` name that is a card of another kind, else None.
@@ -128,12 +116,12 @@ def _card_names(cards: CardSet) -> dict[str, _Names]:
     groups = [c.name for c in cards.groups]
     specials = [c.name for c in cards.specials]
     return {
-        "group": _Names(groups, aliases=CARD_ALIASES, what="group"),
-        "card": _Names(structure, aliases=CARD_ALIASES, what="Illuminati or group"),
-        "special": _Names(specials, aliases=CARD_ALIASES, what="special card"),
-        "gift": _Names([*groups, *specials], aliases=CARD_ALIASES, what="group or special card"),
+        "group": _Names(groups, aliases=cards.aliases(), what="group"),
+        "card": _Names(structure, aliases=cards.aliases(), what="Illuminati or group"),
+        "special": _Names(specials, aliases=cards.aliases(), what="special card"),
+        "gift": _Names([*groups, *specials], aliases=cards.aliases(), what="group or special card"),
         "alignment": _Names(ALIGNMENTS, what="alignment"),
-        "any": _Names(cards.names(), aliases=CARD_ALIASES, what="card"),
+        "any": _Names(cards.names(), aliases=cards.aliases(), what="card"),
     }
 
 
@@ -142,7 +130,7 @@ def _player_names(cards: CardSet, players: tuple[str, ...]) -> dict[str, _Names]
     """Gives the names for players, and for Computer Espionage's player-or-group."""
     return {
         "player": _Names(players, what="player"),
-        "spied": _Names((*players, *_structure(cards)), aliases=CARD_ALIASES,
+        "spied": _Names((*players, *_structure(cards)), aliases=cards.aliases(),
                         what="player or group"),
     }
 

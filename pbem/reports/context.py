@@ -13,8 +13,9 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from pbem.engine import behaviour
 from pbem.engine import events as ev
-from pbem.engine.cards import CardSet, Group, Illuminati, Special
+from pbem.engine.cards import CardSet, Group, Illuminati, Special, SpecialCondition
 from pbem.engine.events import Event
 from pbem.engine.view import AttackView, PlayerView, View, visible_events
 from pbem.errors import PbemError
@@ -81,6 +82,7 @@ class SpecialFacts:
     name: str
     effect: str  # the key the templates translate
     text: str  # the card data's English paraphrase
+    conditional: SpecialCondition = ""  # "succeeds"/"fails": IF SUCCEEDS|FAILS PLAY it
 
 
 @dataclass(frozen=True)
@@ -267,7 +269,7 @@ def special_facts(cards: CardSet, names: Iterable[str]) -> tuple[SpecialFacts, .
     for name in names:
         card = cards.card(name) if name in cards.names() else None
         if isinstance(card, Special):
-            out.append(SpecialFacts(card.name, card.effect, card.text))
+            out.append(SpecialFacts(card.name, card.effect, card.text, card.conditional))
     return tuple(out)
 
 
@@ -311,8 +313,8 @@ def answers(cards: CardSet, v: View, attack: AttackView) -> Answers:
     mine = me(v)
     defender = owner_of(v, attack.target)
     hand = mine.hand or ()
-    role = ("attacker" if attack.player == mine.name
-            else "defender" if defender == mine.name else "other")
+    role: behaviour.Role = ("attacker" if attack.player == mine.name
+                            else "defender" if defender == mine.name else "other")
     treasury = {c.card: c.treasury or 0 for c in mine.structure}
     sources: tuple[tuple[str, int, int], ...] = ()
     if role == "attacker":
@@ -321,14 +323,11 @@ def answers(cards: CardSet, v: View, attack: AttackView) -> Answers:
     elif role == "defender":
         sources = ((attack.target, treasury.get(attack.target, 0), 2),
                    (mine.illuminati, treasury.get(mine.illuminati, 0), 1))
-    # A card is offered only to a player it can help: Assassination makes an attack succeed,
-    # Murphy's Law makes it fail; Deep Agent and Interference answer another's privilege.
-    wanted = {"attacker": {"assassination"}, "defender": {"murphys_law"},
-              "other": {"assassination", "murphys_law"}}[role]
-    if attack.privileged and role != "attacker":
-        wanted = wanted | {"deep_agent", "interference"}
-    effects = {s.name: s.effect for s in special_facts(cards, hand)}
-    has_interference = "interference" in effects.values()
+    # A card is offered only to a player it can help (its card data says which side it
+    # helps, and whether it answers a privilege: pbem.engine.behaviour).
+    held = behaviour.held(cards, dict.fromkeys(hand))
+    wanted = {s.name for s in held if behaviour.offered(s, role, attack.privileged)}
+    has_interference = any(behaviour.lets_interfere(s) for s in held)
     abolish_pair = tuple(hand[:2]) if len(hand) >= 2 else ("", "")
     return Answers(
         role=role,
@@ -341,7 +340,7 @@ def answers(cards: CardSet, v: View, attack: AttackView) -> Answers:
         may_call_off=role == "attacker" and attack.roll is None
         and not any(kind in _MONEY_TERMS for kind, _, _ in attack.terms),
         reactions=tuple(s for s in special_facts(cards, dict.fromkeys(hand))
-                        if s.effect in wanted),
+                        if s.name in wanted),
     )
 
 

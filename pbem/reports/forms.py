@@ -238,12 +238,9 @@ def response_lines(attack: AttackView, answers: Answers, me: PlayerView) -> Resp
     reactions = []
     for s in answers.reactions:
         play = PlaySpecial(me.name, s.name)
-        if s.effect == "murphys_law":
-            line = format_order(ConditionalPlay("succeeds", play))
-        elif s.effect == "assassination":
-            line = format_order(ConditionalPlay("fails", play))
-        else:
-            line = format_order(play)
+        # A card played on the roll's outcome is written with its condition (card data).
+        when = s.conditional
+        line = format_order(ConditionalPlay(when, play) if when != "" else play)
         reactions.append((s.name, line))
     pair = answers.pair
     return ResponseLines(

@@ -10,17 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pbem.engine.behaviour import cancels_for
 from pbem.engine.cards import CardSet
 from pbem.engine.state import GameState, PendingSpecial
 from pbem.service.model import Answer, Window
-
-SECRETS = "Secrets Man Was Not Meant To Know"
-INTERFERENCE = "Interference"
-DEEP_AGENT = "Deep Agent"
-SENATE = "Senate Investigating Committee"
-# Which way a card played in a window pushes the attack.
-HELPS_ATTACK = ("assassination",)
-HURTS_ATTACK = ("murphys_law", "deep_agent", "interference", "abolish")
 
 
 def merge(old: Answer, new: Answer) -> Answer:
@@ -63,12 +56,8 @@ def counter_rule(cards: CardSet, state: GameState,
     def wants(player: str, pending: PendingSpecial) -> bool:
         if player not in side_of:
             return False
-        effect = "abolish" if pending.abolish else cards.special(pending.card).effect
-        side = side_of[player]
-        if side == "attack":
-            return effect in HURTS_ATTACK
-        if side == "defense":
-            return effect in HELPS_ATTACK
-        return True
+        # An abolished privilege works for the defence, as the card data says of a card.
+        card = None if pending.abolish else cards.special(pending.card)
+        return cancels_for(card, side_of[player])
 
     return wants

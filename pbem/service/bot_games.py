@@ -11,6 +11,7 @@ from typing import Any
 
 from pbem.bots import Level
 from pbem.bots.mailbots import BotSeat, MailBot
+from pbem.engine.carddata import CardPack
 from pbem.service.chat import set_chat
 from pbem.service.observers import observe
 from pbem.service.service import Service
@@ -37,7 +38,7 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
               watch: Callable[[Sequence[tuple[str, bytes]]], None] | None = None,
               levels: Sequence[Level] = (), first_lines: Sequence[str] = (),
               observers: Sequence[str] = (), chat: str = "",
-              ) -> PlayedGame:
+              pack: CardPack | None = None) -> PlayedGame:
     """Create and play a game of mail-bots through ``service`` to its end, the clock moved
     by ``step`` per mail (and on to the next deadline when nobody writes).
 
@@ -47,8 +48,10 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
     ``first_lines`` (settings, like SET MAIL DIGEST) are mailed by every player first.
     ``observers`` (addresses) observe the game, press to all included; ``chat`` (a
     webhook's URL) is where the game posts its public events (recipient ``chat:<game>``).
+    ``pack``: the game master's own cards the game is created with (docs/cards.md).
     """
-    service.create_game(game, [(n, a, "") for n, a in players], options=options, seed=seed)
+    service.create_game(game, [(n, a, "") for n, a in players], options=options, seed=seed,
+                        pack=pack)
     now = start
     if observers:  # they read the public reports and the press to all
         with service.step(game, now, advance=False) as opened:
@@ -62,7 +65,7 @@ def play_game(service: Service, game: str, players: Sequence[tuple[str, str]], *
             set_chat(opened.table, chat)
     passwords = service.start_game(game, now)
     inbox: list[bytes] = []
-    seats = {a.lower(): MailBot(service.cards, BotSeat(
+    seats = {a.lower(): MailBot(service.cards_of(game), BotSeat(
         game, n, passwords[n], a.lower(), service.config.sender.address,
         levels[i] if i < len(levels) else "normal"), inbox.append)
         for i, (n, a) in enumerate(players)}

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from pbem.engine import behaviour
 from pbem.engine import events as ev
 from pbem.engine.attack import validate_attack
 from pbem.engine.bidding import Stance
@@ -86,7 +87,6 @@ from pbem.orders.model import (
 )
 from pbem.reports.refusals import worded
 from pbem.service import absences
-from pbem.service.answers import DEEP_AGENT, INTERFERENCE, SECRETS
 from pbem.service.deadlines import end_overdue_turn
 from pbem.service.model import Answer, Queued
 from pbem.service.notices import (
@@ -609,8 +609,8 @@ def _play_on(table: Table, p: Player, attack: PendingAttack, order: Order) -> An
 
 
 def _counter(table: Table, p: Player, attack: PendingAttack, order: Order) -> Answer:
-    if SECRETS not in p.hand:
-        raise refused("not_held", card=SECRETS)
+    if not behaviour.counter_in(table.cards, p.hand):
+        raise refused("not_held", card=behaviour.counter_name(table.cards))
     return Answer(p.name, counter=True)
 
 
@@ -719,9 +719,10 @@ def _privileged_note(table: Table, player: str, order: Order) -> Note:
             and window is not None and player not in attack.interference_cards):
         return NO_NOTE
     mine = window.answer_of(player) or Answer(player)
-    if mine.abolish or {INTERFERENCE, DEEP_AGENT} & set(mine.plays):
+    if mine.abolish or any(behaviour.against_privilege(card)
+                           for card in behaviour.held(table.cards, mine.plays)):
         return NO_NOTE
-    return ("privileged", {"card": INTERFERENCE})
+    return ("privileged", {"card": behaviour.interference_name(table.cards)})
 
 
 def _clear_standing(table: Table, player: str, number: int | None) -> None:

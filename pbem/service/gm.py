@@ -25,6 +25,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.bots import LEVELS, Level
+from pbem.engine.carddata import CardPack
+from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json
 from pbem.engine.commands import (
     CallOff,
@@ -43,7 +45,7 @@ from pbem.errors import IllegalCommandError
 from pbem.mail.address import mail_address
 from pbem.orders.lexer import RESERVED
 from pbem.orders.model import StandingAttackReaction, StandingCounter, StandingTurnReaction
-from pbem.orders.names import CARD_ALIASES, NameMatcher, card_matcher
+from pbem.orders.names import NameMatcher, card_matcher
 from pbem.reports.context import utc_minute
 from pbem.service.absences import cancel
 from pbem.service.chat import set_chat
@@ -79,6 +81,7 @@ from pbem.service.notices import (
 )
 from pbem.service.observers import observe, unobserve
 from pbem.service.offers import tell_offer_ended
+from pbem.service.packs import game_cards, pack_record
 from pbem.service.postmaster import POSTMASTER
 from pbem.service.records import Record, player_records
 from pbem.service.service import NOT_GAMES, Service
@@ -99,18 +102,22 @@ _WHOLE_NAMES = ("all", "any", "anyone", "card", "me", GM)
 
 def create_game(service: Service, game_id: str, players: Sequence[tuple[str, str, str]], *,
                 options: dict[str, Any] | None = None, timing: Timing | None = None,
-                seed: str | None = None, now: datetime, lang: str = "en") -> str:
+                seed: str | None = None, now: datetime, lang: str = "en",
+                pack: CardPack | None = None) -> str:
     """A new game, not started; gives the dice commitment (the SHA-256 of the seed).
     Players are (name, address, Illuminati or "" to deal one; any spelling of its name);
-    ``lang`` is the language of their mail until each chooses.
+    ``lang`` is the language of their mail until each chooses; ``pack`` the game master's
+    own cards (docs/cards.md), added to the daemon's or replacing them.
 
     The commitment is recorded at once, so ``verify`` can later hold the revealed seed to it.
     """
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise IllegalCommandError(f"a game needs {MIN_PLAYERS} to {MAX_PLAYERS} players, "
                                   f"not {len(players)}")
-    illuminati = NameMatcher([i.name for i in service.cards.illuminati],
-                             aliases=CARD_ALIASES, what="Illuminati")
+    cards = service.cards if pack is None else game_cards(service.cards,
+                                                          {"cards": pack_record(pack)})
+    illuminati = NameMatcher([i.name for i in cards.illuminati],
+                             aliases=cards.aliases(), what="Illuminati")
     players = [(name, mail_address(address), illuminati.match(chosen) if chosen else "")
                for name, address, chosen in players]
     def note(table: Table) -> None:
@@ -118,7 +125,7 @@ def create_game(service: Service, game_id: str, players: Sequence[tuple[str, str
 
     with service.store.lock():
         service.create_game(game_id, players, options=options, timing=timing, seed=seed,
-                            now=now, note=note, lang=lang)
+                            now=now, note=note, lang=lang, pack=pack)
         return service.state(game_id).dice.commitment
 
 
@@ -218,7 +225,7 @@ def _edit_card(service: Service, game_id: str, card: str, now: datetime,
         table = step.table
         _running(table)
         _started(table, "the cards are dealt at the start (pbem game start)")
-        name = card_matcher(service.cards).match(card)
+        name = card_matcher(table.cards).match(card)
         events = table.do(command(table, name))
         _tell_players(table, events)
     return events
@@ -314,14 +321,14 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
                                       f"from 0 to {current - 1}", text=str(to))
         length = sum(1 for entry in log if int(entry["seq"]) <= to)
         setup = from_json(Setup, store.setup(game_id)["setup"])
-        state, rest = _replay_to(service, setup, log, length)
+        state, rest = _replay_to(step.table.cards, setup, log, length)
         if not _at_rest(state):
             raise IllegalCommandError(
                 f"step {to} is in the middle of an attack or of a special card",
                 suggestion="go back to step " + " or ".join(str(s) for s in rest))
         cut = [e for entry in log_entries(log[length:]) for e in entry.events]
         was = step.table.state  # players are told turns and players, not step numbers
-        step.rewind(Table(service.cards, state,
+        step.rewind(Table(step.table.cards, state,
                           _rolled_back(step.table.service, state, length, now, cut),
                           now, length))
         table = step.table
@@ -343,10 +350,10 @@ def rollback(service: Service, game_id: str, to: int, now: datetime, reason: str
     return len(log) - length
 
 
-def _replay_to(service: Service, setup: Setup, log: list[dict[str, Any]],
+def _replay_to(cards: CardSet, setup: Setup, log: list[dict[str, Any]],
                length: int) -> tuple[GameState, list[int]]:
     """The state after ``length`` entries, and the nearest steps around it at rest."""
-    state, _ = new_game(service.cards, setup)
+    state, _ = new_game(cards, setup)
     at_length = state
     rest: list[int] = []  # log lengths after which no attack or special card is under way
     for n in range(len(log) + 1):
@@ -356,7 +363,7 @@ def _replay_to(service: Service, setup: Setup, log: list[dict[str, Any]],
             rest.append(n)
         command = command_of(log[n]) if n < len(log) else None
         if command is not None:
-            state, _ = apply(state, command, service.cards)
+            state, _ = apply(state, command, cards)
     around = [max(r for r in rest if r <= length),
               *[r for r in rest if r > length][:1]]
     return at_length, [int(log[r - 1]["seq"]) if r else 0 for r in around]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pbem.engine import events as ev
+from pbem.engine.carddata import CardPack
 from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json, to_json
 from pbem.engine.commands import Command
@@ -34,6 +35,7 @@ from pbem.service.entries import (
     under_current_names,
 )
 from pbem.service.model import GameService
+from pbem.service.packs import game_cards, pack_of, pack_record
 from pbem.store import GameStore
 
 _ENDS_TURN = {"next_player", "victory", "turn_cap", "no_players"}
@@ -49,6 +51,12 @@ class GameFile:
     state: GameState  # the snapshot's
     service: GameService  # the snapshot's
     log: tuple[dict[str, Any], ...]  # command entries and GM entries
+    pack: CardPack | None = None  # the game master's own cards it was created with
+
+    def played_with(self, base: CardSet) -> CardSet:
+        """The cards the game plays with: ``base`` (the daemon's) with its own pack, if any."""
+        return base if self.pack is None else game_cards(base, {"cards": pack_record(
+            self.pack)})
 
     @property
     def commands(self) -> Iterator[Command]:
@@ -82,6 +90,7 @@ def read_game(store: GameStore, game_id: str) -> GameFile:
             state=from_json(GameState, snapshot["state"]),
             service=from_json(GameService, snapshot["service"]),
             log=tuple(store.log(game_id)),
+            pack=pack_of(record),
         )
 
 
@@ -188,6 +197,7 @@ def export(game: GameFile) -> dict[str, Any]:
         "log": list(game.log),
         "snapshot": {"state": to_json(game.state), "service": _unhashed(game.service)},
         "commitment": next(iter(game.commitments), ""),
+        **({"cards": pack_record(game.pack)} if game.pack is not None else {}),
     }
 
 

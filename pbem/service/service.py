@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from pbem.engine.carddata import load_cardset
+from pbem.engine.carddata import CardPack, load_cardset
 from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json, to_json
 from pbem.engine.commands import WithdrawOffer
@@ -78,6 +78,7 @@ from pbem.service.notices import Ack, AlreadyDone, Letter, Welcome
 from pbem.service.observers import observe, unobserve
 from pbem.service.order_mail import carry_out_mail
 from pbem.service.outgoing import addressed_mails
+from pbem.service.packs import game_cards, pack_record
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
 from pbem.service.records import player_records
 from pbem.service.settings import STRANGER_REPLIES, Sender
@@ -151,10 +152,12 @@ class Service:
     def create_game(self, game_id: str, players: Sequence[tuple[str, str, str]], *,
                     options: dict[str, Any] | None = None, timing: Timing | None = None,
                     seed: str | None = None, now: datetime | None = None,
-                    note: Callable[[Table], object] | None = None, lang: str = "en") -> None:
+                    note: Callable[[Table], object] | None = None, lang: str = "en",
+                    pack: CardPack | None = None) -> None:
         """A new game: players as (name, address, Illuminati or ""); nothing is mailed yet.
         ``note(table)`` (at ``now``) may log GM entries in the same write. ``lang``: the
-        language of every player's mail until they choose another (SET LANGUAGE)."""
+        language of every player's mail until they choose another (SET LANGUAGE). ``pack``:
+        the game master's own cards, kept in the game's setup (pbem.service.packs)."""
         if game_id in NOT_GAMES:
             raise StoreError("That game id is reserved.", text=game_id)
         twin = next((g for g in self.store.games() if g.casefold() == game_id.casefold()), None)
@@ -167,20 +170,23 @@ class Service:
             names.append(check_player_name(name, names))
         seats = tuple(EngineSeat(name, illuminati) for name, _, illuminati in players)
         house, options = house_rules(options or {})
-        setup = with_options(self.cards, Setup(game_id, seats, seed or secrets.token_hex(32)),
+        kept: dict[str, Any] = {} if pack is None else {"cards": pack_record(pack)}
+        cards = game_cards(self.cards, kept)  # a pack is checked before anything is written
+        setup = with_options(cards, Setup(game_id, seats, seed or secrets.token_hex(32)),
                              **options)
-        state, _ = new_game(self.cards, setup)  # validates names, Illuminati and options
+        state, _ = new_game(cards, setup)  # validates names, Illuminati and options
         service = GameService(
             seats=tuple(Seat(name, address.lower(), lang=lang) for name, address, _ in players),
             timing=timing or Timing(), house=house)
         entries: list[dict[str, Any]] = []
         if note is not None:
             assert now is not None, "a note is logged at a time"
-            table = Table(self.cards, state, service, now, 0)
+            table = Table(cards, state, service, now, 0)
             note(table)
             entries = table.entries
         with self.store.lock():
-            self.store.create_game(game_id, {"setup": to_json(setup), "service": to_json(service)},
+            self.store.create_game(game_id, {"setup": to_json(setup), "service": to_json(service),
+                                             **kept},
                                    snapshot=self._snapshot(state, service), log_entries=entries)
 
     def start_game(self, game_id: str, now: datetime,
@@ -658,10 +664,10 @@ class Service:
         """One order mail of a game: authenticated, carried out and acknowledged, as a step."""
         table, game_id = step.table, step.table.state.game
         names = tuple(s.name for s in table.service.seats)
-        sent = _LinesToCopy(self.cards, table.state, next(
+        sent = _LinesToCopy(table.cards, table.state, next(
             (n for n in names if n.casefold() == start.header.player.casefold()), None))
         try:
-            parsed = parse_orders(mail.text, self.cards, names, start, sent)
+            parsed = parse_orders(mail.text, table.cards, names, start, sent)
         except OrderSyntaxError as error:  # e.g. a player's name the game does not know
             self._unreadable(mail_id, mail, error, now,
                              self._reader(mail.sender, "unreadable", now, table=table),
@@ -929,7 +935,12 @@ class Service:
     def _open(self, game_id: str, now: datetime) -> Step:
         """A step on the game as stored."""
         state, service = self._load(game_id)
-        return Step(Table(self.cards, state, service, now, self.store.log_length(game_id)))
+        return Step(Table(self.cards_of(game_id), state, service, now,
+                          self.store.log_length(game_id)))
+
+    def cards_of(self, game_id: str) -> CardSet:
+        """The cards the game plays with: the daemon's, with the game's own pack if any."""
+        return game_cards(self.cards, self.store.setup(game_id))
 
     def _load(self, game_id: str) -> tuple[GameState, GameService]:
         snapshot = self.store.snapshot(game_id)
@@ -955,7 +966,7 @@ class Service:
         bot_seats.upkeep(table, lambda player: self._new_password(table.state.game, player),
                         self.config.password_cost)
         table.service = replace(table.service, steps=table.service.steps + 1)
-        sent = addressed_mails(self.cards, self.store, self.config.sender, table, now)
+        sent = addressed_mails(table.cards, self.store, self.config.sender, table, now)
         step.sent += sent
         step.bot_passwords.update(bot_seats.answer_keys(
             table, {to for to, _ in sent},
@@ -979,7 +990,7 @@ class Service:
                           outbox=[item for _, item in step.sent], expect_length=table.base,
                           drop=step.dropped)
         replies = [receipt(raw) for raw in bot_seats.replies(
-            self.cards, table.state.game, table.service.seats, step.sent, self.config.sender,
+            table.cards, table.state.game, table.service.seats, step.sent, self.config.sender,
             step.bot_passwords)]
         if replies:
             self._bot_mail.update(message_id for _, message_id, _ in replies)
@@ -989,8 +1000,10 @@ class Service:
 
     def replay_check(self, game_id: str) -> bool:
         """True when the setup and the log rebuild the snapshot's state exactly."""
-        setup = from_json(Setup, self.store.setup(game_id)["setup"])
-        return replay(setup, commands(self.store.log(game_id)), self.cards) == self.state(game_id)
+        record = self.store.setup(game_id)
+        setup = from_json(Setup, record["setup"])
+        cards = game_cards(self.cards, record)
+        return replay(setup, commands(self.store.log(game_id)), cards) == self.state(game_id)
 
 
 class _LinesToCopy(Collection[str]):

@@ -31,7 +31,7 @@ from pbem.engine.setup import Seat as EngineSeat
 from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError, PbemError, StoreError
 from pbem.mail.address import mail_address
-from pbem.orders.names import CARD_ALIASES, NameMatcher
+from pbem.orders.names import NameMatcher
 from pbem.orders.player_names import check_player_name
 from pbem.orders.signup import Join
 from pbem.reports.context import utc_minute
@@ -236,7 +236,7 @@ def _seated(opened: dict[str, Any]) -> list[dict[str, Any]]:
 def deal(cards: CardSet, players: Sequence[dict[str, Any]], seed: str) -> list[str]:
     """Each player's Illuminati: in the order they joined, the first of their preferences
     still free; then the others at random among those left (from ``seed``)."""
-    matcher = NameMatcher([i.name for i in cards.illuminati], aliases=CARD_ALIASES,
+    matcher = NameMatcher([i.name for i in cards.illuminati], aliases=cards.aliases(),
                           what="Illuminati")
     chosen: list[str] = []
     for p in players:
@@ -527,7 +527,7 @@ class Lobby:
         name = check_player_name(order.name, [*(p["name"] for p in everyone),
                                               *(s.name for s in seats)])
         matcher = NameMatcher([i.name for i in self.games.cards.illuminati],
-                              aliases=CARD_ALIASES, what="Illuminati")
+                              aliases=self.games.cards.aliases(), what="Illuminati")
         prefer = [matcher.match(p) for p in order.prefer]
         return (LobbyJoin if opened else LobbyWait)(game_id, name, address, tuple(prefer),
                                                     lang)

@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from pbem.engine import behaviour
 from pbem.engine.bidding import Stance, settle_bids
 from pbem.engine.breakdown import breakdown, succeeds
 from pbem.engine.cards import CardSet
@@ -41,7 +42,7 @@ from pbem.orders.model import (
     StandingTurnReaction,
 )
 from pbem.reports.refusals import worded
-from pbem.service.answers import SECRETS, SENATE, counter_rule, merge
+from pbem.service.answers import counter_rule, merge
 from pbem.service.entries import GmEvent, command_entry, gm_entry
 from pbem.service.model import Answer, GameService, Queued, Window, iso
 from pbem.service.notices import (
@@ -57,9 +58,6 @@ from pbem.service.notices import (
     chat_recipient,
 )
 from pbem.service.refusals import refused
-
-AFTER_ROLL_CARDS = ("Assassination", "Murphy's Law")
-PRIVILEGE_CARDS = ("Deep Agent", "Interference")
 
 
 class Table:
@@ -117,10 +115,11 @@ class Table:
         if pending is None:
             return
         for p in self.state.players:
-            if (p.playing and p.name != pending.player and SECRETS in p.hand
+            secrets = behaviour.counter_in(self.cards, p.hand)
+            if (p.playing and p.name != pending.player and secrets
                     and (self.standing_counter(p.name, pending)
                          or (counter is not None and counter(p.name, pending)))):
-                self.do(Counter(p.name))
+                self.do(Counter(p.name, secrets))
                 return
         self.do(ResolveSpecial())
 
@@ -246,16 +245,18 @@ class Table:
         for p in self.state.players:
             if not p.playing or p.name == attack.player:
                 continue
-            cards = set(p.hand)
-            reacts = bool(cards & {*AFTER_ROLL_CARDS, SECRETS})
-            if owner is not None and owner.name == p.name:
+            defending = owner is not None and owner.name == p.name
+            # A card its holder may answer this attack with (pbem.engine.behaviour).
+            reacts = behaviour.asked(self.cards, p.hand, defending=defending,
+                                     privileged=attack.privileged)
+            if defending:
                 group = p.slot(attack.target)
                 money = (group.treasury if group else 0) + p.treasury
                 abolish = attack.privileged and len(p.hand) >= 2
-                if money > 0 or reacts or abolish or cards & set(PRIVILEGE_CARDS):
+                if money > 0 or reacts or abolish:
                     asked.append(p.name)
             elif attack.privileged:
-                if reacts or cards & set(PRIVILEGE_CARDS) or len(p.hand) >= 2:
+                if reacts or len(p.hand) >= 2:
                     asked.append(p.name)
             elif p.treasury > 0 or reacts:
                 asked.append(p.name)
@@ -405,7 +406,7 @@ class Table:
             for player, order in self.service.standing:
                 if not isinstance(order, StandingTurnReaction):
                     continue
-                own_turn = self.cards.special(order.card).timing == "own_income"
+                own_turn = behaviour.on_own_turn(self.cards.special(order.card))
                 if order.player not in ("", active) or (player == active) != own_turn:
                     continue
                 if order.card in self.state.player(player).hand:
@@ -435,7 +436,9 @@ class Table:
     def _senate_counter(self, player: str, pending: PendingSpecial) -> bool:
         """At the start of a turn only the player who would lose it answers, and always
         does: there is no window to ask in, and no one keeps Secrets to lose a turn."""
-        return pending.card == SENATE and player == self.state.active_player.name
+        card = behaviour.special(self.cards, pending.card)
+        return (card is not None and behaviour.takes_a_turn(card)
+                and player == self.state.active_player.name)
 
     def report(self) -> None:
         """Every player's report of what happened since the last one. The game's last mail

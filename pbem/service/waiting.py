@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pbem.engine import checks
+from pbem.engine import behaviour, checks
 from pbem.engine.abilities import abilities, has_special, power, transferable
 from pbem.engine.attack import participation_left
 from pbem.engine.cards import Group
@@ -159,7 +159,7 @@ def _held(ahead: Ahead, p: Player, order: Order) -> None:
     if order.card not in p.hand:
         raise refused("not_held", card=order.card)
     card = ahead.table.cards.special(order.card)
-    if card.timing == "own_action":  # Bribery, the Whispering Campaign: a regular action
+    if behaviour.regular_action(card):  # Bribery, the Whispering Campaign
         ahead.action_left(p)
 
 

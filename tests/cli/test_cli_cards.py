@@ -153,3 +153,12 @@ def test_a_broken_card_file_is_reported_naming_card_and_field(tmp_path: Path) ->
     result = _run("--data", str(bad))
     assert result.exit_code == 1
     assert 'card "Post Office", field "income": expected a whole number' in result.stderr
+
+
+def test_data_reads_a_card_pack_over_the_shipped_set() -> None:
+    """docs/cards.md, "A game master's own cards": ``--data`` given a pack lists the set a
+    game created with ``--cards`` plays with (the usual cards and the pack's)."""
+    pack = Path(__file__).parents[2] / "docs" / "examples" / "house-pack.toml"
+    result = _run("--data", str(pack), "--kind", "special", "--json")
+    names = [c["name"] for c in json.loads(result.stdout)]
+    assert "Jinx" in names and "Murphy's Law" in names

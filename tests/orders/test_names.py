@@ -9,11 +9,12 @@ from support import refuses
 
 from pbem.engine.carddata import load_cardset
 from pbem.errors import AmbiguousNameError, UnknownNameError
-from pbem.orders.names import CARD_ALIASES, NameMatcher, card_matcher, match_name, normalize_name
+from pbem.orders.names import NameMatcher, card_matcher, match_name, normalize_name
 
 CARDS = load_cardset()
 MATCHER = card_matcher(CARDS)
 NAMES = CARDS.names()
+CARD_ALIASES = CARDS.aliases()  # the short names the card data gives
 
 
 @pytest.mark.parametrize(
@@ -71,7 +72,7 @@ def test_card_names_are_matched_the_way_players_write_them(query: str, expected:
     assert match_name(query, NAMES, aliases=CARD_ALIASES) == expected
 
 
-def test_every_default_alias_names_a_card_of_the_shipped_set() -> None:
+def test_every_alias_of_the_card_data_names_a_card_of_the_shipped_set() -> None:
     for alias, name in CARD_ALIASES.items():
         assert name in NAMES, alias
         assert MATCHER.match(alias) == name
@@ -183,3 +184,10 @@ def test_any_player_name_written_exactly_matches_itself(names: list[str]) -> Non
     matcher = NameMatcher(readable, what="player")
     for name in readable:
         assert matcher.match(name) == name
+
+
+def test_the_short_names_are_card_data() -> None:
+    """The short names live with their cards (``aliases`` in the card data): 29 of them,
+    two for the International Communist Conspiracy."""
+    assert len(CARD_ALIASES) == 29
+    assert CARDS.card("International Communist Conspiracy").aliases == ("Commies", "ICC")
