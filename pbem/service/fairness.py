@@ -86,19 +86,20 @@ class FairOrder:
         self._served = 0  # a clock counting the mails taken
         self._queues: dict[str, int] = {}  # queue -> when last served
         self._senders: dict[tuple[str, str], int] = {}  # (queue, sender) -> when last served
-        self._known: dict[str, str] = {}  # mail id -> its queue, found once
+        self._known: dict[str, Waiting] = {}  # by mail id, its queue found once
 
-    def queue_of(self, mail_id: str, find: Callable[[str], str]) -> str:
-        """Give a mail's queue, found by ``find`` the first time it is asked for (a mail
-        whose bytes cannot be read goes to ``NO_GAME``: its handling meets the trouble)."""
-        queue = self._known.get(mail_id)
-        if queue is None:
+    def waiting(self, mail_id: str, sender: str, find: Callable[[str], str]) -> Waiting:
+        """Give a waiting mail as the fair order sees it; its queue is found by ``find``
+        the first time it is asked for (a mail whose bytes cannot be read goes to
+        ``NO_GAME``: its handling meets the trouble)."""
+        known = self._known.get(mail_id)
+        if known is None:
             try:
                 queue = find(mail_id)
             except (OSError, StoreError):
                 queue = NO_GAME
-            self._known[mail_id] = queue
-        return queue
+            known = self._known[mail_id] = Waiting(mail_id, queue, sender.casefold())
+        return known
 
     def order(self, waiting: Sequence[Waiting], most: int) -> list[Waiting]:
         """Give up to ``most`` of the ``waiting`` mails (in arrival order), in the order they

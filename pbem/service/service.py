@@ -332,8 +332,7 @@ class Service:
         for item in self.store.inbox():
             if item.mail_id in self._held:
                 continue
-            queue = self._fair.queue_of(item.mail_id, self._queue_of)
-            waiting = Waiting(item.mail_id, queue, item.sender.casefold())
+            waiting = self._fair.waiting(item.mail_id, item.sender, self._queue_of)
             (bots if item.message_id in self._bot_mail else players).append(waiting)
         self._fair.forget(players + bots)
         taken = self._fair.order(players, BATCH)
