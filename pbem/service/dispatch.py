@@ -46,6 +46,7 @@ from pbem.orders.model import (
     Press,
     SetAbsence,
     SetHtml,
+    SetJson,
     SetLanguage,
     SetMail,
     SetReport,
@@ -92,12 +93,12 @@ NO_NOTE: Note = ("", {})
 # Orders about the game position: refused when written against a state already gone.
 # Press, queries, settings and standing orders do not depend on the position.
 FREE_ORDERS = (Press, Status, History, Help, Odds, ChooseGoal, SetTimezone, SetLanguage,
-               SetHtml, SetMail, SetReport, SetAbsence, CancelAbsence, StandingDefend,
+               SetHtml, SetJson, SetMail, SetReport, SetAbsence, CancelAbsence, StandingDefend,
                StandingNeverInterfere, StandingAttackReaction, StandingTurnReaction,
                StandingList, StandingClear)
 # All a seat out of the game (removed, left, eliminated) may still ask: it speaks no more
 # to the others (no press) and has nothing left to order (no standing orders, settings).
-OUT_OF_GAME_ORDERS = (Status, History, SetTimezone, SetLanguage, SetHtml, SetMail,
+OUT_OF_GAME_ORDERS = (Status, History, SetTimezone, SetLanguage, SetHtml, SetJson, SetMail,
                       SetReport)  # their mail goes on
 
 
@@ -140,7 +141,7 @@ def _setting(table: Table, player: str, located: Located) -> Note:
 # Each setting order: the seat's field it sets, and the order's field that holds the value.
 SETTINGS: dict[type[Order], tuple[str, str]] = {
     SetTimezone: ("tz", "zone"), SetLanguage: ("lang", "language"), SetHtml: ("html", "enabled"),
-    SetMail: ("mail", "mode"), SetReport: ("report", "mode"),
+    SetJson: ("json", "enabled"), SetMail: ("mail", "mode"), SetReport: ("report", "mode"),
 }
 
 
@@ -265,7 +266,7 @@ def _play(table: Table, player: str, located: Located) -> Note:
 # What each kind of order does outside an attack window's answers; any other kind is the
 # active player's order (``_active``).
 CARRY_OUT: dict[type[Order], Callable[[Table, str, Located], Note]] = {
-    SetTimezone: _setting, SetLanguage: _setting, SetHtml: _setting,
+    SetTimezone: _setting, SetLanguage: _setting, SetHtml: _setting, SetJson: _setting,
     SetMail: _setting, SetReport: _setting,
     SetAbsence: absences.add_absence, CancelAbsence: absences.cancel_absence,
     Press: _press_order, Status: _status, History: _history, Help: _help, Odds: _odds_order,

@@ -70,6 +70,7 @@ class Seat:
     # Fewer mails (SET MAIL, SET REPORT): "full" or "digest"; "full" or "short".
     mail: str = "full"
     report: str = "full"
+    json: bool = False  # SET JSON: the view attached to every report and request
     # What the answers DIGEST left unsent said, (line, order, words), for the next report.
     folded: tuple[tuple[int, str, str], ...] = ()
     absences: tuple[Absence, ...] = ()  # SET ABSENCE, oldest first
