@@ -57,6 +57,7 @@ from pbem.orders import (
     Press,
     SetAbsence,
     SetHtml,
+    SetJson,
     SetLanguage,
     SetMail,
     SetReport,
@@ -245,6 +246,7 @@ def strategies(me: str, players: list[str]) -> dict[str, st.SearchStrategy[Order
         "set_timezone": st.builds(SetTimezone, st.sampled_from(ZONES)),
         "set_language": st.builds(SetLanguage, st.sampled_from(["en", "fr"])),
         "set_html": st.builds(SetHtml, st.booleans()),
+        "set_json": st.builds(SetJson, st.booleans()),
         "set_mail": st.builds(SetMail, st.sampled_from(["full", "digest"])),
         "set_report": st.builds(SetReport, st.sampled_from(["full", "short"])),
         "set_absence": st.builds(SetAbsence, absence_moments, st.one_of(

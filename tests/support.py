@@ -9,8 +9,12 @@ before committing it. Without it a golden file that differs fails its test.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import signal
+import struct
+import subprocess
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,3 +55,50 @@ def refuses(key: str, error: type[PbemError] = IllegalCommandError,
     assert refused.value.key == key, f"refused with {refused.value.key!r}, not {key!r}"
     got = {word: refused.value.words.get(word) for word in words}
     assert got == words, f"{key} refused with {got}, not {words}"
+
+
+# --- headless Chromium (the browser tests of the mails and the archive) ----------------------
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_TIMEOUT = 180  # seconds; a first start on a cold machine is slow
+
+
+@dataclass(frozen=True)
+class BrowserVisit:
+    """What headless Chromium gave for one page: the DOM after loading, the console lines."""
+
+    dom: str
+    console: list[str]
+
+
+def chromium(page: Path, profile: Path, *, width: int, height: int,
+             screenshot: Path | None = None, flags: Sequence[str] = ()) -> BrowserVisit:
+    """Open ``page`` once in headless Chromium (``profile`` its own user data), in a window
+    ``width`` x ``height``, a PNG ``screenshot`` if asked, ``flags`` added (e.g. a forced
+    dark mode); fails the test if it does not end well within ``CHROMIUM_TIMEOUT``."""
+    command = [
+        str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--no-first-run", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+        f"--window-size={width},{height}", *flags,
+        *((f"--screenshot={screenshot}",) if screenshot else ()), "--dump-dom", page.as_uri(),
+    ]
+    # Its own process group, so a hung browser is ended with all its helpers, by our pid.
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=CHROMIUM_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    assert proc.returncode == 0, err[-2000:]
+    return BrowserVisit(out, [line for line in err.splitlines() if ":CONSOLE" in line])
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """(width, height) from a PNG's IHDR chunk."""
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    width, height = struct.unpack(">II", head[16:24])
+    return width, height

@@ -58,6 +58,7 @@ from pbem.orders.model import (
     InterfereOrder,
     NoResponse,
     Order,
+    SetJson,
     StandingClear,
     StandingTurnReaction,
 )
@@ -110,6 +111,10 @@ def decide(cards: CardSet, seat: BotSeat, received: Sequence[bytes]) -> bytes | 
         if v is None or v.viewer != seat.player:
             continue
         orders = orders_for(cards, v, seat.level)
+        if orders and v.active == seat.player and v.phase == "actions":
+            # The bot reads the view attached (read_view), which the service attaches late
+            # in a game only to who asks (reports.mails.JSON_SMALL): its turn's mail asks.
+            orders = [SetJson(True), *orders]
         if orders:
             return order_mail(seat, v.seq, orders, raw)
     return None

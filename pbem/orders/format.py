@@ -59,6 +59,7 @@ from pbem.orders.model import (
     Press,
     SetAbsence,
     SetHtml,
+    SetJson,
     SetLanguage,
     SetMail,
     SetReport,
@@ -190,6 +191,8 @@ def _standing_and_the_rest(order: Order) -> str:
             return f"SET LANGUAGE {order.language.upper()}"
         case SetHtml():
             return f"SET HTML {'ON' if order.enabled else 'OFF'}"
+        case SetJson():
+            return f"SET JSON {'ON' if order.enabled else 'OFF'}"
         case SetMail():
             return f"SET MAIL {order.mode.upper()}"
         case SetReport():

@@ -114,6 +114,7 @@ _ORDERS: dict[str, tuple[OrderReader, str | tuple[str, ...]]] = {
     "set timezone": (responses.set_timezone, "SET TIMEZONE <zone, like Europe/Paris>"),
     "set language": (responses.set_language, "SET LANGUAGE EN|FR"),
     "set html": (responses.set_html, "SET HTML ON|OFF"),
+    "set json": (responses.set_json, "SET JSON ON|OFF"),
     "set mail": (settings.set_mail, "SET MAIL FULL|DIGEST"),
     "set report": (settings.set_report, "SET REPORT SHORT|FULL"),
     "set absence": (settings.set_absence, "SET ABSENCE <YYYY-MM-DD> [<HH:MM>] "

@@ -69,6 +69,7 @@ __all__ = [
     "Press",
     "SetAbsence",
     "SetHtml",
+    "SetJson",
     "SetLanguage",
     "SetMail",
     "SetReport",
@@ -341,6 +342,15 @@ class SetHtml:
     enabled: bool
 
 
+@dataclass(frozen=True)
+class SetJson:
+    """ON: the reader's view goes with every report and request as a JSON attachment (a
+    program reads it); OFF (the default): only while it is small (docs/orders.md)."""
+
+    nature: ClassVar[Nature] = SETTING
+    enabled: bool
+
+
 # --- fewer mails and absences (docs/service.md, "Fewer mails" and "Absences") ----------------
 
 
@@ -425,6 +435,7 @@ Order = (
     | SetTimezone
     | SetLanguage
     | SetHtml
+    | SetJson
     | SetMail
     | SetReport
     | SetAbsence
@@ -479,6 +490,7 @@ KINDS: dict[type, str] = {
     SetTimezone: "set_timezone",
     SetLanguage: "set_language",
     SetHtml: "set_html",
+    SetJson: "set_json",
     SetMail: "set_mail",
     SetReport: "set_report",
     SetAbsence: "set_absence",

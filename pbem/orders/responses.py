@@ -19,6 +19,7 @@ from pbem.orders.model import (
     Order,
     Press,
     SetHtml,
+    SetJson,
     SetLanguage,
     SetTimezone,
     StandingAttackReaction,
@@ -39,6 +40,7 @@ __all__ = [
     "interference",
     "press",
     "set_html",
+    "set_json",
     "set_language",
     "set_timezone",
     "standing_clear",
@@ -275,3 +277,9 @@ def set_html(r: Reader, pos: int) -> Reading:
     """``SET HTML ON|OFF``."""
     for choice, end in r.keyword(pos, "on", "off", where="after SET HTML"):
         yield SetHtml(choice == "on"), end
+
+
+def set_json(r: Reader, pos: int) -> Reading:
+    """``SET JSON ON|OFF``."""
+    for choice, end in r.keyword(pos, "on", "off", where="after SET JSON"):
+        yield SetJson(choice == "on"), end

@@ -54,10 +54,15 @@ from pbem.reports.forms import (
 from pbem.reports.languages import LANGUAGES
 from pbem.reports.pictures import InlinePicture, png_picture
 from pbem.reports.position import Attachment, Position, file_safe, position
-from pbem.reports.svg import structure_svg
+from pbem.reports.svg import LEGEND, structure_svg
 from pbem.reports.templating import environment, render
 
 Problem = Literal["unknown_game", "unreadable", "auth_failed", "flooding", "hushed", "failed"]
+
+# The player's view goes as JSON with a report or a request while it weighs at most this
+# (bytes, before base64): about 5-6 KB at a game's start, 14 KB late in a game of six. A
+# reader who wants it always says SET JSON ON (the mail bots do, from their first orders).
+JSON_SMALL = 8_000
 
 
 @dataclass(frozen=True)
@@ -139,10 +144,10 @@ def acknowledgement(
 def response_request(
     cards: CardSet, state: GameState, player: str, *, now: datetime,
     deadline: datetime | None, tz: str = "UTC", lang: str = "en",
-    site_dir: Path | None = None, html: bool = True,
+    site_dir: Path | None = None, html: bool = True, json: bool = False,
 ) -> Rendered:
     """The open attack, its breakdown, and what this player may answer, ready to copy; the
-    reader's view attached as JSON, as with the turn report."""
+    reader's view attached as JSON as with the turn report (``json``: SET JSON ON)."""
     seen = position(cards, state, player)
     v = seen.v
     if v.attack is None:
@@ -152,7 +157,7 @@ def response_request(
     rendered = mail("response_request", lang, site_dir, html=html, **ctx, attack=v.attack,
                     answers=them, lines=response_lines(v.attack, them, ctx["me"]),
                     chance=round(success_chance(v.attack.need) * 100))
-    return Rendered(rendered.subject, rendered.text, rendered.html, (seen.attachment,))
+    return Rendered(rendered.subject, rendered.text, rendered.html, view_attached(seen, json))
 
 
 def attack_result(
@@ -231,7 +236,7 @@ def _own_turn_open(v: View) -> bool:
 def order_failed(
     cards: CardSet, state: GameState, player: str, data: Any, *, now: datetime,
     deadline: datetime | None, tz: str = "UTC", lang: str = "en", site_dir: Path | None = None,
-    html: bool = True,
+    html: bool = True, json: bool = False,
 ) -> Rendered:
     """An order given earlier was refused when its moment came (``data``, by attribute: its
     ``line``,
@@ -245,7 +250,7 @@ def order_failed(
     if goes_on is None:
         return rendered
     seen = position(cards, state, player)
-    return Rendered(rendered.subject, rendered.text, rendered.html, (seen.attachment,))
+    return Rendered(rendered.subject, rendered.text, rendered.html, view_attached(seen, json))
 
 
 def reminder(
@@ -288,13 +293,14 @@ def turn_report(
     now: datetime, deadline: datetime | None, offer_deadline: datetime | None = None,
     tz: str = "UTC", lang: str = "en", site_dir: Path | None = None, html: bool = True,
     short: bool = False, folded: Sequence[tuple[int, str, str]] = (),
-    absences: Sequence[tuple[datetime, datetime]] = (),
+    absences: Sequence[tuple[datetime, datetime]] = (), json: bool = False,
 ) -> Rendered:
     """The full report: what happened, every structure, goals, whose move, odds, order form.
 
     With a group offered and not yet answered, the report says so, and to its receiver how to
     answer (the lines to copy) and by when: ``offer_deadline``, when silence declines it.
-    The player's view goes with it as a JSON attachment. ``short`` (SET REPORT SHORT) keeps
+    The player's view goes with it as a JSON attachment when ``json`` (SET JSON ON) or while
+    small (``view_attached``). ``short`` (SET REPORT SHORT) keeps
     in the mail what the reader acts on and attaches the whole report as text; ``folded``
     are the (line, order, words) of the answers SET MAIL DIGEST left unsent; ``absences``
     the reader's own (SET ABSENCE), numbered as CANCEL ABSENCE counts them.
@@ -310,7 +316,7 @@ def turn_report(
         "offer": offer_facts(v, deadline_facts(offer_deadline, now, tz)),
         "offer_lines": offer_lines(v, ctx["me"]), "folded": tuple(folded),
         "absences": [(moment_facts(start, tz), moment_facts(end, tz)) for start, end in absences]}
-    attachments: tuple[Attachment, ...] = (seen.attachment,)
+    attachments = view_attached(seen, json)
     if short:
         # The short HTML part shows the reader's structure only: no picture of the others.
         pictures = {name: p for name, p in pictures.items() if name == player}
@@ -319,7 +325,7 @@ def turn_report(
         attachments += ((full_name, "text/plain", full.text.encode()),)
         words["full_name"] = full_name
     rendered = mail("turn_report", lang, site_dir, html=html, **words, short=short,
-                    svgs={name: p.img for name, p in pictures.items()})
+                    svgs={name: p.img for name, p in pictures.items()}, legend=LEGEND)
     return Rendered(rendered.subject, rendered.text, rendered.html, attachments,
                     tuple((p.cid, "image/png", p.png) for p in pictures.values()))
 
@@ -408,6 +414,13 @@ def mail(name: str, lang: str, site_dir: Path | None, *, html: bool = True,
         text=_tidy(render(f"{name}.txt.j2", lang, site_dir, **ctx)),
         html=render(f"{name}.html.j2", lang, site_dir, **ctx) if html else "",
     )
+
+
+def view_attached(seen: Position, json: bool) -> tuple[Attachment, ...]:
+    """The reader's view as the JSON attachment of a mail: always when ``json`` (SET JSON
+    ON, a bot seat), else while it is at most ``JSON_SMALL`` bytes."""
+    attachment = seen.attachment
+    return (attachment,) if json or len(attachment[2]) <= JSON_SMALL else ()
 
 
 def _game_context(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import textwrap
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from pbem.engine.cards import CardSet, Group
 from pbem.engine.structure import DIRECTION_NAMES, STEP, sides
@@ -23,14 +24,31 @@ MARGIN = 8
 ARROW = 11  # length of an arrow head, outside the card edge
 NAME_WIDTH = 22  # characters per line of a card's name
 
-# One colour per alignment, opposites in related hues so a glance shows the pairs.
+# One colour per alignment, opposites in related hues so a glance shows the pairs. Every
+# colour drawn is of the web-safe cube (each channel a multiple of 0x33): the mails' PNG
+# pictures keep only those (pbem.reports.pictures), so these show exactly, as the legend
+# under a picture shows them (mails.PICTURE_KEYS).
 COLOURS: dict[str, str] = {
-    "Government": "#1f4e9c", "Communist": "#c0392b", "Liberal": "#2e86c1",
-    "Conservative": "#7d3c98", "Peaceful": "#27ae60", "Violent": "#d35400",
-    "Straight": "#7f8c8d", "Weird": "#16a085", "Criminal": "#2c3e50",
-    "Fanatic": "#b7950b", "Media": "#c71585",
+    "Government": "#336699", "Communist": "#cc3333", "Liberal": "#3399cc",
+    "Conservative": "#663399", "Peaceful": "#339966", "Violent": "#cc6600",
+    "Straight": "#666666", "Weird": "#009999", "Criminal": "#333366",
+    "Fanatic": "#999900", "Media": "#cc0099",
 }
-OPEN_COLOUR, USED_COLOUR, IN_COLOUR = "#1e8449", "#555555", "#555555"
+OPEN_COLOUR, USED_COLOUR, IN_COLOUR = "#009933", "#666666", "#666666"
+
+
+@dataclass(frozen=True)
+class Legend:
+    """The colours the legend under a picture explains: the arrows', then each alignment's
+    as (alignment, colour), the very ones the pictures are drawn with."""
+
+    open: str
+    used: str
+    incoming: str
+    alignments: tuple[tuple[str, str], ...]
+
+
+LEGEND = Legend(OPEN_COLOUR, USED_COLOUR, IN_COLOUR, tuple(COLOURS.items()))
 
 
 def structure_svg(
@@ -87,7 +105,7 @@ def _draw_card(
     )
     _sub(g, "rect", {
         "x": str(x0), "y": str(y0), "width": str(CARD_W), "height": str(CARD_H), "rx": "6",
-        "fill": "#ffffff" if is_group else "#fdf2d0", "stroke": "#333333",
+        "fill": "#ffffff" if is_group else "#ffffcc", "stroke": "#333333",
         "stroke-width": "2" if not is_group else "1",
     })
     # Alignment stripes along the top edge: the colours read at a glance, names below.
@@ -96,7 +114,7 @@ def _draw_card(
         for i, alignment in enumerate(card.alignments):
             _sub(g, "rect", {
                 "x": f"{x0 + i * stripe:.1f}", "y": str(y0 + 1), "width": f"{stripe:.1f}",
-                "height": "6", "fill": COLOURS.get(alignment, "#999999"),
+                "height": "6", "fill": COLOURS.get(alignment, "#cccccc"),
                 "class": "alignment", "data-alignment": alignment,
             })
     name_lines = textwrap.wrap(card.card, NAME_WIDTH)[:3]
@@ -108,7 +126,7 @@ def _draw_card(
     if aligned:
         for line in textwrap.wrap(", ".join(aligned), 28)[:2]:
             y += 11
-            _text(g, cx, y + 1, line, {"font-size": "9", "fill": "#444444"})
+            _text(g, cx, y + 1, line, {"font-size": "9", "fill": "#333333"})
     _text(g, x0 + CARD_W - 6, y0 + CARD_H - 6, treasury,
           {"font-size": "10", "font-weight": "bold", "text-anchor": "end",
            "class": "treasury"})

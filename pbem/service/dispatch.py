@@ -70,6 +70,7 @@ from pbem.orders.model import (
     Press,
     SetAbsence,
     SetHtml,
+    SetJson,
     SetLanguage,
     SetMail,
     SetReport,
@@ -155,7 +156,7 @@ def _setting(table: Table, player: str, located: Located) -> Note:
 # Each setting order: the seat's field it sets, and the order's field that holds the value.
 SETTINGS: dict[type[Order], tuple[str, str]] = {
     SetTimezone: ("tz", "zone"), SetLanguage: ("lang", "language"), SetHtml: ("html", "enabled"),
-    SetMail: ("mail", "mode"), SetReport: ("report", "mode"),
+    SetJson: ("json", "enabled"), SetMail: ("mail", "mode"), SetReport: ("report", "mode"),
 }
 
 
@@ -397,7 +398,7 @@ def queued_note(table: Table) -> Note:
 # What each kind of order does outside an attack window's answers: every order has its
 # entry (checked below, at import). ``_active``: the active player's order.
 CARRY_OUT: dict[type[Order], Callable[[Table, str, Located], Note]] = {
-    SetTimezone: _setting, SetLanguage: _setting, SetHtml: _setting,
+    SetTimezone: _setting, SetLanguage: _setting, SetHtml: _setting, SetJson: _setting,
     SetMail: _setting, SetReport: _setting,
     SetAbsence: absences.add_absence, CancelAbsence: absences.cancel_absence,
     Press: _press_order, Status: _status, History: _history, Help: _help, Odds: _odds_order,

@@ -146,7 +146,8 @@ def _welcome(notice: Notice, r: Reader) -> Rendered:
 def _response_request(notice: Notice, r: Reader) -> Rendered:
     return reports.response_request(r.cards, r.state, notice.to, now=r.now,
                                     deadline=r.window_deadline, tz=r.seat.tz,
-                                    lang=r.seat.lang, site_dir=r.site, html=r.seat.html)
+                                    lang=r.seat.lang, site_dir=r.site, html=r.seat.html,
+                                    json=_wants_json(r.seat))
 
 
 def _attack_result(notice: Notice, r: Reader) -> Rendered:
@@ -163,9 +164,15 @@ def _turn_report(notice: Notice, r: Reader) -> Rendered:
                                deadline=r.deadline, offer_deadline=offer_due(r.state, r.service),
                                tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
                                html=r.seat.html, short=r.seat.report == "short",
-                               folded=notice.folded,
+                               folded=notice.folded, json=_wants_json(r.seat),
                                absences=[(parse_iso(a.start), parse_iso(a.end))
                                          for a in r.seat.absences])
+
+
+def _wants_json(seat: Seat) -> bool:
+    """True when the seat's mails carry its view as JSON whatever its size: SET JSON ON, or
+    a bot playing the seat (it reads the view, pbem.bots.mailbots.read_view)."""
+    return seat.json or seat.bot
 
 
 def _game_over(notice: Notice, r: Reader) -> Rendered:
@@ -238,7 +245,7 @@ def _order_failed(notice: Notice, r: Reader) -> Rendered:
     return reports.order_failed(r.cards, r.latest or r.state, notice.to, notice, now=r.now,
                                 deadline=None if r.service.paused else r.deadline,
                                 tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
-                                html=r.seat.html)
+                                html=r.seat.html, json=_wants_json(r.seat))
 
 
 def _absent(notice: Notice, r: Reader) -> Rendered:

@@ -72,6 +72,7 @@ class Seat:
     # Fewer mails (SET MAIL, SET REPORT): "full" or "digest"; "full" or "short".
     mail: str = "full"
     report: str = "full"
+    json: bool = False  # SET JSON: the view attached to every report and request
     # What the mails folded away told (pbem.service.digest), for the seat's next mail: the
     # (line, order, words) of the order mails left unanswered, and the log entry from which
     # the news of the attack results and reports left unsent run (None: nothing untold).

@@ -61,8 +61,9 @@ def take_over(table: Table, seat: str, address: str, password: str, password_has
     fresh = Seat(name, address)
     seats = tuple(replace(s, address=address, password_hash=password_hash, misses=0,
                           bot=False, bot_password="", bot_keys=(), lang=lang, tz=fresh.tz,
-                          html=fresh.html, mail=fresh.mail, report=fresh.report,
-                          folded=fresh.folded, untold=fresh.untold, absences=fresh.absences,
+                          html=fresh.html, json=fresh.json, mail=fresh.mail,
+                          report=fresh.report, folded=fresh.folded, untold=fresh.untold,
+                          absences=fresh.absences,
                           away_hash=fresh.away_hash)
                   if s.name == name else s
                   for s in table.service.seats)

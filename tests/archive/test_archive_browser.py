@@ -8,18 +8,14 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import signal
-import struct
-import subprocess
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from stored_games import CARDS, SEED, T0, simulated_store
-from support import REPO
+from support import CHROMIUM, REPO, chromium, png_size
 
 from pbem.archive.build import build_game, build_index
 from pbem.archive.chart import line_chart
@@ -27,42 +23,16 @@ from pbem.service import gm, history
 from pbem.service.service import Service
 from pbem.store import Store
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"
 WIDTH, HEIGHT = 1280, 2400
-TIMEOUT = 90  # seconds; a first start on a cold machine is slow
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="chromium is not installed")
 
 
 def visit(page: Path, profile: Path, screenshot: Path) -> tuple[str, list[str]]:
     """Open ``page`` once; gives the DOM after loading and the console's lines."""
-    command = [
-        str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--no-first-run", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-        f"--screenshot={screenshot}", f"--window-size={WIDTH},{HEIGHT}", "--dump-dom",
-        page.as_uri(),
-    ]
-    # Its own process group, so a hung browser is ended with all its helpers, by our pid.
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise
-    assert proc.returncode == 0, err[-2000:]
-    return out, [line for line in err.splitlines() if ":CONSOLE" in line]
-
-
-def png_size(path: Path) -> tuple[int, int]:
-    """(width, height) from a PNG's IHDR chunk."""
-    head = path.read_bytes()[:24]
-    assert head[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    width, height = struct.unpack(">II", head[16:24])
-    return width, height
+    seen = chromium(page, profile, width=WIDTH, height=HEIGHT, screenshot=screenshot)
+    return seen.dom, seen.console
 
 
 def test_the_archive_of_a_finished_bot_game_opens_in_chromium(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ from pbem.orders import (
     ParsedOrders,
     Press,
     SetHtml,
+    SetJson,
     SetLanguage,
     SetTimezone,
     StandingAttackReaction,
@@ -548,6 +549,8 @@ def test_queries_and_settings() -> None:
         "SET LANGUAGE English": SetLanguage("en"),
         "SET HTML OFF": SetHtml(False),
         "set html on": SetHtml(True),
+        "SET JSON ON": SetJson(True),
+        "set json off": SetJson(False),
     }
     for line, expected in cases.items():
         assert read(line) == expected, line

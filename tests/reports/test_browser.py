@@ -12,26 +12,20 @@ import email
 import email.message
 import email.policy
 import html
-import os
 import re
-import signal
-import struct
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from scripted_game import CARDS, DEADLINE, NOW, first, steps
-from support import REPO
+from support import CHROMIUM, REPO, chromium, png_size
 
 from pbem.engine.view import view
 from pbem.mail.compose import OutgoingMail, compose
 from pbem.reports import mails as reports
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"
 WIDTH, HEIGHT = 1100, 3000
-TIMEOUT = 90  # seconds; a first start on a cold machine is slow
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="chromium is not installed")
 
@@ -45,33 +39,8 @@ class Visit:
 
 def visit(page: Path, profile: Path, screenshot: Path, width: int = WIDTH) -> Visit:
     """Open ``page`` once: the DOM after loading, the console lines, a screenshot."""
-    command = [
-        str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--no-first-run", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-        f"--screenshot={screenshot}", f"--window-size={width},{HEIGHT}", "--dump-dom",
-        page.as_uri(),
-    ]
-    # Its own process group, so a hung browser is ended with all its helpers, by our pid.
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise
-    assert proc.returncode == 0, err[-2000:]
-    console = [line for line in err.splitlines() if ":CONSOLE" in line]
-    return Visit(out, console, screenshot)
-
-
-def png_size(path: Path) -> tuple[int, int]:
-    """(width, height) from a PNG's IHDR chunk."""
-    head = path.read_bytes()[:24]
-    assert head[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    width, height = struct.unpack(">II", head[16:24])
-    return width, height
+    seen = chromium(page, profile, width=width, height=HEIGHT, screenshot=screenshot)
+    return Visit(seen.dom, seen.console, screenshot)
 
 
 # Run once the page has loaded: what the test reads back from the DOM it dumps.

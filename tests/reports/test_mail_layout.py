@@ -23,10 +23,7 @@ import email.message
 import email.policy
 import html
 import json
-import os
 import re
-import signal
-import subprocess
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import cache
@@ -34,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO
+from support import CHROMIUM, REPO, chromium
 
 from pbem.reports import pictures as pictures_module
 from pbem.reports import svg as svg_module
@@ -43,10 +40,8 @@ from pbem.service.bot_games import play_game
 from pbem.service.service import Service, ServiceConfig
 from pbem.store.memory import MemoryStore
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"
 HEIGHT = 1600  # each frame's; the layout of what is below the fold is computed all the same
-TIMEOUT = 180  # seconds; a first start on a cold machine is slow
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 PLAYERS = (("Zoë", "zoe@example.org"), ("O'Neil", "oneil@example.org"),
            ("Åsa", "asa@example.org"), ("Björn", "bjorn@example.org"))
@@ -132,25 +127,9 @@ def sample(language: str) -> tuple[str, ...]:
     return (*found.values(), *(mail.html for mail in lobby))
 
 
-def visit(page: Path, profile: Path) -> str:
+def visit(page: Path, profile: Path, flags: Sequence[str] = ()) -> str:
     """Open ``page`` once: the DOM after loading."""
-    command = [
-        str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--no-first-run", f"--user-data-dir={profile}", "--window-size=1100,1000",
-        "--dump-dom", page.as_uri(),
-    ]
-    # Its own process group, so a hung browser is ended with all its helpers, by our pid.
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise
-    assert proc.returncode == 0, err[-2000:]
-    return out
+    return chromium(page, profile, width=1100, height=1000, flags=flags).dom
 
 
 def laid_out(pages: Sequence[str], width: int, where: Path) -> list[dict[str, Any]]:
@@ -202,3 +181,70 @@ def test_every_kind_of_mail_reads_well_at_a_phone_and_a_desktop_width(
             assert smallest * shown / svg_width >= 11, (where, drawn, shown)
     assert seen_pictures > 0
     assert widest > 375  # a picture wider than a phone, which must not shrink there
+
+
+# Run in each frame in dark mode: each piece of text's colour against the background it is
+# painted on (the nearest ancestor's opaque one, else the canvas's), and each picture's.
+DARK_PROBE = """<script>window.addEventListener("load", () => {
+  const rgb = s => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = c => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const canvas = getComputedStyle(document.documentElement).backgroundColor;
+  const under = el => { for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c; }
+    const c = rgb(canvas); return c.length === 3 || c[3] > 0.5 ? c : [0, 0, 0]; };
+  const faint = [], pics = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n; (n = walker.nextNode());) {
+    const el = n.parentElement;
+    if (!n.data.trim() || el.closest("style,script,title")) continue;
+    const a = lum(rgb(getComputedStyle(el).color)), b = lum(under(el));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < 3) faint.push(ratio.toFixed(2) + " " + n.data.trim().slice(0, 30));
+  }
+  for (const i of document.images) pics.push(getComputedStyle(i).backgroundColor);
+  const body = getComputedStyle(document.body).backgroundColor;
+  window.parent.document.documentElement.setAttribute("data-INDEX",
+    JSON.stringify({faint, pics, body}));
+});</script>"""
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_in_dark_mode_no_text_vanishes_and_pictures_keep_their_white(language: str) -> None:
+    """Issue 38: mail stays readable in dark mode. With prefers-color-scheme: dark (the
+    mail asks for "light dark"), every piece of text contrasts at least 3:1 with what it is
+    painted on, the page itself turned dark, and each picture keeps the white it is drawn
+    on (its <img> background, and a PNG with no transparency an inverting app could show
+    through)."""
+    pages = sample(language)
+    ARTIFACTS.mkdir(exist_ok=True)
+    where = ARTIFACTS / f"mail_dark_{language}.html"
+    probed = (page.replace("</body>", DARK_PROBE.replace("INDEX", str(n)) + "</body>")
+              for n, page in enumerate(pages))
+    frames = "".join(
+        f'<iframe style="width:1000px;height:{HEIGHT}px;border:0;display:block" '
+        f'srcdoc="{html.escape(page)}"></iframe>' for page in probed)
+    where.write_text(f'<!DOCTYPE html><html><body style="margin:0">{frames}</body></html>',
+                     encoding="utf-8")
+    dom = visit(where, where.parent / f"profile-{where.stem}",
+                flags=("--force-dark-mode", "--blink-settings=preferredColorScheme=0"))
+    root = re.search(r"<html[^>]*>", dom)
+    assert root is not None
+    found = {int(n): json.loads(html.unescape(value))
+             for n, value in re.findall(r'data-(\d+)="([^"]*)"', root.group(0))}
+    assert sorted(found) == list(range(len(pages))), "a frame's probe did not run"
+    pictures = 0
+    for n, facts in found.items():
+        where_ = f"mail {n} ({kind_of(pages[n])[:80]})"
+        assert facts["body"] == "rgb(27, 27, 27)", (where_, "not in dark mode", facts["body"])
+        assert facts["faint"] == [], (where_, facts["faint"])
+        for background in facts["pics"]:
+            pictures += 1
+            assert background == "rgb(255, 255, 255)", (where_, background)
+    assert pictures > 0
+    for page in pages:
+        for data in re.findall(r"data:image/png;base64,([A-Za-z0-9+/=]+)", page):
+            png = base64.b64decode(data)
+            assert b"tRNS" not in png and png[25] in (2, 3), "a picture with transparency"

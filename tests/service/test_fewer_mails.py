@@ -122,3 +122,20 @@ def test_answers_kept_are_told_once_even_back_on_full_mail(room: Mailroom) -> No
     reports = [m for m in room.orders("Alice", "STATUS", "STATUS") if "Turn 1" in m.subject]
     assert len(reports) == 1
     assert "SINCE YOUR LAST MAIL" not in reports[0].text
+
+
+def test_set_json_on_attaches_the_view_however_big(room: Mailroom,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38, point 4: the view goes as JSON only to who asks (SET JSON ON) once it is
+    no longer small; here every view counts as big (JSON_SMALL 0)."""
+    from pbem.reports import mails as reports
+
+    monkeypatch.setattr(reports, "JSON_SMALL", 0)
+    room.new_game("illu", PLAYERS)
+    room.orders("Alice", "SET JSON ON")
+    room.at(minutes=5)
+    out = room.orders("Carol", "PASS")
+    kinds = {who: [kind for _, kind, _ in room.to(who, out)[-1].attachments]
+             for who in ("Alice", "Bob")}
+    assert "application/json" in kinds["Alice"]
+    assert "application/json" not in kinds["Bob"]

@@ -23,6 +23,7 @@ from pbem.orders.model import (
     NoSuchOrder,
     Odds,
     SetHtml,
+    SetJson,
     SetLanguage,
     SetMail,
     SetReport,
@@ -91,8 +92,8 @@ def test_the_natures_are_those_the_service_had_in_its_tuples() -> None:
     assert kinds("query") == {Status, History, Help, Odds, StandingList}
     assert kinds("answered") == {Status, History, Help, Odds, StandingList, SetMail}
     assert kinds("out_of_game") == {Status, History, SetTimezone, SetLanguage, SetHtml,
-                                    SetMail, SetReport}
+                                    SetJson, SetMail, SetReport}
     assert kinds("window") == {DefendOrder, InterfereOrder, ConditionalPlay,
                                AbolishPrivilege, Counter, NoResponse}
-    assert len(kinds("free")) == 20 and {ChooseGoal, StandingCounter} <= kinds("free")
+    assert len(kinds("free")) == 21 and {ChooseGoal, StandingCounter} <= kinds("free")
     assert not {AttackOrder, PlaySpecial, EndTurn} & kinds("free")
