@@ -40,6 +40,7 @@ from pbem.cli.main import main as pbem_main
 from pbem.engine.carddata import load_cardset
 from pbem.engine.codec import from_json
 from pbem.engine.state import GameState
+from pbem.service.model import GameService
 from pbem.store import Store
 
 CARDS = load_cardset()
@@ -409,8 +410,20 @@ tick_seconds = {self.tick_seconds}
             for mail in self.delivered(address):
                 replies.update(mail.refs)
         gm = "\n".join(self.texts(GM))
+        owed = self.owed()
         return [f"not answered: {s.sender} {s.message_id} {s.body[:300]!r}"
-                for s in self.sent if s.message_id not in replies and s.message_id not in gm]
+                for s in self.sent if s.message_id not in replies and s.message_id not in gm
+                and s.message_id.strip("<>") not in owed]
+
+    def owed(self) -> set[str]:
+        """The order mails whose answers were folded away and that the next mail to their
+        seat will refer to (``Seat.folded_mails``): answered, but not yet mailed."""
+        store = Store(self.store)
+        with store.lock():
+            snapshots = [store.snapshot(game_id) for game_id in store.games()]
+        return {mail for snapshot in snapshots if snapshot is not None
+                for seat in from_json(GameService, snapshot["service"]).seats
+                for mail in (m.strip("<>") for m in seat.folded_mails)}
 
     def eliminated(self) -> list[str]:
         """Players eliminated while they are away and a stand-in plays their seat (checked

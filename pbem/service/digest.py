@@ -45,9 +45,10 @@ __all__ = ["FOLDS", "answered", "deliver"]
 
 
 def answered(table: Table, player: str, parsed: ParsedOrders, results: Sequence[OrderResult],
-             warnings: Sequence[str], pending: str) -> bool:
+               warnings: Sequence[str], pending: str, reply_to: str | None = None) -> bool:
     """True when the order mail of ``player`` is answered now; False when nothing calls for
-    an answer: then its words are kept for the next mail the player gets."""
+    an answer: then its words are kept for the next mail the player gets, which refers to
+    the mail (``reply_to``, its Message-ID) in its References: answered, in the thread."""
     seat = table.service.seat(player)
     if seat.mail != "digest":
         quiet = (bool(results) and not warnings and not pending
@@ -63,7 +64,8 @@ def answered(table: Table, player: str, parsed: ParsedOrders, results: Sequence[
                 or (offer is not None and offer.giver == player)):
             return True
     kept = tuple((r.line, r.text, r.note) for r in results)
-    _set(table, replace(seat, folded=(*seat.folded, *kept)))
+    refers = (*seat.folded_mails, reply_to) if reply_to else seat.folded_mails
+    _set(table, replace(seat, folded=(*seat.folded, *kept), folded_mails=refers))
     return False
 
 
@@ -93,10 +95,11 @@ def deliver(table: Table) -> None:
 def _carry(table: Table, notice: Notice) -> Notice:
     """The reader's first mail of the step, carrying what their seat keeps."""
     seat = table.service.seat(notice.to)
-    if not seat.folded and seat.untold is None:
+    if not seat.folded and seat.untold is None and not seat.folded_mails:
         return notice
-    _set(table, replace(seat, folded=(), untold=None))
-    return replace(notice, folded=seat.folded, untold=seat.untold)
+    _set(table, replace(seat, folded=(), untold=None, folded_mails=()))
+    return replace(notice, folded=seat.folded, untold=seat.untold,
+                   folded_mails=seat.folded_mails)
 
 
 def _result(table: Table, seat: Seat, notice: Notice, later: Sequence[Notice]) -> int | None:

@@ -340,7 +340,7 @@ def thread_of(game: str, salt: str, reader: str, key: str, domain: str, *,
 def outbox_item(
     outbox_id: str, game: str, to: str, to_name: str, rendered: Rendered, *, now: datetime,
     sender: Sender, in_reply_to: str | None = None, salt: str = "",
-    thread: Thread | None = None,
+    thread: Thread | None = None, refers: tuple[str, ...] = (),
 ) -> OutboxItem:
     """The composed mail, ready for the outbox, with a Message-ID derived from its id and
     ``salt``: a game's mail takes its dice commitment, so that two stores each with a game
@@ -348,7 +348,8 @@ def outbox_item(
     clients would take for one mail and show once.
 
     A mail of a ``thread`` takes its subject (the kind's own subject opens the text) and
-    refers to its root, or is the root (the welcome)."""
+    refers to its root, or is the root (the welcome); it refers to ``refers`` besides (the
+    order mails whose answers it carries)."""
     message_id = message_id_for(*filter(None, (game, salt)), outbox_id, domain=sender.domain)
     subject, text = rendered.subject, rendered.text
     references: tuple[str, ...] = ()
@@ -363,7 +364,7 @@ def outbox_item(
         to=to, to_name=to_name, from_addr=sender.address_of(game), from_name=sender.name,
         subject=subject, text=text, html=rendered.html or None,
         attachments=rendered.attachments, inline=rendered.inline, message_id=message_id,
-        in_reply_to=in_reply_to, references=references, headers=headers,
+        in_reply_to=in_reply_to, references=(*references, *refers), headers=headers,
         date=now, game=game or None,
     )
     return OutboxItem(outbox_id=outbox_id, game_id=game, to=to, message_id=message_id,

@@ -77,6 +77,7 @@ class Seat:
     # (line, order, words) of the order mails left unanswered, and the log entry from which
     # the news of the attack results and reports left unsent run (None: nothing untold).
     folded: tuple[tuple[int, str, str], ...] = ()
+    folded_mails: tuple[str, ...] = ()  # their Message-IDs, which the next mail refers to
     untold: int | None = None
     absences: tuple[Absence, ...] = ()  # SET ABSENCE, oldest first
     # The player's own password hash, kept while a bot plays for them during an absence

@@ -49,7 +49,7 @@ def addressed_mails(cards: CardSet, store: GameStore, sender: Sender, table: Tab
         item = outbox_item(outbox_id, game_id, sender.address_of(game_id) if chat else to,
                            name, rendered, now=now, sender=sender,
                            in_reply_to=notice.reply_to, salt=table.state.dice.commitment,
-                           thread=thread)
+                           thread=thread, refers=notice.folded_mails)
         # A chat post is queued as a mail to the game's own address (no one reads that
         # header: the post is its subject and text), for the chat: ``chat:<game>``.
         items.append((notice.to, replace(item, to=notice.to) if chat else item))

@@ -715,7 +715,8 @@ class Service:
         withdrew = (any(isinstance(o.order, WithdrawOffer) and o.line in done
                         for o in parsed.orders)
                     and not any(n.to == seat.name for n in table.notices))
-        if withdrew or digest.answered(table, seat.name, parsed, results, warnings, pending):
+        if withdrew or digest.answered(table, seat.name, parsed, results, warnings, pending,
+                                                  mail.reply_to):
             table.notify(Ack(seat.name, results, warnings, pending, withdrew, mail.reply_to))
         self._seal(step, now, mail_id)
 

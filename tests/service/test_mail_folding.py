@@ -9,6 +9,8 @@ English and French, are in the golden transcripts (tests/transcripts/mail_foldin
 
 from __future__ import annotations
 
+import email
+import email.policy
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -255,3 +257,29 @@ def test_an_answer_with_something_to_add_is_answered_at_once(
     room.orders("Carol", "DEFEND 1")  # covered: it waits for the result
     assert spy.to("Carol", spy.step()) == []
     assert [o for _, o, _ in room.record().seat("Carol").folded] == ["DEFEND 1"]
+
+
+def refs(mail: Any) -> str:
+    """The References header of a mail sent."""
+    return str(email.message_from_bytes(mail.raw, policy=email.policy.default)["References"])
+
+
+def test_the_mail_that_carries_an_answer_refers_to_it(room: Mailroom) -> None:
+    """Nothing folded away is left unanswered: the mail that carries an accepted answer
+    names the order mail in its References (a mail client threads it, and a player or a
+    test can see every mail answered), here an answer folded into the attack's result and
+    one folded into the next mail, a press relay."""
+    room.new_game("illu", PLAYERS)
+    room.at(minutes=5)
+    room.orders("Carol", ATTACK)
+    assert room.orders("Alice", "NO RESPONSE", message_id="<alice-answer@example.org>") == []
+    out = room.orders("Bob", "INTERFERE 1", message_id="<bob-answer@example.org>")
+    assert [m for m in out if m.to == "bob@example.org"
+            and "<bob-answer@example.org>" in refs(m)]
+    assert not [m for m in out if "<alice-answer@example.org>" in refs(m)]
+    relay = room.orders("Bob", "PRESS TO Alice", "Hello.", "END PRESS")
+    (alice,) = [m for m in relay if m.to == "alice@example.org"]
+    assert "<alice-answer@example.org>" in refs(alice)
+    assert room.record().seat("Alice").folded_mails == ()
+    again = room.orders("Bob", "PRESS TO Alice", "Again.", "END PRESS")
+    assert not [m for m in again if "<alice-answer@example.org>" in refs(m)]
