@@ -64,6 +64,7 @@ class GameResult:
     withdrawals: int = 0  # group offers taken back by their giver
     seats: tuple[tuple[str, str, str], ...] = ()  # (player, Illuminati, level) in turn order
     decisions: list[float] = field(default_factory=list)  # seconds per strong action chosen
+    eliminated: tuple[str, ...] = ()  # the players eliminated (no group after their third turn)
 
 
 @dataclass
@@ -311,7 +312,8 @@ def play_game(cards: CardSet, index: int, players: int, base_seed: int,
                       len(table.log), table.violations,
                       sum(isinstance(c, WithdrawOffer) for c in table.log),
                       tuple((p.name, p.illuminati, table.level(p.name)) for p in final.players),
-                      table.timings)
+                      table.timings,
+                      tuple(p.name for p in final.players if p.status == "eliminated"))
 
 
 def simulate(cards: CardSet, games: int, players: int, seed: int,
