@@ -95,6 +95,26 @@ def test_pbem_simulate_prints_the_summary_as_json() -> None:
     assert summary["games_per_second"] > 0
 
 
+
+def test_pbem_simulate_shows_the_balance_of_a_table_by_illuminati() -> None:
+    """`pbem simulate --json` shows, per Illuminati and per level, the seats played, the
+    wins and the seats eliminated, at the ``--level``s given (issue 37), so a game master
+    sees what a table of bots does before seating them."""
+    result = CliRunner().invoke(main, ["simulate", "--games", "4", "--players", "3",
+                                       "--seed", "2", "--level", "easy", "--level", "normal",
+                                       "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["levels"] == ["easy", "normal", "normal"]
+    rows = summary["by_illuminati"]
+    assert set(rows) <= {i.name for i in CARDS.illuminati}
+    assert sum(r["games"] for r in rows.values()) == 12  # 4 games of 3 seats
+    assert all(set(r) == {"games", "wins", "eliminated"} for r in rows.values())
+    assert sum(r["wins"] for r in rows.values()) >= summary["outcomes"].get("victory", 0)
+    assert all(0 <= r["eliminated"] <= r["games"] for r in rows.values())
+    assert summary["by_level"]["easy"]["games"] == 4
+    assert summary["by_level"]["normal"]["games"] == 8
+
 class _Draws(random.Random):
     """A generator whose every draw is ``value``: 0.0 takes each rare choice a bot weighs,
     0.99 none (no attack)."""
