@@ -1,37 +1,41 @@
-"""How well the bots play: seeded tournaments, as JSON (issue 23's targets).
+"""How well the bots play: seeded tournaments, as JSON (issues 23 and 37's targets).
 
+- ``levels``: for each level asked (``--levels``), tables of that level alone at each table
+  size asked (``--sizes``), Illuminati dealt: the seats eliminated (target at most 5 % at
+  every level), and per table size each Illuminati's win share as a multiple of its fair
+  share 1/players (target 0.5 to 1.6) and the first seat's (target at most 1.3). A shared
+  victory counts as a win for each winner.
 - ``strong_vs_normal``: one strong bot against three normal ones, 4 players; the strong
   bot's seat goes round the table and its Illuminati round all eight, the others' dealt.
   A shared victory counts as a win for each winner (``win_share``) and as a fraction
-  (``win_share_split``). Fair share: 0.25.
-- ``all_strong``: every seat strong, 4 players, Illuminati dealt: wins and games played by
-  Illuminati, their win share as a multiple of the fair share 0.25 (target 0.5 to 1.6), and
-  the special goals reached (the UFOs' under the goal they chose).
+  (``win_share_split``). Fair share: 0.25 (target 0.55).
 - ``turn_cap``: games ended by the turn cap among every game played here (target 0).
 - ``decision_seconds``: the time a strong mail bot takes to write one turn's order mail from
   its view (``pbem.bots.mailbots.orders_for``), median and 95th percentile (target p95 <= 1 s),
   measured at the start of every strong turn of the first ``timed`` all-strong games.
 
-Usage: ``python bench/bots.py [GAMES_EACH] [SEED] [TIMED] [WORKERS]`` (default 100 games
-each, seed 1, the mails of 5 games timed, 2 worker processes: the games are independent and
-play on both cores; the mails are timed alone, after them).
+Usage: ``nice python bench/bots.py [--games N] [--duels N] [--seed S] [--timed T]
+[--workers W] [--levels easy,normal,strong] [--sizes 2,3,4,5,6,7,8]`` (defaults: 30 games
+per level and size, 30 duels, seed 1, the mails of 3 games timed, 2 worker processes: the
+games are independent and play on both cores; the mails are timed alone, after them).
+Strong tables cost seconds a game (more at 8 players): keep runs modest on a shared machine.
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import os
 import random
 import statistics
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from multiprocessing import Pool
 from typing import Any
 
-from pbem.bots import Level, mailbots
+from pbem.bots import LEVELS, Level, mailbots
 from pbem.bots.simulate import BotTable, GameResult, play_game, seed_for
 from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import CardSet
@@ -64,9 +68,31 @@ def _duel(index: int, seed: int) -> GameResult:
                      check_every=50)
 
 
-def _all_strong(index: int, seed: int) -> GameResult:
-    return play_game(_cards(), index, PLAYERS, seed + 1, levels=["strong"] * PLAYERS,
+def _table(level: Level, players: int, index: int, seed: int) -> GameResult:
+    """Game ``index`` of a table of ``players`` bots all at ``level``, Illuminati dealt."""
+    return play_game(_cards(), index, players, seed, levels=[level] * players,
                      check_every=50)
+
+
+def level_tables(results: list[GameResult], players: int) -> dict[str, Any]:
+    """One level at one table size: win shares by Illuminati and of the first seat, as
+    multiples of the fair share ``1 / players``, and the seats eliminated."""
+    played: Counter[str] = Counter()
+    won: Counter[str] = Counter()
+    first = 0
+    for result in results:
+        by_name = {name: ill for name, ill, _ in result.seats}
+        played.update(by_name.values())
+        won.update(by_name[w] for w in result.winners)
+        first += result.seats[0][0] in result.winners
+    games = len(results)
+    x_fair = {name: round(won[name] / played[name] * players, 2) for name in sorted(played)}
+    return {"games": games,
+            "eliminated": sum(len(r.eliminated) for r in results),
+            "first_seat": {"wins": first, "x_fair": round(first / games * players, 2)},
+            "by_illuminati": {name: {"games": played[name], "wins": won[name],
+                                     "x_fair": x_fair[name]} for name in sorted(played)},
+            "x_fair_range": [min(x_fair.values()), max(x_fair.values())]}
 
 
 @functools.cache
@@ -95,27 +121,6 @@ def strong_vs_normal(results: list[GameResult]) -> dict[str, Any]:
             "wins_by_illuminati": dict(sorted(by_illuminati.items()))}
 
 
-def all_strong(results: list[GameResult]) -> dict[str, Any]:
-    played: Counter[str] = Counter()
-    won: Counter[str] = Counter()
-    goals: Counter[str] = Counter()
-    games = len(results)
-    for result in results:
-        by_name = {name: ill for name, ill, _ in result.seats}
-        played.update(by_name.values())
-        for winner, goal in zip(result.winners, result.goals, strict=True):
-            won[by_name[winner]] += 1
-            if goal != "basic":
-                goals[_goal_name(result, winner, goal)] += 1
-    by_illuminati = {
-        name: {"games": played[name], "wins": won[name],
-               "x_fair": round(won[name] / played[name] / FAIR, 2) if played[name] else None}
-        for name in sorted(played)}
-    return {"games": games, "by_illuminati": by_illuminati,
-            "special_goals_reached": dict(sorted(goals.items())),
-            "basic_goal_wins": sum(g == "basic" for r in results for g in r.goals)}
-
-
 def _timed_mails(cards: CardSet, index: int, seed: int) -> list[float]:
     """Seconds a strong mail bot takes for each turn's order mail in one all-strong game."""
     seats = tuple(Seat(f"player{i + 1}") for i in range(PLAYERS))
@@ -136,19 +141,36 @@ def _timed_mails(cards: CardSet, index: int, seed: int) -> list[float]:
     return seconds
 
 
-def run(games: int = 100, seed: int = 1, timed: int = 5, workers: int = 2) -> dict[str, Any]:
+def run(games: int = 30, seed: int = 1, timed: int = 3, workers: int = 2,
+        levels: tuple[Level, ...] = ("easy", "normal", "strong"),
+        sizes: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8), duels: int = 30) -> dict[str, Any]:
     cards = _cards()
     start = time.perf_counter()
+    jobs = [(level, size, index, seed) for level in levels for size in sizes
+            for index in range(games)]
     with Pool(workers) as pool:
-        duel_results = _played(pool, _duel, games, seed)
-        strong_results = _played(pool, _all_strong, games, seed)
+        tables = pool.starmap(_table, jobs, chunksize=1)
+        duel_results = _played(pool, _duel, duels, seed) if duels else []
+    by_level: dict[str, Any] = {}
+    for level in levels:
+        rows = {}
+        seats = eliminated = 0
+        for size in sizes:
+            results = [r for (lv, sz, _, _), r in zip(jobs, tables, strict=True)
+                       if lv == level and sz == size]
+            rows[str(size)] = level_tables(results, size)
+            seats += size * len(results)
+            eliminated += rows[str(size)]["eliminated"]
+        by_level[level] = {"eliminated": {"seats": seats, "eliminated": eliminated,
+                                          "share": round(eliminated / seats, 3)},
+                           "by_size": rows}
     seconds = sorted(s for index in range(timed) for s in _timed_mails(cards, index, seed + 1))
-    every = duel_results + strong_results
+    every = tables + duel_results
     return {
-        "players": PLAYERS,
         "seed": seed,
-        "strong_vs_normal": strong_vs_normal(duel_results),
-        "all_strong": all_strong(strong_results),
+        "games_per_table": games,
+        "levels": by_level,
+        "strong_vs_normal": strong_vs_normal(duel_results) if duel_results else None,
         "turn_cap": {"games": len(every),
                      "capped": sum(r.outcome == "turn cap" for r in every),
                      "mean_turns": round(statistics.mean(r.turns for r in every), 1)},
@@ -165,6 +187,20 @@ def run(games: int = 100, seed: int = 1, timed: int = 5, workers: int = 2) -> di
     }
 
 
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=30, help="games per level and size")
+    parser.add_argument("--duels", type=int, default=30, help="strong-vs-normal games")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--timed", type=int, default=3, help="all-strong games timed")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--levels", default="easy,normal,strong")
+    parser.add_argument("--sizes", default="2,3,4,5,6,7,8")
+    return parser.parse_args()
+
+
 if __name__ == "__main__":
-    args = [int(a) for a in sys.argv[1:]]
-    print(json.dumps(run(*args), indent=2))
+    a = _arguments()
+    chosen = tuple(lv for lv in LEVELS if lv in a.levels.split(","))
+    print(json.dumps(run(a.games, a.seed, a.timed, a.workers, chosen,
+                         tuple(int(n) for n in a.sizes.split(",")), a.duels), indent=2))

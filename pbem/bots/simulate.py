@@ -63,6 +63,7 @@ class GameResult:
     withdrawals: int = 0  # group offers taken back by their giver
     seats: tuple[tuple[str, str, str], ...] = ()  # (player, Illuminati, level) in turn order
     decisions: list[float] = field(default_factory=list)  # seconds per strong action chosen
+    eliminated: tuple[str, ...] = ()  # the players eliminated (no group after their third turn)
 
 
 @dataclass
@@ -74,6 +75,9 @@ class Summary:
     violations: list[str]
     commands: int
     seconds: float
+    # per Illuminati, and per level: games (seats) played, wins, seats eliminated
+    by_illuminati: dict[str, dict[str, int]] = field(default_factory=dict)
+    by_level: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def games_per_second(self) -> float:
@@ -313,7 +317,8 @@ def play_game(cards: CardSet, index: int, players: int, base_seed: int,
                       len(table.log), table.violations,
                       sum(isinstance(c, WithdrawOffer) for c in table.log),
                       tuple((p.name, p.illuminati, table.level(p.name)) for p in final.players),
-                      table.timings)
+                      table.timings,
+                      tuple(p.name for p in final.players if p.status == "eliminated"))
 
 
 def simulate(cards: CardSet, games: int, players: int, seed: int,
@@ -325,12 +330,22 @@ def simulate(cards: CardSet, games: int, players: int, seed: int,
     by_goal: Tally[str] = Tally()
     violations: list[str] = []
     commands = 0
+    by_illuminati: dict[str, Tally[str]] = {}
+    by_level: dict[str, Tally[str]] = {}
     for index in range(games):
         result = play_game(cards, index, players, seed, turn_cap, check_every, levels)
         outcomes[result.outcome] += 1
         by_goal.update(result.goals)
         violations += [f"game {index}: {v}" for v in result.violations]
         commands += result.commands
+        for name, illuminati, level in result.seats:
+            for key, table in ((illuminati, by_illuminati), (level, by_level)):
+                tally = table.setdefault(key, Tally({"games": 0, "wins": 0, "eliminated": 0}))
+                tally["games"] += 1
+                tally["wins"] += name in result.winners
+                tally["eliminated"] += name in result.eliminated
     return Summary(games, sum(outcomes.values()), dict(outcomes), dict(by_goal), violations,
-                   commands, time.perf_counter() - start)
+                   commands, time.perf_counter() - start,
+                   {k: dict(v) for k, v in sorted(by_illuminati.items())},
+                   {k: dict(v) for k, v in sorted(by_level.items())})
 

@@ -71,6 +71,9 @@ def simulate(games: int, players: int, seed: int, turn_cap: int, levels: tuple[L
         "finished": summary.finished,
         "outcomes": summary.outcomes,
         "winners_by_goal": summary.winners_by_goal,
+        "levels": [levels[i] if i < len(levels) else "normal" for i in range(players)],
+        "by_illuminati": summary.by_illuminati,
+        "by_level": summary.by_level,
         "invariant_violations": len(summary.violations),
         "violations": summary.violations[:20],
         "commands": summary.commands,
@@ -86,6 +89,10 @@ def simulate(games: int, players: int, seed: int, turn_cap: int, levels: tuple[L
         click.echo("winners by goal:")
         for goal, n in sorted(summary.winners_by_goal.items(), key=lambda kv: -kv[1]):
             click.echo(f"  {goal + ':':<34} {n}")
+        click.echo("by Illuminati (games, wins, eliminated):")
+        for name, row in summary.by_illuminati.items():
+            click.echo(f"  {name + ':':<34} {row['games']:>4} {row['wins']:>4} "
+                       f"{row['eliminated']:>4}")
         click.echo(f"invariant violations: {len(summary.violations)}")
         for v in summary.violations[:20]:
             click.echo(f"  {v}")

@@ -28,7 +28,7 @@ from pbem.orders.model import CancelAbsence, Located, SetAbsence, StandingDefend
 from pbem.reports.context import utc_minute, zone
 from pbem.service.entries import GmAbsence, GmAbsenceCancelled
 from pbem.service.model import Absence, GameService, Seat, iso, parse_iso
-from pbem.service.notices import Absent
+from pbem.service.notices import Absent, StoodIn
 from pbem.service.refusals import refused
 from pbem.service.table import Table
 
@@ -135,15 +135,22 @@ def turn_begun(table: Table) -> None:
 
 def upkeep(table: Table) -> None:
     """With the house rule ``bot``, a bot takes the seat of a player away now, and leaves it
-    when they are back (``pbem.service.bot_seats.upkeep`` gives it its password)."""
+    when they are back (``pbem.service.bot_seats.upkeep`` gives it its password); the
+    player then finds a mail of what was done in their name (``StoodIn``)."""
     if table.service.house.stand_in != "bot":
         return
     for seat in table.service.seats:
         away = absent_at(seat, table.now) is not None and table.state.player(seat.name).playing
         if away and not seat.bot:
-            _set(table, replace(seat, bot=True, away_hash=seat.password_hash))
+            _set(table, replace(seat, bot=True, away_hash=seat.password_hash,
+                                stood_in_from=table.log_length))
         elif not away and seat.away_hash:
-            _set(table, replace(seat, bot=False))
+            _set(table, replace(seat, bot=False, stood_in_from=-1))
+            if seat.stood_in_from >= 0:
+                begun = [a for a in seat.absences if parse_iso(a.start) <= table.now]
+                start = begun[-1].start if begun else iso(table.now)
+                table.notify(StoodIn(seat.name, start, iso(table.now),
+                                     since=seat.stood_in_from))
 
 
 def boundaries(service: GameService, after: datetime) -> list[datetime]:

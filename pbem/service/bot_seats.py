@@ -22,9 +22,20 @@ from dataclasses import replace
 
 from pbem.bots import LEVELS, Level, mailbots
 from pbem.engine.cards import CardSet
-from pbem.engine.commands import DropGroup, OfferGroup
+from pbem.engine.commands import DropGroup, GiveCard, GiveMoney, OfferGroup, WithdrawOffer
 from pbem.engine.view import View
-from pbem.orders.model import AttackOrder, ConditionalPlay, Order
+from pbem.orders.model import (
+    AttackOrder,
+    ConditionalPlay,
+    InterfereOrder,
+    NoResponse,
+    Order,
+    StandingAttackReaction,
+    StandingClear,
+    StandingDefend,
+    StandingNeverInterfere,
+    StandingTurnReaction,
+)
 from pbem.service.auth import hash_password
 from pbem.service.mails import welcome_settings
 from pbem.service.model import Seat
@@ -104,21 +115,26 @@ def replies(cards: CardSet, game: str, seats: Sequence[Seat],
         bot = mailbots.BotSeat(game=game, player=seat.name, password=password,
                                address=seat.address, service_address=sender.address,
                                level=level_of(seat))
-        raw = decide(cards, bot, received)
+        raw = decide(cards, bot, received, stand_in=bool(seat.away_hash))
         if raw is not None:
             out.append(raw)
     return out
 
 
-def decide(cards: CardSet, bot: mailbots.BotSeat, received: Sequence[bytes]) -> bytes | None:
+def decide(cards: CardSet, bot: mailbots.BotSeat, received: Sequence[bytes],
+           stand_in: bool = False) -> bytes | None:
     """The order mail a bot seat sends after ``received`` (oldest first), as
     ``pbem.bots.mailbots.decide`` writes it, less the orders that would cost the seat its
-    last group (``keeps_a_group``); None when nothing is asked of it."""
+    last group (``keeps_a_group``) and, for a bot standing in for an absent player
+    (``stand_in``), those the player would not want (``as_the_player_would``); None when
+    nothing is asked of it."""
     for raw in reversed(received):
         v = mailbots.read_view(raw)
         if v is None or v.viewer != bot.player:
             continue
         orders = keeps_a_group(v, mailbots.orders_for(cards, v, bot.level))
+        if stand_in:
+            orders = as_the_player_would(v, orders)
         if orders:
             return mailbots.order_mail(bot, v.seq, orders, raw)
     return None
@@ -150,6 +166,37 @@ def keeps_a_group(v: View, orders: Sequence[Order]) -> list[Order]:
                 continue
             held -= gone
         kept.append(order)
+    return kept
+
+
+RESERVE = 0.5  # the share of the Illuminati treasury a stand-in keeps for defence
+# Orders a stand-in never writes: its player's standing orders stay as they left them, and
+# nothing of theirs is given away (a group, money, a card) nor spent on others' attacks.
+NOT_IN_THEIR_NAME: tuple[type, ...] = (
+    StandingClear, StandingTurnReaction, StandingDefend, StandingNeverInterfere,
+    StandingAttackReaction, OfferGroup, WithdrawOffer, GiveMoney, GiveCard, InterfereOrder)
+
+
+def as_the_player_would(v: View, orders: Sequence[Order]) -> list[Order]:
+    """``orders`` as a bot standing in for an absent player may give them (docs/service.md,
+    "Absences"): the player's standing orders kept, no gift of a group, money or card, no
+    money spent for or against another player's attack, and each attack's money capped so
+    that the Illuminati keep ``RESERVE`` of their treasury to defend with. An answer left
+    with no order is ``NO RESPONSE``."""
+    me = next(p for p in v.players if p.name == v.viewer)
+    treasury = {c.card: c.treasury or 0 for c in me.structure}
+    spare = int((treasury.get(me.illuminati, 0)) * (1 - RESERVE))
+    kept: list[Order] = []
+    for order in orders:
+        if isinstance(order, NOT_IN_THEIR_NAME):
+            continue
+        if isinstance(order, AttackOrder):
+            most = treasury.get(order.attack.attacker, 0) + spare
+            spend = min(order.spend, most)
+            order = replace(order, spend=spend, upto=min(order.upto, most - spend))
+        kept.append(order)
+    if not kept and orders:
+        return [NoResponse()] if v.phase == "attack" else []
     return kept
 
 

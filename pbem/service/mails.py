@@ -14,7 +14,7 @@ from pbem.engine.events import Event
 from pbem.engine.state import GameState
 from pbem.mail.compose import OutgoingMail, compose, message_id_for
 from pbem.reports import mails as reports
-from pbem.reports.context import ServiceSettings, moment_facts
+from pbem.reports.context import ServiceSettings, moment_facts, report_events
 from pbem.reports.mails import Rendered
 from pbem.reports.observing import chat_post, lobby_mail, observer_report
 from pbem.service.deadlines import offer_due
@@ -40,6 +40,7 @@ from pbem.service.notices import (
     ResponseRequest,
     StandingOrders,
     StatusReport,
+    StoodIn,
     ToAddress,
     TurnReport,
     Welcome,
@@ -257,6 +258,18 @@ def _absent(notice: Notice, r: Reader) -> Rendered:
                         end=moment_facts(parse_iso(notice.end), r.seat.tz))
 
 
+def _stood_in(notice: Notice, r: Reader) -> Rendered:
+    """What a bot did in the name of a player back from an absence: the events of theirs
+    since the stand-in began, as the player sees them."""
+    assert isinstance(notice, StoodIn)
+    mine = [e for e in r.news if getattr(e, "player", None) == notice.to]
+    return reports.mail("stood_in", r.seat.lang, r.site, html=r.seat.html, game=r.state.game,
+                        player=notice.to, data=notice,
+                        events=report_events(mine, notice.to, r.seat.tz),
+                        start=moment_facts(parse_iso(notice.start), r.seat.tz),
+                        end=moment_facts(parse_iso(notice.end), r.seat.tz))
+
+
 def _from_fields(notice: Notice, r: Reader) -> Rendered:
     """A mail whose template reads the notice's own fields (``data``): help, gm_alert,
     orders_dropped, called_off, eliminated."""
@@ -299,7 +312,7 @@ RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
     AttackResult: _attack_result, TurnReport: _turn_report, StatusReport: _turn_report,
     GameOver: _game_over, Reminder: _reminder, OfferAnswered: _offer_answered,
     PressRelay: _press, HistoryReply: _history, GmNews: _gm_news, StandingOrders: _standing,
-    OrderFailed: _order_failed, Absent: _absent,
+    OrderFailed: _order_failed, Absent: _absent, StoodIn: _stood_in,
     Letter: _letter, ObserverReport: _observer_report, ObserverPress: _observer_press,
     ChatPost: _chat_post,
 }

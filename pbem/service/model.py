@@ -83,6 +83,9 @@ class Seat:
     # The player's own password hash, kept while a bot plays for them during an absence
     # (house rule stand_in "bot"); "" otherwise. Their password still works meanwhile.
     away_hash: str = ""
+    # While a bot stands in for the absent player: the log entry its stand-in began at, so
+    # that the player finds on return what was done in their name; -1 otherwise.
+    stood_in_from: int = -1
     # The step and seat name whose welcome started the seat's mail thread (docs/service.md,
     # Threads): each welcome starts a new one; "" for a seat welcomed before threads were
     # kept.

@@ -329,11 +329,26 @@ class Absent(Notice):
                 == (self.player, self.start, self.end))
 
 
+@dataclass(frozen=True)
+class StoodIn(Notice):
+    """To a player back from an absence a bot played their seat in (house rule ``bot``):
+    what was done in their name, from the log entry ``since`` the stand-in began."""
+
+    kind = "stood_in"
+    start: str  # the absence, ISO times
+    end: str
+    since: int = 0
+
+    @property
+    def news_since(self) -> int | None:
+        return self.since
+
+
 KINDS: dict[str, type[Notice]] = {c.kind: c for c in (
     Ack, AlreadyDone, Welcome, ResponseRequest, AttackResult, TurnReport, StatusReport,
     GameOver, Reminder, OfferAnswered, PressRelay, HistoryReply, GmNews, StandingOrders,
     HelpReply, OrderFailed, GmAlert, OrdersDropped, CalledOff, Eliminated, OddsReply,
-    GoalDealt, Absent)}
+    GoalDealt, Absent, StoodIn)}
 
 
 # --- mail to an address that holds no seat: observers, newcomers (pbem.service.signup) ------

@@ -95,6 +95,26 @@ def test_pbem_simulate_prints_the_summary_as_json() -> None:
     assert summary["games_per_second"] > 0
 
 
+
+def test_pbem_simulate_shows_the_balance_of_a_table_by_illuminati() -> None:
+    """`pbem simulate --json` shows, per Illuminati and per level, the seats played, the
+    wins and the seats eliminated, at the ``--level``s given (issue 37), so a game master
+    sees what a table of bots does before seating them."""
+    result = CliRunner().invoke(main, ["simulate", "--games", "4", "--players", "3",
+                                       "--seed", "2", "--level", "easy", "--level", "normal",
+                                       "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["levels"] == ["easy", "normal", "normal"]
+    rows = summary["by_illuminati"]
+    assert set(rows) <= {i.name for i in CARDS.illuminati}
+    assert sum(r["games"] for r in rows.values()) == 12  # 4 games of 3 seats
+    assert all(set(r) == {"games", "wins", "eliminated"} for r in rows.values())
+    assert sum(r["wins"] for r in rows.values()) >= summary["outcomes"].get("victory", 0)
+    assert all(0 <= r["eliminated"] <= r["games"] for r in rows.values())
+    assert summary["by_level"]["easy"]["games"] == 4
+    assert summary["by_level"]["normal"]["games"] == 8
+
 class _Draws(random.Random):
     """A generator whose every draw is ``value``: 0.0 takes each rare choice a bot weighs,
     0.99 none (no attack)."""
@@ -112,13 +132,15 @@ def _always() -> random.Random:
 
 
 def _with_a_puppet() -> GameState:
-    """A seeded bot game played on until the active player, in their actions, holds a group
-    besides their Illuminati and no offer waits."""
+    """A seeded bot game played on until the active player, in their actions, holds two
+    groups besides their Illuminati (a bot never gives away its last one), an action left
+    and no offer waits."""
     seats = tuple(Seat(f"player{i + 1}") for i in range(4))
     state, _ = new_game(CARDS, Setup("gifts", seats, "ab" * 32))
     table = BotTable(CARDS, state, random.Random(5))
     while not (table.state.phase == "actions" and table.state.offer is None
-               and len(table.state.active_player.structure) > 1):
+               and len(table.state.active_player.structure) > 2
+               and table.state.turn.actions < 2):
         table.step()
     return table.state
 
@@ -145,8 +167,8 @@ def test_a_bot_offers_a_spare_group_and_may_take_it_back_unanswered() -> None:
 
 def test_a_simulated_game_has_an_offer_withdrawn() -> None:
     """rulebook-en: "A deal is not binding if it involves an exchange of one thing now for
-    something in the future." Game 7 of seed 1 (four players) has a bot take back a group
+    something in the future." Game 3 of seed 1 (four players) has a bot take back a group
     it offered, and every invariant holds through it and the replay."""
-    result = play_game(CARDS, 7, 4, 1)
+    result = play_game(CARDS, 3, 4, 1)
     assert result.withdrawals == 1
     assert result.violations == []

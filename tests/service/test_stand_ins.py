@@ -187,3 +187,106 @@ def test_a_turn_begun_before_the_absence_and_passed_in_it_is_not_the_players(
     bob = room.state().player("Bob")
     assert room.state().active_player.name != "Bob"
     assert (bob.turns, bob.stood_in, room.record().seat("Bob").misses) == (1, 1, 0)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_bot_standing_in_plays_as_the_absent_player_would_want(room: Mailroom,
+                                                                 lang: str) -> None:
+    """Issue 37: Alice (the Servants of Cthulhu) is away under house rule ``bot`` while Bob
+    and Carol pass their turns and answer nothing. Over her first four turns the stand-in
+    keeps her standing orders, gives nothing of hers away (no group offered, no money or
+    card given), spends nothing on the others' attacks and keeps her in the game; back
+    (she cancels the absence), she finds a mail of what was done in her name, in her
+    language."""
+    from pbem.engine.codec import from_json
+    from pbem.engine.commands import Command, GiveCard, GiveMoney, Interfere, OfferGroup
+    from pbem.orders.format import format_order
+
+    room.new_game("illu", [("Alice", CTHULHU), ("Bob", "The Gnomes of Zurich"),
+                           ("Carol", "The Network")], options={"stand_in": "bot"}, seed=SEED)
+    if lang == "fr":
+        room.orders("Alice", "SET LANGUAGE FR")
+    room.orders("Alice", "STANDING DEFEND ANY UPTO 3",
+                "SET ABSENCE 2026-11-29 TO 2026-12-12")
+    standing = [format_order(o) for o in room.record().standing_of("Alice")]
+    for _ in range(200):
+        room.service.process(room.now)
+        room.collect()
+        state, record = room.state(), room.record()
+        if state.player("Alice").turns >= 5 or state.phase == "over":
+            break
+        window = record.window
+        waiting = [p for p in ("Bob", "Carol") if window is not None
+                   and p in window.asked and not window.answered(p)]
+        if waiting:
+            room.orders(waiting[0], "NO RESPONSE")
+        elif state.offer is not None and state.offer.receiver in ("Bob", "Carol"):
+            room.orders(state.offer.receiver, "DECLINE")
+        elif state.active_player.name in ("Bob", "Carol") and state.phase == "actions":
+            room.orders(state.active_player.name, "PASS")
+        else:
+            room.at(hours=1)
+            room.service.tick(room.now)
+    assert room.state().player("Alice").turns >= 5
+    log = [from_json(Command, e["command"]) for e in room.store.log("illu") if "command" in e]
+    mine = [c for c in log if getattr(c, "player", "") == "Alice"]
+    assert mine, "the stand-in played Alice's turns"
+    assert not [c for c in mine if isinstance(c, OfferGroup | GiveMoney | GiveCard)]
+    assert not [c for c in mine if isinstance(c, Interfere)]
+    assert [format_order(o) for o in room.record().standing_of("Alice")] == standing
+    assert "Alice" not in eliminated(room) and room.state().player("Alice").playing
+    assert len(room.state().player("Alice").structure) > 1  # a group kept
+    room.orders("Alice", "CANCEL ABSENCE ALL")
+    assert not room.record().seat("Alice").bot
+    back = [m for m in room.to("Alice")
+            if "what the bot did" in m.subject or "ce que le robot a fait" in m.subject]
+    assert len(back) == 1, [m.subject for m in room.to("Alice")]
+    text = " ".join(back[0].text.split())
+    assert ("What it did in your name:" if lang == "en"
+            else "Ce qu'il a fait en votre nom :") in text
+    assert "\n- " in back[0].text  # the events listed
+
+
+def test_a_stand_in_keeps_standing_orders_gives_nothing_and_keeps_money() -> None:
+    """Issue 37: of the orders a bot would write, a stand-in for an absent player drops
+    those that change the player's standing orders, give a group, money or a card away or
+    spend on another player's attack, and caps an attack's money so that the Illuminati
+    keep half their treasury to defend with (rulebook-en, Spending Money To Defend: "by
+    one for each MB spent from his Illuminati treasury"). An answer left empty is NO
+    RESPONSE."""
+    from dataclasses import replace as dataclass_replace
+
+    from factory import BAVARIA, CARDS, GNOMES, game, money, place
+
+    from pbem.engine.commands import (
+        Attack,
+        EndTurn,
+        GiveCard,
+        GiveMoney,
+        Interfere,
+        OfferGroup,
+        WithdrawOffer,
+    )
+    from pbem.engine.view import view
+    from pbem.orders.model import (
+        AttackOrder,
+        InterfereOrder,
+        NoResponse,
+        StandingClear,
+        StandingTurnReaction,
+    )
+    from pbem.service.bot_seats import as_the_player_would
+
+    state = money(place(game(ann=BAVARIA, bob=GNOMES), "ann", "KGB", treasury=4),
+                  "ann", BAVARIA, 20)
+    mine = view(CARDS, state, "ann")
+    end = EndTurn("ann")
+    attack = AttackOrder(Attack("ann", "KGB", "Boy Sprouts", "control"), spend=8, upto=12)
+    orders = [StandingClear(), StandingTurnReaction("Market Manipulation", "ann"),
+              OfferGroup("ann", "KGB", "bob"), WithdrawOffer("ann"), GiveMoney("ann", "bob", 5),
+              GiveCard("ann", "bob", "Bribery"), attack, end]
+    capped = AttackOrder(attack.attack, spend=8, upto=6)  # 4 MB of KGB's + 10 of 20
+    assert as_the_player_would(mine, orders) == [capped, end]
+    interfere = InterfereOrder(Interfere("ann", 5, "interfere"), upto=5)
+    answering = view(CARDS, dataclass_replace(state, phase="attack"), "ann")
+    assert as_the_player_would(answering, [interfere]) == [NoResponse()]
