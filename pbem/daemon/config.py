@@ -41,13 +41,13 @@ from pbem.errors import AddressError, ConfigError
 from pbem.mail.address import deliverable, mail_address
 from pbem.reports.languages import LANGUAGES
 from pbem.service.settings import STRANGER_REPLIES, Sender
-from pbem.transport.intake import IntakeKind, Logins
 
 # The service and the mail transports load only when a command needs them: reading the
 # configuration is part of every `pbem` command, which starts at once (bench/cli_start.py).
 if TYPE_CHECKING:
     from pbem.service.service import ServiceConfig
     from pbem.transport.imap import ImapConfig
+    from pbem.transport.intake import IntakeKind, Logins
     from pbem.transport.maildir_intake import MaildirIntakeConfig
     from pbem.transport.oauth import OAuthSettings, Provider
     from pbem.transport.sender import Security
@@ -430,9 +430,10 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         _address(mail, "envelope_from", envelope_from)
 
     oauth = _oauth(read["oauth"], env, store, logins) if "oauth" in data else None
-    logged = Logins(env, logins, oauth)
+    logged = _logins(env, logins, oauth) if "smtp" in data or set(data) & set(INTAKES) else None
     intakes = tuple(
-        (section, kind.read(_Reader(data, section, origin, base, kind.keys), logged))
+        (section, kind.read(_Reader(data, section, origin, base, kind.keys),
+                            cast("Logins", logged)))
         for section, kind in ((s, intake_kind(s)) for s in INTAKES if s in data))
     listener_section = read["listener"]
     enabled = listener_section.flag("enabled", not intakes)
@@ -476,7 +477,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         stranger_replies=mail.whole("stranger_replies", STRANGER_REPLIES, 0, 1_000_000),
         trusted_authserv_id=mail.text("trusted_authserv_id", "").strip(),
         listener=listener, intakes=intakes,
-        smtp=_smtp(read["smtp"], logged) if "smtp" in data else None,
+        smtp=_smtp(read["smtp"], cast("Logins", logged)) if "smtp" in data else None,
         maildir=read["maildir"].path("path", store / "maildirs"),
         tick_seconds=daemon.seconds("tick_seconds", 60.0),
         queue_lifetime=daemon.days("queue_lifetime_days", 5.0),
@@ -485,6 +486,14 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         metrics_file=None if metrics == Path() else metrics,
         alarm=_alarm(read["alarm"], sender.gm_address),
     )
+
+
+def _logins(env: Mapping[str, str], logins: bool, oauth: OAuthSettings | None) -> Logins:
+    """What a section that logs in is read with (imported here only: a configuration with
+    no intake and no [smtp] loads no transport)."""
+    from pbem.transport.intake import Logins
+
+    return Logins(env, logins, oauth)
 
 
 def _dkim_available() -> bool:
