@@ -31,6 +31,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -46,6 +47,7 @@ from pbem.service.settings import STRANGER_REPLIES, Sender
 if TYPE_CHECKING:
     from pbem.service.service import ServiceConfig
     from pbem.transport.imap import ImapConfig
+    from pbem.transport.intake import IntakeKind, Logins
     from pbem.transport.maildir_intake import MaildirIntakeConfig
     from pbem.transport.oauth import OAuthSettings, Provider
     from pbem.transport.sender import Security
@@ -62,7 +64,6 @@ SEARCH_ORDER = ("--config FILE, else $PBEM_CONFIG, else the first found of ./pbe
 IMAP_PASSWORD_ENV = "PBEM_IMAP_PASSWORD"
 SMTP_PASSWORD_ENV = "PBEM_SMTP_PASSWORD"
 OAUTH_SECRET_ENV = "PBEM_OAUTH_CLIENT_SECRET"
-_AUTH = ("password", "oauth2")
 _SECURITY = ("tls", "starttls", "plain")
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
@@ -73,20 +74,33 @@ _KEYS: dict[str, tuple[str, ...]] = {
              "templates", "max_kib", "mails_per_hour", "stranger_replies", "envelope_from",
              "address_per_game", "trusted_authserv_id"),
     "listener": ("enabled", "host", "port", "accept", "tls_cert", "tls_key", "check_dkim"),
-    "imap": ("host", "port", "security", "username", "password", "folder",
-             "processed_folder", "failed_folder", "poll_seconds", "idle_seconds", "timeout",
-             "ca_file", "auth", "answer_earlier_mail"),
     "smtp": ("host", "port", "security", "username", "password", "timeout", "ca_file",
              "auth", "max_per_minute", "max_per_day"),
     "oauth": ("provider", "client_id", "client_secret", "tenant", "scopes", "token_file",
               "token_url", "device_url", "auth_url"),
     "maildir": ("path",),
-    "maildir_intake": ("path", "poll_seconds"),
     "alarm": ("maildir", "sendmail", "to", "webhook"),
     # give_up_after (a count of attempts) is read for old files and no longer used.
     "daemon": ("tick_seconds", "queue_lifetime_days", "give_up_after", "log_level",
                "log_format", "metrics_file"),
 }
+
+INTAKES: dict[str, str] = {
+    "imap": "pbem.transport.imap",
+    "maildir_intake": "pbem.transport.maildir_intake",
+}
+"""Every polled intake, one row each: its section in the file, and the module that declares
+it (``INTAKE``, a ``pbem.transport.intake.IntakeKind``: the section's keys, how they are
+read, how the intake is made). The module is imported only when its section is there, so
+reading the configuration loads no transport. A new intake (JMAP, POP3) is its module and
+its row here."""
+
+
+def intake_kind(section: str) -> IntakeKind[Any]:
+    """The intake that ``section`` (a key of ``INTAKES``) configures."""
+    kind: IntakeKind[Any] = import_module(INTAKES[section]).INTAKE
+    return kind
+
 
 T = TypeVar("T")
 
@@ -163,9 +177,8 @@ class DaemonConfig:
     # The mail server whose Authentication-Results header is believed ("": none).
     trusted_authserv_id: str = ""
     listener: ListenerSettings | None = field(default_factory=ListenerSettings)
-    imap: ImapConfig | None = None
-    # A local Maildir a delivery agent fills, polled (pbem.transport.maildir_intake).
-    maildir_intake: MaildirIntakeConfig | None = None
+    # The polled intakes configured: (section, its settings), in INTAKES' order.
+    intakes: tuple[tuple[str, Any], ...] = ()
     smtp: SmtpSettings | None = None
     maildir: Path = DEFAULT_STORE / "maildirs"
     tick_seconds: float = 60.0
@@ -183,10 +196,30 @@ class DaemonConfig:
         """Give where the settings came from, for messages."""
         return str(self.source) if self.source else "the embedded default configuration"
 
+    def intake(self, section: str) -> Any:
+        """Give the settings of the intake ``section`` configures, None without it."""
+        return next((settings for name, settings in self.intakes if name == section), None)
+
+    @property
+    def imap(self) -> ImapConfig | None:
+        """Give the IMAP intake's settings (``[imap]``), None without it."""
+        return cast("ImapConfig | None", self.intake("imap"))
+
+    @property
+    def maildir_intake(self) -> MaildirIntakeConfig | None:
+        """Give the Maildir intake's settings (``[maildir_intake]``), None without it: a
+        local Maildir a delivery agent fills, polled (pbem.transport.maildir_intake)."""
+        return cast("MaildirIntakeConfig | None", self.intake("maildir_intake"))
+
+    @property
+    def intake_state(self) -> Path:
+        """Give the folder where the intakes keep their state (the IMAP cursor)."""
+        return self.store / "daemon"
+
     @property
     def imap_cursor(self) -> Path:
         """Give the file keeping the IMAP intake's position."""
-        return self.store / "daemon" / "imap-cursor.json"
+        return self.intake_state / "imap-cursor.json"
 
     def service_config(self) -> ServiceConfig:
         """Give the game service's settings."""
@@ -247,7 +280,8 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None, 
 class _Reader:
     """Reads typed values out of one section, naming the key and the file on a mistake."""
 
-    def __init__(self, data: Mapping[str, Any], section: str, origin: str, base: Path) -> None:
+    def __init__(self, data: Mapping[str, Any], section: str, origin: str, base: Path,
+                 keys: tuple[str, ...]) -> None:
         self.section, self.origin, self.base = section, origin, base
         value = data.get(section, {})
         if not isinstance(value, dict):
@@ -256,10 +290,10 @@ class _Reader:
                               "its own, the keys below it.")
         self.values: dict[str, Any] = value
         for key in value:
-            if key not in _KEYS[section]:
-                close = difflib.get_close_matches(key, _KEYS[section], n=1)
+            if key not in keys:
+                close = difflib.get_close_matches(key, keys, n=1)
                 hint = (f"Did you mean {close[0]}?" if close
-                        else f"Known keys: {', '.join(_KEYS[section])}.")
+                        else f"Known keys: {', '.join(keys)}.")
                 raise ConfigError(f"In {origin}, [{section}] has an unknown key {key!r}.",
                                   suggestion=hint)
 
@@ -325,6 +359,15 @@ class _Reader:
                             value)
         return tuple(v.strip().lower() if lower else v.strip() for v in value)
 
+    def file(self, key: str) -> str | None:
+        if key not in self.values:
+            return None
+        path = self.path(key, Path())
+        if not path.is_file():
+            raise ConfigError(f"In {self.origin}, [{self.section}] {key} names {path}, "
+                              "which is not a file.")
+        return str(path)
+
     def required(self, key: str) -> str:
         value = self.text(key, "")
         if not value:
@@ -349,14 +392,16 @@ def _address(reader: _Reader, key: str, value: str, *, maildir: bool = False) ->
 def _build(data: Mapping[str, Any], source: Path | None, base: Path,
            env: Mapping[str, str], logins: bool) -> DaemonConfig:
     origin = str(source) if source else "the embedded default configuration"
+    sections = [*_KEYS, *INTAKES]
     for section in data:
-        if section not in _KEYS:
-            close = difflib.get_close_matches(section, _KEYS, n=1)
+        if section not in sections:
+            close = difflib.get_close_matches(section, sections, n=1)
             hint = (f"Did you mean [{close[0]}]?" if close
-                    else f"Known sections: {', '.join(f'[{s}]' for s in _KEYS)}.")
+                    else f"Known sections: {', '.join(f'[{s}]' for s in sections)}.")
             raise ConfigError(f"In {origin}, there is an unknown section [{section}].",
                               suggestion=hint)
-    read = {section: _Reader(data, section, origin, base) for section in _KEYS}
+    read = {section: _Reader(data, section, origin, base, keys)
+            for section, keys in _KEYS.items()}
 
     store = read["store"].path("path", base / DEFAULT_STORE)
     mail = read["mail"]
@@ -385,11 +430,13 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         _address(mail, "envelope_from", envelope_from)
 
     oauth = _oauth(read["oauth"], env, store, logins) if "oauth" in data else None
-    imap = _imap(read["imap"], env, oauth, logins) if "imap" in data else None
-    maildir_intake = (_maildir_intake(read["maildir_intake"]) if "maildir_intake" in data
-                      else None)
+    logged = _logins(env, logins, oauth) if "smtp" in data or set(data) & set(INTAKES) else None
+    intakes = tuple(
+        (section, kind.read(_Reader(data, section, origin, base, kind.keys),
+                            cast("Logins", logged)))
+        for section, kind in ((s, intake_kind(s)) for s in INTAKES if s in data))
     listener_section = read["listener"]
-    enabled = listener_section.flag("enabled", imap is None and maildir_intake is None)
+    enabled = listener_section.flag("enabled", not intakes)
     listener = None
     if enabled:
         accept = listener_section.strings("accept") or (address, "@" + domain.lower())
@@ -412,7 +459,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
                                     accept=accept, tls_cert=None if cert == Path() else cert,
                                     tls_key=None if key == Path() else key,
                                     check_dkim=check_dkim)
-    if listener is None and imap is None and maildir_intake is None:
+    if listener is None and not intakes:
         raise ConfigError(f"In {origin}, no mail comes in: the listener is off and there is "
                           "no [imap] section.",
                           suggestion="Set [listener] enabled = true, or add an [imap] section "
@@ -429,8 +476,8 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         mails_per_hour=mail.whole("mails_per_hour", 60, 1, 1_000_000),
         stranger_replies=mail.whole("stranger_replies", STRANGER_REPLIES, 0, 1_000_000),
         trusted_authserv_id=mail.text("trusted_authserv_id", "").strip(),
-        listener=listener, imap=imap, maildir_intake=maildir_intake,
-        smtp=_smtp(read["smtp"], env, oauth, logins) if "smtp" in data else None,
+        listener=listener, intakes=intakes,
+        smtp=_smtp(read["smtp"], cast("Logins", logged)) if "smtp" in data else None,
         maildir=read["maildir"].path("path", store / "maildirs"),
         tick_seconds=daemon.seconds("tick_seconds", 60.0),
         queue_lifetime=daemon.days("queue_lifetime_days", 5.0),
@@ -439,6 +486,14 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
         metrics_file=None if metrics == Path() else metrics,
         alarm=_alarm(read["alarm"], sender.gm_address),
     )
+
+
+def _logins(env: Mapping[str, str], logins: bool, oauth: OAuthSettings | None) -> Logins:
+    """What a section that logs in is read with (imported here only: a configuration with
+    no intake and no [smtp] loads no transport)."""
+    from pbem.transport.intake import Logins
+
+    return Logins(env, logins, oauth)
 
 
 def _dkim_available() -> bool:
@@ -466,11 +521,6 @@ def _alarm(reader: _Reader, gm_address: str) -> AlarmSettings:
                               suggestion=error.suggestion) from None
     return AlarmSettings(maildir=None if maildir == Path() else maildir,
                          sendmail=reader.optional_text("sendmail"), to=to, webhook=webhook)
-
-
-def _secret(reader: _Reader, env: Mapping[str, str], name: str) -> str | None:
-    """Give a password from the environment, else from the file, else None."""
-    return env.get(name) or reader.optional_text("password")
 
 
 def _oauth(reader: _Reader, env: Mapping[str, str], store: Path,
@@ -502,76 +552,19 @@ def _endpoint(reader: _Reader, key: str, required: bool) -> str:
     return value
 
 
-def _auth(reader: _Reader, oauth: OAuthSettings | None) -> OAuthSettings | None:
-    """Give the OAuth settings when the section logs in with ``auth = "oauth2"``."""
-    if reader.choice("auth", "password", _AUTH) == "password":
-        return None
-    if oauth is None:
-        raise ConfigError(f"In {reader.origin}, [{reader.section}] auth = \"oauth2\" needs "
-                          "an [oauth] section.",
-                          suggestion="Add [oauth] with provider and client_id (see "
-                          "deploy/PROVIDERS.md).")
-    return oauth
-
-
 def _limit(reader: _Reader, key: str) -> int | None:
     return reader.whole(key, 0, 1, 10_000_000) if key in reader.values else None
 
 
-def _imap(reader: _Reader, env: Mapping[str, str],
-          oauth_settings: OAuthSettings | None, logins: bool) -> ImapConfig:
-    from pbem.transport.imap import ImapConfig
-
-    oauth = _auth(reader, oauth_settings)
-    password = _secret(reader, env, IMAP_PASSWORD_ENV)
-    if oauth is not None or not logins:
-        password = password or ""
-    if password is None:
-        raise ConfigError(f"In {reader.origin}, [imap] has no password.",
-                          suggestion=f"Set the environment variable {IMAP_PASSWORD_ENV}, or "
-                          "add password = \"...\" under [imap].")
-    security = reader.choice("security", "tls", _SECURITY)
-    processed = reader.text("processed_folder", "pbem-done")
-    return ImapConfig(
-        host=reader.required("host"),
-        port=reader.whole("port", 993 if security == "tls" else 143, 1, 65535),
-        username=reader.required("username"),
-        password=password,
-        security=cast("Security", security),
-        folder=reader.text("folder", "INBOX"),
-        # An empty name leaves handled mail in place, flagged, for a shared mailbox.
-        processed_folder=processed or None,
-        failed_folder=reader.text("failed_folder", "pbem-failed"),
-        poll_seconds=reader.seconds("poll_seconds", 60.0),
-        idle_seconds=reader.seconds("idle_seconds", 300.0),
-        timeout=reader.seconds("timeout", 30.0),
-        ca_file=_file(reader, "ca_file"),
-        oauth=oauth,
-        answer_earlier_mail=reader.flag("answer_earlier_mail", False),
-    )
-
-
-def _maildir_intake(reader: _Reader) -> MaildirIntakeConfig:
-    from pbem.transport.maildir_intake import MaildirIntakeConfig
-
-    path = reader.path("path", Path())
-    if path == Path():
-        raise ConfigError(f"In {reader.origin}, [maildir_intake] has no path.",
-                          suggestion="Name the Maildir the delivery agent fills: "
-                          "path = \"/var/mail/pbem/Maildir\".")
-    return MaildirIntakeConfig(path, reader.seconds("poll_seconds", 10.0))
-
-
-def _smtp(reader: _Reader, env: Mapping[str, str],
-          oauth_settings: OAuthSettings | None, logins: bool) -> SmtpSettings:
+def _smtp(reader: _Reader, logged: Logins) -> SmtpSettings:
     security = reader.choice("security", "starttls", _SECURITY)
     username = reader.optional_text("username")
-    password = _secret(reader, env, SMTP_PASSWORD_ENV)
-    oauth = _auth(reader, oauth_settings)
+    password = logged.password(reader)  # SMTP_PASSWORD_ENV
+    oauth = logged.oauth_for(reader)
     if oauth is not None and username is None:
         raise ConfigError(f"In {reader.origin}, [smtp] auth = \"oauth2\" needs the "
                           "username (the mailbox's address).")
-    if username is not None and password is None and oauth is None and logins:
+    if username is not None and password is None and oauth is None and logged.logins:
         raise ConfigError(f"In {reader.origin}, [smtp] has a username but no password.",
                           suggestion=f"Set the environment variable {SMTP_PASSWORD_ENV}, or "
                           "add password = \"...\" under [smtp].")
@@ -581,18 +574,8 @@ def _smtp(reader: _Reader, env: Mapping[str, str],
         port=reader.whole("port", default_port, 1, 65535),
         security=cast("Security", security), username=username, password=password,
         timeout=reader.seconds("timeout", 30.0),
-        ca_file=_file(reader, "ca_file"),
+        ca_file=reader.file("ca_file"),
         oauth=oauth,
         max_per_minute=_limit(reader, "max_per_minute"),
         max_per_day=_limit(reader, "max_per_day"),
     )
-
-
-def _file(reader: _Reader, key: str) -> str | None:
-    if key not in reader.values:
-        return None
-    path = reader.path(key, Path())
-    if not path.is_file():
-        raise ConfigError(f"In {reader.origin}, [{reader.section}] {key} names {path}, "
-                          "which is not a file.")
-    return str(path)

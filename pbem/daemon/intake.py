@@ -2,8 +2,9 @@
 
 Used by the SMTP listener's worker thread in the daemon's process, and by the polled
 intakes (``pbem.transport.intake.Intake``: IMAP, a local Maildir) in a process of their own
-(see ``pbem.daemon.server``). ``INTAKES`` lists the polled intakes: each the configuration
-sets up (its section in ``pbem.daemon.config``) is made by its row.
+(see ``pbem.daemon.server``). ``pbem.daemon.config.INTAKES`` registers the polled intakes;
+each the configuration sets up is made here by its module's ``INTAKE`` with the daemon's
+hooks (``intake_hooks``).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from pbem.daemon.alarms import IMAP_LOGIN, Alarm, Alarms
-from pbem.daemon.config import DaemonConfig
+from pbem.daemon.config import DaemonConfig, intake_kind
 from pbem.errors import disk_trouble
 from pbem.mail.inbound import delivered_detail, receipt, stand_in
 from pbem.service.postmaster import Postmaster
@@ -24,16 +26,13 @@ from pbem.store import Departure, GameStore, Store
 from pbem.transport.imap import (
     Aside,
     GroupDelivery,
-    ImapError,
-    ImapFolderError,
     ImapIntake,
-    JsonFileCursor,
     Router,
     UnprocessableMail,
 )
-from pbem.transport.intake import Intake
+from pbem.transport.imap import make_intake as make_imap
+from pbem.transport.intake import Intake, IntakeHooks, IntakeKind
 from pbem.transport.listener import TryLater
-from pbem.transport.maildir_intake import MaildirIntake
 
 log = logging.getLogger("pbem.daemon.server")
 
@@ -159,15 +158,16 @@ def make_mail_intake(config: DaemonConfig, clock: Callable[[], datetime],
                       folder=str(config.store), refusing=refusing)
 
 
-def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
-                     clock: Callable[[], datetime], *, route: Router | None = None,
-                     ) -> ImapIntake:
-    """Give the configured IMAP intake, handing each fetched group to ``deliver_group``
-    (each mail asked ``route`` first: ``MailIntake.route_imap``); it mails the game master
-    when the provider refuses its OAuth login for good, when the server refuses the folder
-    handled mail is filed in, and how many mails it filed unanswered on its first start on
-    a mailbox that held some."""
-    assert config.imap is not None
+def intake_hooks(config: DaemonConfig, name: str, deliver_group: GroupDelivery,
+                 clock: Callable[[], datetime], *,
+                 route: Router | None = None) -> IntakeHooks:
+    """Give what the daemon gives the intake ``name`` (``imap``, ``maildir``): each fetched
+    group to ``deliver_group`` (each mail asked ``route`` first: ``MailIntake.route_imap``);
+    the game master mailed when the provider refuses its login for good (and an alarm
+    raised, cleared once the login works again), when the server refuses the folder handled
+    mail is filed in, and how many mails it filed unanswered on its first start on a
+    mailbox that held some."""
+    label = name.upper()
 
     def postmaster() -> tuple[Store, Postmaster]:
         store = Store(config.store)
@@ -175,75 +175,72 @@ def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
 
     alarms = Alarms(config)
 
-    def login_refused(error: ImapError) -> None:
+    def login_refused(message: str, suggestion: str) -> None:
         now = clock()
         try:
-            alarms.raise_alarm(Alarm(IMAP_LOGIN, "IMAP", error.message, error.suggestion or "",
+            alarms.raise_alarm(Alarm(IMAP_LOGIN, label, message, suggestion,
                                      now.isoformat(timespec="seconds")), now)
         except OSError:
             log.exception("could not keep the alarm in the store")
         store, gm = postmaster()
         with store.lock():
-            gm.login_refused("IMAP", error.message, error.suggestion or "", now)
+            gm.login_refused(label, message, suggestion, now)
 
     def login_mended() -> None:
-        alarms.clear(IMAP_LOGIN, "IMAP", clock())
+        alarms.clear(IMAP_LOGIN, label, clock())
 
-    def folder_refused(error: ImapFolderError) -> None:
+    def folder_refused(folder: str, message: str, suggestion: str) -> None:
         store, gm = postmaster()
         with store.lock():
-            gm.folder_refused(error.folder, error.message, error.suggestion or "", clock())
+            gm.folder_refused(folder, message, suggestion, clock())
 
-    def earlier(count: int) -> None:
-        assert config.imap is not None
-        store = Store(config.store)
-        postmaster = Postmaster(store, config.service_config().sender, config.mails_per_hour)
+    def earlier(count: int, folder: str) -> None:
+        store, gm = postmaster()
         with store.lock():
-            postmaster.earlier_mail_filed(count, config.imap.folder, clock())
+            gm.earlier_mail_filed(count, folder, clock())
 
-    return ImapIntake(config.imap, None, JsonFileCursor(config.imap_cursor),
-                      deliver_group=deliver_group, login_refused=login_refused,
-                      login_mended=login_mended,
-                      folder_refused=folder_refused, route=route, earlier=earlier,
-                      max_bytes=config.max_mail_bytes)
+    return IntakeHooks(deliver_group, config.max_mail_bytes, config.intake_state, route=route,
+                       login_refused=login_refused, login_mended=login_mended,
+                       folder_refused=folder_refused, earlier=earlier)
 
 
-def make_maildir_intake(config: DaemonConfig, mail: MailIntake,
-                        clock: Callable[[], datetime]) -> MaildirIntake:
-    """Give the configured Maildir intake, storing through ``mail``."""
-    assert config.maildir_intake is not None
-    return MaildirIntake(config.maildir_intake, mail.deliver_imap_group,
-                         max_bytes=config.max_mail_bytes)
+def make_imap_intake(config: DaemonConfig, deliver_group: GroupDelivery,
+                     clock: Callable[[], datetime], *, route: Router | None = None,
+                     ) -> ImapIntake:
+    """Give the configured IMAP intake (``pbem.transport.imap.make_intake``) with the
+    daemon's hooks (``intake_hooks``)."""
+    assert config.imap is not None
+    return make_imap(config.imap, intake_hooks(config, "imap", deliver_group, clock,
+                                               route=route))
 
 
 @dataclass(frozen=True)
 class PolledIntake:
-    """One kind of polled intake: whether a configuration sets it up, how the log names
-    it, and how it is made, storing through the daemon's ``MailIntake``."""
+    """One polled intake a configuration sets up: its kind (declared by its module,
+    registered in ``pbem.daemon.config.INTAKES``) and its settings."""
 
-    name: str
-    configured: Callable[[DaemonConfig], bool]
-    describe: Callable[[DaemonConfig], str]
-    make: Callable[[DaemonConfig, MailIntake, Callable[[], datetime]], Intake]
+    kind: IntakeKind[Any]
+    settings: Any
 
+    @property
+    def name(self) -> str:
+        """How the log names the kind (``imap``, ``maildir``)."""
+        return self.kind.name
 
-INTAKES: tuple[PolledIntake, ...] = (
-    PolledIntake(
-        "imap", lambda c: c.imap is not None,
-        lambda c: (f"IMAP {c.imap.username}@{c.imap.where} folder {c.imap.folder}"
-                   if c.imap else ""),
-        lambda c, mail, clock: make_imap_intake(c, mail.deliver_imap_group, clock,
-                                                route=mail.route_imap)),
-    PolledIntake(
-        "maildir", lambda c: c.maildir_intake is not None,
-        lambda c: c.maildir_intake.where if c.maildir_intake else "", make_maildir_intake),
-)
-"""Every polled intake; a new one (JMAP, POP3) is a row here."""
+    def describe(self, config: DaemonConfig) -> str:
+        """Give where it takes mail from, for the log."""
+        return self.kind.describe(self.settings)
+
+    def make(self, config: DaemonConfig, mail: MailIntake,
+             clock: Callable[[], datetime]) -> Intake:
+        """Give the intake, storing through ``mail``."""
+        return self.kind.make(self.settings, intake_hooks(
+            config, self.kind.name, mail.deliver_imap_group, clock, route=mail.route_imap))
 
 
 def polled(config: DaemonConfig) -> list[PolledIntake]:
-    """The polled intakes ``config`` sets up."""
-    return [kind for kind in INTAKES if kind.configured(config)]
+    """The polled intakes ``config`` sets up, in ``INTAKES``' order."""
+    return [PolledIntake(intake_kind(section), settings) for section, settings in config.intakes]
 
 
 def make_polled_intakes(config: DaemonConfig, mail: MailIntake,

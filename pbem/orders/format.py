@@ -72,6 +72,7 @@ from pbem.orders.model import (
     StandingNeverInterfere,
     StandingTurnReaction,
     Status,
+    WritesItself,
 )
 
 __all__ = ["BLANKED_PASSWORD", "fold_order", "format_order", "format_orders"]
@@ -97,7 +98,10 @@ _BARE: dict[type, str] = {
 
 
 def format_order(order: Order) -> str:
-    """Gives the canonical text of an order (several lines for press)."""
+    """Gives the canonical text of an order (several lines for press): by the order's own
+    ``written()`` when its class declares one (``WritesItself``), else by the tables below."""
+    if isinstance(order, WritesItself):
+        return order.written()
     bare = _BARE.get(type(order))
     if bare is not None:
         return bare

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Literal, get_args
+from typing import ClassVar, Literal, Protocol, get_args, runtime_checkable
 
 from pbem.engine.commands import (
     AbolishPrivilege,
@@ -82,6 +82,7 @@ __all__ = [
     "StandingNeverInterfere",
     "StandingTurnReaction",
     "Status",
+    "WritesItself",
     "check_table",
     "kind_of",
     "nature_of",
@@ -119,6 +120,23 @@ WINDOW = Nature(window=True)  # an answer to the attack window
 FREE = Nature(free=True)  # press, standing orders, absences
 SETTING = Nature(free=True, out_of_game=True)  # the seat's settings
 QUERY = Nature(free=True, query=True, answered=True)  # asks, and changes nothing
+
+
+@runtime_checkable
+class WritesItself(Protocol):
+    """An order class that declares its written-back form on itself, beside its ``nature``.
+
+    ``written()`` gives the canonical line that ``parse_orders`` reads back to the same value
+    (names through ``pbem.orders.lexer.quote_name``). ``pbem.orders.format.format_order``
+    writes such an order by it, so a new order word needs no entry in ``format.py``
+    (docs/layout.md lists the files a new order word touches). The orders written before
+    this existed keep their writing in ``format.py``, as do the engine's commands, which know
+    nothing of the order language.
+    """
+
+    def written(self) -> str:
+        """Gives the order's canonical line (several lines for an order that spans them)."""
+        ...
 
 
 @dataclass(frozen=True)

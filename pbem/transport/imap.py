@@ -30,11 +30,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from imapclient.exceptions import IMAPClientAbortError, IMAPClientError
 
-from pbem.errors import PbemError
+from pbem.errors import ConfigError, PbemError
 from pbem.mail.inbound import stand_in
 from pbem.transport.backoff import backoff_delay, jittered
 from pbem.transport.imap_config import ImapConfig, Security
@@ -49,12 +49,21 @@ from pbem.transport.imap_connection import (
 )
 from pbem.transport.imap_cursor import CursorStore, JsonFileCursor
 from pbem.transport.imap_folders import FolderLayout, ImapFolderError, learn_layout
+from pbem.transport.intake import (
+    IntakeHooks,
+    IntakeKind,
+    Logins,
+    SectionValues,
+    password_env,
+)
 from pbem.transport.oauth import REFRESH_MARGIN, TokenRevoked
 
 # The settings, the connection and the cursor have modules of their own; their names stay
 # importable from here. The intake itself stays here so its log lines keep this logger's name.
 __all__ = [
+    "CURSOR_FILE",
     "HOLD_SECONDS",
+    "INTAKE",
     "REFILED",
     "Aside",
     "CursorStore",
@@ -71,6 +80,8 @@ __all__ = [
     "Security",
     "UnprocessableMail",
     "is_loopback",
+    "make_intake",
+    "read_section",
 ]
 
 log = logging.getLogger(__name__)
@@ -695,3 +706,73 @@ def _refused_for_good(error: Exception) -> bool:
     if isinstance(error, ImapTokenError):
         return isinstance(error.cause, TokenRevoked)
     return isinstance(error, ImapLoginError)
+
+
+_SECURITY = ("tls", "starttls", "plain")
+
+
+def read_section(values: SectionValues, logins: Logins) -> ImapConfig:
+    """The [imap] section: the server, the login (a password, from ``PBEM_IMAP_PASSWORD``
+    or the file, or ``auth = "oauth2"``), the folders, the timings."""
+    oauth = logins.oauth_for(values)
+    password = logins.password(values)
+    if oauth is not None or not logins.logins:
+        password = password or ""
+    if password is None:
+        raise ConfigError(f"In {values.origin}, [imap] has no password.",
+                          suggestion=f"Set the environment variable {password_env('imap')}, "
+                          "or add password = \"...\" under [imap].")
+    security = values.choice("security", "tls", _SECURITY)
+    processed = values.text("processed_folder", "pbem-done")
+    return ImapConfig(
+        host=values.required("host"),
+        port=values.whole("port", 993 if security == "tls" else 143, 1, 65535),
+        username=values.required("username"),
+        password=password,
+        security=cast(Security, security),
+        folder=values.text("folder", "INBOX"),
+        # An empty name leaves handled mail in place, flagged, for a shared mailbox.
+        processed_folder=processed or None,
+        failed_folder=values.text("failed_folder", "pbem-failed"),
+        poll_seconds=values.seconds("poll_seconds", 60.0),
+        idle_seconds=values.seconds("idle_seconds", 300.0),
+        timeout=values.seconds("timeout", 30.0),
+        ca_file=values.file("ca_file"),
+        oauth=oauth,
+        answer_earlier_mail=values.flag("answer_earlier_mail", False),
+    )
+
+
+CURSOR_FILE = "imap-cursor.json"
+"""The file, in the intakes' state folder, that keeps the IMAP intake's position."""
+
+
+def make_intake(config: ImapConfig, hooks: IntakeHooks) -> ImapIntake:
+    """The IMAP intake the daemon runs: each fetched group to ``hooks.deliver_group``, each
+    mail asked ``hooks.route`` first; a login refused for good or mended, a folder refused
+    and the mail filed unanswered at the first start told through the hooks."""
+
+    def login_refused(error: ImapError) -> None:
+        hooks.login_refused(error.message, error.suggestion or "")
+
+    def folder_refused(error: ImapFolderError) -> None:
+        hooks.folder_refused(error.folder, error.message, error.suggestion or "")
+
+    def earlier(count: int) -> None:
+        hooks.earlier(count, config.folder)
+
+    return ImapIntake(config, None, JsonFileCursor(hooks.state / CURSOR_FILE),
+                      deliver_group=hooks.deliver_group, login_refused=login_refused,
+                      login_mended=hooks.login_mended, folder_refused=folder_refused,
+                      route=hooks.route, earlier=earlier, max_bytes=hooks.max_bytes)
+
+
+INTAKE: IntakeKind[ImapConfig] = IntakeKind(
+    "imap",
+    ("host", "port", "security", "username", "password", "folder", "processed_folder",
+     "failed_folder", "poll_seconds", "idle_seconds", "timeout", "ca_file", "auth",
+     "answer_earlier_mail"),
+    read_section,
+    lambda c: f"IMAP {c.username}@{c.where} folder {c.folder}",
+    make_intake)
+"""The IMAP intake, ``[imap]`` (``pbem.transport.intake.IntakeKind``)."""

@@ -19,9 +19,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from pbem.errors import ConfigError
 from pbem.mail.inbound import STAND_IN_HEAD, stand_in
 from pbem.transport.imap import UnprocessableMail
-from pbem.transport.intake import GroupDelivery
+from pbem.transport.intake import GroupDelivery, IntakeHooks, IntakeKind, Logins, SectionValues
 
 log = logging.getLogger("pbem.daemon.server")
 
@@ -105,3 +106,24 @@ class MaildirIntake:
 
     def close(self) -> None:
         """Nothing is held between passes."""
+
+
+def read_section(values: SectionValues, logins: Logins) -> MaildirIntakeConfig:
+    """The [maildir_intake] section: the Maildir's path (required) and how often it is
+    looked at."""
+    path = values.path("path", Path())
+    if path == Path():
+        raise ConfigError(f"In {values.origin}, [maildir_intake] has no path.",
+                          suggestion="Name the Maildir the delivery agent fills: "
+                          "path = \"/var/mail/pbem/Maildir\".")
+    return MaildirIntakeConfig(path, values.seconds("poll_seconds", 10.0))
+
+
+def make_intake(config: MaildirIntakeConfig, hooks: IntakeHooks) -> MaildirIntake:
+    """The Maildir intake the daemon runs, storing through ``hooks.deliver_group``."""
+    return MaildirIntake(config, hooks.deliver_group, max_bytes=hooks.max_bytes)
+
+
+INTAKE: IntakeKind[MaildirIntakeConfig] = IntakeKind(
+    "maildir", ("path", "poll_seconds"), read_section, lambda c: c.where, make_intake)
+"""The Maildir intake, ``[maildir_intake]`` (``pbem.transport.intake.IntakeKind``)."""

@@ -1,13 +1,16 @@
 """Intakes behind a protocol (issue 36, point 7): a polled intake is a ``pbem.transport.
-intake.Intake`` and a row of ``pbem.daemon.intake.INTAKES``; the daemon asks nothing else
-of it. The Maildir intake (``[maildir_intake]``) takes the mail a local delivery agent
-leaves in a Maildir, with no mail login; and an intake made up here, one row added, has its
-mail stored, processed and answered by the daemon as IMAP's is."""
+intake.Intake`` whose module declares its ``INTAKE`` (its section's keys, how they are read,
+how it is made), registered by one row of ``pbem.daemon.config.INTAKES``; the daemon asks
+nothing else of it. The Maildir intake (``[maildir_intake]``) takes the mail a local
+delivery agent leaves in a Maildir, with no mail login; and an intake made up here (this
+module is its module), one row added, has its section read and checked, and its mail
+stored, processed and answered by the daemon as IMAP's is."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,14 +20,15 @@ from daemons import GAME, configure, delivered, maildir, new_game, order_mail, s
 from servers import wait_until
 
 from pbem.cli.daemon import run
+from pbem.daemon import config as configs
 from pbem.daemon import intake as intakes
-from pbem.daemon.intake import INTAKES, PolledIntake, make_polled_intakes, polled
+from pbem.daemon.intake import make_polled_intakes, polled
 from pbem.daemon.server import Daemon
 from pbem.errors import ConfigError
 from pbem.service.service import Service
 from pbem.store import Store
 from pbem.transport.imap import UnprocessableMail
-from pbem.transport.intake import GroupDelivery, Intake
+from pbem.transport.intake import GroupDelivery, IntakeHooks, IntakeKind, Logins, SectionValues
 from pbem.transport.listener import TryLater
 from pbem.transport.maildir_intake import MaildirIntake, MaildirIntakeConfig
 
@@ -126,25 +130,56 @@ class ListIntake:
         self.closed = True
 
 
-def test_a_new_intake_is_one_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = configure(tmp_path, "[listener]\nport = 0\n")
-    passwords = new_game(config)
-    made: list[ListIntake] = []
+PASSWORDS: dict[str, str] = {}  # the game's, once made
+MADE: list[ListIntake] = []
 
-    def make(c: object, mail: intakes.MailIntake, clock: object) -> Intake:
-        made.append(ListIntake(mail.deliver_imap_group,
-                               [order_mail(7, "Alice", passwords["Alice"], "SET HTML OFF")]))
-        return made[-1]
 
-    row = PolledIntake("list", lambda c: True, lambda c: "a list", make)
-    monkeypatch.setattr(intakes, "INTAKES", (*INTAKES, row))
-    assert [k.name for k in polled(config)] == ["list"]
+@dataclass(frozen=True)
+class ListSettings:
+    """The settings of the intake made up here: the one order line its mail holds."""
+
+    order: str
+    player: str
+
+
+def _read(values: SectionValues, logins: Logins) -> ListSettings:
+    return ListSettings(values.required("order"), values.text("player", "Alice"))
+
+
+def _make(settings: ListSettings, hooks: IntakeHooks) -> ListIntake:
+    MADE.append(ListIntake(hooks.deliver_group, [order_mail(
+        7, settings.player, PASSWORDS[settings.player], settings.order)]))
+    return MADE[-1]
+
+
+INTAKE = IntakeKind("list", ("order", "player"), _read, lambda s: f"a list ({s.order})", _make)
+"""The intake made up here, as an intake's module declares it."""
+
+
+def test_a_new_intake_is_its_module_and_one_row(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(configs.INTAKES, "list_intake", __name__)
+    with pytest.raises(ConfigError, match=r"\[list_intake\] has an unknown key 'ordr'. "
+                       r"Did you mean order\?"):
+        configure(tmp_path, '[listener]\nport = 0\n[list_intake]\nordr = "SET HTML OFF"\n')
+    with pytest.raises(ConfigError, match=r"\[list_intake\] needs order"):
+        configure(tmp_path, '[listener]\nport = 0\n[list_intake]\nplayer = "Bob"\n')
+    config = configure(tmp_path, '[listener]\nport = 0\n[list_intake]\norder = "SET HTML OFF"\n')
+    assert config.intake("list_intake") == ListSettings("SET HTML OFF", "Alice")
+    PASSWORDS.update(new_game(config))
+    assert [(k.name, k.describe(config)) for k in polled(config)] == [
+        ("list", "a list (SET HTML OFF)")]
     assert len(make_polled_intakes(config, intakes.make_mail_intake(
         config, Clock(), lambda: None), Clock())) == 1
     done = Daemon(config, clock=Clock()).run_once()
     assert done.processed == 1 and done.problems == ()
-    assert made[-1].closed
+    assert MADE[-1].closed
     assert not Service(Store(config.store)).service_record(GAME).seat("Alice").html
+
+
+def test_a_section_no_row_registers_is_unknown(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"unknown section \[list_intake\]"):
+        configure(tmp_path, '[listener]\nport = 0\n[list_intake]\norder = "SET HTML OFF"\n')
 
 
 @pytest.mark.parametrize("in_processes", [True, False])
