@@ -63,7 +63,7 @@ def take_over(table: Table, seat: str, address: str, password: str, password_has
                           bot=False, bot_password="", bot_keys=(), lang=lang, tz=fresh.tz,
                           html=fresh.html, json=fresh.json, mail=fresh.mail,
                           report=fresh.report, folded=fresh.folded, untold=fresh.untold,
-                          absences=fresh.absences,
+                          absences=fresh.absences, pictured=fresh.pictured,
                           away_hash=fresh.away_hash)
                   if s.name == name else s
                   for s in table.service.seats)
