@@ -324,6 +324,7 @@ def turn_report(
         "offer_lines": offer_lines(v, ctx["me"]), "folded": tuple(folded),
         "absences": [(moment_facts(start, tz), moment_facts(end, tz)) for start, end in absences]}
     attachments = view_attached(seen, json)
+    words["json_attached"] = bool(attachments)  # says so only when it is
     if short:
         # The short HTML part shows the reader's structure only: no picture of the others.
         pictures = {name: p for name, p in pictures.items() if name == player}

@@ -172,3 +172,19 @@ def test_the_legend_names_the_colours_the_pictures_show() -> None:
     used = {c for a, c in svg.LEGEND.alignments if f'data-alignment="{a}"' in drawn}
     assert used
     assert {c[1:] for c in used} <= colours
+
+
+def test_a_report_says_the_view_is_attached_only_when_it_is() -> None:
+    """A late report without the JSON view (SET JSON OFF) does not say it carries one: its
+    text and HTML parts lack exactly the line the same report with SET JSON ON has."""
+    late = late_game()
+    player = late.players[0].name
+    for lang in ("en", "fr"):
+        without, with_view = (reports.turn_report(CARDS, late, player, (), now=NOW,
+                                                  deadline=None, lang=lang, json=json)
+                              for json in (False, True))
+        assert not without.attachments and with_view.attachments
+        for part in ("text", "html"):
+            lines = set(getattr(without, part).splitlines())
+            more = set(getattr(with_view, part).splitlines())
+            assert lines < more and len(more - lines) == 1, (lang, part)
