@@ -100,7 +100,9 @@ def _pictured(table: Table, notice: Notice) -> Notice:
     the other players' structures unchanged but for their money since the last report that
     showed them to it; the seat remembers what this one shows."""
     seat = _seat_of(table.service, notice.to)
-    if seat is None or not seat.html or seat.report == "short":
+    # The settings the mail is rendered with: the seat's when the report was called for.
+    reads = _seat_of(notice.service or table.service, notice.to)
+    if seat is None or reads is None or not reads.html or reads.report == "short":
         return notice
     keys = picture_keys(table.cards, notice.state or table.state, notice.to)
     seen = dict(seat.pictured)

@@ -8,6 +8,8 @@ that had them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +17,16 @@ import pytest
 from transcripts.harness import Mailroom
 
 import pbem.service.outgoing as outgoing
-from pbem.reports.mails import Rendered
+from pbem.engine.carddata import load_cardset
+from pbem.reports.mails import Rendered, picture_keys
+from pbem.service.digest import deliver
+from pbem.service.model import GameService
 from pbem.service.notices import Notice, StatusReport, TurnReport
+from pbem.service.table import Table
 
 PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed makes Carol play first
+CARDS = load_cardset()
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -92,3 +100,27 @@ def test_a_new_player_on_a_seat_gets_every_picture_again(
         reports = reports_to("Alice", sent)
     report, shown = reports[0]
     assert report.unchanged == () and len(shown.inline) == 3
+
+
+
+def test_the_memory_follows_the_settings_the_report_was_rendered_with(
+        tmp_path: Path) -> None:
+    """A report is rendered with the seat's settings as it was called for (the notice's
+    service); a SET HTML later in the step changes the seat, not that mail: the seat
+    remembers pictures only when that report had them."""
+    room = Mailroom(tmp_path)
+    room.new_game("illu", PLAYERS)
+    state, service = room.state(), room.record()
+    keys = tuple(sorted(picture_keys(CARDS, state, "Carol").items()))
+    for then, now, remembered in ((False, True, ()), (True, False, keys)):
+        called = with_carol(service, html=then, pictured=())
+        table = Table(CARDS, state, with_carol(service, html=now, pictured=()), NOW, 0)
+        table.notices = [TurnReport("Carol", state=state, service=called)]
+        deliver(table)
+        assert table.service.seat("Carol").pictured == remembered, then
+        assert table.notices[0].unchanged == ()
+
+
+def with_carol(service: GameService, **changes: Any) -> GameService:
+    return replace(service, seats=tuple(replace(s, **changes) if s.name == "Carol" else s
+                                        for s in service.seats))
