@@ -3,7 +3,10 @@
 (SET JSON) and SET REPORT SHORT.
 
 A bot game of six is played until its structures hold the most cards (at most 40 turns);
-the report of that position to each player is composed as the service composes it.
+the report of that position to each player is composed as the service composes it: as the
+next report of a reader whose last one went a whole round before (the pictures of the other
+players' structures unchanged since then but for their money left out, as the service does:
+``Seat.pictured``), and as a first report, every picture in it ("first_*").
 """
 
 from __future__ import annotations
@@ -26,20 +29,32 @@ NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
 
 def late_game(players: int = 6, seed: int = 7, turns: int = 40) -> GameState:
+    return late_game_and_round_before(players, seed, turns)[0]
+
+
+def late_game_and_round_before(players: int = 6, seed: int = 7,
+                               turns: int = 40) -> tuple[GameState, GameState]:
+    """The position whose structures hold the most cards, and the last one a round before
+    (the turn before, the same player's move)."""
     cards = load_cardset()
     seats = tuple(Seat(f"player{i + 1}") for i in range(players))
     setup = with_options(cards, Setup("size", seats, seed_for(seed, 0)), max_turns=turns)
     state, _ = new_game(cards, setup)
     table = BotTable(cards, state, random.Random(seed), 1_000_000)
     best, most = state, 0
+    history = [state]
     for _ in range(turns * 200):
         if table.state.phase == "over":
             break
         table.step()
+        history.append(table.state)
         held = sum(len(p.structure) for p in table.state.players)
         if held > most:
             best, most = table.state, held
-    return best
+    before = [s for s in history[:history.index(best)]
+              if s.turn_number == best.turn_number - 1
+              and s.active_player.name == best.active_player.name]
+    return best, (before[-1] if before else history[0])
 
 
 def _mail_bytes(rendered: reports.Rendered) -> bytes:
@@ -51,15 +66,22 @@ def _mail_bytes(rendered: reports.Rendered) -> bytes:
 
 def run() -> dict[str, Any]:
     cards = load_cardset()
-    state = late_game()
+    state, before = late_game_and_round_before()
     sizes = []
-    figures: dict[str, list[int]] = {"full": [], "full_json": [], "short": [], "short_json": []}
+    figures: dict[str, list[int]] = {"full": [], "full_json": [], "short": [], "short_json": [],
+                                     "first_full": [], "first_full_json": []}
     for player in state.players:
+        keys = reports.picture_keys(cards, before, player.name)
+        unchanged = [name for name, key in reports.picture_keys(cards, state, player.name).items()
+                     if keys.get(name) == key]
         for name, short, json_on in (("full", False, False), ("full_json", False, True),
-                                     ("short", True, False), ("short_json", True, True)):
+                                     ("short", True, False), ("short_json", True, True),
+                                     ("first_full", False, False),
+                                     ("first_full_json", False, True)):
             rendered = reports.turn_report(cards, state, player.name, (), now=NOW,
                                            deadline=NOW + timedelta(days=2), short=short,
-                                           json=json_on)
+                                           json=json_on, unchanged=(
+                                               () if name.startswith("first") else unchanged))
             raw = _mail_bytes(rendered)
             figures[name].append(len(raw))
             if name != "full":
@@ -69,7 +91,7 @@ def run() -> dict[str, Any]:
                 if not part.is_multipart():
                     kind = part.get_content_type()
                     parts[kind] = parts.get(kind, 0) + len(part.get_payload(decode=False))
-            sizes.append({"player": player.name, "bytes": len(raw),
+            sizes.append({"player": player.name, "bytes": len(raw), "unchanged": unchanged,
                           "pictures": len(rendered.inline), "encoded_bytes_by_type": parts})
     largest = {name: round(max(values) / 1024, 1) for name, values in figures.items()}
     return {"players": len(state.players), "turn": state.turn_number,
@@ -80,6 +102,9 @@ def run() -> dict[str, Any]:
             "largest_mail_with_json_kb": largest["full_json"],
             "largest_short_mail_kb": largest["short"],
             "largest_short_mail_with_json_kb": largest["short_json"],
+            # A first report (no picture left out), without and with the JSON view.
+            "largest_first_mail_kb": largest["first_full"],
+            "largest_first_mail_with_json_kb": largest["first_full_json"],
             "mails": sizes}
 
 

@@ -9,8 +9,9 @@ reach the templates, so a mail can never show what its reader may not see.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
@@ -31,7 +32,7 @@ from pbem.engine.events import (
 )
 from pbem.engine.state import GameState
 from pbem.engine.victory import chooses_goal, goals_to_choose
-from pbem.engine.view import PlayerView, View
+from pbem.engine.view import PlayerView, View, view
 from pbem.reports.context import (
     Deadline,
     ServiceSettings,
@@ -52,7 +53,7 @@ from pbem.reports.forms import (
     welcome_example,
 )
 from pbem.reports.languages import LANGUAGES
-from pbem.reports.pictures import InlinePicture, png_picture
+from pbem.reports.pictures import DRAWN_ZOOM, OTHERS_ZOOM, InlinePicture, png_picture
 from pbem.reports.position import Attachment, Position, file_safe, position
 from pbem.reports.svg import LEGEND, structure_svg
 from pbem.reports.templating import environment, render
@@ -294,6 +295,7 @@ def turn_report(
     tz: str = "UTC", lang: str = "en", site_dir: Path | None = None, html: bool = True,
     short: bool = False, folded: Sequence[tuple[int, str, str]] = (),
     absences: Sequence[tuple[datetime, datetime]] = (), json: bool = False,
+    unchanged: Collection[str] = (),
 ) -> Rendered:
     """The full report: what happened, every structure, goals, whose move, odds, order form.
 
@@ -303,20 +305,26 @@ def turn_report(
     small (``view_attached``). ``short`` (SET REPORT SHORT) keeps
     in the mail what the reader acts on and attaches the whole report as text; ``folded``
     are the (line, order, words) of the answers SET MAIL DIGEST left unsent; ``absences``
-    the reader's own (SET ABSENCE), numbered as CANCEL ABSENCE counts them.
+    the reader's own (SET ABSENCE), numbered as CANCEL ABSENCE counts them. ``unchanged``
+    names the other players whose structure's picture is left out, the same (but for its
+    money, which the text under it gives) as in the last report that showed it to the reader
+    (``picture_keys``); the reader's own picture is always shown.
     """
     seen = position(cards, state, player)
     v = seen.v
     ctx = _game_context(seen, now, deadline, tz)
     # The pictures are for the HTML part only, as PNG parts it shows (Gmail and Outlook show
     # no inline SVG).
-    pictures = mail_pictures(cards, v, lang, site_dir) if html else {}
+    same = frozenset(unchanged) - {player}
+    pictures = ({name: p for name, p in mail_pictures(cards, v, lang, site_dir).items()
+                 if name not in same} if html else {})
     words: dict[str, Any] = {
         **ctx, "events": report_events(events, player, tz), "quiet": not events,
         "offer": offer_facts(v, deadline_facts(offer_deadline, now, tz)),
         "offer_lines": offer_lines(v, ctx["me"]), "folded": tuple(folded),
         "absences": [(moment_facts(start, tz), moment_facts(end, tz)) for start, end in absences]}
     attachments = view_attached(seen, json)
+    words["json_attached"] = bool(attachments)  # says so only when it is
     if short:
         # The short HTML part shows the reader's structure only: no picture of the others.
         pictures = {name: p for name, p in pictures.items() if name == player}
@@ -325,9 +333,19 @@ def turn_report(
         attachments += ((full_name, "text/plain", full.text.encode()),)
         words["full_name"] = full_name
     rendered = mail("turn_report", lang, site_dir, html=html, **words, short=short,
-                    svgs={name: p.img for name, p in pictures.items()}, legend=LEGEND)
+                    svgs={name: p.img for name, p in pictures.items()}, legend=LEGEND,
+                    same=same)
     return Rendered(rendered.subject, rendered.text, rendered.html, attachments,
                     tuple((p.cid, "image/png", p.png) for p in pictures.values()))
+
+
+def picture_keys(cards: CardSet, state: GameState, player: str) -> dict[str, str]:
+    """A key of the picture of each other player's structure as ``player`` sees it, but
+    for the money on its cards (which changes nearly every turn, and which the text under
+    the picture gives): the same key, the same picture to show again but for its money."""
+    return {p.name: hashlib.sha256(repr(tuple(replace(c, treasury=None)
+                                              for c in p.structure)).encode()).hexdigest()[:16]
+            for p in view(cards, state, player).players if p.name != player and p.structure}
 
 
 def game_over(
@@ -444,7 +462,8 @@ def mail_pictures(cards: CardSet, v: View, lang: str = "en",
     names its cards, in the reader's language."""
     label = _words(lang, site_dir).get("alt", "")
     return {p.name: png_picture(str(_picture(p, cards, lang, site_dir)),
-                                f"{label} {p.name}: {', '.join(c.card for c in p.structure)}")
+                                f"{label} {p.name}: {', '.join(c.card for c in p.structure)}",
+                                zoom=DRAWN_ZOOM if p.name == v.viewer else OTHERS_ZOOM)
             for p in v.players if p.structure}
 
 

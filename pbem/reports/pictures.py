@@ -10,7 +10,8 @@ or any sans-serif: DejaVu Sans on Debian, deploy/ installs fonts-dejavu-core). T
 then reduced to the 216 colours of the web-safe cube (six levels a channel: the colours the
 SVG uses are in it, so they stay exact, and the grey steps of smoothed text edges are kept at
 six levels) and packed by oxipng (pyoxipng, also a self-contained wheel) as an indexed PNG:
-the six pictures of a 6-player late-game report weigh 46 KB so, 70 KB in full colour
+the six pictures of a 6-player late-game report weighed 46 KB so, 70 KB in full colour;
+with the others' structures drawn at 1x and packed at oxipng's level 2, 33 KB
 (bench/report_size.py).
 """
 
@@ -27,15 +28,16 @@ import oxipng
 import resvg_py
 from markupsafe import Markup, escape
 
-__all__ = ["DRAWN_ZOOM", "LEVEL", "SHOWN_SCALE", "InlinePicture", "in_palette", "pixels",
-           "png_picture"]
+__all__ = ["DRAWN_ZOOM", "LEVEL", "OTHERS_ZOOM", "SHOWN_SCALE", "InlinePicture", "in_palette",
+           "pixels", "png_picture"]
 
 _SIZE = re.compile(r'<svg\b[^>]*?\bwidth="(\d+)"[^>]*?\bheight="(\d+)"')
 # resvg takes "sans-serif" for Arial unless told: no text at all where Arial is missing.
 _SANS = "DejaVu Sans"
 # oxipng, losslessly (opaque RGB, a palette where the colours fit): level 1 halves the PNG
-# in 70 ms a picture, level 4 saves 4 % more in 20 times the time.
-_PACKING = 1
+# in 70 ms a picture, level 2 saves 5 % more in a fifth more time, level 3 and 4 little
+# more (0.4 %, 4 %) in 3 and 20 times the time.
+_PACKING = 2
 # Shown at 5/4 of the size the SVG says (the <img>'s width): the SVG's smallest text (9)
 # then shows at 11.25 CSS px on any screen, a phone scrolling the picture sideways rather
 # than shrinking it (issue 38). Drawn at that same size, a pixel a CSS pixel: at 2x a 6-player
@@ -43,6 +45,10 @@ _PACKING = 1
 # dense screens is what that costs, not text size.
 DRAWN_ZOOM = 1.25
 SHOWN_SCALE = 1.25
+# The other players' structures are drawn at 1x, shown at the same size as the reader's (their
+# text as big, a little softer): a third fewer bytes for the pictures a report carries most
+# of (issue 38's 60 KB, bench/report_size.py).
+OTHERS_ZOOM = 1.0
 # The step between two levels of a channel in the pictures' palette: 0, 51, ... 255.
 LEVEL = 51
 _LEVELS = 256 // LEVEL + 1
@@ -62,13 +68,15 @@ class InlinePicture:
 
 
 @lru_cache(maxsize=128)  # a step's reports show the same structures to every reader
-def png_picture(svg: str, alt: str, domain: str = "pbem.invalid") -> InlinePicture:
-    """The PNG of ``svg``, named by its content (the same picture, the same Content-ID, so
-    composing stays deterministic), with an ``<img>`` that fits a phone's width."""
-    drawn = bytes(resvg_py.svg_to_bytes(svg_string=svg, zoom=DRAWN_ZOOM, background="#ffffff",
+def png_picture(svg: str, alt: str, domain: str = "pbem.invalid",
+                zoom: float = DRAWN_ZOOM) -> InlinePicture:
+    """The PNG of ``svg`` drawn at ``zoom``, named by its content (the same picture, the same
+    Content-ID, so composing stays deterministic), with an ``<img>`` that fits a phone's
+    width (SHOWN_SCALE times the SVG's size, whatever the zoom)."""
+    drawn = bytes(resvg_py.svg_to_bytes(svg_string=svg, zoom=zoom, background="#ffffff",
                                         sans_serif_family=_SANS, font_family=_SANS))
     png = _indexed(drawn)
-    cid = f"{hashlib.sha256(svg.encode()).hexdigest()[:24]}@{domain}"
+    cid = f"{hashlib.sha256(f'{zoom}:{svg}'.encode()).hexdigest()[:24]}@{domain}"
     size = _SIZE.search(svg)
     width, height = ((round(int(size.group(1)) * SHOWN_SCALE),
                       round(int(size.group(2)) * SHOWN_SCALE)) if size else ("", ""))

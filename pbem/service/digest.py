@@ -36,9 +36,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from pbem.orders.model import ParsedOrders, nature_of
-from pbem.reports.mails import OrderResult
+from pbem.reports.mails import OrderResult, picture_keys
 from pbem.service.model import GameService, Seat
-from pbem.service.notices import AttackResult, Notice, TurnReport
+from pbem.service.notices import AttackResult, Notice, StatusReport, TurnReport
 from pbem.service.table import Table
 
 __all__ = ["FOLDS", "answered", "deliver"]
@@ -89,7 +89,28 @@ def deliver(table: Table) -> None:
     for notice in sorted(kept, key=lambda n: n.place):  # the mail order (a stable sort)
         if _seat_of(table.service, notice.to) is not None:
             first.setdefault(notice.to, notice)
-    table.notices = [_carry(table, n) if first.get(n.to) is n else n for n in kept]
+    carried = [_carry(table, n) if first.get(n.to) is n else n for n in kept]
+    table.notices = [_pictured(table, n) if isinstance(n, PICTURED) else n for n in carried]
+
+
+PICTURED = (TurnReport, StatusReport)
+"""The kinds of mail that show the other players' structures as pictures."""
+
+
+def _pictured(table: Table, notice: Notice) -> Notice:
+    """A report to a seat that reads pictures (HTML, SET REPORT FULL) leaves out those of
+    the other players' structures unchanged but for their money since the last report that
+    showed them to it; the seat remembers what this one shows."""
+    seat = _seat_of(table.service, notice.to)
+    # The settings the mail is rendered with: the seat's when the report was called for.
+    reads = _seat_of(notice.service or table.service, notice.to)
+    if seat is None or reads is None or not reads.html or reads.report == "short":
+        return notice
+    keys = picture_keys(table.cards, notice.state or table.state, notice.to)
+    seen = dict(seat.pictured)
+    _set(table, replace(seat, pictured=tuple(sorted(keys.items()))))
+    return replace(notice, unchanged=tuple(name for name, key in keys.items()
+                                           if seen.get(name) == key))
 
 
 def _carry(table: Table, notice: Notice) -> Notice:

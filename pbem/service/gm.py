@@ -439,7 +439,7 @@ def replace_seat(service: Service, game_id: str, seat: str, address: str, now: d
         table.service = _with_seat(table.service, now_called, address=address.lower(),
                                    password_hash=password_hash, misses=0, bot=False,
                                    bot_password="", bot_keys=(), away_hash="", absences=(),
-                                   folded=(), untold=None, folded_mails=())
+                                   folded=(), untold=None, folded_mails=(), pictured=())
         event = table.record(GmReplace(who, now_called, address.lower(), old, reason))
         if password:
             settings = welcome_settings(table.service.timing, table.service.house)

@@ -166,6 +166,7 @@ def _turn_report(notice: Notice, r: Reader) -> Rendered:
                                tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
                                html=r.seat.html, short=r.seat.report == "short",
                                folded=notice.folded, json=_wants_json(r.seat),
+                               unchanged=notice.unchanged,
                                absences=[(parse_iso(a.start), parse_iso(a.end))
                                          for a in r.seat.absences])
 

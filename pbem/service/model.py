@@ -79,6 +79,10 @@ class Seat:
     folded: tuple[tuple[int, str, str], ...] = ()
     folded_mails: tuple[str, ...] = ()  # their Message-IDs, which the next mail refers to
     untold: int | None = None
+    # The (player, key) of each other player's structure picture the seat's last report
+    # with pictures showed (``pbem.reports.mails.picture_keys``): a report leaves out those
+    # whose key is the same (``pbem.service.digest.deliver``).
+    pictured: tuple[tuple[str, str], ...] = ()
     absences: tuple[Absence, ...] = ()  # SET ABSENCE, oldest first
     # The player's own password hash, kept while a bot plays for them during an absence
     # (house rule stand_in "bot"); "" otherwise. Their password still works meanwhile.

@@ -41,13 +41,16 @@ class Notice:
     untold: int | None = field(default=None, kw_only=True, compare=False)
     # The Message-IDs of those order mails: the carrying mail refers to them (References).
     folded_mails: tuple[str, ...] = field(default=(), kw_only=True, compare=False)
+    # A report's other players whose structure's picture is left out, unchanged but for its
+    # money since the last report that showed it to the reader (``deliver``).
+    unchanged: tuple[str, ...] = field(default=(), kw_only=True, compare=False)
 
     @property
     def data(self) -> dict[str, Any]:
         """The kind's own fields, by name."""
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.name not in ("to", "state", "service", "folded", "untold",
-                                  "folded_mails")}
+                                  "folded_mails", "unchanged")}
 
     def get(self, name: str, default: Any = None) -> Any:
         """A field by name, as a dict gives a key: the templates of the kinds rendered from

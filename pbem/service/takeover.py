@@ -65,6 +65,7 @@ def take_over(table: Table, seat: str, address: str, password: str, password_has
                           report=fresh.report, folded=fresh.folded, untold=fresh.untold,
                           folded_mails=fresh.folded_mails,
                           absences=fresh.absences,
+                          pictured=fresh.pictured,
                           away_hash=fresh.away_hash)
                   if s.name == name else s
                   for s in table.service.seats)

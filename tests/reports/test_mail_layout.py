@@ -72,7 +72,8 @@ PROBE = """<script>window.addEventListener("load", () => {
     if (e.getBoundingClientRect().right > width + 1 || e.scrollWidth > e.clientWidth + 1)
       wide.push(e.tagName + "." + e.className);
   }
-  for (const i of document.images) pics.push([i.naturalWidth, i.width]);
+  for (const i of document.images)
+    pics.push([i.naturalWidth, i.width, Number(i.getAttribute("width"))]);
   window.parent.document.documentElement.setAttribute("data-INDEX",
     JSON.stringify({width, broken, small, wide, pics}));
 });</script>"""
@@ -173,11 +174,14 @@ def test_every_kind_of_mail_reads_well_at_a_phone_and_a_desktop_width(
         assert facts["broken"] == [], (where, facts["broken"])
         assert facts["small"] == [], (where, facts["small"])
         assert facts["wide"] == [], (where, facts["wide"])
-        for drawn, shown in facts["pics"]:
+        for drawn, shown, meant in facts["pics"]:
             assert drawn > 0, (where, "a picture did not load")
             seen_pictures += 1
             widest = max(widest, shown)
-            svg_width = drawn / pictures_module.DRAWN_ZOOM
+            # The SVG's size, whatever the zoom it was drawn at (the reader's structure at
+            # DRAWN_ZOOM, the others' at OTHERS_ZOOM): the <img> says SHOWN_SCALE times it.
+            svg_width = meant / pictures_module.SHOWN_SCALE
+            assert drawn >= svg_width * pictures_module.OTHERS_ZOOM - 1, (where, drawn, meant)
             assert smallest * shown / svg_width >= 11, (where, drawn, shown)
     assert seen_pictures > 0
     assert widest > 375  # a picture wider than a phone, which must not shrink there
