@@ -39,7 +39,7 @@ from pbem.bots import LEVELS, Level, mailbots
 from pbem.bots.simulate import BotTable, GameResult, play_game, seed_for
 from pbem.engine.carddata import load_cardset
 from pbem.engine.cards import CardSet
-from pbem.engine.setup import Seat, Setup, new_game, with_options
+from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
 from pbem.engine.view import view
 
 PLAYERS = 4
@@ -123,7 +123,7 @@ def strong_vs_normal(results: list[GameResult]) -> dict[str, Any]:
 
 def _timed_mails(cards: CardSet, index: int, seed: int) -> list[float]:
     """Seconds a strong mail bot takes for each turn's order mail in one all-strong game."""
-    seats = tuple(Seat(f"player{i + 1}") for i in range(PLAYERS))
+    seats = tuple(StartingSeat(f"player{i + 1}") for i in range(PLAYERS))
     setup = with_options(cards, Setup(f"sim{index}", seats, seed_for(seed, index)),
                          max_turns=300)
     state, _ = new_game(cards, setup)

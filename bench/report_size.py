@@ -20,7 +20,7 @@ from typing import Any
 
 from pbem.bots.simulate import BotTable, seed_for
 from pbem.engine.carddata import load_cardset
-from pbem.engine.setup import Seat, Setup, new_game, with_options
+from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.mail.compose import OutgoingMail, compose
 from pbem.reports import mails as reports
@@ -37,7 +37,7 @@ def late_game_and_round_before(players: int = 6, seed: int = 7,
     """The position whose structures hold the most cards, and the last one a round before
     (the turn before, the same player's move)."""
     cards = load_cardset()
-    seats = tuple(Seat(f"player{i + 1}") for i in range(players))
+    seats = tuple(StartingSeat(f"player{i + 1}") for i in range(players))
     setup = with_options(cards, Setup("size", seats, seed_for(seed, 0)), max_turns=turns)
     state, _ = new_game(cards, setup)
     table = BotTable(cards, state, random.Random(seed), 1_000_000)

@@ -28,7 +28,7 @@ from pbem.engine.commands import (
 from pbem.engine.events import Event, event_of
 from pbem.engine.legal import legal
 from pbem.engine.rules import apply
-from pbem.engine.setup import Seat, Setup, new_game, with_options
+from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
 from pbem.engine.state import GameState, PendingAttack
 from pbem.reports import mails as reports
 from pbem.reports.context import ServiceSettings
@@ -108,7 +108,7 @@ def _answer(state: GameState) -> Command:
 
 
 def setup() -> Setup:
-    return with_options(CARDS, Setup(GAME, tuple(Seat(n) for n in PLAYERS), SEED),
+    return with_options(CARDS, Setup(GAME, tuple(StartingSeat(n) for n in PLAYERS), SEED),
                         max_turns=MAX_TURNS)
 
 

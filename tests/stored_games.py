@@ -15,7 +15,7 @@ from pbem.bots.simulate import BotTable
 from pbem.engine.carddata import load_cardset
 from pbem.engine.codec import to_json
 from pbem.engine.rules import apply
-from pbem.engine.setup import Seat, Setup, new_game, with_options
+from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
 from pbem.service import gm
 from pbem.service.service import Service
 from pbem.store import Store
@@ -30,7 +30,7 @@ def simulated_store(root: Path, game_id: str = "sim", players: int = 3, turn_cap
     """A store holding one finished game: bots play it (``pbem.bots.simulate``), then its setup
     and command log are written to the store as the service would have logged them."""
     names = [f"p{i + 1}" for i in range(players)]
-    setup = with_options(CARDS, Setup(game_id, tuple(Seat(n) for n in names), seed),
+    setup = with_options(CARDS, Setup(game_id, tuple(StartingSeat(n) for n in names), seed),
                          max_turns=turn_cap)
     state, _ = new_game(CARDS, setup)
     table = BotTable(CARDS, state, random.Random(7))

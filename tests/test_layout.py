@@ -133,3 +133,14 @@ def test_no_ladder_over_kind_strings_and_no_stored_kind_compared() -> None:
 ])
 def test_the_walk_finds_each_shape(source: str, caught: int) -> None:
     assert len(kind_offences(source)) == caught
+
+
+def test_one_name_one_thing() -> None:
+    """Issue 36: no two classes of the package share a name (two ``Seat``s, an event and a
+    notice both ``Eliminated``, ...): a name read anywhere means one thing."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((REPO / "pbem").rglob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append(str(path.relative_to(REPO)))
+    assert {name: where for name, where in found.items() if len(where) > 1} == {}

@@ -37,17 +37,16 @@ from pbem.engine import view as view_module
 from pbem.engine.carddata import load_cardset
 from pbem.engine.events import Event
 from pbem.engine.rules import apply
-from pbem.engine.setup import Seat as EngineSeat
-from pbem.engine.setup import Setup, new_game, with_options
+from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError
 from pbem.reports.mails import Rendered
 from pbem.service.bot_games import play_game
-from pbem.service.mails import render_notice
 from pbem.service.model import GameService, Seat
+from pbem.service.notice_mails import render_notice
 from pbem.service.notices import KINDS
 from pbem.service.service import Service, ServiceConfig
-from pbem.service.settings import Sender
+from pbem.service.settings import MailIdentity
 from pbem.store.memory import MemoryStore
 
 CARDS = load_cardset()
@@ -56,7 +55,7 @@ UFOS = "The UFOs"
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 SWEEP_GAMES = 1000
 CHUNKS = 20  # spread over pytest-xdist workers
-SENDER = Sender(address="pbem@pbem.example", domain="pbem.example")
+SENDER = MailIdentity(address="pbem@pbem.example", domain="pbem.example")
 WATCHER = "watcher@example.org"  # an observer of the mail-bot games: no seat, no secret
 # Where the mail-bot games post their public events (pbem.service.chat): no seat, no secret.
 # Nothing listens there: the sweep reads the posts as queued.
@@ -254,7 +253,7 @@ def sweep_game(index: int, leaky: bool = False) -> tuple[int, list[str]]:
     count = rng.choice((2, 3, 4))
     names = [f"p{i}" for i in range(1, count + 1)]
     ufo = rng.randrange(count)
-    seats = tuple(EngineSeat(n, UFOS if i == ufo and rng.random() < 0.8 else "")
+    seats = tuple(StartingSeat(n, UFOS if i == ufo and rng.random() < 0.8 else "")
                   for i, n in enumerate(names))
     setup = with_options(CARDS, Setup(f"w{index}", seats, f"{index:064x}"),
                          max_turns=2 if count == 2 else 1)
@@ -337,16 +336,16 @@ def test_a_leaky_view_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_leaky_chat_post_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chat posts that name the cards in every hand are caught by the mail-bot sweep, as
     chat posts: the sweep reads them."""
-    from pbem.service import mails
+    from pbem.service import notice_mails
 
-    honest = mails.chat_post
+    honest = notice_mails.chat_post
 
     def leaky(cards: Any, state: GameState, *args: Any, **kw: Any) -> Rendered:
         post = honest(cards, state, *args, **kw)
         hands = ", ".join(c for p in state.players for c in p.hand)
         return replace(post, text=f"{post.text}\nIn hand: {hands}")
 
-    monkeypatch.setattr(mails, "chat_post", leaky)
+    monkeypatch.setattr(notice_mails, "chat_post", leaky)
     _, found = mail_bot_leaks(games=2, players=3, turns=5)  # specials drawn and kept
     assert any(x.split(": ")[1].startswith("chat:") and "held by another player" in x
                for x in found)

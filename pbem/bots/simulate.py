@@ -38,7 +38,7 @@ from pbem.engine.commands import (
     WithdrawOffer,
 )
 from pbem.engine.rules import apply, replay
-from pbem.engine.setup import Seat, Setup, new_game, with_options
+from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.engine.structure import well_formed
 from pbem.engine.victory import progress
@@ -291,7 +291,7 @@ def play_game(cards: CardSet, index: int, players: int, base_seed: int,
     i+1) plays at ``levels[i]`` (normal when not given) with ``illuminati[i]`` (dealt when
     not given)."""
     names = [f"player{i + 1}" for i in range(players)]
-    seats = tuple(Seat(n, illuminati[i] if i < len(illuminati) else "")
+    seats = tuple(StartingSeat(n, illuminati[i] if i < len(illuminati) else "")
                   for i, n in enumerate(names))
     setup = with_options(cards, Setup(f"sim{index}", seats, seed_for(base_seed, index)),
                          max_turns=turn_cap)

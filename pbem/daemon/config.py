@@ -40,7 +40,7 @@ from pbem.daemon.logs import LOG_FORMATS, LogFormat
 from pbem.errors import AddressError, ConfigError
 from pbem.mail.address import deliverable, mail_address
 from pbem.reports.languages import LANGUAGES
-from pbem.service.settings import STRANGER_REPLIES, Sender
+from pbem.service.settings import STRANGER_REPLIES, MailIdentity
 
 # The service and the mail transports load only when a command needs them: reading the
 # configuration is part of every `pbem` command, which starts at once (bench/cli_start.py).
@@ -169,7 +169,7 @@ class DaemonConfig:
 
     source: Path | None  # the file read, None for the embedded default
     store: Path
-    sender: Sender
+    sender: MailIdentity
     envelope_from: str
     max_mail_bytes: int = 256 * 1024
     mails_per_hour: int = 60
@@ -415,7 +415,7 @@ def _build(data: Mapping[str, Any], source: Path | None, base: Path,
     except (ZoneInfoNotFoundError, ValueError):
         raise mail.fail("gm_timezone", "an IANA time zone such as Europe/Paris or UTC",
                         gm_tz) from None
-    sender = Sender(address=address, name=mail.text("name", "Illuminati PBEM"), domain=domain,
+    sender = MailIdentity(address=address, name=mail.text("name", "Illuminati PBEM"), domain=domain,
                     # Mailed to like a player, so a Maildir must take it too.
                     gm_address=_address(mail, "gm_address", gm, maildir="smtp" not in data)
                     if gm else "",

@@ -127,7 +127,7 @@ def make_sender(config: DaemonConfig) -> SmtpSender | MaildirSender:
 
 
 def make_outbox(config: DaemonConfig, sender: Sender,
-                clock: Callable[[], datetime]) -> Outbox:
+                clock: Callable[[], datetime]) -> OutboxSender:
     """Give the outbox of the configured store, sending through ``sender``, with a store
     object of its own."""
     sending = Store(config.store)
@@ -139,7 +139,7 @@ def make_outbox(config: DaemonConfig, sender: Sender,
     if smtp is not None and (smtp.max_per_minute or smtp.max_per_day):
         limits = SendingLimits(smtp.max_per_minute, smtp.max_per_day,
                                sending.sent_times(clock() - _DAY))
-    return Outbox(sending, sender, clock, envelope_from=config.envelope_from,
+    return OutboxSender(sending, sender, clock, envelope_from=config.envelope_from,
                   queue_lifetime=config.queue_lifetime, given_up=postmaster.given_up,
                   login_refused=postmaster.login_refused, limits=limits,
                   hold_file=hold_file(config.store), chat=make_chat_outbox(config, clock),
@@ -148,12 +148,12 @@ def make_outbox(config: DaemonConfig, sender: Sender,
                   else f"the Maildirs in {config.maildir}")
 
 
-def make_chat_outbox(config: DaemonConfig, clock: Callable[[], datetime]) -> Outbox:
+def make_chat_outbox(config: DaemonConfig, clock: Callable[[], datetime]) -> OutboxSender:
     """Give the outbox of the store's chat posts, with a store object of its own (it posts
     on a thread of its own)."""
     posting = Store(config.store)
     postmaster = Postmaster(posting, config.service_config().sender, config.mails_per_hour)
-    return Outbox(posting, ChatPoster(chat_url_of(posting)), clock,
+    return OutboxSender(posting, ChatPoster(chat_url_of(posting)), clock,
                   envelope_from=config.envelope_from, queue_lifetime=config.queue_lifetime,
                   given_up=postmaster.given_up, posts=True)
 
@@ -194,7 +194,7 @@ class _Outcome:
     error: str = ""  # what refused it, when it was refused
 
 
-class Outbox:
+class OutboxSender:
     """Sends a store's outbox through a sender. ``store`` is its own: the outbox may send from
     a thread of its own while another thread processes mail."""
 
@@ -203,7 +203,7 @@ class Outbox:
                  given_up: Callable[[OutboxItem, str, datetime], None] | None = None,
                  login_refused: Callable[[str, str, str, datetime], None] | None = None,
                  limits: SendingLimits | None = None,
-                 hold_file: Path | None = None, chat: Outbox | None = None,
+                 hold_file: Path | None = None, chat: OutboxSender | None = None,
                  posts: bool = False, alarms: Alarms | None = None,
                  way_out: str = "SMTP") -> None:
         self.store = store

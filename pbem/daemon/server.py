@@ -91,7 +91,7 @@ def utc_now() -> datetime:
 
 
 @dataclass(frozen=True)
-class Pass:
+class LoopPass:
     """What one pass of the main loop did."""
 
     processed: int
@@ -262,17 +262,17 @@ class Daemon:
         """Give what sending the due outbox mail did (see ``pbem.daemon.outbox``)."""
         return self.outbox.send_due()
 
-    def step(self) -> Pass:
+    def step(self) -> LoopPass:
         """Give what one pass did: process the inbox, tick when due, send what is due."""
         processed = self.process()
         ticked = time.monotonic() >= self._next_tick
         if ticked:
             self.tick()
-        return Pass(processed, ticked, self.flush())
+        return LoopPass(processed, ticked, self.flush())
 
     # ---- running ------------------------------------------------------------------------
 
-    def run_once(self) -> Pass:
+    def run_once(self) -> LoopPass:
         """Give what one pass did over the mail waiting now (IMAP fetched once); no listener."""
         problems: list[str] = []
         with self._instance.held():
@@ -292,7 +292,7 @@ class Daemon:
                 self.outbox.close()
         if done.flush.failed:
             problems.append(f"{done.flush.failed} mail(s) could not be sent yet")
-        return Pass(done.processed, done.ticked, done.flush, tuple(problems))
+        return LoopPass(done.processed, done.ticked, done.flush, tuple(problems))
 
     def serve(self, ready: Callable[[], None] | None = None) -> None:
         """Run until ``request_stop``: intakes on, then pass after pass; closes everything.

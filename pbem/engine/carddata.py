@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from pbem.engine.cardfields import Fields
-from pbem.engine.cardreader import Reader
+from pbem.engine.cardreader import CardFileReader
 from pbem.engine.cards import CardSet
 from pbem.errors import CardDataError
 
@@ -72,7 +72,7 @@ def _parse(raw: bytes, source: str) -> CardSet:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CardDataError(f"{source} is not a valid TOML file: {exc}") from exc
-    return Reader(source).read(_toml(text, source))
+    return CardFileReader(source).read(_toml(text, source))
 
 
 def read_pack(text: str, source: str) -> CardPack:
@@ -101,8 +101,8 @@ def _with_pack(base: CardSet, pack: CardPack, source: str) -> CardSet:
     data = _toml(pack.text, source)
     del data["pack"]
     if pack.mode == "replace":
-        return Reader(source).read(data)
-    return Reader(source).read_added(data, base)
+        return CardFileReader(source).read(data)
+    return CardFileReader(source).read_added(data, base)
 
 
 def _toml(text: str, source: str) -> dict[str, object]:

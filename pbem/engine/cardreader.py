@@ -78,7 +78,7 @@ _FILTER_KEYS = ("names", "alignments")
 _OPTION_KEYS = ("name", "default", "choices", "doc")
 
 
-class Reader:
+class CardFileReader:
     """Reads one parsed file; remembers the target names to check once all cards are known."""
 
     def __init__(self, source: str) -> None:

@@ -19,12 +19,18 @@ T = TypeVar("T")
 JSON = dict[str, Any] | list[Any] | str | int | float | bool | None
 
 
+def type_name(cls: type) -> str:
+    """The name a value of ``cls`` is written under: its class's name, or the name a renamed
+    class keeps for the logs and stores written before (``LOG_NAME``, its own)."""
+    return str(cls.__dict__.get("LOG_NAME", cls.__name__))
+
+
 def to_json(value: Any) -> Any:
     """The JSON-ready form of an engine value."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         if _own_form(type(value)):
             return value.__json__()  # type: ignore[attr-defined]
-        out: dict[str, Any] = {"type": type(value).__name__}
+        out: dict[str, Any] = {"type": type_name(type(value))}
         for f in init_fields(type(value)):
             out[f.name] = to_json(getattr(value, f.name))
         return out
@@ -59,8 +65,8 @@ def from_json(cls: Any, data: Any) -> Any:
     if isinstance(cls, type) and dataclasses.is_dataclass(cls):
         if _own_form(cls):
             return cls.__from_json__(data)  # type: ignore[attr-defined]
-        if data.get("type", cls.__name__) != cls.__name__:
-            raise ValueError(f"expected {cls.__name__}, got {data.get('type')}")
+        if data.get("type", type_name(cls)) != type_name(cls):
+            raise ValueError(f"expected {type_name(cls)}, got {data.get('type')}")
         hints = _hints(cls)
         kwargs = {
             f.name: from_json(hints[f.name], data[f.name])
@@ -85,7 +91,7 @@ def _from_union(options: tuple[Any, ...], data: Any) -> Any:
         return None
     if isinstance(data, dict) and "type" in data:
         for option in options:
-            if isinstance(option, type) and option.__name__ == data["type"]:
+            if isinstance(option, type) and type_name(option) == data["type"]:
                 return from_json(option, data)
     errors = []
     for option in options:

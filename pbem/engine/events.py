@@ -236,7 +236,7 @@ class Recyclers(Event):
 
 
 @dataclass(frozen=True)
-class EndPowers(Event):
+class PowersEnded(Event):
     kind = "end_powers"
     player: str
 
@@ -675,7 +675,7 @@ class AgreedEnd(Event):
 KINDS: dict[str, type[Event]] = {c.kind: c for c in (
     TurnBegins, TurnLost, Passed, EndedTurn, Refill, Victory, TurnCap, NextPlayer, NoPlayers,
     Removed, Eliminated, Left, Moved, Dropped, Offered, GroupGiven, OfferDeclined,
-    OfferWithdrawn, OfferEnded, Lasers, Recyclers, EndPowers, Transfer, MoneyGiven, CardGiven,
+    OfferWithdrawn, OfferEnded, Lasers, Recyclers, PowersEnded, Transfer, MoneyGiven, CardGiven,
     CardGivenCount, AbolishPlayed, PrivilegeAbolished, IlluminatiDealt, SecretGoal,
     Uncontrolled, TurnOrder, SpecialPlayed, SpecialCancelled, SpecialNoEffect, RollBecomes,
     Bribery, Espionage, InterferenceCard, MarketManipulation, Revived, Senate, MoneyCard,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from pbem.engine import events as ev
 from pbem.engine.cards import CardSet
@@ -17,8 +18,10 @@ MAX_PLAYERS = 8
 
 
 @dataclass(frozen=True)
-class Seat:
+class StartingSeat:
     """One player at the start: their name, and optionally a chosen Illuminati and UFO goal."""
+
+    LOG_NAME: ClassVar[str] = "Seat"  # its name in the logs (the service's seat is another)
 
     name: str
     illuminati: str = ""
@@ -28,7 +31,7 @@ class Seat:
 @dataclass(frozen=True)
 class Setup:
     game: str
-    seats: tuple[Seat, ...]
+    seats: tuple[StartingSeat, ...]
     seed: str  # hex; secret until the game ends
     options: Options = field(default_factory=Options)
 

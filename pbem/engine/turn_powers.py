@@ -105,4 +105,4 @@ def end_powers(cards: CardSet, state: GameState, cmd: EndPowers) -> Result:
     if state.offer is not None:
         raise IllegalCommandError(key="offer_first")
     state = evolve(state, turn=evolve(state.turn, end_powers=True, did_anything=True))
-    return state, [ev.EndPowers(player=p.name)]
+    return state, [ev.PowersEnded(player=p.name)]

@@ -1,6 +1,6 @@
 """Reading the active player's orders: attacks, transfers, moves, gifts, special cards.
 
-Each reader takes the Reader and the token after the order's keyword and yields every
+Each reader takes the LineReader and the token after the order's keyword and yields every
 reading of the rest of the line (see ``grammar``); the caller keeps the first that reaches
 the end of the line.
 """
@@ -26,7 +26,7 @@ from pbem.engine.commands import (
     TransferMoney,
     UseLasers,
 )
-from pbem.orders.grammar import Clause, Fields, Hint, Reader
+from pbem.orders.grammar import Clause, Fields, Hint, LineReader
 from pbem.orders.model import AttackOrder, Odds, Order
 from pbem.orders.vocabulary import NameKind
 
@@ -67,7 +67,7 @@ class _AttackDraft:
 _ATTACK_CLAUSES = ("with", "privilege", "spend", "upto", "then move", "at")
 
 
-def _aids(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+def _aids(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
     for aids, end in r.names(pos, "card", "the aiding groups", _ATTACK_CLAUSES):
         yield {"aids": aids}, end
 
@@ -75,7 +75,7 @@ def _aids(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
 def _privilege_until(stops: tuple[str, ...]) -> Clause:
     """``PRIVILEGE BAVARIAN|<special card>``, the card's name ending at one of ``stops``
     (the words of the order it belongs to)."""
-    def clause(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+    def clause(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
         end = r.matches(pos, "bavarian")
         if end is not None:
             yield {"privilege": "bavarian"}, end
@@ -89,7 +89,7 @@ def _privilege_until(stops: tuple[str, ...]) -> Clause:
 _privilege = _privilege_until(_ATTACK_CLAUSES)
 
 
-def _spend(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+def _spend(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
     for amount, end in r.number(pos, "the MB to spend"):
         source_at = r.matches(end, "from")
         if source_at is None:
@@ -99,17 +99,17 @@ def _spend(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
             yield {"spend": amount, "spend_from": source}, last
 
 
-def _upto(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+def _upto(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
     for amount, end in r.number(pos, "the most MB to add"):
         yield {"upto": amount}, end
 
 
-def _then_move(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+def _then_move(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
     for amount, end in r.number(pos, "the MB to move into the captured group"):
         yield {"then_move": amount}, end
 
 
-def _arrow(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+def _arrow(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
     for side, end in r.keyword(pos, *SIDES, where="after AT"):
         yield {"arrow": SIDES.index(side)}, end
 
@@ -125,7 +125,7 @@ _ATTACK_TABLE: dict[str, Clause] = {
 _ODDS_TABLE: dict[str, Clause] = {"with": _aids, "spend": _spend}
 
 
-def _attack_head(r: Reader, pos: int, stops: tuple[str, ...]) -> Iterator[tuple[Attack, int]]:
+def _attack_head(r: LineReader, pos: int, stops: tuple[str, ...]) -> Iterator[tuple[Attack, int]]:
     """Yields ``<group> [TO] CONTROL|NEUTRALIZE|DESTROY <target>`` as a bare Attack."""
     for attacker, after in r.name(pos, "card", "the attacking group", (*ATTACK_MODES, "to"),
                                   at_end=False, expected=("CONTROL", "NEUTRALIZE", "DESTROY")):
@@ -136,7 +136,7 @@ def _attack_head(r: Reader, pos: int, stops: tuple[str, ...]) -> Iterator[tuple[
                 yield Attack(r.player, attacker, target, cast(AttackMode, mode)), end
 
 
-def attack(r: Reader, pos: int) -> Reading:
+def attack(r: LineReader, pos: int) -> Reading:
     """``ATTACK <group> CONTROL|NEUTRALIZE|DESTROY <target> [WITH ...] [PRIVILEGE ...]
     [SPEND <n> [FROM <card>]] [UPTO <n>] [THEN MOVE <n>] [AT <side>]``."""
     for head, at in _attack_head(r, pos, _ATTACK_CLAUSES):
@@ -159,7 +159,7 @@ def attack(r: Reader, pos: int) -> Reading:
             yield AttackOrder(full, draft.spend, draft.spend_from, draft.upto), end
 
 
-def odds(r: Reader, pos: int) -> Reading:
+def odds(r: LineReader, pos: int) -> Reading:
     """``ODDS <group> CONTROL|NEUTRALIZE|DESTROY <target> [WITH ...] [SPEND <n>]``."""
     for head, at in _attack_head(r, pos, tuple(_ODDS_TABLE)):
         for fields, end in r.clauses(at, _ODDS_TABLE, "in ODDS"):
@@ -173,7 +173,7 @@ def odds(r: Reader, pos: int) -> Reading:
 # --- money, groups, gifts -------------------------------------------------------------------
 
 
-def transfer(r: Reader, pos: int) -> Reading:
+def transfer(r: LineReader, pos: int) -> Reading:
     """``TRANSFER <n> FROM <card> TO <card>``."""
     for amount, at in r.number(pos, "the MB to transfer", minimum=1):
         for _, src_at in r.keyword(at, "from", where="after the amount"):
@@ -184,7 +184,7 @@ def transfer(r: Reader, pos: int) -> Reading:
                         yield TransferMoney(r.player, source, dest, amount), end
 
 
-def move(r: Reader, pos: int) -> Reading:
+def move(r: LineReader, pos: int) -> Reading:
     """``MOVE <group> TO <card> TOP|RIGHT|BOTTOM|LEFT``."""
     for group, to_at in r.name(pos, "group", "the group to move", ("to",), at_end=False):
         for _, at in r.keyword(to_at, "to", where="after the group to move"):
@@ -193,13 +193,13 @@ def move(r: Reader, pos: int) -> Reading:
                     yield MoveGroup(r.player, group, master, SIDES.index(side)), end
 
 
-def goal(r: Reader, pos: int) -> Reading:
+def goal(r: LineReader, pos: int) -> Reading:
     """``GOAL <Illuminati>``: the UFOs choose the special goal they play for."""
     for illuminati, end in r.name(pos, "card", "the Illuminati whose goal you take", ()):
         yield ChooseGoal(r.player, illuminati), end
 
 
-def accept(r: Reader, pos: int) -> Reading:
+def accept(r: LineReader, pos: int) -> Reading:
     """``ACCEPT [AT <card> TOP|RIGHT|BOTTOM|LEFT]``."""
     if r.at_end(pos):
         yield AcceptGroup(r.player), pos
@@ -210,7 +210,7 @@ def accept(r: Reader, pos: int) -> Reading:
                 yield AcceptGroup(r.player, master, SIDES.index(side)), end
 
 
-def give(r: Reader, pos: int) -> Reading:
+def give(r: LineReader, pos: int) -> Reading:
     """``GIVE <n> MB TO <player>``, ``GIVE CARD <special> TO <player>``, ``GIVE <group> TO
     <player>``."""
     if r.word(pos)[:1].isdigit() or r.word(pos)[:1] == "-":
@@ -235,26 +235,26 @@ def give(r: Reader, pos: int) -> Reading:
 
 
 def _on(kind: Literal["group", "spied"], field: str, what: str) -> Clause:
-    def clause(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+    def clause(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
         for name, end in r.name(pos, kind, what, _PLAY_WORDS):
             yield {field: name}, end
 
     return clause
 
 
-def _with_attacker(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+def _with_attacker(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
     """``WITH <attacking group>[, <aiding group>, ...]``: the Whispering Campaign's attack
     is aided like any other."""
     for names, end in r.names(pos, "card", "the attacking group", _PLAY_WORDS):
         yield {"attacker": names[0], "aids": tuple(names[1:])}, end
 
 
-def _bonus(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+def _bonus(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
     for name, end in r.name(pos, "card", "the card that gets the 5 MB", _PLAY_WORDS):
         yield {"bonus_to": name}, end
 
 
-def _moves(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+def _moves(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
     """``<n> FROM <card> TO <card> [, [MOVE] <n> FROM <card> TO <card> ...]``."""
     for amount, at in r.number(pos, "the MB to move", minimum=1):
         for _, src_at in r.keyword(at, "from", where="after the MB to move"):
@@ -273,7 +273,7 @@ def _moves(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
                             yield {"moves": (step, *steps)}, last
 
 
-def _hang_at(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+def _hang_at(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
     """``AT <card> TOP|RIGHT|BOTTOM|LEFT``: where a bribed group hangs."""
     for master, side_at in r.name(pos, "card", "the card it hangs from", SIDES, at_end=False):
         for side, end in r.keyword(side_at, *SIDES, where="after the card it hangs from"):
@@ -315,7 +315,7 @@ def play_usage(targets: str, card: str) -> str:
     return _USAGE.get(targets, "PLAY {card}").format(card=card)
 
 
-def play(r: Reader, pos: int) -> Reading:
+def play(r: LineReader, pos: int) -> Reading:
     """``PLAY <special card> [ON ...] [WITH ...] [MOVE ...] [BONUS TO ...]``, by card."""
     for card, at in r.name(pos, "special", "the special card", _PLAY_WORDS):
         special = r.vocabulary.cards.special(card)
@@ -337,7 +337,7 @@ def play(r: Reader, pos: int) -> Reading:
             yield replace(PlaySpecial(r.player, card), **fields), end
 
 
-def lasers(r: Reader, pos: int) -> Reading:
+def lasers(r: LineReader, pos: int) -> Reading:
     """``LASERS ADD|REMOVE|REVERSE <alignment> ON <group>``."""
     for change, at in r.keyword(pos, "add", "remove", "reverse", where="after LASERS"):
         for alignment, on_at in r.name(at, "alignment", "the alignment", ("on",), at_end=False):

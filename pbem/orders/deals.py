@@ -18,13 +18,13 @@ from pbem.engine.commands import (
     VoteEnd,
     WithdrawDeal,
 )
-from pbem.orders.grammar import Reader
+from pbem.orders.grammar import LineReader
 from pbem.orders.model import Order
 
 Reading = Iterator[tuple[Order, int]]
 
 
-def deal(r: Reader, pos: int) -> Reading:
+def deal(r: LineReader, pos: int) -> Reading:
     """``DEAL <player> [GIVE <thing>, ...] [TAKE <thing>, ...]``: at least one side."""
     for partner, at in r.name(pos, "player", "the player you deal with", ("give", "take"),
                               at_end=False):
@@ -37,7 +37,7 @@ def deal(r: Reader, pos: int) -> Reading:
                     yield ProposeDeal(r.player, partner, gives, takes), end
 
 
-def _side(r: Reader, pos: int, keyword: str,
+def _side(r: LineReader, pos: int, keyword: str,
           stops: tuple[str, ...]) -> Iterator[tuple[DealSide, int]]:
     """``GIVE <thing>, ...`` (or ``TAKE ...``) at ``pos``; an empty side when the keyword is
     not there and another clause may follow."""
@@ -53,7 +53,7 @@ def _side(r: Reader, pos: int, keyword: str,
     yield from _things(r, at, stops, DealSide())
 
 
-def _things(r: Reader, pos: int, stops: tuple[str, ...],
+def _things(r: LineReader, pos: int, stops: tuple[str, ...],
             so_far: DealSide) -> Iterator[tuple[DealSide, int]]:
     """A comma-separated list of things given: ``<n> MB``, ``CARD <special>``, ``<group>``."""
     for side, end in _thing(r, pos, (*stops, ","), so_far):
@@ -63,7 +63,7 @@ def _things(r: Reader, pos: int, stops: tuple[str, ...],
             yield side, end
 
 
-def _thing(r: Reader, pos: int, stops: tuple[str, ...],
+def _thing(r: LineReader, pos: int, stops: tuple[str, ...],
            so_far: DealSide) -> Iterator[tuple[DealSide, int]]:
     word = r.word(pos)
     if word[:1].isdigit() or word[:1] == "-":
@@ -78,8 +78,8 @@ def _thing(r: Reader, pos: int, stops: tuple[str, ...],
         yield DealSide((*so_far.groups, group), so_far.money, so_far.cards), end
 
 
-def _numbered(build: Callable[[str, int], Order]) -> Callable[[Reader, int], Reading]:
-    def read(r: Reader, pos: int) -> Reading:
+def _numbered(build: Callable[[str, int], Order]) -> Callable[[LineReader, int], Reading]:
+    def read(r: LineReader, pos: int) -> Reading:
         for number, end in r.number(pos, "the deal's number", minimum=1, money=False):
             yield build(r.player, number), end
 
@@ -91,7 +91,7 @@ decline_deal = _numbered(DeclineDeal)
 withdraw_deal = _numbered(WithdrawDeal)
 
 
-def vote_end(r: Reader, pos: int) -> Reading:
+def vote_end(r: LineReader, pos: int) -> Reading:
     """``VOTE END NO WINNER`` or ``VOTE END WINNERS <player>, ...``."""
     for choice, at in r.keyword(pos, "no winner", "winners", where="after VOTE END"):
         if choice == "no winner":

@@ -22,12 +22,12 @@ from pbem.orders.lexer import Token
 from pbem.orders.vocabulary import NameKind, Vocabulary
 from pbem.refusal_keys import ParserHint, ParserKey
 
-__all__ = ["Clause", "Failure", "Fields", "Hint", "Reader", "TooTangled", "hint_of",
+__all__ = ["Clause", "Failure", "Fields", "Hint", "LineReader", "TooTangled", "hint_of",
            "syntax_error"]
 
 Fields = dict[str, Any]
 """Fields of an order value set by clauses, by name (applied with ``dataclasses.replace``)."""
-Clause = Callable[["Reader", int], Iterator[tuple[Fields, int]]]
+Clause = Callable[["LineReader", int], Iterator[tuple[Fields, int]]]
 """Reads one optional part of an order (``SPEND 3 FROM Mafia``): the fields it sets, and where
 it ends."""
 
@@ -76,7 +76,7 @@ class Failure:
     hint: ParserHint | None = None  # the suggestion's key
 
 
-class Reader:
+class LineReader:
     """One order line's tokens, and the readers an order is built from."""
 
     def __init__(self, tokens: tuple[Token, ...], vocabulary: Vocabulary, player: str) -> None:

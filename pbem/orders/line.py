@@ -25,7 +25,7 @@ from pbem.engine.commands import (
 )
 from pbem.errors import OrderSyntaxError
 from pbem.orders import active, deals, responses, settings
-from pbem.orders.grammar import Reader, TooTangled, syntax_error
+from pbem.orders.grammar import LineReader, TooTangled, syntax_error
 from pbem.orders.lexer import Token, tokenize
 from pbem.orders.model import (
     NoResponse,
@@ -38,19 +38,19 @@ from pbem.orders.vocabulary import Vocabulary
 
 __all__ = ["ORDER_FORMS", "parse_order", "read_order"]
 
-OrderReader = Callable[[Reader, int], Iterator[tuple[Order, int]]]
+OrderReader = Callable[[LineReader, int], Iterator[tuple[Order, int]]]
 
 
 def _bare(build: Callable[[str], Order]) -> OrderReader:
     """Gives the reader of an order that takes nothing after its keywords."""
 
-    def read(r: Reader, pos: int) -> Iterator[tuple[Order, int]]:
+    def read(r: LineReader, pos: int) -> Iterator[tuple[Order, int]]:
         yield build(r.player), pos
 
     return read
 
 
-def _drop(r: Reader, pos: int) -> Iterator[tuple[Order, int]]:
+def _drop(r: LineReader, pos: int) -> Iterator[tuple[Order, int]]:
     for group, end in r.name(pos, "group", "the group to drop", ()):
         yield DropGroup(r.player, group), end
 
@@ -143,7 +143,7 @@ def read_order(
     text: str = "",
 ) -> Order:
     """Gives the order the tokens of one line say; raises OrderSyntaxError if none."""
-    r = Reader(tokens, vocabulary, player)
+    r = LineReader(tokens, vocabulary, player)
     keywords = _keywords(r, line, text)
     reader = _ORDERS[keywords][0]
     start = len(keywords.split())
@@ -161,7 +161,7 @@ def read_order(
     raise syntax_error(r.failure, vocabulary, line, text, ORDER_FORMS[keywords])
 
 
-def _keywords(r: Reader, line: int | None, text: str) -> str:
+def _keywords(r: LineReader, line: int | None, text: str) -> str:
     """Gives the keywords of the order the line begins with (the longest that fits)."""
     found = [keywords for keywords, words in _BY_FIRST_WORD.get(r.word(0), ())
              if all(r.word(i) == word for i, word in enumerate(words))]

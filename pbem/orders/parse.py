@@ -22,7 +22,7 @@ from typing import Any
 
 from pbem.engine.cards import CardSet
 from pbem.errors import OrderSyntaxError, PbemError
-from pbem.orders.grammar import Reader, syntax_error
+from pbem.orders.grammar import LineReader, syntax_error
 from pbem.orders.lexer import RESERVED, split_comment, tokenize
 from pbem.orders.line import read_order
 from pbem.orders.model import Header, Located, Order, OrderWarning, ParsedOrders, Press
@@ -426,7 +426,7 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
 
     try:
         tokens = tokenize(line)
-        r = Reader(tokens, vocabulary, "")
+        r = LineReader(tokens, vocabulary, "")
         for header, end in _header(r):
             if end == len(tokens):
                 return header
@@ -440,7 +440,7 @@ def _read_header(line: str, number: int, vocabulary: Vocabulary) -> Header:
                       hint=error.hint, **words)
 
 
-def _header(r: Reader) -> Iterator[tuple[Header, int]]:
+def _header(r: LineReader) -> Iterator[tuple[Header, int]]:
     """Yields ``GAME <game> PLAYER <name> PASSWORD <password> [STEP <n>]`` (or ``TURN <n>``)."""
     if len(r.tokens) < 2 or r.word(1) == "player":
         r.fail(1, "game_missing")

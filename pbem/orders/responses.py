@@ -9,7 +9,7 @@ from pbem.engine import behaviour
 from pbem.engine.cards import Special
 from pbem.engine.commands import AbolishPrivilege, Counter, Interfere, PlaySpecial
 from pbem.errors import ParserError
-from pbem.orders.grammar import Clause, Fields, Hint, Reader, hint_of
+from pbem.orders.grammar import Clause, Fields, Hint, LineReader, hint_of
 from pbem.orders.model import (
     ConditionalPlay,
     DefendOrder,
@@ -57,12 +57,12 @@ _LANGUAGES = {"en": "en", "english": "en", "fr": "fr", "french": "fr", "francais
 # --- answers to an attack -------------------------------------------------------------------
 
 
-def _from(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+def _from(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
     for source, end in r.name(pos, "card", "the card that pays", ("upto",)):
         yield {"source": source}, end
 
 
-def _upto(r: Reader, pos: int) -> Iterator[tuple[Fields, int]]:
+def _upto(r: LineReader, pos: int) -> Iterator[tuple[Fields, int]]:
     for amount, end in r.number(pos, "the most MB to add"):
         yield {"upto": amount}, end
 
@@ -71,7 +71,7 @@ _DEFEND_TABLE: dict[str, Clause] = {"from": _from, "upto": _upto}
 _UPTO_TABLE: dict[str, Clause] = {"upto": _upto}
 
 
-def defend(r: Reader, pos: int) -> Reading:
+def defend(r: LineReader, pos: int) -> Reading:
     """``DEFEND <n> [FROM <card>] [UPTO <n>]``."""
     for amount, at in r.number(pos, "the MB to defend with"):
         for fields, end in r.clauses(at, _DEFEND_TABLE, "in DEFEND"):
@@ -79,10 +79,10 @@ def defend(r: Reader, pos: int) -> Reading:
             yield DefendOrder(amount, source, cast(int, fields.get("upto", 0))), end
 
 
-def interference(side: Literal["assist", "interfere"]) -> Callable[[Reader, int], Reading]:
+def interference(side: Literal["assist", "interfere"]) -> Callable[[LineReader, int], Reading]:
     """Gives the reader of ``INTERFERE <n> [UPTO <n>]`` or ``ASSIST <n> [UPTO <n>]``."""
 
-    def read(r: Reader, pos: int) -> Reading:
+    def read(r: LineReader, pos: int) -> Reading:
         for amount, at in r.number(pos, f"the MB to {side} with"):
             for fields, end in r.clauses(at, _UPTO_TABLE, f"in {side.upper()}"):
                 upto = cast(int, fields.get("upto", 0))
@@ -91,7 +91,7 @@ def interference(side: Literal["assist", "interfere"]) -> Callable[[Reader, int]
     return read
 
 
-def abolish(r: Reader, pos: int) -> Reading:
+def abolish(r: LineReader, pos: int) -> Reading:
     """``ABOLISH PRIVILEGE WITH <special>[, <special>]``."""
     for _, at in r.keyword(pos, "with", where="after ABOLISH PRIVILEGE"):
         for cards, end in r.names(at, "special", "the special cards to discard", (), most=2):
@@ -103,7 +103,7 @@ def abolish(r: Reader, pos: int) -> Reading:
             yield AbolishPrivilege(r.player, cards), end
 
 
-def conditional(r: Reader, pos: int) -> Reading:
+def conditional(r: LineReader, pos: int) -> Reading:
     """``IF SUCCEEDS|FAILS PLAY <special>``: a card that waits for the roll."""
     for when, at in r.keyword(pos, "succeeds", "fails", where="after IF"):
         for _, card_at in r.keyword(at, "play", where=f"after IF {when.upper()}"):
@@ -113,14 +113,14 @@ def conditional(r: Reader, pos: int) -> Reading:
                 yield ConditionalPlay(cast(Literal["succeeds", "fails"], when), play), end
 
 
-def counter(r: Reader, pos: int) -> Reading:
+def counter(r: LineReader, pos: int) -> Reading:
     """``COUNTER``: Secrets Man Was Not Meant To Know against the card just played."""
     secrets = behaviour.counter_name(r.vocabulary.cards)
     yield (Counter(r.player, secrets) if secrets else Counter(r.player)), pos
 
 
 def _card_for(
-    r: Reader, pos: int, fits: Callable[[Special], bool], purpose: str
+    r: LineReader, pos: int, fits: Callable[[Special], bool], purpose: str
 ) -> Iterator[tuple[str, int]]:
     """Yields a special card that ``fits`` the purpose (a question of
     ``pbem.engine.behaviour``)."""
@@ -137,7 +137,7 @@ def _card_for(
 # --- standing orders ------------------------------------------------------------------------
 
 
-def standing_defend(r: Reader, pos: int) -> Reading:
+def standing_defend(r: LineReader, pos: int) -> Reading:
     """``STANDING DEFEND [<group>|ANY] UPTO <n>``."""
     starts: list[tuple[str, int]] = []
     if r.word(pos) == "any":
@@ -152,7 +152,7 @@ def standing_defend(r: Reader, pos: int) -> Reading:
                 yield StandingDefend(amount, group), end
 
 
-def standing_if(r: Reader, pos: int) -> Reading:
+def standing_if(r: LineReader, pos: int) -> Reading:
     """``STANDING IF <player>|ANYONE ATTACKS <group>|ANY [AND SUCCEEDS|FAILS] PLAY <special>``,
     ``STANDING IF <player>|ANYONE STARTS TURN PLAY <special>`` and ``STANDING IF
     <player>|ANYONE PLAYS <special> COUNTER``."""
@@ -175,7 +175,7 @@ def standing_if(r: Reader, pos: int) -> Reading:
                 yield from _on_attack(r, who, after)
 
 
-def _on_play(r: Reader, who: str, pos: int) -> Reading:
+def _on_play(r: LineReader, who: str, pos: int) -> Reading:
     """``... PLAYS <special card> COUNTER``: cancel that card with Secrets whenever played."""
     for card, counter_at in r.name(pos, "special", "the special card played", ("counter",),
                                    at_end=False):
@@ -183,7 +183,7 @@ def _on_play(r: Reader, who: str, pos: int) -> Reading:
             yield StandingCounter(card, who), end
 
 
-def _on_turn(r: Reader, who: str, pos: int) -> Reading:
+def _on_turn(r: LineReader, who: str, pos: int) -> Reading:
     at = r.matches(pos, "turn") or pos
     for _, card_at in r.keyword(at, "play", where="after STARTS TURN"):
         for card, end in _card_for(r, card_at, behaviour.at_turn_start,
@@ -191,7 +191,7 @@ def _on_turn(r: Reader, who: str, pos: int) -> Reading:
             yield StandingTurnReaction(card, who), end
 
 
-def _on_attack(r: Reader, who: str, pos: int) -> Reading:
+def _on_attack(r: LineReader, who: str, pos: int) -> Reading:
     targets: list[tuple[str, int]] = []
     if r.word(pos) == "any":
         targets.append(("", pos + 1))
@@ -211,7 +211,7 @@ def _on_attack(r: Reader, who: str, pos: int) -> Reading:
                     yield StandingAttackReaction(card, who, target, roll), end
 
 
-def standing_clear(r: Reader, pos: int) -> Reading:
+def standing_clear(r: LineReader, pos: int) -> Reading:
     """``STANDING CLEAR [<n>|ALL]``."""
     if r.at_end(pos):
         yield StandingClear(), pos
@@ -226,7 +226,7 @@ def standing_clear(r: Reader, pos: int) -> Reading:
 # --- press, queries, settings ---------------------------------------------------------------
 
 
-def press(r: Reader, pos: int) -> Reading:
+def press(r: LineReader, pos: int) -> Reading:
     """``PRESS TO <player>[, <player>...]|ALL``; the message follows on the next lines."""
     if r.word(pos) == "all":
         yield Press((), ""), pos + 1
@@ -235,7 +235,7 @@ def press(r: Reader, pos: int) -> Reading:
         yield Press(tuple(dict.fromkeys(players)), ""), end
 
 
-def history(r: Reader, pos: int) -> Reading:
+def history(r: LineReader, pos: int) -> Reading:
     """``HISTORY [<turns>]``."""
     if r.at_end(pos):
         yield History(), pos
@@ -244,13 +244,13 @@ def history(r: Reader, pos: int) -> Reading:
         yield History(turns), end
 
 
-def help_topic(r: Reader, pos: int) -> Reading:
+def help_topic(r: LineReader, pos: int) -> Reading:
     """``HELP [<topic>]``: the topic is the rest of the line, in lower case."""
     topic = " ".join(t.text for t in r.tokens[pos:]).casefold()
     yield Help(topic), len(r.tokens)
 
 
-def set_timezone(r: Reader, pos: int) -> Reading:
+def set_timezone(r: LineReader, pos: int) -> Reading:
     """``SET TIMEZONE <IANA zone>``."""
     if r.at_end(pos) or pos + 1 < len(r.tokens):
         r.fail(pos, "zone_expected")
@@ -264,7 +264,7 @@ def set_timezone(r: Reader, pos: int) -> Reading:
     yield SetTimezone(zone), pos + 1
 
 
-def set_language(r: Reader, pos: int) -> Reading:
+def set_language(r: LineReader, pos: int) -> Reading:
     """``SET LANGUAGE EN|FR``."""
     language = _LANGUAGES.get(r.word(pos))
     if language is None:
@@ -273,13 +273,13 @@ def set_language(r: Reader, pos: int) -> Reading:
     yield SetLanguage(cast(Literal["en", "fr"], language)), pos + 1
 
 
-def set_html(r: Reader, pos: int) -> Reading:
+def set_html(r: LineReader, pos: int) -> Reading:
     """``SET HTML ON|OFF``."""
     for choice, end in r.keyword(pos, "on", "off", where="after SET HTML"):
         yield SetHtml(choice == "on"), end
 
 
-def set_json(r: Reader, pos: int) -> Reading:
+def set_json(r: LineReader, pos: int) -> Reading:
     """``SET JSON ON|OFF``."""
     for choice, end in r.keyword(pos, "on", "off", where="after SET JSON"):
         yield SetJson(choice == "on"), end

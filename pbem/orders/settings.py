@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from datetime import date, datetime
 from typing import Literal, cast
 
-from pbem.orders.grammar import Reader
+from pbem.orders.grammar import LineReader
 from pbem.orders.model import CancelAbsence, Order, SetAbsence, SetMail, SetReport
 
 __all__ = ["cancel_absence", "set_absence", "set_mail", "set_report"]
@@ -25,19 +25,19 @@ _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:T(\d{1,2}:\d{2}))?")
 _TIME = re.compile(r"\d{1,2}:\d{2}")
 
 
-def set_mail(r: Reader, pos: int) -> Reading:
+def set_mail(r: LineReader, pos: int) -> Reading:
     """``SET MAIL FULL|DIGEST``."""
     for choice, end in r.keyword(pos, "full", "digest", where="after SET MAIL"):
         yield SetMail(cast(Literal["full", "digest"], choice)), end
 
 
-def set_report(r: Reader, pos: int) -> Reading:
+def set_report(r: LineReader, pos: int) -> Reading:
     """``SET REPORT SHORT|FULL``."""
     for choice, end in r.keyword(pos, "short", "full", where="after SET REPORT"):
         yield SetReport(cast(Literal["full", "short"], choice)), end
 
 
-def set_absence(r: Reader, pos: int) -> Reading:
+def set_absence(r: LineReader, pos: int) -> Reading:
     """``SET ABSENCE <date> [<time>] [TO <date> [<time>]]``."""
     for start, end in _moment(r, pos):
         if r.at_end(end):
@@ -48,7 +48,7 @@ def set_absence(r: Reader, pos: int) -> Reading:
                 yield SetAbsence(start, last), stop
 
 
-def cancel_absence(r: Reader, pos: int) -> Reading:
+def cancel_absence(r: LineReader, pos: int) -> Reading:
     """``CANCEL ABSENCE [<n>|ALL]``."""
     if r.at_end(pos):
         yield CancelAbsence(), pos
@@ -60,7 +60,7 @@ def cancel_absence(r: Reader, pos: int) -> Reading:
             yield CancelAbsence(number), end
 
 
-def _moment(r: Reader, pos: int) -> Iterator[tuple[str, int]]:
+def _moment(r: LineReader, pos: int) -> Iterator[tuple[str, int]]:
     """A date, and a time if one follows: ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM``."""
     text = r.tokens[pos].text if not r.at_end(pos) else ""
     found = _DATE.fullmatch(text)

@@ -19,8 +19,17 @@ from dataclasses import dataclass
 from pbem.errors import OrderSyntaxError
 from pbem.refusal_keys import ParserKey
 
-__all__ = ["FORMS", "Help", "Join", "ListGames", "LobbyOrder", "Observe", "Takeover", "Unobserve",
-           "lobby_order"]
+__all__ = [
+    "FORMS",
+    "AskHelp",
+    "Join",
+    "ListGames",
+    "LobbyOrder",
+    "Observe",
+    "Takeover",
+    "Unobserve",
+    "lobby_order",
+]
 
 FORMS = ("HELP", "LIST", "JOIN <game> AS <name> [PREFER <Illuminati>, ...]", "OBSERVE <game>",
          "UNOBSERVE <game>", "TAKEOVER <game> <seat>")
@@ -31,7 +40,7 @@ _TAKEOVER = re.compile(r"takeover\s+(\S+)\s+(.+)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
-class Help:
+class AskHelp:
     """What can be mailed to the server (any words after HELP are not read)."""
 
 
@@ -64,7 +73,7 @@ class Takeover:
     seat: str
 
 
-LobbyOrder = Help | ListGames | Join | Observe | Unobserve | Takeover
+LobbyOrder = AskHelp | ListGames | Join | Observe | Unobserve | Takeover
 
 
 def _first_line(text: str) -> tuple[int, str] | None:
@@ -104,7 +113,7 @@ def lobby_order(text: str) -> LobbyOrder | None:
     if word not in _WORDS:
         return None
     if word == "help":
-        return Help()
+        return AskHelp()
     if word == "list":
         if line.casefold() == "list":
             return ListGames()

@@ -29,7 +29,7 @@ from pbem.reports.context import utc_minute, zone
 from pbem.service.entries import GmAbsence, GmAbsenceCancelled
 from pbem.service.model import Absence, GameService, Seat, iso, parse_iso
 from pbem.service.notices import Absent, StoodIn
-from pbem.service.refusals import refused
+from pbem.service.order_refusals import refused
 from pbem.service.table import Table
 
 __all__ = ["absent_at", "add_absence", "boundaries", "cancel", "cancel_absence",

@@ -37,10 +37,10 @@ from pbem.orders.model import (
     StandingTurnReaction,
 )
 from pbem.service.auth import hash_password
-from pbem.service.mails import welcome_settings
 from pbem.service.model import Seat
+from pbem.service.notice_mails import welcome_settings
 from pbem.service.notices import ResponseRequest, StatusReport, Welcome
-from pbem.service.settings import Sender
+from pbem.service.settings import MailIdentity
 from pbem.service.table import Table
 from pbem.store import OutboxItem
 
@@ -100,7 +100,7 @@ def prompt(table: Table, player: str) -> None:
 
 
 def replies(cards: CardSet, game: str, seats: Sequence[Seat],
-            sent: Sequence[tuple[str, OutboxItem]], sender: Sender,
+            sent: Sequence[tuple[str, OutboxItem]], sender: MailIdentity,
             passwords: Mapping[str, str]) -> list[bytes]:
     """The order mails the bot seats write in answer to the mails of one step, each with
     the one-time password ``answer_keys`` made for it (``passwords``, by seat)."""

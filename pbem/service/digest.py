@@ -38,7 +38,7 @@ from dataclasses import replace
 from pbem.orders.model import ParsedOrders, nature_of
 from pbem.reports.mails import OrderResult, picture_keys
 from pbem.service.model import GameService, Seat
-from pbem.service.notices import AttackResult, Notice, StatusReport, TurnReport
+from pbem.service.notices import AttackOutcome, Notice, StatusReport, TurnReport
 from pbem.service.table import Table
 
 __all__ = ["FOLDS", "answered", "deliver"]
@@ -127,7 +127,7 @@ def _result(table: Table, seat: Seat, notice: Notice, later: Sequence[Notice]) -
     """An attack's result is folded into a report of the same step that follows it (whose
     news tell it), or when it does not touch the reader; on DIGEST, unless the reader made
     the attack and their turn waits for their orders."""
-    assert isinstance(notice, AttackResult)
+    assert isinstance(notice, AttackOutcome)
     if any(n.to == notice.to and n.tells_news for n in later):
         return notice.logged
     if seat.mail == "digest":
@@ -148,7 +148,7 @@ def _report(table: Table, seat: Seat, notice: Notice, later: Sequence[Notice]) -
 
 
 FOLDS: dict[type[Notice], Callable[[Table, Seat, Notice, Sequence[Notice]], int | None]] = {
-    AttackResult: _result, TurnReport: _report}
+    AttackOutcome: _result, TurnReport: _report}
 """The kinds of mail that may be folded away: given the table, the reader's seat, the notice
 and those called for after it in the step, the log entry whose news the reader has still to
 be told (the mail folded), or None (the mail goes out)."""

@@ -91,13 +91,13 @@ from pbem.service import absences
 from pbem.service.deadlines import end_overdue_turn
 from pbem.service.model import Answer, Queued
 from pbem.service.notices import (
-    CalledOff,
-    Eliminated,
+    AttackCalledOff,
     GmAlert,
     GoalDealt,
     HelpReply,
     HistoryReply,
     OddsReply,
+    PlayerOut,
     PressRelay,
     StandingOrders,
     StatusReport,
@@ -105,7 +105,7 @@ from pbem.service.notices import (
 )
 from pbem.service.observers import tell_observers
 from pbem.service.offers import answer_offer, offered, tell_offer_ended
-from pbem.service.refusals import refused
+from pbem.service.order_refusals import refused
 from pbem.service.table import Table
 from pbem.service.waiting import check_waiting
 
@@ -287,7 +287,7 @@ def _call_off(table: Table, player: str, located: Located) -> Note:
     target = table.state.attack.target if table.state.attack else ""
     table.call_off(player, located.order)  # type: ignore[arg-type]
     for name in asked:  # they were waiting to answer: nothing to answer any more
-        table.notify(CalledOff(name, player, target))
+        table.notify(AttackCalledOff(name, player, target))
     return NO_NOTE
 
 
@@ -535,11 +535,11 @@ def _tell_the_goal_dealt(table: Table) -> None:
 def _tell_the_eliminated(table: Table) -> None:
     """A mail of their own for each player eliminated in this step: their reports go on, but
     they have no more orders to give."""
-    told = {n.to for n in table.notices if isinstance(n, Eliminated)}
+    told = {n.to for n in table.notices if isinstance(n, PlayerOut)}
     for e in table.step_events():
         name = e.player if isinstance(e, ev.Eliminated) else ""
         if name and name not in told:
-            table.notify(Eliminated(name))
+            table.notify(PlayerOut(name))
             told.add(name)
 
 

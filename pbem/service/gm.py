@@ -68,8 +68,8 @@ from pbem.service.entries import (
     gm_event_of,
     log_entries,
 )
-from pbem.service.mails import welcome_settings
 from pbem.service.model import Absence, GameService, Seat, Timing, iso, parse_iso
+from pbem.service.notice_mails import welcome_settings
 from pbem.service.notices import (
     ChatPost,
     GameOver,

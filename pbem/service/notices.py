@@ -1,4 +1,4 @@
-"""The mails a step calls for, one frozen value per kind (``pbem.service.mails`` renders
+"""The mails a step calls for, one frozen value per kind (``pbem.service.notice_mails`` renders
 each kind by a table from its type).
 
 Each kind says its ``place`` in the step's mail order: the step's mails go out sorted by
@@ -130,7 +130,7 @@ class ResponseRequest(Notice):
 
 
 @dataclass(frozen=True)
-class AttackResult(Notice):
+class AttackOutcome(Notice):
     """An attack settled: its events. ``touched``: the players it concerns (its attacker, the
     target's owner, whoever put money or cards into it), who get it in a mail of its own;
     the others read it in their next mail, from the log entry ``logged`` on
@@ -293,14 +293,14 @@ class OrdersDropped(Notice):
 
 
 @dataclass(frozen=True)
-class CalledOff(Notice):
+class AttackCalledOff(Notice):
     kind = "called_off"
     attacker: str
     target: str
 
 
 @dataclass(frozen=True)
-class Eliminated(Notice):
+class PlayerOut(Notice):
     kind = "eliminated"
 
 
@@ -348,9 +348,9 @@ class StoodIn(Notice):
 
 
 KINDS: dict[str, type[Notice]] = {c.kind: c for c in (
-    Ack, AlreadyDone, Welcome, ResponseRequest, AttackResult, TurnReport, StatusReport,
+    Ack, AlreadyDone, Welcome, ResponseRequest, AttackOutcome, TurnReport, StatusReport,
     GameOver, Reminder, OfferAnswered, PressRelay, HistoryReply, GmNews, StandingOrders,
-    HelpReply, OrderFailed, GmAlert, OrdersDropped, CalledOff, Eliminated, OddsReply,
+    HelpReply, OrderFailed, GmAlert, OrdersDropped, AttackCalledOff, PlayerOut, OddsReply,
     GoalDealt, Absent, StoodIn)}
 
 

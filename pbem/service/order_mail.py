@@ -21,7 +21,7 @@ from pbem.reports.templating import render
 from pbem.service.dispatch import advance, carry_out, is_answer, is_move, upto_reach
 from pbem.service.model import Seat
 from pbem.service.notices import StatusReport
-from pbem.service.refusals import refused
+from pbem.service.order_refusals import refused
 from pbem.service.table import Table
 
 

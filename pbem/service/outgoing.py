@@ -10,14 +10,14 @@ from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json
 from pbem.engine.events import Event, TurnBegins
 from pbem.service.entries import under_current_names
-from pbem.service.mails import outbox_item, render_notice, thread_of
+from pbem.service.notice_mails import outbox_item, render_notice, thread_of
 from pbem.service.notices import ChatPost, HistoryReply, Notice, Welcome
-from pbem.service.settings import Sender
+from pbem.service.settings import MailIdentity
 from pbem.service.table import Table
 from pbem.store import GameStore, OutboxItem
 
 
-def addressed_mails(cards: CardSet, store: GameStore, sender: Sender, table: Table,
+def addressed_mails(cards: CardSet, store: GameStore, sender: MailIdentity, table: Table,
                     now: datetime) -> list[tuple[str, OutboxItem]]:
     """The step's mails, each with the seat it goes to ("" for the game master)."""
     game_id = table.state.game

@@ -24,9 +24,9 @@ from pbem.mail.authresults import Verdict
 from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
 from pbem.service.gate import Gate
-from pbem.service.mails import outbox_item
 from pbem.service.model import Seat, iso, parse_iso
-from pbem.service.settings import STRANGER_REPLIES, Sender
+from pbem.service.notice_mails import outbox_item
+from pbem.service.settings import STRANGER_REPLIES, MailIdentity
 from pbem.store import GameStore, OutboxItem
 
 POSTMASTER = "pbem-postmaster"  # the store's record of mail that belongs to no game
@@ -47,7 +47,7 @@ class Postmaster:
     more go unanswered, then silence; to addresses that are no player's, ``stranger_replies``
     an hour in all."""
 
-    def __init__(self, store: GameStore, sender: Sender, mails_per_hour: int,
+    def __init__(self, store: GameStore, sender: MailIdentity, mails_per_hour: int,
                  stranger_replies: int = STRANGER_REPLIES, *, gate: Gate | None = None) -> None:
         self.store = store
         self.sender = sender
@@ -416,7 +416,7 @@ class Postmaster:
         return self.counter.read_again_at(sender)
 
 
-def gm_mail(sender: Sender, outbox_id: str, template: str, now: datetime,
+def gm_mail(sender: MailIdentity, outbox_id: str, template: str, now: datetime,
             address: str | None = None, /, **words: Any) -> OutboxItem:
     """The mail ``template`` to the game master (or ``address``), in their language and time
     zone, as the postmaster's record would queue it; the daemon's alarms send it another

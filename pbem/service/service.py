@@ -29,8 +29,7 @@ from pbem.engine.cards import CardSet
 from pbem.engine.codec import from_json, to_json
 from pbem.engine.commands import WithdrawOffer
 from pbem.engine.rules import replay
-from pbem.engine.setup import Seat as EngineSeat
-from pbem.engine.setup import Setup, new_game, with_options
+from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.errors import (
     IllegalCommandError,
@@ -53,7 +52,7 @@ from pbem.orders.model import Header
 from pbem.orders.parse import StartLine, parse_header, parse_orders, read_start
 from pbem.orders.player_names import check_player_name
 from pbem.orders.signup import (
-    Help,
+    AskHelp,
     Join,
     ListGames,
     LobbyOrder,
@@ -72,8 +71,8 @@ from pbem.service.directory import Directory, seat_at
 from pbem.service.entries import commands
 from pbem.service.fairness import FairOrder, Waiting, mail_queue
 from pbem.service.gate import Gate
-from pbem.service.mails import welcome_settings
 from pbem.service.model import GameService, Seat, Timing, house_rules, iso
+from pbem.service.notice_mails import welcome_settings
 from pbem.service.notices import Ack, AlreadyDone, Letter, Welcome
 from pbem.service.observers import observe, unobserve
 from pbem.service.order_mail import carry_out_mail
@@ -81,7 +80,7 @@ from pbem.service.outgoing import addressed_mails
 from pbem.service.packs import game_cards, pack_record
 from pbem.service.postmaster import POSTMASTER, REPLY_INTERVAL, Postmaster
 from pbem.service.records import player_records
-from pbem.service.settings import STRANGER_REPLIES, Sender
+from pbem.service.settings import STRANGER_REPLIES, MailIdentity
 from pbem.service.signup import LOBBY, Lobby
 from pbem.service.steps import Step
 from pbem.service.table import Table
@@ -101,7 +100,7 @@ SWEEP_SECONDS = 3600.0  # a deadline tick checks every game's stamp this often (
 
 @dataclass(frozen=True)
 class ServiceConfig:
-    sender: Sender = field(default_factory=Sender)
+    sender: MailIdentity = field(default_factory=MailIdentity)
     max_mail_bytes: int = 256 * 1024
     # Per sender; more are dropped unread (a seated player's orders never are), the sender
     # told once an hour, the game master told of dropped orders.
@@ -168,7 +167,7 @@ class Service:
         names: list[str] = []
         for name, _, _ in players:
             names.append(check_player_name(name, names))
-        seats = tuple(EngineSeat(name, illuminati) for name, _, illuminati in players)
+        seats = tuple(StartingSeat(name, illuminati) for name, _, illuminati in players)
         house, options = house_rules(options or {})
         kept: dict[str, Any] = {} if pack is None else {"cards": pack_record(pack)}
         cards = game_cards(self.cards, kept)  # a pack is checked before anything is written
@@ -736,7 +735,7 @@ class Service:
                                  f"{self.config.stranger_replies} answers an hour to strangers "
                                  "are spent")
             return
-        if isinstance(order, Help):
+        if isinstance(order, AskHelp):
             self.lobby.help(mail_id, mail.sender, lang or "en", now, mail.reply_to)
             return
         if isinstance(order, ListGames):

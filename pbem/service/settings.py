@@ -11,7 +11,7 @@ STRANGER_REPLIES = 10  # replies an hour, in all, to addresses that are no playe
 
 
 @dataclass(frozen=True)
-class Sender:
+class MailIdentity:
     """Who our mail comes from."""
 
     address: str = "pbem@localhost"

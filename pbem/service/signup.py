@@ -26,8 +26,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pbem.engine.cards import CardSet
-from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS, Setup, with_options
-from pbem.engine.setup import Seat as EngineSeat
+from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS, Setup, StartingSeat, with_options
 from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError, PbemError, StoreError
 from pbem.mail.address import mail_address
@@ -62,10 +61,10 @@ from pbem.service.lobby_log import (
     LobbyWait,
     lobby_entries,
 )
-from pbem.service.mails import outbox_item
 from pbem.service.model import GameService, Observer, Timing, house_rules, iso, parse_iso
+from pbem.service.notice_mails import outbox_item
 from pbem.service.records import Record
-from pbem.service.settings import STRANGER_REPLIES, Sender
+from pbem.service.settings import STRANGER_REPLIES, MailIdentity
 from pbem.service.table import Table
 from pbem.store import GameStore, OutboxItem
 
@@ -74,7 +73,7 @@ log = logging.getLogger(__name__)
 LOBBY = "pbem-lobby"  # the store's record of the games open for sign-up
 
 
-class Games(Protocol):
+class LobbyHost(Protocol):
     """What the lobby needs of the service: its games, and creating and starting one."""
 
     cards: CardSet
@@ -254,7 +253,7 @@ def deal(cards: CardSet, players: Sequence[dict[str, Any]], seed: str) -> list[s
 class Lobby:
     """The games open for sign-up, in the store's lobby record."""
 
-    def __init__(self, store: GameStore, sender: Sender, games: Games,
+    def __init__(self, store: GameStore, sender: MailIdentity, games: LobbyHost,
                  records: Callable[[], dict[str, Record]],
                  replies_per_hour: int = STRANGER_REPLIES, *, gate: Gate | None = None) -> None:
         self.store = store
@@ -297,7 +296,7 @@ class Lobby:
         if not MIN_PLAYERS <= opening.seats <= MAX_PLAYERS:
             raise IllegalCommandError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} seats, "
                                       f"not {opening.seats}")
-        seats = tuple(EngineSeat(f"P{n}", "") for n in range(opening.seats))
+        seats = tuple(StartingSeat(f"P{n}", "") for n in range(opening.seats))
         # The house rules apart from the rules' options, as Service.create_game splits them
         # when the game starts; each raises on a bad option.
         _, rules = house_rules(opening.options or {})

@@ -46,7 +46,7 @@ from pbem.service.answers import counter_rule, merge
 from pbem.service.entries import GmEvent, command_entry, gm_entry
 from pbem.service.model import Answer, GameService, Queued, Window, iso
 from pbem.service.notices import (
-    AttackResult,
+    AttackOutcome,
     ChatPost,
     GameOver,
     Notice,
@@ -57,7 +57,7 @@ from pbem.service.notices import (
     Welcome,
     chat_recipient,
 )
-from pbem.service.refusals import refused
+from pbem.service.order_refusals import refused
 
 
 class Table:
@@ -372,7 +372,7 @@ class Table:
         result = self.events[start:]
         for p in self.state.players:
             if not p.departed:
-                self.notify(AttackResult(p.name, tuple(result), attack.player, touched,
+                self.notify(AttackOutcome(p.name, tuple(result), attack.player, touched,
                                          logged))
 
     def _stance_allowed(self, stance: Stance) -> bool:

@@ -15,8 +15,8 @@ from dataclasses import replace
 from pbem.errors import IllegalCommandError
 from pbem.orders.names import NameMatcher
 from pbem.service.entries import GmReplace, GmSeatOffered
-from pbem.service.mails import welcome_settings
 from pbem.service.model import Former, GameService, Seat, iso
+from pbem.service.notice_mails import welcome_settings
 from pbem.service.notices import GmNews, Letter, ResponseRequest, StatusReport, Welcome
 from pbem.service.table import Table
 

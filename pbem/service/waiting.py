@@ -42,7 +42,7 @@ from pbem.engine.turn_powers import check_end_powers, lasers_unusable, recyclers
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
 from pbem.orders.model import AttackOrder, Odds, Order
-from pbem.service.refusals import refused
+from pbem.service.order_refusals import refused
 from pbem.service.table import Table
 
 

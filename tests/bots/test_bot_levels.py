@@ -29,7 +29,7 @@ from pbem.bots.simulate import BotTable, play_game
 from pbem.engine.bidding import Stance
 from pbem.engine.commands import Attack, DropGroup
 from pbem.engine.rules import apply
-from pbem.engine.setup import Seat, Setup, new_game
+from pbem.engine.setup import Setup, StartingSeat, new_game
 from pbem.engine.state import GameState, Options
 from pbem.engine.structure import open_arrows
 from pbem.engine.victory import victory_allowed
@@ -83,7 +83,7 @@ def test_the_gnomes_keep_their_money_and_the_bermuda_triangle_seeks_alignments()
 
 def _mid_game(seed: int = 3) -> BotTable:
     """A seeded 4-player bot game, played until its 9th turn's actions, at mixed levels."""
-    seats = tuple(Seat(f"p{i}") for i in range(4))
+    seats = tuple(StartingSeat(f"p{i}") for i in range(4))
     state, _ = new_game(CARDS, Setup("g", seats, f"{seed:064x}"))
     table = BotTable(CARDS, state, random.Random(seed),
                      levels={"p0": "strong", "p1": "normal", "p2": "easy", "p3": "strong"})
@@ -204,7 +204,7 @@ def test_a_belief_knows_when_victory_is_allowed() -> None:
     """rulebook-en: no one may win "before the end of the first player's second turn"; a
     bot that reads its view counts the turns begun as the engine does, so it sees a winning
     move as one."""
-    seats = tuple(Seat(f"p{i}") for i in range(3))
+    seats = tuple(StartingSeat(f"p{i}") for i in range(3))
     state, _ = new_game(CARDS, Setup("g", seats, "cd" * 32))
     table = BotTable(CARDS, state, random.Random(1))
     moments = 0

@@ -21,7 +21,7 @@ from pbem.cli.main import main
 from pbem.engine.carddata import load_cardset
 from pbem.engine.commands import BeginTurn
 from pbem.engine.rules import apply
-from pbem.engine.setup import Seat, Setup, new_game, with_options
+from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.engine.view import view
 from pbem.orders.format import format_order
@@ -54,7 +54,8 @@ def test_games_of_every_size_hold_every_invariant(players: int) -> None:
 
 def test_the_invariant_check_catches_money_from_nowhere() -> None:
     """A state whose treasuries do not match the bank's ledger is reported."""
-    setup = with_options(CARDS, Setup("t", (Seat("a"), Seat("b"), Seat("c")), "00" * 16))
+    seats = (StartingSeat("a"), StartingSeat("b"), StartingSeat("c"))
+    setup = with_options(CARDS, Setup("t", seats, "00" * 16))
     state, _ = new_game(CARDS, setup)
     state, _ = apply(state, BeginTurn(), CARDS)
     assert invariant_violations(CARDS, state) == []
@@ -67,7 +68,8 @@ def test_the_invariant_check_catches_money_from_nowhere() -> None:
 def test_the_invariant_check_catches_a_special_card_in_two_places() -> None:
     """A special card both in a hand and in the discards (a gift to oneself once copied it,
     then it was played) is reported, as is a second copy in one hand."""
-    setup = with_options(CARDS, Setup("t", (Seat("a"), Seat("b"), Seat("c")), "00" * 16))
+    seats = (StartingSeat("a"), StartingSeat("b"), StartingSeat("c"))
+    setup = with_options(CARDS, Setup("t", seats, "00" * 16))
     state, _ = new_game(CARDS, setup)
     state, _ = apply(state, BeginTurn(), CARDS)
     card = next(c for c in state.deck if c in {s.name for s in CARDS.specials})
@@ -135,7 +137,7 @@ def _with_a_puppet() -> GameState:
     """A seeded bot game played on until the active player, in their actions, holds two
     groups besides their Illuminati (a bot never gives away its last one), an action left
     and no offer waits."""
-    seats = tuple(Seat(f"player{i + 1}") for i in range(4))
+    seats = tuple(StartingSeat(f"player{i + 1}") for i in range(4))
     state, _ = new_game(CARDS, Setup("gifts", seats, "ab" * 32))
     table = BotTable(CARDS, state, random.Random(5))
     while not (table.state.phase == "actions" and table.state.offer is None

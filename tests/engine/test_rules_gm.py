@@ -33,7 +33,7 @@ from pbem.engine.commands import (
     PlaySpecial,
 )
 from pbem.engine.rules import replay
-from pbem.engine.setup import Seat, Setup
+from pbem.engine.setup import Setup, StartingSeat
 from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError
 
@@ -91,7 +91,8 @@ def test_the_game_master_may_still_edit_a_finished_game() -> None:
 def test_a_replay_of_the_log_repeats_the_game_masters_edits() -> None:
     """DESIGN.md: "A game is its setup (players, options, seed) plus its log of commands.
     Replaying the log rebuilds the state" """
-    setup = Setup(game="g", seats=(Seat("ann", BAVARIA), Seat("bob", GNOMES)), seed="ab" * 16)
+    seats = (StartingSeat("ann", BAVARIA), StartingSeat("bob", GNOMES))
+    setup = Setup(game="g", seats=seats, seed="ab" * 16)
     log = [GmSetMoney("gm", BAVARIA, 40, "prize")]
     state = replay(setup, log, CARDS)
     assert treasury(state, BAVARIA) == 40
@@ -146,7 +147,8 @@ def test_the_game_master_removes_a_player_as_if_they_dropped_out() -> None:
     assert state.active_player.name == "ann"
     with refuses("player_gone"):
         run(state, GmRemovePlayer("gm", "bob", "again"))
-    setup = Setup(game="g", seats=(Seat("ann", BAVARIA), Seat("bob", GNOMES)), seed="ab" * 16)
+    seats = (StartingSeat("ann", BAVARIA), StartingSeat("bob", GNOMES))
+    setup = Setup(game="g", seats=seats, seed="ab" * 16)
     replayed = replay(setup, [GmRemovePlayer("gm", "bob", "gone")], CARDS)
     assert replayed.player("bob").status == "removed"
 

@@ -9,21 +9,21 @@ from factory import CARDS, GNOMES, NETWORK, UFOS
 
 from pbem.engine.cards import Special
 from pbem.engine.dice import Dice, shuffled
-from pbem.engine.setup import Seat, Setup, new_game, victory_groups, with_options
+from pbem.engine.setup import Setup, StartingSeat, new_game, victory_groups, with_options
 from pbem.engine.state import Options
 from pbem.errors import IllegalCommandError
 
 SEED = "a1" * 16
 
 
-def setup(*seats: Seat, seed: str = SEED) -> Setup:
+def setup(*seats: StartingSeat, seed: str = SEED) -> Setup:
     return Setup(game="g", seats=seats, seed=seed)
 
 
 def test_each_player_starts_with_one_illuminati_and_its_money() -> None:
     """rules-fr: "Chacun pioche une carte Illuminati et le place, face visible devant lui.
     - Placez les ressources indiquées (MB) sur la carte." """
-    state, _ = new_game(CARDS, setup(Seat("ann"), Seat("bob"), Seat("cy")))
+    state, _ = new_game(CARDS, setup(StartingSeat("ann"), StartingSeat("bob"), StartingSeat("cy")))
     dealt = [p.illuminati for p in state.players]
     assert len(set(dealt)) == 3
     for p in state.players:
@@ -34,20 +34,20 @@ def test_each_player_starts_with_one_illuminati_and_its_money() -> None:
 
 def test_a_chosen_illuminati_is_kept() -> None:
     """summary-en: "after players choose their Illuminati" """
-    state, _ = new_game(CARDS, setup(Seat("ann", GNOMES), Seat("bob", NETWORK)))
+    state, _ = new_game(CARDS, setup(StartingSeat("ann", GNOMES), StartingSeat("bob", NETWORK)))
     assert {p.name: p.illuminati for p in state.players} == {"ann": GNOMES, "bob": NETWORK}
 
 
 def test_two_players_cannot_hold_the_same_illuminati() -> None:
     """rules-fr: "Chacun pioche une carte Illuminati" (each Illuminati card exists once)."""
     with pytest.raises(IllegalCommandError, match="same Illuminati"):
-        new_game(CARDS, setup(Seat("ann", GNOMES), Seat("bob", GNOMES)))
+        new_game(CARDS, setup(StartingSeat("ann", GNOMES), StartingSeat("bob", GNOMES)))
 
 
 def test_four_uncontrolled_groups_are_dealt_face_up() -> None:
     """rules-fr: "Piochez 4 cartes et placez-les, face visible, sur la table. Ce sont les
     groupes non contrôlés." """
-    state, events = new_game(CARDS, setup(Seat("ann"), Seat("bob")))
+    state, events = new_game(CARDS, setup(StartingSeat("ann"), StartingSeat("bob")))
     assert len(state.uncontrolled) == 4
     assert all(not isinstance(CARDS.card(c), Special) for c in state.uncontrolled)
     every = Counter((*state.deck, *state.uncontrolled))
@@ -60,7 +60,7 @@ def test_four_uncontrolled_groups_are_dealt_face_up() -> None:
 def test_a_special_card_dealt_at_setup_goes_under_the_pile() -> None:
     """rules-fr: "Si vous avez tiré une carte spéciale, remettez-la sous la pile et tirez-en
     une autre." """
-    chosen = (Seat("ann", GNOMES), Seat("bob", NETWORK))
+    chosen = (StartingSeat("ann", GNOMES), StartingSeat("bob", NETWORK))
     free = [i.name for i in CARDS.illuminati if i.name not in (GNOMES, NETWORK)]
     deck_cards = [g.name for g in CARDS.groups]
     deck_cards += [s.name for s in CARDS.specials for _ in range(s.copies)]
@@ -85,7 +85,7 @@ def test_the_highest_roll_plays_first() -> None:
     commence." """
     names = ["ann", "bob", "cy"]
     for n in range(20):
-        state, events = new_game(CARDS, setup(*(Seat(x) for x in names), seed=f"{n:064x}"))
+        state, events = new_game(CARDS, setup(*(StartingSeat(x) for x in names), seed=f"{n:064x}"))
         (order,) = [e for e in events if e.kind == "turn_order"]
         rolls = list(order.data["rolls"])
         # Everyone rolls; the tied best roll again, until one is best.
@@ -106,11 +106,12 @@ def test_the_highest_roll_plays_first() -> None:
 def test_the_ufos_choose_one_of_the_seven_other_goals_in_secret() -> None:
     """summary-en: "the UFO player picks one of the seven special victory conditions listed
     above. He writes it down, keeping it a secret from the other players." """
-    state, events = new_game(CARDS, setup(Seat("ann", UFOS, secret_goal=GNOMES), Seat("bob")))
+    state, events = new_game(CARDS, setup(StartingSeat("ann", UFOS, secret_goal=GNOMES),
+                                          StartingSeat("bob")))
     assert state.player("ann").secret_goal == GNOMES
     (secret,) = [e for e in events if e.kind == "secret_goal"]
     assert secret.visible_to == ("ann",)
-    dealt, _ = new_game(CARDS, setup(Seat("ann", UFOS), Seat("bob")))
+    dealt, _ = new_game(CARDS, setup(StartingSeat("ann", UFOS), StartingSeat("bob")))
     goal = dealt.player("ann").secret_goal
     assert goal in {i.name for i in CARDS.illuminati} - {UFOS}
 
@@ -118,7 +119,7 @@ def test_the_ufos_choose_one_of_the_seven_other_goals_in_secret() -> None:
 def test_the_ufos_cannot_choose_their_own_goal() -> None:
     """summary-en: "picks one of the seven special victory conditions listed above" """
     with pytest.raises(IllegalCommandError, match="not a goal"):
-        new_game(CARDS, setup(Seat("ann", UFOS, secret_goal=UFOS), Seat("bob")))
+        new_game(CARDS, setup(StartingSeat("ann", UFOS, secret_goal=UFOS), StartingSeat("bob")))
 
 
 @pytest.mark.parametrize(("players", "groups"),
@@ -127,7 +128,7 @@ def test_the_basic_goal_depends_on_the_number_of_players(players: int, groups: i
     """summary-en: "Groups to be controlled, including Illuminati ... 4 players ... 12 ...
     5 players ... 10 ... 6 players ... 9 ... 7 or 8 players ... 8" """
     assert victory_groups(CARDS, players) == groups
-    seats = tuple(Seat(f"p{i}") for i in range(players))
+    seats = tuple(StartingSeat(f"p{i}") for i in range(players))
     resolved = with_options(CARDS, setup(*seats))
     assert resolved.options.victory_groups == groups
 
@@ -135,14 +136,14 @@ def test_the_basic_goal_depends_on_the_number_of_players(players: int, groups: i
 def test_the_basic_goal_can_be_set_at_the_start() -> None:
     """endgame-en: "Set the number at the beginning of the game; the more groups, the longer
     the game." """
-    resolved = with_options(CARDS, setup(Seat("a"), Seat("b")), victory_groups=10)
+    resolved = with_options(CARDS, setup(StartingSeat("a"), StartingSeat("b")), victory_groups=10)
     assert resolved.options.victory_groups == 10
 
 
 @pytest.mark.parametrize("count", [1, 9])
 def test_a_game_has_two_to_eight_players(count: int) -> None:
     """summary-en: "2 or 3 players (not recommended)... 7 or 8 players" """
-    seats = tuple(Seat(f"p{i}") for i in range(count))
+    seats = tuple(StartingSeat(f"p{i}") for i in range(count))
     with pytest.raises(IllegalCommandError, match="2 to 8 players"):
         new_game(CARDS, setup(*seats))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pbem.engine.carddata import load_cardset
-from pbem.engine.setup import Seat, Setup, new_game, with_options
+from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.engine.view import view
 
@@ -11,9 +11,9 @@ CARDS = load_cardset()
 
 
 def game() -> GameState:
-    seats = (Seat("gnome", "The Gnomes of Zurich"), Seat("ufo", "The UFOs",
+    seats = (StartingSeat("gnome", "The Gnomes of Zurich"), StartingSeat("ufo", "The UFOs",
                                                           secret_goal="The Network"),
-             Seat("other", "The Network"))
+             StartingSeat("other", "The Network"))
     state, _ = new_game(CARDS, with_options(CARDS, Setup("v", seats, "11" * 32)))
     return state
 

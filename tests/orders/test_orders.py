@@ -63,7 +63,7 @@ from pbem.orders import (
     parse_order,
     parse_orders,
 )
-from pbem.orders.grammar import Reader, TooTangled
+from pbem.orders.grammar import LineReader, TooTangled
 from pbem.orders.lexer import quote_name, tokenize
 from pbem.orders.parse import parse_header, read_start
 from pbem.orders.vocabulary import Vocabulary
@@ -620,7 +620,7 @@ def test_parse_order_reads_one_line() -> None:
 
 def test_a_reading_with_too_many_ways_is_cut_off() -> None:
     """The ways of reading one line are bounded, so no line can take long to refuse."""
-    r = Reader(tokenize("x TO " * 200 + "x"), Vocabulary(CARDS), ME)
+    r = LineReader(tokenize("x TO " * 200 + "x"), Vocabulary(CARDS), ME)
     with pytest.raises(TooTangled):
         for _, first_end in r.name(0, "player", "one", ("to",), at_end=False):
             for _, second in r.keyword(first_end, "to"):

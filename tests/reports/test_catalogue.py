@@ -25,7 +25,7 @@ from pbem.refusal_keys import EngineKey, MailKey, ParserHint, ParserKey, Service
 from pbem.reports.languages import LANGUAGES
 from pbem.reports.refusals import UnknownRefusal, worded, wording
 from pbem.reports.templating import environment
-from pbem.service.refusals import refused
+from pbem.service.order_refusals import refused
 
 PACKAGE = Path(pbem.__file__).parent
 SOURCES = sorted(PACKAGE.rglob("*.py"))

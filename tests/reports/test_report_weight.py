@@ -14,7 +14,7 @@ from typing import Any
 from factory import BAVARIA, CARDS, GNOMES, NETWORK, free, game, place
 
 from pbem.bots.simulate import BotTable, seed_for
-from pbem.engine.setup import Seat, Setup, new_game, with_options
+from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.engine.view import view
 from pbem.mail.compose import OutgoingMail, compose
@@ -30,7 +30,7 @@ KB = 1024
 def late_game_and_round_before() -> tuple[GameState, GameState]:
     """A six-player bot game at the turn its structures held the most cards (of 40), and
     the position a round before (the turn before, the same player's move)."""
-    seats = tuple(Seat(f"player{i + 1}") for i in range(6))
+    seats = tuple(StartingSeat(f"player{i + 1}") for i in range(6))
     setup = with_options(CARDS, Setup("size", seats, seed_for(7, 0)), max_turns=40)
     state, _ = new_game(CARDS, setup)
     table = BotTable(CARDS, state, random.Random(7), 1_000_000)

@@ -31,8 +31,8 @@ from pbem.reports import mails as reports
 from pbem.reports.context import ServiceSettings
 from pbem.reports.mails import Rendered
 from pbem.reports.templating import render
-from pbem.service.mails import welcome_settings
 from pbem.service.model import Timing
+from pbem.service.notice_mails import welcome_settings
 
 GOLDEN = TESTS / "golden" / "reports"
 LANGS = ("en", "fr")

@@ -20,9 +20,9 @@ from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
 from pbem.reports.refusals import worded
 from pbem.reports.templating import environment
-from pbem.service.mails import outbox_item
-from pbem.service.refusals import refused
-from pbem.service.settings import Sender
+from pbem.service.notice_mails import outbox_item
+from pbem.service.order_refusals import refused
+from pbem.service.settings import MailIdentity
 
 NB = "\xa0"
 
@@ -175,6 +175,6 @@ def test_french_subjects_arrive_with_their_no_break_spaces() -> None:
     assert any(NB in mail.subject for mail in mails.values())
     for name, mail in mails.items():
         raw = outbox_item(name, GAME, "chloe@example.org", "Chloé", mail, now=NOW,
-                          sender=Sender()).raw
+                          sender=MailIdentity()).raw
         subject = email.message_from_bytes(raw, policy=email.policy.default)["Subject"]
         assert subject == mail.subject, name

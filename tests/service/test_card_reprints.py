@@ -16,11 +16,11 @@ from pbem.engine.events import AttackResult, RollBecomes
 from pbem.engine.state import GameState
 from pbem.orders.parse import parse_orders
 from pbem.reports.mails import OrderResult
-from pbem.service.mails import render_notice
 from pbem.service.model import GameService, Seat, Timing, iso
+from pbem.service.notice_mails import render_notice
 from pbem.service.notices import ResponseRequest
 from pbem.service.order_mail import carry_out_mail
-from pbem.service.settings import Sender
+from pbem.service.settings import MailIdentity
 from pbem.service.table import Table
 
 
@@ -55,7 +55,7 @@ def mail(t: Table, player: str, *lines: str) -> list[OrderResult]:
 def request_text(t: Table, player: str) -> str:
     (notice,) = [n for n in t.notices if isinstance(n, ResponseRequest) and n.to == player]
     _, _, rendered = render_notice(t.cards, t.state, t.service, notice, now=NOW, news=(),
-                                   history=(), sender=Sender())
+                                   history=(), sender=MailIdentity())
     return rendered.text
 
 

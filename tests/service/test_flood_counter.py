@@ -9,7 +9,7 @@ from datetime import timedelta
 from clocks import T0
 
 from pbem.service.postmaster import Postmaster
-from pbem.service.settings import Sender
+from pbem.service.settings import MailIdentity
 from pbem.store.memory import MemoryStore
 
 SENDERS = 200_000
@@ -19,7 +19,7 @@ def test_two_hundred_thousand_senders_cost_bounded_memory() -> None:
     """200,000 senders, one mail each over four hours (one every 72 ms): the counter keeps
     the last hour's at most, and never more than its bound (main kept all 200,000: 47 MB);
     a sender over the limit is still caught."""
-    postmaster = Postmaster(MemoryStore(), Sender(), mails_per_hour=3)
+    postmaster = Postmaster(MemoryStore(), MailIdentity(), mails_per_hour=3)
     step = timedelta(hours=4) / SENDERS
     tracemalloc.start()
     try:

@@ -84,10 +84,10 @@ def test_help_is_answered_in_the_language_of_a_known_player(room: Mailroom) -> N
 
 
 def test_help_reads_as_an_order_to_the_server() -> None:
-    from pbem.orders.signup import Help
+    from pbem.orders.signup import AskHelp
 
-    assert lobby_order("HELP\n") == Help()
-    assert lobby_order("  help please\n") == Help()
+    assert lobby_order("HELP\n") == AskHelp()
+    assert lobby_order("  help please\n") == AskHelp()
     assert lobby_order("Helpful hints:\nGAME x\n") is None
 
 

@@ -23,7 +23,7 @@ import pbem.service.outgoing as outgoing
 from pbem.engine import events as ev
 from pbem.service.notices import (
     Ack,
-    AttackResult,
+    AttackOutcome,
     Notice,
     PressRelay,
     ResponseRequest,
@@ -46,7 +46,7 @@ class Told:
     def events(self) -> tuple[ev.Event, ...]:
         """The events the mail tells: its news (a report's, or what it carries), and an
         attack result's own."""
-        own = tuple(self.notice.events) if isinstance(self.notice, AttackResult) else ()
+        own = tuple(self.notice.events) if isinstance(self.notice, AttackOutcome) else ()
         return self.news + own if self.carries_news else own
 
     @property
@@ -109,7 +109,7 @@ def test_an_answer_accepted_is_said_in_the_attack_result(room: Mailroom, spy: Sp
     assert spy.step() == []  # Bob has still to answer: no mail at all
     room.orders("Bob", "INTERFERE 1")
     (bob,) = spy.to("Bob", spy.step())
-    assert isinstance(bob.notice, AttackResult) and results_of(bob)
+    assert isinstance(bob.notice, AttackOutcome) and results_of(bob)
     assert bob.orders == ["INTERFERE 1"]  # the answer accepted, in the result
     assert not [t for t in spy.told if isinstance(t.notice, Ack) and t.to != "carol@example.org"]
     room.check("mail_folding_answer")
@@ -165,7 +165,7 @@ def test_a_result_followed_by_a_report_is_told_by_the_report(
     spy.step()
     room.orders("Carol", ATTACK, "END TURN")
     told = spy.step()
-    assert not [t for t in told if isinstance(t.notice, AttackResult)]
+    assert not [t for t in told if isinstance(t.notice, AttackOutcome)]
     for player in ("Alice", "Bob", "Carol"):
         report = next(t for t in spy.to(player, told) if isinstance(t.notice, TurnReport))
         (result,) = results_of(report)

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from transcripts.harness import Mailroom
 
-from pbem.service.mails import render_notice
+from pbem.service.notice_mails import render_notice
 from pbem.service.notices import HelpReply
-from pbem.service.settings import Sender
+from pbem.service.settings import MailIdentity
 
 PLAYERS = [("Alice", ""), ("Bob", ""), ("Carol", "")]  # the seed makes Carol play first
 STANDING = ("STANDING DEFEND ANY UPTO 3", "STANDING NEVER INTERFERE")
@@ -108,7 +108,7 @@ def test_short_service_mails_are_tidied_like_every_other(tmp_path: Path) -> None
         "[{{ game }}] Aide\xa0: vos ordres\n", encoding="utf-8")
     (site / "fr" / "help.txt.j2").write_text(
         "Écrivez vos ordres.   \n\n\n\nGAME {{ game }} PLAYER {{ player }}\t\n", encoding="utf-8")
-    room = Mailroom(tmp_path / "room", sender=Sender(
+    room = Mailroom(tmp_path / "room", sender=MailIdentity(
         address="pbem@pbem.example", domain="pbem.example", site_dir=site))
     room.new_game("illu", PLAYERS)
     room.at(minutes=5)

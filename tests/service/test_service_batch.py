@@ -13,7 +13,7 @@ import pytest
 from pbem.service import service as service_module
 from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import BATCH, Service, ServiceConfig
-from pbem.service.settings import Sender
+from pbem.service.settings import MailIdentity
 from pbem.store.memory import MemoryStore
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -36,7 +36,7 @@ def mails(count: int) -> list[bytes]:
 
 
 def new_service() -> Service:
-    config = ServiceConfig(sender=Sender(gm_address="gm@example.org"),
+    config = ServiceConfig(sender=MailIdentity(gm_address="gm@example.org"),
                            passwords=lambda game, player: "pw", password_cost=1)
     service = Service(MemoryStore(), config)
     service.create_game("g", PLAYERS, seed="5eed" * 16)

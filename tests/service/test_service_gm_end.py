@@ -8,7 +8,7 @@ from pathlib import Path
 from transcripts.harness import GM, SERVICE, Mailroom
 
 from pbem.service import gm
-from pbem.service.settings import Sender
+from pbem.service.settings import MailIdentity
 
 
 def test_the_game_master_is_told_when_one_player_is_left(tmp_path: Path) -> None:
@@ -47,7 +47,7 @@ def test_the_last_mail_of_a_game_the_game_master_ended_is_in_each_players_langua
 def test_the_game_masters_alert_is_in_their_own_language(tmp_path: Path) -> None:
     """The game master's mail follows gm_language ([mail] in the configuration), as a
     player's follows SET LANGUAGE (the French alert's text could not be rendered at all)."""
-    room = Mailroom(tmp_path, sender=Sender(address=SERVICE, domain="pbem.example",
+    room = Mailroom(tmp_path, sender=MailIdentity(address=SERVICE, domain="pbem.example",
                                              gm_address=GM, gm_lang="fr"))
     room.new_game("illu", [("Alice", ""), ("Bob", "")])
     gm.remove_seat(room.service, "illu", "Bob", room.now, "parti")

@@ -10,7 +10,7 @@ from pathlib import Path
 from transcripts.harness import GM, SEED, SERVICE, Mailroom
 
 from pbem.service import gm
-from pbem.service.settings import Sender
+from pbem.service.settings import MailIdentity
 
 SEED_LINE = SEED[:32]  # the game-over mail shows the seed in two lines of 32
 
@@ -20,7 +20,7 @@ def plain(text: str) -> str:
     return " ".join(text.replace("\xa0", " ").split())
 
 
-def three(tmp_path: Path, sender: Sender | None = None) -> Mailroom:
+def three(tmp_path: Path, sender: MailIdentity | None = None) -> Mailroom:
     room = Mailroom(tmp_path) if sender is None else Mailroom(tmp_path, sender=sender)
     room.new_game("g2", [("ann", ""), ("ben", ""), ("cam", "")])
     return room
@@ -130,7 +130,7 @@ def test_each_kind_of_mail_closes_with_what_a_reply_does(tmp_path: Path) -> None
 
 
 def test_the_closings_are_in_french_too(tmp_path: Path) -> None:
-    room = three(tmp_path, Sender(address=SERVICE, domain="pbem.example", gm_address=GM,
+    room = three(tmp_path, MailIdentity(address=SERVICE, domain="pbem.example", gm_address=GM,
                                   gm_lang="fr"))
     room.orders("ann", "SET LANGUAGE FR")
     gm.remove_seat(room.service, "g2", "ben", room.now, "parti")

@@ -12,7 +12,7 @@ import pytest
 from pbem.service import service as service_module
 from pbem.service.postmaster import POSTMASTER
 from pbem.service.service import Service, ServiceConfig
-from pbem.service.settings import Sender
+from pbem.service.settings import MailIdentity
 from pbem.store.memory import MemoryStore
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -28,7 +28,7 @@ def test_a_broken_mail_is_set_aside_and_later_mail_goes_on(
 ) -> None:
     """The failing mail is marked done with its error recorded and the GM told; the next
     mail in the inbox is still answered."""
-    config = ServiceConfig(sender=Sender(gm_address="gm@example.org"))
+    config = ServiceConfig(sender=MailIdentity(gm_address="gm@example.org"))
     service = Service(MemoryStore(), config)
     real = service_module.parse_mail
 
@@ -57,7 +57,7 @@ def test_the_game_master_is_told_in_their_own_language_and_time_zone(
 ) -> None:
     """A game master who set gm_language and gm_timezone ([mail] in the configuration) gets
     the failed-mail notice in that language, with the moment it broke in UTC and their zone."""
-    config = ServiceConfig(sender=Sender(gm_address="gm@example.org", gm_lang="fr",
+    config = ServiceConfig(sender=MailIdentity(gm_address="gm@example.org", gm_lang="fr",
                                          gm_tz="Europe/Paris"))
     service = Service(MemoryStore(), config)
 

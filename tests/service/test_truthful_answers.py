@@ -19,7 +19,7 @@ from pbem.reports import mails as reports
 from pbem.reports.forms import actions_left
 from pbem.reports.position import position
 from pbem.service.dispatch import ANSWER, CARRY_OUT, carry_out
-from pbem.service.notices import AttackResult
+from pbem.service.notices import AttackOutcome
 from pbem.service.waiting import CHECKS, NOT_DECIDABLE
 
 
@@ -53,7 +53,7 @@ def test_end_powers_after_an_attack_leaves_no_action_and_suggests_no_attack(
     assert goes_on is not None
     assert not any(line.startswith("ATTACK") for line in goes_on.form.examples)
     # The attack result mail to ann, rendered as the service does: its values.
-    (notice,) = [n for n in t.notices if isinstance(n, AttackResult) and n.to == "ann"]
+    (notice,) = [n for n in t.notices if isinstance(n, AttackOutcome) and n.to == "ann"]
     told: dict[str, Any] = {}
     real = reports.mail
 

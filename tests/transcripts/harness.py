@@ -29,7 +29,7 @@ from pbem.engine.state import GameState
 from pbem.service import gm
 from pbem.service.model import GameService, Timing
 from pbem.service.service import Service, ServiceConfig
-from pbem.service.settings import Sender
+from pbem.service.settings import MailIdentity
 from pbem.store import GameStore, OutboxItem, Store
 from pbem.store.memory import MemoryStore
 
@@ -94,7 +94,7 @@ class Mailroom:
 
     root: Path
     now: datetime = START
-    sender: Sender = field(default_factory=lambda: Sender(
+    sender: MailIdentity = field(default_factory=lambda: MailIdentity(
         address=SERVICE, name="Illuminati PBEM", domain="pbem.example", gm_address=GM))
     mails_per_hour: int = 60  # from one address; more are dropped (the sender is told)
     files: bool = False

@@ -24,7 +24,7 @@ from pbem.service.notices import (
     Absent,
     Ack,
     AlreadyDone,
-    AttackResult,
+    AttackOutcome,
     ChatPost,
     GameOver,
     GmNews,
@@ -45,7 +45,7 @@ from pbem.service.notices import (
     TurnReport,
     Welcome,
 )
-from pbem.service.settings import Sender
+from pbem.service.settings import MailIdentity
 from pbem.store import OutboxItem
 
 
@@ -63,7 +63,7 @@ def welcome_settings(timing: Timing, house: HouseRules | None = None) -> Service
 
 
 @dataclass(frozen=True)
-class Reader:
+class MailContext:
     """Everything a notice's mail is rendered from: the game as it stood when the mail was
     called for (``state``, ``service``) and at the end of the step (``latest``), the news,
     the reader's seat and the mail's settings."""
@@ -90,7 +90,7 @@ class Reader:
 
 def render_notice(
     cards: CardSet, state: GameState, service: GameService, notice: Notice, *, now: datetime,
-    news: Sequence[Event], history: Sequence[tuple[int, Sequence[Event]]], sender: Sender,
+    news: Sequence[Event], history: Sequence[tuple[int, Sequence[Event]]], sender: MailIdentity,
     latest: GameState | None = None,
 ) -> tuple[str, str, Rendered]:
     """(address, name, content) of the mail a notice asks for. ``state`` is the game as it
@@ -103,7 +103,7 @@ def render_notice(
         seat = Seat(name="", address=notice.to, lang=notice.lang, tz=notice.tz)
     else:
         seat = service.seat(notice.to)
-    reader = Reader(cards, state, service, seat, now, news, history, sender.site_dir, latest)
+    reader = MailContext(cards, state, service, seat, now, news, history, sender.site_dir, latest)
     rendered = RENDER.get(type(notice), _from_fields)(notice, reader)
     if not notice.tells_news and (notice.folded or notice.untold is not None):
         # What the reader's mails folded away told (pbem.service.digest): ``news`` are
@@ -115,7 +115,7 @@ def render_notice(
     return seat.address, seat.name, rendered
 
 
-def _ack(notice: Notice, r: Reader) -> Rendered:
+def _ack(notice: Notice, r: MailContext) -> Rendered:
     assert isinstance(notice, Ack)
     seat, state = r.seat, r.state
     # A withdrawn offer's giver with no other mail of the step: the answer tells them
@@ -130,35 +130,35 @@ def _ack(notice: Notice, r: Reader) -> Rendered:
                                    site_dir=r.site, html=seat.html)
 
 
-def _already_done(notice: Notice, r: Reader) -> Rendered:
+def _already_done(notice: Notice, r: MailContext) -> Rendered:
     assert isinstance(notice, AlreadyDone)
     return reports.mail("already_done", r.seat.lang, r.site, html=r.seat.html,
                         game=r.state.game, player=notice.to, turn=notice.turn,
                         at=moment_facts(parse_iso(notice.at), r.seat.tz))
 
 
-def _welcome(notice: Notice, r: Reader) -> Rendered:
+def _welcome(notice: Notice, r: MailContext) -> Rendered:
     assert isinstance(notice, Welcome)
     return reports.welcome(r.cards, r.state, notice.to, password=notice.password, now=r.now,
                            deadline=r.deadline, settings=notice.settings, tz=r.seat.tz,
                            lang=r.seat.lang, site_dir=r.site, html=r.seat.html)
 
 
-def _response_request(notice: Notice, r: Reader) -> Rendered:
+def _response_request(notice: Notice, r: MailContext) -> Rendered:
     return reports.response_request(r.cards, r.state, notice.to, now=r.now,
                                     deadline=r.window_deadline, tz=r.seat.tz,
                                     lang=r.seat.lang, site_dir=r.site, html=r.seat.html,
                                     json=_wants_json(r.seat))
 
 
-def _attack_result(notice: Notice, r: Reader) -> Rendered:
-    assert isinstance(notice, AttackResult)
+def _attack_result(notice: Notice, r: MailContext) -> Rendered:
+    assert isinstance(notice, AttackOutcome)
     return reports.attack_result(r.cards, r.state, notice.to, list(notice.events), now=r.now,
                                  deadline=r.deadline, latest=r.latest, tz=r.seat.tz,
                                  lang=r.seat.lang, site_dir=r.site, html=r.seat.html)
 
 
-def _turn_report(notice: Notice, r: Reader) -> Rendered:
+def _turn_report(notice: Notice, r: MailContext) -> Rendered:
     # STATUS shows, as a turn report, what happened since the last turn report (the
     # player saw nothing of it unless mailed about it).
     return reports.turn_report(r.cards, r.state, notice.to, r.news, now=r.now,
@@ -177,13 +177,13 @@ def _wants_json(seat: Seat) -> bool:
     return seat.json or seat.bot
 
 
-def _game_over(notice: Notice, r: Reader) -> Rendered:
+def _game_over(notice: Notice, r: MailContext) -> Rendered:
     return reports.game_over(r.cards, r.state, notice.to, r.news, now=r.now, tz=r.seat.tz,
                              lang=r.seat.lang, site_dir=r.site, html=r.seat.html,
                              folded=notice.folded)
 
 
-def _reminder(notice: Notice, r: Reader) -> Rendered:
+def _reminder(notice: Notice, r: MailContext) -> Rendered:
     assert isinstance(notice, Reminder)
     due = (r.window_deadline if notice.about == "response" and r.service.window
            else offer_due(r.state, r.service) if notice.about == "offer" else r.deadline)
@@ -193,7 +193,7 @@ def _reminder(notice: Notice, r: Reader) -> Rendered:
                             html=r.seat.html)
 
 
-def _offer_answered(notice: Notice, r: Reader) -> Rendered:
+def _offer_answered(notice: Notice, r: MailContext) -> Rendered:
     assert isinstance(notice, OfferAnswered)
     return reports.offer_answered(r.cards, r.state, notice.to, list(notice.events),
                                   silence=notice.silence, waiting=notice.waiting,
@@ -202,21 +202,21 @@ def _offer_answered(notice: Notice, r: Reader) -> Rendered:
                                   html=r.seat.html)
 
 
-def _press(notice: Notice, r: Reader) -> Rendered:
+def _press(notice: Notice, r: MailContext) -> Rendered:
     assert isinstance(notice, PressRelay)
     return reports.press_relay(r.state.game, notice.to, notice.sender, notice.text,
                                to_all=notice.to_all, others=notice.others, lang=r.seat.lang,
                                site_dir=r.site, html=r.seat.html)
 
 
-def _history(notice: Notice, r: Reader) -> Rendered:
+def _history(notice: Notice, r: MailContext) -> Rendered:
     assert isinstance(notice, HistoryReply)
     turns = r.history[-notice.turns:] if notice.turns else r.history
     return reports.history_reply(r.state.game, notice.to, turns, tz=r.seat.tz,
                                  lang=r.seat.lang, site_dir=r.site, html=r.seat.html)
 
 
-def _gm_news(notice: Notice, r: Reader) -> Rendered:
+def _gm_news(notice: Notice, r: MailContext) -> Rendered:
     """An override told in the reader's language and time zone: its engine events and its GM
     entry's event; an announcement's own words as they were written."""
     assert isinstance(notice, GmNews)
@@ -235,7 +235,7 @@ def _gm_news(notice: Notice, r: Reader) -> Rendered:
                                    site_dir=r.site, html=r.seat.html)
 
 
-def _standing(notice: Notice, r: Reader) -> Rendered:
+def _standing(notice: Notice, r: MailContext) -> Rendered:
     from pbem.orders.format import format_order
 
     mine = [format_order(o) for p, o in r.service.standing if p == notice.to]
@@ -243,14 +243,14 @@ def _standing(notice: Notice, r: Reader) -> Rendered:
                         player=notice.to, orders=mine)
 
 
-def _order_failed(notice: Notice, r: Reader) -> Rendered:
+def _order_failed(notice: Notice, r: MailContext) -> Rendered:
     return reports.order_failed(r.cards, r.latest or r.state, notice.to, notice, now=r.now,
                                 deadline=None if r.service.paused else r.deadline,
                                 tz=r.seat.tz, lang=r.seat.lang, site_dir=r.site,
                                 html=r.seat.html, json=_wants_json(r.seat))
 
 
-def _absent(notice: Notice, r: Reader) -> Rendered:
+def _absent(notice: Notice, r: MailContext) -> Rendered:
     """An absence set or cancelled, its times in UTC and in the reader's zone."""
     assert isinstance(notice, Absent)
     return reports.mail("absence", r.seat.lang, r.site, html=r.seat.html, game=r.state.game,
@@ -259,7 +259,7 @@ def _absent(notice: Notice, r: Reader) -> Rendered:
                         end=moment_facts(parse_iso(notice.end), r.seat.tz))
 
 
-def _stood_in(notice: Notice, r: Reader) -> Rendered:
+def _stood_in(notice: Notice, r: MailContext) -> Rendered:
     """What a bot did in the name of a player back from an absence: the events of theirs
     since the stand-in began, as the player sees them."""
     assert isinstance(notice, StoodIn)
@@ -271,32 +271,32 @@ def _stood_in(notice: Notice, r: Reader) -> Rendered:
                         end=moment_facts(parse_iso(notice.end), r.seat.tz))
 
 
-def _from_fields(notice: Notice, r: Reader) -> Rendered:
+def _from_fields(notice: Notice, r: MailContext) -> Rendered:
     """A mail whose template reads the notice's own fields (``data``): help, gm_alert,
     orders_dropped, called_off, eliminated."""
     return reports.mail(notice.kind, r.seat.lang, r.site, html=r.seat.html,
                         game=r.state.game, player=notice.to, data=notice)
 
 
-def _letter(notice: Notice, r: Reader) -> Rendered:
+def _letter(notice: Notice, r: MailContext) -> Rendered:
     assert isinstance(notice, Letter)
     return lobby_mail(notice.template, r.seat.lang, r.site, game=r.state.game,
                       **dict(notice.words))
 
 
-def _observer_report(notice: Notice, r: Reader) -> Rendered:
+def _observer_report(notice: Notice, r: MailContext) -> Rendered:
     return observer_report(r.cards, r.state, r.news, now=r.now,
                            deadline=None if r.service.paused else r.deadline, tz=r.seat.tz,
                            lang=r.seat.lang, site_dir=r.site)
 
 
-def _observer_press(notice: Notice, r: Reader) -> Rendered:
+def _observer_press(notice: Notice, r: MailContext) -> Rendered:
     assert isinstance(notice, ObserverPress)
     return lobby_mail("observer_press", r.seat.lang, r.site, game=r.state.game,
                       sender=notice.sender, message=notice.text.strip("\n"))
 
 
-def _chat_post(notice: Notice, r: Reader) -> Rendered:
+def _chat_post(notice: Notice, r: MailContext) -> Rendered:
     """The turn's news; or an override of the game master told to everyone, alone."""
     assert isinstance(notice, ChatPost)
     news = r.news
@@ -308,9 +308,9 @@ def _chat_post(notice: Notice, r: Reader) -> Rendered:
 
 
 # How each kind of notice is rendered; any other kind by ``_from_fields``.
-RENDER: dict[type[Notice], Callable[[Notice, Reader], Rendered]] = {
+RENDER: dict[type[Notice], Callable[[Notice, MailContext], Rendered]] = {
     Ack: _ack, AlreadyDone: _already_done, Welcome: _welcome, ResponseRequest: _response_request,
-    AttackResult: _attack_result, TurnReport: _turn_report, StatusReport: _turn_report,
+    AttackOutcome: _attack_result, TurnReport: _turn_report, StatusReport: _turn_report,
     GameOver: _game_over, Reminder: _reminder, OfferAnswered: _offer_answered,
     PressRelay: _press, HistoryReply: _history, GmNews: _gm_news, StandingOrders: _standing,
     OrderFailed: _order_failed, Absent: _absent, StoodIn: _stood_in,
@@ -353,7 +353,7 @@ def thread_of(game: str, salt: str, reader: str, key: str, domain: str, *,
 
 def outbox_item(
     outbox_id: str, game: str, to: str, to_name: str, rendered: Rendered, *, now: datetime,
-    sender: Sender, in_reply_to: str | None = None, salt: str = "",
+    sender: MailIdentity, in_reply_to: str | None = None, salt: str = "",
     thread: Thread | None = None, refers: tuple[str, ...] = (),
 ) -> OutboxItem:
     """The composed mail, ready for the outbox, with a Message-ID derived from its id and
