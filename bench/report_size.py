@@ -14,13 +14,11 @@ from __future__ import annotations
 import email
 import email.policy
 import json
-import random
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pbem.bots.simulate import BotTable, seed_for
+from pbem.bots.simulate import busiest_position
 from pbem.engine.carddata import load_cardset
-from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
 from pbem.engine.state import GameState
 from pbem.mail.compose import OutgoingMail, compose
 from pbem.reports import mails as reports
@@ -34,27 +32,7 @@ def late_game(players: int = 6, seed: int = 7, turns: int = 40) -> GameState:
 
 def late_game_and_round_before(players: int = 6, seed: int = 7,
                                turns: int = 40) -> tuple[GameState, GameState]:
-    """The position whose structures hold the most cards, and the last one a round before
-    (the turn before, the same player's move)."""
-    cards = load_cardset()
-    seats = tuple(StartingSeat(f"player{i + 1}") for i in range(players))
-    setup = with_options(cards, Setup("size", seats, seed_for(seed, 0)), max_turns=turns)
-    state, _ = new_game(cards, setup)
-    table = BotTable(cards, state, random.Random(seed), 1_000_000)
-    best, most = state, 0
-    history = [state]
-    for _ in range(turns * 200):
-        if table.state.phase == "over":
-            break
-        table.step()
-        history.append(table.state)
-        held = sum(len(p.structure) for p in table.state.players)
-        if held > most:
-            best, most = table.state, held
-    before = [s for s in history[:history.index(best)]
-              if s.turn_number == best.turn_number - 1
-              and s.active_player.name == best.active_player.name]
-    return best, (before[-1] if before else history[0])
+    return busiest_position(load_cardset(), players, seed, turns)
 
 
 def _mail_bytes(rendered: reports.Rendered) -> bytes:

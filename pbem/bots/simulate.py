@@ -284,6 +284,31 @@ def seed_for(base: int, index: int) -> str:
     return f"{base:032x}{index:032x}"
 
 
+def busiest_position(cards: CardSet, players: int = 6, seed: int = 7,
+                     turns: int = 40) -> tuple[GameState, GameState]:
+    """The position of a bot game whose structures hold the most cards, and the last one a
+    round before it (the turn before, the same player's move): what the heaviest report of a
+    game is made from (``bench/report_size.py``, the report-weight tests)."""
+    seats = tuple(StartingSeat(f"player{i + 1}") for i in range(players))
+    setup = with_options(cards, Setup("size", seats, seed_for(seed, 0)), max_turns=turns)
+    state, _ = new_game(cards, setup)
+    table = BotTable(cards, state, random.Random(seed), 1_000_000)
+    best, most = state, 0
+    history = [state]
+    for _ in range(turns * 200):
+        if table.state.phase == "over":
+            break
+        table.step()
+        history.append(table.state)
+        held = sum(len(p.structure) for p in table.state.players)
+        if held > most:
+            best, most = table.state, held
+    before = [s for s in history[:history.index(best)]
+              if s.turn_number == best.turn_number - 1
+              and s.active_player.name == best.active_player.name]
+    return best, (before[-1] if before else history[0])
+
+
 def play_game(cards: CardSet, index: int, players: int, base_seed: int,
               turn_cap: int = DEFAULT_TURN_CAP, check_every: int = 1,
               levels: Sequence[bots.Level] = (), illuminati: Sequence[str] = ()) -> GameResult:

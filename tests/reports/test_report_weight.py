@@ -5,7 +5,6 @@ SHORT lighter still. Figures: bench/report_size.py and the README's table."""
 from __future__ import annotations
 
 import email
-import random
 import re
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -13,8 +12,7 @@ from typing import Any
 
 from factory import BAVARIA, CARDS, GNOMES, NETWORK, free, game, place
 
-from pbem.bots.simulate import BotTable, seed_for
-from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
+from pbem.bots.simulate import busiest_position
 from pbem.engine.state import GameState
 from pbem.engine.view import view
 from pbem.mail.compose import OutgoingMail, compose
@@ -30,24 +28,7 @@ KB = 1024
 def late_game_and_round_before() -> tuple[GameState, GameState]:
     """A six-player bot game at the turn its structures held the most cards (of 40), and
     the position a round before (the turn before, the same player's move)."""
-    seats = tuple(StartingSeat(f"player{i + 1}") for i in range(6))
-    setup = with_options(CARDS, Setup("size", seats, seed_for(7, 0)), max_turns=40)
-    state, _ = new_game(CARDS, setup)
-    table = BotTable(CARDS, state, random.Random(7), 1_000_000)
-    best, most = state, 0
-    history = [state]
-    for _ in range(40 * 200):
-        if table.state.phase == "over":
-            break
-        table.step()
-        history.append(table.state)
-        held = sum(len(p.structure) for p in table.state.players)
-        if held > most:
-            best, most = table.state, held
-    before = [s for s in history[:history.index(best)]
-              if s.turn_number == best.turn_number - 1
-              and s.active_player.name == best.active_player.name]
-    return best, before[-1]
+    return busiest_position(CARDS, 6, 7, 40)
 
 
 def late_game() -> GameState:
