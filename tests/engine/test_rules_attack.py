@@ -162,10 +162,10 @@ def test_a_group_with_transferable_power_only_can_aid() -> None:
 
 
 def test_a_group_with_no_transferable_power_cannot_aid() -> None:
-    """rulebook-en, "Aiding Attacks": "If a Group has two Power numbers separated by a slash
-    (like 5/2), the second number is its transferable power. If a Group does not attack
-    during a turn, it may use its transferable power to aid an attack": a Group with Power 1
-    and no second number (American Autoduel Association, 1/0) has none to give."""
+    """rulebook-en: "If a Group does not attack during a turn, it may use its transferable
+    power to aid an attack" ("Aiding Attacks"; the second of two Power numbers is the
+    transferable power): a Group with Power 1 and no second number (American Autoduel
+    Association, 1/0) has none to give."""
     aada = "American Autoduel Association"
     state = free(place(ann_and_bob(), "ann", aada, arrow=RIGHT), "Boy Sprouts")
     assert CARDS.group(aada).power == 1 and CARDS.group(aada).transferable == 0
