@@ -57,12 +57,13 @@ ParserKey = Literal[
     "expected_after_word", "expected_or_end", "game_missing", "given_twice", "join_no_as",
     "join_no_game", "join_no_name", "join_no_prefer", "language_expected", "line_too_long",
     "lobby_form", "missing_at_end", "missing_before", "name_not_here", "negative",
-    "no_name_given", "no_order", "no_start_line", "not_a_number", "not_whole", "odds_from",
-    "one_copy", "password_missing", "pasted", "press_empty", "press_unended", "rule_line",
-    "second_start", "second_start_line", "stray_quote", "takes_nothing", "takes_nothing_more",
-    "too_large", "too_many_names", "too_tangled", "unclosed_quote", "unexpected_after_order",
-    "unexpected_after_start", "unexpected_in", "unknown_name", "unknown_order", "unknown_zone",
-    "unreadable", "wrapped", "wrong_kind", "zone_expected"
+    "no_counter_card", "no_name_given", "no_order", "no_start_line", "not_a_number",
+    "not_whole", "odds_from", "one_copy", "password_missing", "pasted", "press_empty",
+    "press_unended", "rule_line", "second_start", "second_start_line", "stray_quote",
+    "takes_nothing", "takes_nothing_more", "too_large", "too_many_names", "too_tangled",
+    "unclosed_quote", "unexpected_after_order", "unexpected_after_start", "unexpected_in",
+    "unknown_name", "unknown_order", "unknown_zone", "unreadable", "wrapped", "wrong_kind",
+    "zone_expected"
 ]
 
 # The order parser's suggestions, named apart from the reason (``hint``).

@@ -9,8 +9,9 @@ import zoneinfo
 
 from hypothesis import strategies as st
 
+from pbem.engine import behaviour
 from pbem.engine.carddata import load_cardset
-from pbem.engine.cards import ALIGNMENTS
+from pbem.engine.cards import ALIGNMENTS, SpecialTarget
 from pbem.engine.commands import (
     AbolishPrivilege,
     AcceptDeal,
@@ -79,14 +80,24 @@ CARDS = load_cardset()
 GROUPS = [g.name for g in CARDS.groups]
 STRUCTURE = [c.name for c in CARDS.illuminati] + GROUPS
 SPECIALS = [s.name for s in CARDS.specials]
-SECRETS = next(s.name for s in CARDS.specials if s.effect == "secrets_man_was_not_meant_to_know")
-AFTER_ROLL = [s.name for s in CARDS.specials if s.timing == "after_roll"]
-ON_ATTACK = [s.name for s in CARDS.specials
-             if s.timing in ("after_privilege", "privileged_attack", "after_roll")]
-ON_TURN = [s.name for s in CARDS.specials if s.timing in ("turn_start", "own_income")]
-PLAIN_SPECIALS = [s.name for s in CARDS.specials if s.effect not in (
-    "bribery", "whispering_campaign", "media_campaign", "computer_espionage",
-    "white_collar_crime", "secrets_man_was_not_meant_to_know")]
+# The cards by their behaviour (card data, read by pbem.engine.behaviour), never by name.
+SECRETS = behaviour.counter_name(CARDS)
+INTERFERENCE = behaviour.interference_name(CARDS)
+AFTER_ROLL = [s.name for s in CARDS.specials if behaviour.waits_for_roll(s)]
+ON_ATTACK = [s.name for s in CARDS.specials if behaviour.answers_attack(s)]
+ON_TURN = [s.name for s in CARDS.specials if behaviour.at_turn_start(s)]
+
+
+def _played_on(targets: SpecialTarget) -> list[str]:
+    """The special cards played on ``targets``: a PLAY of one names what its data says."""
+    return [s.name for s in CARDS.specials if s.targets == targets]
+
+
+# Played with more than the card's name: ON a group (AT a card), WITH an attacker, ...
+NAMING = ("uncontrolled_group", "attacked_group", "dead_group", "player_or_group",
+          "holder_money")
+PLAIN_SPECIALS = [s.name for s in CARDS.specials
+                  if s.targets not in NAMING and not behaviour.counters(s)]
 ZONES = [*sorted(zoneinfo.available_timezones())[::25], "UTC", "Europe/Paris"]
 
 money = st.integers(min_value=0, max_value=999_999)
@@ -160,24 +171,27 @@ def plays(draw: st.DrawFn, me: str, players: list[str]) -> PlaySpecial | Counter
     if which == "counter":
         return Counter(me, SECRETS)
     if which == "bribery":
+        bribery = draw(st.sampled_from(_played_on("uncontrolled_group")))
         if draw(st.booleans()):
-            return PlaySpecial(me, "Bribery", group=draw(group), master=draw(card),
+            return PlaySpecial(me, bribery, group=draw(group), master=draw(card),
                                arrow=draw(side))
-        return PlaySpecial(me, "Bribery", group=draw(group))
+        return PlaySpecial(me, bribery, group=draw(group))
     if which == "whispering":
         privilege = draw(st.sampled_from(["none", "card", "bavarian"]))
-        return PlaySpecial(me, "Whispering Campaign", group=draw(group), attacker=draw(card),
+        return PlaySpecial(me, draw(st.sampled_from(_played_on("attacked_group"))),
+                           group=draw(group), attacker=draw(card),
                            aids=tuple(draw(st.lists(card, max_size=2))), privilege=privilege,
                            privilege_card=draw(st.sampled_from(PLAIN_SPECIALS))
                            if privilege == "card" else "")
     if which == "media":
-        return PlaySpecial(me, "Media Campaign", group=draw(group))
+        return PlaySpecial(me, draw(st.sampled_from(_played_on("dead_group"))),
+                           group=draw(group))
     if which == "espionage":
-        return PlaySpecial(me, "Computer Espionage",
+        return PlaySpecial(me, draw(st.sampled_from(_played_on("player_or_group"))),
                            other=draw(st.sampled_from([*players, *STRUCTURE])))
     if which == "wcc":
         moves = tuple(draw(st.lists(st.tuples(card, card, positive), max_size=3)))
-        return PlaySpecial(me, "White Collar Crime", moves=moves,
+        return PlaySpecial(me, draw(st.sampled_from(_played_on("holder_money"))), moves=moves,
                            bonus_to=draw(st.one_of(st.just(""), card)))
     return PlaySpecial(me, draw(st.sampled_from(PLAIN_SPECIALS)))
 
@@ -222,7 +236,7 @@ def strategies(me: str, players: list[str]) -> dict[str, st.SearchStrategy[Order
         "abolish": st.builds(AbolishPrivilege, st.just(me), st.one_of(
             st.tuples(special),
             st.lists(special, min_size=2, max_size=2, unique=True).map(tuple),
-            st.just(("Interference", "Interference")))),
+            st.just((INTERFERENCE, INTERFERENCE)))),
         "conditional_play": st.builds(
             ConditionalPlay, st.sampled_from(["succeeds", "fails"]),
             st.builds(PlaySpecial, st.just(me), st.sampled_from(AFTER_ROLL))),

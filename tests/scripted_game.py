@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
+from pbem.engine import behaviour
 from pbem.engine.breakdown import breakdown
 from pbem.engine.carddata import load_cardset
 from pbem.engine.commands import (
@@ -43,7 +44,8 @@ PLAYERS = ("Alice", "Bob", "Chloé")
 MAX_TURNS = 12
 NOW = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
 DEADLINE = NOW + timedelta(days=2, hours=3, minutes=15)
-MONEY_CARDS = ("Swiss Bank Account", "Slush Fund")
+# The cards that pay their holder MB when played (card data, pbem.engine.behaviour).
+MONEY_CARDS = tuple(s.name for s in CARDS.specials if behaviour.money(s) > 0)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ reproducible. The same decisions drive ``pbem simulate`` and the bots that play 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,7 +28,7 @@ from pbem.engine.abilities import alignment_modifier, alignments, power, transfe
 from pbem.engine.attack import participation_left, validate_attack
 from pbem.engine.bidding import Stance
 from pbem.engine.breakdown import PROXIMITY, breakdown, success_chance
-from pbem.engine.cards import AttackMode, CardSet, Group, Special
+from pbem.engine.cards import AttackMode, CardSet, GoalKind, Group, Special, by_goal_kind
 from pbem.engine.commands import (
     Attack,
     Command,
@@ -72,7 +72,7 @@ GIFT_KEEPS = 1  # the groups a bot keeps, at least, after giving one away
 class Aim:
     """The special goal a bot plays to (the UFOs: the one they chose), or none (``easy``)."""
 
-    kind: str  # a Goal kind, "" when blind to it
+    kind: GoalKind | None  # None when blind to it
     alignment: str | None  # the alignment counted (Discordians: Weird; Assassins: Violent)
     present: frozenset[str]  # the alignments already in the structure (Bermuda Triangle)
 
@@ -85,7 +85,7 @@ class Aim:
         return self.kind == "treasury"
 
 
-BLIND = Aim("", None, frozenset())
+BLIND = Aim(None, None, frozenset())
 
 
 def aim_of(cards: CardSet, state: GameState, me: Player, level: Level = "normal") -> Aim:
@@ -291,24 +291,28 @@ def _target_value(cards: CardSet, state: GameState, target: str, mode: str,
     return worth * (0.5 + threat) * (0.7 if mode == "neutralize" else 0.6)
 
 
+Bonus = Callable[[CardSet, GameState, str, Aim], float]
+
+# What controlling a group adds toward each kind of special goal, in the units of
+# ``_target_value`` (a plain group is worth about 2).
+GOAL_BONUS: Mapping[GoalKind, Bonus] = by_goal_kind({
+    "total_power": lambda cards, state, target, aim: cards.group(target).power / 3,
+    "total_transferable": lambda cards, state, target, aim: (cards.group(target).transferable
+                                                             / 1.5),
+    "treasury": lambda cards, state, target, aim: cards.group(target).income / 2,
+    "alignment_count": lambda cards, state, target, aim: (
+        1.5 if aim.alignment in alignments(cards, state, target) else 0.0),
+    "every_alignment": lambda cards, state, target, aim: (
+        1.2 * len(set(alignments(cards, state, target)) - aim.present)),
+    # a group kept is one not destroyed; control still wins the basic goal
+    "destroyed": lambda cards, state, target, aim: -0.5,
+    "secret_choice": lambda cards, state, target, aim: 0.0,  # the UFOs before they choose
+})
+
+
 def goal_bonus(cards: CardSet, state: GameState, target: str, aim: Aim) -> float:
-    """What controlling ``target`` adds toward the special goal, in the units of
-    ``_target_value`` (a plain group is worth about 2)."""
-    group = cards.group(target)
-    kind = aim.kind
-    if kind == "total_power":
-        return group.power / 3
-    if kind == "total_transferable":
-        return group.transferable / 1.5
-    if kind == "treasury":
-        return group.income / 2
-    if kind == "alignment_count":
-        return 1.5 if aim.alignment in alignments(cards, state, target) else 0.0
-    if kind == "every_alignment":
-        return 1.2 * len(set(alignments(cards, state, target)) - aim.present)
-    if kind == "destroyed":
-        return -0.5  # a group kept is one not destroyed; control still wins the basic goal
-    return 0.0
+    """What controlling ``target`` adds toward the special goal (``GOAL_BONUS``)."""
+    return 0.0 if aim.kind is None else GOAL_BONUS[aim.kind](cards, state, target, aim)
 
 
 def money_cards(cards: CardSet, hand: tuple[str, ...]) -> list[str]:

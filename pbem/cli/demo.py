@@ -23,6 +23,7 @@ from pbem.bots import Level
 from pbem.bots.mailbots import BotSeat, MailBot
 from pbem.daemon.config import load_config
 from pbem.daemon.server import Daemon, utc_now
+from pbem.engine.carddata import CardPack
 from pbem.mail.automatic import OWN_HEADER
 from pbem.service import gm, history
 from pbem.store import Store
@@ -75,11 +76,11 @@ class _Mailbox:
 
 def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
              seed: str | None = None, victory_groups: int | None = None,
-             levels: Sequence[Level] = (),
+             levels: Sequence[Level] = (), pack: CardPack | None = None,
              echo: Callable[[str], None] = print) -> DemoResult:
     """Play the demo game in ``folder`` and give how it went (``victory_groups`` makes a
     shorter game, for the tests; seat ``i`` plays at ``levels[i]``, normal when not
-    given)."""
+    given; ``pack``: the game master's own cards, docs/cards.md)."""
     folder = folder.resolve()
     game = _free_game_id(folder / "store")
     base = load_config(None)
@@ -105,7 +106,7 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
         options["victory_groups"] = victory_groups
     # As `pbem game create` and `start` do: the dice commitment is logged, for `pbem verify`.
     gm.create_game(service, game, [(n, addresses[n], "") for n in names], seed=seed,
-                   options=options, now=utc_now())
+                   options=options, now=utc_now(), pack=pack)
     passwords = gm.start_game(service, game, utc_now())
     daemon.wake()
     echo(f"Game {game!r} started: {', '.join(_seated(names, levels))}. The daemon listens on "
@@ -126,7 +127,7 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
         address = addresses[name]
         level = levels[index] if index < len(levels) else "normal"
         seat = BotSeat(game, name, passwords[name], address, config.sender.address, level)
-        bot = MailBot(service.cards, seat, mailer(address))
+        bot = MailBot(service.cards_of(game), seat, mailer(address))
         bots.append((bot, _Mailbox(maildir.maildir_path(address))))
     if keep_running:
         _explain_joining(echo, passwords[HUMAN], addresses[HUMAN], listener,
@@ -160,7 +161,7 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
     archive = folder / "archive"
     with daemon.store.lock():
         record = history.read_game(daemon.store, game)
-    build_index([build_game(service.cards, record, archive)], archive)
+    build_index([build_game(record.played_with(service.cards), record, archive)], archive)
     result = DemoResult(final.outcome, final.winners, final.turn_number, config.maildir,
                         archive / "index.html", _count(config.maildir, game), game)
     for line in next_steps(result, folder, addresses[names[0]], keep_running):

@@ -24,12 +24,13 @@ from pbem.errors import PbemError
 from pbem.reports.languages import LANGUAGES
 
 if TYPE_CHECKING:
+    from pbem.engine.carddata import CardPack
     from pbem.engine.cards import CardSet
     from pbem.service.history import GameFile
     from pbem.store import Store
 
-__all__ = ["OPTION_HELP", "game", "game_settings", "games", "preview", "process",
-           "rule_options", "timing_of"]
+__all__ = ["OPTION_HELP", "card_pack", "game", "game_settings", "games", "pack_option",
+           "preview", "process", "rule_options", "said_pack", "timing_of"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -99,6 +100,15 @@ def game() -> None:
     """Create, start and inspect one game."""
 
 
+def pack_option(kept: str) -> Callable[[F], F]:
+    """The ``--cards FILE`` option of the commands that make a game (``kept``: where the
+    pack is kept, the end of its help)."""
+    return click.option("--cards", "pack_file", type=click.Path(
+        exists=True, dir_okay=False, path_type=Path), metavar="FILE",
+        help="The game master's own cards (a card pack, docs/cards.md): added to the usual "
+        'set ([pack] mode = "add") or replacing it ("replace"); ' + kept)
+
+
 @game.command("create")
 @click.argument("game_id", metavar="GAME")
 @click.option("--player", "players", multiple=True, required=True,
@@ -109,16 +119,11 @@ def game() -> None:
 @game_settings
 @click.option("--seed", metavar="HEX", help="The secret seed of the dice (hex; default: "
               "random). Only for tests and replays of a known game.")
-@click.option("--cards", "pack_file", type=click.Path(exists=True, dir_okay=False,
-                                                      path_type=Path),
-              metavar="FILE", help="The game master's own cards (a card pack, docs/cards.md): "
-              'added to the usual set ([pack] mode = "add") or replacing it ("replace"); '
-              "kept with the game.")
+@pack_option("kept with the game.")
 @common
 def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...], language: str,
            seed: str | None, pack_file: Path | None, **kw: Any) -> None:
     """Create GAME for its players; nothing is mailed until `pbem game start`."""
-    from pbem.engine.carddata import read_pack, with_pack
     from pbem.service import gm
     from pbem.service.model import Timing
 
@@ -133,26 +138,38 @@ def create(game_id: str, players: tuple[str, ...], options: tuple[str, ...], lan
             raise click.BadParameter("the seed is hex digits, an even number of them",
                                      param_hint="--seed") from None
     with session(where, create=True) as service:
-        pack = None
-        cards = service.cards
-        if pack_file is not None:
-            try:
-                pack = read_pack(pack_file.read_text(encoding="utf-8"), str(pack_file))
-                cards = with_pack(service.cards, pack, str(pack_file))
-            except (OSError, UnicodeDecodeError, PbemError) as error:
-                raise click.ClickException(explain(error) if isinstance(error, PbemError)
-                                           else f"cannot read {pack_file}: {error}") from error
+        pack, cards = card_pack(service.cards, pack_file)
         seats = [(n, a, _illuminati(cards, i) if i else "") for n, a, i in seats]
         promise = gm.create_game(service, game_id, seats, options=chosen, seed=seed,
                                  timing=timing, now=where.now, lang=language, pack=pack)
     click.echo(f"Created game {game_id} for {', '.join(s[0] for s in seats)}.")
     if pack is not None:
-        click.echo(f'With the card pack "{pack.name}" ({pack.mode}): {len(cards.illuminati)} '
-                   f"Illuminati, {len(cards.groups)} groups, "
-                   f"{sum(s.copies for s in cards.specials)} special cards.")
+        click.echo(said_pack(pack, cards))
     shared_addresses([(name, address) for name, address, _ in seats])
     click.echo(f"Dice commitment (SHA-256 of the secret seed): {promise}")
     click.echo(f"Start it with: pbem game start {game_id}")
+
+
+def card_pack(base: CardSet, pack_file: Path | None) -> tuple[CardPack | None, CardSet]:
+    """The pack of ``pack_file`` (None without one) and the cards a game plays with it,
+    checked (a ClickException names the card and the field of what is wrong)."""
+    from pbem.engine.carddata import read_pack, with_pack
+
+    if pack_file is None:
+        return None, base
+    try:
+        pack = read_pack(pack_file.read_text(encoding="utf-8"), str(pack_file))
+        return pack, with_pack(base, pack, str(pack_file))
+    except (OSError, UnicodeDecodeError, PbemError) as error:
+        raise click.ClickException(explain(error) if isinstance(error, PbemError)
+                                   else f"cannot read {pack_file}: {error}") from error
+
+
+def said_pack(pack: CardPack, cards: CardSet) -> str:
+    """What the game master is told of a game's card pack."""
+    return (f'With the card pack "{pack.name}" ({pack.mode}): {len(cards.illuminati)} '
+            f"Illuminati, {len(cards.groups)} groups, "
+            f"{sum(s.copies for s in cards.specials)} special cards.")
 
 
 def _player(text: str) -> tuple[str, str, str]:

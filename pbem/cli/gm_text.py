@@ -146,6 +146,8 @@ def opening_text(game_id: str, opened: dict[str, Any], waiting: list[dict[str, A
              f"Language: {opened['lang']}; options: {options or 'the defaults'}; orders "
              f"hours: {timing.get('orders_hours', 72.0):g}; response hours: "
              f"{timing.get('response_hours', 24.0):g}.",
+             *([f'Cards: the card pack "{pack["name"]}" ({pack["mode"]}).']
+               if (pack := opened.get("cards")) else []),
              f"Start it now: pbem game start {game_id}; close it: pbem game close {game_id}."]
     mine = [e for e in lobby_entries(log) if getattr(e, "game", None) == game_id]
     opens = [n for n, e in enumerate(mine) if isinstance(e, LobbyOpen)]

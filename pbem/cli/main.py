@@ -14,6 +14,7 @@ from pbem.cli.backups import backup, restore
 from pbem.cli.cards import cards
 from pbem.cli.choices import LaterChoice, levels
 from pbem.cli.daemon import doctor, run
+from pbem.cli.games import card_pack, pack_option, said_pack
 from pbem.cli.gm import add_gm_commands
 from pbem.cli.mailbox import read_mailbox
 from pbem.cli.outbox import outbox
@@ -112,15 +113,20 @@ def simulate(games: int, players: int, seed: int, turn_cap: int, levels: tuple[L
 @click.option("--seed", default=None, metavar="HEX", help="The dice seed (default: random).")
 @click.option("--level", "levels", multiple=True, type=LaterChoice(levels),
               help="The bots' levels, one per seat in order (repeat it; the rest: normal).")
+@pack_option("the demo game plays with it.")
 def demo(folder: Path, port: int, keep_running: bool, seed: str | None,
-         levels: tuple[Level, ...]) -> None:
+         levels: tuple[Level, ...], pack_file: Path | None) -> None:
     """Play a whole game by mail on the embedded default: four bots, real SMTP, local
     Maildirs, then the archive."""
     from pbem.cli.demo import run_demo
+    from pbem.engine.carddata import load_cardset
 
+    pack, cards = card_pack(load_cardset(), pack_file)
+    if pack is not None:
+        click.echo(said_pack(pack, cards))
     try:
         result = run_demo(folder, port=port, keep_running=keep_running, seed=seed,
-                          levels=levels, echo=click.echo)
+                          levels=levels, pack=pack, echo=click.echo)
     except (PbemError, RuntimeError, OSError) as error:
         raise click.ClickException(str(error)) from error
     won = ", ".join(result.winners) or "nobody"

@@ -4,11 +4,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from pbem.cli.games import OPTION_HELP, game, game_settings, rule_options, timing_of
+from pbem.cli.games import (
+    OPTION_HELP,
+    card_pack,
+    game,
+    game_settings,
+    pack_option,
+    rule_options,
+    said_pack,
+    timing_of,
+)
 from pbem.cli.session import common, counted, game_named, moment_of, session, where_of
 
 if TYPE_CHECKING:
@@ -34,26 +44,33 @@ __all__ = ["approve", "chat", "observer", "players", "reject", "seat"]
 @game_settings
 @click.option("--seed", metavar="HEX", default="", help="The secret seed of the dice "
               "(hex; default: random). Only for tests and replays.")
+@pack_option("kept with the sign-up, in force from the game's start.")
 @common
 def open_game(game_id: str, seats: int, fill_by: str | None, approval: bool,
               observers: bool, press: bool, options: tuple[str, ...], language: str,
-              seed: str, **kw: Any) -> None:
+              seed: str, pack_file: Path | None, **kw: Any) -> None:
     """Open GAME for sign-up by mail: players send JOIN GAME AS <name>."""
     from pbem.service import gm
     from pbem.service.model import iso
+    from pbem.service.packs import pack_record
     from pbem.service.signup import Opening
 
     timing = timing_of(kw)
     where = where_of(kw)
     deadline = iso(moment_of(fill_by, "--deadline-to-fill")) if fill_by else ""
-    opening = Opening(seats=seats, fill_by=deadline, approval=approval,
-                      options=rule_options(options),
-                      timing=timing,
-                      lang=language, observers=observers, press=press, seed=seed)
+    chosen = rule_options(options)  # (a usage error before the store is made)
     with session(where, create=True) as service:
+        pack, cards = card_pack(service.cards, pack_file)
+        opening = Opening(seats=seats, fill_by=deadline, approval=approval,
+                          options=chosen,
+                          timing=timing,
+                          lang=language, observers=observers, press=press, seed=seed,
+                          cards=pack_record(pack) if pack else None)
         gm.open_game(service, game_id, opening, where.now)
     click.echo(f"Opened {game_id} for sign-up: {seats} seats. Players mail the game's "
                f"address a first line JOIN {game_id} AS <name>; LIST shows it.")
+    if pack is not None:
+        click.echo(said_pack(pack, cards))
 
 
 @click.command("approve")

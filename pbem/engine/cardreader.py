@@ -16,6 +16,7 @@ from pbem.engine.cards import (
     ALIGNMENTS,
     ATTACK_MODES,
     END_OF_TURN_ABILITIES,
+    GOAL_KINDS,
     Abilities,
     AttackBonus,
     AttackMode,
@@ -24,7 +25,6 @@ from pbem.engine.cards import (
     DefenseBonus,
     EndOfTurnOrder,
     Goal,
-    GoalKind,
     Group,
     Illuminati,
     Immunity,
@@ -54,7 +54,6 @@ _TARGETS: tuple[SpecialTarget, ...] = get_args(SpecialTarget)
 # The side a card played on a roll's outcome must work for: IF SUCCEEDS to stop an attack.
 _CONDITION_HELPS: dict[SpecialCondition, SpecialHelps] = {"succeeds": "defender",
                                                           "fails": "attacker"}
-_GOAL_KINDS: tuple[GoalKind, ...] = get_args(GoalKind)
 _SCOPES: tuple[str, ...] = ("any", "direct")
 _APPLIES_TO: tuple[str, ...] = ("self", "structure")
 _SECTIONS = ("deck", "basic_goal", "option", "illuminati", "group", "special")
@@ -171,7 +170,7 @@ class CardFileReader:
         goal = card.table("goal", _GOAL_KEYS, required=True)
         assert goal is not None
         goal.check_keys()
-        kind = goal.word("kind", _GOAL_KINDS)
+        kind = goal.word("kind", GOAL_KINDS)
         alignment = goal.word("alignment", ALIGNMENTS) if "alignment" in goal.raw else None
         if (kind == "alignment_count") != (alignment is not None):
             goal.fail(

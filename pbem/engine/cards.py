@@ -7,8 +7,10 @@ attack and turn code interpret; only a few truly unique abilities name code (``s
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from types import MappingProxyType
+from typing import Literal, TypeVar, get_args
 
 Alignment = Literal[
     "Government",
@@ -150,6 +152,21 @@ GoalKind = Literal[
     "destroyed",  # destroy `amount` groups
     "secret_choice",  # the UFOs: one of the other goals, chosen in secret
 ]
+# Every kind a card's goal may have: ``pbem.engine.cardreader`` refuses any other as the card
+# data is read.
+GOAL_KINDS: tuple[GoalKind, ...] = get_args(GoalKind)
+
+_T = TypeVar("_T")
+
+
+def by_goal_kind(table: dict[GoalKind, _T]) -> Mapping[GoalKind, _T]:
+    """A dispatch table from goal kind, checked whole as it is built: a goal kind added to
+    ``GoalKind`` without its entry fails as the module holding the table is imported, not
+    in the middle of a game."""
+    missing = [kind for kind in GOAL_KINDS if kind not in table]
+    if missing:
+        raise TypeError(f"no entry for the goal kinds {missing}")
+    return MappingProxyType(table)
 
 
 @dataclass(frozen=True)

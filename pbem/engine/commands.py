@@ -8,7 +8,7 @@ itself (beginning a turn, rolling, settling).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pbem.engine.cards import Alignment, AttackMode
 
@@ -105,12 +105,26 @@ class PlaySpecial:
     arrow: int = -1  # Bribery: the direction of that card's open arrow (-1: its first)
 
 
+# The card of a Counter logged without one: logs were written when the card had this default
+# (the shipped set's one counter card, no pack yet); read back as they meant it. New code
+# names the card, the one the card data says cancels (pbem.engine.behaviour.counter_in).
+OLD_LOG_COUNTER_CARD = "Secrets Man Was Not Meant To Know"
+
+
 @dataclass(frozen=True)
 class Counter:
-    """Secrets Man Was Not Meant To Know against the special card just played."""
+    """A card that cancels another (``timing = "counter"``: Secrets Man Was Not Meant To
+    Know) against the special card just played."""
 
     player: str
-    card: str = "Secrets Man Was Not Meant To Know"
+    card: str
+
+    def __json__(self) -> dict[str, Any]:
+        return {"type": "Counter", "player": self.player, "card": self.card}
+
+    @classmethod
+    def __from_json__(cls, data: dict[str, Any]) -> Counter:
+        return cls(data["player"], data.get("card", OLD_LOG_COUNTER_CARD))
 
 
 @dataclass(frozen=True)

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from pbem.engine import checks
 from pbem.engine.abilities import alignments, power, transferable
-from pbem.engine.cards import ALIGNMENTS, CardSet, Goal
+from pbem.engine.cards import ALIGNMENTS, CardSet, Goal, GoalKind, by_goal_kind
 from pbem.engine.commands import ChooseGoal
 from pbem.engine.events import Event, SecretGoal
 from pbem.engine.state import GameState, Player
 from pbem.engine.values import evolve
 from pbem.errors import IllegalCommandError
+
+# A goal's kind as progress counts it: the basic goal's ("groups") or a special goal's.
+ProgressKind = Literal["groups", GoalKind]
 
 
 @dataclass(frozen=True)
@@ -19,7 +24,7 @@ class Progress:
     """How far a player is toward one goal."""
 
     goal: str  # "basic" or the Illuminati whose special goal it is
-    kind: str
+    kind: ProgressKind
     have: int
     need: int
 
@@ -75,25 +80,58 @@ def choose_goal(cards: CardSet, state: GameState, cmd: ChooseGoal) -> tuple[Game
                                                   visible_to=(p.name,))]
 
 
+Count = Callable[[CardSet, GameState, Player, Goal], tuple[int, int]]
+
+
+def _total_power(cards: CardSet, state: GameState, player: Player, goal: Goal) -> tuple[int, int]:
+    return sum(power(cards, s.card) for s in player.structure), goal.amount
+
+
+def _total_transferable(cards: CardSet, state: GameState, player: Player,
+                        goal: Goal) -> tuple[int, int]:
+    return sum(transferable(cards, s.card) for s in player.structure), state.options.network_goal
+
+
+def _treasury(cards: CardSet, state: GameState, player: Player, goal: Goal) -> tuple[int, int]:
+    return sum(s.treasury for s in player.structure), goal.amount
+
+
+def _destroyed(cards: CardSet, state: GameState, player: Player, goal: Goal) -> tuple[int, int]:
+    return player.destroyed, goal.amount
+
+
+def _alignment_count(cards: CardSet, state: GameState, player: Player,
+                     goal: Goal) -> tuple[int, int]:
+    count = sum(1 for s in player.structure if goal.alignment in alignments(cards, state, s.card))
+    return count, goal.amount
+
+
+def _every_alignment(cards: CardSet, state: GameState, player: Player,
+                     goal: Goal) -> tuple[int, int]:
+    wanted = [a for a in ALIGNMENTS if a != "Media" or state.options.media_alignment]
+    present = {a for s in player.structure for a in alignments(cards, state, s.card)}
+    return sum(1 for a in wanted if a in present), len(wanted)
+
+
+def _unchosen(cards: CardSet, state: GameState, player: Player, goal: Goal) -> tuple[int, int]:
+    return 0, 1  # secret_choice without a choice: never met
+
+
+# How each kind of special goal counts (have, need): the card data names the kind.
+COUNTS: Mapping[GoalKind, Count] = by_goal_kind({
+    "total_power": _total_power,
+    "every_alignment": _every_alignment,
+    "alignment_count": _alignment_count,
+    "treasury": _treasury,
+    "total_transferable": _total_transferable,
+    "destroyed": _destroyed,
+    "secret_choice": _unchosen,
+})
+
+
 def goal_progress(cards: CardSet, state: GameState, player: Player, goal: Goal) -> tuple[int, int]:
     """(have, need) for one special goal."""
-    controlled = [s.card for s in player.structure]
-    if goal.kind == "total_power":
-        return sum(power(cards, c) for c in controlled), goal.amount
-    if goal.kind == "total_transferable":
-        return sum(transferable(cards, c) for c in controlled), state.options.network_goal
-    if goal.kind == "treasury":
-        return sum(s.treasury for s in player.structure), goal.amount
-    if goal.kind == "destroyed":
-        return player.destroyed, goal.amount
-    if goal.kind == "alignment_count":
-        count = sum(1 for c in controlled if goal.alignment in alignments(cards, state, c))
-        return count, goal.amount
-    if goal.kind == "every_alignment":
-        wanted = [a for a in ALIGNMENTS if a != "Media" or state.options.media_alignment]
-        present = {a for c in controlled for a in alignments(cards, state, c)}
-        return sum(1 for a in wanted if a in present), len(wanted)
-    return 0, 1  # secret_choice without a choice: never met
+    return COUNTS[goal.kind](cards, state, player, goal)
 
 
 def progress(cards: CardSet, state: GameState, player: Player) -> tuple[Progress, Progress]:

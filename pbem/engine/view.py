@@ -8,16 +8,16 @@ deck's order, and events meant for someone else.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from pbem.engine.abilities import alignments, power, transferable
 from pbem.engine.breakdown import breakdown
-from pbem.engine.cards import CardSet
+from pbem.engine.cards import CardSet, GoalKind, Illuminati, by_goal_kind
 from pbem.engine.events import Event
 from pbem.engine.state import GameState, Player
 from pbem.engine.structure import DIRECTION_NAMES, depth, open_arrows
-from pbem.engine.victory import progress
+from pbem.engine.victory import Progress, ProgressKind, progress
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class GoalView:
     is None where the viewer may not know it."""
 
     goal: str
-    kind: str
+    kind: ProgressKind
     have: int | None
     need: int | None
 
@@ -152,15 +152,8 @@ def _player_view(cards: CardSet, state: GameState, p: Player, viewer: str | None
     # Every Illuminati card lies face up with its goal printed on it ("All the Goals are
     # listed on the back page"); only the UFOs' choice is "a secret from the other players",
     # and a treasury goal's progress would add up others' hidden money.
-    goals = [GoalView(basic.goal, basic.kind, basic.have, basic.need)]
-    if sees_all:
-        goals.append(GoalView(special.goal, special.kind, special.have, special.need))
-    elif own.goal.kind == "secret_choice":
-        goals.append(GoalView(own.name, own.goal.kind, None, None))
-    elif own.goal.kind == "treasury":
-        goals.append(GoalView(special.goal, special.kind, None, special.need))
-    else:
-        goals.append(GoalView(special.goal, special.kind, special.have, special.need))
+    shown = _all_shown if sees_all else SHOWN_TO_OTHERS[own.goal.kind]
+    goals = [_all_shown(own, basic), shown(own, special)]
     return PlayerView(
         name=p.name,
         illuminati=p.illuminati,
@@ -182,6 +175,32 @@ def _player_view(cards: CardSet, state: GameState, p: Player, viewer: str | None
         goals=tuple(goals),
         secret_goal=p.secret_goal if sees_all else None,
     )
+
+
+def _all_shown(own: Illuminati, goal: Progress) -> GoalView:
+    return GoalView(goal.goal, goal.kind, goal.have, goal.need)
+
+
+def _choice_hidden(own: Illuminati, goal: Progress) -> GoalView:
+    """The UFOs' card, its chosen goal "a secret from the other players"."""
+    return GoalView(own.name, own.goal.kind, None, None)
+
+
+def _money_hidden(own: Illuminati, goal: Progress) -> GoalView:
+    """The need, not the have: it adds up money only its player sees."""
+    return GoalView(goal.goal, goal.kind, None, goal.need)
+
+
+# What the other players see of a special goal, by the kind of goal on the Illuminati card.
+SHOWN_TO_OTHERS: Mapping[GoalKind, Callable[[Illuminati, Progress], GoalView]] = by_goal_kind({
+    "total_power": _all_shown,
+    "every_alignment": _all_shown,
+    "alignment_count": _all_shown,
+    "treasury": _money_hidden,
+    "total_transferable": _all_shown,
+    "destroyed": _all_shown,
+    "secret_choice": _choice_hidden,
+})
 
 
 def visible_events(events: Iterable[Event], viewer: str | None) -> list[Event]:

@@ -114,9 +114,13 @@ def conditional(r: LineReader, pos: int) -> Reading:
 
 
 def counter(r: LineReader, pos: int) -> Reading:
-    """``COUNTER``: Secrets Man Was Not Meant To Know against the card just played."""
+    """``COUNTER``: the card that cancels another (Secrets Man Was Not Meant To Know)
+    against the card just played; refused in a game whose cards have none."""
     secrets = behaviour.counter_name(r.vocabulary.cards)
-    yield (Counter(r.player, secrets) if secrets else Counter(r.player)), pos
+    if secrets:
+        yield Counter(r.player, secrets), pos
+    else:
+        r.fail(pos - 1, "no_counter_card")
 
 
 def _card_for(

@@ -21,10 +21,11 @@ import hashlib
 import logging
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from pbem.engine.carddata import CardPack
 from pbem.engine.cards import CardSet
 from pbem.engine.setup import MAX_PLAYERS, MIN_PLAYERS, Setup, StartingSeat, with_options
 from pbem.engine.state import GameState
@@ -63,6 +64,7 @@ from pbem.service.lobby_log import (
 )
 from pbem.service.model import GameService, Observer, Timing, house_rules, iso, parse_iso
 from pbem.service.notice_mails import outbox_item
+from pbem.service.packs import game_cards, pack_of
 from pbem.service.records import Record
 from pbem.service.settings import STRANGER_REPLIES, MailIdentity
 from pbem.service.table import Table
@@ -87,7 +89,8 @@ class LobbyHost(Protocol):
     def create_game(self, game_id: str, players: Sequence[tuple[str, str, str]], *,
                     options: dict[str, Any] | None = ..., timing: Timing | None = ...,
                     seed: str | None = ..., now: datetime | None = ...,
-                    note: Callable[[Table], object] | None = ..., lang: str = ...) -> None: ...
+                    note: Callable[[Table], object] | None = ..., lang: str = ...,
+                    pack: CardPack | None = ...) -> None: ...
 
     def start_game(self, game_id: str, now: datetime,
                    note: Callable[[Table], object] | None = ...) -> dict[str, str]: ...
@@ -106,6 +109,10 @@ class Opening:
     observers: bool = False  # anyone may OBSERVE
     press: bool = False  # observers read press to ALL
     seed: str = ""
+    # The game master's card pack (``pbem.service.packs.pack_record``), in force from the
+    # game's start; None: the daemon's cards (then not stored: the lobby's entry is as it
+    # was before packs, and so is an entry written before, which has none).
+    cards: dict[str, str] | None = field(default=None, repr=False)
 
 
 # --- the lobby's state: a fold of its log ------------------------------------------------------
@@ -300,9 +307,11 @@ class Lobby:
         # The house rules apart from the rules' options, as Service.create_game splits them
         # when the game starts; each raises on a bad option.
         _, rules = house_rules(opening.options or {})
-        with_options(self.games.cards, Setup(game_id, seats, opening.seed), **rules)
+        kept = {k: v for k, v in asdict(opening).items() if k != "cards" or v is not None}
+        with_options(game_cards(self.games.cards, kept), Setup(game_id, seats, opening.seed),
+                     **rules)
         Timing(**(opening.timing or {}))
-        self._commit(now, [LobbyOpen(game_id, asdict(opening))])
+        self._commit(now, [LobbyOpen(game_id, kept)])
 
     def approve(self, game_id: str, name: str, now: datetime) -> None:
         """Seat a player whose join waits for approval (or put them on the waiting list);
@@ -525,8 +534,9 @@ class Lobby:
         # Names are checked as ``game create`` checks them (``check_player_name``).
         name = check_player_name(order.name, [*(p["name"] for p in everyone),
                                               *(s.name for s in seats)])
-        matcher = NameMatcher([i.name for i in self.games.cards.illuminati],
-                              aliases=self.games.cards.aliases(), what="Illuminati")
+        cards = game_cards(self.games.cards, opened) if opened else self.games.cards
+        matcher = NameMatcher([i.name for i in cards.illuminati],
+                              aliases=cards.aliases(), what="Illuminati")
         prefer = [matcher.match(p) for p in order.prefer]
         return (LobbyJoin if opened else LobbyWait)(game_id, name, address, tuple(prefer),
                                                     lang)
@@ -549,7 +559,7 @@ class Lobby:
         its waiting list, for seats offered later)."""
         opened = self._opened(game_id)
         seated = _seated(opened)
-        dealt = deal(self.games.cards, seated, opened["seed"] or game_id)
+        dealt = deal(game_cards(self.games.cards, opened), seated, opened["seed"] or game_id)
         players = [(p["name"], mail_address(p["address"]), i) for p, i in zip(
             seated, dealt, strict=True)]
         names = [p["name"] for p in seated]
@@ -570,6 +580,7 @@ class Lobby:
             self.games.create_game(game_id, players, options=opened["options"],
                                    timing=Timing(**(opened["timing"] or {})),
                                    seed=opened["seed"] or None, now=now, lang=opened["lang"],
+                                   pack=pack_of(opened),
                                    note=lambda table: table.record(GmCreate(
                                        names, table.state.dice.commitment)))
         passwords = ({} if self.games.service_record(game_id).started  # (before a crash)

@@ -206,7 +206,7 @@ def test_secrets_cancels_one_abolishing_card_and_the_other_is_lost() -> None:
     state = deal(privileged(position()), "cy", "Deep Agent", "Murphy's Law")
     state = deal(state, "ann", SECRETS)
     state, events = run(state, AbolishPrivilege("cy", ("Deep Agent", "Murphy's Law")),
-                        Counter("ann"))
+                        Counter("ann", SECRETS))
     assert state.attack is not None and state.attack.privileged
     assert state.player("cy").hand == ()
     assert set(state.discards) >= {SECRETS, "Deep Agent", "Murphy's Law"}
@@ -218,7 +218,7 @@ def test_a_replacement_card_completes_the_abolishing_pair() -> None:
     state = deal(privileged(position()), "cy", "Deep Agent", "Murphy's Law", "Slush Fund")
     state = deal(state, "ann", SECRETS)
     state, _ = run(state, AbolishPrivilege("cy", ("Deep Agent", "Murphy's Law")),
-                   Counter("ann"))
+                   Counter("ann", SECRETS))
     state, _ = run(state, AbolishPrivilege("cy", ("Slush Fund",)), ResolveSpecial())
     assert state.attack is not None and not state.attack.privileged
     assert state.player("cy").hand == ()
@@ -233,7 +233,7 @@ def test_a_single_card_abolishes_nothing_without_a_cancelled_partner() -> None:
     state = deal(state, "cy", "Slush Fund", "Swiss Bank Account")
     state = deal(state, "ann", SECRETS)
     state, _ = run(state, AbolishPrivilege("cy", ("Slush Fund", "Swiss Bank Account")),
-                   Counter("ann"))
+                   Counter("ann", SECRETS))
     with refuses("abolish_two_cards"):
         run(state, AbolishPrivilege("bob", ("Deep Agent",)))  # bob lost nothing to Secrets
 

@@ -192,7 +192,7 @@ def test_secrets_cancels_a_special_card_and_both_are_discarded() -> None:
     """specials.csv: "when any other special card is played,that card has no effect; both are
     discarded" """
     state = deal(deal(position(), "bob", "Slush Fund"), "cy", SECRETS)
-    state, events = run(state, PlaySpecial("bob", "Slush Fund"), Counter("cy"))
+    state, events = run(state, PlaySpecial("bob", "Slush Fund"), Counter("cy", SECRETS))
     assert treasury(state, BAVARIA) == 10
     assert state.discards == (SECRETS, "Slush Fund")
     assert state.player("bob").hand == () and state.player("cy").hand == ()
@@ -208,7 +208,7 @@ def test_secrets_cannot_cancel_its_own_players_card_nor_be_played_alone() -> Non
         run(state, PlaySpecial("bob", SECRETS))
     state, _ = run(state, PlaySpecial("bob", "Slush Fund"))
     with refuses("counter_own"):
-        run(state, Counter("bob"))
+        run(state, Counter("bob", SECRETS))
 
 
 def test_a_played_card_waits_for_an_answer_before_anything_else() -> None:

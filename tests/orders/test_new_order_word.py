@@ -35,7 +35,7 @@ class Shout:
 
 '''
 _READER = '''
-def _shout(r: Reader, pos: int) -> Iterator[tuple[Order, int]]:
+def _shout(r: LineReader, pos: int) -> Iterator[tuple[Order, int]]:
     for times, end in r.number(pos, "how many times", minimum=1, money=False):
         yield Shout(times), end
 
