@@ -60,6 +60,9 @@ def refuses(key: str, error: type[PbemError] = IllegalCommandError,
 # --- headless Chromium (the browser tests of the mails and the archive) ----------------------
 
 CHROMIUM = Path("/usr/bin/chromium")
+# The opening of a page a test writes for Chromium: with no charset declared, Chromium may
+# read its UTF-8 as windows-1252 ("contrÃ´lÃ©s").
+PAGE_HEAD = '<!DOCTYPE html><html><head><meta charset="utf-8"></head>'
 CHROMIUM_TIMEOUT = 180  # seconds; a first start on a cold machine is slow
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from stored_games import CARDS, SEED, T0, simulated_store
-from support import CHROMIUM, REPO, chromium, png_size
+from support import CHROMIUM, PAGE_HEAD, REPO, chromium, png_size
 
 from pbem.archive.build import build_game, build_index
 from pbem.archive.chart import line_chart
@@ -115,7 +115,7 @@ def on_a_phone(site: Path, pages: list[Path], script: str, wrapper: Path) -> Pat
         f'<iframe name="{page.relative_to(site)}" width="{PHONE}" height="640" '
         f'srcdoc="{html.escape(page.read_text(encoding="utf-8"))}"></iframe>'
         for page in pages)
-    wrapper.write_text(f"<!DOCTYPE html><html><body>{frames}{script}</body></html>",
+    wrapper.write_text(f"{PAGE_HEAD}<body>{frames}{script}</body></html>",
                        encoding="utf-8")
     return wrapper
 
@@ -235,6 +235,6 @@ def test_no_text_of_a_chart_touches_another_or_leaves_it_whatever_the_turns(
                    [str(turn) for turn in range(turns)], "turn")
         for turns in (5, 30, 38, 100, 500, 1000))
     page = tmp_path / "charts.html"
-    page.write_text(f"<!DOCTYPE html><html><body>{charts}{CHART_SCRIPT}</body></html>",
+    page.write_text(f"{PAGE_HEAD}<body>{charts}{CHART_SCRIPT}</body></html>",
                     encoding="utf-8")
     assert measured(page, tmp_path / "profile") == []

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from scripted_game import CARDS, DEADLINE, NOW, first, steps
-from support import CHROMIUM, REPO, chromium, png_size
+from support import CHROMIUM, PAGE_HEAD, REPO, chromium, png_size
 
 from pbem.engine.view import view
 from pbem.mail.compose import OutgoingMail, compose
@@ -80,7 +80,7 @@ def mail_page(raw: bytes) -> tuple[str, int]:
 def framed(page: str, width: int) -> str:
     """The page in a frame ``width`` pixels wide: headless Chromium's window is never
     narrower than 500 pixels, a phone's screen is. The probe writes on this page."""
-    return (f'<!DOCTYPE html><html><body style="margin:0"><iframe style="width:{width}px;'
+    return (f'{PAGE_HEAD}<body style="margin:0"><iframe style="width:{width}px;'
             f'height:{HEIGHT - 20}px;border:0" srcdoc="{html.escape(page)}"></iframe>'
             "</body></html>")
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import CHROMIUM, REPO, chromium
+from support import CHROMIUM, PAGE_HEAD, REPO, chromium
 
 from pbem.reports import pictures as pictures_module
 from pbem.reports import svg as svg_module
@@ -141,7 +141,7 @@ def laid_out(pages: Sequence[str], width: int, where: Path) -> list[dict[str, An
     frames = "".join(
         f'<iframe style="width:{width}px;height:{HEIGHT}px;border:0;display:block" '
         f'srcdoc="{html.escape(page)}"></iframe>' for page in probed)
-    where.write_text(f'<!DOCTYPE html><html><body style="margin:0">{frames}</body></html>',
+    where.write_text(f'{PAGE_HEAD}<body style="margin:0">{frames}</body></html>',
                      encoding="utf-8")
     dom = visit(where, where.parent / f"profile-{where.stem}")
     root = re.search(r"<html[^>]*>", dom)
@@ -230,7 +230,7 @@ def test_in_dark_mode_no_text_vanishes_and_pictures_keep_their_white(language: s
     frames = "".join(
         f'<iframe style="width:1000px;height:{HEIGHT}px;border:0;display:block" '
         f'srcdoc="{html.escape(page)}"></iframe>' for page in probed)
-    where.write_text(f'<!DOCTYPE html><html><body style="margin:0">{frames}</body></html>',
+    where.write_text(f'{PAGE_HEAD}<body style="margin:0">{frames}</body></html>',
                      encoding="utf-8")
     dom = visit(where, where.parent / f"profile-{where.stem}",
                 flags=("--force-dark-mode", "--blink-settings=preferredColorScheme=0"))
