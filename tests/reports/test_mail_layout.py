@@ -133,16 +133,22 @@ def visit(page: Path, profile: Path, flags: Sequence[str] = ()) -> str:
     return chromium(page, profile, width=1100, height=1000, flags=flags).dom
 
 
-def laid_out(pages: Sequence[str], width: int, where: Path) -> list[dict[str, Any]]:
-    """Each page in a frame ``width`` pixels wide (headless Chromium's window is never
-    narrower than 500 pixels, a phone's screen is), what its probe found."""
-    probed = (page.replace("</body>", PROBE.replace("INDEX", str(n)) + "</body>")
+def framed(pages: Sequence[str], probe: str, width: int, where: Path) -> None:
+    """Write ``where``: each page in a frame ``width`` pixels wide, ``probe`` (its INDEX the
+    frame's number) run in it."""
+    probed = (page.replace("</body>", probe.replace("INDEX", str(n)) + "</body>")
               for n, page in enumerate(pages))
     frames = "".join(
         f'<iframe style="width:{width}px;height:{HEIGHT}px;border:0;display:block" '
         f'srcdoc="{html.escape(page)}"></iframe>' for page in probed)
     where.write_text(f'{PAGE_HEAD}<body style="margin:0">{frames}</body></html>',
                      encoding="utf-8")
+
+
+def laid_out(pages: Sequence[str], width: int, where: Path) -> list[dict[str, Any]]:
+    """Each page in a frame ``width`` pixels wide (headless Chromium's window is never
+    narrower than 500 pixels, a phone's screen is), what its probe found."""
+    framed(pages, PROBE, width, where)
     dom = visit(where, where.parent / f"profile-{where.stem}")
     root = re.search(r"<html[^>]*>", dom)
     assert root is not None
@@ -225,13 +231,7 @@ def test_in_dark_mode_no_text_vanishes_and_pictures_keep_their_white(language: s
     pages = sample(language)
     ARTIFACTS.mkdir(exist_ok=True)
     where = ARTIFACTS / f"mail_dark_{language}.html"
-    probed = (page.replace("</body>", DARK_PROBE.replace("INDEX", str(n)) + "</body>")
-              for n, page in enumerate(pages))
-    frames = "".join(
-        f'<iframe style="width:1000px;height:{HEIGHT}px;border:0;display:block" '
-        f'srcdoc="{html.escape(page)}"></iframe>' for page in probed)
-    where.write_text(f'{PAGE_HEAD}<body style="margin:0">{frames}</body></html>',
-                     encoding="utf-8")
+    framed(pages, DARK_PROBE, 1000, where)
     dom = visit(where, where.parent / f"profile-{where.stem}",
                 flags=("--force-dark-mode", "--blink-settings=preferredColorScheme=0"))
     root = re.search(r"<html[^>]*>", dom)
