@@ -34,6 +34,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from daemons import pbem_run
 from servers import free_port, wait_until
+from support import delivery_order
 
 from pbem.bots.mailbots import BotSeat, decide
 from pbem.cli.main import main as pbem_main
@@ -189,7 +190,7 @@ tick_seconds = {self.tick_seconds}
         folder = self.boxes / address / "new"
         if not folder.is_dir():
             return []
-        paths = sorted(folder.iterdir(), key=lambda p: (p.stat().st_mtime_ns, p.name))
+        paths = sorted(folder.iterdir(), key=delivery_order)
         for path in paths:
             if path not in self.read:
                 raw = path.read_bytes()

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from clocks import T0
 from servers import Account, MailServer, SmtpCatcher, children_of, wait_until
-from support import REPO
+from support import REPO, delivery_order
 
 from pbem.daemon.config import DaemonConfig, load_config
 from pbem.daemon.outbox import GIVEN_UP
@@ -95,8 +95,8 @@ def maildir(root: Path) -> dict[str, list[email.message.EmailMessage]]:
     for folder in sorted(root.iterdir()):
         if folder.name.startswith(".") or not (folder / "new").is_dir():
             continue  # (a Maildir the sender is creating right now)
-        found[folder.name] = [parse(path.read_bytes())
-                              for path in sorted((folder / "new").iterdir())]
+        delivered = sorted((folder / "new").iterdir(), key=delivery_order)
+        found[folder.name] = [parse(path.read_bytes()) for path in delivered]
     return found
 
 

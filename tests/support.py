@@ -9,6 +9,7 @@ before committing it. Without it a golden file that differs fails its test.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -58,6 +59,22 @@ def refuses(key: str, error: type[PbemError] = IllegalCommandError,
 
 
 # --- headless Chromium (the browser tests of the mails and the archive) ----------------------
+
+_MAILDIR_NAME = re.compile(r"^(\d+)\.M(\d+)P\d+Q(\d+)\.")
+
+
+def delivery_order(path: Path) -> tuple[int, int]:
+    """Sort key of a Maildir file in the order it was delivered. Python's ``mailbox`` names
+    a file ``<seconds>.M<microseconds>P<pid>Q<count>.<host>`` with neither number padded,
+    so the names alone misorder two mails of one second (M99999 after M512345); the file's
+    time alone ties within the kernel's clock tick. A name of another writer sorts by its
+    time."""
+    found = _MAILDIR_NAME.match(path.name)
+    if found is None:
+        return (path.stat().st_mtime_ns, 0)
+    seconds, micro, count = (int(n) for n in found.groups())
+    return (seconds * 10**9 + micro * 1000, count)
+
 
 CHROMIUM = Path("/usr/bin/chromium")
 # The opening of a page a test writes for Chromium: with no charset declared, Chromium may
