@@ -34,7 +34,7 @@ from pbem.engine.view import View, view
 from pbem.reports.context import goal_lines, group_facts
 from pbem.reports.languages import LANGUAGES
 from pbem.reports.mails import structure_pictures
-from pbem.reports.templating import environment
+from pbem.reports.templating import template
 from pbem.service.entries import command_of, log_entries
 from pbem.service.history import GameFile, Section, timeline
 from pbem.service.model import GameService
@@ -217,9 +217,8 @@ def _lines(section: Section, lang: str) -> tuple[Line, ...]:
     (A text macro called from an autoescaping template would hand back its output marked
     safe, unescaped: a GM's announcement could then inject markup.)
     """
-    env = environment()
-    event_sentence = getattr(env.get_template(f"{lang}/_events.txt.j2").module, "event")  # noqa: B009
-    gm_sentence = getattr(env.get_template(f"{lang}/_gm.txt.j2").module, "sentence")  # noqa: B009
+    event_sentence = getattr(template("_events.txt.j2", lang).module, "event")  # noqa: B009
+    gm_sentence = getattr(template("_gm.txt.j2", lang).module, "sentence")  # noqa: B009
     lines = []
     for item in section.items:
         if item.gm_event is not None:
@@ -239,5 +238,4 @@ def _goals(cards: CardSet, v: View) -> dict[str, Any]:
 
 def _write(path: Path, lang: str, page: str, **context: Any) -> None:
     # Plain writes: the site is rebuilt from the store at will, so a torn page costs nothing.
-    template = environment().get_template(f"{lang}/archive/{page}")
-    path.write_text(template.render(**context), encoding="utf-8")
+    path.write_text(template(f"archive/{page}", lang).render(**context), encoding="utf-8")

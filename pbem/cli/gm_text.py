@@ -152,7 +152,7 @@ def opening_text(game_id: str, opened: dict[str, Any], waiting: list[dict[str, A
     mine = [e for e in lobby_entries(log) if getattr(e, "game", None) == game_id]
     opens = [n for n, e in enumerate(mine) if isinstance(e, LobbyOpen)]
     mine = mine[opens[-1]:] if opens else mine  # (an id opened again: this sign-up's own)
-    said = getattr(environment().get_template("en/_gm.txt.j2").module, "sentence")  # noqa: B009
+    said = getattr(environment().get_template("_gm.txt.j2").module, "sentence")  # noqa: B009
     happened = [f"  {e.at[:16]}  " + (
         str(said(gm.kind, gm)) if (gm := getattr(e, "gm", None)) is not None
         else SIGNUP_SAYS[type(e)](e))

@@ -12,6 +12,7 @@ import click
 from pbem.cli.auth import auth
 from pbem.cli.backups import backup, restore
 from pbem.cli.cards import cards
+from pbem.cli.catalogue import catalogue
 from pbem.cli.choices import LaterChoice, levels
 from pbem.cli.daemon import doctor, run
 from pbem.cli.games import card_pack, pack_option, said_pack
@@ -38,6 +39,7 @@ def main() -> None:
 
 
 main.add_command(cards)
+main.add_command(catalogue)
 main.add_command(run)
 main.add_command(doctor)
 main.add_command(outbox)

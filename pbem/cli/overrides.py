@@ -94,7 +94,7 @@ def _echo_events(events: list[Event]) -> None:
     from pbem.reports.context import report_events
     from pbem.reports.templating import environment
 
-    module = environment().get_template("en/_events.txt.j2").module
+    module = environment().get_template("_events.txt.j2").module
     for e in report_events(events, None):  # the GM sees all, each thing said once
         click.echo(module.event(e))  # type: ignore[attr-defined]
 

@@ -56,7 +56,7 @@ from pbem.reports.languages import LANGUAGES
 from pbem.reports.pictures import DRAWN_ZOOM, OTHERS_ZOOM, InlinePicture, png_picture
 from pbem.reports.position import Attachment, Position, file_safe, position
 from pbem.reports.svg import LEGEND, structure_svg
-from pbem.reports.templating import environment, render
+from pbem.reports.templating import render, template
 
 Problem = Literal["unknown_game", "unreadable", "auth_failed", "flooding", "hushed", "failed"]
 
@@ -477,9 +477,7 @@ def _picture(player: PlayerView, cards: CardSet, lang: str, site_dir: Path | Non
 
 def _words(lang: str, site_dir: Path | None) -> dict[str, str]:
     """The labels of the structure picture, from the language's word templates."""
-    lang = lang if lang in LANGUAGES else "en"
-    module = environment(str(site_dir) if site_dir else None).get_template(
-        f"{lang}/_words.txt.j2").module
+    module = template("_words.txt.j2", lang, site_dir).module
     labels: Mapping[str, str] = getattr(module, "svg_words")  # noqa: B009
     alignments: Mapping[str, str] = getattr(module, "alignments")  # noqa: B009
     return {**alignments, **labels}

@@ -10,8 +10,7 @@ import re
 from pathlib import Path
 
 from pbem.orders.model import Order, kind_of
-from pbem.reports.languages import LANGUAGES
-from pbem.reports.templating import environment, one_stop
+from pbem.reports.templating import one_stop, template
 
 __all__ = ["paraphrase"]
 
@@ -22,10 +21,7 @@ _LAYOUT_SPACE = re.compile(r"[ \t\r\n]+")
 
 def paraphrase(order: Order, lang: str = "en", site_dir: Path | None = None) -> str:
     """Gives one plain-language sentence saying what ``order`` does, in ``lang``."""
-    if lang not in LANGUAGES:
-        lang = "en"
-    template = environment(str(site_dir) if site_dir else None).get_template(f"{lang}/{TEMPLATE}")
-    macro = getattr(template.module, kind_of(order))
+    macro = getattr(template(TEMPLATE, lang, site_dir).module, kind_of(order))
     # Macros are laid out over several lines for reading; the sentence is one line, its
     # no-break spaces kept. A name ending in a full stop ("C.I.A.") at the end of the
     # sentence would give two: a macro's output is not a template's, so it is fixed here.

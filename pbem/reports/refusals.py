@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from pbem.errors import install_english_wording
 from pbem.reports.languages import LANGUAGES
-from pbem.reports.templating import environment
+from pbem.reports.templating import template
 
 
 class Refusal(Protocol):
@@ -55,8 +55,7 @@ def wording(lang: str, refusals: str, key: str, words: Mapping[str, Any],
     """The reason and the suggestion (or ``""``) that catalogue ``refusals`` of ``lang``
     gives ``key`` with ``words``; ``hint`` names the suggestion when it is not ``key``.
     Raises ``UnknownRefusal`` when the catalogue has no reason for ``key``."""
-    env = environment(str(site_dir) if site_dir else None)
-    module: Any = env.get_template(f"{lang}/{refusals}.txt.j2").module
+    module: Any = template(f"{refusals}.txt.j2", lang, site_dir).module
     message = str(module.message(key, words)).strip()
     if not message:
         raise UnknownRefusal(f"{lang}/{refusals} has no wording for {key!r}")

@@ -1,8 +1,12 @@
 """Jinja2 environments for every player-visible text.
 
-Templates live in ``pbem/templates/<lang>/`` (``en``, ``fr``); a site folder given by the game
-master overrides any of them by the same relative name. Text templates end in ``.txt.j2``,
-HTML ones in ``.html.j2`` and are autoescaped. Undefined names are errors, never blanks.
+Templates live in ``pbem/templates/``, one for each mail and page, written in English with
+each sentence marked for translation; each other language's words are its catalogue
+(``pbem.reports.catalogues``), and each language has its environment. A site folder given by
+the game master overrides any template by the same relative name, for every language
+(``<site>/<name>``) or for one (``<site>/<lang>/<name>``), and may add catalogues. Text
+templates end in ``.txt.j2``, HTML ones in ``.html.j2`` and are autoescaped. Undefined
+names are errors, never blanks.
 """
 
 from __future__ import annotations
@@ -21,18 +25,25 @@ import jinja2
 from markupsafe import Markup, escape
 
 from pbem.orders.format import fold_order
-from pbem.reports.languages import LANGUAGES
+from pbem.reports.catalogues import FORMS, install, site_languages, translations
+from pbem.reports.languages import LANGUAGES, SOURCE_LANGUAGE
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+def environment(site_dir: str | None = None, lang: str = SOURCE_LANGUAGE) -> jinja2.Environment:
+    """The environment of readers of ``lang``: the templates in its words, ``site_dir``'s
+    templates and catalogues winning over the shipped ones. One for each (site, language)."""
+    return _environment(site_dir, lang)
 
 
 @cache
-def environment(site_dir: str | None = None) -> jinja2.Environment:
-    """The shared environment; ``site_dir`` templates win over the shipped ones."""
-    loaders: list[jinja2.BaseLoader] = []
-    if site_dir:
-        loaders.append(jinja2.FileSystemLoader(site_dir))
-    loaders.append(jinja2.PackageLoader("pbem", "templates"))
+def _environment(site_dir: str | None, lang: str) -> jinja2.Environment:
+    folders = [Path(site_dir) / lang, Path(site_dir)] if site_dir else []
+    # (The per-language folders after the shared one: the templates not yet made one.)
+    folders += [TEMPLATES, TEMPLATES / lang, TEMPLATES / SOURCE_LANGUAGE]
     env = _Environment(
-        loader=_HtmlTwins(jinja2.ChoiceLoader(loaders)),
+        loader=_HtmlTwins(jinja2.FileSystemLoader([str(f) for f in folders])),
         undefined=jinja2.StrictUndefined,
         autoescape=is_html,
         trim_blocks=True,
@@ -50,6 +61,7 @@ def environment(site_dir: str | None = None) -> jinja2.Environment:
     env.filters["summed"] = summed
     env.filters["sentence"] = sentence
     env.filters["blocks"] = text_blocks
+    install(env, translations(lang, site_dir))
     return env
 
 
@@ -142,13 +154,10 @@ def elided(word: str) -> Callable[[jinja2.nodes.EvalContext, object], str]:
     @jinja2.pass_eval_context
     def before(context: jinja2.nodes.EvalContext, value: object) -> str:
         text = str(value)
-        lead = f"{word[:-1]}'" if text[:1] and text[:1].lower() in _VOWELS else f"{word} "
+        lead = FORMS[word](text)
         # In HTML the value is escaped as it would have been (unless it is markup already).
         return Markup(lead) + escape(value) if context.autoescape else lead + text
     return before
-
-
-_VOWELS = "aeiouyàâäéèêëîïôöùûü"
 
 
 # An abbreviation's full stop ("C.I.A.") and the one after it, closing tags between them
@@ -232,12 +241,19 @@ def _wrapper(width: int) -> textwrap.TextWrapper:
                                 break_on_hyphens=False, break_long_words=False)
 
 
-def render(name: str, lang: str = "en", site_dir: Path | None = None, **context: Any) -> str:
-    """Render ``<lang>/<name>`` (e.g. ``render("ack.txt.j2", "fr", ...)``)."""
-    if lang not in LANGUAGES:
-        lang = "en"
-    env = environment(str(site_dir) if site_dir else None)
-    return env.get_template(f"{lang}/{name}").render(**context)
+def template(name: str, lang: str = SOURCE_LANGUAGE,
+             site_dir: Path | None = None) -> jinja2.Template:
+    """The template ``name`` in the words of ``lang`` (English for a language the package and
+    the site have no words for)."""
+    if lang not in LANGUAGES and lang not in site_languages(site_dir):
+        lang = SOURCE_LANGUAGE
+    return environment(str(site_dir) if site_dir else None, lang).get_template(name)
+
+
+def render(name: str, lang: str = SOURCE_LANGUAGE, site_dir: Path | None = None,
+           **context: Any) -> str:
+    """Render ``name`` for a reader of ``lang`` (e.g. ``render("ack.txt.j2", "fr", ...)``)."""
+    return template(name, lang, site_dir).render(**context)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pbem.engine.commands import Attack
 from pbem.orders import AttackOrder, format_order
 from pbem.orders.format import fold_order
 from pbem.orders.parse import parse_orders
-from pbem.reports.templating import environment
+from pbem.reports.templating import template
 
 START = "GAME g PLAYER Alice PASSWORD s"
 ILLUMINATI = [c.name for c in CARDS.illuminati]
@@ -30,7 +30,7 @@ def _longest_attacks() -> list[AttackOrder]:
 
 @pytest.mark.parametrize("lead", ["    ", "# "])
 def test_a_long_line_to_copy_is_cut_within_72_columns_and_reads_back_whole(lead: str) -> None:
-    copy = environment().get_template("en/_blocks.txt.j2").module.copy
+    copy = template("_blocks.txt.j2").module.copy
     attacks = _longest_attacks()
     assert max(len(format_order(a)) for a in attacks) > 90  # the check is not empty
     for attack in attacks:

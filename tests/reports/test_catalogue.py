@@ -24,7 +24,7 @@ from pbem.errors import IllegalCommandError, OrderSyntaxError, UnknownNameError
 from pbem.refusal_keys import EngineKey, MailKey, ParserHint, ParserKey, ServiceKey
 from pbem.reports.languages import LANGUAGES
 from pbem.reports.refusals import UnknownRefusal, worded, wording
-from pbem.reports.templating import environment
+from pbem.reports.templating import environment, template
 from pbem.service.order_refusals import refused
 
 PACKAGE = Path(pbem.__file__).parent
@@ -150,7 +150,9 @@ COMPOSED = {PARSER: {"what", "query"}}
 
 
 def _source(lang: str, catalogue: str) -> str:
-    return (PACKAGE / "templates" / lang / f"{catalogue}.txt.j2").read_text()
+    env = environment(None, lang)
+    assert env.loader is not None
+    return env.loader.get_source(env, f"{catalogue}.txt.j2")[0]
 
 
 def _worded_keys(lang: str, catalogue: str, macro: str) -> set[str]:
@@ -234,7 +236,7 @@ def test_every_key_raised_renders_with_the_words_its_sites_give(lang: str, catal
 def test_every_suggestion_the_parser_makes_renders(lang: str, catalogue: str,
                                                    key: str) -> None:
     words = _samples(catalogue, RAISED[catalogue, "suggestion"][key])
-    module: Any = environment().get_template(f"{lang}/{catalogue}.txt.j2").module
+    module: Any = template(f"{catalogue}.txt.j2", lang).module
     assert str(module.suggestion(key, words)).strip(), key
 
 
@@ -277,7 +279,7 @@ def test_an_amount_of_money_keeps_its_unit_on_its_line() -> None:
     thing the parser names."""
     said: list[str] = []
     for catalogue in (ENGINE, PARSER):
-        module: Any = environment().get_template(f"fr/{catalogue}.txt.j2").module
+        module: Any = template(f"{catalogue}.txt.j2", "fr").module
         for macro in ("message", "suggestion"):
             keys = RAISED[catalogue, macro if catalogue == PARSER else "message"]
             for key, words in keys.items():

@@ -11,7 +11,7 @@ from pbem.engine.events import event_of
 from pbem.orders import KINDS, Order, parse_order
 from pbem.reports import mails as reports
 from pbem.reports.paraphrase import paraphrase
-from pbem.reports.templating import environment
+from pbem.reports.templating import template
 
 CARDS = load_cardset()
 PLAYERS = ("Alice", "Bob")
@@ -24,7 +24,7 @@ def said(line: str, lang: str = "en") -> str:
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_each_template_has_a_macro_for_every_kind_of_order(lang: str) -> None:
     """One macro per kind of order, in every language."""
-    module = environment().get_template(f"{lang}/paraphrase.txt.j2").module
+    module = template("paraphrase.txt.j2", lang).module
     assert [k for k in KINDS.values() if not callable(getattr(module, k, None))] == []
 
 

@@ -13,7 +13,7 @@ from mailrooms import french_room, refusals_said
 from transcripts.harness import Mailroom
 
 import pbem
-from pbem.reports.templating import environment
+from pbem.reports.templating import template
 
 PACKAGE = Path(pbem.__file__).parent
 
@@ -27,7 +27,7 @@ def _calls(path: Path) -> Iterator[tuple[str, ast.Call]]:
 
 
 def _french(refusals: str) -> Any:
-    return environment().get_template(f"fr/{refusals}.txt.j2").module
+    return template(f"{refusals}.txt.j2", "fr").module
 
 
 def test_every_phase_has_its_french_words() -> None:

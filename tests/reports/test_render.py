@@ -18,7 +18,7 @@ from scripted_game import CARDS, DEADLINE, NOW, first, steps, turn_of
 from pbem.engine.events import event_of
 from pbem.reports import mails as reports
 from pbem.reports import templating as render
-from pbem.reports.templating import environment, hang
+from pbem.reports.templating import environment, hang, template
 
 # The macro on Jinja's own ``wordwrap``: the reference for every byte. A word longer than
 # the line (a file's path, an address) stays whole: a reader copies it.
@@ -45,7 +45,7 @@ def test_the_macros_wrap_through_the_filter() -> None:
     """``hang``, ``para`` and ``item`` of the text blocks, as other templates call them."""
     text = "word " * 30
     for lang in ("en", "fr"):
-        blocks = environment().get_template(f"{lang}/_blocks.txt.j2").module
+        blocks = template("_blocks.txt.j2", lang).module
         assert blocks.hang("Line 1: ", "    ", text) == hang(text, "Line 1: ", "    ")
         assert blocks.para(text) == REFERENCE.render(text=text, first="", rest="", width=78)
         assert blocks.item(text) == REFERENCE.render(text=text, first="- ", rest="  ",
@@ -110,24 +110,24 @@ def test_a_render_s_fixed_costs_are_paid_once(tmp_path: Path) -> None:
     """A site's template may still call Jinja's globals (range, namespace...); each template
     holds them in a dictionary of its own, not the ChainMap each render would copy. A
     template loaded is kept by its name; a site's template still wins over ours."""
-    template = environment().from_string("{{ range(3) | list }} {{ namespace(a=1).a }}")
-    assert template.render() == "[0, 1, 2] 1"
-    help_template = environment().get_template("en/help.txt.j2")
+    ranges = environment().from_string("{{ range(3) | list }} {{ namespace(a=1).a }}")
+    assert ranges.render() == "[0, 1, 2] 1"
+    help_template = template("help.txt.j2")
     assert type(help_template.globals) is dict
-    assert environment().get_template("en/help.txt.j2", "en/error.txt.j2") is help_template
+    assert environment().get_template("help.txt.j2", "error.txt.j2") is help_template
     (tmp_path / "en").mkdir()
     (tmp_path / "en" / "help.txt.j2").write_text("site help")
     site = environment(str(tmp_path))
-    assert site.get_template("en/help.txt.j2").render() == "site help"
-    kept = site.get_template("en/help.txt.j2")
+    assert site.get_template("help.txt.j2").render() == "site help"
+    kept = site.get_template("help.txt.j2")
     assert site.cache is not None
     site.cache.clear()  # Jinja's own cache, where it would look first
-    assert site.get_template("en/help.txt.j2") is kept
+    assert site.get_template("help.txt.j2") is kept
 
 
 @pytest.mark.parametrize(("lang", "ends"), [("en", "to C.I.A."), ("fr", "à C.I.A.")])
 def test_a_sentence_ending_in_an_abbreviation_has_one_full_stop(lang: str, ends: str) -> None:
-    module = environment().get_template(f"{lang}/_events.txt.j2").module
+    module = template("_events.txt.j2", lang).module
     text = module.event(event_of("transfer", {"player": "carol", "amount": 4,  # type: ignore[attr-defined]
                                            "from": "The UFOs", "to": "C.I.A."}))
     assert text.endswith(ends), text
@@ -137,11 +137,10 @@ def test_the_press_form_is_worded_in_french_for_a_french_reader() -> None:
     """The PRESS TO form's prose (the message, then END PRESS) follows the reader's
     language; the order words stay English, and the English form is unchanged."""
     from pbem.orders.line import ORDER_FORMS
-    from pbem.reports.templating import environment
 
     (form,) = ORDER_FORMS["press to"]
     assert form.endswith(", then the message, then END PRESS")
-    refusals = environment().get_template("fr/_parser_refusals.txt.j2").module
+    refusals = template("_parser_refusals.txt.j2", "fr").module
     said = [str(refusals.suggestion("write_as", {"usage": form})),  # type: ignore[attr-defined]
             str(refusals.suggestion("write_as_forms",  # type: ignore[attr-defined]
                                     {"forms": [form, "STATUS"]}))]

@@ -19,7 +19,7 @@ from pbem.engine.events import event_of
 from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
 from pbem.reports.refusals import worded
-from pbem.reports.templating import environment
+from pbem.reports.templating import template
 from pbem.service.notice_mails import outbox_item
 from pbem.service.order_refusals import refused
 from pbem.service.settings import MailIdentity
@@ -37,7 +37,7 @@ def french(prefix: str) -> reports.Rendered:
 
 
 def words() -> object:
-    return environment().get_template("fr/_words.txt.j2").module
+    return template("_words.txt.j2", "fr").module
 
 
 # --- money: a card's treasury, the structure's money ---------------------------------------

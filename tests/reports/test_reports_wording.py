@@ -18,7 +18,7 @@ from pbem.engine.rules import apply
 from pbem.orders import parse_order
 from pbem.reports import mails as reports
 from pbem.reports.paraphrase import paraphrase
-from pbem.reports.templating import environment
+from pbem.reports.templating import environment, template
 
 ABBREVIATED = ("S.M.O.F.", "C.I.A.")
 
@@ -91,7 +91,7 @@ MONEY_TERMS = ("attacker_money", "defender_money", "assist", "interfere")
 def test_every_money_term_of_a_breakdown_has_one_form(lang: str, form: str) -> None:
     """QA: "+4 MB spent from ..." next to "-1 money spent to defend, from ...": every money
     term of an attack's breakdown says what it was spent for, then where it came from."""
-    module = environment().get_template(f"{lang}/_words.txt.j2").module
+    module = template("_words.txt.j2", lang).module
     for kind in MONEY_TERMS:
         assert re.fullmatch(form, str(module.term(kind, "C.I.A."))), kind
 
@@ -102,7 +102,7 @@ def test_a_breakdown_names_every_kind_of_term() -> None:
     kinds = set(re.findall(r'Term\("(\w+)"', Path(breakdown_module.__file__).read_text()))
     kinds |= set(MONEY_TERMS)
     for lang in ("en", "fr"):
-        module = environment().get_template(f"{lang}/_words.txt.j2").module
+        module = template("_words.txt.j2", lang).module
         fallback = [k for k in sorted(kinds) if str(module.term(k, "X")) == f"{k} (X)"]
         assert fallback == [], lang
 

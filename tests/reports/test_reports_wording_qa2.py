@@ -21,7 +21,7 @@ from pbem.engine.commands import OfferGroup
 from pbem.engine.events import event_of
 from pbem.engine.rules import apply
 from pbem.reports import mails as reports
-from pbem.reports.templating import environment
+from pbem.reports.templating import template
 from pbem.service.gm import Preview
 from pbem.service.model import GameService, Seat
 
@@ -52,12 +52,12 @@ def test_a_breakdown_shows_one_line_per_spender_and_kind(
     """QA: "-2 argent dépensé pour interférer, par anne" then "-7 ... par anne": a fixed
     sum and the UPTO part of one spender are one line, added up, in the text and HTML
     breakdowns (attack result, response request and archive all use these two)."""
-    text = str(environment().get_template(f"{lang}/_events.txt.j2").module
+    text = str(template("_events.txt.j2", lang).module
                .breakdown(SPLIT, -1))
     lines = [words(line) for line in text.splitlines()]
     assert attack in lines and interfere in lines
     assert len(lines) == 5  # power, resistance, two money lines, the need
-    table = str(environment().get_template(f"{lang}/_blocks.html.j2").module
+    table = str(template("_blocks.html.j2", lang).module
                 .breakdown(SPLIT, -1))
     rows = [words(html.unescape(re.sub(r"<[^>]+>", " ", row)))
             for row in table.split("<tr>")[1:]]
@@ -84,10 +84,10 @@ def test_a_group_line_begins_its_ability_as_a_sentence() -> None:
     g = SimpleNamespace(name="Federal Reserve", power=5, transferable=3, resistance=7,
                         income=6, alignments=("Government",),
                         ability="money it transfers may go to any group")
-    line = str(environment().get_template("en/_blocks.txt.j2").module.group_line(g))
+    line = str(template("_blocks.txt.j2").module.group_line(g))
     assert line.endswith("; Government. Money it transfers may go to any group.")
     for lang in ("en", "fr"):
-        row = str(environment().get_template(f"{lang}/_blocks.html.j2").module.groups([g]))
+        row = str(template("_blocks.html.j2", lang).module.groups([g]))
         assert 'Money it transfers may go to any group</td>' in row
 
 

@@ -95,10 +95,10 @@ def test_a_money_edit_logged_before_owners_were_recorded_still_reads() -> None:
     """A gm_money event of an older log has no "player": history and reports still render it
     (StrictUndefined would otherwise stop them)."""
     from pbem.engine.events import event_of
-    from pbem.reports.templating import environment
+    from pbem.reports.templating import template
 
     for lang in ("en", "fr"):
-        module = environment().get_template(f"{lang}/_events.txt.j2").module
+        module = template("_events.txt.j2", lang).module
         text = module.event(event_of("gm_money", {"card": "The Mafia", "amount": 3,  # type: ignore[attr-defined]
                                                "reason": ""}))
         assert "The Mafia" in text and "(" not in text
@@ -115,13 +115,13 @@ def test_a_money_edit_names_an_illuminati_card_as_one_and_a_group_as_one() -> No
 
     from pbem.engine.commands import GmSetMoney
     from pbem.engine.events import event_of
-    from pbem.reports.templating import environment
+    from pbem.reports.templating import template
 
     position = place(game(ann=BAVARIA), "ann", "The Mafia", treasury=3)
     said = {("en", BAVARIA): "(ann's Illuminati)", ("en", "The Mafia"): "(ann's group)",
             ("fr", BAVARIA): "(Illuminati d'ann)", ("fr", "The Mafia"): "(groupe d'ann)"}
     for (lang, card), whose in said.items():
-        module = environment().get_template(f"{lang}/_events.txt.j2").module
+        module = template("_events.txt.j2", lang).module
         _, events = play(position, GmSetMoney("gm", card, 10, "lost mail"))
         texts = [module.event(e) for e in events]  # type: ignore[attr-defined]
         assert [e.kind for e in events] == ["gm_money", "gm_money_count"]

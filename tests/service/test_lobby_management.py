@@ -16,7 +16,7 @@ from transcripts.harness import SEED, Mailroom
 
 from pbem.errors import IllegalCommandError
 from pbem.reports.observing import lobby_mail
-from pbem.reports.templating import environment
+from pbem.reports.templating import template
 from pbem.service import gm
 from pbem.service.entries import (
     GmEvent,
@@ -231,7 +231,7 @@ def test_pbem_shows_extends_declines_closes_and_deletes_a_game_open_for_sign_up(
 
 def sentence(lang: str, done: GmEvent) -> str:
     """The game master's timeline sentence of ``done`` (as ``pbem game show`` says it)."""
-    module = environment().get_template(f"{lang}/_gm.txt.j2").module
+    module = template("_gm.txt.j2", lang).module
     return str(module.sentence(done.kind, done))  # type: ignore[attr-defined]
 
 
