@@ -14,7 +14,7 @@ class PbemError(Exception):
 
     An error a player can read carries a ``key`` and the values of its wording only
     (``IllegalCommandError(key="money_short", card=..., have=3, amount=5)``): the words are
-    the catalogue's, ``templates/<lang>/<catalogue>.txt.j2``, rendered by
+    the catalogue's, ``templates/<catalogue>.txt.j2``, rendered by
     ``pbem.reports.refusals`` in the reader's language; ``catalogue`` names the templates
     that word this kind of error, and ``hint`` names the suggestion when it is made apart
     from the message (the order parser's "did you mean"), else ``key`` names both.

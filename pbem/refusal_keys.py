@@ -1,9 +1,11 @@
 """The refusal keys: a closed set per catalogue, checked by mypy where an error is raised.
 
 A key names a refusal a player can read; its words are the catalogue's
-(``templates/<lang>/<catalogue>.txt.j2``), which words exactly these keys in every language
-(``tests/reports/test_catalogue.py``). A new refusal is a new key here and its wording in each
-catalogue; a mistyped key fails ``mypy``, not a player's mail.
+(``templates/<catalogue>.txt.j2``, one template whose messages each language translates in
+``pbem/locale/<lang>/LC_MESSAGES/pbem.po``), which words exactly these keys
+(``tests/reports/test_catalogue.py``). A new refusal is a new key here, its wording in the
+template and its translation in each language's catalogue; a mistyped key fails ``mypy``,
+not a player's mail.
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ class TooTangled(Exception):
 @dataclass(frozen=True)
 class Hint:
     """A suggestion: its key and words, worded in the reader's language by the catalogue
-    (``templates/<lang>/_parser_refusals.txt.j2``, see ``ParserError``)."""
+    (``templates/_parser_refusals.txt.j2``, see ``ParserError``)."""
 
     key: ParserHint
     words: Mapping[str, Any] = field(default_factory=dict)

@@ -2,10 +2,13 @@
 
 An error a player can read carries a ``key`` and the values of its wording (``words``);
 its class names the catalogue that words it (``catalogue``): the rules engine's
-(``_engine_refusals``), the order parser's (``_parser_refusals``) or the service's own
-checks of an order (``_refusals``), each in ``templates/<lang>/`` for every language. A key
-a catalogue lacks is an error, never a silent fallback to another language. The order
-words stay English (the order language is).
+(``_engine_refusals``), the order parser's (``_parser_refusals``), the service's own
+checks of an order (``_refusals``) or an unreadable mail's (``_mail_refusals``): one template
+each, ``templates/<catalogue>.txt.j2``, whose reasons and suggestions are messages of the
+translation catalogues (``pbem/locale/<lang>/LC_MESSAGES/pbem.po``), rendered in the
+reader's language. A key the template lacks is an error in every language, never a blank;
+a message a language lacks is found by ``pbem catalogue check``. The order words stay
+English (the order language is).
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ def wording(lang: str, refusals: str, key: str, words: Mapping[str, Any],
     module: Any = template(f"{refusals}.txt.j2", lang, site_dir).module
     message = str(module.message(key, words)).strip()
     if not message:
-        raise UnknownRefusal(f"{lang}/{refusals} has no wording for {key!r}")
+        raise UnknownRefusal(f"{refusals} has no wording for {key!r} ({lang})")
     return message, str(module.suggestion(hint or key, words)).strip()
 
 

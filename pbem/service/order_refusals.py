@@ -1,5 +1,5 @@
 """The service's own refusals of an order: a key and its values, worded in the reader's
-language by ``pbem.reports.refusals`` from ``templates/<lang>/_refusals.txt.j2``."""
+language by ``pbem.reports.refusals`` from ``templates/_refusals.txt.j2``."""
 
 from __future__ import annotations
 

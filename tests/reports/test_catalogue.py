@@ -18,13 +18,17 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
+from babel.messages.catalog import Catalog
 
 import pbem
 from pbem.errors import IllegalCommandError, OrderSyntaxError, UnknownNameError
 from pbem.refusal_keys import EngineKey, MailKey, ParserHint, ParserKey, ServiceKey
-from pbem.reports.languages import LANGUAGES
+from pbem.reports.catalogues import catalogue_path
+from pbem.reports.languages import LANGUAGES, LOCALE, SOURCE_LANGUAGE
+from pbem.reports.mails import mail
 from pbem.reports.refusals import UnknownRefusal, worded, wording
 from pbem.reports.templating import environment, template
+from pbem.reports.translating import problems, read_catalogue, template_messages
 from pbem.service.order_refusals import refused
 
 PACKAGE = Path(pbem.__file__).parent
@@ -288,3 +292,95 @@ def test_an_amount_of_money_keeps_its_unit_on_its_line() -> None:
             said.extend(module.things.values())
     assert sum(bool(re.search(r"\d\sMB", text)) for text in said) >= 5
     assert [text for text in said if re.search(r"[\d?] MB", text)] == []
+
+
+# The templates that word refusals: the four catalogues, and the mails that carry a refusal.
+REFUSAL_TEMPLATES = {f"{c}.txt.j2" for c in (ENGINE, PARSER, SERVICE, MAIL)} | {
+    f"{mail}{kind}" for mail in ("error", "order_failed")
+    for kind in (".txt.j2", ".html.j2", ".subject.txt.j2")}
+TRANSLATED = [lang for lang in LANGUAGES if lang != SOURCE_LANGUAGE]
+
+
+def _refusal_messages() -> Catalog:
+    """The messages of the refusal templates, as the translators' catalogues hold them."""
+    ours = Catalog()
+    for message in template_messages():
+        if any(Path(where).name in REFUSAL_TEMPLATES for where, _line in message.locations):
+            ours.add(message.id, locations=message.locations, context=message.context)
+    return ours
+
+
+def test_the_refusal_templates_are_found_in_the_catalogues() -> None:
+    """The scan below reads the refusal templates' messages (one that found none would pass
+    everything): each key's reason and suggestion is a message."""
+    ours = _refusal_messages()
+    assert len(ours) > 300
+    assert ("{card} has only {have} MB, not {amount}", None) in {(m.id, m.context)
+                                                                  for m in ours}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_message_of_the_refusals_is_translated_in_every_shipped_language(
+        lang: str) -> None:
+    """What ``pbem catalogue check`` finds, for the refusals: a message a language lacks
+    (a reason left in English in its mail), leaves fuzzy, or whose placeholders are not the
+    original's."""
+    catalogue = read_catalogue(catalogue_path(LOCALE, lang))
+    assert [(p.message, p.wrong.value, p.detail)
+            for p in problems(catalogue, _refusal_messages())] == []
+
+
+# The words a key's suggestion gives that are order words only: the same in every language.
+ORDER_WORDS_ONLY = {(ENGINE, "pass_late"), (SERVICE, "attack_short"),
+                    (SERVICE, "defence_short_both")}
+
+
+@pytest.mark.parametrize(("lang", "catalogue", "key"),
+                         [c for c in _cases("message") if c.values[0] in TRANSLATED])
+def test_no_refusal_keeps_its_english_in_another_language(lang: str, catalogue: str,
+                                                          key: str) -> None:
+    """Each key's reason, and its suggestion where it has words and not only order words,
+    reads in the reader's language, not in English."""
+    words = _samples(catalogue, RAISED[catalogue, "message"][key])
+    message, suggestion = wording(lang, catalogue, key, words)
+    english = wording(SOURCE_LANGUAGE, catalogue, key, words)
+    assert message != english[0]
+    if suggestion and (catalogue, key) not in ORDER_WORDS_ONLY:
+        assert suggestion != english[1]
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_suggestion_of_the_parser_reads_in_the_readers_language(lang: str) -> None:
+    module: Any = template(f"{PARSER}.txt.j2", lang).module
+    english: Any = template(f"{PARSER}.txt.j2", SOURCE_LANGUAGE).module
+    same = [key for key, words in RAISED[PARSER, "suggestion"].items()
+            if str(module.suggestion(key, _samples(PARSER, words)))
+            == str(english.suggestion(key, _samples(PARSER, words)))]
+    assert same == []
+
+
+def _refusal_mails(lang: str) -> Iterator[Any]:
+    """The error mail for each problem, and an order refused when its moment came."""
+    until = {"utc": "2026-12-04T18:00:00+00:00", "local": "2026-12-04 19:00",
+             "tz": "Europe/Paris"}
+    for problem in ("unknown_game", "flooding", "hushed", "failed", "auth_failed", "unread"):
+        yield mail("error", lang, None, html=True, problem=problem, game="illu",
+                   games=["illu"], limit=20, minutes=60, until=until, message="",
+                   suggestion="", start_game="")
+    yield mail("order_failed", lang, None, html=True, game="illu", player="Carol",
+               data={"reason": "r", "line": 3, "order": "PASS", "suggestion": "END TURN",
+                     "skipped": [(4, "END TURN")]}, goes_on=None)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_mails_that_carry_a_refusal_keep_no_english(lang: str) -> None:
+    """No sentence of the English error and order-failed mails is left in another
+    language's (subject, text and HTML)."""
+    for english, other in zip(_refusal_mails(SOURCE_LANGUAGE), _refusal_mails(lang),
+                              strict=True):
+        sentences = [s.strip() for s in re.split(r"[.:]\s", " ".join(english.text.split()))
+                     if re.search(r"\b(the|your|you|not|was|is|are)\b", s)]
+        assert sentences
+        said = " ".join(other.text.split()) + " ".join((other.html or "").split())
+        assert [s for s in sentences if s in said] == [], english.subject
+        assert other.subject != english.subject

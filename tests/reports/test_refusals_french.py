@@ -9,10 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mailrooms import french_room, refusals_said
 from transcripts.harness import Mailroom
 
 import pbem
+from pbem.reports.languages import LANGUAGES, SOURCE_LANGUAGE
 from pbem.reports.templating import template
 
 PACKAGE = Path(pbem.__file__).parent
@@ -58,10 +60,12 @@ def _phrases() -> tuple[set[str], set[str]]:
     return what - {"card", "group", "special", "player", "alignment"}, where
 
 
-def test_every_thing_and_place_the_parser_names_is_french() -> None:
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != SOURCE_LANGUAGE])
+def test_every_thing_and_place_the_parser_names_is_in_the_readers_language(lang: str) -> None:
     """A message says what was expected (``the MB to spend``) and where (``after AT``):
-    each in French (the order words stay English)."""
-    refusals = _french("_parser_refusals")
+    each in French, or in any other language the package has (the order words stay
+    English)."""
+    refusals = template("_parser_refusals.txt.j2", lang).module
     what, where = _phrases()
     assert len(what) > 30 and len(where) > 20
     english = [w for w in what if str(refusals.thing(w)) == w] + [

@@ -38,7 +38,8 @@ def test_a_defence_from_a_group_without_the_money_is_refused_at_once() -> None:
 
 def test_the_services_refusals_are_in_the_players_language() -> None:
     """README: every mail's text is in English and French; the service's own refusals of an
-    answer come from templates/<lang>/_refusals.txt.j2 (the order words stay English)."""
+    answer come from templates/_refusals.txt.j2 and its translations (the order words stay
+    English)."""
     t = table(position())
     mail(t, "bob", "SET LANGUAGE FR")
     mail(t, "ann", "ATTACK Bavarian NEUTRALIZE Boy Sprouts")
