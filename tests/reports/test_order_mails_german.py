@@ -12,7 +12,7 @@ import pytest
 from scripted_game import rendered
 
 from pbem.reports import mails as reports
-from pbem.reports.catalogues import catalogue_path
+from pbem.reports.catalogues import catalogue_path, fill
 from pbem.reports.languages import LOCALE
 from pbem.reports.mails import Rendered
 from pbem.reports.templating import render
@@ -118,3 +118,12 @@ def test_an_offer_given_away_reads_in_german() -> None:
     mail = reports.mail("offer_answered", "de", None, **context)
     assert mail.subject == "[illu] Zug 4: Carol hat Boy Sprouts angenommen (Alice)"
     assert mail.text.startswith("Carol hat Boy Sprouts angenommen: Die Gruppe gehört jetzt zu")
+
+
+def test_a_placeholders_form_in_html_writes_its_lead_as_the_template_filter_did() -> None:
+    """French HTML: "d'Élise" as the ``| de`` filter wrote it, the value escaped, the
+    catalogue's own lead not ("d&#39;Élise" before): the HTML parts stay byte for byte."""
+    assert fill("actions {player:de}", {"player": "Élise"}, markup=True) == "actions d'Élise"
+    assert fill("actions {player:de}", {"player": "A&B"}, markup=True) == (
+        "actions d'A&amp;B")
+    assert fill("actions {player:de}", {"player": "Bob"}, markup=False) == "actions de Bob"
