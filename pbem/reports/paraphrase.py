@@ -1,7 +1,8 @@
 """Order values in plain words: "The Mafia attacks to control Boy Sprouts, ..."
 
-The words live in ``templates/<lang>/paraphrase.txt.j2``, one macro per kind of order (see
-``model.KINDS``); a site folder may override the template like any other.
+The sentences live in ``templates/paraphrase.txt.j2``, one macro per kind of order (see
+``model.KINDS``), each sentence a message of the catalogues (``pbem.reports.catalogues``);
+a site folder may override the template like any other.
 """
 
 from __future__ import annotations

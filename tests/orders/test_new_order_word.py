@@ -1,6 +1,7 @@
-"""A new order word touches at most five files (issue 36, point 3), those docs/layout.md
-lists: a copy of the package gets a ``SHOUT <n>`` order by edits of those five files only,
-and the copy reads it, writes it back, carries it out and says it in the answer mail."""
+"""A new order word touches few files (issue 36, point 3), those docs/layout.md lists: three
+modules, the paraphrase template and each translated language's catalogue (issue 42). A copy
+of the package gets a ``SHOUT <n>`` order by edits of those files only, and the copy reads
+it, writes it back, carries it out and says it in the answer mail."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pbem
+from pbem.reports.languages import LANGUAGES, SOURCE_LANGUAGE
 
 ROOT = Path(pbem.__file__).parent
 TESTS = Path(__file__).parents[1]
@@ -47,6 +49,11 @@ def _shout(table: Table, player: str, located: Located) -> Note:
 
 
 '''
+_SHOUT_PO = '''msgid "Shout {{n}} time."
+msgid_plural "Shout {{n}} times."
+msgstr[0] "{}"
+msgstr[1] "{}"
+'''
 EDITS: dict[str, list[tuple[str, str]]] = {
     "orders/model.py": [
         ("Order = (\n", _MODEL + "Order = (\n"),
@@ -63,13 +70,22 @@ EDITS: dict[str, list[tuple[str, str]]] = {
          _CARRY + "# What each kind of order does outside"),
         ("    SetMail: _setting, SetReport: _setting,\n",
          "    SetMail: _setting, SetReport: _setting, Shout: _shout,\n")],
-    "templates/en/paraphrase.txt.j2": [
+    "templates/paraphrase.txt.j2": [
         ("{% macro status(o) %}",
-         "{% macro shout(o) %}Shout {{ o.times }} times.{% endmacro %}\n\n{% macro status(o) %}")],
-    "templates/fr/paraphrase.txt.j2": [
-        ("{% macro status(o) %}",
-         "{% macro shout(o) %}Criez {{ o.times }} fois.{% endmacro %}\n\n{% macro status(o) %}")],
+         '{% macro shout(o) %}{{ ngettext("Shout {n} time.", "Shout {n} times.", o.times) }}'
+         "{% endmacro %}\n\n{% macro status(o) %}")],
+    # Each catalogue gets the sentence's translation, before a message it has once.
+    "locale/fr/LC_MESSAGES/pbem.po": [
+        ('msgid "Send me my report again."\nmsgstr "',
+         _SHOUT_PO.format("Criez {n} fois.", "Criez {n} fois.")
+         + '\nmsgid "Send me my report again."\nmsgstr "')],
+    "locale/de/LC_MESSAGES/pbem.po": [
+        ('msgid "Send me my report again."\nmsgstr "',
+         _SHOUT_PO.format("Rufen Sie {n}-mal.", "Rufen Sie {n}-mal.")
+         + '\nmsgid "Send me my report again."\nmsgstr "')],
 }
+# The files that are neither a module nor a template: one catalogue per translated language.
+CATALOGUES = {name for name in EDITS if name.startswith("locale/")}
 
 SCRIPT = """
 import sys
@@ -126,17 +142,20 @@ def _different(a: Path, b: Path) -> set[str]:
     return found
 
 
-def test_the_layout_names_the_five_files() -> None:
+def test_the_layout_names_the_files() -> None:
+    """Three modules, the one paraphrase template, and a catalogue per language besides
+    English (issue 42: the templates are one set, their words in the catalogues)."""
     text = " ".join(LAYOUT.read_text(encoding="utf-8").split())
     listed = text[text.index("**A new order word touches"):]
     listed = listed[:listed.index("Its help")]
     for name in EDITS:
-        assert f"pbem/{name}" in listed or f"`templates/{name.split('/')[1]}/`" in listed, name
+        assert f"pbem/{name}" in listed, name
     assert "pbem/orders/format.py" not in listed
-    assert len(EDITS) <= 5
+    assert len(EDITS) - len(CATALOGUES) <= 4
+    assert {name.split("/")[1] for name in CATALOGUES} == set(LANGUAGES) - {SOURCE_LANGUAGE}
 
 
-def test_a_new_order_word_by_five_files_is_read_written_back_and_carried_out(
+def test_a_new_order_word_by_those_files_is_read_written_back_and_carried_out(
     tmp_path: Path,
 ) -> None:
     copy = tmp_path / "src" / "pbem"

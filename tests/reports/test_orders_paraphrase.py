@@ -1,6 +1,8 @@
-"""Orders said in plain English and French, from the templates."""
+"""Orders said in plain English, French and German, from the one template and the catalogues."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,7 +23,7 @@ def said(line: str, lang: str = "en") -> str:
     return paraphrase(parse_order(line, CARDS, "Alice", PLAYERS), lang)
 
 
-@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("lang", ["en", "fr", "de"])
 def test_each_template_has_a_macro_for_every_kind_of_order(lang: str) -> None:
     """One macro per kind of order, in every language."""
     module = template("paraphrase.txt.j2", lang).module
@@ -124,10 +126,45 @@ def test_other_sentences() -> None:
     assert said("IF SUCCEEDS PLAY Murphy") == (
         "If the attack succeeds, you play Murphy's Law right after the roll.")
     assert said("HISTORY 1", "fr") == "Envoyez-moi l'historique du dernier tour."
+    assert said("HISTORY 2", "fr") == "Envoyez-moi l'historique des 2 derniers tours."
+
+
+def test_french_lists_end_with_et() -> None:
+    """A list of names ends with "et" in every French sentence, the shared victory's too
+    (once "entre Alice, Bob"); the privilege's "5\xa0MB" keeps its no-break space in PLAY
+    as in ATTACK (once a plain space there)."""
+    assert said("VOTE END WINNERS Alice, Bob", "fr") == (
+        "Vous votez pour finir la partie sur une victoire partagée entre Alice et Bob ; elle "
+        "finit quand tous les joueurs encore en jeu votent de même.")
+    assert "(capacité de The Bavarian Illuminati, 5\xa0MB)" in said(
+        "PLAY Whispering Campaign WITH Mafia ON Hackers PRIVILEGE BAVARIAN", "fr")
 
 
 def test_an_unknown_language_falls_back_to_english() -> None:
-    assert said("PASS", "de") == said("PASS", "en")
+    assert said("PASS", "xx") == said("PASS", "en")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(orders("Alice", ["Alice", "Bob"]))
+def test_every_order_is_said_in_german(order: Order) -> None:
+    """German (issue 42): every sentence is translated, one line ending like a sentence, card
+    names as printed ("The Mafia", never "the Mafia")."""
+    text = paraphrase(order, "de")
+    assert text != paraphrase(order, "en")
+    assert "\n" not in text and "  " not in text
+    assert text[-1] in ".?", text
+    assert re.search(r"\bthe [A-Z]", text) is None, text
+
+
+def test_german_sentences() -> None:
+    assert said("TRANSFER 3 FROM Mafia TO CIA", "de") == (
+        "Sie überweisen 3\xa0MB von The Mafia an C.I.A.")
+    assert said("MOVE Hackers TO Mafia LEFT", "de") == (
+        "Sie setzen Hackers an den linken Pfeil von The Mafia.")
+    assert said("HISTORY 1", "de") == "Schicken Sie mir den Verlauf des letzten Zuges."
+    assert said("HISTORY 3", "de") == "Schicken Sie mir den Verlauf der letzten 3 Züge."
+    assert said("ATTACK Mafia DESTROY Hackers WITH CIA", "de") == (
+        "The Mafia greift an, um Hackers zu zerstören, unterstützt von C.I.A.")
 
 
 def test_a_name_ending_in_a_stop_ends_the_sentence_once() -> None:
