@@ -6,7 +6,7 @@ is kept in a :class:`CursorStore` as (UIDVALIDITY, last UID), so a restart neith
 repeats mail; a crash between storing and filing a mail fetches it once more, which the
 store ignores by its Message-ID. Filing is a MOVE, or a COPY then \\Deleted and EXPUNGE where
 the server has no MOVE (and Cyrus's MOVE is those steps inside the server): the filing under
-way is kept with the position (:class:`Filing`) from just before the copy, and the next pass
+way is kept beside the position (:class:`Filing`) from just before the copy, and the next pass
 finishes one cut short, so a mail is never filed twice (see ``_finish_filing``).
 
 New mail is noticed with IDLE where the server offers it, by polling otherwise.
