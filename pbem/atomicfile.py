@@ -67,6 +67,20 @@ def write_many_atomic(files: Iterable[tuple[Path, bytes]], *, mode: int | None =
         fsync_dir(folder)
 
 
+def write_quick(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that a killed process leaves either the old or the
+    new file; not fsynced, so a power cut may leave neither whole: for a note whose loss
+    costs little (0600)."""
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+
+
 def write_private(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` (made, or emptied first), readable by its owner alone
     (0600, whatever the umask and the file's mode before): for a file that holds a secret

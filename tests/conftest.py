@@ -105,6 +105,12 @@ def cyrus() -> Iterator[Cyrus]:
 
 
 @pytest.fixture(scope="session")
+def cyrus_without_move() -> Iterator[Cyrus]:
+    """A Cyrus announcing no MOVE (but UIDPLUS): mail is filed with COPY and EXPUNGE."""
+    yield from _cyrus_or_skip("MOVE")
+
+
+@pytest.fixture(scope="session")
 def bare_cyrus() -> Iterator[Cyrus]:
     """A Cyrus announcing neither IDLE nor MOVE nor UIDPLUS."""
     yield from _cyrus_or_skip("IDLE MOVE UIDPLUS")

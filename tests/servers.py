@@ -10,6 +10,7 @@ import base64
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import smtplib
@@ -806,6 +807,102 @@ class SmtpCatcher:
     def stop(self) -> None:
         """Stop serving and end its thread."""
         self._controller.stop()
+
+
+class ImapCutter:
+    """A TCP proxy on 127.0.0.1 before an IMAP server's plain port that cuts the connection
+    once, where a server restart or a daemon killed would: at the first command of a client
+    whose words after the tag match ``command`` (a regular expression), with ``passed``
+    False it closes both ends without handing the command on; with ``passed`` True it hands
+    it on (its words first made ``rewrite[1]`` where they match ``rewrite[0]``), waits for
+    the server's tagged answer, and closes both ends without handing that on. ``cut`` is set
+    once it has. Lines pass as they are (a command with a literal, as APPEND sends, is not
+    looked at whole). Use it in a ``with``."""
+
+    def __init__(self, port: int, command: bytes, *, passed: bool,
+                 rewrite: tuple[bytes, bytes] | None = None) -> None:
+        self._target = port
+        self._command = re.compile(command)
+        self._passed = passed
+        self._rewrite = rewrite
+        self.cut = threading.Event()
+        self._armed = True
+        self._lock = threading.Lock()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self._listener.getsockname()[1])
+        self._sockets: list[socket.socket] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def __enter__(self) -> ImapCutter:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)  # ends the accept under way
+        self._listener.close()
+        with self._lock:
+            for sock in self._sockets:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+        self._thread.join(10)
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self._target), timeout=30)
+            server.settimeout(None)
+            with self._lock:
+                self._sockets += [client, server]
+            watched: list[bytes] = []  # the tag whose answer ends the connection
+            threading.Thread(target=self._upward, args=(client, server, watched),
+                             daemon=True).start()
+            threading.Thread(target=self._downward, args=(server, client, watched),
+                             daemon=True).start()
+
+    def _end(self, *socks: socket.socket) -> None:
+        for sock in socks:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def _upward(self, client: socket.socket, server: socket.socket,
+                watched: list[bytes]) -> None:
+        reader = client.makefile("rb")
+        try:
+            while line := reader.readline():
+                tag, _, words = line.partition(b" ")
+                with self._lock:
+                    hit = self._armed and bool(self._command.match(words))
+                    self._armed = self._armed and not hit
+                if hit and not self._passed:
+                    self.cut.set()
+                    break
+                if hit:
+                    if self._rewrite is not None:
+                        words = re.sub(self._rewrite[0], self._rewrite[1], words)
+                    watched.append(tag)
+                    line = tag + b" " + words
+                server.sendall(line)
+        except OSError:
+            pass
+        self._end(client, server)
+
+    def _downward(self, server: socket.socket, client: socket.socket,
+                  watched: list[bytes]) -> None:
+        reader = server.makefile("rb")
+        try:
+            while line := reader.readline():
+                if watched and line.startswith(watched[0] + b" "):
+                    self.cut.set()
+                    break
+                client.sendall(line)
+        except OSError:
+            pass
+        self._end(client, server)
 
 
 def children_of(pid: int) -> set[int]:

@@ -33,7 +33,9 @@ A crash anywhere loses nothing and repeats nothing: the inbox is processed again
 store, a mail whose step committed is not applied again (the store knows), and a mail sent
 but not yet marked sent is sent again under the same Message-ID, which a Maildir and any
 mail client recognise. The instance lock is held until the daemon and all its children have
-ended, so a new daemon never sends alongside an old one's child.
+ended, so a new daemon never sends alongside an old one's child: a new daemon waits up to a
+minute for the children of one that died, and a few seconds for one that looks alive (killed
+or stopped a moment ago, still ending or not yet reaped) before it refuses to start.
 """
 
 from __future__ import annotations
@@ -79,6 +81,10 @@ _GATHER, _GATHER_MAX = 0.02, 0.25
 ROUND_SECONDS = 0.1
 # How long a new daemon waits for the children of a dead one to end (they finish a send).
 _ORPHANS_SECONDS = 60.0
+# How long a new daemon waits for a holder of the instance lock that looks alive to be gone
+# before refusing to start beside it: a daemon killed or stopped a moment ago may still be
+# ending (its files closed last), or be a process its parent has not reaped yet.
+_DYING_SECONDS = 5.0
 # How long ``serve`` waits for its children to be at work before it says it is ready.
 _CHILDREN_START_SECONDS = 60.0
 # How often the main loop tries the store again while its disk fails (full, read-only).
@@ -461,9 +467,11 @@ class _InstanceLock:
             os.close(fd)
 
     def _take(self, fd: int) -> None:
-        """Take the lock; wait for it only while the daemon holding it is dead (its children
-        are finishing a send)."""
-        waited_until = time.monotonic() + _ORPHANS_SECONDS
+        """Take the lock; wait for it while the daemon holding it is dead (its children are
+        finishing a send), up to ``_ORPHANS_SECONDS``, and while it looks alive only up to
+        ``_DYING_SECONDS`` (a daemon killed or stopped a moment ago may still be ending, or
+        be a process its parent has not reaped yet)."""
+        began = time.monotonic()
         told = False
         while True:
             try:
@@ -471,12 +479,20 @@ class _InstanceLock:
                 return
             except BlockingIOError:
                 holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-            if _alive(holder) or time.monotonic() >= waited_until:
-                raise StoreError(f"Another pbem daemon (process {holder}) is running on the "
-                                 f"store {self.path.parent.parent}.",
-                                 suggestion="Stop it first, or give this one a store of its "
-                                 "own.") from None
-            if not told:
+            waited = time.monotonic() - began
+            if _alive(holder):
+                if waited >= _DYING_SECONDS:
+                    raise StoreError(f"Another pbem daemon (process {holder}) is running on "
+                                     f"the store {self.path.parent.parent}.",
+                                     suggestion="Stop it first, or give this one a store of "
+                                     "its own.") from None
+            elif waited >= _ORPHANS_SECONDS:
+                raise StoreError(f"The processes of the pbem daemon {holder}, which ended, "
+                                 f"still hold the store {self.path.parent.parent} after "
+                                 f"{_ORPHANS_SECONDS:.0f} s.",
+                                 suggestion=f"Find them with `fuser -v {self.path}` and stop "
+                                 "them, then start again.") from None
+            elif not told:
                 log.info("waiting for the processes of the daemon %s, which ended, to end",
                          holder)
                 told = True
@@ -495,6 +511,6 @@ def _alive(pid: str) -> bool:
         return True
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:  # no /proc: take it as running
-        return True
+    except OSError:  # reaped since, or no /proc (then taken as running)
+        return not Path("/proc/self/stat").exists()
     return stat.rpartition(")")[2].split()[0] != "Z"

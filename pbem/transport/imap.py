@@ -4,7 +4,10 @@ A mail is acknowledged to the server (moved to the processed folder, or flagged)
 ``deliver(raw)`` returned, that is after the caller stored it durably. The position reached
 is kept in a :class:`CursorStore` as (UIDVALIDITY, last UID), so a restart neither skips nor
 repeats mail; a crash between storing and filing a mail fetches it once more, which the
-store ignores by its Message-ID.
+store ignores by its Message-ID. Filing is a MOVE, or a COPY then \\Deleted and EXPUNGE where
+the server has no MOVE (and Cyrus's MOVE is those steps inside the server): the filing under
+way is kept beside the position (:class:`Filing`) from just before the copy, and the next pass
+finishes one cut short, so a mail is never filed twice (see ``_finish_filing``).
 
 New mail is noticed with IDLE where the server offers it, by polling otherwise.
 
@@ -28,6 +31,7 @@ import logging
 import random
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -47,7 +51,7 @@ from pbem.transport.imap_connection import (
     open_session,
     quietly_close,
 )
-from pbem.transport.imap_cursor import CursorStore, JsonFileCursor
+from pbem.transport.imap_cursor import CursorStore, Filing, JsonFileCursor
 from pbem.transport.imap_folders import FolderLayout, ImapFolderError, learn_layout
 from pbem.transport.intake import (
     IntakeHooks,
@@ -67,6 +71,7 @@ __all__ = [
     "REFILED",
     "Aside",
     "CursorStore",
+    "Filing",
     "FolderLayout",
     "GroupDelivery",
     "ImapConfig",
@@ -336,6 +341,7 @@ class ImapIntake:
         with self._talking("reading new mail"):
             client = self._connected()
             uidvalidity = self._select(client)
+        self._finish_filing(client, uidvalidity)
         saved_validity, last_uid = self._cursor.load()
         if saved_validity is None and self._earlier is not None:
             return self._file_earlier(client, uidvalidity)
@@ -525,24 +531,103 @@ class ImapIntake:
                     self._move(client, stored, self.config.processed_folder)
 
     def _move(self, client: Any, uids: list[int], folder: str) -> None:
+        """Move mails of the intake's folder into ``folder``, the filing kept under way
+        (:class:`Filing`) from just before the copy until they are gone from here."""
         name = self._ensure(client, folder)
+        assert self._uidvalidity is not None
+        status = client.folder_status(name, [b"UIDVALIDITY", b"UIDNEXT"])
+        self._cursor.save_filing(Filing(self._uidvalidity, tuple(uids), name,
+                                        int(status[b"UIDVALIDITY"]), int(status[b"UIDNEXT"])))
         try:
             if client.has_capability("MOVE"):
                 client.move(uids, name)
-                return
-            client.copy(uids, name)
+            else:
+                client.copy(uids, name)
         except IMAPClientAbortError:
             raise
         except IMAPClientError as error:
+            self._cursor.save_filing(None)  # refused: nothing was filed
             raise self._folder_error(folder, name,
                                      f"refuses to file into it ({_reply(error)})") from error
-        client.add_flags(uids, [_DELETED], silent=True)
+        if not client.has_capability("MOVE"):
+            client.add_flags(uids, [_DELETED], silent=True)
+            self._expunge(client, uids)
+        self._cursor.save_filing(None)
+
+    def _expunge(self, client: Any, uids: list[int]) -> None:
+        """Remove the mails ``uids``, marked \\Deleted, from the selected folder."""
         if client.has_capability("UIDPLUS"):
             client.uid_expunge(uids)
         else:
             # Without UIDPLUS, EXPUNGE also removes other mail marked \Deleted in the folder,
             # which is what any mail client would do with it next anyway.
             client.expunge()
+
+    def _finish_filing(self, client: Any, uidvalidity: int) -> None:
+        """Finish the filing a pass, a connection, the server or the daemon left cut short
+        (:class:`Filing`): of its mails still here, remove those with a copy in the folder
+        they were filed into (marked \\Deleted here, or a copy found there), and leave
+        the others to be fetched and filed once more.
+
+        A copy is a mail of that folder added since the filing began (from its UIDNEXT then)
+        with the same size and header bytes (Received lines and all) as the mail here, each
+        copy standing for one mail: a mail sent twice under one Message-ID, or without one,
+        is told apart from its twin, and an older mail alike already filed is no copy."""
+        filing = self._cursor.filing()
+        if filing is None:
+            return
+        if filing.uidvalidity == uidvalidity:
+            with self._talking("finishing a filing cut short"):
+                left = client.fetch(list(filing.uids),
+                                    [b"FLAGS", b"RFC822.SIZE", b"BODY.PEEK[HEADER]"])
+                waiting = {uid: (int(data[b"RFC822.SIZE"]), bytes(data[b"BODY[HEADER]"]))
+                           for uid, data in left.items()
+                           if _DELETED not in data.get(b"FLAGS", ())}
+                # Marked \Deleted after the COPY: copied.
+                copied = sorted(uid for uid in left if uid not in waiting)
+                if waiting:
+                    copied += self._copies(client, filing, waiting)
+                if copied:
+                    client.add_flags(copied, [_DELETED], silent=True)
+                    self._expunge(client, copied)
+            log.warning("a filing into %r was cut short: %d mail(s) filed there removed from "
+                        "folder %r, %d left to file again", filing.folder, len(copied),
+                        self.config.folder, len(left) - len(copied))
+        self._cursor.save_filing(None)
+
+    def _copies(self, client: Any, filing: Filing,
+                waiting: dict[int, tuple[int, bytes]]) -> list[int]:
+        """Give the UIDs of the ``waiting`` mails (each its size and header) of which the
+        folder ``filing`` names holds a copy made since the filing began; reselects the
+        intake's folder."""
+        try:
+            try:
+                info = client.select_folder(filing.folder, readonly=True)
+            except IMAPClientAbortError:
+                raise
+            except IMAPClientError:  # gone, or never made: no copy there
+                return []
+            since = (filing.folder_uidnext
+                     if int(info[b"UIDVALIDITY"]) == filing.folder_uidvalidity else 1)
+            sizes = {size for size, _ in waiting.values()}
+            # "n:*" always matches the highest UID, even one below n.
+            new = [uid for uid in client.search(["UID", f"{since}:*"]) if uid >= since]
+            added = client.fetch(new, [b"RFC822.SIZE"]) if new else {}
+            alike = sorted(uid for uid, data in added.items()
+                           if int(data[b"RFC822.SIZE"]) in sizes)
+            heads = client.fetch(alike, [b"BODY.PEEK[HEADER]"]) if alike else {}
+            copies = Counter((int(added[uid][b"RFC822.SIZE"]), bytes(data[b"BODY[HEADER]"]))
+                             for uid, data in heads.items())
+        finally:
+            if self._select(client) != filing.uidvalidity:
+                raise ImapError(f"folder {self.config.folder!r} on {self.config.where} was "
+                                "rebuilt while a filing was being finished")
+        found: list[int] = []
+        for uid in sorted(waiting):
+            if copies[waiting[uid]] > 0:
+                copies[waiting[uid]] -= 1
+                found.append(uid)
+        return found
 
     # -- waiting ------------------------------------------------------------------------
 

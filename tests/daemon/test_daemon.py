@@ -42,7 +42,7 @@ from support import REPO
 
 from pbem.cli.daemon import run
 from pbem.cli.main import main as pbem_main
-from pbem.daemon.config import load_config
+from pbem.daemon.config import DaemonConfig, load_config
 from pbem.daemon.outbox import GIVEN_UP
 from pbem.daemon.server import Daemon
 from pbem.errors import StoreError
@@ -161,6 +161,58 @@ def test_a_second_daemon_on_the_same_store_is_refused(tmp_path: Path) -> None:
     with serving(Daemon(config, clock=Clock())), pytest.raises(
             StoreError, match=r"Another pbem daemon \(process \d+\) is running"):
         Daemon(config, clock=Clock()).run_once()
+
+
+# Holds the lock file argv[1] as a daemon does (flock, its id noted), says so, keeps it
+# argv[2] seconds and ends; with argv[3], notes that process id instead of its own.
+_HOLDER = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.ftruncate(fd, 0)
+os.write(fd, (sys.argv[3] if len(sys.argv) > 3 else str(os.getpid())).encode() + b"\\n")
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def _holding(config: DaemonConfig, seconds: float, *noted: str) -> subprocess.Popen[bytes]:
+    lock = config.store / "daemon" / "running.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), str(seconds), *noted],
+                              stdout=subprocess.PIPE)
+    assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+    return holder
+
+
+def test_a_daemon_started_as_the_old_one_ends_waits_for_it(tmp_path: Path) -> None:
+    """A daemon stopped or killed a moment ago holds the instance lock until its last file
+    is closed, and stays a process until its parent reaps it: a daemon started again just
+    then (a restart after a crash) waits for it a bounded time instead of refusing to
+    start. (The old one here lives on 1 s, then is a zombie nobody reaps.)"""
+    config = configure(tmp_path, "[listener]\nport = 0\n")
+    ending = _holding(config, 1.0)
+    try:
+        assert Daemon(config, clock=Clock()).run_once().problems == ()
+    finally:
+        ending.kill()
+        ending.wait()
+
+
+def test_children_of_a_dead_daemon_holding_on_are_named_as_such(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lock held past the wait for the children of a daemon that ended: the refusal
+    says that daemon ended (not that it runs)."""
+    monkeypatch.setattr("pbem.daemon.server._ORPHANS_SECONDS", 0.5)
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    child = _holding(configure(tmp_path, "[listener]\nport = 0\n"), 60.0, str(ended.pid))
+    try:
+        with pytest.raises(StoreError, match=rf"daemon {ended.pid}, which ended, still hold"):
+            Daemon(configure(tmp_path, "[listener]\nport = 0\n"), clock=Clock()).run_once()
+    finally:
+        child.kill()
+        child.wait()
 
 
 # ---- IMAP intake, SMTP out -------------------------------------------------------------

@@ -17,6 +17,7 @@ from servers import Account, Cyrus, MailServer, wait_until
 
 from pbem.errors import ConfigError, StoreError
 from pbem.transport.imap import (
+    Filing,
     FolderLayout,
     ImapConfig,
     ImapError,
@@ -601,6 +602,25 @@ def test_json_cursor_round_trips_and_reports_damage(tmp_path: Path) -> None:
     (tmp_path / "state" / "cursor.json").write_text("{not json")
     with pytest.raises(StoreError, match="damaged"):
         cursor.load()
+
+
+def test_json_cursor_keeps_the_filing_under_way_beside_the_position(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "cursor.json"
+    cursor = JsonFileCursor(path)
+    assert cursor.filing() is None
+    filing = Filing(1234, (7, 9), "INBOX.pbem-done", 55, 12)
+    cursor.save_filing(filing)  # before any position: the first pass's first filing
+    assert cursor.load() == (None, 0)
+    cursor.save(1234, 6)
+    assert JsonFileCursor(path).filing() == filing
+    cursor.save_filing(None)
+    assert cursor.filing() is None and cursor.load() == (1234, 6)
+    assert sorted(p.name for p in path.parent.iterdir()) == ["cursor.json"]
+    # A filing file a power cut damaged (it is not fsynced) is no filing: at worst a mail
+    # is filed twice, as before it was kept.
+    cursor.save_filing(filing)
+    cursor.filing_path.write_text('{"uids": [1]}')
+    assert cursor.filing() is None
 
 
 def test_config_refuses_nonsense() -> None:

@@ -46,6 +46,9 @@ class _Folder:
             return [((b"\\Noselect",), b"/", "")]
         return [((), b"/", pattern)]  # every folder asked for is there and takes mail
 
+    def folder_status(self, folder: str, what: list[bytes]) -> dict[bytes, int]:
+        return {b"UIDVALIDITY": 1, b"UIDNEXT": len(self.moved.get(folder, ())) + 1}
+
     def move(self, uids: list[int], folder: str) -> None:
         self.moved.setdefault(folder, []).extend(uids)
         for uid in uids:
