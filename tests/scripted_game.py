@@ -31,9 +31,12 @@ from pbem.engine.legal import legal
 from pbem.engine.rules import apply
 from pbem.engine.setup import Setup, StartingSeat, new_game, with_options
 from pbem.engine.state import GameState, PendingAttack
+from pbem.orders.model import AttackOrder, Press
 from pbem.reports import mails as reports
 from pbem.reports.context import ServiceSettings
 from pbem.reports.mails import OrderResult, Rendered
+from pbem.reports.paraphrase import paraphrase
+from pbem.reports.refusals import wording
 from pbem.reports.templating import render
 from pbem.service.entries import GmReplace
 
@@ -226,11 +229,12 @@ def mails(lang: str) -> Iterator[tuple[str, Rendered]]:
 
     yield "acknowledgement-Bob", reports.acknowledgement(
         GAME, "Bob", [
-            OrderResult(2, "ATTACK The Mafia CONTROL Hackers SPEND 2", True,
-                        "The Mafia attacks to control Hackers, spending 2 MB."),
-            OrderResult(3, "TRANSFER 40 FROM The Mafia TO Hackers", False,
-                        "The Mafia has only 6 MB, not 40.", "TRANSFER 6 FROM The Mafia TO "
-                        "Hackers"),
+            OrderResult(2, "ATTACK The Mafia CONTROL Hackers SPEND 2", True, paraphrase(
+                AttackOrder(Attack("Bob", "The Mafia", "Hackers", "control"), spend=2), lang)),
+            OrderResult(3, "TRANSFER 40 FROM The Mafia TO Hackers", False, wording(
+                lang, "_engine_refusals", "money_short",
+                {"card": "The Mafia", "have": 6, "amount": 40})[0] + ".",
+                "TRANSFER 6 FROM The Mafia TO Hackers"),
         ], pending="TRANSFER 1 FROM The Network TO The Mafia\nEND TURN", turn=23,
         lang=lang)
     yield "acknowledgement-stale-Bob", reports.acknowledgement(
@@ -238,7 +242,8 @@ def mails(lang: str) -> Iterator[tuple[str, Rendered]]:
             OrderResult(2, "ATTACK The Mafia CONTROL Hackers", False,
                         render("note.txt.j2", lang, key="stale", written=19).strip(),
                         stale=True),
-            OrderResult(3, "PRESS TO Alice", True, "You send a message to Alice."),
+            OrderResult(3, "PRESS TO Alice", True,
+                        paraphrase(Press(("Alice",), "Hello"), lang)),
         ], turn=23, turn_number=8, lang=lang)
     yield "gm_announcement-Bob", reports.gm_announcement(
         GAME, "Bob", "The server moves on Sunday.\nDeadlines are extended by one day.",
