@@ -77,10 +77,11 @@ class _Mailbox:
 def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
              seed: str | None = None, victory_groups: int | None = None,
              levels: Sequence[Level] = (), pack: CardPack | None = None,
-             echo: Callable[[str], None] = print) -> DemoResult:
+             lang: str = "en", echo: Callable[[str], None] = print) -> DemoResult:
     """Play the demo game in ``folder`` and give how it went (``victory_groups`` makes a
     shorter game, for the tests; seat ``i`` plays at ``levels[i]``, normal when not
-    given; ``pack``: the game master's own cards, docs/cards.md)."""
+    given; ``pack``: the game master's own cards, docs/cards.md; ``lang``: the language of
+    the players' mail)."""
     folder = folder.resolve()
     game = _free_game_id(folder / "store")
     base = load_config(None)
@@ -106,7 +107,7 @@ def run_demo(folder: Path, *, port: int = 2525, keep_running: bool = False,
         options["victory_groups"] = victory_groups
     # As `pbem game create` and `start` do: the dice commitment is logged, for `pbem verify`.
     gm.create_game(service, game, [(n, addresses[n], "") for n in names], seed=seed,
-                   options=options, now=utc_now(), pack=pack)
+                   options=options, now=utc_now(), lang=lang, pack=pack)
     passwords = gm.start_game(service, game, utc_now())
     daemon.wake()
     echo(f"Game {game!r} started: {', '.join(_seated(names, levels))}. The daemon listens on "

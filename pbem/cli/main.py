@@ -20,6 +20,7 @@ from pbem.cli.gm import add_gm_commands
 from pbem.cli.mailbox import read_mailbox
 from pbem.cli.outbox import outbox
 from pbem.errors import PbemError
+from pbem.reports.languages import LANGUAGES
 
 if TYPE_CHECKING:
     from pbem.bots import Level
@@ -115,9 +116,11 @@ def simulate(games: int, players: int, seed: int, turn_cap: int, levels: tuple[L
 @click.option("--seed", default=None, metavar="HEX", help="The dice seed (default: random).")
 @click.option("--level", "levels", multiple=True, type=LaterChoice(levels),
               help="The bots' levels, one per seat in order (repeat it; the rest: normal).")
+@click.option("--language", type=click.Choice(LANGUAGES), default="en", show_default=True,
+              help="The language of the players' mail.")
 @pack_option("the demo game plays with it.")
 def demo(folder: Path, port: int, keep_running: bool, seed: str | None,
-         levels: tuple[Level, ...], pack_file: Path | None) -> None:
+         levels: tuple[Level, ...], language: str, pack_file: Path | None) -> None:
     """Play a whole game by mail on the embedded default: four bots, real SMTP, local
     Maildirs, then the archive."""
     from pbem.cli.demo import run_demo
@@ -128,7 +131,7 @@ def demo(folder: Path, port: int, keep_running: bool, seed: str | None,
         click.echo(said_pack(pack, cards))
     try:
         result = run_demo(folder, port=port, keep_running=keep_running, seed=seed,
-                          levels=levels, pack=pack, echo=click.echo)
+                          levels=levels, pack=pack, lang=language, echo=click.echo)
     except (PbemError, RuntimeError, OSError) as error:
         raise click.ClickException(str(error)) from error
     won = ", ".join(result.winners) or "nobody"
