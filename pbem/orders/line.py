@@ -112,7 +112,7 @@ _ORDERS: dict[str, tuple[OrderReader, str | tuple[str, ...]]] = {
     "history": (responses.history, "HISTORY [<turns>]"),
     "help": (responses.help_topic, "HELP [<topic>]"),
     "set timezone": (responses.set_timezone, "SET TIMEZONE <zone, like Europe/Paris>"),
-    "set language": (responses.set_language, "SET LANGUAGE EN|FR"),
+    "set language": (responses.set_language, "SET LANGUAGE EN|FR|DE"),
     "set html": (responses.set_html, "SET HTML ON|OFF"),
     "set json": (responses.set_json, "SET JSON ON|OFF"),
     "set mail": (settings.set_mail, "SET MAIL FULL|DIGEST"),

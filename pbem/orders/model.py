@@ -58,6 +58,7 @@ __all__ = [
     "Help",
     "History",
     "InterfereOrder",
+    "Language",
     "Located",
     "Nature",
     "NoResponse",
@@ -89,6 +90,9 @@ __all__ = [
 ]
 
 Roll = Literal["succeeds", "fails"]
+# The languages a player may read their mail in (SET LANGUAGE): those the package has words
+# for, pbem.reports.languages.LANGUAGES (tests/orders/test_orders.py checks they agree).
+Language = Literal["en", "fr", "de"]
 
 
 @dataclass(frozen=True)
@@ -350,7 +354,7 @@ class SetTimezone:
 class SetLanguage:
     nature: ClassVar[Nature] = SETTING
 
-    language: Literal["en", "fr"]
+    language: Language
 
 
 @dataclass(frozen=True)

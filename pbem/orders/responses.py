@@ -16,6 +16,7 @@ from pbem.orders.model import (
     Help,
     History,
     InterfereOrder,
+    Language,
     Order,
     Press,
     SetHtml,
@@ -50,8 +51,9 @@ __all__ = [
 
 Reading = Iterator[tuple[Order, int]]
 
-_LANGUAGES = {"en": "en", "english": "en", "fr": "fr", "french": "fr", "francais": "fr",
-              "français": "fr"}
+_LANGUAGES: dict[str, Language] = {
+    "en": "en", "english": "en", "fr": "fr", "french": "fr", "francais": "fr", "français": "fr",
+    "de": "de", "german": "de", "deutsch": "de"}
 
 
 # --- answers to an attack -------------------------------------------------------------------
@@ -269,12 +271,12 @@ def set_timezone(r: LineReader, pos: int) -> Reading:
 
 
 def set_language(r: LineReader, pos: int) -> Reading:
-    """``SET LANGUAGE EN|FR``."""
+    """``SET LANGUAGE EN|FR|DE`` (or the language's name, in English or in itself)."""
     language = _LANGUAGES.get(r.word(pos))
     if language is None:
         r.fail(pos, "language_expected", words={"shown": r.seen(pos)})
         return
-    yield SetLanguage(cast(Literal["en", "fr"], language)), pos + 1
+    yield SetLanguage(language), pos + 1
 
 
 def set_html(r: LineReader, pos: int) -> Reading:

@@ -62,8 +62,9 @@ def chat_post(cards: CardSet, state: GameState, events: Sequence[Event], *, now:
 
 def lobby_mail(template: str, lang: str, site_dir: Path | None, html: bool = True,
                **words: object) -> Rendered:
-    """A short mail of sign-up, observing or takeover (``pbem/templates/<lang>/<template>``;
-    its HTML part, unless ``html`` is false, is the text part as it is)."""
+    """A short mail of sign-up, observing or takeover (``pbem/templates/<template>``, in the
+    words of ``lang``'s catalogue; its HTML part, unless ``html`` is false, is the text part
+    as it is)."""
     plain = mail(template, lang, site_dir, html=False, **words)
     if not html:
         return plain

@@ -96,6 +96,20 @@ def test_a_game_created_in_french_welcomes_its_players_in_french(tmp_path: Path)
     assert not [s for s in subjects if "Welcome" in s]
 
 
+def test_a_game_created_in_german_welcomes_its_players_in_german(tmp_path: Path) -> None:
+    """The issue 42's third language: `game create --language de`, and the welcome (the
+    first mail, with the password) is in German."""
+    store = tmp_path / "s"
+    run(store, "game", "create", "de", "--language", "de", "--player", "ann=a@example.org",
+        "--player", "bob=b@example.org", now=START)
+    assert {seat.lang for seat in snapshot(store, "de")[1].seats} == {"de"}
+    run(store, "game", "start", "de", now=START)
+    subjects = [mail_title(m) for m in mails(store)]
+    assert len([s for s in subjects if "Willkommen in der Partie" in s]) == 2
+    assert not [s for s in subjects if "Welcome" in s]
+    assert "Ihr Passwort" in text_of(next(m for m in mails(store) if to(m) == "a@example.org"))
+
+
 def test_start_shows_passwords_only_when_asked(tmp_path: Path) -> None:
     store = tmp_path / "s"
     run(store, "game", "create", "two", "--player", "ann=a@example.org", "--player",

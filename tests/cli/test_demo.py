@@ -35,3 +35,16 @@ def test_the_demo_plays_a_game_to_its_end_by_real_mail(tmp_path: Path) -> None:
     store = Store(tmp_path / "demo" / "store")
     strays = [(e["answer"], store.raw_mail(e["mail_id"])[:600]) for e in store.log(POSTMASTER)]
     assert strays == [], (strays, store.meta(POSTMASTER))
+
+
+def test_the_demo_plays_in_german(tmp_path: Path) -> None:
+    """Issue 42: "a whole German demo game plays (pbem demo --language de)": the bots read
+    German mail as they read English (the JSON view), and the players' mail is German from
+    the welcome on."""
+    result = run_demo(tmp_path / "demo", port=0, seed="5e" * 32, victory_groups=5,
+                      lang="de", echo=lambda line: None)
+    assert result.outcome == "victory" and result.winners
+    box = mailbox.Maildir(result.maildirs / "adam@players.example", create=False)
+    subjects = [mail_title(email.message_from_bytes(box.get_bytes(k))) for k in box.iterkeys()]
+    assert any("Willkommen in der Partie" in s for s in subjects), subjects[:3]
+    assert not any("Welcome" in s for s in subjects)

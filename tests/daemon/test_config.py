@@ -162,8 +162,8 @@ def test_imap_turns_the_listener_off_unless_asked(tmp_path: Path) -> None:
      "which is not a folder."),
     ("[smtp]\nhost = 'h'\nsecurity = 'ssl'\n",
      "In {file}, [smtp] security must be 'tls' or 'starttls' or 'plain', not 'ssl'."),
-    ("[mail]\ngm_language = 'de'\n",
-     "In {file}, [mail] gm_language must be 'en' or 'fr', not 'de'."),
+    ("[mail]\ngm_language = 'klingon'\n",
+     "In {file}, [mail] gm_language must be 'en' or 'de' or 'fr', not 'klingon'."),
     ("[mail]\ngm_timezone = 'Paris'\n",
      "In {file}, [mail] gm_timezone must be an IANA time zone such as Europe/Paris or UTC, "
      "not 'Paris'."),
@@ -180,6 +180,13 @@ def test_mistakes_name_the_key_and_the_file(tmp_path: Path, text: str, message: 
     with pytest.raises(ConfigError) as caught:
         load_config(path, env={})
     assert str(caught.value).startswith(message.format(file=path, dir=tmp_path))
+
+
+def test_the_game_master_may_read_german(tmp_path: Path) -> None:
+    """Every language the package has a catalogue for is a gm_language (German since issue
+    42)."""
+    config = load_config(write(tmp_path, "[mail]\ngm_language = 'de'\n"), env={})
+    assert config.sender.gm_lang == "de"
 
 
 def test_an_invalid_toml_file_names_the_line(tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ or the error read from it.
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 from support import refuses
 
@@ -65,8 +67,10 @@ from pbem.orders import (
 )
 from pbem.orders.grammar import LineReader, TooTangled
 from pbem.orders.lexer import quote_name, tokenize
+from pbem.orders.model import Language
 from pbem.orders.parse import parse_header, read_start
 from pbem.orders.vocabulary import Vocabulary
+from pbem.reports.languages import LANGUAGES
 
 CARDS = load_cardset()
 PLAYERS = ("Alice", "Bob", "Carol Ann")
@@ -547,6 +551,9 @@ def test_queries_and_settings() -> None:
         "SET TIMEZONE UTC": SetTimezone("UTC"),
         "SET LANGUAGE fr": SetLanguage("fr"),
         "SET LANGUAGE English": SetLanguage("en"),
+        "SET LANGUAGE DE": SetLanguage("de"),
+        "set language Deutsch": SetLanguage("de"),
+        "SET LANGUAGE german": SetLanguage("de"),
         "SET HTML OFF": SetHtml(False),
         "set html on": SetHtml(True),
         "SET JSON ON": SetJson(True),
@@ -556,7 +563,15 @@ def test_queries_and_settings() -> None:
         assert read(line) == expected, line
     bad = error("SET TIMEZONE Europe/Pariss")
     assert "time zone" in bad.message and "Europe/Paris" in (bad.suggestion or "")
-    assert "EN or FR" in error("SET LANGUAGE DE").message
+    assert error("SET LANGUAGE Klingon").key == "language_expected"
+
+
+def test_every_language_with_words_may_be_chosen() -> None:
+    """docs/orders.md: SET LANGUAGE names a language the reports are written in: each one
+    the package has a catalogue for (German since issue 42), and no other."""
+    assert set(get_args(Language)) == set(LANGUAGES)
+    for lang in LANGUAGES:
+        assert read(f"SET LANGUAGE {lang.upper()}") == SetLanguage(lang)  # type: ignore[arg-type]
 
 
 def test_press_takes_the_lines_up_to_end_press() -> None:

@@ -20,6 +20,11 @@ START = "GAME g PLAYER Alice PASSWORD s3cret TURN 4"
     "---------- Forwarded message ---------",
     "On Mon, 30 Nov 2026 at 21:11, Illuminati PBEM <pbem@example.org> wrote:",
     "Le lun. 30 nov. 2026 à 21:11, Illuminati PBEM <pbem@example.org> a écrit :",
+    # German mail clients (issue 42: German players answer German reports)
+    "-----Ursprüngliche Nachricht-----",
+    "Am Mo., 30. Nov. 2026 um 21:11 Uhr schrieb Illuminati PBEM <pbem@example.org>:",
+    "Am 30.11.2026 um 21:11 schrieb Illuminati PBEM:",
+    "Von: Illuminati PBEM <pbem@example.org>",
     "GAME g PLAYER Alice PASSWORD ______ TURN 3",
 ])
 def test_reading_stops_where_a_pasted_mail_begins(marker: str) -> None:
