@@ -1,6 +1,6 @@
 """Every kind of mail's HTML part, as mailed (pictures as PNG parts shown by cid:), laid out
 by a real browser (headless Chromium) at a phone's width (375 px) and a desktop's (1000 px),
-in English and in French (issue 38, point 1).
+in every language (English, French, German: issues 38 and 42).
 
 How it checks: each HTML part is put in its own frame of the given width on one page (one
 browser start per language and width); a script in each frame, once everything has loaded,
@@ -35,6 +35,7 @@ from support import CHROMIUM, PAGE_HEAD, REPO, chromium
 
 from pbem.reports import pictures as pictures_module
 from pbem.reports import svg as svg_module
+from pbem.reports.languages import LANGUAGES
 from pbem.reports.observing import lobby_mail
 from pbem.service.bot_games import play_game
 from pbem.service.service import Service, ServiceConfig
@@ -164,7 +165,7 @@ def smallest_picture_text() -> float:
     return min(float(size) for size in re.findall(r'"font-size": "(\d+(?:\.\d+)?)"', source))
 
 
-@pytest.mark.parametrize("language", ["en", "fr"])
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("width", [375, 1000])
 def test_every_kind_of_mail_reads_well_at_a_phone_and_a_desktop_width(
         width: int, language: str) -> None:
@@ -221,7 +222,7 @@ DARK_PROBE = """<script>window.addEventListener("load", () => {
 });</script>"""
 
 
-@pytest.mark.parametrize("language", ["en", "fr"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_in_dark_mode_no_text_vanishes_and_pictures_keep_their_white(language: str) -> None:
     """Issue 38: mail stays readable in dark mode. With prefers-color-scheme: dark (the
     mail asks for "light dark"), every piece of text contrasts at least 3:1 with what it is
