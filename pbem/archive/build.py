@@ -238,4 +238,5 @@ def _goals(cards: CardSet, v: View) -> dict[str, Any]:
 
 def _write(path: Path, lang: str, page: str, **context: Any) -> None:
     # Plain writes: the site is rebuilt from the store at will, so a torn page costs nothing.
-    path.write_text(template(f"archive/{page}", lang).render(**context), encoding="utf-8")
+    path.write_text(template(f"archive/{page}", lang).render(**context, lang=lang),
+                    encoding="utf-8")
