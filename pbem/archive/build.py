@@ -10,8 +10,8 @@ A finished game shows everything (its seed is revealed, every secret with it). A
 game shows only what every player may see: the public view of ``pbem.engine.view`` (a viewer
 who is no player) and the events meant for everyone. No address is ever shown.
 
-The pages are written in a language (``templates/<lang>/archive/``): by default a game's
-pages in the game's language, the index in the one all its games share.
+The pages (``templates/archive/``) are written in a language, their words from its catalogue:
+by default a game's pages in the game's language, the index in the one all its games share.
 """
 
 from __future__ import annotations
@@ -238,4 +238,5 @@ def _goals(cards: CardSet, v: View) -> dict[str, Any]:
 
 def _write(path: Path, lang: str, page: str, **context: Any) -> None:
     # Plain writes: the site is rebuilt from the store at will, so a torn page costs nothing.
-    path.write_text(template(f"archive/{page}", lang).render(**context), encoding="utf-8")
+    path.write_text(template(f"archive/{page}", lang).render(**context, lang=lang),
+                    encoding="utf-8")

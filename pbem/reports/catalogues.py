@@ -109,8 +109,7 @@ class _Forms(string.Formatter):
         form = FORMS.get(format_spec)
         text = str(value) if form is not None or not format_spec else format(value, format_spec)
         if form is not None:
-            lead = form(text)
-            # The lead is the catalogue's text, trusted as the message is ("d'", not "d&#39;").
+            lead = form(text)  # the form's own words ("d'"), trusted as the message's are
             return str(Markup(lead) + escape(value)) if self.markup else lead + text
         return str(escape(value)) if self.markup else text
 

@@ -1,0 +1,136 @@
+"""The game's words (``_words.txt.j2``), the game master's notices and the archive pages in
+German: every message of these templates has its German, and a German mail or page shows no
+English sentence of them.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from scripted_game import CARDS
+from stored_games import CARDS as STORED_CARDS
+from stored_games import simulated_store
+
+from pbem.archive.build import build_game, build_index
+from pbem.reports import mails as reports
+from pbem.reports.catalogues import catalogue_path, placeholders
+from pbem.reports.context import moment_facts
+from pbem.reports.languages import LOCALE
+from pbem.reports.templating import template
+from pbem.reports.translating import read_catalogue, template_messages
+from pbem.service import history
+
+NOTICES = ("gm_alert", "gm_alerts", "gm_announcement", "mail_failed", "mail_flooded",
+           "mail_given_up", "mail_too_big", "folder_refused", "orders_dropped",
+           "sending_failing", "sending_mended", "store_damaged", "store_unwritable")
+AT = datetime(2026, 3, 4, 5, 6, tzinfo=UTC)
+
+
+def ours(filename: str) -> bool:
+    """Whether a template file is one of this test's: the words, a notice, an archive page."""
+    return (filename == "_words.txt.j2" or filename.startswith("archive/")
+            or filename.split(".")[0] in NOTICES)
+
+
+def messages(where: str = "") -> list[tuple[str | None, str | tuple[str, ...]]]:
+    return [(m.context, m.id) for m in template_messages()
+            if m.id and any(ours(name) and name.startswith(where) for name, _line in m.locations)]
+
+
+def english_sentences(where: str = "") -> set[str]:
+    """The words of each message (of the templates whose names start with ``where``) between
+    its placeholders and markup, where they are a sentence long (four words or more, a
+    command in <code> aside): none may be left in a German page."""
+    found = set()
+    for _context, mid in messages(where):
+        for text in (mid if isinstance(mid, tuple) else (mid,)):
+            for piece in re.split(r"\{[^{}]*\}|<code>.*?</code>|<[^<>]*>", text):
+                if len(piece.split()) >= 4:
+                    found.add(piece.strip())
+    return found
+
+
+def test_every_message_of_the_words_notices_and_archive_has_its_german() -> None:
+    catalogue = read_catalogue(catalogue_path(LOCALE, "de"))
+    assert len(messages()) > 250
+    for context, mid in messages():
+        key = mid[0] if isinstance(mid, tuple) else mid
+        message = catalogue.get(key, context=context)
+        assert message is not None and message.string, key
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        assert all(strings), key
+        wanted = {n for n, _form in placeholders(key)}
+        for text in strings:
+            assert {n for n, _form in placeholders(text)} <= wanted | {"n"}, key
+
+
+def test_every_ability_and_special_text_of_the_card_data_is_german_as_written_else() -> None:
+    """Abilities and special card texts are found by their English (the card data's): each
+    printed one is German; one a site's card set changed is shown as written."""
+    words = template("_words.txt.j2", "de").module
+    for card in CARDS.groups + CARDS.illuminati:
+        if card.ability_text:
+            said = str(words.group_ability(type("G", (), {"ability": card.ability_text})()))  # type: ignore[attr-defined]
+            assert said != card.ability_text, card.name
+    for special in CARDS.specials:
+        said = str(words.special_text(type("S", (), {"text": special.text})()))  # type: ignore[attr-defined]
+        assert said != special.text and "holder" not in said, special.name
+    changed = type("G", (), {"ability": "+1 on Tuesdays"})()
+    assert str(words.group_ability(changed)) == "+1 on Tuesdays"  # type: ignore[attr-defined]
+
+
+def notice_words() -> list[tuple[str, dict[str, object]]]:
+    since = moment_facts(datetime(2026, 3, 3, 1, 2, tzinfo=UTC), "Europe/Berlin")
+    return [
+        ("gm_alert", {"game": "illu1", "data": {"alone": "Anna"}}),
+        ("gm_alert", {"game": "illu1", "data": {"player": "Bob", "misses": 3}}),
+        ("gm_alerts", {"count": 3, "kinds": [("mail_given_up", 2)], "minutes": 60,
+                       "sections": [("S", "t")], "more": 2}),
+        ("gm_announcement", {"game": "illu1", "player": "Anna", "events": [],
+                             "message": "Hallo", "closing": "orders"}),
+        ("mail_failed", {"mail_id": "m1", "error": "E", "count": 3,
+                         "kinds": [("KeyError", 2), ("OSError", 1)], "minutes": 30}),
+        ("mail_flooded", {"count": 4, "limit": 20, "minutes": 60,
+                          "senders": [("a@b", 1, "g1"), ("c@d", 3, "g2")]}),
+        ("mail_given_up", {"subject": "Re", "to": "a@b", "mail_game": "g1", "error": "550"}),
+        ("mail_too_big", {"size_kib": 900, "sender": "a@b", "limit_kib": 512}),
+        ("folder_refused", {"folder": "done", "error": "NO", "steps": "create it"}),
+        ("orders_dropped", {"game": "illu1", "player": "Anna", "data": {"lines": ["PASS"]}}),
+        ("sending_failing", {"what": "smtp", "since": "gestern", "error": "E", "steps": "s"}),
+        ("sending_mended", {"what": "smtp"}),
+        ("store_damaged", {"problem": "P"}),
+        ("store_unwritable", {"since": since, "error": "E"}),
+    ]
+
+
+@pytest.mark.parametrize(("name", "words"), notice_words())
+def test_a_notice_to_the_game_master_reads_in_german(name: str, words: dict[str, object]
+                                                    ) -> None:
+    at = moment_facts(AT, "Europe/Berlin")
+    mail = reports.mail(name, "de", None, **{"game": "", "at": at, **words})
+    english = english_sentences()
+    for part in (mail.subject, mail.text, mail.html):
+        flat = " ".join(part.replace("\xa0", " ").split())
+        left = [s for s in english if " ".join(s.split()) in flat]
+        assert left == [], (name, left)
+
+
+def test_the_archive_pages_read_in_german(tmp_path: Path) -> None:
+    service = simulated_store(tmp_path / "store")
+    game = history.read_game(service.store, "sim")
+    site = tmp_path / "site"
+    build_index([build_game(STORED_CARDS, game, site, "de")], site, "de")
+    # (The pages' own words: the groups' table and the events are other templates'.)
+    english = english_sentences("archive/")
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 2
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert '<html lang="de">' in text, page.name
+        flat = " ".join(re.sub(r"<[^>]*>", " ", text).replace("\xa0", " ").split())
+        left = [s for s in english if " ".join(s.split()) in flat]
+        assert left == [], (page.name, left)
+    assert "Alle Spiele" in (site / "games" / "sim" / "index.html").read_text(encoding="utf-8")
