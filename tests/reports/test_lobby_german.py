@@ -13,6 +13,7 @@ from factory import BAVARIA, CARDS, GNOMES, NETWORK, UFOS, game, update
 from support import TEMPLATES
 
 from pbem.reports import mails as reports
+from pbem.reports.catalogues import translations
 from pbem.reports.context import ServiceSettings, moment_facts
 from pbem.reports.observing import lobby_mail
 from pbem.reports.translating import template_messages, texts
@@ -100,13 +101,22 @@ def english_pieces() -> set[str]:
     unmade = " ".join(" ".join(p.read_text(encoding="utf-8").split())
                       for p in (TEMPLATES / "en").rglob("*.j2"))
     pieces = set()
+    german = translations("de")
     for message in template_messages():
         if not any(file.split(".")[0] in MAILS for file, _line in message.locations):
             continue
-        for text in texts(message.id):
+        ids = texts(message.id)
+        # What the German keeps as it is (a command: "pbem outbox list") is not English left.
+        if len(ids) > 1:
+            kept = " ".join(german.ngettext(ids[0], ids[1], n) for n in (1, 2))
+        elif message.context:
+            kept = german.pgettext(message.context, ids[0])
+        else:
+            kept = german.gettext(ids[0])
+        for text in ids:
             for piece in re.split(r"\{[^{}]*\}|<[^>]+>", text):
                 core = piece.strip(" .,;:()")
-                if len(core) >= 12 and " " in core and core not in unmade:
+                if len(core) >= 12 and " " in core and core not in unmade and core not in kept:
                     pieces.add(core)
     return pieces
 
