@@ -110,7 +110,8 @@ class _Forms(string.Formatter):
         text = str(value) if form is not None or not format_spec else format(value, format_spec)
         if form is not None:
             lead = form(text)
-            return str(escape(lead) + escape(value)) if self.markup else lead + text
+            # The lead is the catalogue's own text ("d'"), as the message's: not escaped.
+            return str(Markup(lead) + escape(value)) if self.markup else lead + text
         return str(escape(value)) if self.markup else text
 
 
