@@ -18,6 +18,7 @@ from factory import (
     NETWORK,
     UFOS,
     active,
+    chain,
     deal,
     free,
     game,
@@ -74,14 +75,14 @@ def test_a_strong_bot_puts_all_it_has_against_an_attack_that_would_win() -> None
     meets one of his Goals"; Interference: a player "contributes money from his Illuminati
     treasury only ... It affects the needed die roll by 1 for each MB spent." Against an
     attack whose success wins the game, the strong bot interferes with its whole treasury;
-    the normal bot (not yet far behind) keeps part of it."""
+    so does the normal bot since issue 37 pt 3 (``bots.wins_if_it_succeeds``)."""
     state = _winning_attack(20)
     mind = belief(CARDS, view(CARDS, state, "me"))
     assert search.if_it_succeeds(CARDS, mind) == search.WON
     stance = search.response(CARDS, mind, "me", random.Random(1))
     assert stance is not None and stance.side == "interfere" and stance.upto == 20
     usual = bots.response_stance(CARDS, mind, "me", random.Random(1))
-    assert usual is None or usual.upto < 20
+    assert usual is not None and usual.side == "interfere" and usual.upto == 20
 
 
 def test_a_strong_bot_keeps_its_money_rather_than_interfere_with_an_ordinary_attack() -> None:
@@ -246,17 +247,22 @@ def test_a_strong_bot_judges_the_leader_by_the_way_gone_not_by_what_the_deal_gav
     "Bermuda Triangle. Control at least one group of each alignment". rulebook-en,
     Interference: a player "may interfere in an attack ... by opposing him". The normal bot
     interferes with the leader's attacks; the strong bot weighs its rivals (its evaluation,
-    the rival whose groups it attacks) by the same measure of the way gone. The Network's
-    own card brings 7 of their 20: with the C.I.A. (4) the normal bot sees them 11 of 20
-    along, a leader; the strong bot sees 4 of 13. A Bermuda Triangle showing 7 of 10
-    alignments with three groups does not lead either: a group brings up to three, so the
-    first come fast and the last few slowly. Near their goals both lead."""
-    assert leads("normal", NETWORK, "C.I.A.")
+    the rival whose groups it attacks) by the same measure of the way gone, and so does the
+    normal bot since issue 37 pt 3 (judged by the share shown, the Bermuda Triangle looked
+    the leader from the start and won 0.4 of its fair share); the easy bot still judges by
+    the share shown. The Network's own card brings 7 of their 20: with the C.I.A. (4) the
+    easy bot sees them 11 of 20 along, a leader; the others see 4 of 13. A Bermuda
+    Triangle showing 7 of 10 alignments with three groups does not lead either: a group
+    brings up to three, so the first come fast and the last few slowly. Near their goals
+    both lead."""
+    assert leads("easy", NETWORK, "C.I.A.")
     assert not leads("strong", NETWORK, "C.I.A.")
+    assert not leads("normal", NETWORK, "C.I.A.")
     assert leads("strong", NETWORK, "C.I.A.", "Federal Reserve", "Big Media")
     shown = ("Eco-Guerrillas", "Fiendish Fluoridators", "Boy Sprouts")  # 7 alignments
-    assert leads("normal", BERMUDA, *shown)
+    assert leads("easy", BERMUDA, *shown)
     assert not leads("strong", BERMUDA, *shown)
+    assert not leads("normal", BERMUDA, *shown)
     assert leads("strong", BERMUDA, "Semiconscious Liberation Army",
                  "Parent/Teacher Agglomeration", "Hackers")  # all but Government
 
@@ -286,3 +292,55 @@ def test_the_gnomes_near_150_megabucks_keep_the_worth_of_every_megabuck() -> Non
 
     assert worth(110) - worth(100) > 0.5 * (worth(70) - worth(60)) > 0
     assert worth(149) < search.WON / 2
+
+
+def test_a_strong_bot_plans_its_turn_leaving_money_for_the_second_attack() -> None:
+    """rulebook-en, Spending Money To Attack: "Attacking money may be spent from both the
+    attacking Group's treasury and the Illuminati treasury"; Winning the Game: the Basic Goal
+    "to control a certain number of Groups". Two groups short of victory (four win here), the
+    strong bot weighs its first attack with the second it leaves the turn (issue 37 pt 4):
+    putting all 10 MB into the first leaves none for the second, so planned together the
+    first attack that keeps money for the second is worth far more, and is the one chosen
+    even when the all-in attack looks better by itself."""
+    state = game(options=SMALL, me=BAVARIA, other=GNOMES)
+    state = place(place(state, "me", "The Mafia"), "other", "Boy Sprouts")
+    state = free(money(in_round(state, 3), "me", BAVARIA, 10), "Convenience Stores", "Trekkies")
+    state = active(state, "me")
+    plan = next(p for p in bots.plan_attacks(CARDS, state, state.player("me"), "normal")
+                if p.attack.attacker == BAVARIA)
+    assert 0 < plan.spend < 10
+    all_in = replace(plan, spend=10, upto=10)
+
+    def planned(p: bots.PlannedAttack) -> float:
+        value = search.outcome(CARDS, state, "me", p, p.spend, p.upto, random.Random(1),
+                               ahead=True)
+        assert value is not None
+        return value
+
+    assert planned(plan) > planned(all_in) + 1.0
+    firsts = [(2.0, 0, all_in, search.Choice(plan.attack, 10, 10)),
+              (1.0, 1, plan, search.Choice(plan.attack, plan.spend, plan.upto))]
+    chosen = search.plan_the_turn(CARDS, [state], "me", firsts, random.Random(1))
+    assert chosen is not None and chosen[1].spend == plan.spend
+
+
+def test_a_normal_bot_weighs_attacks_by_how_far_they_set_the_leader_back() -> None:
+    """summary-en, The Discordian Society: "Control 5 Weird groups." rulebook-en, Winning the
+    Game: "A player wins if he meets his Special Goal at the end of any turn." A Discordian
+    Society holding four Weird groups is one from winning: taking one of them sets it back a
+    fifth of its goal, a group of no use to its goal not at all, and the normal bot adds the
+    worth of that check (``bots.stopping``) to the attack (issue 37 pt 3: left alone, the
+    Discordians won 2 to 3.6 times their fair share among normal bots); the easy bot does
+    not."""
+    state = game(me=GNOMES, other=DISCORDIA)
+    state = chain(state, "other", "L-4 Society", "Hackers", "Psychiatrists")
+    state = place(state, "other", "Punk Rockers")
+    state = place(state, "other", "Antiwar Activists")
+    other = state.player("other")
+    assert bots.setback(CARDS, state, other, "Psychiatrists") == pytest.approx(0.2)
+    assert bots.setback(CARDS, state, other, "Antiwar Activists") == 0.0
+    lead = {p.name: bots.leader_score(CARDS, state, p) for p in state.players}
+    weird = bots.stopping(CARDS, state, other, "Psychiatrists", lead, "normal")
+    assert weird > 1.0
+    assert bots.stopping(CARDS, state, other, "Antiwar Activists", lead, "normal") == 0.0
+    assert bots.stopping(CARDS, state, other, "Psychiatrists", lead, "easy") == 0.0
