@@ -47,9 +47,9 @@ def update_command(languages: tuple[str, ...], locale: Path | None) -> None:
 def check_command(languages: tuple[str, ...], locale: Path | None) -> None:
     """Check each LANGUAGE's catalogue (every shipped one when none is named): every message
     of the templates translated, not fuzzy, with the original's placeholders."""
-    from pbem.reports.catalogues import catalogue_path
+    from pbem.reports.catalogues import catalogue_path, read_catalogue
     from pbem.reports.languages import LANGUAGES, LOCALE, SOURCE_LANGUAGE
-    from pbem.reports.translating import problems, read_catalogue, template_messages
+    from pbem.reports.translating import problems, template_messages
 
     root = locale or LOCALE
     messages = template_messages()

@@ -24,12 +24,15 @@ import string
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 from markupsafe import Markup, escape
 
 from pbem.reports.languages import DOMAIN, LOCALE, SOURCE_LANGUAGE
+
+if TYPE_CHECKING:
+    from babel.messages.catalog import Catalog
 
 
 def catalogue_path(root: Path, lang: str, suffix: str = ".po") -> Path:
@@ -61,17 +64,24 @@ def _read(po: Path) -> gettext.GNUTranslations | None:
     return gettext.GNUTranslations(io.BytesIO(compile_po(po)))
 
 
-def compile_po(po: Path) -> bytes:
-    """The ``.mo`` form of the catalogue ``po`` (Babel reads and compiles it); a message
-    marked fuzzy is left out, as gettext's own tools do."""
-    from babel.messages.mofile import write_mo
+def read_catalogue(po: Path) -> Catalog:
+    """The catalogue in the file ``po`` (Babel reads it); a ``CatalogueError`` naming the
+    file when it cannot be read."""
     from babel.messages.pofile import PoFileError, read_po
 
     try:
         with po.open("rb") as file:
-            catalogue = read_po(file, abort_invalid=True)
+            return read_po(file, abort_invalid=True)
     except (PoFileError, OSError, ValueError) as error:
         raise CatalogueError(f"{po}: {error}") from error
+
+
+def compile_po(po: Path) -> bytes:
+    """The ``.mo`` form of the catalogue ``po`` (Babel compiles it); a message marked fuzzy
+    is left out, as gettext's own tools do."""
+    from babel.messages.mofile import write_mo
+
+    catalogue = read_catalogue(po)
     out = io.BytesIO()
     write_mo(out, catalogue, use_fuzzy=False)
     return out.getvalue()

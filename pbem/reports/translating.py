@@ -16,9 +16,9 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
-from babel.messages.pofile import PoFileError, read_po, write_po
+from babel.messages.pofile import write_po
 
-from pbem.reports.catalogues import FORMS, catalogue_path, placeholders
+from pbem.reports.catalogues import FORMS, catalogue_path, placeholders, read_catalogue
 from pbem.reports.languages import DOMAIN, LOCALE
 from pbem.reports.templating import TEMPLATES
 
@@ -40,16 +40,6 @@ def template_messages(folder: Path = TEMPLATES) -> Catalog:
         catalogue.add(message, locations=[(filename, lineno)], auto_comments=comments,
                       context=context)
     return catalogue
-
-
-def read_catalogue(po: Path) -> Catalog:
-    """The catalogue in the file ``po``; a ``ValueError`` naming the file when it cannot
-    be read."""
-    try:
-        with po.open("rb") as file:
-            return read_po(file, abort_invalid=True)
-    except (PoFileError, OSError, ValueError) as error:
-        raise ValueError(f"{po}: {error}") from error
 
 
 def write_catalogue(catalogue: Catalog, po: Path) -> None:

@@ -23,12 +23,12 @@ from babel.messages.catalog import Catalog
 import pbem
 from pbem.errors import IllegalCommandError, OrderSyntaxError, UnknownNameError
 from pbem.refusal_keys import EngineKey, MailKey, ParserHint, ParserKey, ServiceKey
-from pbem.reports.catalogues import catalogue_path
+from pbem.reports.catalogues import catalogue_path, read_catalogue
 from pbem.reports.languages import LANGUAGES, LOCALE, SOURCE_LANGUAGE
 from pbem.reports.mails import mail
 from pbem.reports.refusals import UnknownRefusal, worded, wording
 from pbem.reports.templating import environment, template
-from pbem.reports.translating import problems, read_catalogue, template_messages
+from pbem.reports.translating import problems, template_messages
 from pbem.service.order_refusals import refused
 
 PACKAGE = Path(pbem.__file__).parent

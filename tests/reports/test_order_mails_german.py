@@ -12,11 +12,10 @@ import pytest
 from scripted_game import rendered
 
 from pbem.reports import mails as reports
-from pbem.reports.catalogues import catalogue_path, fill
+from pbem.reports.catalogues import catalogue_path, fill, read_catalogue
 from pbem.reports.languages import LOCALE
 from pbem.reports.mails import Rendered
 from pbem.reports.templating import render
-from pbem.reports.translating import read_catalogue
 
 # The mails made one template with their words in the catalogues by this change.
 ORDER_MAILS = ("response_request", "offer_answered", "attack_result", "eliminated",

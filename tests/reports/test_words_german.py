@@ -16,11 +16,11 @@ from stored_games import simulated_store
 
 from pbem.archive.build import build_game, build_index
 from pbem.reports import mails as reports
-from pbem.reports.catalogues import catalogue_path, placeholders
+from pbem.reports.catalogues import catalogue_path, placeholders, read_catalogue
 from pbem.reports.context import moment_facts
 from pbem.reports.languages import LOCALE
 from pbem.reports.templating import template
-from pbem.reports.translating import read_catalogue, template_messages
+from pbem.reports.translating import template_messages
 from pbem.service import history
 
 NOTICES = ("gm_alert", "gm_alerts", "gm_announcement", "mail_failed", "mail_flooded",
