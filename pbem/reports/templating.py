@@ -62,6 +62,7 @@ def _environment(site_dir: str | None, lang: str) -> jinja2.Environment:
     env.filters["sentence"] = sentence
     env.filters["blocks"] = text_blocks
     install(env, translations(lang, site_dir))
+    env.globals["lang"] = lang  # the language's code, as HTML's lang attribute wants it
     return env
 
 
