@@ -117,24 +117,34 @@ class _Forms(string.Formatter):
 
     def format_field(self, value: Any, format_spec: str) -> str:
         form = FORMS.get(format_spec)
-        text = str(value) if form is not None or not format_spec else format(value, format_spec)
-        if form is not None:
-            lead = form(text)  # the form's own words ("d'"), trusted as the message's are
-            return str(Markup(lead) + escape(value)) if self.markup else lead + text
-        return str(escape(value)) if self.markup else text
+        if form is None:
+            text = format(value, format_spec) if format_spec else str(value)
+            return str(escape(text if format_spec else value)) if self.markup else text
+        lead, shown = form(str(value))  # the form's own words ("d'"), trusted as the message's
+        if not self.markup:
+            return lead + shown
+        return str(Markup(lead) + (Markup(shown) if isinstance(value, Markup) else escape(shown)))
 
 
-def _elided(word: str) -> Callable[[str], str]:
+def _elided(word: str) -> Callable[[str], tuple[str, str]]:
     """The form "``word`` before the value", elided before a vowel: "de Bruno", "d'Alice"."""
-    def lead(text: str) -> str:
-        return f"{word[:-1]}'" if text[:1] and text[:1].lower() in _VOWELS else f"{word} "
-    return lead
+    def form(text: str) -> tuple[str, str]:
+        lead = f"{word[:-1]}'" if text[:1] and text[:1].lower() in _VOWELS else f"{word} "
+        return lead, text
+    return form
+
+
+def _sentence(text: str) -> tuple[str, str]:
+    """The form of a value that begins a sentence: its first letter a capital."""
+    return "", text[:1].upper() + text[1:]
 
 
 _VOWELS = "aeiouyàâäéèêëîïôöùûü"
 
-# The forms a translation may give a placeholder ({name:form}): what goes before the value.
-FORMS: dict[str, Callable[[str], str]] = {"de": _elided("de"), "que": _elided("que")}
+# The forms a translation may give a placeholder ({name:form}): the words that go before
+# the value, and the value as it is shown.
+FORMS: dict[str, Callable[[str], tuple[str, str]]] = {
+    "de": _elided("de"), "que": _elided("que"), "sentence": _sentence}
 
 
 def fill(message: str, values: Mapping[str, Any], markup: bool) -> str:

@@ -155,7 +155,7 @@ def elided(word: str) -> Callable[[jinja2.nodes.EvalContext, object], str]:
     @jinja2.pass_eval_context
     def before(context: jinja2.nodes.EvalContext, value: object) -> str:
         text = str(value)
-        lead = FORMS[word](text)
+        lead, _shown = FORMS[word](text)
         # In HTML the value is escaped as it would have been (unless it is markup already).
         return Markup(lead) + escape(value) if context.autoescape else lead + text
     return before
