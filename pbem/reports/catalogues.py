@@ -11,9 +11,10 @@ site folder may hold ``locale/<lang>/LC_MESSAGES/pbem.po`` too: its messages win
 shipped ones, and a language only the site has is a language players may choose.
 
 Placeholders are named, in braces, the same in every language. A translation may give a
-placeholder a *form* after a colon: ``{player:de}`` is "de Bruno" or "d'Alice"
-(``FORMS``), for the languages whose words change with the next one. ``pbem catalogue
-check`` finds what a catalogue lacks or gets wrong.
+placeholder a *form* after a colon (``FORMS``): ``{player:de}`` is "de Bruno" or "d'Alice",
+for the languages whose words change with the next one; ``{text:sentence}`` begins a
+sentence with the value's first letter a capital. ``pbem catalogue check`` finds what a
+catalogue lacks or gets wrong.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from pbem.orders.format import fold_order
-from pbem.reports.catalogues import FORMS, install, site_languages, translations
+from pbem.reports.catalogues import install, site_languages, translations
 from pbem.reports.languages import LANGUAGES, SOURCE_LANGUAGE
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -40,8 +40,7 @@ def environment(site_dir: str | None = None, lang: str = SOURCE_LANGUAGE) -> jin
 @cache
 def _environment(site_dir: str | None, lang: str) -> jinja2.Environment:
     folders = [Path(site_dir) / lang, Path(site_dir)] if site_dir else []
-    # (The per-language folders after the shared one: the templates not yet made one.)
-    folders += [TEMPLATES, TEMPLATES / lang, TEMPLATES / SOURCE_LANGUAGE]
+    folders.append(TEMPLATES)
     env = _Environment(
         loader=_HtmlTwins(jinja2.FileSystemLoader([str(f) for f in folders])),
         undefined=jinja2.StrictUndefined,
@@ -57,7 +56,6 @@ def _environment(site_dir: str | None, lang: str) -> jinja2.Environment:
     env.filters["hang"] = hang
     env.filters["fold"] = fold_order
     env.filters["one_stop"] = one_stop
-    env.filters["de"], env.filters["que"] = elided("de"), elided("que")
     env.filters["summed"] = summed
     env.filters["sentence"] = sentence
     env.filters["blocks"] = text_blocks
@@ -147,18 +145,6 @@ def sentence(text: object) -> str:
     value = str(text)
     fixed = value[:1].upper() + value[1:]
     return Markup(fixed) if isinstance(text, Markup) else fixed
-
-
-def elided(word: str) -> Callable[[jinja2.nodes.EvalContext, object], str]:
-    """A filter for French templates: ``word`` before a value, elided before a vowel
-    ("de Bruno", "d'Alice"; "que Bruno", "qu'Alice")."""
-    @jinja2.pass_eval_context
-    def before(context: jinja2.nodes.EvalContext, value: object) -> str:
-        text = str(value)
-        lead, _shown = FORMS[word](text)
-        # In HTML the value is escaped as it would have been (unless it is markup already).
-        return Markup(lead) + escape(value) if context.autoescape else lead + text
-    return before
 
 
 # An abbreviation's full stop ("C.I.A.") and the one after it, closing tags between them

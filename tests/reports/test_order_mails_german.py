@@ -9,11 +9,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from english_left import english_left_in_mail
 from scripted_game import rendered
 
 from pbem.reports import mails as reports
-from pbem.reports.catalogues import catalogue_path, fill, read_catalogue
-from pbem.reports.languages import LOCALE
+from pbem.reports.catalogues import fill
 from pbem.reports.mails import Rendered
 from pbem.reports.templating import render
 
@@ -75,32 +75,12 @@ def _mails(lang: str) -> list[tuple[str, Rendered]]:
     return out
 
 
-def _english() -> set[str]:
-    """The English of each message of the order mails, in pieces between placeholders and
-    markup: the pieces long enough to be English words, not a name or a number."""
-    catalogue = read_catalogue(catalogue_path(LOCALE, "de"))
-    pieces: set[str] = set()
-    for message in catalogue:
-        ids = message.id if isinstance(message.id, tuple) else (message.id,)
-        if not message.id or not any(f.split(".")[0] in ORDER_MAILS
-                                     for f, _line in message.locations):
-            continue
-        for text in ids:
-            for piece in re.split(r"\{[^{}]*\}|<[^>]+>", text):
-                piece = re.sub(r"\s+", " ", piece).strip(" .,:;()")
-                if len(piece) >= 12 and "=" not in piece:  # not a setting's line
-                    pieces.add(piece)
-    return pieces
-
-
-def test_the_order_mails_in_german_have_no_english_sentence_left() -> None:
-    english = _english()
-    assert len(english) > 50
-    mails = _mails("de")
+@pytest.mark.parametrize("lang", ["fr", "de"])
+def test_the_order_mails_have_no_english_sentence_left(lang: str) -> None:
+    mails = _mails(lang)
     assert {name.split("-")[0] for name, _ in mails} == set(ORDER_MAILS)
-    for name, mail in mails:
-        words = _words(mail)
-        assert [piece for piece in english if piece in words] == [], name
+    left = {name: found for name, mail in mails if (found := english_left_in_mail(mail, lang))}
+    assert left == {}
 
 
 @pytest.mark.parametrize("name", sorted(CONTEXTS))

@@ -13,13 +13,15 @@ import re
 from dataclasses import replace
 
 from scripted_game import CARDS, DEADLINE, GAME, NOW, first, rendered, steps
-from support import TEMPLATES
 
 from pbem.engine.events import event_of
 from pbem.reports import mails as reports
+from pbem.reports.catalogues import catalogue_path, read_catalogue
 from pbem.reports.context import moment_facts
+from pbem.reports.languages import LOCALE
 from pbem.reports.refusals import worded
 from pbem.reports.templating import template
+from pbem.reports.translating import texts
 from pbem.service.notice_mails import outbox_item
 from pbem.service.order_refusals import refused
 from pbem.service.settings import MailIdentity
@@ -62,10 +64,10 @@ def test_the_illuminati_card_has_a_treasury_in_every_french_template() -> None:
     reason, suggestion = worded(refused("treasury_short", have=2, amount=5, side="ASSIST"), "fr")
     assert reason.startswith(f"la trésorerie de votre Illuminati n'a que 2{NB}MB")
     assert "seule la trésorerie de votre Illuminati paie" in suggestion
-    for path in sorted((TEMPLATES / "fr").glob("*.j2")):
-        text = path.read_text(encoding="utf-8")
-        assert not re.search(r"\btrésor\b", text), path.name
-        assert "trésorerie de vos Illuminati" not in text, path.name
+    for message in read_catalogue(catalogue_path(LOCALE, "fr")):
+        for text in texts(message.string):
+            assert not re.search(r"\btrésor\b", text), message.id
+            assert "trésorerie de vos Illuminati" not in text, message.id
 
 
 # --- cards as printed, abilities in French --------------------------------------------------
