@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import email
+import email.policy
 import mailbox
 from pathlib import Path
 
+from english_left import english_left
 from titles import mail_title
 
 from pbem.cli.demo import run_demo
@@ -48,3 +50,25 @@ def test_the_demo_plays_in_german(tmp_path: Path) -> None:
     subjects = [mail_title(email.message_from_bytes(box.get_bytes(k))) for k in box.iterkeys()]
     assert any("Willkommen in der Partie" in s for s in subjects), subjects[:3]
     assert not any("Welcome" in s for s in subjects)
+    # Every mail every player read, and every page of the archive, holds no English of ours.
+    left: dict[str, list[str]] = {}
+    read = 0
+    for folder in result.maildirs.iterdir():
+        if folder.name.startswith("."):
+            continue
+        for raw in mailbox.Maildir(folder, create=False).itervalues():
+            mail = email.message_from_bytes(raw.as_bytes(), policy=email.policy.default)
+            for part in mail.walk():
+                if part.get_content_type() in ("text/plain", "text/html"):
+                    text = str(part.get_content())
+                    found = english_left(text, "de", is_html=part.get_content_subtype() == "html")
+                    found += english_left(mail_title(mail), "de")
+                    if found:
+                        left[f"{folder.name} {mail_title(mail)}"] = found
+                    read += 1
+    pages = sorted(result.archive.parent.rglob("*.html"))
+    for page in pages:
+        if found := english_left(page.read_text(encoding="utf-8"), "de", is_html=True):
+            left[str(page.relative_to(result.archive.parent))] = found
+    assert read > 100 and len(pages) > 5
+    assert left == {}
