@@ -47,9 +47,9 @@ ServiceKey = Literal[
     "absence_backwards", "absence_over_game", "absence_overlaps", "absence_past",
     "absence_too_long", "after_end_turn", "after_roll", "attack_short", "attacker_paid",
     "defence_short", "defence_short_both", "defence_source", "game_over", "no_absence",
-    "no_player", "no_press", "no_standing", "no_window", "not_asked", "not_held",
-    "not_your_turn", "not_yours", "out_of_game", "press_in_attack", "treasury_short",
-    "turn_start_card"
+    "language_unknown", "no_player", "no_press", "no_standing", "no_window", "not_asked",
+    "not_held", "not_your_turn", "not_yours", "out_of_game", "press_in_attack",
+    "treasury_short", "turn_start_card"
 ]
 
 # The order parser's reasons (``OrderSyntaxError``, name errors).

@@ -90,9 +90,10 @@ __all__ = [
 ]
 
 Roll = Literal["succeeds", "fails"]
-# The languages a player may read their mail in (SET LANGUAGE): those the package has words
-# for, pbem.reports.languages.LANGUAGES (tests/orders/test_orders.py checks they agree).
-Language = Literal["en", "fr", "de"]
+# A language's code, as its catalogue is named (``pbem/locale/<code>/``): "en", "fr", "de".
+# The parser reads any code; the service takes those it has words for
+# (pbem.reports.languages.LANGUAGES) and refuses the others (``language_unknown``).
+Language = str
 
 
 @dataclass(frozen=True)

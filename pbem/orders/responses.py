@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Literal, cast
 
@@ -51,9 +52,11 @@ __all__ = [
 
 Reading = Iterator[tuple[Order, int]]
 
-_LANGUAGES: dict[str, Language] = {
-    "en": "en", "english": "en", "fr": "fr", "french": "fr", "francais": "fr", "français": "fr",
-    "de": "de", "german": "de", "deutsch": "de"}
+# The languages a player may also name, in English or in itself; any other by its code.
+_LANGUAGE_NAMES: dict[str, Language] = {
+    "english": "en", "french": "fr", "francais": "fr", "français": "fr", "german": "de",
+    "deutsch": "de"}
+_CODE = re.compile(r"[a-z]{2,3}")
 
 
 # --- answers to an attack -------------------------------------------------------------------
@@ -271,8 +274,10 @@ def set_timezone(r: LineReader, pos: int) -> Reading:
 
 
 def set_language(r: LineReader, pos: int) -> Reading:
-    """``SET LANGUAGE EN|FR|DE`` (or the language's name, in English or in itself)."""
-    language = _LANGUAGES.get(r.word(pos))
+    """``SET LANGUAGE <code>`` (EN, FR, DE: or the language's name, in English or in itself).
+    Whether the game has words for it is the service's to say."""
+    word = r.word(pos)
+    language = _LANGUAGE_NAMES.get(word) or (word if _CODE.fullmatch(word or "") else None)
     if language is None:
         r.fail(pos, "language_expected", words={"shown": r.seen(pos)})
         return

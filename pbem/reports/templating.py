@@ -61,6 +61,9 @@ def _environment(site_dir: str | None, lang: str) -> jinja2.Environment:
     env.filters["blocks"] = text_blocks
     install(env, translations(lang, site_dir))
     env.globals["lang"] = lang  # the language's code, as HTML's lang attribute wants it
+    # The languages a reader may choose (SET LANGUAGE): the package's, and the site's own.
+    env.globals["languages"] = tuple(dict.fromkeys(LANGUAGES + site_languages(
+        Path(site_dir) if site_dir else None)))
     return env
 
 

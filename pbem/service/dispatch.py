@@ -86,6 +86,7 @@ from pbem.orders.model import (
     check_table,
     nature_of,
 )
+from pbem.reports.languages import LANGUAGES
 from pbem.reports.refusals import worded
 from pbem.service import absences
 from pbem.service.deadlines import end_overdue_turn
@@ -141,6 +142,14 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
         table.answer(_answer(table, player, order))
         return _privileged_note(table, player, order)
     return CARRY_OUT[type(order)](table, player, located)
+
+
+def _set_language(table: Table, player: str, located: Located) -> Note:
+    """SET LANGUAGE: a language the package has words for (docs/orders.md)."""
+    assert isinstance(located.order, SetLanguage)
+    if located.order.language not in LANGUAGES:
+        raise refused("language_unknown", language=located.order.language)
+    return _setting(table, player, located)
 
 
 def _setting(table: Table, player: str, located: Located) -> Note:
@@ -398,7 +407,7 @@ def queued_note(table: Table) -> Note:
 # What each kind of order does outside an attack window's answers: every order has its
 # entry (checked below, at import). ``_active``: the active player's order.
 CARRY_OUT: dict[type[Order], Callable[[Table, str, Located], Note]] = {
-    SetTimezone: _setting, SetLanguage: _setting, SetHtml: _setting, SetJson: _setting,
+    SetTimezone: _setting, SetLanguage: _set_language, SetHtml: _setting, SetJson: _setting,
     SetMail: _setting, SetReport: _setting,
     SetAbsence: absences.add_absence, CancelAbsence: absences.cancel_absence,
     Press: _press_order, Status: _status, History: _history, Help: _help, Odds: _odds_order,
@@ -635,7 +644,8 @@ def check_tables(kinds: Sequence[type] = ORDER_TYPES) -> None:
     check_table(RUN_ACTIVE, "RUN_ACTIVE",
                 [k for k in kinds if not nature_of(k).free or k is Odds])
     check_table(ANSWER, "ANSWER", [k for k in kinds if nature_of(k).window])
-    check_table(SETTINGS, "SETTINGS", [k for k in kinds if CARRY_OUT.get(k) is _setting])
+    check_table(SETTINGS, "SETTINGS",
+                [k for k in kinds if CARRY_OUT.get(k) in (_setting, _set_language)])
 
 
 check_tables()

@@ -65,7 +65,7 @@ SAMPLES: dict[str, Any] = {
     "quoted": True, "left": 1, "groups": 2, "playing": ["Alice", "Bob"],
     "example": "GAME <game> PLAYER <name> PASSWORD <password>", "ended_at": 3,
     "what": "the MB to spend", "where": "after the attacking group", "days": 10, "used": 6,
-    "game": "illu",
+    "game": "illu", "language": "it",
 }
 
 
