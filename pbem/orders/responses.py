@@ -56,7 +56,7 @@ Reading = Iterator[tuple[Order, int]]
 _LANGUAGE_NAMES: dict[str, Language] = {
     "english": "en", "french": "fr", "francais": "fr", "français": "fr", "german": "de",
     "deutsch": "de"}
-_CODE = re.compile(r"[a-z]{2,3}")
+_CODE = re.compile(r"[a-z]{2,3}(?:[-_][a-z0-9]{2,4})?")  # "de", "pt-br", "pt_BR"
 
 
 # --- answers to an attack -------------------------------------------------------------------

@@ -147,8 +147,11 @@ def carry_out(table: Table, player: str, located: Located) -> Note:
 def _set_language(table: Table, player: str, located: Located) -> Note:
     """SET LANGUAGE: a language the package has words for (docs/orders.md)."""
     assert isinstance(located.order, SetLanguage)
-    if located.order.language not in LANGUAGES:
+    wanted = located.order.language.replace("-", "_").casefold()
+    known = {lang.casefold(): lang for lang in LANGUAGES}  # its catalogue's spelling: pt_BR
+    if wanted not in known:
         raise refused("language_unknown", language=located.order.language)
+    located = replace(located, order=SetLanguage(known[wanted]))
     return _setting(table, player, located)
 
 

@@ -37,31 +37,31 @@ from pbem.reports.languages import LANGUAGES
 from pbem.reports import mails as reports
 from pbem.cli.main import main
 t = table(position())
-results = mail(t, "ann", "SET LANGUAGE IT", "STATUS")
+results = mail(t, "ann", "SET LANGUAGE PT-BR", "STATUS")
 assert all(r.accepted for r in results), [r.note for r in results]
-assert t.service.seat("ann").lang == "it"
+assert t.service.seat("ann").lang == "pt_BR"
 print("languages", *LANGUAGES)
-print("status", reports.mail("help", "it", None, game="g", player="ann", data={{}}).subject)
-main(["catalogue", "check", "it"], standalone_mode=False)
+print("status", reports.mail("help", "pt_BR", None, game="g", player="ann", data={{}}).subject)
+main(["catalogue", "check", "pt_BR"], standalone_mode=False)
 """
 
 
 def test_a_fourth_language_is_one_po_file(tmp_path: Path) -> None:
-    """A copy of the package with one more catalogue, ``it`` (the French one, its help
-    mail's subject reworded): the language is offered, chosen by SET LANGUAGE, written in,
-    and ``pbem catalogue check`` passes it."""
+    """A copy of the package with one more catalogue, ``pt_BR`` (the French one, its help
+    mail's subject reworded): the language is offered, chosen by SET LANGUAGE (as PT-BR),
+    written in, and ``pbem catalogue check`` passes it."""
     package = tmp_path / "pbem"
     shutil.copytree(Path(pbem.__file__).parent, package,
                     ignore=shutil.ignore_patterns("__pycache__", "*.mo"))
-    po = package / "locale" / "it" / "LC_MESSAGES" / "pbem.po"
+    po = package / "locale" / "pt_BR" / "LC_MESSAGES" / "pbem.po"
     po.parent.mkdir(parents=True)
     french = (package / "locale" / "fr" / "LC_MESSAGES" / "pbem.po").read_text(encoding="utf-8")
-    po.write_text(french.replace("Comment écrire vos ordres", "Come scrivere gli ordini")
-                  .replace("Language: fr", "Language: it"), encoding="utf-8")
+    po.write_text(french.replace("Comment écrire vos ordres", "Como escrever as ordens")
+                  .replace("Language: fr", "Language: pt_BR"), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", CHECK.format(tests=str(TESTS))], env=env,
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
-    assert "languages en de fr it" in lines
-    assert "status [g] Come scrivere gli ordini (ann)" in lines
+    assert "languages en de fr pt_BR" in lines
+    assert "status [g] Como escrever as ordens (ann)" in lines
