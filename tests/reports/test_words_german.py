@@ -1,15 +1,15 @@
 """The game's words (``_words.txt.j2``), the game master's notices and the archive pages in
-German: every message of these templates has its German, and a German mail or page shows no
-English sentence of them.
+German: a German notice or archive page shows no English of ours (``english_left``; that
+every message has its German, ``pbem catalogue check`` says, tests/cli).
 """
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from english_left import english_left, english_left_in_mail
 from scripted_game import CARDS
 from stored_games import CARDS as STORED_CARDS
 from stored_games import simulated_store
@@ -18,37 +18,12 @@ from pbem.archive.build import build_game, build_index
 from pbem.reports import mails as reports
 from pbem.reports.context import moment_facts
 from pbem.reports.templating import template
-from pbem.reports.translating import template_messages
 from pbem.service import history
 
 NOTICES = ("gm_alert", "gm_alerts", "gm_announcement", "mail_failed", "mail_flooded",
            "mail_given_up", "mail_too_big", "folder_refused", "orders_dropped",
            "sending_failing", "sending_mended", "store_damaged", "store_unwritable")
 AT = datetime(2026, 3, 4, 5, 6, tzinfo=UTC)
-
-
-def ours(filename: str) -> bool:
-    """Whether a template file is one of this test's: the words, a notice, an archive page."""
-    return (filename == "_words.txt.j2" or filename.startswith("archive/")
-            or filename.split(".")[0] in NOTICES)
-
-
-def messages(where: str = "") -> list[tuple[str | None, str | tuple[str, ...]]]:
-    return [(m.context, m.id) for m in template_messages()
-            if m.id and any(ours(name) and name.startswith(where) for name, _line in m.locations)]
-
-
-def english_sentences(where: str = "") -> set[str]:
-    """The words of each message (of the templates whose names start with ``where``) between
-    its placeholders and markup, where they are a sentence long (four words or more, a
-    command in <code> aside): none may be left in a German page."""
-    found = set()
-    for _context, mid in messages(where):
-        for text in (mid if isinstance(mid, tuple) else (mid,)):
-            for piece in re.split(r"\{[^{}]*\}|<code>.*?</code>|<[^<>]*>", text):
-                if len(piece.split()) >= 4:
-                    found.add(piece.strip())
-    return found
 
 
 def test_every_ability_and_special_text_of_the_card_data_is_german_as_written_else() -> None:
@@ -95,11 +70,7 @@ def test_a_notice_to_the_game_master_reads_in_german(name: str, words: dict[str,
                                                     ) -> None:
     at = moment_facts(AT, "Europe/Berlin")
     mail = reports.mail(name, "de", None, **{"game": "", "at": at, **words})
-    english = english_sentences()
-    for part in (mail.subject, mail.text, mail.html):
-        flat = " ".join(part.replace("\xa0", " ").split())
-        left = [s for s in english if " ".join(s.split()) in flat]
-        assert left == [], (name, left)
+    assert english_left_in_mail(mail, "de") == []
 
 
 def test_the_archive_pages_read_in_german(tmp_path: Path) -> None:
@@ -107,14 +78,10 @@ def test_the_archive_pages_read_in_german(tmp_path: Path) -> None:
     game = history.read_game(service.store, "sim")
     site = tmp_path / "site"
     build_index([build_game(STORED_CARDS, game, site, "de")], site, "de")
-    # (The pages' own words: the groups' table and the events are other templates'.)
-    english = english_sentences("archive/")
     pages = sorted(site.rglob("*.html"))
     assert len(pages) > 2
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert '<html lang="de">' in text, page.name
-        flat = " ".join(re.sub(r"<[^>]*>", " ", text).replace("\xa0", " ").split())
-        left = [s for s in english if " ".join(s.split()) in flat]
-        assert left == [], (page.name, left)
+        assert english_left(text, "de", is_html=True) == [], page.name
     assert "Alle Spiele" in (site / "games" / "sim" / "index.html").read_text(encoding="utf-8")
