@@ -7,8 +7,9 @@ marked for translation: ``_("Your orders for {game}: ...", game=game)``, ``ngett
 other language is one gettext catalogue, ``pbem/locale/<lang>/LC_MESSAGES/pbem.po``,
 compiled into ``pbem.mo`` when the package is built (``setup.py``) and read from the
 ``.po`` itself where no newer ``.mo`` is beside it (a checkout, a site's catalogue). A
-site folder may hold ``locale/<lang>/LC_MESSAGES/pbem.po`` too: its messages win over the
-shipped ones, and a language only the site has is a language players may choose.
+site folder may hold ``locale/<lang>/LC_MESSAGES/pbem.po`` too, for a language the package
+has: its messages win over the shipped ones (a club's own words). A new language is a
+catalogue in the package (``pbem catalogue update``), offered once it is there.
 
 Placeholders are named, in braces, the same in every language. A translation may give a
 placeholder a *form* after a colon (``FORMS``): ``{player:de}`` is "de Bruno" or "d'Alice",
@@ -39,14 +40,6 @@ if TYPE_CHECKING:
 def catalogue_path(root: Path, lang: str, suffix: str = ".po") -> Path:
     """Where ``lang``'s catalogue is under a locale folder ``root``."""
     return root / lang / "LC_MESSAGES" / f"{DOMAIN}{suffix}"
-
-
-def site_languages(site_dir: Path | None) -> tuple[str, ...]:
-    """The languages a site's own catalogues add (``<site>/locale/<lang>/...``)."""
-    if site_dir is None:
-        return ()
-    return tuple(sorted(p.parent.parent.name
-                        for p in (site_dir / "locale").glob(f"*/LC_MESSAGES/{DOMAIN}.po")))
 
 
 class CatalogueError(ValueError):

@@ -25,7 +25,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from pbem.orders.format import fold_order
-from pbem.reports.catalogues import install, site_languages, translations
+from pbem.reports.catalogues import install, translations
 from pbem.reports.languages import LANGUAGES, SOURCE_LANGUAGE
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -61,9 +61,7 @@ def _environment(site_dir: str | None, lang: str) -> jinja2.Environment:
     env.filters["blocks"] = text_blocks
     install(env, translations(lang, site_dir))
     env.globals["lang"] = lang  # the language's code, as HTML's lang attribute wants it
-    # The languages a reader may choose (SET LANGUAGE): the package's, and the site's own.
-    env.globals["languages"] = tuple(dict.fromkeys(LANGUAGES + site_languages(
-        Path(site_dir) if site_dir else None)))
+    env.globals["languages"] = LANGUAGES  # those a reader may choose (SET LANGUAGE)
     return env
 
 
@@ -233,9 +231,9 @@ def _wrapper(width: int) -> textwrap.TextWrapper:
 
 def template(name: str, lang: str = SOURCE_LANGUAGE,
              site_dir: Path | None = None) -> jinja2.Template:
-    """The template ``name`` in the words of ``lang`` (English for a language the package and
-    the site have no words for)."""
-    if lang not in LANGUAGES and lang not in site_languages(site_dir):
+    """The template ``name`` in the words of ``lang`` (English for a language the package has
+    no words for)."""
+    if lang not in LANGUAGES:
         lang = SOURCE_LANGUAGE
     return environment(str(site_dir) if site_dir else None, lang).get_template(name)
 

@@ -202,6 +202,30 @@ def test_a_site_folder_overrides_one_template(tmp_path: Path) -> None:
     assert plain.subject != mail.subject
 
 
+def test_a_site_rewords_a_message_for_one_language_and_a_template_for_all(
+        tmp_path: Path) -> None:
+    """Issue 42: "a site may still override a template, and may add a catalogue": the site's
+    catalogue for German words one message its own way, the package's words the rest; a
+    template in the site folder itself serves every language."""
+    po = tmp_path / "locale" / "de" / "LC_MESSAGES" / "pbem.po"
+    po.parent.mkdir(parents=True)
+    po.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+                  'msgid "Your power structure"\nmsgstr "Ihr Imperium"\n', encoding="utf-8")
+    i = first("report")
+    ours = reports.turn_report(CARDS, steps()[i].state, "Chloé", (), now=NOW, deadline=DEADLINE,
+                               lang="de", site_dir=tmp_path)
+    shipped = reports.turn_report(CARDS, steps()[i].state, "Chloé", (), now=NOW,
+                                  deadline=DEADLINE, lang="de")
+    assert "IHR IMPERIUM" in ours.text and "Ihr Imperium" in ours.html
+    assert "IHRE MACHTSTRUKTUR" in shipped.text and "IHR IMPERIUM" not in shipped.text
+    assert ours.text.replace("IHR IMPERIUM\n------------", "IHRE MACHTSTRUKTUR\n"
+                             "------------------") == shipped.text
+    (tmp_path / "press.subject.txt.j2").write_text("[{{ game }}] Psst {{ sender }}")
+    for lang in LANGUAGES:
+        mail = reports.press_relay(GAME, "Bob", "Chloé", "hi", lang=lang, site_dir=tmp_path)
+        assert mail.subject == f"[{GAME}] Psst Chloé", lang
+
+
 # --- content --------------------------------------------------------------------------------
 
 
