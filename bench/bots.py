@@ -146,6 +146,7 @@ def run(games: int = 30, seed: int = 1, timed: int = 3, workers: int = 2,
         sizes: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8), duels: int = 30) -> dict[str, Any]:
     cards = _cards()
     start = time.perf_counter()
+    levels = levels if games else ()  # --games 0: the duels alone
     jobs = [(level, size, index, seed) for level in levels for size in sizes
             for index in range(games)]
     with Pool(workers) as pool:

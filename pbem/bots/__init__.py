@@ -77,6 +77,7 @@ ALIGNMENT_EXPONENT = 2  # every alignment's share shown, raised to this (``close
 # with a single group is a failed defence away from it.
 SURVIVAL = (8.0, 2.5, 0.6)
 DESPERATE = 0.05  # the least chance of an attack to control weighed when holding no group
+UNCOUNTED = 0.5  # the share of the Illuminati's own transferable power ``closeness`` leaves out
 LAST_GROUP = 0.5  # the value of an attack on a player's last group, as a share
 ROOTED = 3  # see ``_rooted``
 GIFT_KEEPS = 1  # the groups a bot keeps, at least, after giving one away
@@ -152,8 +153,11 @@ def shown(cards: CardSet, p: Player, goal: Progress) -> float:
 
 def closeness(cards: CardSet, p: Player, goal: Progress) -> float:
     """How far along ``p`` is toward one goal, 0..1, as a measure of how soon it may be met.
-    A sum of transferable power counts from what ``p``'s Illuminati card brings: the Network
-    start 7 of their 20, and are no nearer their goal than a player with no group. A sum of
+    A sum of transferable power counts from half what ``p``'s Illuminati card brings
+    (``UNCOUNTED``): the Network start 7 of their 20 and are little nearer their goal than a
+    player with no group; counted from all 7, each group they lost set them back by a third
+    of the way and made them everyone's target (the Network won 0.4-0.6 of their fair share
+    at 4 players, normal bots, seed 101; 0.5-0.6 counted from half). A sum of
     power counts in full: the Bavarians' own 10 of 35 attack and defend like any group's
     (counted from their card, the Bavarians were left alone too long and won 1.75 times
     their fair share in ``bench/bots.py``). Every alignment counts as the square of the share
@@ -161,7 +165,7 @@ def closeness(cards: CardSet, p: Player, goal: Progress) -> float:
     slowly, and a player showing 6 of 10 is far from 60 % of the way."""
     have, need = goal.have, goal.need
     if goal.kind == "total_transferable":
-        start = min(transferable(cards, p.illuminati), need - 1)
+        start = min(int(UNCOUNTED * transferable(cards, p.illuminati)), need - 1)
         have, need = have - start, need - start
     part = max(0.0, min(have / need, 1.0))
     return part ** ALIGNMENT_EXPONENT if goal.kind == "every_alignment" else part
@@ -351,6 +355,7 @@ def _target_value(cards: CardSet, state: GameState, target: str, mode: str,
 Bonus = Callable[[CardSet, GameState, str, Aim], float]
 
 POWER_STEP = 6.0  # the power that is worth a plain group toward a goal of power
+ALIGNED = 2.2  # a group of the alignment a goal counts (1.5: the Assassins won 0.4-0.8x fair)
 TRANSFERABLE_STEP = 1.0  # and the transferable power toward a goal of transferable power
 
 # What controlling a group adds toward each kind of special goal, in the units of
@@ -361,7 +366,7 @@ GOAL_BONUS: Mapping[GoalKind, Bonus] = by_goal_kind({
                                                              / TRANSFERABLE_STEP),
     "treasury": lambda cards, state, target, aim: cards.group(target).income / 2,
     "alignment_count": lambda cards, state, target, aim: (
-        1.5 if aim.alignment in alignments(cards, state, target) else 0.0),
+        ALIGNED if aim.alignment in alignments(cards, state, target) else 0.0),
     "every_alignment": lambda cards, state, target, aim: (
         1.2 * len(set(alignments(cards, state, target)) - aim.present)),
     # a group kept is one not destroyed; control still wins the basic goal
