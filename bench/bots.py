@@ -17,7 +17,8 @@
 Usage: ``nice python bench/bots.py [--games N] [--duels N] [--seed S] [--timed T]
 [--workers W] [--levels easy,normal,strong] [--sizes 2,3,4,5,6,7,8]`` (defaults: 30 games
 per level and size, 30 duels, seed 1, the mails of 3 games timed, 2 worker processes: the
-games are independent and play on both cores; the mails are timed alone, after them).
+games are independent and play on both cores; the mails are timed alone, after them;
+``--games 0`` plays the duels alone).
 Strong tables cost seconds a game (more at 8 players): keep runs modest on a shared machine.
 """
 
@@ -146,6 +147,7 @@ def run(games: int = 30, seed: int = 1, timed: int = 3, workers: int = 2,
         sizes: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8), duels: int = 30) -> dict[str, Any]:
     cards = _cards()
     start = time.perf_counter()
+    levels = levels if games else ()  # --games 0: the duels alone
     jobs = [(level, size, index, seed) for level in levels for size in sizes
             for index in range(games)]
     with Pool(workers) as pool:

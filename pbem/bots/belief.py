@@ -66,7 +66,8 @@ def belief(cards: CardSet, v: View) -> GameState:
         active=names.index(v.active),
         phase=v.phase,  # type: ignore[arg-type]
         turn=TurnState(actions=v.actions_used, free_transfers=v.free_transfers_used,
-                       did_anything=v.did_anything, attacked=v.attacked),
+                       did_anything=v.did_anything, attacked=v.attacked,
+                       end_powers=v.end_powers),
         turn_number=v.turn_number,
         uncontrolled=v.uncontrolled,
         dead=v.dead,

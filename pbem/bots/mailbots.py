@@ -35,6 +35,7 @@ from pbem.engine.commands import (
     Attack,
     Command,
     DeclineGroup,
+    EndPowers,
     EndTurn,
     Interfere,
     Pass,
@@ -176,8 +177,8 @@ def _turn(cards: CardSet, state: GameState, me: str, rng: random.Random,
         command = choice.command
         if isinstance(command, Pass):  # only offered before anything was done
             return [*orders, command]
-        if isinstance(command, EndTurn):
-            break
+        if isinstance(command, EndTurn) or (attacked and isinstance(command, EndPowers)):
+            break  # the money an attack of this mail leaves is not known when it is written
         if isinstance(command, Attack):
             orders.append(AttackOrder(command, spend=choice.spend,
                                       upto=max(0, choice.upto - choice.spend)))

@@ -360,7 +360,8 @@ def best_action(cards: CardSet, state: GameState, me: str, rng: random.Random) -
     if white_collar and state.special is None:
         return Choice(PlaySpecial(me, white_collar, bonus_to=p.illuminati))
     fallback = bots.choose_action(cards, state, me, rng)
-    if isinstance(fallback, PlaySpecial | DropGroup) or state.turn.actions >= 2:
+    if (isinstance(fallback, PlaySpecial | DropGroup) or state.turn.actions >= 2
+            or state.turn.end_powers):
         return Choice(fallback)
     plans = candidates(cards, state, p)
     if not plans:

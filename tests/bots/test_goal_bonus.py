@@ -3,10 +3,24 @@
 
 from __future__ import annotations
 
-from factory import BERMUDA, CARDS, GNOMES, game
+from factory import (
+    BAVARIA,
+    BERMUDA,
+    CARDS,
+    CTHULHU,
+    GNOMES,
+    NETWORK,
+    free,
+    game,
+    in_round,
+    money,
+    place,
+)
 
 from pbem import bots
 from pbem.engine.cards import GOAL_KINDS
+from pbem.engine.state import Options
+from pbem.engine.victory import progress
 
 
 def test_every_goal_kind_has_its_bonus_and_a_blind_bot_none() -> None:
@@ -19,3 +33,31 @@ def test_every_goal_kind_has_its_bonus_and_a_blind_bot_none() -> None:
     aim = bots.aim_of(CARDS, state, state.player("me"))
     assert aim.kind == "every_alignment"
     assert bots.goal_bonus(CARDS, state, "Boy Sprouts", aim) > 0
+
+
+def test_a_destroy_weighs_more_where_the_basic_goal_asks_fewer_groups() -> None:
+    """summary-en: the Servants of Cthulhu "Destroy 8 groups"; the basic goal asks 12 groups
+    at 4 players and 8 at 8 (the card data's ``basic_goal``). The Servants' normal bot
+    weighs a destroy by its goal's pace (8 of 12, 8 of 8): the same destroy of a free group
+    is worth more at 8 players than at 4 (before the change, the same at every size)."""
+    values = []
+    for groups in (12, 8):
+        state = game(Options(victory_groups=groups), me=CTHULHU, other=BAVARIA)
+        state = place(place(state, "me", "The Mafia", treasury=8), "me", "Boy Sprouts")
+        state = free(money(in_round(state, 3), "me", CTHULHU, 12), "Convenience Stores")
+        me = state.player("me")
+        assert bots.aim_of(CARDS, state, me).pace == 8 / groups
+        values += [p.value for p in bots.plan_attacks(CARDS, state, me)
+                   if p.attack.mode == "destroy" and p.attack.target == "Convenience Stores"]
+    assert len(values) == 2 and values[0] < values[1]
+
+
+def test_the_network_s_own_transferable_power_counts_by_half() -> None:
+    """summary-en: the Network "Control groups with a total Transferable Power of 20
+    (including their own 7)". How close the bots judge them counts half their own 7
+    (``bots.UNCOUNTED``): at the start 4 of 17, not nothing, so a group they lose sets them
+    back less than if only the groups they took counted (before the change: 0 at the start)."""
+    state = game(me=NETWORK, other=BAVARIA)
+    me = state.player("me")
+    special = next(g for g in progress(CARDS, state, me) if g.kind == "total_transferable")
+    assert bots.closeness(CARDS, me, special) == (7 - 3) / (20 - 3)

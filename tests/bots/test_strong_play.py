@@ -57,14 +57,14 @@ def test_a_strong_bot_with_no_group_takes_one_rather_than_be_eliminated() -> Non
     assert search.standing(CARDS, state, state.player("me")) < 0
 
 
-def _winning_attack(defender_money: int) -> GameState:
+def _winning_attack(defender_money: int, mine: str = GNOMES) -> GameState:
     """``other`` (the Discordians, one group short of the four that win) attacks to control
-    an uncontrolled group; ``me`` holds ``defender_money`` MB in its Illuminati treasury and
-    one group; the attack waits for answers."""
-    state = game(options=SMALL, other=DISCORDIA, me=GNOMES)
+    an uncontrolled group; ``me`` (``mine``) holds ``defender_money`` MB in its Illuminati
+    treasury and one group; the attack waits for answers."""
+    state = game(options=SMALL, other=DISCORDIA, me=mine)
     state = place(place(state, "other", "Boy Sprouts"), "other", "Trekkies")
     state = place(state, "me", "The Mafia")
-    state = money(in_round(state, 3), "me", GNOMES, defender_money)
+    state = money(in_round(state, 3), "me", mine, defender_money)
     state = free(state, "Convenience Stores")
     state, _ = apply(state, Attack("other", DISCORDIA, "Convenience Stores", "control"), CARDS)
     return state
@@ -90,8 +90,9 @@ def test_a_strong_bot_keeps_its_money_rather_than_interfere_with_an_ordinary_att
     only ... This money goes to the bank." The same attack one group further from victory
     (five groups win), made by the player in the lead: the normal bot pays to interfere
     with it; the strong one keeps its money for its own attacks (interfering with every
-    attack of the leader, it won less often in ``bench/bots.py``)."""
-    state = _winning_attack(20)
+    attack of the leader, it won less often in ``bench/bots.py``). (The Bermuda Triangle:
+    a bot whose goal is money keeps it at every level, ``test_money_goal``.)"""
+    state = _winning_attack(20, BERMUDA)
     state = replace(state, options=Options(victory_groups=5))
     mind = belief(CARDS, view(CARDS, state, "me"))
     assert search.if_it_succeeds(CARDS, mind) < search.WON
