@@ -6,12 +6,15 @@ often taking a lesser attack; ``normal`` weighs every target by its Illuminati's
 as well as the basic one (destroys for the Servants of Cthulhu, even of uncontrolled groups;
 money kept for the Gnomes; new alignments for the Bermuda Triangle; Weird or Violent groups
 for the Discordians and Assassins; power for the Bavarians; transferable power for the
-Network; the UFOs play the goal they chose), defends what matters and interferes against the
-leader, and uses its Illuminati's end-of-turn power (``END_OF_TURN``: the Gnomes gather their
-money into the Illuminati treasury, the Bermuda Triangle moves a far group next to its
-Illuminati). ``strong`` (``pbem.bots.search``) searches over the attacks ``normal`` proposes and
-more, judges the leader by how soon each goal may be met (``closeness``), keeps its money
-for its own attacks, and stops an attack that would win.
+Network; the UFOs play the goal they chose), defends what matters, judges the leader by how
+soon each goal may be met (``closeness``) and weighs an attack by how far it sets the leader
+back (``setback``), puts all its money against an attack that would win the game
+(``wins_if_it_succeeds``), and uses its Illuminati's end-of-turn power (``END_OF_TURN``: the
+Gnomes gather their money into the Illuminati treasury, the Bermuda Triangle moves a far group
+next to its Illuminati). ``strong`` (``pbem.bots.search``) searches over the attacks ``normal``
+proposes and more, plans its turn (each first action weighed with the best second one it
+leaves, ``plan_the_turn``), keeps its money for its own attacks, and stops an attack that
+would win. No level drops, gives away or destroys its last group unless that wins.
 
 A bot is given a state rebuilt from its own player's view (``pbem.bots.belief``), never the
 full one, and draws its choices from a ``random.Random`` it is given, so a simulated game is
