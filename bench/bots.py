@@ -55,11 +55,12 @@ def _goal_name(result: GameResult, winner: str, goal: str) -> str:
 
 
 def _duel(index: int, seed: int) -> GameResult:
-    """Game ``index`` of the duels: the strong seat and its Illuminati go round."""
+    """Game ``index`` of the duels: the strong bot's Illuminati go round, and each of them
+    takes every seat in turn (one round of the Illuminati at each seat)."""
     cards = _cards()
     names = [i.name for i in cards.illuminati]
     rng = random.Random(seed * 7919 + index)
-    seat = index % PLAYERS
+    seat = (index // len(names)) % PLAYERS
     mine = names[index % len(names)]
     others = rng.sample([n for n in names if n != mine], PLAYERS - 1)
     illuminati = [*others[:seat], mine, *others[seat:]]
