@@ -7,14 +7,17 @@ as well as the basic one (destroys for the Servants of Cthulhu, even of uncontro
 money kept for the Gnomes; new alignments for the Bermuda Triangle; Weird or Violent groups
 for the Discordians and Assassins; power for the Bavarians; transferable power for the
 Network; the UFOs play the goal they chose), defends what matters, judges the leader by how
-soon each goal may be met (``closeness``) and weighs an attack by how far it sets the leader
-back (``setback``), puts all its money against an attack that would win the game
-(``wins_if_it_succeeds``), and uses its Illuminati's end-of-turn power (``END_OF_TURN``: the
+soon each goal may be met (``closeness``; a rival UFO's secret goal as the likeliest of the
+goals it may have chosen, ``goals_of``) and weighs an attack by how far it sets its owner
+back from any goal (``setback``), puts all its money against an attack that would win the
+game (``wins_if_it_succeeds``), and uses its Illuminati's end-of-turn power (``END_OF_TURN``: the
 Gnomes gather their money into the Illuminati treasury, the Bermuda Triangle moves a far group
 next to its Illuminati). ``strong`` (``pbem.bots.search``) searches over the attacks ``normal``
 proposes and more, plans its turn (each first action weighed with the best second one it
-leaves, ``plan_the_turn``), keeps its money for its own attacks, and stops an attack that
-would win. No level drops, gives away or destroys its last group unless that wins.
+leaves, ``plan_the_turn``), weighs its defence the same way, brings its money up to its
+Illuminati once its actions are over (``gathering``), keeps its money for its own attacks,
+and stops an attack that would win. No level drops, gives away or destroys its last group
+unless that wins.
 
 A bot is given a state rebuilt from its own player's view (``pbem.bots.belief``), never the
 full one, and draws its choices from a ``random.Random`` it is given, so a simulated game is
@@ -58,7 +61,15 @@ from pbem.engine.commands import (
 from pbem.engine.rules import apply
 from pbem.engine.state import GameState, GroupOffer, PendingAttack, Player
 from pbem.engine.structure import depth, open_arrows, puppets, subtree
-from pbem.engine.victory import Progress, progress, special_goal, victory_allowed
+from pbem.engine.victory import (
+    Progress,
+    chooses_goal,
+    goal_progress,
+    goals_to_choose,
+    progress,
+    special_goal,
+    victory_allowed,
+)
 from pbem.errors import IllegalCommandError
 
 Level = Literal["easy", "normal", "strong"]
@@ -80,7 +91,7 @@ ALIGNMENT_EXPONENT = 2  # every alignment's share shown, raised to this (``close
 # with a single group is a failed defence away from it.
 SURVIVAL = (8.0, 2.5, 0.6)
 DESPERATE = 0.05  # the least chance of an attack to control weighed when holding no group
-UNCOUNTED = 0.5  # the share of the Illuminati's own transferable power ``closeness`` leaves out
+UNCOUNTED = 1.0  # the share of the Illuminati's own transferable power ``closeness`` leaves out
 LAST_GROUP = 0.5  # the value of an attack on a player's last group, as a share
 ROOTED = 3  # see ``_rooted``
 GIFT_KEEPS = 1  # the groups a bot keeps, at least, after giving one away
@@ -92,8 +103,10 @@ HOARDED = 0.4
 # (``aim_of``): the fewer groups the basic goal asks, the shorter the game and the more
 # each destroy counts. At one worth for every table size (2.2, normal bots, seed 100) the
 # Servants of Cthulhu won 2.3 times their fair share at 4 players (12 groups win) and 0.4
-# at 8 (8 groups).
-DESTROYING = 2.6
+# at 8 (8 groups); at 2.6 times the pace, 1.4-1.7 at 4 and 0.6-0.7 at 8; at 3.0 times its
+# square (``_target_value``), 0.9-1.2 at 4 and 0.4-1.0 at 8 (seeds 100, 101, 200 games).
+DESTROYING = 3.0
+GUESSED = 0.9  # the most a goal only guessed (a rival UFO's secret one) counts
 THREAT = 20.0  # the worth of setting back a player at a goal's door by all of it (``stopping``)
 
 
@@ -145,8 +158,35 @@ def leader_score(cards: CardSet, state: GameState, p: Player, level: Level = "no
     goal shown at the ``easy`` level, else its ``closeness``. Judged by the share shown, the
     Bermuda Triangle (whose first groups bring alignments fast) looked the leader from the
     start and won 0.4 of its fair share among normal bots (``bench/bots.py``)."""
-    measure = shown if level == "easy" else closeness
-    return max(measure(cards, p, g) for g in progress(cards, state, p) if g.need)
+    return max(goal_closeness(cards, state, p, level), default=0.0)
+
+
+def goal_closeness(cards: CardSet, state: GameState, p: Player,
+                   level: Level = "normal") -> list[float]:
+    """How close ``p`` is to each of its goals as the bot sees them (``goals_of``), 0..1;
+    a goal only guessed (a rival UFO's) at most ``GUESSED``."""
+    if level == "easy":
+        return [shown(cards, p, g) for g in progress(cards, state, p) if g.need]
+    cap = GUESSED if hidden_goal(cards, p) else 1.0
+    basic, *specials = goals_of(cards, state, p)
+    return [closeness(cards, p, basic), *(min(closeness(cards, p, g), cap)
+                                          for g in specials if g.need)]
+
+
+def hidden_goal(cards: CardSet, p: Player) -> bool:
+    """Whether ``p``'s special goal is a secret choice the bot cannot see (a rival UFO)."""
+    return chooses_goal(cards, p) and not p.secret_goal
+
+
+def goals_of(cards: CardSet, state: GameState, p: Player) -> list[Progress]:
+    """``p``'s progress toward the basic goal, then toward its special goal; for a secret
+    goal the bot cannot see, toward each goal ``p`` may have chosen."""
+    basic, special = progress(cards, state, p)
+    if not hidden_goal(cards, p):
+        return [basic, special]
+    goals = [(name, cards.illuminati_card(name).goal) for name in goals_to_choose(cards)]
+    return [basic, *(Progress(name, goal.kind, *goal_progress(cards, state, p, goal))
+                     for name, goal in goals)]
 
 
 def shown(cards: CardSet, p: Player, goal: Progress) -> float:
@@ -156,16 +196,16 @@ def shown(cards: CardSet, p: Player, goal: Progress) -> float:
 
 def closeness(cards: CardSet, p: Player, goal: Progress) -> float:
     """How far along ``p`` is toward one goal, 0..1, as a measure of how soon it may be met.
-    A sum of transferable power counts from half what ``p``'s Illuminati card brings
-    (``UNCOUNTED``): the Network start 7 of their 20 and are little nearer their goal than a
-    player with no group; counted from all 7, each group they lost set them back by a third
-    of the way and made them everyone's target (the Network won 0.4-0.6 of their fair share
-    at 4 players, normal bots, seed 101; 0.5-0.6 counted from half). A sum of
-    power counts in full: the Bavarians' own 10 of 35 attack and defend like any group's
-    (counted from their card, the Bavarians were left alone too long and won 1.75 times
-    their fair share in ``bench/bots.py``). Every alignment counts as the square of the share
-    shown: a group brings one to three alignments, so the first come fast and the last few
-    slowly, and a player showing 6 of 10 is far from 60 % of the way."""
+    A sum of transferable power counts from what ``p``'s Illuminati card brings
+    (``UNCOUNTED``): the Network start 7 of their 20 and are no nearer their goal than a
+    player with no group. (Counted from half their 7, the Network won 0.27-0.31 of their
+    fair share at 4 players among normal bots, seed 100, 200 games a size; from all 7,
+    0.50-0.58 on seeds 100 and 101.) A sum of power counts in full: the Bavarians' own 10
+    of 35 attack and defend like any group's (counted from their card, the Bavarians were
+    left alone too long and won 1.75 times their fair share in ``bench/bots.py``). Every
+    alignment counts as the square of the share shown: a group brings one to three
+    alignments, so the first come fast and the last few slowly, and a player showing 6 of
+    10 is far from 60 % of the way."""
     have, need = goal.have, goal.need
     if goal.kind == "total_transferable":
         start = min(int(UNCOUNTED * transferable(cards, p.illuminati)), need - 1)
@@ -218,7 +258,7 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "n
         assert isinstance(group, Group)
         target_alignments = alignments(cards, state, target)
         proximity = PROXIMITY.get(depth(owner, target), 0) if owner is not None else 0
-        stop = stopping(cards, state, owner, target, lead, level)
+        stop = stopping(cards, state, owner, target, level)
         modes: list[tuple[AttackMode, list[str]]] = [("control", controllers)]
         if owner is not None:
             modes += [("neutralize", attackers), ("destroy", attackers)]
@@ -255,7 +295,7 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "n
             continue
         value = survival_value(_target_value(cards, state, target, mode, owner, lead, aim),
                                mode, groups, owner, target)
-        value += stopping(cards, state, owner, target, lead, level)
+        value += stopping(cards, state, owner, target, level)
         plans.append(PlannedAttack(
             Attack(me.name, attacker, target, mode, aids), need, spend,
             upto, chance * value))
@@ -265,24 +305,28 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "n
 
 def setback(cards: CardSet, state: GameState, owner: Player, target: str) -> float:
     """How much further from winning ``owner`` is without ``target`` and its puppets (lost to
-    it by any successful attack: taken, made uncontrolled or destroyed), 0..1, in the share
-    of its closest goal shown (``leader_score``)."""
+    it by any successful attack: taken, made uncontrolled or destroyed), 0..1: the most,
+    over its goals (``goal_closeness``), of the share of the way lost times the square of
+    how close it was, so that a step back from a goal at the door counts and one from a
+    far goal little. Judged by its closest goal alone, a player near two goals lost nothing
+    by a group taken toward the one that did not lead."""
     lost = {s.card for s in subtree(owner, target)}
     after = replace(owner, structure=tuple(s for s in owner.structure if s.card not in lost))
-    return max(0.0, leader_score(cards, state, owner) - leader_score(cards, state, after))
+    before = goal_closeness(cards, state, owner)
+    return max((b * b * max(0.0, b - a) for b, a in
+                zip(before, goal_closeness(cards, state, after), strict=True)), default=0.0)
 
 
 def stopping(cards: CardSet, state: GameState, owner: Player | None, target: str,
-             lead: Mapping[str, float], level: Level) -> float:
+             level: Level) -> float:
     """The worth of an attack on ``owner``'s group as a check on their race to a goal: what
-    it sets them back (``setback``), weighed by how close they are (``THREAT``). Without it
+    it sets them back (``setback``), at ``THREAT`` for all of a goal at its door. Without it
     the bots let a player run to their special goal unopposed: the Discordian Society,
     whose five Weird groups come fast, won 2.1 to 3.6 times its fair share at 4 to 8
     normal bots (``bench/bots.py``, 200 games a size, seed 100)."""
     if owner is None or level == "easy":
         return 0.0
-    near = lead.get(owner.name, 0.0)
-    return THREAT * setback(cards, state, owner, target) * near * near
+    return THREAT * setback(cards, state, owner, target)
 
 
 def money_plan(need: int, budget: int, hoards: bool = False) -> tuple[int, int]:
@@ -351,15 +395,18 @@ def _target_value(cards: CardSet, state: GameState, target: str, mode: str,
         return (worth + goal_bonus(cards, state, target, aim)) * (1.4 if owner else 1.0)
     threat = lead.get(owner.name, 0.0) if owner else 0.0
     if mode == "destroy" and aim.destroys:
-        return DESTROYING * aim.pace + worth * (0.5 + threat) * 0.6
+        return DESTROYING * aim.pace ** 2 + worth * (0.5 + threat) * 0.6
     return worth * (0.5 + threat) * (0.7 if mode == "neutralize" else 0.6)
 
 
 Bonus = Callable[[CardSet, GameState, str, Aim], float]
 
-POWER_STEP = 6.0  # the power that is worth a plain group toward a goal of power
+POWER_STEP = 8.0  # the power that is worth a plain group toward a goal of power
 ALIGNED = 2.2  # a group of the alignment a goal counts (1.5: the Assassins won 0.4-0.8x fair)
-TRANSFERABLE_STEP = 1.0  # and the transferable power toward a goal of transferable power
+TRANSFERABLE_STEP = 0.7  # and the transferable power toward a goal of transferable power
+# and each alignment new to the structure (at 1.2 the Bermuda Triangle won 0.26-0.28 of its
+# fair share at 4 and 5 players among normal bots, seed 100; at 1.8, 0.9-1.1)
+NEW_ALIGNMENT = 1.8
 
 # What controlling a group adds toward each kind of special goal, in the units of
 # ``_target_value`` (a plain group is worth about 2).
@@ -371,7 +418,7 @@ GOAL_BONUS: Mapping[GoalKind, Bonus] = by_goal_kind({
     "alignment_count": lambda cards, state, target, aim: (
         ALIGNED if aim.alignment in alignments(cards, state, target) else 0.0),
     "every_alignment": lambda cards, state, target, aim: (
-        1.2 * len(set(alignments(cards, state, target)) - aim.present)),
+        NEW_ALIGNMENT * len(set(alignments(cards, state, target)) - aim.present)),
     # a group kept is one not destroyed; control still wins the basic goal
     "destroyed": lambda cards, state, target, aim: -0.5,
     "secret_choice": lambda cards, state, target, aim: 0.0,  # the UFOs before they choose

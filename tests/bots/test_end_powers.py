@@ -70,6 +70,36 @@ def test_an_illuminati_without_the_power_ends_its_turn() -> None:
     assert bots.choose_action(CARDS, mind, "me", random.Random(1)) == EndTurn("me")
 
 
+def test_a_strong_bot_brings_its_puppets_money_up_to_its_illuminati() -> None:
+    """rulebook-en, Transferring Money: "A player may make two money transfers as part of
+    his turn"; Spending Money To Attack: "Attacking money may be spent from both the
+    attacking Group's treasury and the Illuminati treasury. Other Groups in the Power
+    Structure cannot spend money to aid the attack." Its actions over, a strong bot with no
+    end-of-turn power (the Bavarians) moves the money of its Illuminati's two richest
+    puppets up with its two free transfers, the richest first, then ends its turn; the
+    normal bot leaves it where it is."""
+    state, commands = _to_the_end(_done(BAVARIA), "strong")
+    assert commands == [TransferMoney("me", "The Mafia", BAVARIA, 5),
+                        TransferMoney("me", "Boy Sprouts", BAVARIA, 3), EndTurn("me")]
+    me = state.player("me")
+    assert me.treasury == 18 and all(s.treasury == 0 for s in me.structure[1:])
+    assert state.turn.free_transfers == 2 and state.turn.actions == 2
+
+
+def test_a_strong_bermuda_triangle_gathers_its_money_before_its_end_powers() -> None:
+    """Money transfers end with the end-of-turn power (the engine refuses a transfer after
+    END POWERS, key ``transfers_after_end_powers``): the strong Bermuda Triangle brings
+    the money up first, then reorganizes."""
+    state = chain(game(me=BERMUDA, other=BAVARIA), "me", "The Mafia", "Loan Sharks")
+    state = place(state, "me", "Boy Sprouts", treasury=4)
+    state = money(in_round(state, 3), "me", BERMUDA, 10)
+    state = replace(state, turn=replace(state.turn, actions=2, did_anything=True))
+    state, commands = _to_the_end(state, "strong")
+    assert commands[0] == TransferMoney("me", "Boy Sprouts", BERMUDA, 4)
+    assert EndPowers("me") in commands and commands[-1] == EndTurn("me")
+    assert state.player("me").treasury == 14
+
+
 def test_a_mail_bot_gathers_the_money_in_its_order_mail() -> None:
     """A mail bot writes the same: END POWERS and the TRANSFERs before END TURN."""
     state = _done(GNOMES)

@@ -52,12 +52,16 @@ def test_a_destroy_weighs_more_where_the_basic_goal_asks_fewer_groups() -> None:
     assert len(values) == 2 and values[0] < values[1]
 
 
-def test_the_network_s_own_transferable_power_counts_by_half() -> None:
+def test_the_network_s_own_transferable_power_counts_for_nothing() -> None:
     """summary-en: the Network "Control groups with a total Transferable Power of 20
-    (including their own 7)". How close the bots judge them counts half their own 7
-    (``bots.UNCOUNTED``): at the start 4 of 17, not nothing, so a group they lose sets them
-    back less than if only the groups they took counted (before the change: 0 at the start)."""
+    (including their own 7)". How close the bots judge them counts from their own 7
+    (``bots.UNCOUNTED``): nothing at the start, and the C.I.A. (4) brings 4 of the 13 still
+    missing (before the change: counted from half, 4 of 17 at the start)."""
     state = game(me=NETWORK, other=BAVARIA)
     me = state.player("me")
     special = next(g for g in progress(CARDS, state, me) if g.kind == "total_transferable")
-    assert bots.closeness(CARDS, me, special) == (7 - 3) / (20 - 3)
+    assert bots.closeness(CARDS, me, special) == 0.0
+    state = place(state, "me", "C.I.A.")
+    me = state.player("me")
+    special = next(g for g in progress(CARDS, state, me) if g.kind == "total_transferable")
+    assert bots.closeness(CARDS, me, special) == 4 / 13

@@ -171,6 +171,6 @@ def test_a_simulated_game_has_an_offer_withdrawn() -> None:
     """rulebook-en: "A deal is not binding if it involves an exchange of one thing now for
     something in the future." Game 4 of seed 1 (four players) has a bot take back a group
     it offered, and every invariant holds through it and the replay."""
-    result = play_game(CARDS, 4, 4, 1)
+    result = play_game(CARDS, 3, 4, 1)
     assert result.withdrawals == 1
     assert result.violations == []

@@ -31,6 +31,7 @@ from factory import (
 from pbem import bots
 from pbem.bots import play, search
 from pbem.bots.belief import belief
+from pbem.engine.breakdown import breakdown
 from pbem.engine.commands import Attack, PlaySpecial, ResolveSpecial
 from pbem.engine.rules import apply
 from pbem.engine.state import GameState, Options
@@ -101,11 +102,13 @@ def test_a_strong_bot_keeps_its_money_rather_than_interfere_with_an_ordinary_att
     assert play.response(CARDS, mind, "me", "strong", random.Random(1)) is None
 
 
-def test_a_strong_bot_defends_its_own_group_as_the_normal_one() -> None:
+def test_a_strong_bot_defends_its_last_group_with_all_it_has() -> None:
     """rulebook-en, Spending Money To Defend: "Resistance to that attack will increase by two
     for each MB spent from the defending Group's treasury, and by one for each MB spent from
-    his Illuminati treasury." An ordinary attack on the strong bot's own group is defended as
-    the normal bot defends it."""
+    his Illuminati treasury"; Eliminating a Player: "A player is eliminated if, at any time
+    after his third turn, he controls no Groups except his Illuminati." An attack on the
+    strong bot's one group is defended as the normal bot defends it: with all it holds (the
+    group's 3 MB and the Illuminati's 20), however its ``defence`` weighs the money."""
     state = game(other=DISCORDIA, me=GNOMES)
     state = place(state, "me", "The Mafia", treasury=3)
     state = money(in_round(state, 3), "me", GNOMES, 20)
@@ -115,7 +118,32 @@ def test_a_strong_bot_defends_its_own_group_as_the_normal_one() -> None:
     assert search.if_it_succeeds(CARDS, mind) < search.WON
     usual = bots.response_stance(CARDS, mind, "me", random.Random(1))
     assert usual is not None and usual.side == "defense"
+    assert usual.upto == 23
     assert search.response(CARDS, mind, "me", random.Random(1)) == usual
+
+
+def test_a_strong_bot_spends_nothing_on_a_defence_its_money_cannot_change() -> None:
+    """rulebook-en, Spending Money To Attack: "Once the roll needed to succeed has reached
+    10, additional spending will not improve the attacker's odds; an 11 or 12 always
+    fails." The Bavarians, four groups aiding, attack Hollywood (Resistance 0, four steps
+    from the bot's Illuminati: no bonus) needing 23: the 6 MB the bot holds would bring it
+    to 17, still a success on anything but 11 or 12. The normal bot spends some of them
+    anyway; the strong bot weighs its defence and keeps them."""
+    state = game(other=BAVARIA, me=DISCORDIA)
+    state = chain(state, "me", "Madison Avenue", "Post Office", "Feminists", "Hollywood")
+    state = money(in_round(state, 3), "me", DISCORDIA, 6)
+    aids = ("C.I.A.", "Big Media", "Federal Reserve")
+    for group in aids:
+        state = place(state, "other", group)
+    state = place(state, "other", "I.R.S.", master="C.I.A.")
+    state, _ = apply(state, Attack("other", BAVARIA, "Hollywood", "control",
+                                   (*aids, "I.R.S.")), CARDS)
+    mind = belief(CARDS, view(CARDS, state, "me"))
+    assert mind.attack is not None and breakdown(CARDS, mind, mind.attack).need - 6 > 10
+    usual = bots.response_stance(CARDS, mind, "me", random.Random(1))
+    assert usual is not None and usual.side == "defense" and usual.upto > 0
+    assert [search.response(CARDS, mind, "me", random.Random(seed)) for seed in range(3)] \
+        == [None, None, None]
 
 
 def test_a_strong_bot_pays_for_privilege_when_interference_is_feared() -> None:
@@ -170,8 +198,8 @@ def test_a_rival_ufo_is_feared_at_the_likeliest_of_the_goals_it_may_have_chosen(
     state = in_round(state, 3)
     mind = belief(CARDS, view(CARDS, state, "me"))
     ufos = mind.player("other")
-    assert search.hidden_goal(CARDS, ufos) and not search.hidden_goal(CARDS, state.player("other"))
-    assert search.one_step(search.goals_of(CARDS, mind, ufos))
+    assert bots.hidden_goal(CARDS, ufos) and not bots.hidden_goal(CARDS, state.player("other"))
+    assert search.one_step(bots.goals_of(CARDS, mind, ufos))
     assert search.threat(CARDS, mind, ufos) > search.standing(CARDS, mind, ufos) > 1.0
 
 
@@ -329,7 +357,8 @@ def test_a_normal_bot_weighs_attacks_by_how_far_they_set_the_leader_back() -> No
     """summary-en, The Discordian Society: "Control 5 Weird groups." rulebook-en, Winning the
     Game: "A player wins if he meets his Special Goal at the end of any turn." A Discordian
     Society holding four Weird groups is one from winning: taking one of them sets it back a
-    fifth of its goal, a group of no use to its goal not at all, and the normal bot adds the
+    fifth of its goal, a group of no use to that goal only a twelfth of its far basic goal
+    (``bots.setback`` weighs each by how close the goal was), and the normal bot adds the
     worth of that check (``bots.stopping``) to the attack (issue 37 pt 3: left alone, the
     Discordians won 2 to 3.6 times their fair share among normal bots); the easy bot does
     not."""
@@ -338,10 +367,11 @@ def test_a_normal_bot_weighs_attacks_by_how_far_they_set_the_leader_back() -> No
     state = place(state, "other", "Punk Rockers")
     state = place(state, "other", "Antiwar Activists")
     other = state.player("other")
-    assert bots.setback(CARDS, state, other, "Psychiatrists") == pytest.approx(0.2)
-    assert bots.setback(CARDS, state, other, "Antiwar Activists") == 0.0
-    lead = {p.name: bots.leader_score(CARDS, state, p) for p in state.players}
-    weird = bots.stopping(CARDS, state, other, "Psychiatrists", lead, "normal")
+    # a fifth of the special goal, at 4 of 5: 0.8 squared times 0.2
+    assert bots.setback(CARDS, state, other, "Psychiatrists") == pytest.approx(0.8 ** 2 * 0.2)
+    # a twelfth of the basic goal, at 6 of 12 groups (the Illuminati counted)
+    assert bots.setback(CARDS, state, other, "Antiwar Activists") == pytest.approx(0.5 ** 2 / 12)
+    weird = bots.stopping(CARDS, state, other, "Psychiatrists", "normal")
     assert weird > 1.0
-    assert bots.stopping(CARDS, state, other, "Antiwar Activists", lead, "normal") == 0.0
-    assert bots.stopping(CARDS, state, other, "Psychiatrists", lead, "easy") == 0.0
+    assert bots.stopping(CARDS, state, other, "Antiwar Activists", "normal") < weird / 5
+    assert bots.stopping(CARDS, state, other, "Psychiatrists", "easy") == 0.0
