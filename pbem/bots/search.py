@@ -205,14 +205,23 @@ def outcome(cards: CardSet, state: GameState, me: str, plan: bots.PlannedAttack,
     except IllegalCommandError:
         return None
     p = state.player(me)
-    stances = [Stance(me, "attack", spend, upto, (attack.attacker, p.illuminati))]
+    stances = [Stance(me, "attack", spend, upto, (attack.attacker, p.illuminati)),
+               *answers(cards, state, rng, me)]
+    state, _ = settle_bids(cards, state, stances)
+    return settled(cards, state, me, rng, ahead)
+
+
+def answers(cards: CardSet, state: GameState, rng: random.Random,
+            *besides: str) -> list[Stance]:
+    """The answers to the attack under way of every player in the game but ``besides``,
+    as ``normal`` bots would give them."""
+    stances = []
     for other in state.players:
-        if other.playing and other.name != me:
+        if other.playing and other.name not in besides:
             stance = bots.response_stance(cards, state, other.name, rng)
             if stance is not None:
                 stances.append(stance)
-    state, _ = settle_bids(cards, state, stances)
-    return settled(cards, state, me, rng, ahead)
+    return stances
 
 
 def settled(cards: CardSet, state: GameState, me: str, rng: random.Random,
@@ -336,11 +345,7 @@ def defence(cards: CardSet, state: GameState, me: str, rng: random.Random,
             stances = [bots.attacker_stance(cards, world, rng)]
             if budget:
                 stances.append(Stance(me, "defense", 0, budget, usual.sources))
-            for other in world.players:
-                if other.playing and other.name not in (me, attack.player):
-                    stance = bots.response_stance(cards, world, other.name, rng)
-                    if stance is not None:
-                        stances.append(stance)
+            stances += answers(cards, world, rng, me, attack.player)
             after, _ = settle_bids(cards, world, stances)
             total += settled(cards, after, me, rng)
         if best is None or total > best[0] + 1e-9:
@@ -413,8 +418,9 @@ def gathering(cards: CardSet, state: GameState, p: Player) -> TransferMoney | No
     100, against 49.0 % without (``bench/bots.py``, 200 games)."""
     if state.turn.end_powers or state.turn.free_transfers >= FREE_TRANSFERS:
         return None
-    if cards.illuminati_card(p.illuminati).end_of_turn == "transfer":
-        return None  # the end-of-turn power moves it all, free (``bots.gather_money``)
+    if bots.END_OF_TURN.get(cards.illuminati_card(p.illuminati).end_of_turn) \
+            is bots.gather_money:
+        return None  # the end-of-turn power moves it all, free
     rich = [s for s in p.structure[1:] if s.master == p.illuminati and s.treasury > 0]
     if not rich:
         return None
