@@ -202,7 +202,8 @@ class LineReader:
 
         ``stops`` are keywords (or ``","``) that may follow the name; ``at_end`` allows the
         name to run to the end of the line; ``expected`` names what must follow, for the
-        message when nothing does. Longest names come first.
+        message when nothing does. Longest names come first; of a name taken as written (a
+        player's, with no players given), the shortest: one that holds a keyword is quoted.
         """
         self._step()
         stop_list = tuple(stops)
@@ -239,7 +240,7 @@ class LineReader:
                       self.keyword_hint(pos, len(tokens), stop_list),
                       words={"expected": wanted, "what": what})
             return
-        for end in reversed(ends):
+        for end in reversed(ends) if self.vocabulary.checks(kind) else ends:
             found = self._resolve(kind, what, pos, end, stop_list)
             if found is not None:
                 yield found, end

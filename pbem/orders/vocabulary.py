@@ -65,13 +65,17 @@ class Vocabulary:
 
     def resolve(self, kind: NameKind, query: str) -> str:
         """Gives the canonical name ``query`` means as a ``kind``; raises a name error if none."""
-        if kind not in self._names:  # a player, or a player or card, with no players given
+        if not self.checks(kind):  # a player, or a player or card, with no players given
             return self._as_written(kind, query)
         return self._names[kind].matcher.match(query)
 
+    def checks(self, kind: NameKind) -> bool:
+        """Whether a ``kind`` name is checked against a list (else taken as written)."""
+        return kind in self._names
+
     def could_match(self, kind: NameKind, query: str) -> bool:
         """False when ``resolve`` would surely fail for ``query`` (cheap, no suggestions)."""
-        return kind not in self._names or self._names[kind].could_match(query)
+        return not self.checks(kind) or self._names[kind].could_match(query)
 
     def _as_written(self, kind: NameKind, query: str) -> str:
         if kind == "spied":

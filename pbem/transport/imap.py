@@ -198,6 +198,9 @@ class ImapIntake:
         self._refusal_told = False
         self._login_mended = login_mended
         self._folder_refused = folder_refused
+        # Whether a folder refused the last try; a refusal is told when it repeats (a server
+        # mending itself after a restart may refuse once: Cyrus's "Unknown code ____ 255").
+        self._folder_refused_before = False
         self._folder_told = False
         # The account's folder layout, learned when a session opens.
         self.layout: FolderLayout | None = None
@@ -697,6 +700,7 @@ class ImapIntake:
                 if handled:
                     log.info("took in %d mail(s) from %s", handled, self.config.where)
                 failures = 0
+                self._folder_refused_before = False
                 self._folder_told = False
                 self.wait(self.config.poll_seconds, stop)
             except Exception as error:  # the intake must outlive any one failure
@@ -719,6 +723,9 @@ class ImapIntake:
                                 self._login_refused(error)
                             except Exception:
                                 log.exception("could not tell the game master")
+                elif isinstance(error, ImapFolderError) and not self._folder_refused_before:
+                    self._folder_refused_before = True
+                    log.warning("%s; trying again in %.1f s", error.message, delay)
                 elif isinstance(error, ImapFolderError):
                     log.error("IMAP intake stopped: %s. %s Trying again in %.1f s",
                               error.message, error.suggestion, delay)

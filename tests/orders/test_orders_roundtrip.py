@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from order_strategies import CARDS, VOCABULARY, orders, players_lists, strategies
 
+from pbem.engine.commands import ProposeDeal
 from pbem.errors import OrderSyntaxError, PbemError
 from pbem.orders import (
     KINDS,
@@ -84,6 +85,17 @@ def test_orders_read_back_without_the_players(mail: tuple[list[str], Header, lis
     parsed = parse_orders(format_orders(header, written), CARDS)
     assert parsed.errors == ()
     assert [o.order for o in parsed.orders] == written
+
+
+def test_a_name_taken_as_written_ends_at_the_first_keyword() -> None:
+    """Without the players, ``DEAL A0 GIVE 1 MB TAKE 1 MB`` deals with A0 (found by
+    Hypothesis: the longest name, "A0 GIVE 1 MB", was read); a name holding a keyword is
+    written quoted."""
+    parsed = parse_orders('GAME g PLAYER A0 PASSWORD p\nDEAL A0 GIVE 1 MB TAKE 1 MB\n'
+                          'DEAL "A0 GIVE 1 MB" TAKE 1 MB\nEND', CARDS)
+    assert parsed.errors == ()
+    assert [(o.order.to, o.order.gives.money) for o in parsed.orders
+            if isinstance(o.order, ProposeDeal)] == [("A0", 1), ("A0 GIVE 1 MB", 0)]
 
 
 def test_every_kind_of_order_is_generated() -> None:
