@@ -532,7 +532,8 @@ def test_a_folder_the_server_refuses_stops_the_intake_loudly_and_is_told_once(
     server: MailServer, account: Account, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The processed folder cannot be made: an error when the session opens (before any
-    mail is taken), logged as an error at each try, told once, and named by the check."""
+    mail is taken), logged as an error at each try from the second on, told once, and
+    named by the check."""
     refused = refused_folder(server)
     server.deliver(account, mail("a"))
     inbox = Inbox()
@@ -584,8 +585,8 @@ def test_a_folder_the_server_will_not_file_into_is_told_once(
     cyrus: Cyrus, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The processed folder exists but its ACL lets the account not file into it (Cyrus):
-    the mail stays in the INBOX, each try is an error in the log, the game master is told
-    once."""
+    the mail stays in the INBOX, each try from the second on is an error in the log, the game
+    master is told once."""
     account, inbox, told, intake = refusing_done_folder(cyrus, tmp_path)
     stop = threading.Event()
     runner = threading.Thread(target=intake.run, args=(stop,))
