@@ -198,10 +198,10 @@ class ImapIntake:
         self._refusal_told = False
         self._login_mended = login_mended
         self._folder_refused = folder_refused
-        # Whether a folder refused the last try; a refusal is told when it repeats (a server
-        # mending itself after a restart may refuse once: Cyrus's "Unknown code ____ 255").
-        self._folder_refused_before = False
-        self._folder_told = False
+        # Tries a folder refused since the last good pass: the first is a warning (a server
+        # mending itself after a restart may refuse once: Cyrus's "Unknown code ____ 255"),
+        # the others errors, and the second is told to the game master.
+        self._folder_refusals = 0
         # The account's folder layout, learned when a session opens.
         self.layout: FolderLayout | None = None
         # When the session's OAuth token ends (seconds since the epoch); None: no end.
@@ -700,8 +700,7 @@ class ImapIntake:
                 if handled:
                     log.info("took in %d mail(s) from %s", handled, self.config.where)
                 failures = 0
-                self._folder_refused_before = False
-                self._folder_told = False
+                self._folder_refusals = 0
                 self.wait(self.config.poll_seconds, stop)
             except Exception as error:  # the intake must outlive any one failure
                 failures += 1
@@ -723,14 +722,14 @@ class ImapIntake:
                                 self._login_refused(error)
                             except Exception:
                                 log.exception("could not tell the game master")
-                elif isinstance(error, ImapFolderError) and not self._folder_refused_before:
-                    self._folder_refused_before = True
-                    log.warning("%s; trying again in %.1f s", error.message, delay)
                 elif isinstance(error, ImapFolderError):
-                    log.error("IMAP intake stopped: %s. %s Trying again in %.1f s",
-                              error.message, error.suggestion, delay)
-                    if not self._folder_told and self._folder_refused is not None:
-                        self._folder_told = True
+                    self._folder_refusals += 1
+                    if self._folder_refusals == 1:
+                        log.warning("%s; trying again in %.1f s", error.message, delay)
+                    else:
+                        log.error("IMAP intake stopped: %s. %s Trying again in %.1f s",
+                                  error.message, error.suggestion, delay)
+                    if self._folder_refusals == 2 and self._folder_refused is not None:
                         try:
                             self._folder_refused(error)
                         except Exception:
