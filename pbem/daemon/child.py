@@ -23,6 +23,8 @@ from pbem.daemon.logs import set_up_logging
 log = logging.getLogger("pbem.daemon.server")
 
 _PR_SET_PDEATHSIG = 1
+CHAT_GRACE = 2.0
+"""Seconds the sending process, told to stop, waits for a chat post under way."""
 
 
 def _die_with_parent(parent: int) -> None:
@@ -75,6 +77,14 @@ def _send(orders: ChildOrders, wake: threading.Event, stop: threading.Event) -> 
         run_loop(outbox.send_pass, wake, stop, "sending")
     finally:
         outbox.close()
+    if not outbox.wait_chat(CHAT_GRACE):
+        # The chat library's worker threads would hold the process's end until the webhook's
+        # timeout (30 s). The post is marked posted only once the webhook took it: it stays
+        # queued and goes at the next start, as after a crash.
+        log.warning("sending process: a chat post still waits for its webhook; it stays "
+                    "queued and is posted at the next start")
+        logging.shutdown()
+        os._exit(0)
 
 
 def _take_in(orders: ChildOrders, stop: threading.Event) -> None:

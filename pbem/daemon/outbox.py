@@ -302,10 +302,12 @@ class OutboxSender:
         self._chat_thread = threading.Thread(target=post, name="chat-posts", daemon=True)
         self._chat_thread.start()
 
-    def wait_chat(self, timeout: float | None = None) -> None:
-        """Wait for the chat posts' pass under way, if any (tests, and the daemon's end)."""
+    def wait_chat(self, timeout: float | None = None) -> bool:
+        """Wait for the chat posts' pass under way, if any; give whether none is left."""
         if self._chat_thread is not None:
             self._chat_thread.join(timeout)
+            return not self._chat_thread.is_alive()
+        return True
 
     def _say_held(self, held: tuple[datetime, str] | None) -> None:
         """Keep why sending is held (or that it is not) for ``pbem outbox list``."""

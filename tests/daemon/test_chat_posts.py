@@ -7,6 +7,7 @@ apprise's ``json://`` scheme: nothing is mocked."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +21,7 @@ from pbem.cli.gm import cli
 from pbem.daemon.config import DaemonConfig
 from pbem.service.service import Service
 from pbem.store import Store
+from pbem.transport import chat
 
 
 def gm(config: DaemonConfig, *args: str) -> str:
@@ -96,3 +98,10 @@ def test_a_failing_webhook_holds_up_no_mail(tmp_path: Path, answer: int | None) 
             if answer == 500:
                 assert wait_until(lambda: any(i.last_error for i in Store(
                     config.store).outbox() if i.to == "chat:g1"), timeout=60)
+            stopping = time.monotonic()
+        # Told to stop, the daemon does not wait out the webhook's timeout (the post began
+        # well under a second before the mail was answered), and the post still waiting for
+        # it stays queued for the next start.
+        assert time.monotonic() - stopping < chat.TIMEOUT / 2
+        assert {i.outbox_id for i in posts} <= {
+            i.outbox_id for i in Store(config.store).outbox() if i.to == "chat:g1"}
