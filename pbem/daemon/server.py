@@ -234,7 +234,7 @@ class Daemon:
         waiting = ({item.mail_id: item.received_at for item in self._store.inbox()}
                    if figures is not None else {})
         count = self._service.process(self._clock(), after_round=self._wake_sending,
-                                      round_seconds=ROUND_SECONDS)
+                                      round_seconds=ROUND_SECONDS, stopping=self._stop.is_set)
         if count:
             log.info("processed %d mail(s)", count)
         if figures is not None and count:
@@ -260,9 +260,10 @@ class Daemon:
         figures.write()
 
     def tick(self) -> None:
-        """Run the deadlines of every game."""
-        self._service.tick(self._clock())
+        """Run the deadlines of every game, then process the mail that made (a bot seat's)."""
+        self._service.tick(self._clock(), then_process=False)
         self._next_tick = time.monotonic() + self.config.tick_seconds
+        self.process()
 
     def flush(self) -> Flush:
         """Give what sending the due outbox mail did (see ``pbem.daemon.outbox``)."""

@@ -271,13 +271,16 @@ class Service:
         self.process(now)
 
     def process(self, now: datetime, after_round: Callable[[], None] | None = None,
-                round_seconds: float | None = None) -> int:
+                round_seconds: float | None = None,
+                stopping: Callable[[], bool] | None = None) -> int:
         """Process every mail waiting in the inbox (the bot seats' answers included); gives
         how many. ``after_round`` is called after each round is committed (the daemon wakes
         its sending loop, so answers leave while later rounds are processed).
         ``round_seconds``: a round takes no more of its mails once it has run this long
         (measured on the machine's clock, not ``now``), so that the answers of the first
-        leave without waiting for the last; the rest go in the next round.
+        leave without waiting for the last; the rest go in the next round. ``stopping``:
+        once it gives True no round begins (a daemon told to stop does not play on a game of
+        bots to its end); what is left waits in the inbox.
 
         Mails are taken in rounds of at most ``BATCH``, players' mail first, then the bot
         seats', each in fair shares between the games (round robin; a game's mail in
@@ -299,6 +302,8 @@ class Service:
             self._recovered = False
             self._held = set()
         for _ in range(MAX_ROUNDS):
+            if stopping is not None and stopping():
+                break
             with self.store.lock():
                 # Players' mail before the bot seats': a player waits for an answer, while
                 # bots answering bots in busy games can fill round after round. A bot's
@@ -346,8 +351,9 @@ class Service:
         return mail_queue(self.store.raw_mail(mail_id), self.store.game_named,
                           self.config.max_mail_bytes)
 
-    def tick(self, now: datetime) -> None:
-        """Deadlines and reminders in every game; bot seats taken or given back.
+    def tick(self, now: datetime, then_process: bool = True) -> None:
+        """Deadlines and reminders in every game; bot seats taken or given back, and (unless
+        not ``then_process``: the daemon does it its own way) the mail that made processed.
 
         Only the games that may have something due are loaded: the store's due index keeps,
         for each game looked at before, its stamp then and the moment it is next due (see
@@ -390,7 +396,7 @@ class Service:
                 self.store.set_due_index(kept)
             self.lobby.tick(now)
             self.postmaster.tell_failures(now)
-        if self.store.inbox():  # round by round, each under the lock
+        if then_process and self.store.inbox():  # round by round, each under the lock
             self.process(now)
 
     def _tick_game(self, game_id: str, now: datetime) -> tuple[bool, datetime | None]:

@@ -71,7 +71,8 @@ def test_bot_on_is_one_step_and_the_daemon_plays_the_bots(
     """Every seat given to a bot, one `pbem bot ... on` after another, before the daemon
     runs: each command returns having done one step (the game did not move: the active bot's
     answer waits in the inbox; main played the whole game inside the last command, the
-    store's lock held throughout). The daemon then plays the bots."""
+    store's lock held throughout). The daemon then plays the bots, and stops between two of
+    their rounds when told to."""
     port = free_port()
     _config(tmp_path, smtp_catcher, port)
     config = configure(tmp_path, (tmp_path / "pbem.toml").read_text())
@@ -91,6 +92,13 @@ def test_bot_on_is_one_step_and_the_daemon_plays_the_bots(
         _pbem(tmp_path, "announce", GAME, "Still here.", "--wait", "20")
         assert wait_until(lambda: service.state(GAME).turn_number >= before.turn_number + 3,
                           timeout=120, step=0.2), service.state(GAME).turn_number
+    # Told to stop, the daemon stops between two rounds, not once the bots' game is over
+    # (it played on to the end, 117 mails in 26 s); the bots' next orders wait in the inbox
+    # and are played at the next start.
+    stopped = service.state(GAME)
+    assert stopped.phase != "over" and Store(config.store).inbox()
+    with pbem_run(tmp_path, port):
+        assert wait_until(lambda: service.state(GAME).seq > stopped.seq, timeout=60, step=0.2)
     log = (tmp_path / "daemon.log").read_text()
     assert "Traceback" not in log, log
 
