@@ -11,8 +11,7 @@ then reduced to the 216 colours of the web-safe cube (six levels a channel: the 
 SVG uses are in it, so they stay exact, and the grey steps of smoothed text edges are kept at
 six levels) and packed by oxipng (pyoxipng, also a self-contained wheel) as an indexed PNG:
 the six pictures of a 6-player late-game report weighed 46 KB so, 70 KB in full colour;
-with the others' structures drawn at 1x and packed at oxipng's level 2, 33 KB
-(bench/report_size.py).
+with the others' structures drawn at 1x, 35 KB (bench/report_size.py).
 """
 
 from __future__ import annotations
@@ -34,10 +33,12 @@ __all__ = ["DRAWN_ZOOM", "LEVEL", "OTHERS_ZOOM", "SHOWN_SCALE", "InlinePicture",
 _SIZE = re.compile(r'<svg\b[^>]*?\bwidth="(\d+)"[^>]*?\bheight="(\d+)"')
 # resvg takes "sans-serif" for Arial unless told: no text at all where Arial is missing.
 _SANS = "DejaVu Sans"
-# oxipng, losslessly (opaque RGB, a palette where the colours fit): level 1 halves the PNG
-# in 70 ms a picture, level 2 saves 5 % more in a fifth more time, level 3 and 4 little
-# more (0.4 %, 4 %) in 3 and 20 times the time.
-_PACKING = 2
+# oxipng, losslessly: an indexed PNG, its rows unfiltered (PNG's advice for a palette: the
+# filters' trials saved 0.4 %), deflated by libdeflate at level 9. Its level 11 (oxipng's level
+# 2, the filters tried) made the PNG 5 % smaller in 9 times the time: 72 ms a picture against
+# 8, on 18 structures of late 6-player games; a step of a big table draws dozens.
+_FILTERS = [oxipng.RowFilter.NoOp]
+_DEFLATE = oxipng.Deflaters.libdeflater(9)
 # Shown at 5/4 of the size the SVG says (the <img>'s width): the SVG's smallest text (9)
 # then shows at 11.25 CSS px on any screen, a phone scrolling the picture sideways rather
 # than shrinking it (issue 38). Drawn at that same size, a pixel a CSS pixel: at 2x a 6-player
@@ -140,4 +141,4 @@ def _indexed(drawn: bytes) -> bytes:
     index = (red * _LEVELS * _LEVELS + green * _LEVELS + blue).to_bytes(width * height, "big")
     image = oxipng.RawImage(index, width, height,
                             color_type=oxipng.ColorType.indexed(_PALETTE))
-    return bytes(image.create_optimized_png(level=_PACKING))
+    return bytes(image.create_optimized_png(level=2, filter=_FILTERS, deflate=_DEFLATE))
