@@ -33,10 +33,10 @@ __all__ = ["DRAWN_ZOOM", "LEVEL", "OTHERS_ZOOM", "SHOWN_SCALE", "InlinePicture",
 _SIZE = re.compile(r'<svg\b[^>]*?\bwidth="(\d+)"[^>]*?\bheight="(\d+)"')
 # resvg takes "sans-serif" for Arial unless told: no text at all where Arial is missing.
 _SANS = "DejaVu Sans"
-# oxipng, losslessly: an indexed PNG, its rows unfiltered (PNG's advice for a palette: the
-# filters' trials saved 0.4 %), deflated by libdeflate at level 9. Its level 11 (oxipng's level
-# 2, the filters tried) made the PNG 5 % smaller in 9 times the time: 72 ms a picture against
-# 8, on 18 structures of late 6-player games; a step of a big table draws dozens.
+# oxipng, losslessly: an indexed PNG, its rows unfiltered (PNG's advice for a palette; trying
+# the filters saved nothing), deflated by libdeflate at level 9. Its level 11 (oxipng's level
+# 2) made the PNG 5 % smaller in 9 times the time: 72 ms a picture against 8, on 18
+# structures of late 6-player games; a step of a big table draws dozens.
 _FILTERS = [oxipng.RowFilter.NoOp]
 _DEFLATE = oxipng.Deflaters.libdeflater(9)
 # Shown at 5/4 of the size the SVG says (the <img>'s width): the SVG's smallest text (9)
