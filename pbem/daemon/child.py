@@ -78,13 +78,10 @@ def _send(orders: ChildOrders, wake: threading.Event, stop: threading.Event) -> 
     finally:
         outbox.close()
     if not outbox.wait_chat(CHAT_GRACE):
-        # The chat library's worker threads would hold the process's end until the webhook's
-        # timeout (30 s). The post is marked posted only once the webhook took it: it stays
-        # queued and goes at the next start, as after a crash.
+        # Its thread holds up no end of the process. The post is marked posted only once the
+        # webhook took it: it stays queued and goes at the next start, as after a crash.
         log.warning("sending process: a chat post still waits for its webhook; it stays "
                     "queued and is posted at the next start")
-        logging.shutdown()
-        os._exit(0)
 
 
 def _take_in(orders: ChildOrders, stop: threading.Event) -> None:

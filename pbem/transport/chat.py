@@ -89,8 +89,13 @@ class ChatPoster:
         # its level (set once apprise is imported: its import sets its logger's level).
         for name in QUIET:
             logging.getLogger(name).setLevel(logging.INFO)
-        poster = apprise.Apprise()
-        service: Any = apprise.Apprise.instantiate(url)
+        # Posted from the caller's thread (one at a time, no deadline of apprise's own), not
+        # from apprise's pool of worker threads: the interpreter's end waits for those, so a
+        # daemon told to stop waited out the webhook's timeout. The outbox posts from a
+        # daemon thread, which holds up no end.
+        asset = apprise.AppriseAsset(async_mode=False, service_timeout=0)
+        poster = apprise.Apprise(asset=asset)
+        service: Any = apprise.Apprise.instantiate(url, asset=asset)
         if service is None:
             raise RecipientDeferred(f"{to}: not a chat webhook apprise knows")
         # One attempt, with our timeouts: the outbox spaces the retries.

@@ -84,8 +84,9 @@ def test_a_deferred_mail_is_retried_within_the_configured_delay(
         assert wait_until(lambda: "status=deferred" in postfix.log(), 20, step=0.1), \
             postfix.log()
         deferred_at = time.monotonic()
-        mails = catch_all.wait_for(1, timeout=30)
+        assert wait_until(lambda: catch_all.mails, 30, step=0.1), postfix.log()
         waited = time.monotonic() - deferred_at
+        mails = catch_all.mails
     finally:
         postfix.remove()
     assert [parse(m.raw)["Message-ID"] for m in mails] == ["<retry@test>"]
