@@ -90,17 +90,19 @@ def passed_on(table: Table, name: str, was: Seat, *, tell: bool) -> None:
     for their answer, if the open window waits for it); the one it passed from is
     remembered (``Seat.former``), so that their later mail to the game is told the seat is
     no longer theirs (``seat_gone``), and with ``tell`` (a takeover) gets one mail saying
-    so. The game master who replaces a player (``pbem replace``) tells them as they see
-    fit: their address may be why they are replaced."""
+    so, which carries the answers to their order mails folded away. The game master who
+    replaces a player (``pbem replace``) tells them as they see fit: their address may be
+    why they are replaced."""
     seat = table.service.seat(name)
     if was.address != seat.address:
         former = Former(was.address, iso(table.now), was.lang, was.tz)
         seat = replace(seat, former=(*seat.former, former))
         table.service = replace(table.service, seats=tuple(
             seat if s.name == name else s for s in table.service.seats))
-        if tell:
+        if tell:  # answering too the order mails whose answers were folded away
             table.notify(Letter(was.address, "seat_passed", (("seat", name),),
-                                lang=was.lang, tz=was.tz))
+                                lang=was.lang, tz=was.tz, folded=was.folded,
+                                folded_mails=was.folded_mails))
     if table.state.phase == "over" or not table.state.player(name).playing:
         return
     table.notify(StatusReport(name))

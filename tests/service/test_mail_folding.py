@@ -283,3 +283,24 @@ def test_the_mail_that_carries_an_answer_refers_to_it(room: Mailroom) -> None:
     assert room.record().seat("Alice").folded_mails == ()
     again = room.orders("Bob", "PRESS TO Alice", "Again.", "END PRESS")
     assert not [m for m in again if "<alice-answer@example.org>" in refs(m)]
+
+
+def test_the_seat_passed_mail_carries_the_answers_folded_away(room: Mailroom,
+                                                               spy: Spy) -> None:
+    """Alice's NO RESPONSE, accepted and its answer folded away, then her seat taken over
+    by a newcomer (``pbem seat offer``, TAKEOVER) before another mail of hers went: the
+    mail that tells her the seat has passed carries that answer (the order line, and the
+    order mail in its References), where it was lost with the seat's folded answers.
+    Found by a long club season (tests/daemon/test_club_events.py)."""
+    room.new_game("illu", PLAYERS)
+    room.at(minutes=5)
+    room.orders("Carol", ATTACK)
+    assert room.orders("Alice", "NO RESPONSE", message_id="<alice-answer@example.org>") == []
+    assert room.record().seat("Alice").folded_mails == ("alice-answer@example.org",)
+    room.override("offer_seat", "Alice", reason="Alice moves away")
+    spy.step()
+    out = room.mail("Zoe", "TAKEOVER illu Alice\n")
+    (passed,) = [t for t in spy.step() if t.to == "alice@example.org"]
+    assert passed.orders == ["NO RESPONSE"]
+    (mail,) = [m for m in out if m.to == "alice@example.org"]
+    assert "<alice-answer@example.org>" in refs(mail)
