@@ -6,7 +6,8 @@ and all, written as a reply to the mail that asked for them).
 
 ``Club.check()`` holds the season's invariants (issue 43's "Done when"): no traceback or
 internal error reaches anyone's mail or the daemon's log, every mail sent in is answered
-(a mail whose In-Reply-To names it) or reported to the game master, no player is eliminated
+(a mail whose In-Reply-To names it) or reported to the game master (but a stranger's that the
+service leaves unanswered on purpose: ``Club.unanswered_on_purpose``), no player is eliminated
 while a stand-in plays their seat, every game is listed by ``pbem games``, ``pbem replay
 --check`` passes for every game and ``pbem doctor`` finds no problem.
 
@@ -42,7 +43,8 @@ from pbem.engine.carddata import load_cardset
 from pbem.engine.codec import from_json
 from pbem.engine.state import GameState
 from pbem.service.model import GameService
-from pbem.store import Store
+from pbem.service.postmaster import POSTMASTER
+from pbem.store import Store, mail_id_for
 
 CARDS = load_cardset()
 TO = "pbem@localhost"
@@ -411,10 +413,22 @@ tick_seconds = {self.tick_seconds}
             for mail in self.delivered(address):
                 replies.update(mail.refs)
         gm = "\n".join(self.texts(GM))
-        owed = self.owed()
+        owed = self.owed() | self.unanswered_on_purpose()
         return [f"not answered: {s.sender} {s.message_id} {s.body[:300]!r}"
                 for s in self.sent if s.message_id not in replies and s.message_id not in gm
                 and s.message_id.strip("<>") not in owed]
+
+    def unanswered_on_purpose(self) -> set[str]:
+        """The mails of strangers (addresses that never held a seat of the club) that the
+        service left unanswered on purpose, as the postmaster's log says (an entry with no
+        answer): past the answers an hour it gives strangers, or an UNOBSERVE, not
+        authenticated, from an address that observes nothing (``pbem.service.service``).
+        A player's mail is never one of them."""
+        noted = {entry["mail_id"] for entry in Store(self.store).log(POSTMASTER)
+                 if not entry.get("answer")}
+        players = {seat.address for seat in (*self.seats.values(), *self.former.values())}
+        return {s.message_id.strip("<>") for s in self.sent
+                if s.sender not in players and mail_id_for(s.message_id) in noted}
 
     def owed(self) -> set[str]:
         """The order mails whose answers were folded away and that the next mail to their

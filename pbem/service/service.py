@@ -733,7 +733,11 @@ class Service:
         known = self.directory.seat_of(mail.sender)
         lang = known.lang if known is not None else ""  # "": the game's (sign-up) or English
         self.gate.known = known is not None
-        if known is None and self.gate.strangers_answered(now):
+        # A newcomer taking a seat the game master offers is answered whatever the hour's
+        # answers to strangers: each offer is taken once, so forged ones cost one welcome
+        # each at most, while a limit spent by strangers' LISTs would lose the newcomer.
+        limited = known is None and not self._takes_offered_seat(order)
+        if limited and self.gate.strangers_answered(now):
             # A stranger not vouched for, past the hour's answers to strangers: not acted
             # on either (a forged JOIN would sit on a list, and tell the game master).
             self.postmaster.note(mail_id, now, f"{type(order).__name__.upper()} from "
@@ -767,7 +771,7 @@ class Service:
             if not hmac.compare_digest(order.code.upper(), confirm):
                 self._confirm_unobserve(mail_id, mail, game_id, confirm, now, steps)
                 return
-        elif known is None and not self.gate.may_answer_stranger(now):
+        elif limited and not self.gate.may_answer_stranger(now):
             self.postmaster.note(mail_id, now, f"{type(order).__name__.upper()} from "
                                  f"{mail.sender!r}, no player, not authenticated: the "
                                  f"{self.config.stranger_replies} answers an hour to strangers "
@@ -794,6 +798,18 @@ class Service:
             else:
                 unobserve(table, mail.sender, lang=lang, answers=mail.reply_to)
             self._seal(step, now, mail_id)
+
+    def _takes_offered_seat(self, order: LobbyOrder) -> bool:
+        """Whether ``order`` is a TAKEOVER of a seat offered now, in a game not over."""
+        if not isinstance(order, Takeover):
+            return False
+        game_id = self.store.game_named(order.game)
+        if game_id is None or game_id in NOT_GAMES:
+            return False
+        record = self.service_record(game_id)
+        return (record.started
+                and any(s.casefold() == order.seat.casefold() for s in record.audience.offered)
+                and self.state(game_id).phase != "over")
 
     def _confirm_unobserve(self, mail_id: str, mail: InboundMail, game_id: str, code: str,
                            now: datetime, steps: dict[str, Step]) -> None:

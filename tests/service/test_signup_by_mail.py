@@ -415,3 +415,25 @@ def test_forged_joins_past_the_strangers_budget_are_not_acted_on(room: Mailroom)
     assert len([m for m in told if m.to == "gm@pbem.example"]) <= 10
     assert len([m for m in told if m.to != "gm@pbem.example"]) <= 10
     assert len(room.service.lobby.applicants("vetted")) <= 10
+
+
+def test_a_newcomer_takes_an_offered_seat_after_the_strangers_budget_is_spent(
+        room: Mailroom) -> None:
+    """Strangers' LISTs spend the hour's replies to strangers (issue 21.5); a TAKEOVER of
+    a seat the game master offers is still answered with the welcome, the seat passing to
+    the newcomer (each offer is taken once: a forged one costs one welcome at most), while
+    a TAKEOVER of a seat not offered stays unanswered, like any stranger's mail that hour.
+    Found by a long club season (``tests/daemon/test_club_events.py``): the newcomer's mail
+    was dropped and the seat stayed offered."""
+    room.new_game("illu", PLAYERS)
+    room.override("offer_seat", "Bob", reason="Bob has not written for a week")
+    budget = room.service.config.stranger_replies
+    answered = sum(len(room.mail("X", "LIST\n", address=f"lister{n}@example.net"))
+                   for n in range(budget + 5))
+    assert answered == budget
+    assert room.mail("Yan", "TAKEOVER illu Carol\n") == []  # not offered: no answer
+    out = room.mail("Zoe", "TAKEOVER illu Bob\n")
+    assert ("zoe", "[illu] Welcome to the game, Bob (The UFOs)") in subjects(out)
+    assert room.record().audience.offered == ()
+    assert room.record().seat("Bob").address == "zoe@example.org"
+    assert room.mail("Wes", "TAKEOVER illu Bob\n") == []  # taken: a stranger's mail again
