@@ -18,12 +18,21 @@ _WORDS = (
 )
 COST = 14  # log2 of scrypt's N: 16 MB and about 0.1 s a check here
 _R, _P = 8, 1
+# A one-time key the server makes for itself (a bot seat's answer: pbem.service.bot_seats)
+# has 128 random bits: no guessing reaches it, so its hash needs no slow scrypt. At COST, the
+# bot seats' keys took 11 of the daemon's 24 s in bench/latency.py at 100 games.
+KEY_COST = 1
 
 
 def new_password() -> str:
     """A fresh password such as ``raven-lodge-fnord-42``."""
     words = [secrets.choice(_WORDS) for _ in range(3)]
     return "-".join([*words, f"{secrets.randbelow(100):02d}"])
+
+
+def new_key() -> str:
+    """A fresh one-time key of 128 random bits, for a mail the server writes itself."""
+    return secrets.token_hex(16)
 
 
 def hash_password(password: str, salt: bytes | None = None, cost: int = COST) -> str:

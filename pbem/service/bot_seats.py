@@ -36,7 +36,7 @@ from pbem.orders.model import (
     StandingNeverInterfere,
     StandingTurnReaction,
 )
-from pbem.service.auth import hash_password
+from pbem.service.auth import KEY_COST, hash_password
 from pbem.service.model import Seat
 from pbem.service.notice_mails import welcome_settings
 from pbem.service.notices import ResponseRequest, StatusReport, Welcome
@@ -72,15 +72,16 @@ def upkeep(table: Table, new_password: Callable[[str], str], cost: int) -> None:
             table.notify(Welcome(seat.name, password, settings))
 
 
-def answer_keys(table: Table, mailed: Collection[str], new_password: Callable[[str], str],
-                cost: int) -> dict[str, str]:
+def answer_keys(table: Table, mailed: Collection[str],
+                new_key: Callable[[str], str]) -> dict[str, str]:
     """Give a one-time password for the answer of each bot seat among ``mailed`` (the
-    seats a step mailed), by seat; the record keeps its hash."""
+    seats a step mailed), by seat; the record keeps its hash (a cheap one: the key has 128
+    random bits, ``pbem.service.auth.KEY_COST``)."""
     made = {}
     for seat in table.service.seats:
         if seat.bot and seat.bot_keys and seat.name in mailed:
-            password = new_password(seat.name)
-            keys = (*seat.bot_keys, hash_password(password, cost=cost))[-BOT_KEYS_KEPT:]
+            password = new_key(seat.name)
+            keys = (*seat.bot_keys, hash_password(password, cost=KEY_COST))[-BOT_KEYS_KEPT:]
             _set(table, replace(seat, bot_keys=keys))
             made[seat.name] = password
     return made

@@ -65,7 +65,7 @@ from pbem.reports.mails import Problem
 from pbem.reports.position import position
 from pbem.reports.refusals import worded
 from pbem.service import bot_seats, digest, resent
-from pbem.service.auth import COST, check_password, hash_password, new_password
+from pbem.service.auth import COST, check_password, hash_password, new_key, new_password
 from pbem.service.deadlines import next_due, still_quiet, tick
 from pbem.service.directory import Directory, seat_at
 from pbem.service.entries import commands
@@ -243,6 +243,11 @@ class Service:
     def _new_password(self, game_id: str, player: str) -> str:
         maker = self.config.passwords
         return maker(game_id, player) if maker is not None else new_password()
+
+    def _new_key(self, game_id: str, player: str) -> str:
+        """A bot seat's one-time key: 128 random bits (the test's maker, if one is set)."""
+        maker = self.config.passwords
+        return maker(game_id, player) if maker is not None else new_key()
 
     def new_password(self, game_id: str, player: str) -> tuple[str, str]:
         """Give a new password for a seat of the game (for its player's eyes only) and the
@@ -990,9 +995,7 @@ class Service:
         sent = addressed_mails(table.cards, self.store, self.config.sender, table, now)
         step.sent += sent
         step.bot_passwords.update(bot_seats.answer_keys(
-            table, {to for to, _ in sent},
-            lambda player: self._new_password(table.state.game, player),
-            self.config.password_cost))
+            table, {to for to, _ in sent}, lambda player: self._new_key(table.state.game, player)))
         table.notices.clear()
         table.step_began = len(table.events)
         if mail_id:
