@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from pbem.engine.codec import from_json
 from pbem.engine.commands import Command, WithdrawOffer
 from pbem.mail.inbound import parse_mail
 from pbem.orders.parse import parse_orders
+from pbem.service.auth import KEY_COST
 from pbem.service.bot_games import play_game
 from pbem.service.model import Timing
 from pbem.service.service import Service, ServiceConfig
@@ -191,3 +193,26 @@ def test_bot_mail_is_plain_text_from_the_seat(tmp_path: Path) -> None:
     assert message.get_content_type() == "text/plain"
     assert "X-Pbem" not in raw.decode()  # not mistaken for our own mail
     assert decide(CARDS, seat, [report.raw]) == raw  # the same mail, the same answer
+
+
+def test_a_bot_seat_answers_with_keys_of_128_random_bits_hashed_cheaply() -> None:
+    """Each answer of a bot seat carries a one-time key the server made: 128 random bits
+    (32 hex digits), which no guessing reaches, so the record keeps a cheap hash of it
+    (``KEY_COST``) where a player's password gets the site's slow one (here 4)."""
+    svc = service()
+    svc.create_game("g", [(name, address, "") for name, address in players(3)],
+                    seed="5eed" * 16)
+    svc.start_game("g", START)
+    first = svc.state("g").active_player.name
+    svc.set_bot("g", first, True, START)  # its answer waits in the inbox
+    [waiting] = svc.store.inbox()
+    key = re.search(r"PASSWORD (\S+)", svc.store.raw_mail(waiting.mail_id).decode())
+    assert key is not None and re.fullmatch("[0-9a-f]{32}", key.group(1))
+    keys = svc.service_record("g").seat(first).bot_keys
+    assert keys[0].startswith("scrypt$4$")  # the seat's own password, nobody told
+    assert all(k.startswith(f"scrypt${KEY_COST}$") for k in keys[1:]) and len(keys) >= 2
+    commits = svc.store.log_length("g")
+    svc.process(START)
+    played = [from_json(Command, e["command"]) for e in svc.store.log("g", commits)
+              if "command" in e]
+    assert any(c.player == first for c in played)  # the key worked: its orders were applied
