@@ -357,8 +357,9 @@ class Service:
                           self.config.max_mail_bytes)
 
     def tick(self, now: datetime, then_process: bool = True) -> None:
-        """Deadlines and reminders in every game; bot seats taken or given back, and (unless
-        not ``then_process``: the daemon does it its own way) the mail that made processed.
+        """Deadlines and reminders in every game; bot seats taken or given back; then, with
+        ``then_process``, the mail that made (a bot seat's answer) processed. The daemon
+        processes it itself, in its own rounds (``Daemon.process``).
 
         Only the games that may have something due are loaded: the store's due index keeps,
         for each game looked at before, its stamp then and the moment it is next due (see
