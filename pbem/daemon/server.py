@@ -263,7 +263,8 @@ class Daemon:
         """Run the deadlines of every game, then process the mail that made (a bot seat's)."""
         self._service.tick(self._clock(), then_process=False)
         self._next_tick = time.monotonic() + self.config.tick_seconds
-        self.process()
+        if self._store.inbox():  # as Service.tick did: no pass over an empty inbox
+            self.process()
 
     def flush(self) -> Flush:
         """Give what sending the due outbox mail did (see ``pbem.daemon.outbox``)."""

@@ -84,7 +84,7 @@ from pbem.service.settings import STRANGER_REPLIES, MailIdentity
 from pbem.service.signup import LOBBY, Lobby
 from pbem.service.steps import Step
 from pbem.service.table import Table
-from pbem.service.takeover import former_holder, seat_gone, take_over
+from pbem.service.takeover import former_holder, offered_seat, seat_gone, take_over
 from pbem.store import GameStore
 
 log = logging.getLogger(__name__)
@@ -246,8 +246,8 @@ class Service:
 
     def _new_key(self, game_id: str, player: str) -> str:
         """A bot seat's one-time key: 128 random bits (the test's maker, if one is set)."""
-        maker = self.config.passwords
-        return maker(game_id, player) if maker is not None else new_key()
+        return (self._new_password(game_id, player) if self.config.passwords is not None
+                else new_key())
 
     def new_password(self, game_id: str, player: str) -> tuple[str, str]:
         """Give a new password for a seat of the game (for its player's eyes only) and the
@@ -813,8 +813,7 @@ class Service:
         if game_id is None or game_id in NOT_GAMES:
             return False
         record = self.service_record(game_id)
-        return (record.started
-                and any(s.casefold() == order.seat.casefold() for s in record.audience.offered)
+        return (record.started and bool(offered_seat(record, order.seat))
                 and self.state(game_id).phase != "over")
 
     def _confirm_unobserve(self, mail_id: str, mail: InboundMail, game_id: str, code: str,

@@ -39,6 +39,11 @@ def offer_seat(table: Table, seat: str, reason: str = "",
     return name
 
 
+def offered_seat(service: GameService, seat: str) -> str:
+    """The seat ``seat`` names (in any case) if the game master offers it now, else ""."""
+    return next((s for s in service.audience.offered if s.casefold() == seat.casefold()), "")
+
+
 def take_over(table: Table, seat: str, address: str, password: str, password_hash: str, *,
               lang: str = "en", answers: str | None = None) -> str:
     """``address`` plays the offered ``seat`` from now on, with ``password`` (its hash is
@@ -47,7 +52,7 @@ def take_over(table: Table, seat: str, address: str, password: str, password_has
     game already. Gives the address that played the seat before ("" when refused)."""
     address = address.lower()
     audience = table.service.audience
-    name = next((s for s in audience.offered if s.casefold() == seat.casefold()), "")
+    name = offered_seat(table.service, seat)
     why = ("over" if table.state.phase == "over"
            else "not_offered" if not name
            else "player" if any(s.address == address for s in table.service.seats) else "")
