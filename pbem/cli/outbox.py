@@ -5,8 +5,10 @@ refuses it for good (an address that does not exist); it stays in the store, mar
 game master lists what waits and why, fixes the cause (an address, with ``pbem replace``; the
 relay's settings) and queues it again; the daemon sends it on its next pass (within a
 minute); or drops it for good, each drop a GM entry of the game's log that only the game
-master's views show. Mail queued for a seat whose address ``pbem replace`` changed is
-dropped by the replacement itself (docs/service.md).
+master's views show. After mending a refused login or the relay's settings, ``retry
+--waiting`` makes every waiting mail due and lifts the daemon's pause at once (a request
+file the daemon's next pass takes, ``pbem.daemon.outbox``). Mail queued for a seat whose
+address ``pbem replace`` changed is dropped by the replacement itself (docs/service.md).
 """
 
 from __future__ import annotations
@@ -91,18 +93,38 @@ def list_mail(only_given_up: bool, **kw: Any) -> None:
 @click.argument("outbox_ids", nargs=-1, metavar="[ID]...")
 @click.option("--given-up", "all_given_up", is_flag=True,
               help="Every mail the daemon gave up on.")
+@click.option("--waiting", "all_waiting", is_flag=True,
+              help="Every mail waiting for a retry, and the daemon's pause lifted: once a "
+              "refused login or the relay's settings are mended.")
 @common
-def retry(outbox_ids: tuple[str, ...], all_given_up: bool, **kw: Any) -> None:
-    """Queue mails again, as if never tried: the daemon sends them on its next pass."""
-    if not outbox_ids and not all_given_up:
+def retry(outbox_ids: tuple[str, ...], all_given_up: bool, all_waiting: bool,
+          **kw: Any) -> None:
+    """Queue mails again, as if never tried: the daemon sends them on its next pass, at once
+    when it runs."""
+    from pbem.atomicfile import make_dir, write_atomic
+    from pbem.daemon.outbox import retry_request_file
+
+    if not outbox_ids and not all_given_up and not all_waiting:
         raise click.UsageError("Name the mails to retry (see `pbem outbox list`), or give "
-                               "--given-up for all the mails the daemon gave up on.")
-    with session(where_of(kw)) as service:
-        ids = list(outbox_ids) or [i.outbox_id for i in service.store.outbox() if given_up(i)]
+                               "--given-up for all the mails the daemon gave up on, or "
+                               "--waiting for all the mails waiting for a retry.")
+    where = where_of(kw)
+    with session(where) as service:
+        ids = list(outbox_ids) + [
+            i.outbox_id for i in service.store.outbox() if i.outbox_id not in outbox_ids
+            and ((all_given_up and given_up(i)) or (all_waiting and not given_up(i)))]
         for outbox_id in ids:
             service.store.requeue(outbox_id)
-    click.echo(f"{len(ids)} mail(s) queued again; the daemon sends them within a minute."
-               if ids else "No mail given up.")
+        if all_waiting:  # taken by the daemon's next pass, which the session's end wakes
+            request = retry_request_file(where.store)
+            make_dir(request.parent)
+            write_atomic(request, b"")
+    if all_waiting:
+        click.echo(f"{len(ids)} mail(s) due now; a running daemon sends them at once, "
+                   "without waiting out its pause.")
+    else:
+        click.echo(f"{len(ids)} mail(s) queued again; the daemon sends them within a minute."
+                   if ids else "No mail given up.")
 
 
 @outbox.command("drop")

@@ -18,7 +18,10 @@ A provider's sending limits (``[smtp] max_per_minute``, ``max_per_day``) hold th
 the cap in the store and send it later, in order. A login the provider refuses for good (an
 OAuth login revoked) pauses all sending without counting against any mail, and tells the
 game master. Why sending is held is kept in ``daemon/outbox-hold.json`` for ``pbem outbox
-list``.
+list``. Once the game master has mended the cause (the password, the relay's settings),
+``pbem outbox retry --waiting`` makes every mail due again and leaves the file
+``daemon/outbox-retry-now``, which the next pass takes (it removes it) as the word to lift
+the pause at once instead of waiting it out; a poke of the daemon makes that pass now.
 
 A game's chat posts (recipient ``chat:<game>``, ``pbem.service.chat``) are queued in the same
 outbox but never go through the mail server: the mail outbox leaves them to an outbox of
@@ -75,6 +78,11 @@ _MINUTE, _DAY = timedelta(minutes=1), timedelta(days=1)
 def hold_file(store: Path) -> Path:
     """Give the file saying why sending is held (absent while it is not)."""
     return store / "daemon" / "outbox-hold.json"
+
+
+def retry_request_file(store: Path) -> Path:
+    """Give the file by which the game master asks the daemon to lift its pause now."""
+    return store / "daemon" / "outbox-retry-now"
 
 
 def read_hold(store: Path) -> tuple[str, str] | None:
@@ -142,7 +150,9 @@ def make_outbox(config: DaemonConfig, sender: Sender,
     return OutboxSender(sending, sender, clock, envelope_from=config.envelope_from,
                   queue_lifetime=config.queue_lifetime, given_up=postmaster.given_up,
                   login_refused=postmaster.login_refused, limits=limits,
-                  hold_file=hold_file(config.store), chat=make_chat_outbox(config, clock),
+                  hold_file=hold_file(config.store),
+                  retry_request=retry_request_file(config.store),
+                  chat=make_chat_outbox(config, clock),
                   alarms=Alarms(config),
                   way_out=f"the SMTP server {smtp.host}:{smtp.port}" if smtp is not None
                   else f"the Maildirs in {config.maildir}")
@@ -203,7 +213,8 @@ class OutboxSender:
                  given_up: Callable[[OutboxItem, str, datetime], None] | None = None,
                  login_refused: Callable[[str, str, str, datetime], None] | None = None,
                  limits: SendingLimits | None = None,
-                 hold_file: Path | None = None, chat: OutboxSender | None = None,
+                 hold_file: Path | None = None, retry_request: Path | None = None,
+                 chat: OutboxSender | None = None,
                  posts: bool = False, alarms: Alarms | None = None,
                  way_out: str = "SMTP") -> None:
         self.store = store
@@ -218,6 +229,7 @@ class OutboxSender:
         self._limits = limits
         self._hold_file = hold_file
         self._held: tuple[str, str] | None = None  # (until, why) as written in the hold file
+        self._retry_request = retry_request  # its presence: the game master lifts the pause
         self._posts = posts  # this outbox sends the chat posts, and only them
         self.chat = chat  # the outbox of the chat posts, run on a thread of its own
         self._chat_thread: threading.Thread | None = None
@@ -237,6 +249,10 @@ class OutboxSender:
         """
         now = self._clock()
         self._post_chat()
+        if self._retry_asked() and self._pause_until is not None:
+            log.info("outbox: the game master asked to send now; the pause until %s is lifted",
+                     self._pause_until.isoformat(timespec="seconds"))
+            self._pause_until = None
         if self._pause_until is not None and now < self._pause_until:
             return Flush(retry_at=_earliest(self._pause_until, self._chat_retry))
         self._pause_until = None
@@ -285,6 +301,17 @@ class OutboxSender:
             log.info("outbox: %d sent, %d to retry, %d given up", sent, failed, given_up)
         self._say_held(held)
         return Flush(sent, failed, given_up, _earliest(retry_at, self._chat_retry))
+
+    def _retry_asked(self) -> bool:
+        """Take the game master's request to send now, if one waits (``pbem outbox retry
+        --waiting``): it is answered once."""
+        if self._retry_request is None:
+            return False
+        try:
+            self._retry_request.unlink()
+        except FileNotFoundError:
+            return False
+        return True
 
     def _post_chat(self) -> None:
         """Start a pass of the chat posts' outbox on its thread, unless one is under way:

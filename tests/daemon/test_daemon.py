@@ -543,6 +543,30 @@ def test_the_game_master_lists_given_up_mail_and_queues_it_again(
         "No mail waiting to be sent.\n")
 
 
+def test_the_game_master_lifts_the_pause_of_a_refusing_server_once_it_is_mended(
+        tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
+    """A server refusing every session pauses sending until the first retry (30 s);
+    ``pbem outbox retry --waiting`` makes the waiting mail due and lifts the pause at the
+    daemon's next pass, the clock not moved. A mail given up stays given up."""
+    config = configure(tmp_path, smtp_relay(smtp_catcher.port))
+    new_game(config)
+    waiting = len(Store(config.store).outbox())
+    smtp_catcher.refuse(451, times=2)
+    smtp_catcher.reject = {"bob@example.org"}
+    daemon = Daemon(config, clock=Clock())
+    refused = daemon.run_once().flush
+    assert (refused.sent, refused.failed) == (0, 2)
+    assert daemon.run_once().flush.sent == 0  # paused, though the server takes mail now
+    runner, where = CliRunner(), ["--config", str(tmp_path / "pbem.toml")]
+    retried = runner.invoke(pbem_main, ["outbox", "retry", "--waiting", *where])
+    assert retried.exit_code == 0 and f"{waiting} mail(s) due now" in retried.output
+    flush = daemon.run_once().flush
+    assert (flush.sent, flush.given_up) == (waiting - 2, 2)  # bob's two, refused for good
+    again = runner.invoke(pbem_main, ["outbox", "retry", "--waiting", *where])
+    assert "0 mail(s) due now" in again.output
+    assert daemon.run_once().flush.given_up == 0  # bob's stay given up, not tried again
+
+
 def test_a_refusing_server_is_retried_with_backoff_then_given_up(
         tmp_path: Path, smtp_catcher: SmtpCatcher) -> None:
     config = configure(tmp_path, smtp_relay(smtp_catcher.port,
