@@ -121,7 +121,8 @@ def retry(outbox_ids: tuple[str, ...], all_given_up: bool, all_waiting: bool,
             write_atomic(request, b"")
     if all_waiting:
         click.echo(f"{len(ids)} mail(s) due now; a running daemon sends them at once, "
-                   "without waiting out its pause.")
+                   "without waiting out its pause after refusals (a provider's sending "
+                   "limit still holds).")
     else:
         click.echo(f"{len(ids)} mail(s) queued again; the daemon sends them within a minute."
                    if ids else "No mail given up.")
