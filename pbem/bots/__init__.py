@@ -85,7 +85,10 @@ LEADER = 0.55  # a player this close to winning (and the closest) is interfered 
 AT_THE_DOOR = 0.7  # a player this close to a goal: is its attack the winning one?
 NEAR_WIN = 0.9  # a player this close to a goal is stopped with the cards kept for it
 ASSIST_CHANCE = 0.05  # answers that help another player's attack on the leader
-ALIGNMENT_EXPONENT = 2  # every alignment's share shown, raised to this (``closeness``)
+# The goals whose share shown ``closeness`` raises to SLOW_EXPONENT: their first steps come
+# fast and their last ones slowly.
+SLOW_FINISH: frozenset[GoalKind] = frozenset({"every_alignment", "total_transferable"})
+SLOW_EXPONENT = 2
 # Added to the value of an attack to control, by the groups the bot holds (none, one, two):
 # a player with no group after their third turn is out ("Eliminating a Player"), and one
 # with a single group is a failed defence away from it.
@@ -96,9 +99,14 @@ LAST_GROUP = 0.5  # the value of an attack on a player's last group, as a share
 ROOTED = 3  # see ``_rooted``
 GIFT_KEEPS = 1  # the groups a bot keeps, at least, after giving one away
 # The share of its usual defence a bot whose goal is money puts in for a group that is not
-# all it holds: among normal bots the Gnomes of Zurich spent 122 MB a game defending and
-# 40 interfering, 82 attacking, of the 257 they earned, and never held 150 MB.
-HOARDED = 0.4
+# all it holds, in the longest game (13 groups to win the basic goal) and the shortest (8),
+# and in between by the groups to win (``hoarded``). Among normal bots at 0.4 for every
+# length, the Gnomes of Zurich spent 122 MB a game defending and 40 interfering, 82
+# attacking, of the 257 they earned, never held 150 MB, and won by the basic goal 1.71
+# times their fair share at 3 players (seed 100, 200 games a size); at 0.25 for every
+# length, 1.46 at 3 players and 1.52 at 7: money kept for attacks takes 8 groups fast.
+HOARDED = (0.25, 0.4)
+LONGEST, SHORTEST = 13, 8  # the groups to win the basic goal, at 2 to 3 players and 7 to 8
 # The worth of a group destroyed toward a goal of destroying groups, times the goal's pace
 # (``aim_of``): the fewer groups the basic goal asks, the shorter the game and the more
 # each destroy counts. At one worth for every table size (2.2, normal bots, seed 100) the
@@ -202,16 +210,19 @@ def closeness(cards: CardSet, p: Player, goal: Progress) -> float:
     fair share at 4 players among normal bots, seed 100, 200 games a size; from all 7,
     0.50-0.58 on seeds 100 and 101.) A sum of power counts in full: the Bavarians' own 10
     of 35 attack and defend like any group's (counted from their card, the Bavarians were
-    left alone too long and won 1.75 times their fair share in ``bench/bots.py``). Every
-    alignment counts as the square of the share shown: a group brings one to three
-    alignments, so the first come fast and the last few slowly, and a player showing 6 of
-    10 is far from 60 % of the way."""
+    left alone too long and won 1.75 times their fair share in ``bench/bots.py``). The goals
+    of ``SLOW_FINISH`` count as the square of the share shown. Every alignment: a group
+    brings one to three, so the first come fast and the last few slowly, and a player
+    showing 6 of 10 is far from 60 % of the way. Transferable power: the groups that bring
+    much of it are taken first; counted as the share shown, the Network looked the leader
+    after two groups, were checked and won 0.58-0.68 of their fair share at 4 to 6 players
+    (normal bots, seed 100, 200 games a size); counted as its square, 0.74-1.03."""
     have, need = goal.have, goal.need
     if goal.kind == "total_transferable":
         start = min(int(UNCOUNTED * transferable(cards, p.illuminati)), need - 1)
         have, need = have - start, need - start
     part = max(0.0, min(have / need, 1.0))
-    return part ** ALIGNMENT_EXPONENT if goal.kind == "every_alignment" else part
+    return part ** SLOW_EXPONENT if goal.kind in SLOW_FINISH else part
 
 
 def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "normal",
@@ -609,6 +620,14 @@ def attacker_stance(cards: CardSet, state: GameState, rng: random.Random,
     return Stance(p.name, "attack", spend, upto, (attack.attacker, p.illuminati))
 
 
+def hoarded(groups_to_win: int) -> float:
+    """The share of its usual defence a hoarder puts in (``HOARDED``) in a game won with
+    ``groups_to_win`` groups: the shorter the game, the more a group lost costs it."""
+    longest, shortest = HOARDED
+    along = max(0.0, min(1.0, (LONGEST - groups_to_win) / (LONGEST - SHORTEST)))
+    return longest + (shortest - longest) * along
+
+
 def leader(cards: CardSet, state: GameState, level: Level = "normal") -> tuple[str, float]:
     """The player closest to winning as far as the board shows, and how close (0..1)."""
     score, name = max(((leader_score(cards, state, p, level), p.name)
@@ -637,7 +656,7 @@ def response_stance(cards: CardSet, state: GameState, me: str,
             kept = 1 + len([s for s in p.structure if s.master == attack.target])
             share = min(1.0, 0.3 + 0.25 * kept + (0.3 if attack.mode == "control" else 0.0))
             if aim_of(cards, state, p, level).hoards:
-                share *= HOARDED
+                share *= hoarded(progress(cards, state, p)[0].need)
             budget = own + int(p.treasury * share)
         if budget <= 0:
             return None

@@ -56,7 +56,9 @@ def test_the_network_s_own_transferable_power_counts_for_nothing() -> None:
     """summary-en: the Network "Control groups with a total Transferable Power of 20
     (including their own 7)". How close the bots judge them counts from their own 7
     (``bots.UNCOUNTED``): nothing at the start, and the C.I.A. (4) brings 4 of the 13 still
-    missing (before the change: counted from half, 4 of 17 at the start)."""
+    missing (before the change: counted from half, 4 of 17 at the start), counted as the
+    square of that share (``bots.SLOW_FINISH``): the groups rich in transferable power come
+    first, the rest slowly."""
     state = game(me=NETWORK, other=BAVARIA)
     me = state.player("me")
     special = next(g for g in progress(CARDS, state, me) if g.kind == "total_transferable")
@@ -64,4 +66,4 @@ def test_the_network_s_own_transferable_power_counts_for_nothing() -> None:
     state = place(state, "me", "C.I.A.")
     me = state.player("me")
     special = next(g for g in progress(CARDS, state, me) if g.kind == "total_transferable")
-    assert bots.closeness(CARDS, me, special) == 4 / 13
+    assert bots.closeness(CARDS, me, special) == (4 / 13) ** 2

@@ -18,10 +18,10 @@ from pbem.engine.state import GameState, Options
 from pbem.engine.view import view
 
 
-def _attacked(me: str, target: str) -> tuple[GameState, Stance | None]:
-    """``b`` (``me``) holding three groups and 30 MB; ``a`` (the Bavarians, 5 groups of 8:
-    the leader) attacks ``target`` to control it; ``b``'s answer."""
-    state = game(Options(victory_groups=8), a=BAVARIA, b=me, c=BERMUDA)
+def _attacked(me: str, target: str, groups: int = 8) -> tuple[GameState, Stance | None]:
+    """``b`` (``me``) holding three groups and 30 MB; ``a`` (the Bavarians, 5 groups of the
+    ``groups`` that win) attacks ``target`` to control it; ``b``'s answer."""
+    state = game(Options(victory_groups=groups), a=BAVARIA, b=me, c=BERMUDA)
     state = money(state, "b", me, 30)
     state = chain(state, "b", "The Mafia", "Loan Sharks")
     state = place(state, "b", "Boy Sprouts")
@@ -41,6 +41,18 @@ def test_a_money_goal_defends_a_spare_group_with_less() -> None:
     assert gnomes is not None and bermuda is not None
     assert gnomes.side == bermuda.side == "defense"
     assert gnomes.upto < bermuda.upto // 2
+
+
+def test_a_money_goal_defends_a_spare_group_with_more_in_a_shorter_game() -> None:
+    """rulebook-en, "Victory": the basic goal's groups to control fall with the players
+    (13 at 2 to 3, 8 at 7 to 8; ``victory_groups``). The Gnomes put more into a spare group
+    when 8 groups win than when 13 do (``bots.HOARDED``): in a short game a group lost is a
+    larger step back, in a long one money kept wins it."""
+    _, short = _attacked(GNOMES, "Boy Sprouts", groups=8)
+    _, long = _attacked(GNOMES, "Boy Sprouts", groups=13)
+    assert short is not None and long is not None
+    assert long.upto < short.upto
+    assert bots.hoarded(8) == bots.HOARDED[1] and bots.hoarded(13) == bots.HOARDED[0]
 
 
 def test_a_money_goal_leaves_the_leader_to_the_others() -> None:
