@@ -94,6 +94,8 @@ def test_a_refused_smtp_login_raises_the_alarm_in_a_maildir_and_the_store_until_
             assert catcher.mails == []
             # The game master mends the login (here the server takes the password now)
             # and has the waiting mail sent at once, not at the end of the pause.
+            # (the hold is written at the end of the pass that raised the alarm)
+            assert wait_until(lambda: read_hold(config.store) is not None, timeout=30)
             held = read_hold(config.store)
             assert held is not None
             logins["pbem"] = "wrong"
