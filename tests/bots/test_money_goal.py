@@ -45,9 +45,9 @@ def test_a_money_goal_defends_a_spare_group_with_less() -> None:
 
 def test_a_money_goal_defends_a_spare_group_with_more_in_a_shorter_game() -> None:
     """rulebook-en: the Basic Goal's "number depends on the number of players at the
-    beginning of the game" (13 at 2 to 3, 8 at 7 to 8; ``victory_groups``). The Gnomes put more into a spare group
-    when 8 groups win than when 13 do (``bots.HOARDED``): in a short game a group lost is a
-    larger step back, in a long one money kept wins it."""
+    beginning of the game" (13 at 2 to 3, 8 at 7 to 8; ``victory_groups``). The Gnomes put
+    more into a spare group when 8 groups win than when 13 do (``bots.HOARDED``): in a
+    short game a group lost is a larger step back, in a long one money kept wins it."""
     _, short = _attacked(GNOMES, "Boy Sprouts", groups=8)
     _, long = _attacked(GNOMES, "Boy Sprouts", groups=13)
     assert short is not None and long is not None
