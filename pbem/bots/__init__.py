@@ -99,14 +99,14 @@ LAST_GROUP = 0.5  # the value of an attack on a player's last group, as a share
 ROOTED = 3  # see ``_rooted``
 GIFT_KEEPS = 1  # the groups a bot keeps, at least, after giving one away
 # The share of its usual defence a bot whose goal is money puts in for a group that is not
-# all it holds, in the longest game (13 groups to win the basic goal) and the shortest (8),
-# and in between by the groups to win (``hoarded``). Among normal bots at 0.4 for every
+# all it holds, in the longest game (the most groups to win the basic goal, 13 at 2 to 3
+# players in the card data) and the shortest (8 at 7 to 8), in between by the groups to win
+# (``hoarded``). Among normal bots at 0.4 for every
 # length, the Gnomes of Zurich spent 122 MB a game defending and 40 interfering, 82
 # attacking, of the 257 they earned, never held 150 MB, and won by the basic goal 1.71
 # times their fair share at 3 players (seed 100, 200 games a size); at 0.25 for every
 # length, 1.46 at 3 players and 1.52 at 7: money kept for attacks takes 8 groups fast.
 HOARDED = (0.25, 0.4)
-LONGEST, SHORTEST = 13, 8  # the groups to win the basic goal, at 2 to 3 players and 7 to 8
 # The worth of a group destroyed toward a goal of destroying groups, times the goal's pace
 # (``aim_of``): the fewer groups the basic goal asks, the shorter the game and the more
 # each destroy counts. At one worth for every table size (2.2, normal bots, seed 100) the
@@ -620,11 +620,14 @@ def attacker_stance(cards: CardSet, state: GameState, rng: random.Random,
     return Stance(p.name, "attack", spend, upto, (attack.attacker, p.illuminati))
 
 
-def hoarded(groups_to_win: int) -> float:
+def hoarded(cards: CardSet, groups_to_win: int) -> float:
     """The share of its usual defence a hoarder puts in (``HOARDED``) in a game won with
-    ``groups_to_win`` groups: the shorter the game, the more a group lost costs it."""
+    ``groups_to_win`` groups, against the longest and shortest game of the card data's
+    basic goal: the shorter the game, the more a group lost costs it."""
+    counts = [groups for _, groups in cards.basic_goal]
+    most, fewest = max(counts), min(counts)
+    along = max(0.0, min(1.0, (most - groups_to_win) / max(1, most - fewest)))
     longest, shortest = HOARDED
-    along = max(0.0, min(1.0, (LONGEST - groups_to_win) / (LONGEST - SHORTEST)))
     return longest + (shortest - longest) * along
 
 
@@ -656,7 +659,7 @@ def response_stance(cards: CardSet, state: GameState, me: str,
             kept = 1 + len([s for s in p.structure if s.master == attack.target])
             share = min(1.0, 0.3 + 0.25 * kept + (0.3 if attack.mode == "control" else 0.0))
             if aim_of(cards, state, p, level).hoards:
-                share *= hoarded(progress(cards, state, p)[0].need)
+                share *= hoarded(cards, progress(cards, state, p)[0].need)
             budget = own + int(p.treasury * share)
         if budget <= 0:
             return None

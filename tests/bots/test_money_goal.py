@@ -52,7 +52,8 @@ def test_a_money_goal_defends_a_spare_group_with_more_in_a_shorter_game() -> Non
     _, long = _attacked(GNOMES, "Boy Sprouts", groups=13)
     assert short is not None and long is not None
     assert long.upto < short.upto
-    assert bots.hoarded(8) == bots.HOARDED[1] and bots.hoarded(13) == bots.HOARDED[0]
+    assert bots.hoarded(CARDS, 8) == bots.HOARDED[1]
+    assert bots.hoarded(CARDS, 13) == bots.HOARDED[0]
 
 
 def test_a_money_goal_leaves_the_leader_to_the_others() -> None:
