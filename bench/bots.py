@@ -176,7 +176,8 @@ def run(games: int = 30, seed: int = 1, timed: int = 3, workers: int = 2,
         "strong_vs_normal": strong_vs_normal(duel_results) if duel_results else None,
         "turn_cap": {"games": len(every),
                      "capped": sum(r.outcome == "turn cap" for r in every),
-                     "mean_turns": round(statistics.mean(r.turns for r in every), 1)},
+                     "mean_turns": round(statistics.mean(r.turns for r in every), 1)
+                     if every else None},
         "invariant_violations": sum(len(r.violations) for r in every),
         "decision_seconds": {
             "mails": len(seconds),
