@@ -18,6 +18,7 @@ from typing import Literal
 from pbem.engine.breakdown import AUTOMATIC_FAILURE, breakdown
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import Interfere, Spend
+from pbem.engine.events import Event, Spent
 from pbem.engine.rules import apply
 from pbem.engine.state import GameState
 from pbem.errors import IllegalCommandError
@@ -45,19 +46,23 @@ class Stance:
 
 def _pays(
     cards: CardSet, state: GameState, stance: Stance, amount: int
-) -> tuple[GameState, list[Spend | Interfere], int]:
-    """Pay up to ``amount`` for ``stance``; the new state, the commands and what was paid."""
+) -> tuple[GameState, list[Spend | Interfere], int, int | None]:
+    """Pay up to ``amount`` for ``stance``; the new state, the commands, what was paid and
+    the roll needed after it (None when nothing was paid): the engine's ``Spent`` event
+    carries it, so the bidding need not work the attack out again."""
     commands: list[Spend | Interfere] = []
     paid = 0
+    need: int | None = None
     if stance.side in ("assist", "interfere"):
         have = state.player(stance.player).treasury
         take = min(amount, have)
         if take > 0:
             cmd: Spend | Interfere = Interfere(stance.player, take, stance.side)
-            state, _ = apply(state, cmd, cards)
+            state, events = apply(state, cmd, cards)
             commands.append(cmd)
             paid = take
-        return state, commands, paid
+            need = _need_after(events)
+        return state, commands, paid, need
     for source in stance.sources:
         if paid >= amount:
             break
@@ -65,10 +70,18 @@ def _pays(
         take = min(amount - paid, slot.treasury if slot else 0)
         if take > 0:
             cmd = Spend(stance.player, source, take)
-            state, _ = apply(state, cmd, cards)
+            state, events = apply(state, cmd, cards)
             commands.append(cmd)
             paid += take
-    return state, commands, paid
+            need = _need_after(events)
+    return state, commands, paid, need
+
+
+def _need_after(events: Sequence[Event]) -> int:
+    """The roll needed after a payment, from its ``Spent`` event."""
+    spent = events[-1]
+    assert isinstance(spent, Spent)
+    return spent.need
 
 
 def _weight(state: GameState, stance: Stance) -> int:
@@ -113,19 +126,19 @@ def settle_bids(
     left = {i: s.upto for i, s in enumerate(stances)}
     for i, stance in enumerate(stances):
         if stance.fixed > 0:
-            state, cmds, paid = _pays(cards, state, stance, stance.fixed)
+            state, cmds, paid, _ = _pays(cards, state, stance, stance.fixed)
             commands += cmds
             left[i] = max(0, left[i] - paid)
     raising = [i for i, s in enumerate(stances) if s.side in ("attack", "assist")]
     lowering = [i for i, s in enumerate(stances) if s.side in ("defense", "interfere")]
+    assert state.attack is not None
+    need = breakdown(cards, state, state.attack).need
     while True:
         moved = False
         for group, wants_up in ((raising, True), (lowering, False)):
             for i in group:
                 if left[i] <= 0:
                     continue
-                assert state.attack is not None
-                need = breakdown(cards, state, state.attack).need
                 gap = ATTACKER_GOAL - need if wants_up else need - DEFENDER_GOAL
                 if gap <= 0:
                     continue
@@ -133,8 +146,9 @@ def settle_bids(
                 # Defending group money counts double: half as many MB close the gap.
                 weight = _weight(state, stance)
                 amount = min(left[i], -(-gap // weight))
-                state, cmds, paid = _pays(cards, state, stance, amount)
+                state, cmds, paid, after = _pays(cards, state, stance, amount)
                 commands += cmds
+                need = need if after is None else after
                 left[i] = left[i] - paid if paid else 0
                 moved = moved or paid > 0
         if not moved:
