@@ -35,7 +35,7 @@ from pbem.engine import behaviour
 from pbem.engine.abilities import alignment_modifier, alignments, power, transferable
 from pbem.engine.attack import participation_left, validate_attack
 from pbem.engine.bidding import Stance
-from pbem.engine.breakdown import PROXIMITY, breakdown, success_chance
+from pbem.engine.breakdown import PROXIMITY, roll_needed, success_chance
 from pbem.engine.cards import (
     AttackMode,
     CardSet,
@@ -298,7 +298,7 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "n
             continue
         pending = PendingAttack(player=me.name, attacker=attacker, target=target,
                                 mode=mode, aids=aids)
-        need = breakdown(cards, state, pending).need
+        need = roll_needed(cards, state, pending)
         budget = money[attacker] + me.treasury
         spend, upto = money_plan(need, budget, aim.hoards)
         chance = success_chance(need + spend)
@@ -613,7 +613,7 @@ def attacker_stance(cards: CardSet, state: GameState, rng: random.Random,
     attack = state.attack
     assert attack is not None
     p = state.player(attack.player)
-    need = breakdown(cards, state, attack).need
+    need = roll_needed(cards, state, attack)
     group = p.slot(attack.attacker)
     budget = (group.treasury if group else 0) + p.treasury
     spend, upto = money_plan(need, budget, aim_of(cards, state, p, level).hoards)
@@ -633,16 +633,64 @@ def hoarded(cards: CardSet, groups_to_win: int) -> float:
 
 def leader(cards: CardSet, state: GameState, level: Level = "normal") -> tuple[str, float]:
     """The player closest to winning as far as the board shows, and how close (0..1)."""
-    score, name = max(((leader_score(cards, state, p, level), p.name)
-                       for p in state.players if p.playing), default=(0.0, ""))
-    return name, score
+    return LeaderBoard(cards, state, level).leader()
+
+
+class LeaderBoard:
+    """Each playing player's ``leader_score`` on one state, worked out once, when first
+    asked: every answer to one attack reads the same scores."""
+
+    def __init__(self, cards: CardSet, state: GameState, level: Level = "normal") -> None:
+        self.cards, self.state, self.level = cards, state, level
+        self.scores: dict[str, float] | None = None
+
+    def score(self, name: str) -> float:
+        return self.all()[name]
+
+    def leader(self) -> tuple[str, float]:
+        """The player closest to winning, and how close (0..1)."""
+        score, name = max(((score, name) for name, score in self.all().items()),
+                          default=(0.0, ""))
+        return name, score
+
+    def all(self) -> dict[str, float]:
+        if self.scores is None:
+            self.scores = {p.name: leader_score(self.cards, self.state, p, self.level)
+                           for p in self.state.players if p.playing}
+        return self.scores
+
+
+@dataclass(frozen=True)
+class ResponsePlan:
+    """A bot's answer to an attack before it draws: ``certain`` if set; else each of
+    ``chances`` (chance, stance) in turn, given when a draw falls under its chance; else
+    none. The draws are apart from the rest, so that one answer worked out on a state may be
+    drawn again and again, as the search does for each money plan of one attack."""
+
+    certain: Stance | None = None
+    chances: tuple[tuple[float, Stance], ...] = ()
+
+    def given(self, rng: random.Random) -> Stance | None:
+        if self.certain is not None:
+            return self.certain
+        for chance, stance in self.chances:
+            if rng.random() < chance:
+                return stance
+        return None
 
 
 def response_stance(cards: CardSet, state: GameState, me: str,
                     rng: random.Random, level: Level = "normal") -> Stance | None:
+    """A bot's answer to someone else's attack (``answer_to``), drawn."""
+    return answer_to(cards, state, me, level).given(rng)
+
+
+def answer_to(cards: CardSet, state: GameState, me: str, level: Level = "normal",
+              board: LeaderBoard | None = None) -> ResponsePlan:
     """A bot's answer to someone else's attack, as a person would give it: defend its group
     (harder the more the group matters), interfere when the attacker leads, assist now and
-    then an attack on the leader, else nothing."""
+    then an attack on the leader, else nothing. ``board``: the scores of ``state``, when the
+    caller shares them among the answers to one attack."""
     attack = state.attack
     assert attack is not None
     p = state.player(me)
@@ -651,8 +699,9 @@ def response_stance(cards: CardSet, state: GameState, me: str,
         group = p.slot(attack.target)
         own = group.treasury if group else 0
         if len(subtree(p, attack.target)) >= held(p):
-            return Stance(me, "defense", 0, own + p.treasury, (attack.target, p.illuminati)) \
-                if own + p.treasury else None  # all it holds is at stake: all it has
+            # All it holds is at stake: all it has.
+            return ResponsePlan(Stance(me, "defense", 0, own + p.treasury,
+                                 (attack.target, p.illuminati)) if own + p.treasury else None)
         if level == "easy":
             budget = own + p.treasury // 2
         else:
@@ -662,29 +711,34 @@ def response_stance(cards: CardSet, state: GameState, me: str,
                 share *= hoarded(cards, progress(cards, state, p)[0].need)
             budget = own + int(p.treasury * share)
         if budget <= 0:
-            return None
-        return Stance(me, "defense", 0, budget, (attack.target, p.illuminati))
+            return ResponsePlan()
+        return ResponsePlan(Stance(me, "defense", 0, budget, (attack.target, p.illuminati)))
     if attack.privileged:
-        return None
-    lead = leader_score(cards, state, state.player(attack.player), level)
+        return ResponsePlan()
+    board = board or LeaderBoard(cards, state, level)
+    lead = board.score(attack.player)
     if level != "easy" and lead >= AT_THE_DOOR and p.treasury > 0 \
             and wins_if_it_succeeds(cards, state):
-        return Stance(me, "interfere", 0, p.treasury)  # the game is at stake: all it has
+        # The game is at stake: all it has.
+        return ResponsePlan(Stance(me, "interfere", 0, p.treasury))
     if p.treasury < 8 or (level != "easy" and aim_of(cards, state, p, level).hoards):
-        return None  # a hoarder's money is its goal: spent only when the game is at stake
+        # A hoarder's money is its goal: spent only when the game is at stake.
+        return ResponsePlan()
+    assist = Stance(me, "assist", 1, 1)
     if level == "easy":
-        if lead > 0.7 and rng.random() < 0.6:
-            return Stance(me, "interfere", 0, p.treasury // 3)
-        return Stance(me, "assist", 1, 1) if rng.random() < 0.08 else None
-    first, closest = leader(cards, state, level)
-    mine = leader_score(cards, state, p, level)
+        if lead > 0.7:
+            return ResponsePlan(chances=((0.6, Stance(me, "interfere", 0, p.treasury // 3)),
+                                   (0.08, assist)))
+        return ResponsePlan(chances=((0.08, assist),))
+    first, closest = board.leader()
+    mine = board.score(me)
     if first == attack.player and closest >= LEADER and closest > mine:
         share = 2 if closest > 0.8 else 3
-        return Stance(me, "interfere", 0, p.treasury // share)
-    if (owner is not None and owner.name == first and first != me and closest > mine
-            and rng.random() < ASSIST_CHANCE):
-        return Stance(me, "assist", 1, min(3, p.treasury // 4))
-    return None
+        return ResponsePlan(Stance(me, "interfere", 0, p.treasury // share))
+    if owner is not None and owner.name == first and first != me and closest > mine:
+        helping = Stance(me, "assist", 1, min(3, p.treasury // 4))
+        return ResponsePlan(chances=((ASSIST_CHANCE, helping),))
+    return ResponsePlan()
 
 
 def wins_if_it_succeeds(cards: CardSet, state: GameState) -> bool:
@@ -708,7 +762,7 @@ def after_roll_card(cards: CardSet, state: GameState, me: str,
     assert attack is not None and attack.roll is not None
     p = state.player(me)
     total = attack.roll_becomes if attack.roll_becomes is not None else sum(attack.roll)
-    need = breakdown(cards, state, attack).need
+    need = roll_needed(cards, state, attack)
     success = total < 11 and total <= need
     murphy = held_where(cards, p.hand, stops_a_success)
     if success and murphy and murphy_wanted(cards, state, me):

@@ -60,7 +60,7 @@ from pbem.bots.belief import sample
 from pbem.engine import behaviour
 from pbem.engine.abilities import abilities
 from pbem.engine.bidding import ATTACKER_GOAL, Stance, settle_bids
-from pbem.engine.breakdown import breakdown, success_chance
+from pbem.engine.breakdown import roll_needed, success_chance
 from pbem.engine.cards import CardSet, Special
 from pbem.engine.checks import FREE_TRANSFERS
 from pbem.engine.commands import (
@@ -198,35 +198,58 @@ def money_plans(need: int, budget: int, plan: bots.PlannedAttack) -> list[tuple[
     return sorted(plans)
 
 
-def outcome(cards: CardSet, state: GameState, me: str, plan: bots.PlannedAttack,
-            spend: int, upto: int, rng: random.Random, ahead: bool = False) -> float | None:
-    """The expected evaluation of one attack with one money plan in one sampled world, or
-    None if the rules refuse it. ``ahead``: each outcome is worth the better of stopping
-    there and the best second action from it (``follow_up``), so that the first action is
-    judged with the turn it leaves."""
-    attack = plan.attack
+@dataclass(frozen=True)
+class Announced:
+    """One attack announced in one sampled world, with the others' answers before their
+    draws: worked out once for all the money plans of the attack."""
+
+    state: GameState
+    answers: tuple[bots.ResponsePlan, ...]
+
+
+def announce(cards: CardSet, state: GameState, me: str, attack: Attack) -> Announced | None:
+    """``attack`` announced in the sampled world ``state``, or None if the rules refuse it."""
     try:
         state, _ = apply(state, attack, cards)
     except IllegalCommandError:
         return None
-    p = state.player(me)
-    stances = [Stance(me, "attack", spend, upto, (attack.attacker, p.illuminati)),
-               *answers(cards, state, rng, me)]
+    return Announced(state, answers(cards, state, me))
+
+
+def outcome(cards: CardSet, state: GameState, me: str, plan: bots.PlannedAttack,
+            spend: int, upto: int, rng: random.Random, ahead: bool = False) -> float | None:
+    """The expected evaluation of one attack with one money plan in one sampled world, or
+    None if the rules refuse it (``played``)."""
+    announced = announce(cards, state, me, plan.attack)
+    return None if announced is None else played(cards, announced, me, spend, upto, rng, ahead)
+
+
+def played(cards: CardSet, announced: Announced, me: str, spend: int, upto: int,
+           rng: random.Random, ahead: bool = False) -> float:
+    """The expected evaluation of an announced attack with one money plan. ``ahead``: each
+    outcome is worth the better of stopping there and the best second action from it
+    (``follow_up``), so that the first action is judged with the turn it leaves."""
+    state = announced.state
+    pending = state.attack
+    assert pending is not None
+    stances = [Stance(me, "attack", spend, upto, (pending.attacker, state.player(me).illuminati)),
+               *drawn(announced.answers, rng)]
     state, _ = settle_bids(cards, state, stances)
     return settled(cards, state, me, rng, ahead)
 
 
-def answers(cards: CardSet, state: GameState, rng: random.Random,
-            *besides: str) -> list[Stance]:
+def answers(cards: CardSet, state: GameState,
+            *besides: str) -> tuple[bots.ResponsePlan, ...]:
     """The answers to the attack under way of every player in the game but ``besides``,
-    as ``normal`` bots would give them."""
-    stances = []
-    for other in state.players:
-        if other.playing and other.name not in besides:
-            stance = bots.response_stance(cards, state, other.name, rng)
-            if stance is not None:
-                stances.append(stance)
-    return stances
+    as ``normal`` bots would give them, before their draws (``drawn``)."""
+    board = bots.LeaderBoard(cards, state)
+    return tuple(bots.answer_to(cards, state, other.name, board=board)
+                 for other in state.players if other.playing and other.name not in besides)
+
+
+def drawn(answers: Sequence[bots.ResponsePlan], rng: random.Random) -> list[Stance]:
+    """The stances of ``answers``, each drawn in turn."""
+    return [stance for answer in answers if (stance := answer.given(rng)) is not None]
 
 
 def settled(cards: CardSet, state: GameState, me: str, rng: random.Random,
@@ -235,7 +258,7 @@ def settled(cards: CardSet, state: GameState, me: str, rng: random.Random,
     (success, failure) weighed by its exact chance."""
     pending = state.attack
     assert pending is not None
-    chance = success_chance(breakdown(cards, state, pending).need)
+    chance = success_chance(roll_needed(cards, state, pending))
     value = 0.0
     for roll, weight in ((SUCCESS_ROLL, chance), (FAILURE_ROLL, 1.0 - chance)):
         if weight <= 0:
@@ -343,14 +366,15 @@ def defence(cards: CardSet, state: GameState, me: str, rng: random.Random,
     most = (group.treasury if group else 0) + p.treasury
     budgets = sorted({0, usual.upto, most})
     worlds = [sample(cards, state, me, rng) for _ in range(SAMPLES)]
+    others = [answers(cards, world, me, attack.player) for world in worlds]
     best: tuple[float, int] | None = None
     for budget in budgets:
         total = 0.0
-        for world in worlds:
+        for world, answered in zip(worlds, others, strict=True):
             stances = [bots.attacker_stance(cards, world, rng)]
             if budget:
                 stances.append(Stance(me, "defense", 0, budget, usual.sources))
-            stances += answers(cards, world, rng, me, attack.player)
+            stances += drawn(answered, rng)
             after, _ = settle_bids(cards, world, stances)
             total += settled(cards, after, me, rng)
         if best is None or total > best[0] + 1e-9:
@@ -379,27 +403,23 @@ def _passing(cards: CardSet, worlds: list[GameState], me: str) -> float:
     return total / len(worlds)
 
 
-def plan_the_turn(cards: CardSet, worlds: list[GameState], me: str,
-                  firsts: Sequence[tuple[float, int, bots.PlannedAttack, Choice]],
+def plan_the_turn(cards: CardSet, me: str,
+                  firsts: Sequence[tuple[float, int, list[Announced], Choice]],
                   rng: random.Random) -> tuple[float, Choice] | None:
     """The first action of the turn, weighed with the second (``follow_up``): the ``PLANNED``
     best first actions by themselves, each played forward in the same sampled worlds, and
     from each outcome the best second action (or none). An attack that spends the money the
     second one needed, or uses the group it needed, loses to one that leaves the turn its
     second action. Returns the best first action by its value as the first of two actions
-    (its one-action value where that is higher: a turn may end after one), or None."""
+    (its one-action value where that is higher: a turn may end after one), or None.
+    ``firsts``: each with its attack announced in every sampled world."""
     best: tuple[float, float, Choice] | None = None
-    for alone, _, plan, choice in firsts:
-        total = 0.0
-        for world in worlds:
-            value = outcome(cards, world, me, plan, choice.spend, choice.upto, rng, ahead=True)
-            if value is None:
-                break
-            total += value
-        else:
-            mean = max(total / len(worlds), alone)
-            if best is None or mean > best[0]:
-                best = (mean, alone, choice)
+    for alone, _, worlds, choice in firsts:
+        total = sum(played(cards, announced, me, choice.spend, choice.upto, rng, ahead=True)
+                    for announced in worlds)
+        mean = max(total / len(worlds), alone)
+        if best is None or mean > best[0]:
+            best = (mean, alone, choice)
     return (best[1], best[2]) if best else None
 
 
@@ -448,22 +468,23 @@ def _best_action(cards: CardSet, state: GameState, me: str, rng: random.Random) 
         return Choice(fallback)
     worlds = [sample(cards, state, me, rng) for _ in range(SAMPLES)]
     baseline = sum(evaluate(cards, w, me) for w in worlds) / len(worlds)
-    weighed: list[tuple[float, int, bots.PlannedAttack, Choice]] = []
+    weighed: list[tuple[float, int, list[Announced], Choice]] = []
     for plan in plans:
         slot = p.slot(plan.attack.attacker)
         budget = (slot.treasury if slot else 0) + p.treasury
         for attack in (plan.attack, *privileged(cards, state, p, plan.attack)):
-            planned = replace(plan, attack=attack)
+            announced = [announce(cards, w, me, attack) for w in worlds]
+            ready = [a for a in announced if a is not None]
             for spend, upto in money_plans(plan.need, budget, plan):
-                values = [outcome(cards, w, me, planned, spend, upto, rng) for w in worlds]
-                if any(v is None for v in values):
-                    break
-                mean = sum(v for v in values if v is not None) / len(values)
-                weighed.append((mean, len(weighed), planned, Choice(attack, spend, upto)))
+                values = [played(cards, a, me, spend, upto, rng) for a in ready]
+                if len(ready) < len(worlds):
+                    break  # refused in some world
+                mean = sum(values) / len(values)
+                weighed.append((mean, len(weighed), ready, Choice(attack, spend, upto)))
     weighed.sort(key=lambda w: (-w[0], w[1]))
     best = (weighed[0][0], weighed[0][3]) if weighed else None
     if state.turn.actions == 0 and len(weighed) > 1:
-        best = plan_the_turn(cards, worlds, me, weighed[:PLANNED], rng) or best
+        best = plan_the_turn(cards, me, weighed[:PLANNED], rng) or best
     if not state.turn.did_anything and _passing(cards, worlds, me) - baseline > 2 * (
             (best[0] if best else baseline) - baseline):
         return Choice(Pass(me))  # 5 MB outweigh the two actions the turn would hold

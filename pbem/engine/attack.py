@@ -15,7 +15,7 @@ from pbem.engine.abilities import (
     power,
     transferable,
 )
-from pbem.engine.breakdown import breakdown, succeeds
+from pbem.engine.breakdown import breakdown, roll_needed, succeeds
 from pbem.engine.cards import AttackMode, CardSet, Group
 from pbem.engine.commands import (
     Attack,
@@ -148,7 +148,7 @@ def open_attack(cards: CardSet, state: GameState, attack: PendingAttack,
         attacked=(*state.turn.attacked, attack.attacker, *attack.aids),
     )
     state = evolve(state, attack=attack, phase="attack", turn=turn)
-    need = breakdown(cards, state, attack).need
+    need = roll_needed(cards, state, attack)
     owner = state.owner(attack.target)
     return state, [*events, ev.AttackAnnounced(player=attack.player, attacker=attack.attacker,
                                                target=attack.target, mode=attack.mode,
@@ -204,7 +204,7 @@ def _with_payment(cards: CardSet, state: GameState, attack: PendingAttack,
     attack = evolve(attack, payments=(*attack.payments, payment))
     state = evolve(state, attack=attack)
     return state, [ev.Spent(player=payment.player, source=payment.source, amount=payment.amount,
-                            side=payment.side, need=breakdown(cards, state, attack).need)]
+                            side=payment.side, need=roll_needed(cards, state, attack))]
 
 
 def call_off(cards: CardSet, state: GameState, cmd: CallOff) -> Result:
@@ -234,7 +234,7 @@ def roll(cards: CardSet, state: GameState, cmd: Roll) -> Result:
     state = evolve(state, dice=dice, attack=evolve(attack, roll=dice_rolled),
                     phase="after_roll")
     return state, [ev.Rolled(player=attack.player, dice=dice_rolled, draw=index,
-                             need=breakdown(cards, state, attack).need)]
+                             need=roll_needed(cards, state, attack))]
 
 
 def settle(cards: CardSet, state: GameState, cmd: Settle) -> Result:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pbem.engine.breakdown import AUTOMATIC_FAILURE, breakdown
+from pbem.engine.breakdown import AUTOMATIC_FAILURE, roll_needed
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import Interfere, Spend
 from pbem.engine.events import Event, Spent
@@ -132,7 +132,7 @@ def settle_bids(
     raising = [i for i, s in enumerate(stances) if s.side in ("attack", "assist")]
     lowering = [i for i, s in enumerate(stances) if s.side in ("defense", "interfere")]
     assert state.attack is not None
-    need = breakdown(cards, state, state.attack).need
+    need = roll_needed(cards, state, state.attack)
     while True:
         moved = False
         for group, wants_up in ((raising, True), (lowering, False)):

@@ -6,6 +6,7 @@ with the rules that were applied.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pbem.engine.abilities import (
@@ -66,20 +67,34 @@ def succeeds(need: int, roll: int) -> bool:
 
 def breakdown(cards: CardSet, state: GameState, attack: PendingAttack) -> Breakdown:
     """Every term of the attack as it stands now (money spent so far included)."""
+    return Breakdown(tuple(Term(*term) for term in terms_of(cards, state, attack)))
+
+
+def roll_needed(cards: CardSet, state: GameState, attack: PendingAttack) -> int:
+    """The roll the attack needs now: ``breakdown(...).need`` without building its terms,
+    for the bots' search, which asks it hundreds of times a decision."""
+    return sum(amount for _, _, amount in terms_of(cards, state, attack))
+
+
+def terms_of(cards: CardSet, state: GameState,
+             attack: PendingAttack) -> Iterator[tuple[str, str, int]]:
+    """The terms of ``breakdown``, each as (kind, source, amount)."""
     player = state.player(attack.player)
     owner = state.owner(attack.target)
     target_card = cards.card(attack.target)
     assert isinstance(target_card, Group)
-    terms: list[Term] = [Term("power", attack.attacker, power(cards, attack.attacker))]
-    terms += [Term("aid", a, transferable(cards, a)) for a in attack.aids]
+    yield "power", attack.attacker, power(cards, attack.attacker)
+    for aid in attack.aids:
+        yield "aid", aid, transferable(cards, aid)
 
     if attack.mode == "destroy" and not attack.whispering:
-        terms.append(Term("defender_power", attack.target, -target_card.power))
+        yield "defender_power", attack.target, -target_card.power
     else:
         replaced, extra = resistance_bonus(cards, state, owner, attack.attacker, attack.target)
         base = target_card.resistance if replaced is None else replaced
-        terms.append(Term("resistance", attack.target, -base))
-        terms += [Term("defense_ability", src, -amount) for src, amount in extra]
+        yield "resistance", attack.target, -base
+        for src, amount in extra:
+            yield "defense_ability", src, -amount
 
     attacking = attacking_alignments(cards, state, attack.attacker, attack.target, attack.mode)
     defending = alignments(cards, state, attack.target)
@@ -89,27 +104,24 @@ def breakdown(cards: CardSet, state: GameState, attack: PendingAttack) -> Breakd
         # rules-fr (the Media alignment exists only there): Media "rapportent 4 points lors
         # d'une attaque pour contrôler ou pour détruire un autre média" -- +4 on destroy too.
         identical -= 1
-        terms.append(Term("media_alignment", attack.target, ALIGNMENT_STEP))
+        yield "media_alignment", attack.target, ALIGNMENT_STEP
     if identical:
-        terms.append(Term("identical_alignment", attack.target, sign * ALIGNMENT_STEP * identical))
+        yield "identical_alignment", attack.target, sign * ALIGNMENT_STEP * identical
     if opposite:
-        terms.append(Term("opposite_alignment", attack.target, -sign * ALIGNMENT_STEP * opposite))
+        yield "opposite_alignment", attack.target, -sign * ALIGNMENT_STEP * opposite
 
     if attack.mode == "neutralize":
-        terms.append(Term("neutralize", attack.attacker, NEUTRALIZE_BONUS))
+        yield "neutralize", attack.attacker, NEUTRALIZE_BONUS
 
     own_group = owner is not None and owner.name == attack.player
     if owner is not None and not (own_group and attack.mode == "destroy"):
         bonus = PROXIMITY.get(depth(owner, attack.target), 0)
         if bonus:
-            terms.append(Term("proximity", owner.illuminati, -bonus))
+            yield "proximity", owner.illuminati, -bonus
 
-    terms += [
-        Term("ability", src, amount)
-        for src, amount in attack_bonuses(
-            cards, state, player, attack.attacker, attack.target, attack.mode
-        )
-    ]
+    for src, amount in attack_bonuses(cards, state, player, attack.attacker, attack.target,
+                                      attack.mode):
+        yield "ability", src, amount
 
     for pay in attack.payments:
         if pay.side == "defense":
@@ -117,6 +129,5 @@ def breakdown(cards: CardSet, state: GameState, attack: PendingAttack) -> Breakd
         else:
             weight = MONEY_WEIGHT[pay.side]
         kind = {"attack": "attacker_money", "defense": "defender_money"}.get(pay.side, pay.side)
-        terms.append(Term(kind, pay.source if pay.side != "assist" and pay.side != "interfere"
-                          else pay.player, weight * pay.amount))
-    return Breakdown(tuple(terms))
+        yield (kind, pay.source if pay.side != "assist" and pay.side != "interfere"
+               else pay.player, weight * pay.amount)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from pbem.engine.abilities import transferable
 from pbem.engine.attack import participation_left, validate_attack
-from pbem.engine.breakdown import AUTOMATIC_FAILURE, breakdown, success_chance
+from pbem.engine.breakdown import AUTOMATIC_FAILURE, roll_needed, success_chance
 from pbem.engine.cards import ATTACK_MODES, AttackMode, CardSet
 from pbem.engine.state import GameState, PendingAttack, Player
 from pbem.engine.values import evolve
@@ -121,7 +121,7 @@ def _best_for(
         except IllegalCommandError:
             continue
         attack = PendingAttack(player=p.name, attacker=attacker, target=target, mode=mode)
-        need = breakdown(cards, state, attack).need
+        need = roll_needed(cards, state, attack)
         aids: list[str] = []
         # The biggest helpers first: the fewest cards tied up for the best need.
         for aid in sorted((h for h in helpers if h not in (attacker, target)),
@@ -129,7 +129,7 @@ def _best_for(
             if need >= BEST_NEED:
                 break
             aids.append(aid)
-            need = breakdown(cards, state, evolve(attack, aids=tuple(aids))).need
+            need = roll_needed(cards, state, evolve(attack, aids=tuple(aids)))
         if best is not None and (need, -len(aids)) <= (best.need, -len(best.aids)):
             continue
         available = slot.treasury + (p.treasury if attacker != p.illuminati else 0)

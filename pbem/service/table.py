@@ -16,7 +16,7 @@ from typing import Any
 
 from pbem.engine import behaviour
 from pbem.engine.bidding import Stance, settle_bids
-from pbem.engine.breakdown import breakdown, succeeds
+from pbem.engine.breakdown import roll_needed, succeeds
 from pbem.engine.cards import CardSet
 from pbem.engine.commands import (
     AbolishPrivilege,
@@ -361,7 +361,7 @@ class Table:
             assert current is not None and current.roll is not None
             total = current.roll_becomes if current.roll_becomes is not None else sum(
                 current.roll)
-            success = succeeds(breakdown(self.cards, self.state, current).need, total)
+            success = succeeds(roll_needed(self.cards, self.state, current), total)
             if (reaction.when == "succeeds") == success and (
                 reaction.play.card in self.state.player(reaction.play.player).hand
             ):

@@ -347,9 +347,11 @@ def test_a_strong_bot_plans_its_turn_leaving_money_for_the_second_attack() -> No
         return value
 
     assert planned(plan) > planned(all_in) + 1.0
-    firsts = [(2.0, 0, all_in, search.Choice(plan.attack, 10, 10)),
-              (1.0, 1, plan, search.Choice(plan.attack, plan.spend, plan.upto))]
-    chosen = search.plan_the_turn(CARDS, [state], "me", firsts, random.Random(1))
+    announced = search.announce(CARDS, state, "me", plan.attack)
+    assert announced is not None
+    firsts = [(2.0, 0, [announced], search.Choice(plan.attack, 10, 10)),
+              (1.0, 1, [announced], search.Choice(plan.attack, plan.spend, plan.upto))]
+    chosen = search.plan_the_turn(CARDS, "me", firsts, random.Random(1))
     assert chosen is not None and chosen[1].spend == plan.spend
 
 
@@ -375,3 +377,29 @@ def test_a_normal_bot_weighs_attacks_by_how_far_they_set_the_leader_back() -> No
     assert weird > 1.0
     assert bots.stopping(CARDS, state, other, "Antiwar Activists", "normal") < weird / 5
     assert bots.stopping(CARDS, state, other, "Psychiatrists", "easy") == 0.0
+
+
+def test_the_search_draws_its_shared_answers_as_the_normal_bots_would() -> None:
+    """rulebook-en, Interference: "Any other player may help or hinder an attack". The strong
+    bot works out the others' answers to one announced attack once (``search.answers``) and
+    draws them again for each of its money plans: each draw gives what ``response_stance``
+    would, from the same random numbers, so the search plays the same with the work shared.
+    Here c and d each may assist (by chance) an attack on the leader's group."""
+    state = game(me=GNOMES, a=BAVARIA, c=DISCORDIA, d=NETWORK)
+    state = chain(state, "a", "C.I.A.", "Big Media", "CFL-AIO")
+    for name, illuminati in (("c", DISCORDIA), ("d", NETWORK)):
+        state = money(state, name, illuminati, 20)
+    state = active(money(in_round(state, 3), "me", GNOMES, 20), "me")
+    announced = search.announce(CARDS, state, "me", Attack("me", GNOMES, "Big Media", "control"))
+    assert announced is not None
+    assert [a.chances != () for a in announced.answers] == [False, True, True]
+    given = set()
+    for seed in range(60):
+        shared, alone = random.Random(seed), random.Random(seed)
+        stances = search.drawn(announced.answers, shared)
+        expected = [bots.response_stance(CARDS, announced.state, name, alone)
+                    for name in ("a", "c", "d")]
+        assert stances == [s for s in expected if s is not None]
+        assert shared.random() == alone.random()  # as many draws taken
+        given.add(len(stances))
+    assert len(given) > 1  # the chance answers were given in some draws, not in others
