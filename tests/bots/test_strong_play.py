@@ -341,8 +341,8 @@ def test_a_strong_bot_plans_its_turn_leaving_money_for_the_second_attack() -> No
     all_in = replace(plan, spend=10, upto=10)
 
     def planned(p: bots.PlannedAttack) -> float:
-        value = search.outcome(CARDS, state, "me", p, p.spend, p.upto, random.Random(1),
-                               ahead=True)
+        decision = search.Decision.of(CARDS, "me", random.Random(1))
+        value = search.outcome(decision, state, p, p.spend, p.upto, ahead=True)
         assert value is not None
         return value
 
@@ -351,7 +351,7 @@ def test_a_strong_bot_plans_its_turn_leaving_money_for_the_second_attack() -> No
     assert announced is not None
     firsts = [(2.0, 0, [announced], search.Choice(plan.attack, 10, 10)),
               (1.0, 1, [announced], search.Choice(plan.attack, plan.spend, plan.upto))]
-    chosen = search.plan_the_turn(CARDS, "me", firsts, random.Random(1))
+    chosen = search.plan_the_turn(search.Decision.of(CARDS, "me", random.Random(1)), firsts)
     assert chosen is not None and chosen[1].spend == plan.spend
 
 
@@ -403,3 +403,24 @@ def test_the_search_draws_its_shared_answers_as_the_normal_bots_would() -> None:
         assert shared.random() == alone.random()  # as many draws taken
         given.add(len(stances))
     assert len(given) > 1  # the chance answers were given in some draws, not in others
+
+
+def test_a_rival_s_threat_is_shared_only_while_what_it_reads_is_the_same() -> None:
+    """rulebook-en, Winning the Game: no one may win "before the end of the first player's
+    second turn". The search works out each rival's threat once a decision (``Rivals``) and
+    gives it again for the same rival (the same ``Player``) on every state an attack leaves;
+    the same rival one success from its goal is feared more once a goal may win, so a state
+    where that has changed is worked out again, not given the threat of before."""
+    state = game(me=GNOMES, other=DISCORDIA)
+    state = chain(state, "other", "L-4 Society", "Hackers", "Psychiatrists")
+    state = place(state, "other", "Punk Rockers")  # four Weird groups of five
+    early = state.with_player(replace(state.player("me"), turns=0))
+    late = state.with_player(replace(state.player("me"), turns=2))
+    other = early.player("other")
+    assert late.player("other") is other
+    rivals = search.Rivals(CARDS)
+    before = rivals.threat(early, other)
+    assert before == search.threat(CARDS, early, other)
+    assert rivals.threat(early, other) == before
+    after = rivals.threat(late, other)
+    assert after == search.threat(CARDS, late, other) == pytest.approx(before + search.ONE_STEP)
