@@ -258,7 +258,7 @@ def plan_attacks(cards: CardSet, state: GameState, me: Player, level: Level = "n
         weak = sorted((g for g in state.uncontrolled if cards.group(g).power > 0),
                       key=lambda g: cards.group(g).power)
         targets += [(g, None) for g in weak[:CANDIDATES] if (g, None) not in targets]
-    lead = {p.name: leader_score(cards, state, p, level) for p in state.players if p.playing}
+    lead = LeaderBoard(cards, state, level).all()
     own = {a: (power(cards, a) + money[a], alignments(cards, state, a)) for a in attackers}
     # Alignments move an attack by 4 a pair; a weak group rarely beats a much stronger one.
     attackers = sorted(attackers, key=lambda a: -own[a][0])[:CANDIDATES]

@@ -86,10 +86,11 @@ from pbem.errors import IllegalCommandError
 
 # Determinizations of the hidden money per candidate. Measured (``bench/bots.py``, strong vs
 # normal): at 6 the strong bot won 61.0 % of 200 duels on the tuning seed 100 (4: 56.0 %,
-# 8: 53.5 %), and 57.8 % / 56.0 % of 400 on seeds 2 / 3 (4: 54.0 % / 58.0 %), a gain within
-# the noise (± 2.5 % at 400), but a strong order mail then took a p95 of 1.32 s (4: 0.80 s)
-# against the 1 s budget.
-SAMPLES = 4
+# 8: 53.5 %), and 57.8 % / 56.0 % of 400 on seeds 2 / 3 (4: 54.0 % / 58.0 %). At 6 a strong
+# order mail took a p95 of 1.32 s before the answers and threats were shared (``Announced``,
+# ``Rivals``); with them, 0.42 s, less than 4 took before them (0.57 s, measured one after
+# the other on the same machine).
+SAMPLES = 6
 LEAST = 0.08  # the least chance of an attack weighed
 CANDIDATES = 14  # attacks weighed (the ``normal`` bot's best, goal-weighted)
 WON = 10.0  # the evaluation of a met goal: above anything else
@@ -187,7 +188,7 @@ def evaluate(cards: CardSet, state: GameState, me: str,
     """The bot's standing less its rivals': the leader's most, the others' a little.
     ``rivals``: the threats already worked out in this decision."""
     mine = standing(cards, state, state.player(me), horizon=HORIZON, special=OWN_SPECIAL)
-    rivals = rivals or Rivals(cards)
+    rivals = rivals if rivals is not None else Rivals(cards)
     others = [rivals.threat(state, p) for p in state.players if p.playing and p.name != me]
     if not others:
         return mine
@@ -199,7 +200,7 @@ class Rivals:
     leaves most rivals as they were (the very same ``Player``), and what else a threat reads
     of the state (the rule options, this turn's alignment changes, whether a goal may win
     yet) is the same throughout one decision; kept with each, it is checked all the same.
-    Shared so, a strong order mail took a fifth less time (the timed games of seed 3)."""
+    Shared so, a strong order mail took some 15 % less time (the timed games of seed 3)."""
 
     def __init__(self, cards: CardSet) -> None:
         self.cards = cards
@@ -451,8 +452,10 @@ def _passing(d: Decision, worlds: list[GameState]) -> float:
     return total / len(worlds)
 
 
-def plan_the_turn(d: Decision, firsts: Sequence[tuple[float, int, list[Announced], Choice]],
-                  ) -> tuple[float, Choice] | None:
+First = tuple[float, int, list[Announced], Choice]  # value alone, order, worlds, choice
+
+
+def plan_the_turn(d: Decision, firsts: Sequence[First]) -> tuple[float, Choice] | None:
     """The first action of the turn, weighed with the second (``follow_up``): the ``PLANNED``
     best first actions by themselves, each played forward in the same sampled worlds, and
     from each outcome the best second action (or none). An attack that spends the money the
@@ -516,7 +519,7 @@ def _best_action(cards: CardSet, state: GameState, me: str, rng: random.Random) 
     worlds = [sample(cards, state, me, rng) for _ in range(SAMPLES)]
     d = Decision.of(cards, me, rng)
     baseline = sum(d.evaluate(w) for w in worlds) / len(worlds)
-    weighed: list[tuple[float, int, list[Announced], Choice]] = []
+    weighed: list[First] = []
     for plan in plans:
         slot = p.slot(plan.attack.attacker)
         budget = (slot.treasury if slot else 0) + p.treasury
