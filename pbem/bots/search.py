@@ -88,8 +88,8 @@ from pbem.errors import IllegalCommandError
 # normal): at 6 the strong bot won 61.0 % of 200 duels on the tuning seed 100 (4: 56.0 %,
 # 8: 53.5 %), and 57.8 % / 56.0 % of 400 on seeds 2 / 3 (4: 54.0 % / 58.0 %). At 6 a strong
 # order mail took a p95 of 1.32 s before the answers and threats were shared (``Announced``,
-# ``Rivals``); with them, 0.42 s, less than 4 took before them (0.57 s, measured one after
-# the other on the same machine).
+# ``Rivals``); with them, 0.42-0.51 s, less than 4 took before them (0.57-0.64 s, measured
+# one after the other on the same machine).
 SAMPLES = 6
 LEAST = 0.08  # the least chance of an attack weighed
 CANDIDATES = 14  # attacks weighed (the ``normal`` bot's best, goal-weighted)
