@@ -72,7 +72,8 @@ def breakdown(cards: CardSet, state: GameState, attack: PendingAttack) -> Breakd
 
 def roll_needed(cards: CardSet, state: GameState, attack: PendingAttack) -> int:
     """The roll the attack needs now: ``breakdown(...).need`` without building its terms,
-    for the bots' search, which asks it hundreds of times a decision."""
+    wherever only the number is needed (the engine's events, the bidding, the bots' search,
+    which asks it hundreds of times a decision)."""
     return sum(amount for _, _, amount in terms_of(cards, state, attack))
 
 

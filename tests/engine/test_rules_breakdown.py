@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from factory import (
     BAVARIA,
+    CARDS,
     GNOMES,
     NETWORK,
     attack_to_result,
@@ -25,8 +26,9 @@ from factory import (
 from support import refuses
 
 from pbem.engine.abilities import alignment_modifier
-from pbem.engine.breakdown import success_chance
+from pbem.engine.breakdown import roll_needed, success_chance
 from pbem.engine.commands import Attack, Interfere, Spend
+from pbem.engine.events import Spent
 from pbem.engine.state import GameState
 
 OIL = "Multinational Oil Companies"  # power 6, no alignment
@@ -299,3 +301,21 @@ def test_the_breakdown_that_decides_is_the_one_reported() -> None:
     _, events = attack_to_result(state, roll=5)
     assert result(events).data["terms"] == shown
     assert result(events).data["need"] == sum(amount for _, _, amount in shown) == 8
+
+
+def test_every_roll_needed_told_is_the_breakdown_s() -> None:
+    """rulebook-en: "To find the roll required for a successful attack, subtract the
+    defending Group's Resistance from the attacking Group's Power." The events that
+    tell the roll needed (announced, each payment, the roll) take it from
+    ``breakdown.roll_needed``, which sums the same terms ``breakdown`` shows; after each
+    command it is the breakdown's own need."""
+    state = example_attack(position(target_depth=2, target_money=3))
+    told = [current(state).need]
+    for command in (Spend("ann", OIL, 3), Spend("bob", "Boy Sprouts", 2),
+                    Interfere("cy", 4, "interfere"), Spend("ann", BAVARIA, 5)):
+        state, events = run(state, command)
+        assert [e.need for e in events if isinstance(e, Spent)] == [current(state).need]
+        told.append(current(state).need)
+    assert told == [2, 5, 1, -3, 2]  # +3; -4 (2 MB on the group count double); -4; +5
+    assert state.attack is not None
+    assert roll_needed(CARDS, state, state.attack) == current(state).need
