@@ -715,7 +715,7 @@ def answer_to(cards: CardSet, state: GameState, me: str, level: Level = "normal"
         return ResponsePlan(Stance(me, "defense", 0, budget, (attack.target, p.illuminati)))
     if attack.privileged:
         return ResponsePlan()
-    board = board or LeaderBoard(cards, state, level)
+    board = board if board is not None else LeaderBoard(cards, state, level)
     lead = board.score(attack.player)
     if level != "easy" and lead >= AT_THE_DOOR and p.treasury > 0 \
             and wins_if_it_succeeds(cards, state):

@@ -524,12 +524,11 @@ def _best_action(cards: CardSet, state: GameState, me: str, rng: random.Random) 
         slot = p.slot(plan.attack.attacker)
         budget = (slot.treasury if slot else 0) + p.treasury
         for attack in (plan.attack, *privileged(cards, state, p, plan.attack)):
-            announced = [announce(cards, w, me, attack) for w in worlds]
-            ready = [a for a in announced if a is not None]
+            ready = [a for w in worlds if (a := announce(cards, w, me, attack)) is not None]
+            if len(ready) < len(worlds):
+                continue  # refused in some world
             for spend, upto in money_plans(plan.need, budget, plan):
                 values = [played(d, a, spend, upto) for a in ready]
-                if len(ready) < len(worlds):
-                    break  # refused in some world
                 mean = sum(values) / len(values)
                 weighed.append((mean, len(weighed), ready, Choice(attack, spend, upto)))
     weighed.sort(key=lambda w: (-w[0], w[1]))
