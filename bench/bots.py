@@ -4,7 +4,9 @@
   size asked (``--sizes``), Illuminati dealt: the seats eliminated (target at most 5 % at
   every level), and per table size each Illuminati's win share as a multiple of its fair
   share 1/players (target 0.5 to 1.6) and the first seat's (target at most 1.3). A shared
-  victory counts as a win for each winner.
+  victory counts as a win for each winner. ``all_sizes``: each Illuminati's wins over every
+  size together, as a multiple of what a fair share of each seat (1/players) would win: one
+  size's figure rests on a few dozen seats, this one on all of them.
 - ``strong_vs_normal``: one strong bot against three normal ones, 4 players; the strong
   bot's seat goes round the table and its Illuminati round all eight, the others' dealt.
   A shared victory counts as a win for each winner (``win_share``) and as a fraction
@@ -97,6 +99,22 @@ def level_tables(results: list[GameResult], players: int) -> dict[str, Any]:
             "x_fair_range": [min(x_fair.values()), max(x_fair.values())]}
 
 
+def all_sizes(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Each Illuminati's seats and wins over the tables of every size in ``rows`` (by size,
+    as ``level_tables`` gives them), and the wins as a multiple of those its seats would
+    have at the fair share of their table."""
+    seats: Counter[str] = Counter()
+    wins: Counter[str] = Counter()
+    fair: dict[str, float] = {}
+    for size, row in rows.items():
+        for name, cell in row["by_illuminati"].items():
+            seats[name] += cell["games"]
+            wins[name] += cell["wins"]
+            fair[name] = fair.get(name, 0.0) + cell["games"] / int(size)
+    return {name: {"seats": seats[name], "wins": wins[name],
+                   "x_fair": round(wins[name] / fair[name], 2)} for name in sorted(seats)}
+
+
 @functools.cache
 def _cards() -> CardSet:
     """The card set, loaded once in each worker process."""
@@ -166,7 +184,7 @@ def run(games: int = 30, seed: int = 1, timed: int = 3, workers: int = 2,
             eliminated += rows[str(size)]["eliminated"]
         by_level[level] = {"eliminated": {"seats": seats, "eliminated": eliminated,
                                           "share": round(eliminated / seats, 3)},
-                           "by_size": rows}
+                           "by_size": rows, "all_sizes": all_sizes(rows)}
     seconds = sorted(s for index in range(timed) for s in _timed_mails(cards, index, seed + 1))
     every = tables + duel_results
     return {
