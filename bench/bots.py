@@ -17,10 +17,12 @@
   measured at the start of every strong turn of the first ``timed`` all-strong games.
 
 Usage: ``nice python bench/bots.py [--games N] [--duels N] [--seed S] [--timed T]
-[--workers W] [--levels easy,normal,strong] [--sizes 2,3,4,5,6,7,8]`` (defaults: 30 games
-per level and size, 30 duels, seed 1, the mails of 3 games timed, 2 worker processes: the
-games are independent and play on both cores; the mails are timed alone, after them;
-``--games 0`` plays the duels alone).
+[--workers W] [--levels easy,normal,strong] [--sizes 2,3,4,5,6,7,8] [--first N]``
+(defaults: 30 games per level and size, 30 duels, seed 1, the mails of 3 games timed, 2
+worker processes: the games are independent and play on both cores; the mails are timed
+alone, after them;
+``--games 0`` plays the duels alone; ``--first N`` numbers the games from N, so that a later
+run plays games that an earlier one did not).
 Strong tables cost seconds a game (more at 8 players): keep runs modest on a shared machine.
 """
 
@@ -121,9 +123,9 @@ def _cards() -> CardSet:
     return load_cardset()
 
 
-def _played(pool: Pool, game: Callable[[int, int], GameResult], games: int,
+def _played(pool: Pool, game: Callable[[int, int], GameResult], games: range,
             seed: int) -> list[GameResult]:
-    return pool.starmap(game, [(index, seed) for index in range(games)], chunksize=1)
+    return pool.starmap(game, [(index, seed) for index in games], chunksize=1)
 
 
 def strong_vs_normal(results: list[GameResult]) -> dict[str, Any]:
@@ -163,15 +165,16 @@ def _timed_mails(cards: CardSet, index: int, seed: int) -> list[float]:
 
 def run(games: int = 30, seed: int = 1, timed: int = 3, workers: int = 2,
         levels: tuple[Level, ...] = ("easy", "normal", "strong"),
-        sizes: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8), duels: int = 30) -> dict[str, Any]:
+        sizes: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8), duels: int = 30,
+        first: int = 0) -> dict[str, Any]:
     cards = _cards()
     start = time.perf_counter()
     levels = levels if games else ()  # --games 0: the duels alone
     jobs = [(level, size, index, seed) for level in levels for size in sizes
-            for index in range(games)]
+            for index in range(first, first + games)]
     with Pool(workers) as pool:
         tables = pool.starmap(_table, jobs, chunksize=1)
-        duel_results = _played(pool, _duel, duels, seed) if duels else []
+        duel_results = _played(pool, _duel, range(first, first + duels), seed) if duels else []
     by_level: dict[str, Any] = {}
     for level in levels:
         rows = {}
@@ -190,6 +193,7 @@ def run(games: int = 30, seed: int = 1, timed: int = 3, workers: int = 2,
     return {
         "seed": seed,
         "games_per_table": games,
+        "first_game": first,
         "levels": by_level,
         "strong_vs_normal": strong_vs_normal(duel_results) if duel_results else None,
         "turn_cap": {"games": len(every),
@@ -218,6 +222,8 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--levels", default="easy,normal,strong")
     parser.add_argument("--sizes", default="2,3,4,5,6,7,8")
+    parser.add_argument("--first", type=int, default=0,
+                        help="number of the first game (a later run plays the games after)")
     return parser.parse_args()
 
 
@@ -225,4 +231,5 @@ if __name__ == "__main__":
     a = _arguments()
     chosen = tuple(lv for lv in LEVELS if lv in a.levels.split(","))
     print(json.dumps(run(a.games, a.seed, a.timed, a.workers, chosen,
-                         tuple(int(n) for n in a.sizes.split(",")), a.duels), indent=2))
+                         tuple(int(n) for n in a.sizes.split(",")), a.duels, a.first),
+                     indent=2))
