@@ -20,9 +20,8 @@ Usage: ``nice python bench/bots.py [--games N] [--duels N] [--seed S] [--timed T
 [--workers W] [--levels easy,normal,strong] [--sizes 2,3,4,5,6,7,8] [--first N]``
 (defaults: 30 games per level and size, 30 duels, seed 1, the mails of 3 games timed, 2
 worker processes: the games are independent and play on both cores; the mails are timed
-alone, after them;
-``--games 0`` plays the duels alone; ``--first N`` numbers the games from N, so that a later
-run plays games that an earlier one did not).
+alone, after them; ``--games 0`` plays the duels alone; ``--first N`` numbers the games
+from N, so that a later run plays games that an earlier one did not).
 Strong tables cost seconds a game (more at 8 players): keep runs modest on a shared machine.
 """
 
