@@ -631,11 +631,6 @@ def hoarded(cards: CardSet, groups_to_win: int) -> float:
     return longest + (shortest - longest) * along
 
 
-def leader(cards: CardSet, state: GameState, level: Level = "normal") -> tuple[str, float]:
-    """The player closest to winning as far as the board shows, and how close (0..1)."""
-    return LeaderBoard(cards, state, level).leader()
-
-
 class LeaderBoard:
     """Each playing player's ``leader_score`` on one state, worked out once, when first
     asked: every answer to one attack reads the same scores."""

@@ -267,7 +267,8 @@ def leads(level: bots.Level, illuminati: str, *groups: str) -> bool:
         state = place(state, "a", group)
     state = money(free(in_round(state, 3), "Convenience Stores"), "c", GNOMES, 30)
     attacked, _ = apply(state, Attack("a", illuminati, "Convenience Stores", "control"), CARDS)
-    first, closest = bots.leader(CARDS, belief(CARDS, view(CARDS, attacked, "c")), level)
+    first, closest = bots.LeaderBoard(CARDS, belief(CARDS, view(CARDS, attacked, "c")),
+                                      level).leader()
     return first == "a" and closest >= bots.LEADER
 
 
