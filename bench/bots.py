@@ -6,7 +6,8 @@
   share 1/players (target 0.5 to 1.6) and the first seat's (target at most 1.3). A shared
   victory counts as a win for each winner. ``all_sizes``: each Illuminati's wins over every
   size together, as a multiple of what a fair share of each seat (1/players) would win: one
-  size's figure rests on a few dozen seats, this one on all of them.
+  size's figure rests on a few dozen seats, this one on all of them. ``fair_pass``: per size,
+  the chance that a perfectly fair table of as many games would show that row in range.
 - ``strong_vs_normal``: one strong bot against three normal ones, 4 players; the strong
   bot's seat goes round the table and its Illuminati round all eight, the others' dealt.
   A shared victory counts as a win for each winner (``win_share``) and as a fraction
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
 import os
 import random
 import statistics
@@ -48,6 +50,8 @@ from pbem.engine.view import view
 
 PLAYERS = 4
 FAIR = 1 / PLAYERS
+SHARE = (0.5, 1.6)  # the range of each Illuminati's win share, as a multiple of fair
+FIRST_SEAT = 1.3  # the most of the first seat's
 
 
 def _goal_name(result: GameResult, winner: str, goal: str) -> str:
@@ -97,7 +101,28 @@ def level_tables(results: list[GameResult], players: int) -> dict[str, Any]:
             "first_seat": {"wins": first, "x_fair": round(first / games * players, 2)},
             "by_illuminati": {name: {"games": played[name], "wins": won[name],
                                      "x_fair": x_fair[name]} for name in sorted(played)},
-            "x_fair_range": [min(x_fair.values()), max(x_fair.values())]}
+            "x_fair_range": [min(x_fair.values()), max(x_fair.values())],
+            "fair_pass": round(fair_pass(list(played.values()), games, players), 3)}
+
+
+def fair_pass(seats: list[int], games: int, players: int) -> float:
+    """The chance that a perfectly fair table, every seat winning 1/``players`` of its games,
+    shows every figure of a row in range: each Illuminati's share (``seats``: its seats)
+    within ``SHARE`` and the first seat's at most ``FIRST_SEAT``, the wins drawn alone
+    (binomial). What a row's misses are worth: at 40 games a size it is 0.2-0.6, and a
+    fair table misses most sizes; at 300, 0.97 or more."""
+    chance = shown_within(games, players, 0.0, FIRST_SEAT)
+    for n in seats:
+        chance *= shown_within(n, players, *SHARE)
+    return chance
+
+
+def shown_within(seats: int, players: int, low: float, high: float) -> float:
+    """The chance that ``seats`` seats, each winning at 1/``players``, win between ``low``
+    and ``high`` times their fair share."""
+    p = 1 / players
+    return sum(math.comb(seats, w) * p ** w * (1 - p) ** (seats - w)
+               for w in range(seats + 1) if low <= w * players / seats <= high)
 
 
 def all_sizes(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
