@@ -109,8 +109,8 @@ def fair_pass(seats: list[int], games: int, players: int) -> float:
     """The chance that a perfectly fair table, every seat winning 1/``players`` of its games,
     shows every figure of a row in range: each Illuminati's share (``seats``: its seats)
     within ``SHARE`` and the first seat's at most ``FIRST_SEAT``, the wins drawn alone
-    (binomial). What a row's misses are worth: at 40 games a size it is 0.2-0.6, and a
-    fair table misses most sizes; at 300, 0.97 or more."""
+    (binomial). What a row's misses are worth: at 40 games a size it was 0.15-0.48 on
+    seeds 2 and 3, so a fair table misses most sizes; at 300, 0.97 or more."""
     chance = shown_within(games, players, 0.0, FIRST_SEAT)
     for n in seats:
         chance *= shown_within(n, players, *SHARE)
