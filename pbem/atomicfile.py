@@ -127,13 +127,14 @@ def make_dir(folder: Path) -> None:
 
 
 def temp_files(root: Path, older_than: float = 0.0, *,
-               aged_in: Collection[Path] | None = None) -> Iterator[Path]:
-    """Give every temporary file a killed writer left anywhere under ``root`` (only those
-    last written more than ``older_than`` seconds ago: in every folder, or only in the
-    folders ``aged_in`` names, the others' given whatever their age)."""
+               young_in: Collection[Path] = ()) -> Iterator[Path]:
+    """Give every temporary file a killed writer left anywhere under ``root``: only those
+    last written more than ``older_than`` seconds ago (a younger one's writer may be at
+    work), except under the folders ``young_in`` names, whose files are given whatever
+    their age (their writers are known to be gone)."""
     now = time.time()
     for folder, _dirs, names in os.walk(root):
-        aged = aged_in is None or Path(folder) in aged_in
+        aged = not any(Path(folder).is_relative_to(young) for young in young_in)
         for name in names:
             if name.startswith(".") and name.endswith(TEMP_SUFFIX):
                 path = Path(folder) / name

@@ -177,11 +177,15 @@ def pbem_run(folder: Path, port: int | None) -> Iterator[subprocess.Popen[bytes]
         if port is None:
             assert wait_until(lambda: b"logged in to" in (folder / "daemon.log").read_bytes(),
                               timeout=30, step=0.1), "the daemon's IMAP intake did not log in"
-        else:
-            assert wait_until(lambda: port_answers(port), timeout=30), \
-                "the daemon did not listen"
+        else:  # (its own greeting: the log names the port once it listens there)
+            assert wait_until(lambda: port_answers(port) and f":{port}".encode() in (
+                folder / "daemon.log").read_bytes(), timeout=30), "the daemon did not listen"
         children = children_of(process.pid)
         yield process
+    except BaseException:  # the daemon's side of a failure, shown with the test's
+        sys.stderr.write("daemon.log:\n" + (folder / "daemon.log").read_text(
+            errors="replace")[-20000:])
+        raise
     finally:
         if process.poll() is None:
             with suppress(ProcessLookupError):

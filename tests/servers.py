@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -52,9 +53,43 @@ def sent_message_ids(store: Path) -> list[str]:
             for line in path.read_bytes().splitlines()]
 
 
+def _port_block() -> range:
+    """Give the ports this test process hands out: a block of its own below the kernel's
+    ephemeral range, one block per pytest-xdist worker.
+
+    A port the kernel picks (bind to port 0) is free only until it is used: between the
+    pick and the server's bind, another worker's pick, or any process's outgoing
+    connection, may take the same port, and the test then talks to a stranger. Ports
+    below the ephemeral range are never picked by the kernel, and the workers' blocks
+    do not meet, so no other test server can be given the same one."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    first = 10000
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    size = (low - first) // max(workers, 1)
+    return range(first + worker * size, first + (worker + 1) * size)
+
+
+_PORTS = _port_block()
+# The block in turn, from a start of this process's own: a suite run side by side with
+# this one starts elsewhere in the block.
+_TURNS = (_PORTS[(os.getpid() + step) % len(_PORTS)] for step in itertools.count())
+
+
 def free_port() -> int:
-    """Give a TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+    """Give a TCP port on 127.0.0.1 that is free now and that no other test server of
+    this run is given (see ``_port_block``); never the same one twice in a process."""
+    for port in itertools.islice(_TURNS, len(_PORTS)):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # something of the machine's listens there
+            return port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:  # no block to use
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 

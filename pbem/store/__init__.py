@@ -129,13 +129,15 @@ class Store:
     def recover(self) -> None:
         """Finish what a killed writer left half done; run it at start, holding the lock."""
         self._locks.require("recover the store")
-        # Whoever writes games/, outbox/ or the inbox holds the store's lock (held here) or
-        # the inbox's (taken now): their temp files are a killed writer's. The IMAP
-        # cursor's writer and a new store's first write hold neither (in daemon/ and the
-        # store's own folder): of theirs, only those older than any write go.
+        # Whoever writes games/, outbox/, moved/ or the mail holds the store's lock (held
+        # here) or the inbox's (taken now): their temp files are a killed writer's. The
+        # writers elsewhere hold neither: the daemon's own files (the IMAP cursor, the
+        # sending process's alarms and hold, in daemon/ and below) and a new store's first
+        # write (in the store's own folder). Of theirs, only those older than any write go.
         with self._locks.small("inbox.lock"):
-            for temp in temp_files(self.root, older_than=_TEMP_AGE,
-                                   aged_in=(self.root, self.root / "daemon")):
+            for temp in temp_files(self.root, older_than=_TEMP_AGE, young_in=[
+                    self.root / name for name in ("games", "outbox", "moved", "inbox",
+                                                  "mail")]):
                 temp.unlink(missing_ok=True)
         waiting = [item.mail_id for item in self.inbox()]
         for game_id in self.games():

@@ -41,8 +41,12 @@ def test_recent_temp_files_are_not_litter_yet(tmp_path: Path) -> None:
     os.utime(old, (time.time() - 3600, time.time() - 3600))
     assert list(temp_files(tmp_path, older_than=600)) == [old]
     assert sorted(temp_files(tmp_path)) == [old, young]
-    # The age rule in some folders only: a young one elsewhere is litter at once.
-    (tmp_path / "sub").mkdir()
-    locked = tmp_path / "sub" / f".c.3{TEMP_SUFFIX}"
+    # Under the folders whose writers are gone, a young one is litter at once, however
+    # deep; elsewhere the age rule holds, however deep.
+    for sub in ("locked/deep", "free/deep"):
+        (tmp_path / sub).mkdir(parents=True)
+    locked = tmp_path / "locked" / "deep" / f".c.3{TEMP_SUFFIX}"
     locked.write_bytes(b"")
-    assert sorted(temp_files(tmp_path, older_than=600, aged_in=[tmp_path])) == [old, locked]
+    (tmp_path / "free" / "deep" / f".d.4{TEMP_SUFFIX}").write_bytes(b"")
+    assert sorted(temp_files(tmp_path, older_than=600, young_in=[tmp_path / "locked"])) \
+        == [old, locked]

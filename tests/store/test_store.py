@@ -408,9 +408,14 @@ def test_recover_drops_litter_of_a_killed_writer(store: Store) -> None:
     os.utime(old_cursor, (time.time() - 3600, time.time() - 3600))
     in_flight = store.root / "daemon/.imap-cursor.json.def.tmp"  # its writer takes no lock
     in_flight.write_bytes(b'{"be')
+    # Nor does the sending process, raising an alarm in daemon/alarms/ while the main one
+    # recovers at its start (the alarm was lost so, and the game master never told).
+    (store.root / "daemon/alarms").mkdir()
+    alarm = store.root / "daemon/alarms/.smtp-login.json.ghi.tmp"
+    alarm.write_bytes(b'{"wh')
     store.recover()
     assert not any(path.exists() for path in [*litter, old_cursor])
-    assert in_flight.exists()
+    assert in_flight.exists() and alarm.exists()
     assert list((store.root / "outbox").iterdir()) == []
     assert store.snapshot("g1") is None
 
