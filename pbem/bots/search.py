@@ -30,7 +30,8 @@ against whoever leads; its own, which it knows for sure, weighed above a rival's
 power and money; for its own money goal (the Gnomes' 150 MB) a few turns of its income
 ahead, which it collects without an action, up to half the money it still misses (only
 money held meets the goal), but never a rival's, whom that would make everyone's target; a
-structure too small to survive (a player with no group after its third turn is out); a
+structure too small to survive (a player with no group after its third turn is out;
+feared more by a bot whose own goal destroys groups, ``exposure``); a
 rival one success from a goal feared as about to win, and a rival UFO's secret goal guessed
 as the likeliest of the seven. A goal is measured by how soon it may be met
 (``pbem.bots.closeness``), in the evaluation and in choosing whose groups to attack. The
@@ -80,6 +81,7 @@ from pbem.engine.state import GameState, Player
 from pbem.engine.turn import PASS_INCOME
 from pbem.engine.victory import (
     Progress,
+    special_goal,
     victory_allowed,
 )
 from pbem.errors import IllegalCommandError
@@ -99,6 +101,9 @@ BASIC = 0.3  # weight of the progress toward the basic goal, beyond the closest 
 SPECIAL = 0.8  # and toward a rival's special goal: its steps are rarer
 OWN_SPECIAL = 1.2  # and toward the bot's own, which it plays to and knows for sure
 EXPOSED = (-1.0, -0.3, 0.0)  # standing with no group, one group, more, under the Illuminati
+# The bot's own, when its goal is to destroy groups (``exposure``): a thin structure feared
+# more, so it keeps three groups before it spends its attacks on destroying.
+DESTROYER_EXPOSED = (-1.5, -0.6, -0.2, 0.0)
 BAVARIAN_PRIVILEGE = 5  # MB from the Illuminati treasury
 ONE_STEP = 1.5  # a rival one success from a goal: feared beyond its standing
 NEARLY = 0.85  # of a sum goal, one success from it
@@ -126,9 +131,10 @@ class Choice:
 
 def standing(cards: CardSet, state: GameState, p: Player,
              goals: Sequence[Progress] | None = None, horizon: int = 0,
-             special: float = SPECIAL) -> float:
+             special: float = SPECIAL, exposed: Sequence[float] = EXPOSED) -> float:
     """How well placed ``p`` is, from the board as the bot believes it (``goals``: its
-    ``bots.goals_of``, when the caller has them already)."""
+    ``bots.goals_of``, when the caller has them already; ``exposed``: the standing a
+    structure of 0, 1, ... groups under the Illuminati adds, the last for any more)."""
     if not p.playing:
         return -WON
     basic, *specials = bots.goals_of(cards, state, p) if goals is None else goals
@@ -149,11 +155,23 @@ def standing(cards: CardSet, state: GameState, p: Player,
             default=0.0)
     closest = max(b, s)
     # A player holding nothing but its Illuminati after its third turn is out of the game.
-    exposed = EXPOSED[min(len(p.structure) - 1, len(EXPOSED) - 1)]
+    thin = exposed[min(len(p.structure) - 1, len(exposed) - 1)]
     if len(p.structure) == 1 and p.turns >= 3:
-        exposed = -WON / 2  # out at the end of this turn unless an attack takes a group
-    return (exposed + closest * closest + BASIC * b + special * s + INCOME * income
+        thin = -WON / 2  # out at the end of this turn unless an attack takes a group
+    return (thin + closest * closest + BASIC * b + special * s + INCOME * income
             + POWER * power + MONEY * min(money, 60))
+
+
+def exposure(cards: CardSet, p: Player) -> Sequence[float]:
+    """How much the bot ``p`` fears a thin structure of its own (``standing``'s ``exposed``).
+    A goal of destroying groups (the Servants of Cthulhu's, or the UFOs' choice of it) takes
+    the attacks the structure would grow by, and a player with one or two groups left
+    destroying was eliminated by the attacks on them: with the usual ``EXPOSED`` 8 of 24
+    Servants' seats at 3 players (all strong, tuning seed 12, 80 games), with
+    ``DESTROYER_EXPOSED`` 4. Judged on seeds 2 and 3 (40 games a size, all seats strong):
+    see the README's strong row. Only the bot's own standing: its rivals are judged as
+    before, and with them the duels of the other seven Illuminati."""
+    return DESTROYER_EXPOSED if special_goal(cards, p)[1].kind == "destroyed" else EXPOSED
 
 
 def coming(goal: Progress, income: int) -> int:
@@ -187,7 +205,9 @@ def evaluate(cards: CardSet, state: GameState, me: str,
              rivals: Rivals | None = None) -> float:
     """The bot's standing less its rivals': the leader's most, the others' a little.
     ``rivals``: the threats already worked out in this decision."""
-    mine = standing(cards, state, state.player(me), horizon=HORIZON, special=OWN_SPECIAL)
+    p = state.player(me)
+    mine = standing(cards, state, p, horizon=HORIZON, special=OWN_SPECIAL,
+                    exposed=exposure(cards, p))
     rivals = rivals if rivals is not None else Rivals(cards)
     others = [rivals.threat(state, p) for p in state.players if p.playing and p.name != me]
     if not others:

@@ -37,11 +37,13 @@ from pbem.engine.view import view
 
 
 def _board(illuminati: str) -> GameState:
-    """``me`` (``illuminati``) with a strong group, a second one (a structure safe from
-    elimination) and money, and one uncontrolled group easier to destroy than to control
-    (power 1, resistance 4)."""
+    """``me`` (``illuminati``) with a strong group, two more (a structure safe from
+    elimination, even for a player whose goal destroys groups: ``search.DESTROYER_EXPOSED``)
+    and money, and one uncontrolled group easier to destroy than to control (power 1,
+    resistance 4)."""
     state = game(me=illuminati, other=BAVARIA)
     state = place(place(state, "me", "The Mafia", treasury=8), "me", "Boy Sprouts")
+    state = place(state, "me", "Loan Sharks")
     state = in_round(state, 3)
     state = money(state, "me", illuminati, 12)
     return free(state, "Convenience Stores")

@@ -425,3 +425,26 @@ def test_a_rival_s_threat_is_shared_only_while_what_it_reads_is_the_same() -> No
     assert rivals.threat(early, other) == before
     after = rivals.threat(late, other)
     assert after == search.threat(CARDS, late, other) == pytest.approx(before + search.ONE_STEP)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_strong_servant_of_cthulhu_with_two_groups_takes_a_third_before_it_destroys(
+        seed: int) -> None:
+    """rulebook-en, Eliminating a Player: "A player is eliminated if, at any time after his
+    third turn, he controls no Groups except his Illuminati." A player whose goal destroys
+    groups (the Servants of Cthulhu: "Destroy at least 8 groups") spends its attacks on
+    other players' groups while its own few stand against theirs: with two groups, the
+    strong bot controls a third before it goes on destroying; with three it destroys."""
+    state = game(me=CTHULHU, other=BAVARIA)
+    state = place(state, "me", "The Mafia", treasury=8)
+    state = place(state, "me", "Loan Sharks")
+    state = money(in_round(state, 3), "me", CTHULHU, 12)
+    state = free(state, "Convenience Stores", "Boy Sprouts")
+    state = place(state, "other", "Trekkies")
+    choose = random.Random(seed)
+    thin = search.best_action(CARDS, belief(CARDS, view(CARDS, state, "me")), "me", choose)
+    assert isinstance(thin.command, Attack) and thin.command.mode == "control", thin
+    state = place(state, "me", "Trekkies")
+    state = place(state, "other", "Boy Sprouts")
+    three = search.best_action(CARDS, belief(CARDS, view(CARDS, state, "me")), "me", choose)
+    assert isinstance(three.command, Attack) and three.command.mode == "destroy", three
