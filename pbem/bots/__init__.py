@@ -118,6 +118,12 @@ GUESSED = 0.9  # the most a goal only guessed (a rival UFO's secret one) counts
 THREAT = 20.0  # the worth of setting back a player at a goal's door by all of it (``stopping``)
 
 
+def destroying_goal(kind: GoalKind | None) -> bool:
+    """Whether a special goal of ``kind`` is met by destroying groups (the Servants of
+    Cthulhu's, or the UFOs' choice of it)."""
+    return kind == "destroyed"
+
+
 @dataclass(frozen=True)
 class Aim:
     """The special goal a bot plays to (the UFOs: the one they chose), or none (``easy``)."""
@@ -129,7 +135,7 @@ class Aim:
 
     @property
     def destroys(self) -> bool:
-        return self.kind == "destroyed"
+        return destroying_goal(self.kind)
 
     @property
     def hoards(self) -> bool:

@@ -172,7 +172,8 @@ def exposure(cards: CardSet, p: Player) -> Sequence[float]:
     seeds 2 and 3 (40 games a size, all seats strong): see the README's strong row. Only
     the bot's own standing: its rivals are judged as before, and with them the duels of the
     other seven Illuminati."""
-    return DESTROYER_EXPOSED if special_goal(cards, p)[1].kind == "destroyed" else EXPOSED
+    return DESTROYER_EXPOSED if bots.destroying_goal(special_goal(cards, p)[1].kind) \
+        else EXPOSED
 
 
 def coming(goal: Progress, income: int) -> int:
