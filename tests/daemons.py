@@ -7,6 +7,7 @@ from __future__ import annotations
 import email
 import email.policy
 import os
+import re
 import signal
 import smtplib
 import socket
@@ -177,9 +178,11 @@ def pbem_run(folder: Path, port: int | None) -> Iterator[subprocess.Popen[bytes]
         if port is None:
             assert wait_until(lambda: b"logged in to" in (folder / "daemon.log").read_bytes(),
                               timeout=30, step=0.1), "the daemon's IMAP intake did not log in"
-        else:  # (its own greeting: the log names the port once it listens there)
-            assert wait_until(lambda: port_answers(port) and f":{port}".encode() in (
-                folder / "daemon.log").read_bytes(), timeout=30), "the daemon did not listen"
+        else:  # its own greeting: its log names the port once it listens there
+            listening = re.compile(rb"SMTP listener on \S+:%d\b" % port)
+            assert wait_until(lambda: port_answers(port) and listening.search(
+                (folder / "daemon.log").read_bytes()) is not None, timeout=30), \
+                "the daemon did not listen"
         children = children_of(process.pid)
         yield process
     except BaseException:  # the daemon's side of a failure, shown with the test's
